@@ -1,0 +1,80 @@
+"""hermes-core: layered memory for AI agents.
+
+Public names are re-exported here and imported on first use, so
+``import hermes_core`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    # provider contract
+    "MemoryProvider": "hermes_core.provider",
+    "RecallStatus": "hermes_core.provider",
+    "is_trivial_prompt": "hermes_core.provider",
+    "spawn_context_thread": "hermes_core.provider",
+    # manager
+    "MemoryManager": "hermes_core.manager",
+    # fencing
+    "build_memory_context_block": "hermes_core.fencing",
+    "sanitize_context": "hermes_core.fencing",
+    "StreamingContextScrubber": "hermes_core.fencing",
+    # plugin seam
+    "hookimpl": "hermes_core.hookspecs",
+    "hookspec": "hermes_core.hookspecs",
+    # configuration
+    "get_hermes_home": "hermes_core.config",
+    "load_config": "hermes_core.config",
+    # errors
+    "HermesMemoryError": "hermes_core.errors",
+    "ConfigError": "hermes_core.errors",
+    "PluginError": "hermes_core.errors",
+    "ProviderError": "hermes_core.errors",
+    "MemoryStoreError": "hermes_core.errors",
+    "SessionStoreError": "hermes_core.errors",
+    "LLMError": "hermes_core.errors",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from hermes_core.config import get_hermes_home, load_config
+    from hermes_core.errors import (
+        ConfigError,
+        HermesMemoryError,
+        LLMError,
+        MemoryStoreError,
+        PluginError,
+        ProviderError,
+        SessionStoreError,
+    )
+    from hermes_core.fencing import (
+        StreamingContextScrubber,
+        build_memory_context_block,
+        sanitize_context,
+    )
+    from hermes_core.hookspecs import hookimpl, hookspec
+    from hermes_core.manager import MemoryManager
+    from hermes_core.provider import (
+        MemoryProvider,
+        RecallStatus,
+        is_trivial_prompt,
+        spawn_context_thread,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'hermes_core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,44 @@
+"""The one exception hierarchy of hermes-memory.
+
+Every error raised on purpose by hermes-core or a bundled provider derives from
+:class:`HermesMemoryError`, so a host can catch them all with one ``except``.
+Messages say what was wrong and what to do next.
+"""
+
+from __future__ import annotations
+
+
+class HermesMemoryError(Exception):
+    """Base class of every deliberate hermes-memory error."""
+
+
+class ConfigError(HermesMemoryError):
+    """``config.yaml`` or an environment variable holds an unusable value."""
+
+
+class PluginError(HermesMemoryError):
+    """A plugin could not be found, loaded or instantiated."""
+
+
+class ProviderError(HermesMemoryError):
+    """A memory provider failed or was used outside its contract."""
+
+
+class ProviderUnavailableError(ProviderError):
+    """The selected provider reports ``is_available() == False``."""
+
+
+class MemoryStoreError(HermesMemoryError):
+    """The L1 memory files could not be read, locked or written safely."""
+
+
+class SessionStoreError(HermesMemoryError):
+    """``state.db`` could not be opened, migrated, read or written."""
+
+
+class LLMError(HermesMemoryError):
+    """The OpenAI-compatible model endpoint failed or answered malformed data."""
+
+
+class LLMNotConfiguredError(LLMError):
+    """No model endpoint is configured (set ``model.base_url`` and ``model.model``)."""

@@ -1,0 +1,65 @@
+"""Every check of the repository: ``nox`` runs them all (the README's test command)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nox
+
+nox.options.default_venv_backend = "uv"
+nox.options.error_on_missing_interpreters = True
+nox.options.reuse_venv = "yes"
+nox.options.sessions = ["lint", "typecheck", "tests", "docs"]
+
+ROOT = Path(__file__).parent
+PYTHON = "3.11"
+PROVIDERS = sorted(
+    p.name for p in (ROOT / "providers").iterdir() if (p / "pyproject.toml").is_file()
+)
+# Wheels whose declared dependencies would drag in torch; their code needs none of it.
+NO_DEPS_EXTRAS: dict[str, list[str]] = {}
+
+
+def install_provider(session: nox.Session, name: str) -> None:
+    """Install hermes-core, the builtin provider and provider *name* with its test extras."""
+    session.install("-e", f"{ROOT}[testing]", "-e", f"{ROOT / 'providers' / 'builtin'}[test]")
+    if name != "builtin":
+        session.install("-e", f"{ROOT / 'providers' / name}[test]")
+    if NO_DEPS_EXTRAS.get(name):
+        session.install("--no-deps", *NO_DEPS_EXTRAS[name])
+
+
+@nox.session(python=PYTHON)
+@nox.parametrize("dist", ["core", *PROVIDERS])
+def tests(session: nox.Session, dist: str) -> None:
+    """Each distribution's own tests, in its own environment."""
+    if dist == "core":
+        session.install("-e", f"{ROOT}[testing]", "-e", f"{ROOT / 'providers' / 'builtin'}[test]")
+        session.install("pytest-timeout")
+        session.run("pytest", "tests", *session.posargs)
+    else:
+        install_provider(session, dist)
+        session.install("pytest-timeout")
+        session.run("pytest", f"providers/{dist}/tests", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """ruff: lint and formatting."""
+    session.install("ruff")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session(python=PYTHON)
+def typecheck(session: nox.Session) -> None:
+    """mypy on the core package."""
+    session.install("-e", f"{ROOT}[testing]", "mypy", "types-PyYAML")
+    session.run("mypy", "hermes_core")
+
+
+@nox.session(python=PYTHON)
+def docs(session: nox.Session) -> None:
+    """Build the documentation site strictly (broken links and nav fail)."""
+    session.install("mkdocs-material")
+    session.run("mkdocs", "build", "--strict", "--site-dir", str(ROOT / ".nox" / "site"))
