@@ -1,0 +1,1 @@
+"""Testing support shipped with hermes-core: the provider conformance suite and fakes."""

@@ -1,0 +1,19 @@
+"""Every core test runs with its own temporary HERMES_HOME and never sees ~/.hermes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def hermes_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh, empty HERMES_HOME for each test (also exported to subprocesses)."""
+    home = tmp_path_factory.mktemp("hermes_home")
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    # Keep developer-level model settings from leaking into tests.
+    for var in ("HERMES_MODEL_BASE_URL", "HERMES_MODEL", "HERMES_API_KEY", "OPENAI_BASE_URL",
+                "OPENAI_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    return home
