@@ -63,3 +63,14 @@ def docs(session: nox.Session) -> None:
     """Build the documentation site strictly (broken links and nav fail)."""
     session.install("mkdocs-material")
     session.run("mkdocs", "build", "--strict", "--site-dir", str(ROOT / ".nox" / "site"))
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """Every benchmark (``nox -s bench -- NAME ...`` for some); results go to docs/benchmarks.md."""
+    session.install("-e", f"{ROOT}[testing]")
+    for name in PROVIDERS:
+        session.install("-e", f"{ROOT / 'providers' / name}")
+        if NO_DEPS_EXTRAS.get(name):
+            session.install("--no-deps", *NO_DEPS_EXTRAS[name])
+    session.run("python", "bench/run_all.py", *session.posargs)
