@@ -10,9 +10,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def main(argv: list[str]) -> int:
-    names = argv or sorted(
-        p.stem for p in HERE.glob("bench_*.py")
-    )
+    names = argv or sorted(p.stem for p in HERE.glob("bench_*.py"))
     for name in names:
         path = HERE / (name if name.endswith(".py") else f"{name}.py")
         print(f"== {path.name}", flush=True)

@@ -112,8 +112,6 @@ def selected_provider(config: Mapping[str, Any] | None) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise ConfigError(
-            f"memory.provider must be a provider name (a string), found {value!r}."
-        )
+        raise ConfigError(f"memory.provider must be a provider name (a string), found {value!r}.")
     value = value.strip()
     return value if value and value != "builtin" else None

@@ -62,7 +62,7 @@ def _blocks(text: str) -> list[tuple[int, int, int, int]]:
 
     Linear time: each open tag is paired with the next close tag after it.
     """
-    found = []
+    found: list[tuple[int, int, int, int]] = []
     pos = 0
     while True:
         opening = _OPEN_RE.search(text, pos)

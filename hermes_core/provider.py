@@ -212,7 +212,7 @@ class MemoryProvider(ABC):
         content: str,
         metadata: dict[str, Any] | None = None,
     ) -> None:
-        """The builtin memory tool committed ``add``/``replace``/``remove`` on ``memory``/``user``."""
+        """The builtin ``memory`` tool committed an add, replace or remove."""
 
     def get_config_schema(self) -> list[dict[str, Any]]:
         """Fields for a setup wizard: ``key, description, secret, required, default, env_var``…"""

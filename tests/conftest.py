@@ -13,7 +13,12 @@ def hermes_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     home = tmp_path_factory.mktemp("hermes_home")
     monkeypatch.setenv("HERMES_HOME", str(home))
     # Keep developer-level model settings from leaking into tests.
-    for var in ("HERMES_MODEL_BASE_URL", "HERMES_MODEL", "HERMES_API_KEY", "OPENAI_BASE_URL",
-                "OPENAI_API_KEY"):
+    for var in (
+        "HERMES_MODEL_BASE_URL",
+        "HERMES_MODEL",
+        "HERMES_API_KEY",
+        "OPENAI_BASE_URL",
+        "OPENAI_API_KEY",
+    ):
         monkeypatch.delenv(var, raising=False)
     return home

@@ -201,7 +201,9 @@ def test_scrubber_empty_feed_keeps_state() -> None:
 
 def reference_scrub(text: str) -> str:
     """An independent whole-string implementation of the span rule."""
-    folded = text.translate(str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz"))
+    folded = text.translate(
+        str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+    )
     span_open = re.compile(re.escape(OPEN_TAG) + r"(?=[\r\n])")
     out, pos = [], 0
     while pos < len(text):
@@ -258,7 +260,12 @@ def text_and_chunks(draw: st.DrawFn) -> tuple[str, list[str]]:
 
 @settings(max_examples=400)
 @given(text_and_chunks())
-@example(("a\n<memory-context>\nb</memory-context>c", ["a\n<memory-", "context>", "\nb</mem", "ory-context>c"]))
+@example(
+    (
+        "a\n<memory-context>\nb</memory-context>c",
+        ["a\n<memory-", "context>", "\nb</mem", "ory-context>c"],
+    )
+)
 def test_streaming_equals_whole_text_for_any_chunking(case: tuple[str, list[str]]) -> None:
     text, chunks = case
     assert stream(chunks) == scrub_context_spans(text) == reference_scrub(text)
@@ -276,7 +283,7 @@ def text_with_fenced_payload(draw: st.DrawFn) -> tuple[str, list[str]]:
 @settings(max_examples=300)
 @given(text_with_fenced_payload())
 def test_no_fenced_payload_escapes(case: tuple[str, list[str]]) -> None:
-    text, chunks = case
+    _text, chunks = case
     output = stream(chunks)
     assert "SECRET-" not in output
     assert "NOT new user input" not in output

@@ -162,7 +162,7 @@ class FakeOpenAIServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: Any) -> None:
                 return
 
             def _record(self, body: Any) -> None:
@@ -256,7 +256,8 @@ class FakeOpenAIServer:
                     "completion_tokens": _estimate_tokens(reply.content),
                 }
                 usage.setdefault(
-                    "total_tokens", usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
+                    "total_tokens",
+                    usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0),
                 )
                 calls = [
                     {
@@ -279,9 +280,7 @@ class FakeOpenAIServer:
                             "id": "chatcmpl-fake",
                             "object": "chat.completion",
                             "model": server.model,
-                            "choices": [
-                                {"index": 0, "message": message, "finish_reason": finish}
-                            ],
+                            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                             "usage": usage,
                         },
                     )
@@ -337,15 +336,23 @@ def _stream_events(
                         "index": index,
                         "id": call["id"],
                         "type": "function",
-                        "function": {"name": call["function"]["name"], "arguments": arguments[:half]},
+                        "function": {
+                            "name": call["function"]["name"],
+                            "arguments": arguments[:half],
+                        },
                     }
                 ]
             }
         )
         yield chunk({"tool_calls": [{"index": index, "function": {"arguments": arguments[half:]}}]})
     yield chunk({}, finish)
-    yield {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "model": model,
-           "choices": [], "usage": usage}
+    yield {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion.chunk",
+        "model": model,
+        "choices": [],
+        "usage": usage,
+    }
 
 
 def _last_user_text(body: Mapping[str, Any]) -> str:
