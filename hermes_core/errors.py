@@ -28,12 +28,24 @@ class ProviderUnavailableError(ProviderError):
     """The selected provider reports ``is_available() == False``."""
 
 
+class PreCompressCheckpointError(ProviderError, RuntimeError):
+    """A required pre-compress checkpoint was not taken; keep the uncompressed transcript."""
+
+
 class MemoryStoreError(HermesMemoryError):
     """The L1 memory files could not be read, locked or written safely."""
 
 
 class SessionStoreError(HermesMemoryError):
     """``state.db`` could not be opened, migrated, read or written."""
+
+
+class SessionTitleError(SessionStoreError, ValueError):
+    """A session title is too long or already used by another session."""
+
+
+class SessionImportError(SessionStoreError):
+    """An import file is malformed; the message lists each bad line. Nothing was written."""
 
 
 class LLMError(HermesMemoryError):

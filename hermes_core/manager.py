@@ -1,0 +1,1014 @@
+"""The memory manager: one place the host talks to, whatever providers are active.
+
+:class:`MemoryManager` holds the builtin provider and at most one external
+provider, routes tool calls to them by name, and fans every lifecycle hook out
+to all of them so that one provider failing never fails a turn:
+
+- **registration**: the builtin (``name == "builtin"``) always comes first and
+  cannot be removed; a second external provider is refused with a warning;
+  tool schemas are read before any state changes;
+- **isolation**: each provider's hook runs inside its own ``try``; failures are
+  logged (at the level listed in ``docs/manager.md``) and the others still run;
+- **bounded recall**: an external ``prefetch`` runs on that provider's own
+  daemon thread and is waited for at most ``external_prefetch_timeout`` seconds;
+  while a timed-out call is still running the provider is skipped, and its late
+  result is discarded;
+- **background writes**: ``sync_all``, ``queue_prefetch_all`` and
+  ``commit_session_boundary_async`` run in order on one daemon worker;
+  ``flush_pending`` waits for it and ``shutdown_all`` drains it for a bounded
+  time, reporting what was abandoned;
+- **egress redaction**: everything handed to a provider first goes through
+  :func:`hermes_core.redaction.redact_egress`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import dataclasses
+import inspect
+import json
+import logging
+import threading
+import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from hermes_core.config import get_hermes_home
+from hermes_core.errors import PreCompressCheckpointError
+from hermes_core.provider import PRE_COMPRESS_CHECKPOINT_API_VERSION, MemoryProvider
+from hermes_core.redaction import redact_egress
+from hermes_core.workers import SKIPPED, TIMED_OUT, BackgroundWorker, PrefetchLane
+from hermes_core.writeshim import MemoryWriteShim
+
+__all__ = [
+    "BUILTIN_PROVIDER_NAME",
+    "DEFAULT_DRAIN_TIMEOUT",
+    "DEFAULT_PREFETCH_TIMEOUT",
+    "RESERVED_TOOL_NAMES",
+    "MemoryManager",
+    "normalize_tool_schema",
+]
+
+logger = logging.getLogger(__name__)
+
+BUILTIN_PROVIDER_NAME = "builtin"
+"""Name of the always-on provider; every other name is an external provider."""
+
+DEFAULT_PREFETCH_TIMEOUT = 8.0
+"""Seconds an external provider's ``prefetch`` may take before the turn goes on without it."""
+
+DEFAULT_DRAIN_TIMEOUT = 5.0
+"""Seconds ``shutdown_all`` waits for queued background work before abandoning it."""
+
+RESERVED_TOOL_NAMES: frozenset[str] = frozenset(
+    {
+        # the builtin provider's own tools
+        "memory",
+        "session_search",
+        # the host agent's core tools (Hermes Agent's core tool set)
+        "clarify",
+        "cronjob",
+        "delegate_task",
+        "execute_code",
+        "image_generate",
+        "mixture_of_agents",
+        "patch",
+        "process",
+        "read_file",
+        "search_files",
+        "send_message",
+        "skill_manage",
+        "skill_view",
+        "skills_list",
+        "terminal",
+        "text_to_speech",
+        "todo",
+        "vision_analyze",
+        "web_extract",
+        "web_search",
+        "write_file",
+    }
+)
+"""Tool names an external provider may not claim.
+
+They belong to the builtin provider (``memory``, ``session_search``) or to the
+host agent itself; an external provider that declares one is registered
+without that tool and a warning names it. The builtin provider may own them.
+"""
+
+# Hooks the manager skips for providers that inherit MemoryProvider's no-op
+# default: calling them would do nothing, and an external prefetch would still
+# cost a thread hand-off.
+_SKIPPABLE_HOOKS = ("prefetch", "queue_prefetch", "sync_turn", "on_turn_start", "recall_status")
+_SYNC_OPTIONAL_KEYWORDS = frozenset({"session_id", "messages", "turn_author"})
+_REFUSED = object()  # a hand-off that could not be redacted
+
+
+def normalize_tool_schema(schema: Any) -> dict[str, Any] | None:
+    """Return the plain ``{"name", "description", "parameters"}`` form of a tool schema.
+
+    Unwraps the OpenAI ``{"type": "function", "function": {...}}`` form; returns
+    ``None`` for anything that is not a dict or has no non-empty string ``name``
+    (a nameless tool makes strict model backends reject the whole request).
+    """
+    if not isinstance(schema, dict):
+        return None
+    inner = schema.get("function") if schema.get("type") == "function" else schema
+    if not isinstance(inner, dict):
+        return None
+    name = inner.get("name")
+    if not isinstance(name, str) or not name.strip():
+        return None
+    return dict(inner)
+
+
+def _tool_error(message: str) -> str:
+    return json.dumps({"error": message}, ensure_ascii=False)
+
+
+def _implements(provider: MemoryProvider, hook: str) -> bool:
+    """Whether *provider* overrides *hook* (instance attributes count)."""
+    if hook in getattr(provider, "__dict__", ()):
+        return True
+    implementation = getattr(type(provider), hook, None)
+    return implementation is not None and implementation is not getattr(MemoryProvider, hook)
+
+
+def _keyword_names(method: Callable[..., Any], skip: int = 0) -> frozenset[str] | None:
+    """Keyword arguments *method* accepts after its first *skip* parameters.
+
+    ``None`` means "any": the method takes ``**kwargs`` or its signature cannot
+    be read.
+    """
+    try:
+        parameters = list(inspect.signature(method).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    return frozenset(
+        p.name
+        for p in parameters[skip:]
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    )
+
+
+def _checkpoint_version(provider: MemoryProvider) -> int | None:
+    try:
+        return int(getattr(provider, "pre_compress_checkpoint_api_version", 1))
+    except (TypeError, ValueError):
+        return None
+
+
+@dataclasses.dataclass(eq=False)
+class _Registration:
+    """A registered provider with everything the manager reads once, at registration."""
+
+    provider: MemoryProvider
+    name: str
+    builtin: bool
+    schemas: tuple[dict[str, Any], ...]
+    hooks: frozenset[str]
+    turn_start_keywords: frozenset[str] | None
+    sync_keywords: frozenset[str]
+    pre_compress_takes_require: bool
+    checkpoint_version: int | None
+    write: MemoryWriteShim
+    lane: PrefetchLane | None
+
+    @classmethod
+    def build(
+        cls, provider: MemoryProvider, name: str, schemas: tuple[dict[str, Any], ...]
+    ) -> _Registration:
+        builtin = name == BUILTIN_PROVIDER_NAME
+        hooks = frozenset(hook for hook in _SKIPPABLE_HOOKS if _implements(provider, hook))
+        sync_keywords = _keyword_names(provider.sync_turn, skip=2)
+        pre_compress_keywords = _keyword_names(provider.on_pre_compress, skip=1)
+        return cls(
+            provider=provider,
+            name=name,
+            builtin=builtin,
+            schemas=schemas,
+            hooks=hooks,
+            turn_start_keywords=_keyword_names(provider.on_turn_start, skip=2),
+            sync_keywords=(
+                _SYNC_OPTIONAL_KEYWORDS
+                if sync_keywords is None
+                else _SYNC_OPTIONAL_KEYWORDS & sync_keywords
+            ),
+            pre_compress_takes_require=(
+                pre_compress_keywords is None or "require_checkpoint" in pre_compress_keywords
+            ),
+            checkpoint_version=_checkpoint_version(provider),
+            write=MemoryWriteShim(provider),
+            lane=None if builtin or "prefetch" not in hooks else PrefetchLane(provider, name),
+        )
+
+
+class MemoryManager:
+    """Registers memory providers and fans the agent's lifecycle out to them.
+
+    *external_prefetch_timeout* bounds each external provider's ``prefetch``
+    (default :data:`DEFAULT_PREFETCH_TIMEOUT`); *drain_timeout* bounds how long
+    :meth:`shutdown_all` waits for background work (default
+    :data:`DEFAULT_DRAIN_TIMEOUT`).
+    """
+
+    def __init__(
+        self,
+        *,
+        external_prefetch_timeout: float | None = None,
+        drain_timeout: float | None = None,
+    ) -> None:
+        if external_prefetch_timeout is None:
+            external_prefetch_timeout = DEFAULT_PREFETCH_TIMEOUT
+        if external_prefetch_timeout <= 0:
+            raise ValueError("external_prefetch_timeout must be positive")
+        if drain_timeout is None:
+            drain_timeout = DEFAULT_DRAIN_TIMEOUT
+        if drain_timeout < 0:
+            raise ValueError("drain_timeout must be zero or positive")
+        self._prefetch_timeout = float(external_prefetch_timeout)
+        self._drain_timeout = float(drain_timeout)
+        self._lock = threading.Lock()
+        self._entries: tuple[_Registration, ...] = ()
+        self._routes: dict[str, _Registration] = {}
+        self._tool_schemas: tuple[dict[str, Any], ...] = ()
+        self._targets: dict[str, tuple[_Registration, ...]] = {}
+        self._warned: set[tuple[str, str, str]] = set()
+        self._worker: BackgroundWorker | None = None
+        self._closing = False
+        self._drain_state: dict[str, Any] = {
+            "status": "not_started",
+            "abandoned_writes": 0,
+            "abandoned_prefetches": 0,
+            "active_tasks": 0,
+        }
+        self._write_failures: dict[str, int] = {}
+        self._last_recalled: tuple[_Registration, ...] = ()
+        self._text_memo: tuple[str, str] = ("", "")
+
+    @property
+    def external_prefetch_timeout(self) -> float:
+        """Seconds each external ``prefetch`` may take before the turn goes on without it."""
+        return self._prefetch_timeout
+
+    # ------------------------------------------------------------------ registration
+
+    def add_provider(self, provider: MemoryProvider) -> bool:
+        """Register *provider*; return False when it is refused.
+
+        The builtin provider is always accepted and kept ahead of the external
+        one. A second external provider is refused with a warning. Tool schemas
+        are read before anything changes, so a provider whose
+        ``get_tool_schemas`` raises leaves the manager untouched (the error
+        propagates to the caller).
+        """
+        name = provider.name
+        if name != BUILTIN_PROVIDER_NAME and self._refuse_second_external(name):
+            return False
+        schemas = self._normalized_schemas(name, provider.get_tool_schemas())
+        registration = _Registration.build(provider, name, schemas)
+        with self._lock:
+            if not registration.builtin and self._refuse_second_external(name):
+                return False
+            entries = list(self._entries)
+            if registration.builtin:
+                entries.insert(sum(entry.builtin for entry in entries), registration)
+            else:
+                entries.append(registration)
+            self._install(entries)
+        logger.info("Memory provider '%s' registered (%d tools)", name, len(schemas))
+        return True
+
+    def _refuse_second_external(self, name: str) -> bool:
+        existing = next((entry.name for entry in self._entries if not entry.builtin), None)
+        if existing is None:
+            return False
+        logger.warning(
+            "Rejected memory provider '%s' — external provider '%s' is already registered. "
+            "Only one external memory provider is allowed at a time. Configure which one via "
+            "memory.provider in config.yaml.",
+            name,
+            existing,
+        )
+        return True
+
+    @staticmethod
+    def _normalized_schemas(name: str, schemas: Iterable[Any]) -> tuple[dict[str, Any], ...]:
+        normalized = []
+        for schema in list(schemas):
+            tool = normalize_tool_schema(schema)
+            if tool is None:
+                logger.warning(
+                    "Memory provider '%s' declared a tool schema without a name; it is ignored.",
+                    name,
+                )
+                continue
+            normalized.append(tool)
+        return tuple(normalized)
+
+    def _install(self, entries: list[_Registration]) -> None:
+        """Publish a new provider list with its routing table (caller holds the lock)."""
+        routes: dict[str, _Registration] = {}
+        schemas: list[dict[str, Any]] = []
+        for entry in entries:
+            for schema in entry.schemas:
+                tool = schema["name"]
+                if not entry.builtin and tool in RESERVED_TOOL_NAMES:
+                    self._warn_once(
+                        entry.name,
+                        tool,
+                        "Memory provider '%s' tool '%s' shadows a reserved core tool name; "
+                        "registration ignored. Rename the tool in the provider.",
+                        entry.name,
+                        tool,
+                    )
+                elif tool in routes:
+                    self._warn_once(
+                        entry.name,
+                        tool,
+                        "Memory tool name conflict: '%s' already registered by %s, "
+                        "ignoring from %s",
+                        tool,
+                        routes[tool].name,
+                        entry.name,
+                    )
+                else:
+                    routes[tool] = entry
+                    schemas.append(schema)
+        self._targets = {
+            hook: tuple(entry for entry in entries if hook in entry.hooks)
+            for hook in _SKIPPABLE_HOOKS
+        }
+        self._targets["external"] = tuple(entry for entry in entries if not entry.builtin)
+        self._routes = routes
+        self._tool_schemas = tuple(schemas)
+        self._entries = tuple(entries)
+
+    def _warn_once(self, provider: str, tool: str, message: str, *args: Any) -> None:
+        key = (provider, tool, message)
+        if key not in self._warned:
+            self._warned.add(key)
+            logger.warning(message, *args)
+
+    def _refresh_tool_schemas(self) -> None:
+        """Re-read tool schemas after initialization (providers may discover tools then)."""
+        refreshed = []
+        for entry in self._entries:
+            try:
+                schemas = self._normalized_schemas(entry.name, entry.provider.get_tool_schemas())
+            except Exception as exc:
+                logger.warning(
+                    "Memory provider '%s' get_tool_schemas failed after initialize; "
+                    "keeping its registration-time tools: %s",
+                    entry.name,
+                    exc,
+                )
+                schemas = entry.schemas
+            refreshed.append(dataclasses.replace(entry, schemas=schemas))
+        with self._lock:
+            if len(refreshed) == len(self._entries):
+                self._install(refreshed)
+
+    @property
+    def providers(self) -> list[MemoryProvider]:
+        """Registered providers, builtin first (a copy)."""
+        return [entry.provider for entry in self._entries]
+
+    @property
+    def provider_names(self) -> list[str]:
+        """Names of the registered providers, in order."""
+        return [entry.name for entry in self._entries]
+
+    def get_provider(self, name: str) -> MemoryProvider | None:
+        """The first registered provider called *name*, or ``None``."""
+        return next((entry.provider for entry in self._entries if entry.name == name), None)
+
+    # ------------------------------------------------------------------ tools
+
+    def get_all_tool_schemas(self) -> list[dict[str, Any]]:
+        """Schemas of every routed tool (``{"name", "description", "parameters"}``), in order.
+
+        Exactly the tools :meth:`handle_tool_call` can route: duplicates, nameless
+        schemas and reserved names claimed by an external provider are left out.
+        """
+        return [dict(schema) for schema in self._tool_schemas]
+
+    def get_all_tool_names(self) -> set[str]:
+        """Names of every routed tool."""
+        return set(self._routes)
+
+    def has_tool(self, tool_name: str) -> bool:
+        """Whether some provider handles *tool_name*."""
+        return tool_name in self._routes
+
+    def handle_tool_call(self, tool_name: str, args: Any, **kwargs: Any) -> str:
+        """Route a tool call to the provider that owns *tool_name*; always returns JSON.
+
+        Unknown tools and provider exceptions become ``{"error": ...}``; the
+        arguments are redacted before the provider sees them.
+        """
+        entry = self._routes.get(tool_name)
+        if entry is None:
+            return _tool_error(f"No memory provider handles tool '{tool_name}'")
+        try:
+            result = entry.provider.handle_tool_call(tool_name, redact_egress(args), **kwargs)
+        except Exception as exc:
+            logger.error("Memory provider '%s' tool '%s' failed: %s", entry.name, tool_name, exc)
+            return _tool_error(f"Memory tool '{tool_name}' failed: {exc}")
+        if isinstance(result, str):
+            return result
+        return json.dumps(result, ensure_ascii=False, default=str)
+
+    # ------------------------------------------------------------------ redaction
+
+    def _redacted(self, value: Any, hand_off: str) -> Any:
+        """*value* scrubbed for egress, or ``_REFUSED`` when it cannot be scrubbed."""
+        if isinstance(value, str):
+            # on_turn_start and prefetch_all usually receive the same text.
+            memo = self._text_memo
+            if memo[0] == value:
+                return memo[1]
+        try:
+            clean = redact_egress(value)
+        except Exception as exc:
+            logger.warning(
+                "Not handing %s to memory providers: redaction failed: %s", hand_off, exc
+            )
+            return _REFUSED
+        if isinstance(value, str):
+            self._text_memo = (value, clean)
+        return clean
+
+    # ------------------------------------------------------------------ per turn
+
+    def build_system_prompt(self) -> str:
+        """Every provider's ``system_prompt_block``, non-empty ones joined by a blank line."""
+        blocks = []
+        for entry in self._entries:
+            try:
+                block = entry.provider.system_prompt_block()
+            except Exception as exc:
+                logger.warning("Memory provider '%s' system_prompt_block: %s", entry.name, exc)
+                continue
+            if block and block.strip():
+                blocks.append(block.strip())
+        return "\n\n".join(blocks)
+
+    def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
+        """Tell providers a user turn begins (before :meth:`prefetch_all`).
+
+        Each provider receives only the keyword arguments its hook declares
+        (all of them when it takes ``**kwargs``).
+        """
+        targets = self._targets.get("on_turn_start", ())
+        if not targets:
+            return
+        clean = self._redacted(message, "the turn message")
+        if clean is _REFUSED:
+            return
+        for entry in targets:
+            accepted = entry.turn_start_keywords
+            call_kwargs = (
+                kwargs if accepted is None else {k: v for k, v in kwargs.items() if k in accepted}
+            )
+            try:
+                entry.provider.on_turn_start(turn_number, clean, **call_kwargs)
+            except Exception as exc:
+                logger.debug("Memory provider '%s' on_turn_start: %s", entry.name, exc)
+
+    def prefetch_all(self, query: str, *, session_id: str = "") -> str:
+        """Recall for this turn: every provider's ``prefetch``, joined by a blank line.
+
+        The builtin provider runs inline. Each external provider runs on its own
+        thread and is waited for at most ``external_prefetch_timeout`` seconds;
+        a provider whose previous call has not returned yet is skipped.
+        """
+        targets = self._targets.get("prefetch", ())
+        self._last_recalled = ()
+        if not targets or not query:
+            return ""
+        clean = self._redacted(query, "the prefetch query")
+        if clean is _REFUSED:
+            return ""
+        parts = []
+        recalled = []
+        for entry in targets:
+            try:
+                if entry.lane is None:
+                    result = entry.provider.prefetch(clean, session_id=session_id)
+                else:
+                    result = entry.lane.run(clean, session_id, self._prefetch_timeout)
+            except Exception as exc:
+                logger.debug("Memory provider '%s' prefetch: %s", entry.name, exc)
+                continue
+            if result is SKIPPED:
+                logger.debug(
+                    "Memory provider '%s' prefetch skipped: its previous call is still running",
+                    entry.name,
+                )
+                continue
+            if result is TIMED_OUT:
+                logger.warning(
+                    "Memory provider '%s' prefetch timed out after %gs; skipping it until "
+                    "the stuck call returns",
+                    entry.name,
+                    self._prefetch_timeout,
+                )
+                continue
+            text = result if isinstance(result, str) else ("" if result is None else str(result))
+            if text.strip():
+                parts.append(text.strip())
+                recalled.append(entry)
+        self._last_recalled = tuple(recalled)
+        return "\n\n".join(parts)
+
+    @property
+    def stuck_prefetches(self) -> list[str]:
+        """External providers whose timed-out ``prefetch`` has not returned yet."""
+        return [
+            entry.name for entry in self._entries if entry.lane is not None and entry.lane.stuck
+        ]
+
+    def describe_recall(self) -> str:
+        """One status segment per provider that contributed to the last :meth:`prefetch_all`.
+
+        ``"🧠 <label> — recalled 3 memories"``; segments are joined by two
+        spaces; ``""`` when nothing was recalled.
+        """
+        segments = []
+        for entry in self._last_recalled:
+            if "recall_status" not in entry.hooks:
+                continue
+            try:
+                status = entry.provider.recall_status()
+            except Exception as exc:
+                logger.debug("Memory provider '%s' recall_status: %s", entry.name, exc)
+                continue
+            if status is None:
+                continue
+            if status.count == 1:
+                detail = "recalled 1 memory"
+            elif status.count > 1:
+                detail = f"recalled {status.count} memories"
+            else:
+                detail = "recalled relevant memory"
+            segments.append(f"{status.glyph} {status.provider_label} — {detail}")
+        return "  ".join(segments)
+
+    def queue_prefetch_all(self, query: str, *, session_id: str = "") -> None:
+        """Let providers warm the next turn's recall, on the background worker."""
+        targets = self._targets.get("queue_prefetch", ())
+        if not targets or not query:
+            return
+
+        def warm() -> None:
+            clean = self._redacted(query, "the prefetch query")
+            if clean is _REFUSED:
+                return
+            for entry in targets:
+                try:
+                    entry.provider.queue_prefetch(clean, session_id=session_id)
+                except Exception as exc:
+                    logger.debug("Memory provider '%s' queue_prefetch: %s", entry.name, exc)
+
+        self._submit("prefetch", warm)
+
+    def sync_all(
+        self,
+        user_content: str,
+        assistant_content: str,
+        *,
+        session_id: str = "",
+        messages: Sequence[dict[str, Any]] | None = None,
+        turn_author: Any = None,
+    ) -> None:
+        """Hand a completed turn to every provider's ``sync_turn``, on the background worker.
+
+        ``session_id``, ``messages`` and ``turn_author`` only reach providers
+        whose ``sync_turn`` accepts them, so a legacy
+        ``sync_turn(user, assistant, *, session_id="")`` keeps working.
+        """
+        targets = self._targets.get("sync_turn", ())
+        if not targets or not user_content:
+            return
+        transcript = list(messages) if messages is not None else None
+
+        def write() -> None:
+            clean = self._redacted(
+                (user_content, assistant_content, transcript, turn_author), "a completed turn"
+            )
+            if clean is _REFUSED:
+                return
+            user, assistant, clean_messages, author = clean
+            for entry in targets:
+                kwargs: dict[str, Any] = {}
+                if "session_id" in entry.sync_keywords:
+                    kwargs["session_id"] = session_id
+                if clean_messages is not None and "messages" in entry.sync_keywords:
+                    kwargs["messages"] = clean_messages
+                if author is not None and "turn_author" in entry.sync_keywords:
+                    kwargs["turn_author"] = author
+                try:
+                    entry.provider.sync_turn(user, assistant, **kwargs)
+                except Exception as exc:
+                    logger.warning("Memory provider '%s' sync_turn: %s", entry.name, exc)
+
+        self._submit("write", write)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def initialize_all(self, session_id: str, **kwargs: Any) -> None:
+        """Call every provider's ``initialize(session_id=..., **kwargs)``.
+
+        ``hermes_home`` is added when absent and ``None`` values are dropped
+        (providers never receive ``None`` for an absent value). Tool schemas are
+        read again afterwards, so tools a provider discovers while initializing
+        are routed.
+        """
+        self._initialize("initialize", session_id, kwargs)
+
+    def initialize_all_for_inspection(self, session_id: str, **kwargs: Any) -> None:
+        """Like :meth:`initialize_all` for read-only agents (``initialize_for_inspection``)."""
+        self._initialize("initialize_for_inspection", session_id, kwargs)
+
+    def _initialize(self, hook: str, session_id: str, kwargs: dict[str, Any]) -> None:
+        call_kwargs = {key: value for key, value in kwargs.items() if value is not None}
+        call_kwargs.setdefault("hermes_home", str(get_hermes_home()))
+        for entry in self._entries:
+            try:
+                getattr(entry.provider, hook)(session_id=session_id, **call_kwargs)
+            except Exception as exc:
+                logger.warning("Memory provider '%s' %s: %s", entry.name, hook, exc)
+        self._refresh_tool_schemas()
+
+    def on_session_end(self, messages: Sequence[dict[str, Any]] | None) -> None:
+        """A real session boundary: hand each provider a redacted copy of the transcript."""
+        clean = self._redacted(list(messages or []), "the session transcript")
+        if clean is not _REFUSED:
+            self._end_session(clean)
+
+    def _end_session(self, messages: list[dict[str, Any]]) -> None:
+        for entry in self._entries:
+            try:
+                entry.provider.on_session_end(messages)
+            except Exception as exc:
+                logger.warning(
+                    "Memory provider '%s' on_session_end: %s", entry.name, exc, exc_info=True
+                )
+
+    def on_session_switch(
+        self,
+        new_session_id: str,
+        *,
+        parent_session_id: str = "",
+        reset: bool = False,
+        rewound: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        """The session id rotated (resume, branch, reset, compression, undo)."""
+        self._switch_session(
+            new_session_id, parent_session_id, reset, rewound, kwargs, log=logger.debug
+        )
+
+    def _switch_session(
+        self,
+        new_session_id: str,
+        parent_session_id: str,
+        reset: bool,
+        rewound: bool,
+        kwargs: dict[str, Any],
+        *,
+        log: Callable[..., None],
+    ) -> None:
+        if not new_session_id:
+            return
+        if rewound:  # forwarded only when true, so providers' **kwargs stay clean
+            kwargs = {**kwargs, "rewound": True}
+        for entry in self._entries:
+            try:
+                entry.provider.on_session_switch(
+                    new_session_id, parent_session_id=parent_session_id, reset=reset, **kwargs
+                )
+            except Exception as exc:
+                log("Memory provider '%s' on_session_switch: %s", entry.name, exc)
+
+    def commit_session_boundary_async(
+        self,
+        messages: Sequence[dict[str, Any]] | None,
+        *,
+        new_session_id: str,
+        parent_session_id: str = "",
+        reason: str = "new_session",
+    ) -> bool:
+        """End the session and switch to *new_session_id* on the background worker.
+
+        One task runs ``on_session_end`` on every provider and then
+        ``on_session_switch(..., reset=True, reason=reason)``, so ``/new`` does
+        not wait for slow extraction and the old transcript is never attributed
+        to the new session. Returns whether the task was accepted.
+        """
+        if not self._entries:
+            return False
+        snapshot = list(messages or [])
+
+        def commit() -> None:
+            clean = self._redacted(snapshot, "the session transcript")
+            if clean is not _REFUSED:
+                self._end_session(clean)
+            self._switch_session(
+                new_session_id,
+                parent_session_id,
+                True,
+                False,
+                {"reason": reason},
+                log=logger.warning,
+            )
+
+        return self._submit("write", commit)
+
+    def on_pre_compress(
+        self,
+        messages: Sequence[dict[str, Any]] | None,
+        *,
+        evidence_messages: Sequence[dict[str, Any]] | None = None,
+        require_checkpoint: bool = False,
+        checkpoint_api_version: int = PRE_COMPRESS_CHECKPOINT_API_VERSION,
+    ) -> str:
+        """Collect what providers want kept before *messages* are compressed away.
+
+        Providers advertising ``pre_compress_checkpoint_api_version >=
+        checkpoint_api_version`` are checkpoint providers: they receive
+        *evidence_messages* (when given) and, if their hook accepts it,
+        ``require_checkpoint``. With ``require_checkpoint=True`` a failing
+        checkpoint provider's exception propagates, and
+        :class:`~hermes_core.errors.PreCompressCheckpointError` is raised when no
+        checkpoint provider completed; the caller then keeps the transcript.
+        """
+        evidence = list(evidence_messages) if evidence_messages is not None else None
+        clean = self._redacted((list(messages or []), evidence), "the transcript to compress")
+        if clean is _REFUSED:
+            if require_checkpoint:
+                raise PreCompressCheckpointError(
+                    "The transcript could not be redacted, so no provider could checkpoint it; "
+                    "keep the uncompressed transcript."
+                )
+            return ""
+        clean_messages, clean_evidence = clean
+        parts = []
+        checkpointed = False
+        for entry in self._entries:
+            checkpoint = (entry.checkpoint_version or 1) >= checkpoint_api_version
+            payload = (
+                clean_evidence if checkpoint and clean_evidence is not None else clean_messages
+            )
+            try:
+                if checkpoint and entry.pre_compress_takes_require:
+                    hook: Callable[..., str] = entry.provider.on_pre_compress
+                    text = hook(payload, require_checkpoint=require_checkpoint)
+                else:
+                    text = entry.provider.on_pre_compress(payload)
+            except Exception as exc:
+                logger.debug("Memory provider '%s' on_pre_compress: %s", entry.name, exc)
+                if require_checkpoint and checkpoint:
+                    raise
+                continue
+            checkpointed = checkpointed or checkpoint
+            if text and text.strip():
+                parts.append(text.strip())
+        if require_checkpoint and not checkpointed:
+            raise PreCompressCheckpointError(
+                "No active memory provider completed pre-compress checkpoint API "
+                f"v{checkpoint_api_version}"
+            )
+        return "\n\n".join(parts)
+
+    def supports_pre_compress_checkpoint(
+        self, api_version: int = PRE_COMPRESS_CHECKPOINT_API_VERSION
+    ) -> bool:
+        """Whether some provider advertises the checkpoint contract *api_version* or newer."""
+        return any(
+            entry.checkpoint_version is not None and entry.checkpoint_version >= api_version
+            for entry in self._entries
+        )
+
+    def on_delegation(
+        self, task: str, result: str, *, child_session_id: str = "", **kwargs: Any
+    ) -> None:
+        """A subagent finished *task* with *result*; tell every provider."""
+        clean = self._redacted((task, result), "a delegation result")
+        if clean is _REFUSED:
+            return
+        clean_task, clean_result = clean
+        for entry in self._entries:
+            try:
+                entry.provider.on_delegation(
+                    clean_task, clean_result, child_session_id=child_session_id, **kwargs
+                )
+            except Exception as exc:
+                logger.debug("Memory provider '%s' on_delegation: %s", entry.name, exc)
+
+    # ------------------------------------------------------------------ memory writes
+
+    def on_memory_write(
+        self,
+        action: str,
+        target: str,
+        content: str,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Mirror a committed builtin memory write to every external provider.
+
+        Each provider is called in the ``on_memory_write`` shape it was written
+        for (see :mod:`hermes_core.writeshim`). A failure is logged at WARNING
+        and counted in :attr:`write_mirror_failures`.
+        """
+        targets = self._targets.get("external", ())
+        if not targets:
+            return
+        clean = self._redacted((content, dict(metadata or {})), "a memory write")
+        if clean is _REFUSED:
+            return
+        clean_content, clean_metadata = clean
+        for entry in targets:
+            try:
+                entry.write(action, target, clean_content, clean_metadata)
+            except Exception as exc:
+                with self._lock:
+                    self._write_failures[entry.name] = self._write_failures.get(entry.name, 0) + 1
+                logger.warning(
+                    "Memory provider '%s' did not receive memory write (%s on %s): %s",
+                    entry.name,
+                    action,
+                    target,
+                    exc,
+                )
+
+    @property
+    def write_mirror_failures(self) -> dict[str, int]:
+        """How many mirrored memory writes each external provider failed to take."""
+        with self._lock:
+            return dict(self._write_failures)
+
+    def notify_memory_tool_write(
+        self,
+        tool_result: Any,
+        tool_args: Mapping[str, Any] | None,
+        *,
+        build_metadata: Callable[[], Mapping[str, Any]] | None = None,
+    ) -> int:
+        """Mirror what the builtin ``memory`` tool committed; return the writes mirrored.
+
+        Only a result that parses to ``{"success": true, ...}`` and is not
+        staged for approval is mirrored; each ``add``/``replace``/``remove``
+        operation (one, or each of ``operations``) becomes an
+        :meth:`on_memory_write`. ``previous_content`` comes only from the
+        committed result (``replaced_entry``/``removed_entry``, or the
+        ``replaced_entries``/``removed_entries`` of a batch keyed by 1-based
+        operation index), never from arguments or *build_metadata*.
+        """
+        result = tool_result
+        if isinstance(result, str):
+            try:
+                result = json.loads(result)
+            except ValueError:
+                return 0
+        if not isinstance(result, dict):
+            return 0
+        if result.get("success") is not True or result.get("staged") is True:
+            return 0
+        args = tool_args if isinstance(tool_args, Mapping) else {}
+        target = args.get("target") or "memory"
+        operations = args.get("operations")
+        batch = isinstance(operations, list) and bool(operations)
+        ops: list[Any] = list(operations) if batch else [args]  # type: ignore[arg-type]
+        mirrored = 0
+        for index, op in enumerate(ops, 1):
+            action = op.get("action") if isinstance(op, Mapping) else ""
+            if action not in ("add", "replace", "remove"):
+                continue
+            try:
+                metadata = dict(build_metadata() if build_metadata else {})
+            except Exception as exc:
+                logger.warning("build_metadata failed for a memory write mirror: %s", exc)
+                metadata = {}
+            metadata.pop("previous_content", None)  # only the store may say what it replaced
+            if op.get("old_text"):
+                metadata["old_text"] = op["old_text"]
+            if action != "add":
+                previous = _committed_entry(result, action, index if batch else None)
+                if previous is not None:
+                    metadata["previous_content"] = previous
+            content = str(op.get("content") or op.get("new_text") or "")
+            self.on_memory_write(action, op.get("target") or target, content, metadata=metadata)
+            mirrored += 1
+        return mirrored
+
+    # ------------------------------------------------------------------ background work
+
+    def _submit(self, kind: str, fn: Callable[[], None]) -> bool:
+        """Queue *fn* on the background worker under the caller's context."""
+        context = contextvars.copy_context()
+        with self._lock:
+            if self._closing:
+                logger.warning("Memory manager is shutting down; rejecting late %s task", kind)
+                return False
+            worker = self._worker
+            if worker is None:
+                try:
+                    worker = self._worker = BackgroundWorker()
+                    # An abandoned manager must not leave its thread waiting forever.
+                    weakref.finalize(self, worker.stop)
+                except RuntimeError as exc:
+                    logger.warning(
+                        "Memory background worker could not start (%s); running the %s task inline",
+                        exc,
+                        kind,
+                    )
+            if worker is not None:
+                worker.submit(kind, fn, context)
+                return True
+        context.run(fn)
+        return True
+
+    def flush_pending(self, timeout: float | None = None) -> bool:
+        """Wait until all background work queued so far has run; False on timeout."""
+        worker = self._worker
+        if worker is None:
+            return True
+        return worker.flush(timeout)
+
+    @property
+    def shutdown_drain_state(self) -> dict[str, Any]:
+        """How the last shutdown drain went.
+
+        ``{"status": "not_started" | "draining" | "drained" | "timed_out",
+        "abandoned_writes": int, "abandoned_prefetches": int, "active_tasks": int}``
+        """
+        with self._lock:
+            return dict(self._drain_state)
+
+    def shutdown_all(self) -> None:
+        """Drain background work (bounded), then shut providers down in reverse order.
+
+        Queued work still waiting after ``drain_timeout`` seconds is cancelled and
+        counted in :attr:`shutdown_drain_state`; a task that is still running is
+        left to finish on its daemon thread. Later submissions are rejected.
+        Calling it again does nothing.
+        """
+        with self._lock:
+            if self._closing:
+                return
+            self._closing = True
+            worker, self._worker = self._worker, None
+            self._drain_state = {
+                "status": "draining",
+                "abandoned_writes": 0,
+                "abandoned_prefetches": 0,
+                "active_tasks": worker.pending_count() if worker else 0,
+            }
+        self._drain(worker)
+        for entry in self._entries:
+            if entry.lane is not None:
+                entry.lane.stop()
+        for entry in reversed(self._entries):
+            try:
+                entry.provider.shutdown()
+            except Exception as exc:
+                logger.warning("Memory provider '%s' shutdown: %s", entry.name, exc)
+
+    def _drain(self, worker: BackgroundWorker | None) -> None:
+        cancelled: list[str] = []
+        if worker is None:
+            drained, running = True, 0
+        else:
+            drained, cancelled, running = worker.drain(self._drain_timeout)
+            worker.stop()
+        state = {
+            "status": "drained" if drained else "timed_out",
+            "abandoned_writes": cancelled.count("write"),
+            "abandoned_prefetches": cancelled.count("prefetch"),
+            "active_tasks": running,
+        }
+        with self._lock:
+            self._drain_state = state
+        if not drained:
+            logger.warning(
+                "Memory background work did not finish within %gs at shutdown: abandoned "
+                "%d write(s) and %d prefetch(es); %d task(s) still running",
+                self._drain_timeout,
+                state["abandoned_writes"],
+                state["abandoned_prefetches"],
+                running,
+            )
+
+
+def _committed_entry(result: Mapping[str, Any], action: str, index: int | None) -> Any:
+    """The entry a committed replace/remove changed, as the store reported it."""
+    if index is None:
+        return result.get("replaced_entry" if action == "replace" else "removed_entry")
+    entries = result.get("replaced_entries" if action == "replace" else "removed_entries")
+    if not isinstance(entries, Mapping):
+        return None
+    return entries.get(index, entries.get(str(index)))

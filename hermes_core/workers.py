@@ -1,0 +1,209 @@
+"""The manager's threads: a bounded prefetch lane per external provider and one FIFO worker.
+
+:class:`PrefetchLane` runs one provider's ``prefetch`` on a long-lived daemon
+thread so a caller can stop waiting after a timeout; :class:`BackgroundWorker`
+runs background tasks (turn syncs, prefetch warm-ups, session boundaries)
+strictly in submission order and can be flushed and drained.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import queue
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from hermes_core.provider import MemoryProvider
+
+__all__ = ["SKIPPED", "TIMED_OUT", "BackgroundWorker", "PrefetchLane"]
+
+logger = logging.getLogger("hermes_core.manager")
+
+
+class _PrefetchCall:
+    """One prefetch handed to a lane; ``done`` is released when it returns."""
+
+    __slots__ = ("context", "done", "error", "query", "result", "session_id")
+
+    def __init__(self, query: Any, session_id: str) -> None:
+        self.query = query
+        self.session_id = session_id
+        self.context = contextvars.copy_context()
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self.done = threading.Lock()
+        self.done.acquire()
+
+
+SKIPPED = object()  # the lane's previous call is still running
+TIMED_OUT = object()  # the call outlived the timeout; its result will be discarded
+
+
+class _LaneState:
+    """What a prefetch lane and its thread share (the thread never sees the lane)."""
+
+    __slots__ = ("busy", "lock", "stuck")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.busy = False  # a call was handed over and has not returned
+        self.stuck = False  # ... and its caller stopped waiting for it
+
+
+def _serve_prefetches(
+    provider: MemoryProvider, calls: queue.SimpleQueue[_PrefetchCall | None], state: _LaneState
+) -> None:
+    while (call := calls.get()) is not None:
+        try:
+            call.result = call.context.run(
+                provider.prefetch, call.query, session_id=call.session_id
+            )
+        except BaseException as exc:  # handed back to the waiting caller
+            call.error = exc
+        finally:
+            with state.lock:
+                state.busy = False
+                state.stuck = False
+            call.done.release()
+
+
+class PrefetchLane:
+    """Runs one external provider's ``prefetch`` on a long-lived daemon thread.
+
+    A caller waits for its call at most *timeout* seconds. Reusing one thread
+    per provider costs a hand-off per turn instead of a thread start, and it
+    makes "skip while the previous call is stuck" a matter of one flag. The
+    thread exits on :meth:`stop` or when the lane is garbage-collected.
+    """
+
+    def __init__(self, provider: MemoryProvider, name: str) -> None:
+        self._provider = provider
+        self._name = name
+        self._state = _LaneState()
+        self._calls: queue.SimpleQueue[_PrefetchCall | None] | None = None
+        self._stop_thread: weakref.finalize[Any, Any] | None = None
+
+    @property
+    def stuck(self) -> bool:
+        """A call timed out and has not returned yet."""
+        return self._state.stuck
+
+    def run(self, query: Any, session_id: str, timeout: float) -> Any:
+        """The provider's result, or ``SKIPPED`` / ``TIMED_OUT``; re-raises its error."""
+        state = self._state
+        with state.lock:
+            if state.busy:
+                return SKIPPED
+            calls = self._calls
+            if calls is None:
+                calls = queue.SimpleQueue()
+                threading.Thread(
+                    target=_serve_prefetches,
+                    args=(self._provider, calls, state),
+                    name=f"memory-prefetch-{self._name}",
+                    daemon=True,
+                ).start()
+                self._calls = calls
+                self._stop_thread = weakref.finalize(self, calls.put, None)
+            state.busy = True
+        call = _PrefetchCall(query, session_id)
+        calls.put(call)
+        if not call.done.acquire(timeout=timeout):
+            with state.lock:
+                state.stuck = state.busy
+            return TIMED_OUT
+        if call.error is not None:
+            raise call.error
+        return call.result
+
+    def stop(self) -> None:
+        """Let the thread exit once its current call (if any) returns."""
+        with self._state.lock:
+            stop_thread, self._stop_thread, self._calls = self._stop_thread, None, None
+        if stop_thread is not None:
+            stop_thread()
+
+
+_QUEUED, _RUNNING, _DONE, _CANCELLED = range(4)
+
+
+class _Task:
+    __slots__ = ("context", "fn", "kind", "state")
+
+    def __init__(
+        self, kind: str, fn: Callable[[], Any], context: contextvars.Context | None
+    ) -> None:
+        self.kind = kind
+        self.fn = fn
+        self.context = context
+        self.state = _QUEUED
+
+
+class BackgroundWorker:
+    """One daemon thread running submitted tasks strictly in submission order."""
+
+    def __init__(self) -> None:
+        self._tasks: queue.SimpleQueue[_Task | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._pending: set[_Task] = set()
+        thread = threading.Thread(target=self._serve, name="memory-sync", daemon=True)
+        thread.start()  # RuntimeError when no thread can be started
+
+    def submit(self, kind: str, fn: Callable[[], Any], context: contextvars.Context | None) -> None:
+        task = _Task(kind, fn, context)
+        with self._lock:
+            self._pending.add(task)
+        self._tasks.put(task)
+
+    def _serve(self) -> None:
+        while (task := self._tasks.get()) is not None:
+            with self._lock:
+                if task.state == _CANCELLED:
+                    continue
+                task.state = _RUNNING
+            try:
+                if task.context is None:
+                    task.fn()
+                else:
+                    task.context.run(task.fn)
+            except BaseException:  # the tasks isolate providers; this keeps the worker alive
+                logger.exception("Memory background %s task failed", task.kind)
+            finally:
+                with self._lock:
+                    task.state = _DONE
+                    self._pending.discard(task)
+                    if not self._pending:
+                        self._idle.notify_all()
+
+    def flush(self, timeout: float | None) -> bool:
+        """Wait until everything submitted so far has run."""
+        reached = threading.Event()
+        self.submit("flush", reached.set, None)
+        return reached.wait(timeout)
+
+    def pending_count(self) -> int:
+        with self._lock:
+            return len(self._pending)
+
+    def drain(self, timeout: float) -> tuple[bool, list[str], int]:
+        """Wait for the queue to empty, then cancel what is still queued.
+
+        Returns (drained, kinds of the cancelled tasks, tasks still running).
+        """
+        with self._idle:
+            if self._idle.wait_for(lambda: not self._pending, timeout):
+                return True, [], 0
+            cancelled = [task for task in self._pending if task.state == _QUEUED]
+            for task in cancelled:
+                task.state = _CANCELLED
+                self._pending.discard(task)
+            running = len(self._pending)
+        return False, [task.kind for task in cancelled], running
+
+    def stop(self) -> None:
+        """Let the thread exit after the task it is running, if any."""
+        self._tasks.put(None)
