@@ -26,7 +26,7 @@ from tenacity import (
     retry,
     retry_if_exception,
     stop_after_attempt,
-    wait_exponential_jitter,
+    wait_random_exponential,
 )
 
 from hermes_core.config import cfg_get
@@ -311,7 +311,7 @@ class ChatClient:
         return retry(
             retry=retry_if_exception(_retryable),
             stop=stop_after_attempt(self.max_retries),
-            wait=wait_exponential_jitter(initial=0.5, max=8.0),
+            wait=wait_random_exponential(multiplier=0.5, max=8.0),
             reraise=True,
         )(fn)
 

@@ -1,0 +1,378 @@
+"""Configuration of the Supermemory provider.
+
+Settings live in the ``supermemory:`` section of ``$HERMES_HOME/config.yaml``;
+environment variables override them. The API key is a secret: it is read from
+``SUPERMEMORY_API_KEY`` (or the variable named by ``supermemory.api_key_env``),
+then from ``$HERMES_HOME/.env``, and is never written to ``config.yaml``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hermes_core.config import cfg_get, load_config, save_config
+from hermes_core.errors import ConfigError
+
+SECTION = "supermemory"
+API_KEY_ENV = "SUPERMEMORY_API_KEY"
+BASE_URL_ENV = "SUPERMEMORY_BASE_URL"
+NAMESPACE_ENV = "SUPERMEMORY_NAMESPACE"
+LEGACY_NAMESPACE_ENV = "SUPERMEMORY_CONTAINER_TAG"
+DEFAULT_BASE_URL = "https://api.supermemory.ai"
+DEFAULT_NAMESPACE = "hermes"
+SEARCH_MODES = ("hybrid", "memories", "chunks")
+SUPPORTING_CONTEXT_LIMIT = 1500
+
+
+@dataclass(frozen=True)
+class _Number:
+    """A bounded numeric setting."""
+
+    default: float
+    minimum: float
+    maximum: float
+    integer: bool
+    description: str
+
+
+_NUMBERS: dict[str, _Number] = {
+    "max_recall_results": _Number(10, 1, 20, True, "Most memories injected per turn."),
+    "profile_frequency": _Number(
+        50, 1, 500, True, "Include profile facts on the first turn and every N turns."
+    ),
+    "api_timeout": _Number(5.0, 0.5, 30.0, False, "Seconds allowed for one HTTP request."),
+    "max_retries": _Number(2, 0, 5, True, "Retries of a failed request (transient errors only)."),
+    "prefetch_wait": _Number(
+        3.0, 0.0, 10.0, False, "Seconds a turn waits for recall when none is ready yet."
+    ),
+    "breaker_threshold": _Number(
+        5, 1, 100, True, "Consecutive failed calls that open the circuit breaker."
+    ),
+    "breaker_cooldown": _Number(
+        60.0, 1.0, 3600.0, False, "Seconds the breaker stays open before a trial call."
+    ),
+    "write_backlog": _Number(
+        256, 0, 10000, True, "Writes kept in memory while the service is unreachable."
+    ),
+}
+
+_BOOLEANS: dict[str, tuple[bool, str]] = {
+    "auto_recall": (True, "Recall memories for every non-trivial user turn."),
+    "auto_capture": (True, "Store every completed turn in Supermemory."),
+    "mirror_builtin": (True, "Mirror builtin memory writes (add, replace, remove)."),
+}
+
+_SAFE = re.compile(r"[^A-Za-z0-9_]+")
+_NAMESPACE_PART_LIMIT = 48
+
+
+def sanitize_namespace_part(value: str) -> str:
+    """Reduce *value* to ``[A-Za-z0-9_]`` for use in a namespace.
+
+    A value that had to change (or is long) gets a short hash of the original,
+    so distinct user ids never share a namespace (``a.b`` and ``a_b`` differ).
+    """
+    cleaned = _SAFE.sub("_", value).strip("_")
+    if cleaned == value and len(value) <= _NAMESPACE_PART_LIMIT:
+        return value
+    digest = hashlib.sha256(value.encode("utf-8")).hexdigest()[:10]
+    return f"{cleaned[:32]}_{digest}" if cleaned else f"h{digest}"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Resolved settings of one provider instance (see ``docs/providers/supermemory.md``)."""
+
+    api_key: str
+    base_url: str = DEFAULT_BASE_URL
+    namespace: str = DEFAULT_NAMESPACE
+    search_mode: str = "hybrid"
+    supporting_context: str = ""
+    auto_recall: bool = True
+    auto_capture: bool = True
+    mirror_builtin: bool = True
+    max_recall_results: int = 10
+    profile_frequency: int = 50
+    api_timeout: float = 5.0
+    max_retries: int = 2
+    prefetch_wait: float = 3.0
+    breaker_threshold: int = 5
+    breaker_cooldown: float = 60.0
+    write_backlog: int = 256
+
+    def resolve_namespace(self, *, identity: str = "", user_id: str = "") -> str:
+        """The namespace for one agent identity and user.
+
+        ``{identity}`` in the configured namespace is replaced by the profile name
+        (``default`` when absent). A ``user_id`` is placed at ``{user}`` or, without that
+        placeholder, appended as ``-<user>``, so every user gets a namespace of their own.
+        """
+        template = self.namespace
+        ident = sanitize_namespace_part(identity) if identity else "default"
+        name = template.replace("{identity}", ident)
+        if "{user}" in name:
+            name = name.replace("{user}", sanitize_namespace_part(user_id) if user_id else "shared")
+        elif user_id:
+            name = f"{name}-{sanitize_namespace_part(user_id)}"
+        return name
+
+
+def read_dotenv(path: Path) -> dict[str, str]:
+    """``KEY=VALUE`` lines of a ``.env`` file (``export`` and quotes allowed); missing → {}."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError:
+        return {}
+    values: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.removeprefix("export ").partition("=")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        values[key.strip()] = value
+    return values
+
+
+def find_api_key(section: Mapping[str, Any], hermes_home: Path, env: Mapping[str, str]) -> str:
+    """The API key from the environment, the config section or ``$HERMES_HOME/.env``; "" if none."""
+    key_env = str(section.get("api_key_env") or API_KEY_ENV)
+    for candidate in (env.get(key_env), env.get(API_KEY_ENV), section.get("api_key")):
+        if isinstance(candidate, str) and candidate.strip():
+            return candidate.strip()
+    dotenv = read_dotenv(hermes_home / ".env")
+    for name in (key_env, API_KEY_ENV):
+        if dotenv.get(name, "").strip():
+            return dotenv[name].strip()
+    return ""
+
+
+def _number(key: str, raw: Any) -> int | float:
+    spec = _NUMBERS[key]
+    kind = "an integer" if spec.integer else "a number"
+    bounds = f"between {spec.minimum:g} and {spec.maximum:g}"
+    if isinstance(raw, bool):
+        raise ConfigError(f"supermemory.{key} must be {kind} {bounds}, found {raw!r}.")
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(
+            f"supermemory.{key} must be {kind} {bounds}, found {raw!r}. Fix it in config.yaml."
+        ) from None
+    if spec.integer and value != int(value):
+        raise ConfigError(f"supermemory.{key} must be {kind} {bounds}, found {raw!r}.")
+    if not spec.minimum <= value <= spec.maximum:
+        raise ConfigError(
+            f"supermemory.{key} must be {bounds}, found {raw!r}. Fix it in config.yaml."
+        )
+    return int(value) if spec.integer else value
+
+
+def _boolean(key: str, raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.strip().lower() in {"true", "yes", "on", "1"}:
+        return True
+    if isinstance(raw, str) and raw.strip().lower() in {"false", "no", "off", "0"}:
+        return False
+    raise ConfigError(f"supermemory.{key} must be true or false, found {raw!r}.")
+
+
+_NAMESPACE_RE = re.compile(r"(?:[A-Za-z0-9_-]|\{identity\}|\{user\})+")
+
+
+def _namespace(raw: Any) -> str:
+    if not isinstance(raw, str) or not _NAMESPACE_RE.fullmatch(raw.strip()):
+        raise ConfigError(
+            f"supermemory.namespace must be a name of letters, digits, '_' and '-' "
+            f"(optionally with the {{identity}} and {{user}} placeholders), found {raw!r}."
+        )
+    return raw.strip()
+
+
+def validate_values(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Check the non-secret settings in *values*; return them normalised.
+
+    Unknown keys and out-of-range values raise :class:`ConfigError` naming the key.
+    """
+    clean: dict[str, Any] = {}
+    for key, raw in values.items():
+        if key in _NUMBERS:
+            clean[key] = _number(key, raw)
+        elif key in _BOOLEANS:
+            clean[key] = _boolean(key, raw)
+        elif key in ("namespace", "container_tag"):
+            clean["namespace"] = _namespace(raw)
+        elif key == "base_url":
+            if not isinstance(raw, str) or not raw.startswith(("http://", "https://")):
+                raise ConfigError(f"supermemory.base_url must be an http(s) URL, found {raw!r}.")
+            clean[key] = raw.rstrip("/")
+        elif key == "search_mode":
+            if raw not in SEARCH_MODES:
+                raise ConfigError(
+                    f"supermemory.search_mode must be one of {', '.join(SEARCH_MODES)}, "
+                    f"found {raw!r}."
+                )
+            clean[key] = raw
+        elif key == "supporting_context":
+            if not isinstance(raw, str) or len(raw) > SUPPORTING_CONTEXT_LIMIT:
+                raise ConfigError(
+                    "supermemory.supporting_context must be text of at most "
+                    f"{SUPPORTING_CONTEXT_LIMIT} characters."
+                )
+            clean[key] = raw
+        elif key in ("api_key", "api_key_env"):
+            continue
+        else:
+            known = ", ".join(sorted([*_NUMBERS, *_BOOLEANS, *_TEXT_KEYS]))
+            raise ConfigError(f"Unknown setting supermemory.{key}. Known settings: {known}.")
+    return clean
+
+
+_TEXT_KEYS = (
+    "api_key",
+    "api_key_env",
+    "base_url",
+    "namespace",
+    "search_mode",
+    "supporting_context",
+)
+
+
+def load_settings(
+    hermes_home: str | os.PathLike[str], env: Mapping[str, str] | None = None
+) -> Settings:
+    """Read ``config.yaml`` and the environment into :class:`Settings`.
+
+    Raises :class:`ConfigError` when a value is invalid; an absent API key gives
+    ``Settings.api_key == ""`` (the provider then reports itself unavailable).
+    """
+    env = os.environ if env is None else env
+    home = Path(hermes_home)
+    section = cfg_get(load_config(home), SECTION, {}) or {}
+    if not isinstance(section, Mapping):
+        raise ConfigError(
+            f"The supermemory section of config.yaml must be a mapping, found {section!r}."
+        )
+    values = validate_values(section)
+    if env.get(BASE_URL_ENV, "").strip():
+        values.update(validate_values({"base_url": env[BASE_URL_ENV].strip()}))
+    for name in (LEGACY_NAMESPACE_ENV, NAMESPACE_ENV):
+        if env.get(name, "").strip():
+            values.update(validate_values({"namespace": env[name].strip()}))
+    return Settings(api_key=find_api_key(section, home, env), **values)
+
+
+def config_schema() -> list[dict[str, Any]]:
+    """Setup-wizard fields: the secret key first, then every non-secret setting."""
+    fields: list[dict[str, Any]] = [
+        {
+            "key": "api_key",
+            "description": "Supermemory API key",
+            "secret": True,
+            "required": True,
+            "env_var": API_KEY_ENV,
+            "url": "https://console.supermemory.ai",
+            "type": "text",
+        },
+        {
+            "key": "base_url",
+            "description": "API base URL (a self-hosted server, or the hosted API)",
+            "default": DEFAULT_BASE_URL,
+            "env_var": BASE_URL_ENV,
+            "type": "text",
+        },
+        {
+            "key": "namespace",
+            "description": "Namespace for this agent's memories; {identity} = profile name",
+            "default": DEFAULT_NAMESPACE,
+            "env_var": NAMESPACE_ENV,
+            "type": "text",
+        },
+        {
+            "key": "search_mode",
+            "description": "What recall searches: learned memories, source chunks, or both",
+            "default": "hybrid",
+            "choices": list(SEARCH_MODES),
+            "type": "text",
+        },
+        {
+            "key": "supporting_context",
+            "description": "Guidance for memory extraction (at most 1500 characters)",
+            "default": "",
+            "type": "text",
+        },
+    ]
+    for key, (default, description) in _BOOLEANS.items():
+        fields.append(
+            {"key": key, "description": description, "default": default, "type": "boolean"}
+        )
+    for key, spec in _NUMBERS.items():
+        fields.append(
+            {
+                "key": key,
+                "description": spec.description,
+                "default": int(spec.default) if spec.integer else spec.default,
+                "type": "integer" if spec.integer else "number",
+                "minimum": spec.minimum,
+                "maximum": spec.maximum,
+            }
+        )
+    for field in fields:
+        field.setdefault("secret", False)
+        field.setdefault("required", False)
+    return fields
+
+
+def write_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str]) -> None:
+    """Persist wizard *values*: secrets to ``$HERMES_HOME/.env``, the rest to ``config.yaml``.
+
+    Every value is validated first, so a bad value writes nothing.
+    """
+    home = Path(hermes_home)
+    secret = values.get("api_key")
+    if secret is not None and (not isinstance(secret, str) or not secret.strip()):
+        raise ConfigError("supermemory api_key must be a non-empty string.")
+    clean = validate_values({k: v for k, v in values.items() if k != "api_key"})
+    if "api_key_env" in values:
+        env_name = values["api_key_env"]
+        if not isinstance(env_name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", env_name):
+            raise ConfigError(
+                f"supermemory.api_key_env must name an environment variable, found {env_name!r}."
+            )
+        clean["api_key_env"] = env_name
+    if clean:
+        config = load_config(home)
+        section = config.get(SECTION)
+        merged = dict(section) if isinstance(section, Mapping) else {}
+        merged.update(clean)
+        config[SECTION] = merged
+        save_config(config, home)
+    if isinstance(secret, str):
+        _write_dotenv(home / ".env", API_KEY_ENV, secret.strip())
+
+
+def _write_dotenv(path: Path, name: str, value: str) -> None:
+    """Set ``name=value`` in a ``.env`` file (mode 0600), keeping its other lines."""
+    try:
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+    except FileNotFoundError:
+        lines = []
+    kept = [
+        ln for ln in lines if ln.strip().removeprefix("export ").partition("=")[0].strip() != name
+    ]
+    kept.append(f"{name}={value}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(kept) + "\n")
+    os.replace(tmp, path)
