@@ -1,0 +1,152 @@
+"""Configuration: config.yaml, environment, .env, the wizard schema and availability."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+import yaml
+from hermes_memory_honcho import HonchoMemoryProvider
+from hermes_memory_honcho.settings import load_settings
+from honcho_test_support import write_config
+
+from hermes_core.errors import ConfigError
+
+
+def test_defaults_without_any_configuration(hermes_home: Path) -> None:
+    settings = load_settings(hermes_home, environ={})
+    assert settings.workspace == "hermes"
+    assert settings.user_peer == "user"
+    assert settings.ai_peer == "hermes"
+    assert settings.recall_mode == "hybrid"
+    assert settings.api_base_url == "https://api.honcho.dev"
+    assert not settings.configured
+
+
+def test_config_yaml_wins_over_environment(hermes_home: Path) -> None:
+    write_config(hermes_home, workspace="from-file", timeout=3)
+    env = {"HONCHO_WORKSPACE_ID": "from-env", "HONCHO_AI_PEER": "bot", "HONCHO_TIMEOUT": "9"}
+    settings = load_settings(hermes_home, environ=env)
+    assert settings.workspace == "from-file"
+    assert settings.ai_peer == "bot"
+    assert settings.timeout == 3.0
+
+
+def test_api_key_from_environment_then_dotenv(hermes_home: Path) -> None:
+    (hermes_home / ".env").write_text("# secrets\nexport HONCHO_API_KEY='from-dotenv'\n")
+    assert load_settings(hermes_home, environ={}).api_key == "from-dotenv"
+    env = {"HONCHO_API_KEY": "from-env"}
+    assert load_settings(hermes_home, environ=env).api_key == "from-env"
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("http://127.0.0.1:8000/", "http://127.0.0.1:8000"),
+        ("http://honcho.internal/v3", "http://honcho.internal"),
+        ("https://h.example/v3/", "https://h.example"),
+    ],
+)
+def test_base_url_loses_trailing_slash_and_v3(hermes_home: Path, url: str, expected: str) -> None:
+    settings = load_settings(hermes_home, environ={"HONCHO_BASE_URL": url})
+    assert settings.api_base_url == expected
+    assert settings.configured
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"timeout": "soon"}, r"honcho\.timeout in config\.yaml must be a number"),
+        ({"timeout": 0}, r"at least"),
+        ({"recall_mode": "magic"}, r"one of hybrid, context, tools"),
+        ({"workspace": "my workspace"}, r"letters, digits"),
+        ({"dialectic": "maybe"}, r"true or false"),
+        ({"max_retries": 1.5}, r"integer"),
+        ({"colour": "blue"}, r"Unknown setting\(s\) honcho\.colour"),
+        ({"api_key": "sk-123"}, r"must not be stored in config\.yaml"),
+    ],
+)
+def test_bad_values_name_the_key(hermes_home: Path, settings: dict, message: str) -> None:
+    write_config(hermes_home, **settings)
+    with pytest.raises(ConfigError, match=message):
+        load_settings(hermes_home, environ={})
+
+
+def test_bad_environment_value_names_the_variable(hermes_home: Path) -> None:
+    with pytest.raises(ConfigError, match="environment variable HONCHO_TIMEOUT"):
+        load_settings(hermes_home, environ={"HONCHO_TIMEOUT": "-1"})
+
+
+def test_availability_is_offline_and_explains_what_is_missing(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    provider = HonchoMemoryProvider()
+    assert not provider.is_available()
+    assert "HONCHO_API_KEY" in provider.unavailable_reason()
+    assert "honcho.base_url" in provider.unavailable_reason()
+
+    monkeypatch.setenv("HONCHO_API_KEY", "k")
+    assert provider.is_available()
+    assert provider.unavailable_reason() == ""
+
+    write_config(hermes_home, timeout="soon")
+    assert not provider.is_available()
+    assert provider.unavailable_reason().startswith("Honcho configuration is invalid:")
+    assert "honcho.timeout" in provider.unavailable_reason()
+
+
+def test_unreachable_server_still_counts_as_available(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """is_available() never connects: a dead URL is a runtime problem, not a config one."""
+    write_config(hermes_home, base_url="http://127.0.0.1:9")
+    assert HonchoMemoryProvider().is_available()
+
+
+def test_schema_describes_every_setting() -> None:
+    schema = HonchoMemoryProvider().get_config_schema()
+    by_key = {field["key"]: field for field in schema}
+    assert by_key["api_key"]["secret"] is True
+    assert by_key["api_key"]["env_var"] == "HONCHO_API_KEY"
+    assert by_key["recall_mode"]["choices"] == ["hybrid", "context", "tools"]
+    assert by_key["timeout"]["type"] == "number"
+    assert all(isinstance(field["description"], str) and field["description"] for field in schema)
+    assert all(field["type"] in {"text", "integer", "number", "boolean"} for field in schema)
+
+
+def test_save_config_writes_settings_and_keeps_secrets_out_of_yaml(hermes_home: Path) -> None:
+    (hermes_home / "config.yaml").write_text(yaml.safe_dump({"memory": {"provider": "honcho"}}))
+    (hermes_home / ".env").write_text("OTHER=1\nHONCHO_API_KEY=old\n")
+    HonchoMemoryProvider().save_config(
+        {"api_key": "new-secret", "workspace": "team", "timeout": "7.5", "dialectic": "no"},
+        str(hermes_home),
+    )
+    config = yaml.safe_load((hermes_home / "config.yaml").read_text())
+    assert config == {
+        "memory": {"provider": "honcho"},
+        "honcho": {"workspace": "team", "timeout": 7.5, "dialectic": False},
+    }
+    assert (hermes_home / ".env").read_text() == "OTHER=1\nHONCHO_API_KEY=new-secret\n"
+    assert stat.S_IMODE(os.stat(hermes_home / ".env").st_mode) == 0o600
+    settings = load_settings(hermes_home, environ={})
+    assert (settings.api_key, settings.workspace, settings.timeout) == ("new-secret", "team", 7.5)
+
+
+def test_save_config_blank_value_restores_the_default(hermes_home: Path) -> None:
+    write_config(hermes_home, workspace="team")
+    HonchoMemoryProvider().save_config({"workspace": ""}, str(hermes_home))
+    assert load_settings(hermes_home, environ={}).workspace == "hermes"
+
+
+def test_save_config_refuses_bad_input_and_writes_nothing(hermes_home: Path) -> None:
+    write_config(hermes_home, workspace="team")
+    before = (hermes_home / "config.yaml").read_text()
+    provider = HonchoMemoryProvider()
+    with pytest.raises(ConfigError, match="Unknown Honcho setting"):
+        provider.save_config({"workspace": "x", "colour": "blue"}, str(hermes_home))
+    with pytest.raises(ConfigError, match=r"honcho\.timeout must be a number"):
+        provider.save_config({"api_key": "k", "timeout": "soon"}, str(hermes_home))
+    assert (hermes_home / "config.yaml").read_text() == before
+    assert not (hermes_home / ".env").exists()
