@@ -12,8 +12,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from hermes_core.errors import ConfigError
 
 CONFIG_FILENAME = "config.yaml"
@@ -48,6 +46,8 @@ def load_config(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, 
         return {}
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"Cannot read {path}: {exc}. Fix the file or its permissions.") from exc
+    import yaml  # imported here: commands that never read config skip its cost
+
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -67,6 +67,8 @@ def save_config(
     """Write *config* to ``config.yaml`` atomically (temp file, fsync, rename)."""
     path = config_path(hermes_home)
     path.parent.mkdir(parents=True, exist_ok=True)
+    import yaml
+
     text = yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True)
     fd, tmp = tempfile.mkstemp(prefix=".config.", suffix=".tmp", dir=path.parent)
     try:

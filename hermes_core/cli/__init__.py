@@ -8,7 +8,6 @@ commands through the ``register_commands`` hook.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import logging
 import sys
 from typing import Any
@@ -17,55 +16,74 @@ import click
 
 from hermes_core.errors import HermesMemoryError
 
-# command name -> "module:attribute"; one module per command group.
-BUILTIN_COMMANDS: dict[str, str] = {
-    "plugins": "hermes_core.cli.plugins_cmd:plugins",
-    "doctor": "hermes_core.cli.doctor_cmd:doctor",
-    "sessions": "hermes_core.cli.sessions_cmd:sessions",
-    "chat": "hermes_core.cli.chat_cmd:chat",
-    "demo": "hermes_core.cli.demo_cmd:demo",
-    "conformance": "hermes_core.cli.conformance_cmd:conformance",
-    "new-provider": "hermes_core.cli.scaffold_cmd:new_provider",
+# command name -> ("module:attribute", one-line help); one module per command group.
+# The help is here so ``hermes-memory --help`` imports none of the command modules.
+BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
+    "plugins": ("hermes_core.cli.plugins_cmd:plugins", "List discovered memory providers."),
+    "doctor": ("hermes_core.cli.doctor_cmd:doctor", "Check HERMES_HOME, config and providers."),
+    "sessions": ("hermes_core.cli.sessions_cmd:sessions", "Search and browse past sessions."),
+    "chat": ("hermes_core.cli.chat_cmd:chat", "Chat with an agent that has layered memory."),
+    "demo": ("hermes_core.cli.demo_cmd:demo", "Run every memory layer end to end, offline."),
+    "conformance": (
+        "hermes_core.cli.conformance_cmd:conformance",
+        "Run the conformance suite against a provider.",
+    ),
+    "new-provider": (
+        "hermes_core.cli.scaffold_cmd:new_provider",
+        "Create a new provider distribution from the template.",
+    ),
 }
+
+logger = logging.getLogger(__name__)
 
 
 class LazyGroup(click.Group):
-    """A click group that imports built-in commands on demand and adds plugin commands."""
+    """A click group that imports built-in commands on demand and adds plugin commands.
+
+    Each plugin's ``register_commands`` runs on its own, so one that raises
+    costs a warning, not the whole CLI.
+    """
 
     _plugin_commands_loaded = False
-
-    def _available_builtins(self) -> dict[str, str]:
-        found = {}
-        for name, target in BUILTIN_COMMANDS.items():
-            module_name = target.partition(":")[0]
-            if importlib.util.find_spec(module_name) is not None:
-                found[name] = target
-        return found
 
     def _load_plugin_commands(self) -> None:
         if self._plugin_commands_loaded:
             return
         self._plugin_commands_loaded = True
-        try:
-            from hermes_core.plugins import get_plugin_manager
-        except ImportError:  # discovery not available in a stripped install
-            return
-        get_plugin_manager().hook.register_commands(cli=self)
+        from hermes_core.plugins import get_plugin_manager
+
+        for impl in get_plugin_manager().hook.register_commands.get_hookimpls():
+            try:
+                impl.function(cli=self)
+            except Exception as exc:  # a broken plugin must not break the CLI
+                logger.warning(
+                    "Plugin %r failed to register its commands: %s", impl.plugin_name, exc
+                )
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         self._load_plugin_commands()
-        return sorted(set(self._available_builtins()) | set(self.commands))
+        return sorted(set(BUILTIN_COMMANDS) | set(self.commands))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = BUILTIN_COMMANDS.get(cmd_name)
-        if target is not None:
-            module_name, _, attr = target.partition(":")
-            if importlib.util.find_spec(module_name) is not None:
-                command: click.Command = getattr(importlib.import_module(module_name), attr)
-                return command
-        if cmd_name not in self.commands:
-            self._load_plugin_commands()
+        entry = BUILTIN_COMMANDS.get(cmd_name)
+        if entry is not None:
+            module_name, _, attr = entry[0].partition(":")
+            command: click.Command = getattr(importlib.import_module(module_name), attr)
+            return command
+        self._load_plugin_commands()
         return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self._load_plugin_commands()
+        rows = [(name, help_text) for name, (_, help_text) in BUILTIN_COMMANDS.items()]
+        rows += [
+            (name, command.get_short_help_str(limit=formatter.width))
+            for name, command in self.commands.items()
+            if name not in BUILTIN_COMMANDS and not command.hidden
+        ]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(sorted(rows))
 
 
 @click.group(cls=LazyGroup)

@@ -1,0 +1,198 @@
+"""``hermes-memory doctor``: check the installation and say what to fix."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import click
+
+Level = Literal["ok", "warn", "fail"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One check's outcome; ``fix`` says what to do when it is not ``ok``."""
+
+    level: Level
+    message: str
+    fix: str = ""
+
+
+def check_home(home: Path) -> list[Finding]:
+    """HERMES_HOME exists, is a directory and is writable."""
+    if not home.exists():
+        return [
+            Finding(
+                "fail",
+                f"HERMES_HOME {home} does not exist",
+                f"create it with `mkdir -p {home}` or point HERMES_HOME at an existing directory",
+            )
+        ]
+    if not home.is_dir():
+        return [
+            Finding("fail", f"HERMES_HOME {home} is not a directory", "point HERMES_HOME elsewhere")
+        ]
+    try:
+        with tempfile.TemporaryFile(dir=home):
+            pass
+    except OSError as exc:
+        return [
+            Finding(
+                "fail",
+                f"HERMES_HOME {home} is not writable ({exc.strerror or exc})",
+                f"fix its permissions, e.g. `chmod u+rwx {home}`",
+            )
+        ]
+    return [Finding("ok", f"HERMES_HOME {home} exists and is writable")]
+
+
+def check_config(home: Path) -> tuple[list[Finding], dict[str, Any] | None]:
+    """config.yaml parses and ``memory.provider`` / ``plugins.*`` are well-formed."""
+    from hermes_core.config import config_path, load_config, selected_provider
+    from hermes_core.discovery.policy import PluginPolicy
+    from hermes_core.errors import ConfigError
+
+    path = config_path(home)
+    try:
+        config = load_config(home)
+        selected_provider(config)
+        policy = PluginPolicy.from_sources(config, os.environ)
+    except ConfigError as exc:
+        return [Finding("fail", str(exc), f"edit {path}")], None
+    found = [
+        Finding("ok", f"{path} parses" if path.exists() else f"no {path}: using defaults"),
+        Finding("ok", f"plugin lists: {policy.describe()}"),
+    ]
+    return found, config
+
+
+def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
+    """The builtin and the selected provider load; every discovered provider's status."""
+    from hermes_core.config import selected_provider
+    from hermes_core.errors import PluginError
+    from hermes_core.plugins import discover_providers, load_builtin_provider, plugin_policy
+
+    found: list[Finding] = []
+    try:
+        load_builtin_provider()
+        found.append(Finding("ok", "builtin provider installed"))
+    except PluginError as exc:
+        found.append(Finding("fail", str(exc), "pip install hermes-memory-builtin"))
+    listing = discover_providers(home)
+    for info in listing:
+        if info.name == "builtin":
+            continue
+        if info.error:
+            found.append(
+                Finding(
+                    "warn",
+                    f"provider {info.name!r} ({info.source}) is broken: {info.error}",
+                    "fix or remove the plugin, or block it with HERMES_MEMORY_PLUGINS_BLOCK",
+                )
+            )
+        elif info.available:
+            found.append(Finding("ok", f"provider {info.name!r} is available"))
+        else:
+            found.append(
+                Finding("ok", f"provider {info.name!r} is unavailable: {info.unavailable_reason}")
+            )
+    selected = selected_provider(config) if config is not None else None
+    if selected is None:
+        found.append(Finding("ok", "memory.provider not set: builtin memory only"))
+        return found
+    match = next((info for info in listing if info.name == selected), None)
+    policy = plugin_policy(home)
+    if match is None and not policy.permits(selected):
+        found.append(
+            Finding(
+                "fail",
+                f"memory.provider is {selected!r} but the plugin lists exclude it "
+                f"({policy.describe()})",
+                "remove it from plugins.block / HERMES_MEMORY_PLUGINS_BLOCK or add it to the "
+                "allow list",
+            )
+        )
+    elif match is None:
+        names = ", ".join(i.name for i in listing if i.name != "builtin") or "none"
+        found.append(
+            Finding(
+                "fail",
+                f"memory.provider is {selected!r} but no such provider was found (found: {names})",
+                "install the provider's package, add its folder under "
+                f"{home / 'plugins'}, or change memory.provider in config.yaml",
+            )
+        )
+    elif match.error:
+        found.append(
+            Finding(
+                "fail",
+                f"memory.provider {selected!r} is broken: {match.error}",
+                "fix or reinstall the plugin, or change memory.provider in config.yaml",
+            )
+        )
+    elif not match.available:
+        found.append(
+            Finding(
+                "fail",
+                f"memory.provider {selected!r} is not available: "
+                f"{match.unavailable_reason or 'no reason given'}",
+                "do what the reason says, or change memory.provider in config.yaml",
+            )
+        )
+    else:
+        found.append(Finding("ok", f"memory.provider {selected!r} is available"))
+    return found
+
+
+def check_state_db(home: Path) -> list[Finding]:
+    """state.db, when present, opens and has a readable schema."""
+    path = home / "state.db"
+    if not path.exists():
+        return [Finding("ok", f"no {path} yet: it is created by the first session")]
+    try:
+        connection = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=5)
+        try:
+            tables = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        finally:
+            connection.close()
+    except sqlite3.Error as exc:
+        return [
+            Finding(
+                "fail",
+                f"{path} cannot be opened: {exc}",
+                "restore it from a backup or move it aside (sessions are then lost)",
+            )
+        ]
+    return [Finding("ok", f"{path} opens ({tables} schema objects)")]
+
+
+_MARKS: dict[Level, str] = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
+
+
+@click.command()
+@click.pass_context
+def doctor(ctx: click.Context) -> None:
+    """Check HERMES_HOME, config.yaml, every provider and state.db; say what to fix."""
+    from hermes_core.config import get_hermes_home
+
+    home = get_hermes_home()
+    findings = check_home(home)
+    config_findings, config = check_config(home)
+    findings += config_findings
+    findings += check_providers(home, config)
+    findings += check_state_db(home)
+    for finding in findings:
+        colour = {"ok": "green", "warn": "yellow", "fail": "red"}[finding.level]
+        click.echo(f"[{click.style(_MARKS[finding.level], fg=colour)}] {finding.message}")
+        if finding.fix and finding.level != "ok":
+            click.echo(f"       fix: {finding.fix}")
+    failures = sum(f.level == "fail" for f in findings)
+    warnings = sum(f.level == "warn" for f in findings)
+    click.echo(f"\n{failures} problem(s), {warnings} warning(s).")
+    if failures:
+        ctx.exit(1)

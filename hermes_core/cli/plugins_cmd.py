@@ -1,0 +1,94 @@
+"""``hermes-memory plugins``: list the memory providers discovery finds."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hermes_core.discovery.info import ProviderInfo
+    from hermes_core.discovery.registry import PluginRecord
+
+
+def _origin(distribution: str | None, version: str | None) -> str:
+    if distribution is None:
+        return ""
+    return f" ({distribution} {version})" if version else f" ({distribution})"
+
+
+def _status_line(info: ProviderInfo) -> str:
+    if info.shadowed_by:
+        return f"shadowed by a provider of the same name from {info.shadowed_by}"
+    if info.error:
+        return f"broken: {info.error}"
+    if info.available:
+        return "available"
+    return f"unavailable: {info.unavailable_reason or 'no reason given'}"
+
+
+def _render_provider(info: ProviderInfo) -> str:
+    from hermes_core.discovery.info import SOURCE_LABELS
+
+    lines = [f"{info.name}{_origin(info.distribution, info.version)}"]
+    if info.description:
+        lines.append(f"    {info.description}")
+    lines.append(f"    source: {SOURCE_LABELS[info.source]}")
+    if info.path:
+        lines.append(f"    path:   {info.path}")
+    if info.provider_name and info.provider_name != info.name:
+        lines.append(f"    provider name: {info.provider_name}")
+    lines.append(f"    status: {_status_line(info)}")
+    if not info.shadowed_by and not info.error:
+        lines.append(f"    hooks:  {', '.join(info.hooks) or '(required hooks only)'}")
+    return "\n".join(lines)
+
+
+def _render_plugin(record: PluginRecord) -> str:
+    line = f"{record.name}{_origin(record.distribution, record.version)}: {record.status}"
+    if record.hooks:
+        line += f"; hooks: {', '.join(record.hooks)}"
+    if record.error:
+        line += f"\n    error: {record.error}"
+    return line
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Also list broken and shadowed providers and every pluggy plugin.",
+)
+def plugins(as_json: bool, show_all: bool) -> None:
+    """List memory providers: name, distribution, source, hooks and availability."""
+    from hermes_core.plugins import discover_providers, list_plugins
+
+    found = discover_providers(include_shadowed=show_all)
+    shown = found if show_all else [p for p in found if not p.error]
+    hidden = len(found) - len(shown)
+    records = list_plugins() if show_all else []
+    if as_json:
+        payload: dict[str, object] = {"providers": [p.to_dict() for p in shown]}
+        if show_all:
+            payload["plugins"] = [r.to_dict() for r in records]
+        click.echo(json.dumps(payload, indent=2))
+        return
+    if not shown:
+        click.echo(
+            "No memory providers found. Install one (pip install hermes-memory-builtin) "
+            "or add a plugin folder under $HERMES_HOME/plugins/."
+        )
+    click.echo("\n\n".join(_render_provider(p) for p in shown))
+    if hidden:
+        click.echo(
+            f"\n{hidden} broken provider(s) hidden; `hermes-memory plugins --all` shows why."
+        )
+    if show_all:
+        click.echo("\nPluggy plugins (entry-point group hermes_memory):")
+        for record in records:
+            click.echo(f"  {_render_plugin(record)}")
+        if not records:
+            click.echo("  (none)")

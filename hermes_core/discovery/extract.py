@@ -1,0 +1,190 @@
+"""Turning whatever a plugin exposes into one :class:`MemoryProvider` instance.
+
+Accepted shapes: an instance, a subclass, a zero-argument factory, a
+``register(ctx)`` callable (Hermes style: it calls
+``ctx.register_memory_provider(provider)``), a module with ``register`` or with a
+subclass among its attributes, or any namespace holding a subclass.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import sys
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any, TypeGuard
+
+from hermes_core.errors import PluginError
+from hermes_core.provider import MemoryProvider
+
+logger = logging.getLogger("hermes_core.plugins")
+
+_REQUIRED_METHODS = ("is_available", "initialize", "get_tool_schemas")
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``"ValueError: bad key"`` — the cause as shown in warnings and listings."""
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def provider_bases() -> tuple[type, ...]:
+    """Base classes that make a provider: ours, plus real Hermes' when it is installed."""
+    bases: list[type] = [MemoryProvider]
+    hermes_module = sys.modules.get("agent.memory_provider")
+    hermes_base = getattr(hermes_module, "MemoryProvider", None)
+    if isinstance(hermes_base, type) and hermes_base is not MemoryProvider:
+        bases.append(hermes_base)
+    return tuple(bases)
+
+
+def is_provider_class(obj: Any) -> TypeGuard[type]:
+    """A concrete-or-abstract subclass of a provider base (not a base itself)."""
+    bases = provider_bases()
+    return isinstance(obj, type) and issubclass(obj, bases) and obj not in bases
+
+
+def is_provider_instance(obj: Any) -> bool:
+    """An instance of a provider base, or an object with the provider's required methods."""
+    if isinstance(obj, type | ModuleType):
+        return False
+    if isinstance(obj, provider_bases()):
+        return True
+    return hasattr(type(obj), "name") and all(
+        callable(getattr(obj, method, None)) for method in _REQUIRED_METHODS
+    )
+
+
+def _callable_name(obj: Any) -> str:
+    return getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
+
+
+def instantiate(obj: Any) -> Any:
+    """An instance from an instance, a provider class or a zero-argument factory."""
+    if is_provider_instance(obj):
+        return obj
+    if is_provider_class(obj):
+        try:
+            return obj()
+        except Exception as exc:
+            raise PluginError(
+                f"creating {_callable_name(obj)} raised {describe_exception(exc)}"
+            ) from exc
+    if callable(obj) and not isinstance(obj, type):
+        try:
+            result = obj()
+        except Exception as exc:
+            raise PluginError(
+                f"factory {_callable_name(obj)}() raised {describe_exception(exc)}"
+            ) from exc
+        if is_provider_class(result) or is_provider_instance(result):
+            return instantiate(result)
+        raise PluginError(
+            f"factory {_callable_name(obj)}() returned "
+            f"{type(result).__name__}, not a MemoryProvider"
+        )
+    raise PluginError(f"{obj!r} is not a MemoryProvider class, instance or factory")
+
+
+class RegistrationCollector:
+    """The ``ctx`` given to a Hermes plugin's ``register(ctx)``.
+
+    ``register_memory_provider(provider)`` is collected; any other
+    ``register_*`` call (tools, skills, CLI commands, hooks) is accepted and
+    ignored, because hermes-memory routes tools through the provider itself.
+    """
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.providers: list[Any] = []
+        self.ignored: list[str] = []
+
+    def register_memory_provider(self, provider: Any) -> None:
+        """Collect *provider* (an instance, class or factory)."""
+        self.providers.append(provider)
+
+    def __getattr__(self, name: str) -> Callable[..., None]:
+        if not name.startswith("register_"):
+            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
+        def ignore(*args: Any, **kwargs: Any) -> None:
+            self.ignored.append(name)
+            logger.debug("%s: ignoring ctx.%s(); only providers are loaded", self.label, name)
+
+        return ignore
+
+
+def _required_positionals(fn: Callable[..., Any]) -> int:
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return 0
+    return sum(
+        1
+        for p in signature.parameters.values()
+        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    )
+
+
+def _from_register(register: Callable[..., Any], label: str) -> tuple[Any | None, str | None]:
+    """Run ``register(ctx)``; return (instance or None, why it produced none)."""
+    ctx = RegistrationCollector(label)
+    try:
+        register(ctx)
+    except Exception as exc:
+        if not ctx.providers:
+            logger.debug("%s: register(ctx) raised %s", label, describe_exception(exc))
+            return None, f"register(ctx) raised {describe_exception(exc)}"
+        logger.warning(
+            "%s: register(ctx) raised %s after registering a provider; keeping the provider",
+            label,
+            describe_exception(exc),
+        )
+    if not ctx.providers:
+        return None, "register(ctx) did not call ctx.register_memory_provider()"
+    return instantiate(ctx.providers[0]), None
+
+
+def _from_namespace(namespace: Any, label: str) -> Any:
+    problems: list[str] = []
+    register = getattr(namespace, "register", None)
+    if callable(register):
+        provider, problem = _from_register(register, label)
+        if provider is not None:
+            return provider
+        if problem:
+            problems.append(problem)
+    # Fallback: the first provider subclass that instantiates, own classes first.
+    own_module = getattr(namespace, "__name__", None)
+    classes: list[type] = []
+    for attr in dir(namespace):
+        value = getattr(namespace, attr, None)
+        if not attr.startswith("__") and is_provider_class(value) and not inspect.isabstract(value):
+            classes.append(value)
+    classes.sort(key=lambda cls: cls.__module__ != own_module)
+    for cls in classes:
+        try:
+            return cls()
+        except Exception as exc:
+            problems.append(f"creating {cls.__qualname__} raised {describe_exception(exc)}")
+    if not problems:
+        problems.append(
+            "no provider found: define register(ctx) calling "
+            "ctx.register_memory_provider(...) or a MemoryProvider subclass"
+        )
+    raise PluginError("; ".join(problems))
+
+
+def provider_from_object(obj: Any, label: str) -> Any:
+    """Build a provider from a module, class, instance, factory, ``register`` or namespace."""
+    if is_provider_instance(obj) or is_provider_class(obj):
+        return instantiate(obj)
+    if callable(obj) and not isinstance(obj, type | ModuleType):
+        if _required_positionals(obj) >= 1:
+            provider, problem = _from_register(obj, label)
+            if provider is None:
+                raise PluginError(problem or "register(ctx) registered no provider")
+            return provider
+        return instantiate(obj)
+    return _from_namespace(obj, label)

@@ -1,0 +1,211 @@
+"""Folder plugins: ``$HERMES_HOME/plugins/<name>/`` and ``./.hermes/plugins/<name>/``.
+
+Rules (those of Hermes Agent, so its plugins are found in the same places):
+
+* only direct children of the plugins directory count, and names starting with
+  ``_`` or ``.`` are skipped (``plugins/memory/<name>`` is *not* found);
+* a child qualifies when its ``__init__.py`` mentions ``register_memory_provider``
+  or ``MemoryProvider`` within its first 8 KB — a text check, nothing is imported;
+  a child without a root ``__init__.py`` qualifies when it looks like a project
+  root (``plugin.yaml``, ``pyproject.toml``, ``setup.py`` or ``setup.cfg``) holding
+  exactly one package subdirectory that passes the same check (the layout of an
+  unpacked source distribution) — so ``plugins/memory/<name>`` stays unfound;
+* the package is imported under a synthetic name,
+  ``_hermes_user_memory.<name>__source_<sha256 of its resolved path, 16 hex>``,
+  so two homes holding a plugin of the same name never collide; its ``*.py``
+  siblings are imported first as submodules (failures ignored), and relative
+  imports, nested packages and namespace subdirectories resolve normally;
+* a per-module-name lock keeps concurrent loads from seeing a half-run module;
+  a module that fails to import is removed again so a fixed plugin can load.
+
+An optional ``plugin.yaml`` (read as UTF-8 with or without BOM) gives ``name``,
+``description`` and ``version``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import re
+import sys
+import threading
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hermes_core.discovery.extract import describe_exception
+from hermes_core.errors import PluginError
+
+logger = logging.getLogger("hermes_core.plugins")
+
+HEURISTIC_CHARS = 8192
+MARKERS = ("register_memory_provider", "MemoryProvider")
+NAMESPACE = "_hermes_user_memory"
+MANIFEST = "plugin.yaml"
+PROJECT_MARKERS = (MANIFEST, "pyproject.toml", "setup.py", "setup.cfg")
+
+
+@dataclass(frozen=True)
+class PluginFolder:
+    """A plugin directory that passed the text heuristic."""
+
+    name: str
+    root: Path
+    package_dir: Path
+    manifest: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def description(self) -> str:
+        """``description`` from ``plugin.yaml``, or ``""``."""
+        return str(self.manifest.get("description") or "").strip()
+
+    @property
+    def version(self) -> str | None:
+        """``version`` from ``plugin.yaml``, if any."""
+        value = self.manifest.get("version")
+        return str(value) if value is not None else None
+
+    @property
+    def module_name(self) -> str:
+        """The synthetic module name this plugin is imported under."""
+        import hashlib  # only needed once a folder plugin is loaded
+
+        digest = hashlib.sha256(str(self.package_dir.resolve()).encode()).hexdigest()[:16]
+        safe = re.sub(r"\W", "_", self.name)
+        return f"{NAMESPACE}.{safe}__source_{digest}"
+
+
+def mentions_memory_provider(init_file: Path) -> bool:
+    """The cheap heuristic: a marker within the first 8 KB of *init_file*."""
+    try:
+        with init_file.open(encoding="utf-8", errors="replace") as handle:
+            head = handle.read(HEURISTIC_CHARS)
+    except OSError:
+        return False
+    return any(marker in head for marker in MARKERS)
+
+
+def _visible_dirs(directory: Path) -> list[Path]:
+    try:
+        children = sorted(directory.iterdir(), key=lambda p: p.name)
+    except OSError:
+        return []
+    return [c for c in children if c.is_dir() and not c.name.startswith(("_", "."))]
+
+
+def _package_dir(plugin_root: Path) -> Path | None:
+    init = plugin_root / "__init__.py"
+    if init.is_file():
+        return plugin_root if mentions_memory_provider(init) else None
+    # pip-style layout: a project root (manifest or packaging file) holding one package.
+    if not any((plugin_root / marker).is_file() for marker in PROJECT_MARKERS):
+        return None
+    packages = [
+        child
+        for child in _visible_dirs(plugin_root)
+        if mentions_memory_provider(child / "__init__.py")
+    ]
+    return packages[0] if len(packages) == 1 else None
+
+
+def read_manifest(plugin_root: Path, package_dir: Path) -> dict[str, Any]:
+    """``plugin.yaml`` of a plugin (root first, then the package); ``{}`` if absent or bad."""
+    import yaml
+
+    for directory in dict.fromkeys((plugin_root, package_dir)):
+        path = directory / MANIFEST
+        if not path.is_file():
+            continue
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            logger.warning("Ignoring %s: %s", path, describe_exception(exc))
+            return {}
+        return data if isinstance(data, dict) else {}
+    return {}
+
+
+def scan_plugin_folders(plugins_dir: Path) -> list[PluginFolder]:
+    """Memory-plugin folders directly under *plugins_dir*, sorted by name."""
+    found = []
+    for child in _visible_dirs(plugins_dir):
+        package_dir = _package_dir(child)
+        if package_dir is not None:
+            found.append(PluginFolder(child.name, child, package_dir))
+    return found
+
+
+def with_manifest(folder: PluginFolder) -> PluginFolder:
+    """*folder* with its ``plugin.yaml`` read."""
+    manifest = read_manifest(folder.root, folder.package_dir)
+    return PluginFolder(folder.name, folder.root, folder.package_dir, manifest)
+
+
+_locks_guard = threading.Lock()
+_module_locks: dict[str, threading.Lock] = {}
+
+
+def _lock_for(module_name: str) -> threading.Lock:
+    with _locks_guard:
+        return _module_locks.setdefault(module_name, threading.Lock())
+
+
+def _ensure_namespace() -> None:
+    if NAMESPACE not in sys.modules:
+        namespace = types.ModuleType(NAMESPACE, "Folder memory plugins, one per resolved path.")
+        namespace.__path__ = []
+        sys.modules[NAMESPACE] = namespace
+
+
+def _forget(module_name: str) -> None:
+    for name in [n for n in sys.modules if n == module_name or n.startswith(module_name + ".")]:
+        del sys.modules[name]
+
+
+def _preload_siblings(package: types.ModuleType, package_dir: Path) -> None:
+    for path in sorted(package_dir.glob("*.py")):
+        if path.stem == "__init__" or not path.stem.isidentifier():
+            continue
+        name = f"{package.__name__}.{path.stem}"
+        if name in sys.modules:
+            continue
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            continue
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except (Exception, SystemExit) as exc:  # a sibling may fail; __init__ decides
+            sys.modules.pop(name, None)
+            logger.debug("Pre-loading %s failed: %s", path, describe_exception(exc))
+            continue
+        setattr(package, path.stem, module)
+
+
+def load_folder_module(folder: PluginFolder) -> types.ModuleType:
+    """Import *folder*'s package under its synthetic name (cached while it succeeds)."""
+    module_name = folder.module_name
+    with _lock_for(module_name):
+        cached = sys.modules.get(module_name)
+        if cached is not None and getattr(cached, "__file__", None):
+            return cached
+        _ensure_namespace()
+        init = folder.package_dir / "__init__.py"
+        spec = importlib.util.spec_from_file_location(
+            module_name, init, submodule_search_locations=[str(folder.package_dir)]
+        )
+        if spec is None or spec.loader is None:  # pragma: no cover - a .py path always has one
+            raise PluginError(f"Cannot import {init}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            _preload_siblings(module, folder.package_dir)
+            spec.loader.exec_module(module)
+        except BaseException as exc:
+            _forget(module_name)  # never leave a half-run module behind
+            if not isinstance(exc, Exception | SystemExit):
+                raise
+            raise PluginError(f"importing {init} raised {describe_exception(exc)}") from exc
+        return module

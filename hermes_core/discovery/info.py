@@ -1,0 +1,162 @@
+"""The listing entry of a discovered provider, and probing a provider for it."""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Literal
+
+from hermes_core.discovery.extract import describe_exception, provider_bases
+
+Source = Literal["entry_point", "folder", "project", "hermes_entry_point"]
+
+SOURCE_LABELS: dict[str, str] = {
+    "entry_point": "entry point (hermes_memory)",
+    "folder": "folder ($HERMES_HOME/plugins)",
+    "project": "project folder (./.hermes/plugins)",
+    "hermes_entry_point": "entry point (hermes_agent.memory_providers)",
+}
+
+OPTIONAL_HOOKS = (
+    "initialize_for_inspection",
+    "unavailable_reason",
+    "system_prompt_block",
+    "prefetch",
+    "queue_prefetch",
+    "recall_status",
+    "sync_turn",
+    "handle_tool_call",
+    "shutdown",
+    "on_turn_start",
+    "on_session_end",
+    "on_session_switch",
+    "on_pre_compress",
+    "on_delegation",
+    "on_memory_write",
+    "get_config_schema",
+    "save_config",
+    "backup_paths",
+)
+"""Hooks with a default in :class:`MemoryProvider`; listings show the ones a provider overrides."""
+
+
+@dataclass(frozen=True)
+class ProviderInfo:
+    """One discovered provider, as ``hermes-memory plugins`` lists it.
+
+    ``name`` is the key ``memory.provider`` selects: the provider's own name for
+    ``hermes_memory`` entry points, the directory name for folders, the
+    entry-point name for ``hermes_agent.memory_providers``. ``provider_name`` is
+    what the loaded instance calls itself. ``error`` is set when the plugin is
+    broken (it could not be imported, created or probed); ``shadowed_by`` names
+    the source that won when another source offers the same name.
+    """
+
+    name: str
+    description: str = ""
+    source: Source = "entry_point"
+    distribution: str | None = None
+    version: str | None = None
+    path: str | None = None
+    hooks: tuple[str, ...] = ()
+    available: bool = False
+    unavailable_reason: str = ""
+    error: str | None = None
+    provider_name: str | None = None
+    plugin: str | None = None
+    shadowed_by: str | None = None
+
+    @property
+    def status(self) -> str:
+        """``available``, ``unavailable``, ``broken`` or ``shadowed``."""
+        if self.shadowed_by:
+            return "shadowed"
+        if self.error:
+            return "broken"
+        return "available" if self.available else "unavailable"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (``hermes-memory plugins --json``)."""
+        data = asdict(self)
+        data["hooks"] = list(self.hooks)
+        data["status"] = self.status
+        return data
+
+    def with_changes(self, **changes: Any) -> ProviderInfo:
+        """A copy with some fields replaced."""
+        return replace(self, **changes)
+
+
+def implemented_hooks(provider_class: type) -> tuple[str, ...]:
+    """Optional hooks that *provider_class* defines itself rather than inheriting a default."""
+    bases = provider_bases()
+    hooks = []
+    for hook in OPTIONAL_HOOKS:
+        for klass in provider_class.__mro__:
+            if hook in vars(klass):
+                if klass not in bases and klass is not object:
+                    hooks.append(hook)
+                break
+    return tuple(hooks)
+
+
+def source_file(obj: Any) -> str | None:
+    """File of *obj* when it is a module, else of the module defining its class."""
+    if inspect.ismodule(obj):
+        return getattr(obj, "__file__", None)
+    klass = obj if inspect.isclass(obj) else type(obj)
+    return getattr(sys.modules.get(klass.__module__), "__file__", None)
+
+
+def first_doc_line(obj: Any) -> str:
+    """First line of the class docstring of *obj* (not inherited), or ``""``."""
+    klass = obj if inspect.isclass(obj) else type(obj)
+    doc = vars(klass).get("__doc__") or ""
+    return doc.strip().splitlines()[0].strip() if doc.strip() else ""
+
+
+def probe(provider: Any, info: ProviderInfo) -> ProviderInfo:
+    """Fill *info* from a live *provider*: name, hooks, availability, schema check.
+
+    Nothing raised by the provider escapes: a failing ``name`` or
+    ``is_available``, or (for an available provider) a failing
+    ``get_tool_schemas``, marks the entry broken.
+    """
+    changes: dict[str, Any] = {
+        "hooks": implemented_hooks(type(provider)),
+        "path": info.path or source_file(provider),
+        "description": info.description or first_doc_line(provider),
+    }
+    try:
+        changes["provider_name"] = str(provider.name)
+    except Exception as exc:
+        return info.with_changes(**changes, error=f"name raised {describe_exception(exc)}")
+    try:
+        available = bool(provider.is_available())
+    except Exception as exc:
+        error = f"is_available() raised {describe_exception(exc)}"
+        return info.with_changes(**changes, error=error)
+    changes["available"] = available
+    if not available:
+        try:
+            changes["unavailable_reason"] = str(provider.unavailable_reason() or "")
+        except Exception as exc:
+            changes["unavailable_reason"] = (
+                f"(unavailable_reason() raised {describe_exception(exc)})"
+            )
+        return info.with_changes(**changes)
+    # Registration reads the tool schemas first; a provider failing here would fail there.
+    try:
+        schemas = provider.get_tool_schemas()
+    except Exception as exc:
+        return info.with_changes(
+            **{**changes, "available": False},
+            error=f"get_tool_schemas() raised {describe_exception(exc)}",
+        )
+    if not isinstance(schemas, list):
+        return info.with_changes(
+            **{**changes, "available": False},
+            error=f"get_tool_schemas() returned {type(schemas).__name__}, expected a list",
+        )
+    return info.with_changes(**changes)

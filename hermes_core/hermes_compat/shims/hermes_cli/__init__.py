@@ -1,0 +1,3 @@
+"""``hermes_cli``: hermes-core standing in for Hermes Agent's CLI package."""
+
+__hermes_compat__ = True

@@ -1,0 +1,427 @@
+"""Plugin discovery: where memory providers come from, and which one wins.
+
+Four sources offer providers, consulted in this order of precedence (when two
+offer the same name, the first one wins and the other is listed as shadowed):
+
+1. ``entry_point`` — pluggy plugins of project ``hermes_memory``: installed
+   distributions declaring ``[project.entry-points.hermes_memory]`` whose module
+   implements ``register_memory_providers(register)``. The name is the
+   provider's own ``name``.
+2. ``folder`` — ``$HERMES_HOME/plugins/<name>/`` written the Hermes Agent way
+   (``register(ctx)`` or a ``MemoryProvider`` subclass). The name is the
+   directory name.
+3. ``project`` — ``./.hermes/plugins/<name>/``, only when
+   ``HERMES_ENABLE_PROJECT_PLUGINS`` is truthy, so a repository you ``cd`` into
+   cannot inject a backend.
+4. ``hermes_entry_point`` — Hermes Agent's own entry-point group
+   ``hermes_agent.memory_providers``; the name is the entry-point name.
+
+Why this order: installed distributions are the versioned, tested path (the
+builtin provider is one of them), so a stray folder can never replace
+``builtin`` or an installed provider of the same name — the same rule Hermes
+applies to its bundled providers. Among what remains, the user's own profile
+beats the project directory, and both beat the Hermes group, which exists only
+for compatibility. Precedence follows the source, not the plugin's health: a
+broken plugin still holds its name, and the listing says why it is broken.
+
+``plugins.allow`` / ``plugins.block`` in ``config.yaml`` and the environment
+variables ``HERMES_MEMORY_PLUGINS_ALLOW`` / ``HERMES_MEMORY_PLUGINS_BLOCK`` filter
+every source (see :mod:`hermes_core.discovery.policy`). A broken plugin never
+breaks discovery: it costs one warning naming the plugin and the cause, and its
+listing entry carries the error. ``HERMES_HOME`` is resolved on every call.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+from hermes_core.config import get_hermes_home, load_config, selected_provider
+from hermes_core.discovery.entry_points import entry_points_in
+from hermes_core.discovery.extract import (
+    describe_exception,
+    instantiate,
+    provider_from_object,
+)
+from hermes_core.discovery.folders import (
+    PluginFolder,
+    load_folder_module,
+    scan_plugin_folders,
+    with_manifest,
+)
+from hermes_core.discovery.info import ProviderInfo, Source, probe
+from hermes_core.discovery.policy import PluginPolicy, current_policy
+from hermes_core.discovery.registry import (
+    PluginRecord,
+    PluginRegistry,
+    Registration,
+    get_registry,
+    plugin_label,
+    reset_registry,
+)
+from hermes_core.errors import ConfigError, PluginError
+from hermes_core.provider import MemoryProvider
+
+__all__ = [
+    "BUILTIN_PROVIDER",
+    "HERMES_ENTRY_POINT_GROUP",
+    "PROJECT_PLUGINS_ENV",
+    "SOURCE_PRECEDENCE",
+    "PluginPolicy",
+    "PluginRecord",
+    "ProviderInfo",
+    "activate_providers",
+    "discover_providers",
+    "get_plugin_manager",
+    "list_plugins",
+    "load_builtin_provider",
+    "load_memory_provider",
+    "plugin_policy",
+    "reset_plugin_manager",
+]
+
+logger = logging.getLogger("hermes_core.plugins")
+
+BUILTIN_PROVIDER = "builtin"
+HERMES_ENTRY_POINT_GROUP = "hermes_agent.memory_providers"
+PROJECT_PLUGINS_ENV = "HERMES_ENABLE_PROJECT_PLUGINS"
+SOURCE_PRECEDENCE: tuple[Source, ...] = ("entry_point", "folder", "project", "hermes_entry_point")
+_TRUTHY = {"1", "true", "yes", "on"}
+
+
+def get_plugin_manager() -> pluggy.PluginManager:
+    """The process-wide pluggy manager with every permitted ``hermes_memory`` plugin."""
+    return get_registry().pm
+
+
+def reset_plugin_manager() -> None:
+    """Drop the cached manager; the next call rebuilds it (tests, changed allow lists)."""
+    reset_registry()
+
+
+def list_plugins() -> list[PluginRecord]:
+    """Every pluggy plugin with its distribution and hooks, plus blocked and failed ones."""
+    return get_registry().plugins()
+
+
+def plugin_policy(hermes_home: str | os.PathLike[str] | None = None) -> PluginPolicy:
+    """The allow/block lists in force for *hermes_home* (default: the active home)."""
+    return current_policy(_home(hermes_home))
+
+
+def _home(hermes_home: str | os.PathLike[str] | None) -> Path:
+    return Path(hermes_home).expanduser() if hermes_home is not None else get_hermes_home()
+
+
+@dataclass
+class _Candidate:
+    """A provider one source offers under *name*; ``load`` builds an instance."""
+
+    name: str
+    info: ProviderInfo
+    label: str
+    load: Callable[[], Any]
+
+    def permitted_by(self, policy: PluginPolicy) -> bool:
+        return policy.permits(
+            self.name, self.info.plugin, self.info.distribution, self.info.provider_name
+        )
+
+
+def _static_name(obj: Any) -> str | None:
+    """A provider's name read without creating it (a plain string class attribute)."""
+    value = getattr(obj, "name", None) if isinstance(obj, type) else None
+    return value if isinstance(value, str) else None
+
+
+def _from_registration(reg: Registration) -> _Candidate:
+    label = f"plugin {plugin_label(reg.plugin, reg.distribution, reg.version)}"
+    base = ProviderInfo(
+        name=reg.plugin,
+        source="entry_point",
+        distribution=reg.distribution,
+        version=reg.version,
+        plugin=reg.plugin,
+    )
+    if reg.error is not None:
+        return _Candidate(reg.plugin, base, label, _fail(reg.error))
+    static_name = _static_name(reg.obj)
+    if static_name is not None:  # known without creating it: create it only when loaded
+        obj = reg.obj
+        return _Candidate(
+            static_name, base.with_changes(name=static_name), label, lambda: instantiate(obj)
+        )
+    try:
+        provider = instantiate(reg.obj)
+        name = str(provider.name)
+    except Exception as exc:  # PluginError from instantiate, or a raising ``name``
+        cause = str(exc) if isinstance(exc, PluginError) else describe_exception(exc)
+        return _Candidate(reg.plugin, base, label, _fail(cause))
+    info = base.with_changes(name=name, provider_name=name)
+    return _Candidate(name, info, label, lambda: provider)
+
+
+def _fail(cause: str) -> Callable[[], Any]:
+    def load() -> Any:
+        raise PluginError(cause)
+
+    return load
+
+
+def _pluggy_candidates(registry: PluginRegistry) -> Iterator[_Candidate]:
+    for reg in registry.registrations():
+        yield _from_registration(reg)
+
+
+def _folder_candidates(plugins_dir: Path, source: Source) -> Iterator[_Candidate]:
+    for folder in scan_plugin_folders(plugins_dir):
+        folder = with_manifest(folder)
+        info = ProviderInfo(
+            name=folder.name,
+            description=folder.description,
+            source=source,
+            version=folder.version,
+            path=str(folder.root),
+        )
+        label = f"{source} plugin at {folder.root}"
+        yield _Candidate(folder.name, info, label, _folder_loader(folder))
+
+
+def _install_hermes_compat() -> None:
+    """Serve the Hermes module names before a Hermes-style plugin is imported."""
+    from hermes_core import hermes_compat  # imported only when such a plugin exists
+
+    hermes_compat.install()
+
+
+def _folder_loader(folder: PluginFolder) -> Callable[[], Any]:
+    def load() -> Any:
+        _install_hermes_compat()
+        module = load_folder_module(folder)
+        return provider_from_object(module, f"plugin folder {folder.root}")
+
+    return load
+
+
+def _hermes_entry_point_candidates() -> Iterator[_Candidate]:
+    for ref in entry_points_in(HERMES_ENTRY_POINT_GROUP):
+        info = ProviderInfo(
+            name=ref.name,
+            source="hermes_entry_point",
+            distribution=ref.distribution,
+            version=ref.version,
+            plugin=ref.name,
+        )
+        label = (
+            f"entry point {plugin_label(ref.name, ref.distribution, ref.version)} "
+            f"of group {HERMES_ENTRY_POINT_GROUP}"
+        )
+
+        def load(ep: Any = ref.entry_point, label: str = label) -> Any:
+            _install_hermes_compat()
+            try:
+                obj = ep.load()
+            except (Exception, SystemExit) as exc:  # SystemExit from a plugin counts too
+                raise PluginError(f"importing {ep.value} raised {describe_exception(exc)}") from exc
+            return provider_from_object(obj, label)
+
+        yield _Candidate(ref.name, info, label, load)
+
+
+def _project_plugins_dir(user_dir: Path) -> Path | None:
+    if os.environ.get(PROJECT_PLUGINS_ENV, "").strip().lower() not in _TRUTHY:
+        return None
+    project_dir = Path.cwd() / ".hermes" / "plugins"
+    try:
+        if project_dir.resolve() == user_dir.resolve():
+            return None
+    except OSError:
+        return None
+    return project_dir
+
+
+def _candidates(home: Path) -> Iterator[_Candidate]:
+    """Every offered provider, highest precedence first."""
+    yield from _pluggy_candidates(get_registry())
+    user_dir = home / "plugins"
+    yield from _folder_candidates(user_dir, "folder")
+    project_dir = _project_plugins_dir(user_dir)
+    if project_dir is not None:
+        yield from _folder_candidates(project_dir, "project")
+    yield from _hermes_entry_point_candidates()
+
+
+def _describe(candidate: _Candidate) -> ProviderInfo:
+    """Load and probe *candidate*; any failure becomes one warning and the entry's error."""
+    try:
+        provider = candidate.load()
+    except PluginError as exc:
+        logger.warning(
+            "Memory provider %r (%s) is broken: %s", candidate.name, candidate.label, exc
+        )
+        return candidate.info.with_changes(error=str(exc))
+    info = probe(provider, candidate.info)
+    if info.error:
+        logger.warning(
+            "Memory provider %r (%s) is broken: %s", candidate.name, candidate.label, info.error
+        )
+    return info
+
+
+def discover_providers(
+    hermes_home: str | os.PathLike[str] | None = None, *, include_shadowed: bool = False
+) -> list[ProviderInfo]:
+    """Every provider the sources offer, one entry per name.
+
+    Entries come grouped by source in precedence order, sorted by name within a
+    source.
+    Each entry is probed (created, ``is_available()``, ``unavailable_reason()``,
+    ``get_tool_schemas()``); broken plugins appear with ``error`` set. With
+    *include_shadowed*, entries that lost their name to a higher source are
+    included too, with ``shadowed_by`` set (they are not loaded).
+    """
+    home = _home(hermes_home)
+    policy = current_policy(home)
+    winners: dict[str, ProviderInfo] = {}
+    listing: list[ProviderInfo] = []
+    for candidate in _candidates(home):
+        if not candidate.permitted_by(policy):
+            continue
+        winner = winners.get(candidate.name)
+        if winner is not None:
+            if winner.source == candidate.info.source:
+                logger.warning(
+                    "Two %s plugins offer the memory provider %r; using the one from %s",
+                    winner.source,
+                    candidate.name,
+                    winner.distribution or winner.plugin or winner.path,
+                )
+            if include_shadowed:
+                listing.append(candidate.info.with_changes(shadowed_by=winner.source))
+            continue
+        info = _describe(candidate)
+        winners[candidate.name] = info
+        listing.append(info)
+    listing.sort(key=lambda i: (SOURCE_PRECEDENCE.index(i.source), bool(i.shadowed_by), i.name))
+    return listing
+
+
+def load_memory_provider(
+    name: str, hermes_home: str | os.PathLike[str] | None = None
+) -> MemoryProvider | None:
+    """A fresh instance of provider *name* from the highest-precedence source offering it.
+
+    A source whose offer the allow/block lists exclude is passed over. Returns
+    ``None`` (after a warning saying why) when every offer is excluded or the
+    winning one fails to load; ``None`` silently when nobody offers the name.
+    """
+    home = _home(hermes_home)
+    policy = current_policy(home)
+    blocked = False
+    for candidate in _candidates(home):
+        if candidate.name != name:
+            continue
+        if not candidate.permitted_by(policy):
+            blocked = True  # a lower-precedence source may still offer the name
+            continue
+        try:
+            provider: MemoryProvider = candidate.load()
+        except PluginError as exc:
+            logger.warning("Failed to load memory provider %r (%s): %s", name, candidate.label, exc)
+            return None
+        return provider
+    if blocked:
+        logger.warning(
+            "Memory provider %r is disabled by the plugin allow/block lists (%s)",
+            name,
+            policy.describe(),
+        )
+    else:
+        logger.debug("No source offers a memory provider named %r", name)
+    return None
+
+
+def load_builtin_provider() -> MemoryProvider:
+    """The builtin provider (``hermes-memory-builtin``); :class:`PluginError` if absent/broken."""
+    registry = get_registry()
+    for candidate in _pluggy_candidates(registry):
+        if candidate.name != BUILTIN_PROVIDER:
+            continue
+        try:
+            provider: MemoryProvider = candidate.load()
+        except PluginError as exc:
+            raise PluginError(
+                f"The builtin memory provider failed to load: {exc}. Reinstall it with "
+                "`pip install --force-reinstall hermes-memory-builtin`."
+            ) from exc
+        return provider
+    failed = [r for r in registry.plugins() if r.name == BUILTIN_PROVIDER and r.error]
+    cause = f" (its plugin could not be loaded: {failed[0].error})" if failed else ""
+    raise PluginError(
+        f"The builtin memory provider is not installed{cause}. It provides the memory and "
+        "session_search tools; install it with `pip install hermes-memory-builtin`."
+    )
+
+
+def _warn_not_activated(name: str, why: str) -> None:
+    logger.warning(
+        "Memory provider %r (memory.provider in config.yaml) %s; continuing with the builtin "
+        "provider only. Run `hermes-memory doctor` for details.",
+        name,
+        why,
+    )
+
+
+def activate_providers(
+    manager: Any,
+    config: dict[str, Any] | None = None,
+    hermes_home: str | os.PathLike[str] | None = None,
+) -> list[str]:
+    """Register the builtin provider, then ``memory.provider`` if it loads and is available.
+
+    A missing, broken or unavailable external provider costs a warning (with its
+    ``unavailable_reason()``) and leaves the builtin provider running alone.
+    Returns the names of the providers added to *manager*.
+    """
+    home = _home(hermes_home)
+    builtin = load_builtin_provider()
+    manager.add_provider(builtin)
+    activated = [builtin.name]
+    try:
+        name = selected_provider(load_config(home) if config is None else config)
+    except ConfigError as exc:
+        logger.warning("%s Continuing with the builtin provider only.", exc)
+        return activated
+    if name is None:
+        return activated
+    provider = load_memory_provider(name, home)
+    if provider is None:
+        _warn_not_activated(name, "could not be found or loaded")
+        return activated
+    try:
+        available = provider.is_available()
+    except Exception as exc:
+        _warn_not_activated(name, f"failed its availability check ({describe_exception(exc)})")
+        return activated
+    if not available:
+        try:
+            reason = provider.unavailable_reason()
+        except Exception as exc:
+            reason = f"unavailable_reason() raised {describe_exception(exc)}"
+        _warn_not_activated(name, f"is not available: {reason or 'no reason given'}")
+        return activated
+    try:
+        provider.get_tool_schemas()
+        manager.add_provider(provider)
+    except Exception as exc:
+        _warn_not_activated(name, f"could not be registered ({describe_exception(exc)})")
+        return activated
+    if manager.get_provider(provider.name) is provider:
+        activated.append(provider.name)
+    return activated

@@ -1,0 +1,212 @@
+"""``hermes-memory plugins`` and ``hermes-memory doctor``."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from plugin_kit import ensure_builtin, folder_plugin, fresh_discovery, provider_source
+
+from hermes_core.cli import cli
+from hermes_core.plugins import get_plugin_manager
+
+
+@pytest.fixture(autouse=True)
+def _fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    with fresh_discovery(tmp_path_factory.getbasetemp()):
+        yield
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def plugins_dir(hermes_home: Path) -> Path:
+    folder_plugin(hermes_home / "plugins", "good", provider_source("good", doc="Good memory."))
+    folder_plugin(
+        hermes_home / "plugins",
+        "offline",
+        provider_source("offline", available=False)
+        + "\n    def unavailable_reason(self):\n        return 'set OFFLINE_KEY'\n",
+    )
+    folder_plugin(hermes_home / "plugins", "cracked", provider_source("cracked") + "\n1/0\n")
+    return hermes_home / "plugins"
+
+
+def test_plugins_json_lists_providers_with_their_details(plugins_dir: Path) -> None:
+    result = invoke("plugins", "--json")
+    assert result.exit_code == 0
+    payload = json.loads(result.stdout)
+    assert set(payload) == {"providers"}
+    entries = {p["name"]: p for p in payload["providers"]}
+    assert "cracked" not in entries  # broken plugins only with --all
+    good = entries["good"]
+    assert good["source"] == "folder" and good["status"] == "available"
+    assert good["description"] == "Good memory."
+    assert good["path"] == str(plugins_dir / "good")
+    offline = entries["offline"]
+    assert (offline["available"], offline["unavailable_reason"]) == (False, "set OFFLINE_KEY")
+    assert offline["hooks"] == ["unavailable_reason"]
+
+
+def test_plugins_all_adds_broken_providers_and_pluggy_plugins(plugins_dir: Path) -> None:
+    payload = json.loads(invoke("plugins", "--all", "--json").stdout)
+    entries = {p["name"]: p for p in payload["providers"]}
+    assert entries["cracked"]["status"] == "broken"
+    assert "ZeroDivisionError" in entries["cracked"]["error"]
+    assert isinstance(payload["plugins"], list)
+    registered = {name for name, _ in get_plugin_manager().list_name_plugin()}
+    assert {p["name"] for p in payload["plugins"]} >= registered
+
+
+def test_plugins_text_output(plugins_dir: Path) -> None:
+    result = invoke("plugins")
+    assert result.exit_code == 0
+    out = result.stdout
+    assert "good\n    Good memory.\n    source: folder ($HERMES_HOME/plugins)" in out
+    assert "status: available" in out
+    assert "status: unavailable: set OFFLINE_KEY" in out
+    assert "hooks:  unavailable_reason" in out
+    assert "cracked" not in out.split("hidden")[0]
+    assert "1 broken provider(s) hidden" in out
+    everything = invoke("plugins", "--all").stdout
+    assert "status: broken: importing" in everything and "ZeroDivisionError" in everything
+    assert "Pluggy plugins (entry-point group hermes_memory):" in everything
+
+
+def test_plugins_all_shows_shadowed_offers(
+    hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder_plugin(hermes_home / "plugins", "twin", provider_source("twin"))
+    project = tmp_path / "proj"
+    folder_plugin(project / ".hermes" / "plugins", "twin", provider_source("twin"))
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("HERMES_ENABLE_PROJECT_PLUGINS", "yes")
+    entries = json.loads(invoke("plugins", "--all", "--json").stdout)["providers"]
+    twins = [(e["source"], e["status"]) for e in entries if e["name"] == "twin"]
+    assert twins == [("folder", "available"), ("project", "shadowed")]
+
+
+def test_plugins_with_nothing_found_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HERMES_MEMORY_PLUGINS_ALLOW", "")
+    pm = get_plugin_manager()
+    for name, _ in list(pm.list_name_plugin()):
+        pm.unregister(name=name)
+    result = invoke("plugins")
+    assert "No memory providers found" in result.stdout
+
+
+# ---------------------------------------------------------------------------- doctor
+
+
+def doctor() -> Result:
+    return CliRunner().invoke(cli, ["doctor"], catch_exceptions=False)
+
+
+@pytest.fixture
+def builtin() -> None:
+    ensure_builtin()
+
+
+def test_doctor_passes_on_a_healthy_home(builtin: None, hermes_home: Path) -> None:
+    folder_plugin(hermes_home / "plugins", "good", provider_source("good"))
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: good\n", encoding="utf-8")
+    sqlite3.connect(hermes_home / "state.db").execute("CREATE TABLE t (x)").connection.close()
+    result = doctor()
+    assert result.exit_code == 0, result.stdout
+    assert f"HERMES_HOME {hermes_home} exists and is writable" in result.stdout
+    assert "memory.provider 'good' is available" in result.stdout
+    assert "state.db opens" in result.stdout
+    assert "0 problem(s)" in result.stdout
+
+
+def test_doctor_warns_about_a_broken_plugin_that_is_not_selected(
+    builtin: None, hermes_home: Path
+) -> None:
+    folder_plugin(hermes_home / "plugins", "cracked", provider_source("cracked") + "\n1/0\n")
+    result = doctor()
+    assert result.exit_code == 0
+    assert "[WARN] provider 'cracked' (folder) is broken" in result.stdout
+    assert "0 problem(s), 1 warning(s)" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("setup", "expected", "fix"),
+    [
+        ("missing_home", "does not exist", "mkdir -p"),
+        ("home_is_a_file", "is not a directory", "point HERMES_HOME elsewhere"),
+        ("bad_yaml", "is not valid YAML", "edit"),
+        ("unknown_provider", "memory.provider is 'ghost' but no such provider", "install"),
+        ("unavailable_provider", "memory.provider 'offline' is not available: set KEY", "reason"),
+        ("broken_provider", "memory.provider 'cracked' is broken", "reinstall"),
+        ("blocked_provider", "the plugin lists exclude it", "allow list"),
+        ("corrupt_state_db", "state.db cannot be opened", "backup"),
+    ],
+)
+def test_doctor_reports_problems_with_a_fix(
+    builtin: None,
+    hermes_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    setup: str,
+    expected: str,
+    fix: str,
+) -> None:
+    plugins = hermes_home / "plugins"
+    config = hermes_home / "config.yaml"
+    if setup == "missing_home":
+        monkeypatch.setenv("HERMES_HOME", str(hermes_home / "nowhere"))
+    elif setup == "home_is_a_file":
+        monkeypatch.setenv("HERMES_HOME", str(config))
+        config.write_text("", encoding="utf-8")
+    elif setup == "bad_yaml":
+        config.write_text("memory: [unclosed\n", encoding="utf-8")
+    elif setup == "unknown_provider":
+        config.write_text("memory:\n  provider: ghost\n", encoding="utf-8")
+    elif setup == "unavailable_provider":
+        folder_plugin(
+            plugins,
+            "offline",
+            provider_source("offline", available=False)
+            + "\n    def unavailable_reason(self):\n        return 'set KEY'\n",
+        )
+        config.write_text("memory:\n  provider: offline\n", encoding="utf-8")
+    elif setup == "broken_provider":
+        folder_plugin(plugins, "cracked", provider_source("cracked") + "\n1/0\n")
+        config.write_text("memory:\n  provider: cracked\n", encoding="utf-8")
+    elif setup == "blocked_provider":
+        folder_plugin(plugins, "good", provider_source("good"))
+        config.write_text("memory:\n  provider: good\nplugins:\n  block: [good]\n", "utf-8")
+    elif setup == "corrupt_state_db":
+        (hermes_home / "state.db").write_bytes(b"this is not a database" * 100)
+    result = doctor()
+    assert result.exit_code == 1, result.stdout
+    fail_lines = [line for line in result.stdout.splitlines() if line.startswith("[FAIL]")]
+    assert any(expected in line for line in fail_lines), result.stdout
+    assert fix in result.stdout
+
+
+def test_doctor_without_builtin_says_how_to_install_it(hermes_home: Path) -> None:
+    pm = get_plugin_manager()
+    if pm.has_plugin("builtin"):
+        pm.unregister(name="builtin")
+    result = doctor()
+    assert result.exit_code == 1
+    assert "pip install hermes-memory-builtin" in result.stdout
+
+
+def test_console_script_exit_code(tmp_path: Path) -> None:
+    script = Path(sys.executable).parent / "hermes-memory"
+    env = dict(os.environ, HERMES_HOME=str(tmp_path / "absent"))
+    result = subprocess.run(
+        [str(script), "doctor"], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+    assert result.returncode == 1
+    assert "does not exist" in result.stdout

@@ -1,0 +1,152 @@
+"""The builtin provider and activating ``memory.provider`` on a real MemoryManager."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from plugin_kit import (
+    StandInBuiltin,
+    folder_plugin,
+    fresh_discovery,
+    provider_source,
+    register_builtin,
+)
+
+from hermes_core.errors import PluginError
+from hermes_core.manager import MemoryManager
+from hermes_core.plugins import (
+    activate_providers,
+    get_plugin_manager,
+    load_builtin_provider,
+)
+from hermes_core.provider import MemoryProvider
+
+
+@pytest.fixture(autouse=True)
+def _fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    with fresh_discovery(tmp_path_factory.getbasetemp()):
+        yield
+
+
+@pytest.fixture
+def builtin() -> None:
+    register_builtin(StandInBuiltin)
+
+
+@pytest.fixture
+def manager() -> Iterator[MemoryManager]:
+    manager = MemoryManager()
+    yield manager
+    manager.shutdown_all()
+
+
+def write_config(home: Path, text: str) -> None:
+    (home / "config.yaml").write_text(text, encoding="utf-8")
+
+
+def test_builtin_is_loaded_from_the_plugin_manager(builtin: None) -> None:
+    provider = load_builtin_provider()
+    assert isinstance(provider, StandInBuiltin)
+
+
+def test_missing_builtin_tells_the_user_what_to_install() -> None:
+    pm = get_plugin_manager()
+    if pm.has_plugin("builtin"):  # the real hermes-memory-builtin is installed: take it away
+        pm.unregister(name="builtin")
+    with pytest.raises(PluginError, match="pip install hermes-memory-builtin"):
+        load_builtin_provider()
+
+
+def test_broken_builtin_says_why() -> None:
+    def explode() -> MemoryProvider:
+        raise RuntimeError("store unreadable")
+
+    pm = get_plugin_manager()
+    if pm.has_plugin("builtin"):  # replace the real plugin of that name
+        pm.unregister(name="builtin")
+    register_builtin(explode, plugin_name="builtin")
+    with pytest.raises(PluginError, match="store unreadable"):
+        load_builtin_provider()
+
+
+def test_activate_without_memory_provider_registers_builtin_only(
+    builtin: None, manager: MemoryManager, hermes_home: Path
+) -> None:
+    assert activate_providers(manager, {}, hermes_home) == ["builtin"]
+    assert manager.provider_names == ["builtin"]
+
+
+def test_activate_registers_the_selected_available_provider(
+    builtin: None, manager: MemoryManager, hermes_home: Path
+) -> None:
+    folder_plugin(hermes_home / "plugins", "extmem", provider_source("extmem"))
+    config = {"memory": {"provider": "extmem"}}
+    assert activate_providers(manager, config, hermes_home) == ["builtin", "extmem"]
+    assert manager.provider_names == ["builtin", "extmem"]
+
+
+def test_activate_reads_config_yaml_when_no_config_is_given(
+    builtin: None, manager: MemoryManager, hermes_home: Path
+) -> None:
+    folder_plugin(hermes_home / "plugins", "fromyaml", provider_source("fromyaml"))
+    write_config(hermes_home, "memory:\n  provider: fromyaml\n")
+    assert activate_providers(manager, None, hermes_home) == ["builtin", "fromyaml"]
+
+
+def test_unavailable_provider_is_not_registered_and_the_reason_is_logged(
+    builtin: None, manager: MemoryManager, hermes_home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    folder_plugin(
+        hermes_home / "plugins",
+        "needskey",
+        provider_source("needskey", available=False)
+        + "\n    def unavailable_reason(self):\n        return 'set NEEDSKEY_TOKEN'\n",
+    )
+    with caplog.at_level(logging.WARNING):
+        names = activate_providers(manager, {"memory": {"provider": "needskey"}}, hermes_home)
+    assert names == ["builtin"]
+    assert manager.provider_names == ["builtin"]
+    assert "'needskey'" in caplog.text and "set NEEDSKEY_TOKEN" in caplog.text
+
+
+def test_unknown_provider_warns_and_keeps_builtin(
+    builtin: None, manager: MemoryManager, hermes_home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    names = activate_providers(manager, {"memory": {"provider": "nosuch"}}, hermes_home)
+    assert names == ["builtin"]
+    assert "'nosuch'" in caplog.text and "could not be found" in caplog.text
+
+
+def test_provider_with_failing_schemas_does_not_take_the_external_slot(
+    builtin: None, manager: MemoryManager, hermes_home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    folder_plugin(
+        hermes_home / "plugins",
+        "badschema",
+        provider_source("badschema")
+        + "\n    def get_tool_schemas(self):\n        raise ValueError('schema exploded')\n",
+    )
+    names = activate_providers(manager, {"memory": {"provider": "badschema"}}, hermes_home)
+    assert names == ["builtin"]
+    assert manager.provider_names == ["builtin"]
+    assert "schema exploded" in caplog.text
+
+
+def test_malformed_memory_provider_setting_warns(
+    builtin: None, manager: MemoryManager, hermes_home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert activate_providers(manager, {"memory": {"provider": ["a", "b"]}}, hermes_home) == [
+        "builtin"
+    ]
+    assert "memory.provider" in caplog.text
+
+
+def test_activation_without_builtin_fails_loudly(manager: MemoryManager, hermes_home: Path) -> None:
+    pm = get_plugin_manager()
+    if pm.has_plugin("builtin"):
+        pm.unregister(name="builtin")
+    with pytest.raises(PluginError, match="hermes-memory-builtin"):
+        activate_providers(manager, {}, hermes_home)

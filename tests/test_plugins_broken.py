@@ -1,0 +1,215 @@
+"""A broken plugin never breaks discovery: one warning, an error on its entry, the rest load."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from plugin_kit import folder_plugin, fresh_discovery, install_distribution, provider_source
+
+from hermes_core.plugins import HERMES_ENTRY_POINT_GROUP, discover_providers, load_memory_provider
+
+
+@pytest.fixture(autouse=True)
+def _fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    with fresh_discovery(tmp_path_factory.getbasetemp()):
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _good_plugin(hermes_home: Path) -> None:
+    folder_plugin(hermes_home / "plugins", "healthy", provider_source("healthy"))
+
+
+def method(name: str, body: str) -> str:
+    return f"\n    def {name}(self, *args, **kwargs):\n        {body}\n"
+
+
+# kind -> (__init__.py source, text the error must contain)
+FOLDER_BREAKAGES: dict[str, tuple[str, str]] = {
+    "syntax_error": (provider_source("broken") + "\ndef oops(:\n", "SyntaxError"),
+    "import_error": (
+        "import hermes_missing_dependency\n" + provider_source("broken"),
+        "ModuleNotFoundError: No module named 'hermes_missing_dependency'",
+    ),
+    "system_exit_at_import": (provider_source("broken") + "\nraise SystemExit(3)\n", "SystemExit"),
+    "raising_constructor": (
+        provider_source("broken").replace(
+            "self.initialized = None", "raise RuntimeError('no credentials file')"
+        ),
+        "creating Provider raised RuntimeError: no credentials file",
+    ),
+    "failing_get_tool_schemas": (
+        provider_source("broken") + method("get_tool_schemas", "raise KeyError('schema')"),
+        "get_tool_schemas() raised KeyError: 'schema'",
+    ),
+    "get_tool_schemas_not_a_list": (
+        provider_source("broken") + method("get_tool_schemas", "return 'nope'"),
+        "get_tool_schemas() returned str, expected a list",
+    ),
+    "raising_is_available": (
+        provider_source("broken") + method("is_available", "raise OSError('probe failed')"),
+        "is_available() raised OSError: probe failed",
+    ),
+    "raising_name": (
+        provider_source("broken").replace('return "broken"', "raise ValueError('nameless')"),
+        "name raised ValueError: nameless",
+    ),
+    "no_provider_inside": (
+        "# mentions MemoryProvider but defines none\nVALUE = 1\n",
+        "no provider found",
+    ),
+    "register_raises_and_no_subclass": (
+        "# register_memory_provider\n"
+        "def register(ctx):\n    raise RuntimeError('setup exploded')\n",
+        "register(ctx) raised RuntimeError: setup exploded",
+    ),
+}
+
+
+def assert_one_warning(caplog: pytest.LogCaptureFixture, name: str, cause: str) -> None:
+    relevant = [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno == logging.WARNING and repr(name) in r.getMessage()
+    ]
+    assert len(relevant) == 1, relevant
+    assert cause in relevant[0]
+
+
+@pytest.mark.parametrize("kind", sorted(FOLDER_BREAKAGES))
+def test_broken_folder_plugin(
+    kind: str, hermes_home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    source, cause = FOLDER_BREAKAGES[kind]
+    folder_plugin(hermes_home / "plugins", "broken", source)
+    with caplog.at_level(logging.WARNING, logger="hermes_core.plugins"):
+        listing = {i.name: i for i in discover_providers()}
+    assert listing["healthy"].available is True and listing["healthy"].error is None
+    broken = listing["broken"]
+    assert broken.available is False
+    assert broken.status == "broken"
+    assert cause in (broken.error or "")
+    assert_one_warning(caplog, "broken", cause)
+
+
+def test_unavailable_is_not_broken(hermes_home: Path) -> None:
+    folder_plugin(
+        hermes_home / "plugins",
+        "offline",
+        provider_source("offline", available=False)
+        + method("unavailable_reason", "return 'set OFFLINE_API_KEY'"),
+    )
+    info = {i.name: i for i in discover_providers()}["offline"]
+    assert (info.available, info.unavailable_reason, info.error) == (
+        False,
+        "set OFFLINE_API_KEY",
+        None,
+    )
+    assert info.status == "unavailable"
+    assert info.hooks == ("unavailable_reason",)
+
+
+def test_raising_unavailable_reason_is_reported_not_fatal(hermes_home: Path) -> None:
+    folder_plugin(
+        hermes_home / "plugins",
+        "shy",
+        provider_source("shy", available=False)
+        + method("unavailable_reason", "raise RuntimeError('hidden')"),
+    )
+    info = {i.name: i for i in discover_providers()}["shy"]
+    assert info.error is None
+    assert "unavailable_reason() raised RuntimeError: hidden" in info.unavailable_reason
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "site-packages"
+    path.mkdir()
+    monkeypatch.syspath_prepend(str(path))
+    return path
+
+
+PLUGGY_BREAKAGES: dict[str, tuple[str, str]] = {
+    "hook_raises": (
+        "from hermes_core import hookimpl\n\n@hookimpl\n"
+        "def register_memory_providers(register):\n    raise RuntimeError('hook exploded')\n",
+        "register_memory_providers() raised RuntimeError: hook exploded",
+    ),
+    "constructor_raises": (
+        provider_source("pluggybroken").replace(
+            "self.initialized = None", "raise RuntimeError('ctor exploded')"
+        )
+        + "\nfrom hermes_core import hookimpl\n\n@hookimpl\n"
+        "def register_memory_providers(register):\n    register(Provider)\n",
+        "creating Provider raised RuntimeError: ctor exploded",
+    ),
+    "registers_garbage": (
+        "from hermes_core import hookimpl\n\n@hookimpl\n"
+        "def register_memory_providers(register):\n    register(42)\n",
+        "42 is not a MemoryProvider class, instance or factory",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PLUGGY_BREAKAGES))
+def test_broken_pluggy_plugin(kind: str, site: Path, caplog: pytest.LogCaptureFixture) -> None:
+    source, cause = PLUGGY_BREAKAGES[kind]
+    install_distribution(
+        site,
+        "hermes-memory-pluggybroken",
+        entry_points={"hermes_memory": {"pluggybroken": "pluggybroken_mod"}},
+        modules={"pluggybroken_mod.py": source},
+    )
+    with caplog.at_level(logging.WARNING, logger="hermes_core.plugins"):
+        listing = {i.name: i for i in discover_providers()}
+    assert listing["healthy"].available is True
+    broken = listing["pluggybroken"]
+    assert broken.distribution == "hermes-memory-pluggybroken"
+    assert cause in (broken.error or "")
+    assert_one_warning(caplog, "pluggybroken", cause)
+    assert load_memory_provider("pluggybroken") is None
+
+
+def test_broken_hermes_entry_points(site: Path, caplog: pytest.LogCaptureFixture) -> None:
+    install_distribution(
+        site,
+        "hermes-agent-broken",
+        entry_points={
+            HERMES_ENTRY_POINT_GROUP: {
+                "missing_attr": "hbroken_mod:NoSuchThing",
+                "bad_factory": "hbroken_mod:make",
+            }
+        },
+        modules={"hbroken_mod.py": "def make():\n    return 'not a provider'\n"},
+    )
+    with caplog.at_level(logging.WARNING, logger="hermes_core.plugins"):
+        listing = {i.name: i for i in discover_providers()}
+    assert "AttributeError" in (listing["missing_attr"].error or "")
+    assert "factory make() returned str, not a MemoryProvider" in (
+        listing["bad_factory"].error or ""
+    )
+    assert listing["healthy"].available is True
+    assert_one_warning(caplog, "missing_attr", "AttributeError")
+
+
+def test_hook_failing_after_registering_keeps_what_it_registered(
+    site: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    install_distribution(
+        site,
+        "hermes-memory-half",
+        entry_points={"hermes_memory": {"half": "half_mod"}},
+        modules={
+            "half_mod.py": provider_source("half")
+            + "\nfrom hermes_core import hookimpl\n\n@hookimpl\n"
+            "def register_memory_providers(register):\n"
+            "    register(Provider)\n    raise RuntimeError('second provider failed')\n"
+        },
+    )
+    with caplog.at_level(logging.WARNING, logger="hermes_core.plugins"):
+        listing = {i.name: i for i in discover_providers()}
+    assert listing["half"].available is True and listing["half"].error is None
+    assert "second provider failed" in caplog.text and "keeping them" in caplog.text

@@ -1,0 +1,266 @@
+"""Entry-point plugins: pluggy's ``hermes_memory`` group and Hermes' own group."""
+
+from __future__ import annotations
+
+import logging
+import types
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from plugin_kit import fresh_discovery, install_distribution, provider_source
+
+from hermes_core.hookspecs import hookimpl
+from hermes_core.plugins import (
+    HERMES_ENTRY_POINT_GROUP,
+    discover_providers,
+    get_plugin_manager,
+    list_plugins,
+    load_memory_provider,
+    reset_plugin_manager,
+)
+from hermes_core.provider import MemoryProvider
+
+
+@pytest.fixture(autouse=True)
+def _fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    with fresh_discovery(tmp_path_factory.getbasetemp()):
+        yield
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A directory on sys.path where test distributions are installed."""
+    path = tmp_path / "site-packages"
+    path.mkdir()
+    monkeypatch.syspath_prepend(str(path))
+    return path
+
+
+PLUGGY_MODULE = """
+from hermes_core import hookimpl
+from {package}.provider import Provider
+
+
+@hookimpl
+def register_memory_providers(register):
+    register(Provider)
+"""
+
+
+def install_pluggy_provider(site: Path, dist: str, package: str, name: str, **kw: object) -> None:
+    install_distribution(
+        site,
+        dist,
+        version="0.4.2",
+        entry_points={"hermes_memory": {name: f"{package}.plugin"}},
+        modules={
+            f"{package}/__init__.py": "",
+            f"{package}/provider.py": provider_source(name, **kw)  # type: ignore[arg-type]
+            + "\n    def prefetch(self, query, *, session_id=''):\n        return ''\n",
+            f"{package}/plugin.py": PLUGGY_MODULE.format(package=package),
+        },
+    )
+
+
+def by_name() -> dict[str, object]:
+    return {info.name: info for info in discover_providers()}
+
+
+def test_hermes_memory_entry_point_provider_is_listed_with_its_distribution(site: Path) -> None:
+    install_pluggy_provider(site, "hermes-memory-epmem", "epmem_pkg", "epmem", doc="EP memory.")
+    info = by_name()["epmem"]
+    assert info.source == "entry_point"
+    assert (info.distribution, info.version) == ("hermes-memory-epmem", "0.4.2")
+    assert info.plugin == "epmem"
+    assert info.description == "EP memory."
+    assert info.hooks == ("prefetch",)
+    assert info.available is True
+    assert info.path is not None and info.path.endswith("provider.py")
+    provider = load_memory_provider("epmem")
+    assert isinstance(provider, MemoryProvider) and provider.name == "epmem"
+    assert load_memory_provider("no-such-provider") is None
+
+
+def test_plugin_listing_reports_distribution_and_hooks(site: Path) -> None:
+    install_pluggy_provider(site, "hermes-memory-epmem", "epmem_pkg", "epmem")
+    record = next(r for r in list_plugins() if r.name == "epmem")
+    assert (record.distribution, record.version, record.status) == (
+        "hermes-memory-epmem",
+        "0.4.2",
+        "loaded",
+    )
+    assert record.hooks == ("register_memory_providers",)
+
+
+def test_failing_entry_point_warns_once_naming_distribution_and_others_load(
+    site: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    install_pluggy_provider(site, "hermes-memory-good", "good_pkg", "good")
+    install_distribution(
+        site,
+        "hermes-memory-bad",
+        entry_points={"hermes_memory": {"bad": "bad_pkg.plugin"}},
+        modules={"bad_pkg/__init__.py": "", "bad_pkg/plugin.py": "import not_installed_dep\n"},
+    )
+    with caplog.at_level(logging.WARNING, logger="hermes_core.plugins"):
+        get_plugin_manager()
+        get_plugin_manager()
+    warnings = [r.getMessage() for r in caplog.records if "bad" in r.getMessage()]
+    assert len(warnings) == 1
+    assert "hermes-memory-bad" in warnings[0] and "not_installed_dep" in warnings[0]
+    assert "good" in by_name()
+    record = next(r for r in list_plugins() if r.name == "bad")
+    assert record.status == "failed" and "ModuleNotFoundError" in (record.error or "")
+
+
+def test_plugin_manager_is_cached_until_reset() -> None:
+    first = get_plugin_manager()
+    assert get_plugin_manager() is first
+    reset_plugin_manager()
+    assert get_plugin_manager() is not first
+    assert get_plugin_manager().project_name == "hermes_memory"
+
+
+class _Registered(MemoryProvider):
+    def __init__(self, name: str = "runtime-class") -> None:
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def is_available(self) -> bool:
+        return True
+
+    def initialize(self, session_id: str, **kwargs: object) -> None:
+        pass
+
+    def get_tool_schemas(self) -> list[dict[str, object]]:
+        return []
+
+
+def test_register_accepts_a_class_a_factory_and_an_instance() -> None:
+    plugin = types.ModuleType("runtime_plugin")
+
+    @hookimpl
+    def register_memory_providers(register):  # type: ignore[no-untyped-def]
+        register(_Registered)
+        register(lambda: _Registered("runtime-factory"))
+        register(_Registered("runtime-instance"))
+
+    plugin.register_memory_providers = register_memory_providers  # type: ignore[attr-defined]
+    get_plugin_manager().register(plugin, name="runtime")
+    entries = by_name()
+    for name in ("runtime-class", "runtime-factory", "runtime-instance"):
+        assert entries[name].available is True
+        assert entries[name].plugin == "runtime"
+        assert entries[name].distribution is None
+
+
+def test_misspelt_hook_is_reported(site: Path, caplog: pytest.LogCaptureFixture) -> None:
+    install_distribution(
+        site,
+        "hermes-memory-typo",
+        entry_points={"hermes_memory": {"typo": "typo_pkg"}},
+        modules={
+            "typo_pkg/__init__.py": """
+                from hermes_core import hookimpl
+
+                @hookimpl
+                def register_memory_provider(register):
+                    pass
+            """
+        },
+    )
+    with caplog.at_level(logging.WARNING, logger="hermes_core.plugins"):
+        get_plugin_manager()
+    assert "unknown hook 'register_memory_provider'" in caplog.text
+    assert "hermes-memory-typo" in caplog.text
+
+
+EXPOSURES = {
+    "as_register": (
+        "entrymem_a",
+        "entrymem_a:register",
+        "def register(ctx):\n    ctx.register_memory_provider(Provider())\n",
+    ),
+    "as_class": ("entrymem_b", "entrymem_b:Provider", ""),
+    "as_factory": (
+        "entrymem_c",
+        "entrymem_c:make_provider",
+        "def make_provider():\n    return Provider()\n",
+    ),
+    "as_instance": ("entrymem_d", "entrymem_d:INSTANCE", "INSTANCE = Provider()\n"),
+    "as_module": (
+        "entrymem_e",
+        "entrymem_e",
+        "def register(ctx):\n    ctx.register_memory_provider(Provider)\n",
+    ),
+    "as_namespace": ("entrymem_f", "entrymem_f:Holder", "class Holder:\n    Impl = Provider\n"),
+}
+
+
+@pytest.mark.parametrize("exposure", sorted(EXPOSURES))
+def test_hermes_agent_entry_point_exposures_all_load(site: Path, exposure: str) -> None:
+    module, target, extra = EXPOSURES[exposure]
+    install_distribution(
+        site,
+        f"{module}-dist",
+        version="3.0",
+        entry_points={HERMES_ENTRY_POINT_GROUP: {"entrymem": target}},
+        modules={f"{module}.py": provider_source("entrymem-instance") + "\n" + extra},
+    )
+    info = by_name()["entrymem"]
+    assert info.source == "hermes_entry_point"
+    assert (info.distribution, info.version, info.available) == (f"{module}-dist", "3.0", True)
+    assert info.provider_name == "entrymem-instance"
+    provider = load_memory_provider("entrymem")
+    assert provider is not None and provider.name == "entrymem-instance"
+
+
+def test_hermes_entry_point_may_import_hermes_module_names(site: Path) -> None:
+    install_distribution(
+        site,
+        "hermes-style-dist",
+        entry_points={HERMES_ENTRY_POINT_GROUP: {"hstyle": "hstyle_mod:register"}},
+        modules={
+            "hstyle_mod.py": provider_source("hstyle").replace(
+                "from hermes_core.provider import MemoryProvider",
+                "from agent.memory_provider import MemoryProvider",
+            )
+            + "\ndef register(ctx):\n    ctx.register_memory_provider(Provider())\n"
+        },
+    )
+    assert by_name()["hstyle"].available is True
+
+
+def test_provider_with_a_class_level_name_is_created_only_when_needed(tmp_path: Path) -> None:
+    created = tmp_path / "created.txt"
+
+    class Counted(_Registered):
+        name = "counted"  # type: ignore[assignment]
+
+        def __init__(self) -> None:
+            with created.open("a") as handle:
+                handle.write("x")
+
+    class Other(_Registered):
+        name = "other-static"  # type: ignore[assignment]
+
+        def __init__(self) -> None:
+            pass
+
+    plugin = types.ModuleType("static_plugin")
+
+    @hookimpl
+    def register_memory_providers(register):  # type: ignore[no-untyped-def]
+        register(Counted)
+        register(Other)
+
+    plugin.register_memory_providers = register_memory_providers  # type: ignore[attr-defined]
+    get_plugin_manager().register(plugin, name="static")
+    assert load_memory_provider("other-static") is not None
+    assert not created.exists()  # looking up another name never created Counted
+    provider = load_memory_provider("counted")
+    assert provider is not None and created.read_text() == "x"
