@@ -19,6 +19,8 @@ _EXPORTS: dict[str, str] = {
     "spawn_context_thread": "hermes_core.provider",
     # manager
     "MemoryManager": "hermes_core.manager",
+    # lifecycle runtime
+    "AgentSession": "hermes_core.runtime.session",
     # fencing
     "build_memory_context_block": "hermes_core.fencing",
     "sanitize_context": "hermes_core.fencing",
@@ -65,6 +67,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         is_trivial_prompt,
         spawn_context_thread,
     )
+    from hermes_core.runtime.session import AgentSession
 
 
 def __getattr__(name: str) -> Any:

@@ -452,6 +452,13 @@ class MemoryManager:
             except Exception as exc:
                 logger.warning("Memory provider '%s' system_prompt_block: %s", entry.name, exc)
                 continue
+            if block is not None and not isinstance(block, str):
+                logger.warning(
+                    "Memory provider '%s' system_prompt_block returned %s, not str; ignored",
+                    entry.name,
+                    type(block).__name__,
+                )
+                continue
             if block and block.strip():
                 blocks.append(block.strip())
         return "\n\n".join(blocks)

@@ -336,6 +336,15 @@ def test_system_prompt_survives_a_failing_block(caplog: pytest.LogCaptureFixture
     assert "system_prompt_block" in caplog.records[-1].getMessage()
 
 
+def test_system_prompt_ignores_a_non_string_block(caplog: pytest.LogCaptureFixture) -> None:
+    junk = Recorder("e")
+    junk.prompt = {"not": "a string"}  # type: ignore[assignment]
+    manager = manager_with(Recorder("builtin", prompt="frozen snapshot"), junk)
+    with caplog.at_level(logging.WARNING, logger="hermes_core.manager"):
+        assert manager.build_system_prompt() == "frozen snapshot"
+    assert "not str" in caplog.text
+
+
 def test_prefetch_joins_results_and_passes_the_query() -> None:
     builtin = Recorder("builtin", recall="builtin memory")
     external = Recorder("ext", recall="external memory")

@@ -66,6 +66,17 @@ class RecordedRequest:
         return []
 
 
+class _QuietHTTPServer(ThreadingHTTPServer):
+    """Drops the traceback a client that hung up (timed out) would print."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 Responder = Callable[[dict[str, Any]], "FakeReply | str"]
 
 
@@ -102,10 +113,13 @@ class FakeOpenAIServer:
     def start(self) -> FakeOpenAIServer:
         """Bind to a free port on 127.0.0.1 and serve in a daemon thread."""
         handler = self._make_handler()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = _QuietHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="fake-openai", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="fake-openai",
+            daemon=True,
         )
         self._thread.start()
         return self

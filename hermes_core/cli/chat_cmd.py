@@ -1,0 +1,175 @@
+"""``hermes-memory chat``: an interactive session with layered memory.
+
+Talks to any OpenAI-compatible endpoint configured in ``config.yaml``
+(``model.base_url``, ``model.model``, ``model.api_key_env``), the environment
+(``HERMES_MODEL_BASE_URL``, ``HERMES_MODEL``, ``HERMES_API_KEY``) or the
+options below. Inside the chat: ``/new`` starts a new session (the memory
+written so far enters its system prompt), ``/compress [focus]`` compresses
+now, ``/exit`` (or Ctrl-D) ends. Ctrl-C interrupts a running answer; at the
+prompt it exits. Either way the session is ended cleanly.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+
+from hermes_core.config import get_hermes_home, load_config, set_config_value
+from hermes_core.errors import LLMError, LLMNotConfiguredError
+from hermes_core.llm import ChatClient
+
+HELP_TEXT = (
+    "Commands: /new (start a new session), /compress [focus] (compress now), "
+    "/help, /exit (or Ctrl-D)."
+)
+
+
+def _client(config: dict[str, Any], home: Path) -> ChatClient:
+    client = ChatClient.from_config(config)
+    if client is None:
+        raise LLMNotConfiguredError(
+            "No model endpoint is configured. Pass --base-url and --model, set model.base_url "
+            f"and model.model in {home / 'config.yaml'}, or set HERMES_MODEL_BASE_URL and "
+            "HERMES_MODEL. `hermes-memory demo` runs offline without one."
+        )
+    return client
+
+
+def _print_tool(run: Any) -> None:
+    args = ", ".join(f"{k}={v!r}" for k, v in run.arguments.items())
+    click.secho(f"\n  [tool {run.name}({args[:120]})]", fg="cyan", err=True)
+
+
+@click.command()
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="HERMES_HOME to use (default: $HERMES_HOME or ~/.hermes).",
+)
+@click.option("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.")
+@click.option("--model", "model_name", help="Model name at that endpoint.")
+@click.option("--api-key-env", help="Environment variable that holds the API key.")
+@click.option("--context-window", type=int, help="Model context window in tokens.")
+@click.option("--title", help="Title of the new session.")
+@click.option(
+    "--cwd",
+    "working_dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=".",
+    show_default=True,
+    help="Directory whose AGENTS.md / CLAUDE.md enter the system prompt.",
+)
+@click.option("--no-stream", is_flag=True, help="Wait for whole answers instead of streaming.")
+def chat(
+    home: Path | None,
+    base_url: str | None,
+    model_name: str | None,
+    api_key_env: str | None,
+    context_window: int | None,
+    title: str | None,
+    working_dir: Path,
+    no_stream: bool,
+) -> None:
+    """Chat with a model that has layered memory (/new, /compress, /exit)."""
+    from hermes_core.runtime.session import AgentSession
+
+    if home is not None:
+        os.environ["HERMES_HOME"] = str(home)  # providers resolve the home from it too
+    home = get_hermes_home()
+    config = load_config(home)
+    for key, value in (
+        ("model.base_url", base_url),
+        ("model.model", model_name),
+        ("model.api_key_env", api_key_env),
+        ("model.context_window", context_window),
+    ):
+        if value is not None:
+            set_config_value(config, key, value)
+    client = _client(config, home)
+    session = AgentSession.open(
+        home,
+        config=config,
+        client=client,
+        title=title,
+        working_dir=working_dir.resolve(),
+        stream=not no_stream,
+    )
+    try:
+        session.start()
+        providers = ", ".join(session.manager.provider_names)
+        click.secho(
+            f"hermes-memory chat — model {client.model} at {client.base_url}; "
+            f"providers: {providers}; session {session.session_id}",
+            fg="green",
+            err=True,
+        )
+        click.secho(HELP_TEXT, dim=True, err=True)
+        _loop(session)
+    finally:
+        click.secho("Ending the session…", dim=True, err=True)
+        session.close()
+
+
+def _loop(session: Any) -> None:
+    while True:
+        try:
+            line = input("you> ")
+        except EOFError:
+            click.echo(err=True)
+            return
+        except KeyboardInterrupt:
+            click.echo(err=True)
+            return
+        text = line.strip()
+        if not text:
+            continue
+        if text in ("/exit", "/quit"):
+            return
+        if text == "/help":
+            click.echo(HELP_TEXT)
+            continue
+        if text == "/new":
+            click.secho(f"Started session {session.new_session()}.", fg="green", err=True)
+            continue
+        if text.split()[0] == "/compress":
+            focus = text[len("/compress") :].strip() or None
+            outcome = session.compress(focus=focus)
+            if outcome is None:
+                click.secho("Nothing to compress yet.", err=True)
+            else:
+                click.secho(
+                    f"Compressed: {outcome.old_session_id} → {outcome.new_session_id} "
+                    f"({outcome.dropped} messages summarised).",
+                    fg="green",
+                    err=True,
+                )
+            continue
+        if text.startswith("/"):
+            click.echo(f"Unknown command {text.split()[0]}. {HELP_TEXT}")
+            continue
+        _turn(session, line)
+
+
+def _turn(session: Any, line: str) -> None:
+    click.echo("assistant> ", nl=False)
+    try:
+        result = session.run_turn(
+            line, on_text=lambda text: click.echo(text, nl=False), on_tool=_print_tool
+        )
+    except KeyboardInterrupt:
+        click.secho("\n[interrupted — your message is saved; the answer was not]", err=True)
+        return
+    except LLMError as exc:
+        click.secho(f"\n[model error] {exc}", fg="red", err=True)
+        return
+    click.echo()
+    if result.recall_status:
+        click.secho(result.recall_status, dim=True, err=True)
+    if result.compression is not None:
+        c = result.compression
+        click.secho(
+            f"[context compressed: {c.old_session_id} → {c.new_session_id}]", dim=True, err=True
+        )

@@ -1,0 +1,66 @@
+"""The lifecycle runtime: L0 prompt assembly, the turn loop and compression.
+
+Modules, one concept each:
+
+* :mod:`~hermes_core.runtime.session` — :class:`AgentSession`, the turn loop a host embeds;
+* :mod:`~hermes_core.runtime.prompt` — the system prompt, assembled once per session;
+* :mod:`~hermes_core.runtime.compression` — when to compress and what to keep;
+* :mod:`~hermes_core.runtime.summary` — the checkpoint prompt and the offline summary;
+* :mod:`~hermes_core.runtime.tokens` — token estimates;
+* :mod:`~hermes_core.runtime.guard` — bounded, isolated hook calls;
+* :mod:`~hermes_core.runtime.interrupts` — Ctrl-C safe store writes;
+* :mod:`~hermes_core.runtime.scripted` — a scripted local model for the offline demo.
+
+Public names are imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    "AgentSession": "hermes_core.runtime.session",
+    "RuntimeSettings": "hermes_core.runtime.session",
+    "TurnResult": "hermes_core.runtime.session",
+    "ToolRun": "hermes_core.runtime.session",
+    "CompressionOutcome": "hermes_core.runtime.session",
+    "CompressionSettings": "hermes_core.runtime.compression",
+    "ContextCompressor": "hermes_core.runtime.compression",
+    "PromptParts": "hermes_core.runtime.prompt",
+}
+
+__all__ = [
+    "AgentSession",
+    "CompressionOutcome",
+    "CompressionSettings",
+    "ContextCompressor",
+    "PromptParts",
+    "RuntimeSettings",
+    "ToolRun",
+    "TurnResult",
+]
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from hermes_core.runtime.compression import CompressionSettings, ContextCompressor
+    from hermes_core.runtime.prompt import PromptParts
+    from hermes_core.runtime.session import (
+        AgentSession,
+        CompressionOutcome,
+        RuntimeSettings,
+        ToolRun,
+        TurnResult,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'hermes_core.runtime' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

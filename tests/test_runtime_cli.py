@@ -1,0 +1,121 @@
+"""``hermes-memory chat`` and ``hermes-memory demo`` as a user runs them."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hermes_core.cli import cli
+from hermes_core.sessions import SessionStore
+from hermes_core.testing.openai_fake import FakeOpenAIServer, FakeReply
+
+CLI = [sys.executable, "-c", "from hermes_core.cli import main; main()"]
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as fake:
+        yield fake
+
+
+def sessions(home: Path) -> list[dict[str, object]]:
+    with SessionStore(home / "state.db", read_only=True) as store:
+        return store.list_sessions(limit=10, collapse_lineage=False)
+
+
+def test_chat_runs_turns_and_commands(hermes_home: Path, server: FakeOpenAIServer) -> None:
+    result = CliRunner().invoke(
+        cli,
+        ["chat", "--base-url", server.base_url, "--model", "fake-model", "--cwd", str(hermes_home)],
+        input="hello there\n/help\n/compress\n/new\nsecond session\n/exit\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert "echo: hello there" in result.output
+    assert "echo: second session" in result.output
+    assert "Commands: /new" in result.output
+    rows = sessions(hermes_home)
+    assert sorted(str(r["end_reason"]) for r in rows) == ["new_session", "user_exit"]
+
+
+def test_chat_without_a_model_explains_what_to_set(hermes_home: Path) -> None:
+    result = subprocess.run(
+        [*CLI, "chat"], input="", capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 1
+    assert "No model endpoint is configured" in result.stderr
+    assert "hermes-memory demo" in result.stderr
+
+
+def test_chat_survives_ctrl_c_during_an_answer(hermes_home: Path, server: FakeOpenAIServer) -> None:
+    server.script(FakeReply(content="too late", delay=3.0), FakeReply(content="second reply"))
+    process = subprocess.Popen(
+        [*CLI, "chat", "--base-url", server.base_url, "--model", "fake-model", "--no-stream"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert process.stdin is not None
+    process.stdin.write("slow question\n")
+    process.stdin.flush()
+    deadline = time.monotonic() + 30
+    while not server.chat_requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.chat_requests, "the chat never called the model"
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate("next question\n/exit\n", timeout=60)
+    assert process.returncode == 0, err
+    assert "[interrupted" in err
+    assert "second reply" in out
+    (row,) = sessions(hermes_home)
+    assert row["end_reason"] == "user_exit"
+    with SessionStore(hermes_home / "state.db", read_only=True) as store:
+        messages = store.get_messages_as_conversation(str(row["id"]))
+    assert [(m["role"], m["content"]) for m in messages] == [
+        ("user", "slow question"),
+        ("user", "next question"),
+        ("assistant", "second reply"),
+    ]
+
+
+def test_demo_runs_end_to_end_offline(tmp_path: Path) -> None:
+    home = tmp_path / "demo-home"
+    result = subprocess.run(
+        [*CLI, "demo", "--home", str(home)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "FAIL" not in result.stdout
+    assert "checks passed" in result.stdout
+    for layer in (
+        "[L0]",
+        "[L1]",
+        "[L2]",
+        "[compression]",
+        "[tool] memory(",
+        "[tool] session_search(",
+    ):
+        assert layer in result.stdout
+    assert (home / "state.db").is_file()
+    assert "Ada" in (home / "memories" / "USER.md").read_text(encoding="utf-8")
+
+
+def test_demo_cleans_up_its_temporary_home(tmp_path: Path) -> None:
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    result = subprocess.run(
+        [*CLI, "demo"], capture_output=True, text=True, timeout=120, check=False, env=env
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert list(tmp_path.iterdir()) == []
