@@ -1,0 +1,155 @@
+"""``hermes-memory memory``: inspect and fix persistent memory by hand.
+
+The commands use the same :class:`MemoryStore` as the ``memory`` tool, so a
+person's edits are scanned, locked, re-read, budget-checked and written
+atomically exactly like the agent's. The ``memory.*_enabled`` switches only
+govern what the agent sees; these commands can always reach both files.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from hermes_core.config import load_config
+from hermes_core.errors import HermesMemoryError
+
+if TYPE_CHECKING:
+    from hermes_memory_builtin.store import MemoryStore
+
+TARGET_CHOICE = click.Choice(["memory", "user"])
+
+
+def _open_store() -> MemoryStore:
+    from hermes_memory_builtin.settings import MemorySettings
+    from hermes_memory_builtin.store import MemoryStore, memory_dir_for
+
+    try:
+        settings = MemorySettings.from_config(load_config())
+        return MemoryStore(
+            memory_dir_for(),
+            memory_char_limit=settings.memory_char_limit,
+            user_char_limit=settings.user_char_limit,
+        )
+    except HermesMemoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _report(result: dict[str, Any]) -> None:
+    """Print a store result; exit 1 with the error and its context on failure."""
+    if result.get("success"):
+        click.echo(f"{result['message']} {result['target']}: {result['usage']}.")
+        return
+    lines = [f"Error: {result.get('error', 'the change failed')}"]
+    if result.get("matches"):
+        lines.append("Matching entries:")
+        lines.extend(f"  - {entry}" for entry in result["matches"])
+    if "current_entries" in result:
+        lines.append("Current entries:")
+        lines.extend(
+            f"  [{number}] {entry}" for number, entry in enumerate(result["current_entries"], 1)
+        )
+    if result.get("remediation"):
+        lines.append(f"Next: {result['remediation']}")
+    click.echo("\n".join(lines), err=True)
+    raise click.exceptions.Exit(1)
+
+
+@click.group("memory")
+def memory() -> None:
+    """Inspect and fix persistent memory (MEMORY.md and USER.md)."""
+
+
+@memory.command("show")
+@click.option("--target", type=TARGET_CHOICE, help="Show one file only (default: both).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+def show(target: str | None, as_json: bool) -> None:
+    """Show the entries as they are on disk now, with usage.
+
+    Entries that the threat scan withholds from the system prompt are flagged,
+    so you can remove them.
+    """
+    from hermes_memory_builtin.entries import dedupe, parse_entries, total_chars
+    from hermes_memory_builtin.files import read_memory_file
+    from hermes_memory_builtin.snapshot import format_usage
+    from hermes_memory_builtin.targets import TARGETS
+    from hermes_memory_builtin.threats import scan_for_threats
+
+    store = _open_store()
+    names = [target] if target else list(TARGETS)
+    report: dict[str, Any] = {}
+    for name in names:
+        read = read_memory_file(store.path(name))
+        entries = dedupe(parse_entries(read.text))
+        size, limit = total_chars(entries), store.char_limit(name)
+        report[name] = {
+            "file": str(store.path(name)),
+            "chars": size,
+            "limit": limit,
+            "usage": format_usage(size, limit),
+            "error": read.error,
+            "entries": [
+                {"text": entry, "threats": scan_for_threats(entry, scope="strict")}
+                for entry in entries
+            ],
+        }
+    failed = any(item["error"] for item in report.values())
+    if as_json:
+        click.echo(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        for name, item in report.items():
+            _print_target(name, TARGETS[name].filename, item)
+    if failed:
+        raise click.exceptions.Exit(1)
+
+
+def _print_target(name: str, filename: str, item: dict[str, Any]) -> None:
+    click.echo(click.style(f"{filename}", bold=True) + f"  {item['file']}")
+    if item["error"]:
+        click.echo(
+            f"  Error: the file exists but cannot be read ({item['error']}). Fix it "
+            "(valid UTF-8, readable) before changing memory.",
+            err=True,
+        )
+        return
+    count = len(item["entries"])
+    click.echo(f"  {item['usage']}, {count} entr{'y' if count == 1 else 'ies'}")
+    if not count:
+        click.echo("  (no entries)")
+    for number, entry in enumerate(item["entries"], 1):
+        text = entry["text"].replace("\n", "\n      ")
+        click.echo(f"  [{number}] {text}")
+        if entry["threats"]:
+            click.echo(
+                "      ! withheld from the system prompt (threat pattern(s): "
+                f"{', '.join(entry['threats'])}); remove it with "
+                f"`hermes-memory memory remove --target {name} '<part of it>'`"
+            )
+    click.echo("")
+
+
+@memory.command("add")
+@click.option("--target", type=TARGET_CHOICE, default="memory", show_default=True)
+@click.argument("content")
+def add(target: str, content: str) -> None:
+    """Add CONTENT as a new entry."""
+    _report(_open_store().add(target, content))
+
+
+@memory.command("replace")
+@click.option("--target", type=TARGET_CHOICE, default="memory", show_default=True)
+@click.argument("old_text")
+@click.argument("new_content")
+def replace(target: str, old_text: str, new_content: str) -> None:
+    """Replace the whole entry containing OLD_TEXT with NEW_CONTENT."""
+    _report(_open_store().replace(target, old_text, new_content))
+
+
+@memory.command("remove")
+@click.option("--target", type=TARGET_CHOICE, default="memory", show_default=True)
+@click.argument("old_text")
+def remove(target: str, old_text: str) -> None:
+    """Remove the entry containing OLD_TEXT (a unique part of it)."""
+    _report(_open_store().remove(target, old_text))

@@ -1,0 +1,282 @@
+"""``BuiltinMemoryProvider``: the always-on provider of persistent memory and session search.
+
+It owns two tools, routed to it by the ``MemoryManager``:
+
+- ``memory``: add, replace and remove entries of ``MEMORY.md`` / ``USER.md``
+  (see :mod:`hermes_memory_builtin.tool`);
+- ``session_search``: recall of past conversations from ``state.db`` (see
+  :mod:`hermes_memory_builtin.session_search`), opened on first use.
+
+The system-prompt block is the frozen snapshot taken in ``initialize`` (and
+again when the session id rotates), so memory writes during a session never
+change the prompt.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hermes_core.config import get_hermes_home, load_config
+from hermes_core.errors import ConfigError
+from hermes_core.provider import MemoryProvider
+from hermes_memory_builtin.mirror import WRITE_ORIGIN_ASSISTANT, build_mirror_metadata
+from hermes_memory_builtin.settings import MemorySettings
+from hermes_memory_builtin.store import MemoryStore, memory_dir_for
+from hermes_memory_builtin.tool import TOOL_NAME as MEMORY_TOOL_NAME
+from hermes_memory_builtin.tool import MemoryTool, memory_schema
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from hermes_memory_builtin.session_search import SessionSearchTool
+
+logger = logging.getLogger(__name__)
+
+SESSION_SEARCH_TOOL_NAME = "session_search"
+_SESSION_SEARCH_MODULE = "hermes_memory_builtin.session_search"
+
+
+def _session_search_module() -> ModuleType | None:
+    """The session-search module, imported on first need; ``None`` if it cannot load."""
+    import importlib
+
+    try:
+        return importlib.import_module(_SESSION_SEARCH_MODULE)
+    except ModuleNotFoundError as exc:
+        if exc.name != _SESSION_SEARCH_MODULE:
+            logger.warning("session_search is unavailable: %s", exc)
+        return None
+    except Exception as exc:  # a broken module must not take memory down with it
+        logger.warning("session_search is unavailable: %s", exc)
+        return None
+
+
+def _error(message: str) -> str:
+    return json.dumps({"success": False, "error": message}, ensure_ascii=False)
+
+
+class BuiltinMemoryProvider(MemoryProvider):
+    """The builtin provider (``name == "builtin"``), always registered first.
+
+    *memory_store* injects a ready store (its own budgets and switches are then
+    used); otherwise ``initialize`` builds one from ``$HERMES_HOME/config.yaml``.
+    *memory_enabled* / *user_profile_enabled* override the configured switches
+    for the system-prompt block.
+    """
+
+    def __init__(
+        self,
+        memory_store: MemoryStore | None = None,
+        memory_enabled: bool | None = None,
+        user_profile_enabled: bool | None = None,
+    ) -> None:
+        self._store = memory_store
+        self._memory_enabled = memory_enabled
+        self._user_profile_enabled = user_profile_enabled
+        self._memory_tool = MemoryTool(memory_store)
+        self._session_search: SessionSearchTool | None = None
+        self._hermes_home: Path | None = None
+        self._config: dict[str, Any] = {}
+        self._session_id = ""
+        self._parent_session_id = ""
+        self._platform = ""
+        self._agent_context = ""
+
+    # -- identity ------------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return "builtin"
+
+    def is_available(self) -> bool:
+        """Always available: it needs nothing but the standard library."""
+        return True
+
+    @property
+    def store(self) -> MemoryStore | None:
+        """The memory store (``None`` before ``initialize`` unless one was injected)."""
+        return self._store
+
+    @property
+    def memory_enabled(self) -> bool:
+        """Whether ``MEMORY.md`` is shown in the prompt and writable."""
+        if self._memory_enabled is not None:
+            return self._memory_enabled
+        return self._store.is_enabled("memory") if self._store is not None else True
+
+    @property
+    def user_profile_enabled(self) -> bool:
+        """Whether ``USER.md`` is shown in the prompt and writable."""
+        if self._user_profile_enabled is not None:
+            return self._user_profile_enabled
+        return self._store.is_enabled("user") if self._store is not None else True
+
+    @property
+    def session_id(self) -> str:
+        """The session this provider serves now."""
+        return self._session_id
+
+    @property
+    def session_search(self) -> SessionSearchTool | None:
+        """The ``session_search`` tool, once ``initialize`` created it."""
+        return self._session_search
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def initialize(self, session_id: str, **kwargs: Any) -> None:
+        """Load memory from ``$HERMES_HOME/memories`` and freeze the prompt snapshot.
+
+        Reads ``hermes_home`` (default: the active ``HERMES_HOME``), ``platform``,
+        ``agent_context`` and ``parent_session_id`` from *kwargs*. A broken
+        ``memory.*`` setting is logged and the defaults are used, so memory keeps
+        working.
+        """
+        home = kwargs.get("hermes_home")
+        self._hermes_home = Path(home) if home else get_hermes_home()
+        self._session_id = session_id or ""
+        self._platform = str(kwargs.get("platform") or "")
+        self._agent_context = str(kwargs.get("agent_context") or "")
+        self._parent_session_id = str(kwargs.get("parent_session_id") or "")
+        try:
+            self._config = load_config(self._hermes_home)
+        except ConfigError as exc:
+            logger.warning("%s Builtin memory uses its defaults.", exc)
+            self._config = {}
+        if self._store is None:
+            self._store = MemoryStore.from_settings(
+                self._settings(), memory_dir_for(self._hermes_home)
+            )
+            self._memory_tool = MemoryTool(self._store)
+        self._store.load_from_disk()
+        self._open_session_search()
+
+    def _settings(self) -> MemorySettings:
+        try:
+            return MemorySettings.from_config(self._config)
+        except ConfigError as exc:
+            logger.warning("%s Builtin memory uses its defaults.", exc)
+            return MemorySettings()
+
+    def _open_session_search(self) -> None:
+        if self._session_search is not None:
+            self._session_search.close()
+            self._session_search = None
+        module = _session_search_module()
+        if module is None or self._hermes_home is None:
+            return
+        try:
+            tool: SessionSearchTool = module.SessionSearchTool(self._hermes_home, self._config)
+        except Exception as exc:  # session search failing must not take memory down
+            logger.warning("session_search is unavailable: %s", exc)
+            return
+        tool.set_session(self._session_id or None)
+        self._session_search = tool
+
+    def shutdown(self) -> None:
+        """Close the session database if session search opened it."""
+        if self._session_search is not None:
+            self._session_search.close()
+            self._session_search = None
+
+    def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
+        """A new turn: restart the per-turn count of failed memory consolidations."""
+        if self._store is not None:
+            self._store.consolidation.start_turn()
+
+    def on_session_switch(
+        self,
+        new_session_id: str,
+        *,
+        parent_session_id: str = "",
+        reset: bool = False,
+        rewound: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        """Follow the new session id; a new session also takes a fresh snapshot.
+
+        ``rewound`` (same session, shorter transcript) keeps the snapshot so the
+        prompt stays byte-identical; ``reset`` also forgets consolidation
+        failures, since it starts a new conversation.
+        """
+        self._session_id = new_session_id or ""
+        self._parent_session_id = parent_session_id or ""
+        if self._session_search is not None:
+            self._session_search.set_session(self._session_id or None)
+        if self._store is None:
+            return
+        if reset:
+            self._store.reset_consolidation_failures()
+        if not rewound:
+            self._store.load_from_disk()
+
+    # -- prompt and tools ------------------------------------------------------------------------
+
+    def system_prompt_block(self) -> str:
+        """The frozen snapshot: the ``MEMORY.md`` block, then the ``USER.md`` block."""
+        if self._store is None:
+            return ""
+        blocks = []
+        if self.memory_enabled:
+            blocks.append(self._store.format_for_system_prompt("memory"))
+        if self.user_profile_enabled:
+            blocks.append(self._store.format_for_system_prompt("user"))
+        return "\n\n".join(block for block in blocks if block)
+
+    def _enabled_targets(self) -> list[str]:
+        targets = []
+        if self.memory_enabled:
+            targets.append("memory")
+        if self.user_profile_enabled:
+            targets.append("user")
+        return targets
+
+    def get_tool_schemas(self) -> list[dict[str, Any]]:
+        """The ``memory`` schema (when a target is enabled) and the ``session_search`` schema."""
+        schemas = []
+        targets = self._enabled_targets()
+        if targets:
+            schemas.append(memory_schema(targets))
+        module = _session_search_module()
+        if module is not None:
+            schemas.append(dict(module.SESSION_SEARCH_SCHEMA))
+        return schemas
+
+    def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> str:
+        """Run ``memory`` or ``session_search`` and return its JSON result."""
+        if tool_name == MEMORY_TOOL_NAME:
+            return self._memory_tool(args)
+        if tool_name == SESSION_SEARCH_TOOL_NAME:
+            if self._session_search is None:
+                return _error(
+                    "session_search is not available: the provider is not initialised or "
+                    "the session store could not be loaded."
+                )
+            return self._session_search(args)
+        return _error(f"The builtin memory provider has no tool named {tool_name!r}.")
+
+    # -- mirroring -----------------------------------------------------------------------------
+
+    def mirror_metadata(self, **overrides: Any) -> dict[str, str]:
+        """Metadata for mirroring a committed write of this session to external providers.
+
+        Defaults come from the session (id, parent, platform, agent context);
+        *overrides* may set ``write_origin``, ``task_id``, ``tool_call_id`` …
+        """
+        values: dict[str, Any] = {
+            "write_origin": WRITE_ORIGIN_ASSISTANT,
+            "session_id": self._session_id,
+            "parent_session_id": self._parent_session_id,
+            "platform": self._platform,
+            "execution_context": self._agent_context,
+            "tool_name": MEMORY_TOOL_NAME,
+        }
+        values.update(overrides)
+        return build_mirror_metadata(**values)
+
+    def metadata_builder(self, **overrides: Any) -> Callable[[], dict[str, str]]:
+        """A ``build_metadata`` callable for ``MemoryManager.notify_memory_tool_write``."""
+        return lambda: self.mirror_metadata(**overrides)

@@ -1,0 +1,69 @@
+"""The ``memory.*`` settings of ``config.yaml`` that shape the builtin store."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from hermes_core.config import cfg_get
+from hermes_core.errors import ConfigError
+
+DEFAULT_MEMORY_CHAR_LIMIT = 2200
+DEFAULT_USER_CHAR_LIMIT = 1375
+
+
+def _char_limit(config: Mapping[str, Any] | None, key: str, default: int) -> int:
+    value = cfg_get(config, key)
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        number = None
+    elif isinstance(value, int):
+        number = value
+    elif isinstance(value, str) and value.strip().isdigit():
+        number = int(value.strip())  # "20000" written with quotes still means 20000
+    else:
+        number = None
+    if number is None or number < 1:
+        raise ConfigError(
+            f"{key} must be a positive whole number of characters, found {value!r}. "
+            f"Fix it in config.yaml (the default is {default})."
+        )
+    return number
+
+
+def _flag(config: Mapping[str, Any] | None, key: str) -> bool:
+    value = cfg_get(config, key)
+    if value is None:
+        return True
+    if not isinstance(value, bool):
+        raise ConfigError(f"{key} must be true or false, found {value!r}. Fix it in config.yaml.")
+    return value
+
+
+@dataclass(frozen=True)
+class MemorySettings:
+    """Budgets (in characters) and on/off switches of ``MEMORY.md`` and ``USER.md``."""
+
+    memory_char_limit: int = DEFAULT_MEMORY_CHAR_LIMIT
+    user_char_limit: int = DEFAULT_USER_CHAR_LIMIT
+    memory_enabled: bool = True
+    user_profile_enabled: bool = True
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any] | None) -> MemorySettings:
+        """Read ``memory.memory_char_limit``, ``memory.user_char_limit``,
+        ``memory.memory_enabled`` and ``memory.user_profile_enabled``.
+
+        Missing keys take the defaults (2200, 1375, enabled, enabled); a value
+        of the wrong kind raises :class:`ConfigError` naming the key.
+        """
+        return cls(
+            memory_char_limit=_char_limit(
+                config, "memory.memory_char_limit", DEFAULT_MEMORY_CHAR_LIMIT
+            ),
+            user_char_limit=_char_limit(config, "memory.user_char_limit", DEFAULT_USER_CHAR_LIMIT),
+            memory_enabled=_flag(config, "memory.memory_enabled"),
+            user_profile_enabled=_flag(config, "memory.user_profile_enabled"),
+        )

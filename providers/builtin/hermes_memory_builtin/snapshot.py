@@ -1,0 +1,86 @@
+"""The frozen snapshot: how memory appears in the system prompt.
+
+The snapshot is rendered once, when a session loads memory, and does not
+change while the session runs, even though writes reach the files at once.
+A stable system prompt keeps the model provider's prefix cache valid for the
+whole session; a prompt that changed on every memory write would make every
+later turn pay for the full prompt again.
+
+Each entry is scanned again when the snapshot is rendered (a file can be
+edited by hand or by another program). An entry with a threat is replaced in
+the snapshot by a ``[BLOCKED: …]`` marker; the file and the live entries keep
+the original so the user can see and remove it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from hermes_memory_builtin.entries import join_entries, total_chars
+from hermes_memory_builtin.targets import Target
+from hermes_memory_builtin.threats import MAX_SCAN_CHARS, scan_for_threats
+
+logger = logging.getLogger(__name__)
+
+RULE = "═" * 46
+BLOCKED_PREFIX = "[BLOCKED:"
+
+
+def usage_percent(current: int, limit: int) -> int:
+    """Whole percent of *limit* used, capped at 100 (0 for a non-positive limit)."""
+    if limit <= 0:
+        return 0
+    return min(100, current * 100 // limit)
+
+
+def format_usage(current: int, limit: int) -> str:
+    """Usage as shown in headers and successful results: ``85% — 1,870/2,200 chars``."""
+    return f"{usage_percent(current, limit)}% — {current:,}/{limit:,} chars"
+
+
+def format_counts(current: int, limit: int) -> str:
+    """Usage as shown in failed results: ``1,870/2,200``."""
+    return f"{current:,}/{limit:,}"
+
+
+def blocked_marker(target: Target, threat_ids: Sequence[str]) -> str:
+    """The text that stands in the snapshot for an entry that failed the scan."""
+    return (
+        f"{BLOCKED_PREFIX} a {target.filename} entry was withheld from this prompt because it "
+        f"matched threat pattern(s) {', '.join(threat_ids)}. The original is still in the "
+        f"file; delete it with memory(action='remove') or `hermes-memory memory remove`.]"
+    )
+
+
+def screen_entry(target: Target, entry: str) -> str:
+    """*entry* itself when it scans clean, else its blocked marker.
+
+    Every entry is scanned, including ones that already start with
+    ``[BLOCKED:`` (a marker cannot be used to smuggle text past the scan),
+    and entries too long to scan completely are withheld.
+    """
+    if len(entry) > MAX_SCAN_CHARS:
+        threats = ["too_large_to_scan"]
+    else:
+        threats = scan_for_threats(entry, scope="strict")
+    if not threats:
+        return entry
+    logger.warning(
+        "Withholding a %s entry from the system prompt: threat pattern(s) %s",
+        target.filename,
+        ", ".join(threats),
+    )
+    return blocked_marker(target, threats)
+
+
+def render_block(target: Target, entries: Sequence[str], char_limit: int) -> str | None:
+    """The system-prompt block of *target*, or ``None`` when it has no entries.
+
+    Usage in the header counts the entries as stored, before screening.
+    """
+    if not entries:
+        return None
+    screened = [screen_entry(target, entry) for entry in entries]
+    header = f"{target.header} [{format_usage(total_chars(entries), char_limit)}]"
+    return "\n".join((RULE, header, RULE, join_entries(screened)))

@@ -1,0 +1,683 @@
+"""``MemoryStore``: the two memory files and every safe way to change them.
+
+Every change runs the same steps: validate and scan the new text, take the
+target's lock, re-read the file (so writes of other sessions and processes
+are never lost), refuse if the file exists but cannot be read, apply the
+change to the fresh entries, check the budget, and replace the file
+atomically. Results are plain dicts, ready to be sent back to the model as
+JSON; nothing is changed on disk unless ``success`` is true.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hermes_core.config import get_hermes_home, load_config
+from hermes_core.errors import ConfigError, MemoryStoreError
+from hermes_memory_builtin import drift
+from hermes_memory_builtin.consolidation import ConsolidationGuard
+from hermes_memory_builtin.entries import (
+    dedupe,
+    find_unique_match,
+    is_delimiter_line,
+    join_entries,
+    normalize_newlines,
+    parse_entries,
+    total_chars,
+)
+from hermes_memory_builtin.files import (
+    atomic_write_text,
+    read_memory_file,
+    remove_stale_temp_files,
+)
+from hermes_memory_builtin.locking import exclusive_lock
+from hermes_memory_builtin.settings import (
+    DEFAULT_MEMORY_CHAR_LIMIT,
+    DEFAULT_USER_CHAR_LIMIT,
+    MemorySettings,
+)
+from hermes_memory_builtin.snapshot import format_counts, format_usage, render_block
+from hermes_memory_builtin.targets import TARGET_NAMES, TARGETS, Target
+from hermes_memory_builtin.threats import MAX_SCAN_CHARS, first_threat_message
+
+logger = logging.getLogger(__name__)
+
+Result = dict[str, Any]
+
+ACTIONS = ("add", "replace", "remove")
+SUCCESS_NOTE = "Saved. This change is complete; do not repeat it."
+BATCH_ABORT_SUFFIX = " No operations were applied (the batch is all-or-nothing)."
+_PREVIEW_CHARS = 80
+
+
+def memory_dir_for(hermes_home: str | os.PathLike[str] | None = None) -> Path:
+    """``<HERMES_HOME>/memories`` (the active home when *hermes_home* is None)."""
+    home = Path(hermes_home) if hermes_home is not None else get_hermes_home()
+    return home / "memories"
+
+
+def _coerce_limit(value: Any, name: str) -> int:
+    if isinstance(value, bool):
+        raise ConfigError(f"{name} must be a whole number of characters, found {value!r}.")
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise ConfigError(
+            f"{name} must be a whole number of characters, found {value!r}."
+        ) from None
+    if number < 1:
+        raise ConfigError(f"{name} must be at least 1, found {number}.")
+    return number
+
+
+def _preview(entry: str) -> str:
+    return entry if len(entry) <= _PREVIEW_CHARS else entry[:_PREVIEW_CHARS] + "..."
+
+
+class _Refusal(Exception):
+    """Internal: stop an operation and answer with *result*."""
+
+    def __init__(self, result: Result) -> None:
+        super().__init__(result.get("error", ""))
+        self.result = result
+
+
+def _failure(error: str, **extra: Any) -> Result:
+    return {"success": False, "error": error, **extra}
+
+
+@dataclass(frozen=True)
+class _Op:
+    """One normalised operation of a batch."""
+
+    number: int
+    action: str
+    content: str | None
+    old_text: str | None
+
+    @property
+    def label(self) -> str:
+        return f"Operation {self.number} ({self.action})"
+
+
+class MemoryStore:
+    """``MEMORY.md`` and ``USER.md`` with live entries and a frozen snapshot.
+
+    *memory_dir* defaults to ``$HERMES_HOME/memories``, resolved on every use
+    so a profile switch is honoured. Limits given as strings (``"20000"``)
+    are accepted. The store is safe to share between threads and between
+    processes (through the lock files).
+    """
+
+    def __init__(
+        self,
+        memory_dir: str | os.PathLike[str] | None = None,
+        *,
+        memory_char_limit: int | str = DEFAULT_MEMORY_CHAR_LIMIT,
+        user_char_limit: int | str = DEFAULT_USER_CHAR_LIMIT,
+        memory_enabled: bool = True,
+        user_profile_enabled: bool = True,
+        consolidation: ConsolidationGuard | None = None,
+    ) -> None:
+        self._memory_dir = Path(memory_dir) if memory_dir is not None else None
+        self._limits = {
+            "memory": _coerce_limit(memory_char_limit, "memory_char_limit"),
+            "user": _coerce_limit(user_char_limit, "user_char_limit"),
+        }
+        self._enabled = {"memory": bool(memory_enabled), "user": bool(user_profile_enabled)}
+        self._entries: dict[str, list[str]] = {name: [] for name in TARGET_NAMES}
+        self._snapshot: dict[str, str | None] = dict.fromkeys(TARGET_NAMES)
+        self._read_errors: dict[str, str | None] = dict.fromkeys(TARGET_NAMES)
+        self.consolidation = consolidation or ConsolidationGuard()
+        self._mutex = threading.RLock()
+
+    # -- construction ------------------------------------------------------------------------
+
+    @classmethod
+    def from_settings(
+        cls, settings: MemorySettings, memory_dir: str | os.PathLike[str] | None = None
+    ) -> MemoryStore:
+        """A store with the budgets and switches of *settings*."""
+        return cls(
+            memory_dir,
+            memory_char_limit=settings.memory_char_limit,
+            user_char_limit=settings.user_char_limit,
+            memory_enabled=settings.memory_enabled,
+            user_profile_enabled=settings.user_profile_enabled,
+        )
+
+    @classmethod
+    def from_config(
+        cls,
+        hermes_home: str | os.PathLike[str] | None = None,
+        config: Mapping[str, Any] | None = None,
+    ) -> MemoryStore:
+        """A store for *hermes_home* configured from its ``config.yaml`` (or *config*).
+
+        Raises :class:`ConfigError` when a ``memory.*`` value is unusable.
+        """
+        if config is None:
+            config = load_config(hermes_home)
+        settings = MemorySettings.from_config(config)
+        return cls.from_settings(settings, memory_dir_for(hermes_home))
+
+    # -- facts ---------------------------------------------------------------------------------
+
+    @property
+    def memory_dir(self) -> Path:
+        """The folder holding the memory files."""
+        return self._memory_dir if self._memory_dir is not None else memory_dir_for()
+
+    def path(self, target: str) -> Path:
+        """The file of *target* (``memory`` → ``MEMORY.md``, ``user`` → ``USER.md``)."""
+        return self.memory_dir / TARGETS[target].filename
+
+    def char_limit(self, target: str) -> int:
+        """The budget of *target* in characters."""
+        return self._limits[target]
+
+    def is_enabled(self, target: str) -> bool:
+        """Whether *target* is switched on in the configuration."""
+        return self._enabled[target]
+
+    def entries(self, target: str) -> list[str]:
+        """The live entries of *target* as of the last load or write (a copy)."""
+        with self._mutex:
+            return list(self._entries[target])
+
+    @property
+    def memory_entries(self) -> list[str]:
+        """Live entries of ``MEMORY.md``."""
+        return self.entries("memory")
+
+    @property
+    def user_entries(self) -> list[str]:
+        """Live entries of ``USER.md``."""
+        return self.entries("user")
+
+    def read_error(self, target: str) -> str | None:
+        """Why *target*'s file could not be read at the last load, or ``None``."""
+        return self._read_errors[target]
+
+    def usage(self, target: str) -> str:
+        """Live usage of *target*, e.g. ``12% — 264/2,200 chars``."""
+        return format_usage(total_chars(self.entries(target)), self.char_limit(target))
+
+    # -- loading and the frozen snapshot --------------------------------------------------------
+
+    def load_from_disk(self) -> None:
+        """Read both files into the live entries and freeze the system-prompt snapshot.
+
+        Unreadable files load as empty (and are reported by :meth:`read_error`
+        and a warning); every later write to them is refused until they can be
+        read. A file already over its budget is loaded in full with a warning.
+        """
+        with self._mutex:
+            self.memory_dir.mkdir(parents=True, exist_ok=True)
+            for name in TARGET_NAMES:
+                target = TARGETS[name]
+                path = self.path(name)
+                read = read_memory_file(path)
+                if not read.ok:
+                    logger.warning(
+                        "Cannot read %s (%s); it is left out of the system prompt and writes "
+                        "to it are refused until it can be read.",
+                        path,
+                        read.error,
+                    )
+                    entries: list[str] = []
+                else:
+                    entries = dedupe(parse_entries(read.text))
+                self._read_errors[name] = read.error
+                self._entries[name] = entries
+                size, limit = total_chars(entries), self.char_limit(name)
+                if size > limit:
+                    logger.warning(
+                        "%s holds %s characters, which exceeds its budget of %s; it is loaded "
+                        "in full, but adds will fail until entries are shortened or removed.",
+                        target.filename,
+                        f"{size:,}",
+                        f"{limit:,}",
+                    )
+                self._snapshot[name] = render_block(target, entries, limit)
+
+    def format_for_system_prompt(self, target: str) -> str | None:
+        """The frozen block of *target* (``None`` when it was empty at load time)."""
+        return self._snapshot[target]
+
+    def refresh(self, target: str) -> list[str]:
+        """Re-read *target* without the lock and return its entries (live list updated).
+
+        Reads are safe without the lock because writes replace the file
+        atomically. On a read failure the previous live entries are returned.
+        """
+        read = read_memory_file(self.path(target))
+        with self._mutex:
+            if read.ok:
+                self._entries[target] = dedupe(parse_entries(read.text))
+            return list(self._entries[target])
+
+    # -- operations ----------------------------------------------------------------------------
+
+    def add(self, target: str, content: Any) -> Result:
+        """Append *content* as a new entry of *target*."""
+        return self._run(self._add, target, content)
+
+    def replace(self, target: str, old_text: Any, new_content: Any) -> Result:
+        """Replace the whole entry that *old_text* identifies with *new_content*."""
+        return self._run(self._replace, target, old_text, new_content)
+
+    def remove(self, target: str, old_text: Any) -> Result:
+        """Delete the entry that *old_text* identifies."""
+        return self._run(self._remove, target, old_text)
+
+    def apply_batch(self, target: str, operations: Any) -> Result:
+        """Apply several operations atomically; the budget is checked on the final state.
+
+        Each operation is ``{"action", "content"?, "old_text"?}`` (``new_text`` is
+        accepted as an alias of ``content``). Either every operation is applied
+        or none is.
+        """
+        return self._run(self._apply_batch, target, operations)
+
+    def target_error(self, target: Any) -> Result | None:
+        """The failure a write to *target* would get (unknown or disabled), or ``None``."""
+        try:
+            self._target(target)
+        except _Refusal as refusal:
+            return refusal.result
+        return None
+
+    def reset_consolidation_failures(self) -> None:
+        """Forget counted failures (see :class:`ConsolidationGuard`)."""
+        with self._mutex:
+            self.consolidation.reset()
+
+    # -- implementation ------------------------------------------------------------------------
+
+    def _run(self, operation: Any, *args: Any) -> Result:
+        with self._mutex:
+            try:
+                result: Result = operation(*args)
+            except _Refusal as refusal:
+                return refusal.result
+            except MemoryStoreError as exc:
+                return _failure(str(exc))
+            if result.get("success"):
+                self.consolidation.record_success()
+            return result
+
+    def _target(self, target: Any) -> Target:
+        if not isinstance(target, str) or target not in TARGETS:
+            raise _Refusal(_failure(f"Invalid memory target {target!r}. Use 'memory' or 'user'."))
+        spec = TARGETS[target]
+        if not self._enabled[spec.name]:
+            key = "memory_enabled" if spec.name == "memory" else "user_profile_enabled"
+            raise _Refusal(
+                _failure(
+                    f"Writes to {spec.filename} are disabled in config (memory.{key} is false).",
+                    target=spec.name,
+                )
+            )
+        return spec
+
+    @staticmethod
+    def _clean_text(value: Any, field: str) -> str:
+        """*value* as stored: a string with normalised newlines, stripped."""
+        if value is None:
+            return ""
+        if not isinstance(value, str):
+            raise _Refusal(_failure(f"{field} must be a string, got {type(value).__name__}."))
+        return normalize_newlines(value).strip()
+
+    @staticmethod
+    def _entry_problem(text: str) -> str | None:
+        """Why *text* cannot be stored as an entry, or ``None``."""
+        if any(is_delimiter_line(line) for line in text.split("\n")):
+            return (
+                "Content contains a line holding only '§', which separates entries in the "
+                "file. Remove that line, or save the parts as separate entries."
+            )
+        if len(text) > MAX_SCAN_CHARS:
+            return (
+                f"Content is {len(text):,} characters long, more than the {MAX_SCAN_CHARS:,} "
+                "that can be scanned. Save a shorter entry."
+            )
+        return first_threat_message(text, scope="strict")
+
+    def _entry_text(self, value: Any, field: str, empty_error: str) -> str:
+        text = self._clean_text(value, field)
+        if not text:
+            raise _Refusal(_failure(empty_error))
+        problem = self._entry_problem(text)
+        if problem:
+            raise _Refusal(_failure(problem))
+        return text
+
+    def _old_text(self, value: Any) -> str:
+        text = self._clean_text(value, "old_text")
+        if not text:
+            raise _Refusal(
+                _failure("old_text cannot be empty: give a short unique part of the entry.")
+            )
+        return text
+
+    @contextlib.contextmanager
+    def _exclusive(self, spec: Target) -> Iterator[list[str]]:
+        """Hold *spec*'s lock and yield its entries freshly read from disk."""
+        path = self.path(spec.name)
+        with exclusive_lock(path):
+            remove_stale_temp_files(path)
+            read = read_memory_file(path)
+            if not read.ok:
+                raise _Refusal(
+                    _failure(
+                        f"Refusing to write {spec.filename}: it exists but could not be read "
+                        f"({read.error}). Nothing was changed. If another program is writing "
+                        "it, retry in a moment; otherwise fix the file (valid UTF-8, readable) "
+                        "first.",
+                        target=spec.name,
+                    )
+                )
+            entries = dedupe(parse_entries(read.text))
+            self._entries[spec.name] = list(entries)
+            self._read_errors[spec.name] = None
+            yield entries
+
+    def _commit(self, spec: Target, entries: Sequence[str]) -> None:
+        atomic_write_text(self.path(spec.name), join_entries(entries))
+        self._entries[spec.name] = list(entries)
+
+    def _success(self, spec: Target, message: str, **extra: Any) -> Result:
+        entries = self._entries[spec.name]
+        return {
+            "success": True,
+            "done": True,
+            "target": spec.name,
+            "usage": format_usage(total_chars(entries), self.char_limit(spec.name)),
+            "entry_count": len(entries),
+            "message": message,
+            **extra,
+            "note": SUCCESS_NOTE,
+        }
+
+    def _counted(self, result: Result) -> Result:
+        """Count a consolidation failure; past the allowance answer terminally."""
+        if self.consolidation.record_failure():
+            return {
+                "success": False,
+                "done": True,
+                "error": (
+                    "Memory writes keep failing "
+                    f"({self.consolidation.turn_failures} failed attempts this turn). Stop "
+                    "calling the memory tool: leave memory as it is and continue with your "
+                    "reply to the user. The fact can be saved in a later turn."
+                ),
+            }
+        return result
+
+    def _state(self, spec: Target, entries: Sequence[str]) -> dict[str, Any]:
+        return {
+            "current_entries": list(entries),
+            "usage": format_counts(total_chars(entries), self.char_limit(spec.name)),
+        }
+
+    def _no_match(self, spec: Target, entries: Sequence[str], old: str, verb: str) -> Result:
+        return self._counted(
+            _failure(
+                f"No entry matched '{old}'. Check current_entries below and retry with text "
+                f"copied from the entry you want to {verb}.",
+                target=spec.name,
+                **self._state(spec, entries),
+            )
+        )
+
+    @staticmethod
+    def _ambiguous(spec: Target, old: str, candidates: Sequence[str]) -> Result:
+        return _failure(
+            f"'{old}' matches {len(candidates)} different entries. Use a longer part of the "
+            "one you mean (see matches).",
+            target=spec.name,
+            matches=[_preview(entry) for entry in candidates],
+        )
+
+    def _drift_refusal(self, spec: Target, entry: str, old: str) -> _Refusal:
+        path = self.path(spec.name)
+        raw = read_memory_file(path).text
+        backup = drift.save_backup(path, raw)
+        limit = self.char_limit(spec.name)
+        if backup.saved:
+            saved = f"A copy of the file was saved to {backup.path}."
+        else:
+            saved = f"Saving a backup copy failed ({backup.error}); the file is unchanged on disk."
+        return _Refusal(
+            _failure(
+                f"Refusing to change {spec.filename}: the entry matched by '{old}' is "
+                f"{len(entry):,} characters long, more than the whole {limit:,}-character "
+                "budget, so it is probably text added outside the memory tool without '§' "
+                f"separator lines, and rewriting it would lose that text. {saved}",
+                target=spec.name,
+                drift_backup=str(backup.path) if backup.saved else None,
+                remediation=(
+                    f"Open {path}, split the long text into entries separated by lines holding "
+                    "only '§' (or move it elsewhere), then retry."
+                ),
+            )
+        )
+
+    def _locate(self, spec: Target, entries: Sequence[str], old: str, verb: str) -> int:
+        match = find_unique_match(entries, old)
+        if match.ambiguous:
+            raise _Refusal(self._ambiguous(spec, old, match.candidates))
+        if match.index is None:
+            raise _Refusal(self._no_match(spec, entries, old, verb))
+        if drift.is_oversized(entries[match.index], self.char_limit(spec.name)):
+            raise self._drift_refusal(spec, entries[match.index], old)
+        return match.index
+
+    def _add(self, target: Any, content: Any) -> Result:
+        spec = self._target(target)
+        text = self._entry_text(content, "content", "Content cannot be empty.")
+        with self._exclusive(spec) as entries:
+            if text in entries:
+                return self._success(spec, "Entry already exists (no duplicate added).")
+            updated = [*entries, text]
+            limit = self.char_limit(spec.name)
+            if total_chars(updated) > limit:
+                return self._counted(
+                    _failure(
+                        f"{spec.filename} is at {format_counts(total_chars(entries), limit)} "
+                        f"chars; adding this entry ({len(text):,} chars) would exceed the "
+                        "limit. Make room in this same turn: merge overlapping entries with "
+                        "'replace' or drop stale ones with 'remove' (see current_entries), then "
+                        "retry the add. One call with 'operations' can do all of it at once.",
+                        target=spec.name,
+                        **self._state(spec, entries),
+                    )
+                )
+            self._commit(spec, updated)
+            return self._success(spec, "Entry added.")
+
+    def _replace(self, target: Any, old_text: Any, new_content: Any) -> Result:
+        spec = self._target(target)
+        old = self._old_text(old_text)
+        text = self._entry_text(
+            new_content,
+            "content",
+            "The new content cannot be empty. Use 'remove' to delete an entry.",
+        )
+        with self._exclusive(spec) as entries:
+            index = self._locate(spec, entries, old, "replace")
+            previous = entries[index]
+            updated = list(entries)
+            updated[index] = text
+            updated = dedupe(updated)
+            if not self._fits(spec, entries, updated):
+                return self._counted(
+                    _failure(
+                        f"The replacement would put {spec.filename} at "
+                        f"{format_counts(total_chars(updated), self.char_limit(spec.name))} "
+                        "chars. Shorten the new content, or remove other stale entries (see "
+                        "current_entries), then retry in this turn.",
+                        target=spec.name,
+                        **self._state(spec, entries),
+                    )
+                )
+            self._commit(spec, updated)
+            return self._success(spec, "Entry replaced.", replaced_entry=previous)
+
+    def _remove(self, target: Any, old_text: Any) -> Result:
+        spec = self._target(target)
+        old = self._old_text(old_text)
+        with self._exclusive(spec) as entries:
+            index = self._locate(spec, entries, old, "remove")
+            previous = entries[index]
+            self._commit(spec, [e for i, e in enumerate(entries) if i != index])
+            return self._success(spec, "Entry removed.", removed_entry=previous)
+
+    def _fits(self, spec: Target, before: Sequence[str], after: Sequence[str]) -> bool:
+        """Within budget, or at least no larger than before (an over-budget file may shrink)."""
+        size = total_chars(after)
+        return size <= self.char_limit(spec.name) or size <= total_chars(before)
+
+    def _normalise_op(self, number: int, raw: Any) -> _Op:
+        """Validate one batch operation; ``new_text`` is folded into ``content`` first,
+        so the alias goes through the same scan."""
+        if not isinstance(raw, Mapping):
+            raise _Refusal(
+                _failure(
+                    f"Operation {number}: must be an object with action, content and old_text."
+                    + BATCH_ABORT_SUFFIX
+                )
+            )
+        action = raw.get("action")
+        label = f"Operation {number} ({action if isinstance(action, str) else 'unknown'})"
+        if action not in ACTIONS:
+            raise _Refusal(
+                _failure(
+                    f"{label}: unknown action. Use add, replace or remove." + BATCH_ABORT_SUFFIX
+                )
+            )
+        content_value = raw.get("content")
+        if content_value is None or content_value == "":
+            content_value = raw.get("new_text")
+        try:
+            content = self._clean_text(content_value, "content") or None
+            old_text = self._clean_text(raw.get("old_text"), "old_text") or None
+        except _Refusal as refusal:
+            raise _Refusal(
+                _failure(f"{label}: {refusal.result['error']}" + BATCH_ABORT_SUFFIX)
+            ) from None
+        if action in ("replace", "remove") and old_text is None:
+            raise _Refusal(_failure(f"{label}: old_text is required." + BATCH_ABORT_SUFFIX))
+        if action == "add" and content is None:
+            raise _Refusal(_failure(f"{label}: content is required." + BATCH_ABORT_SUFFIX))
+        if action == "replace" and content is None:
+            raise _Refusal(
+                _failure(
+                    f"{label}: content is required (use action 'remove' to delete)."
+                    + BATCH_ABORT_SUFFIX
+                )
+            )
+        if content is not None and action != "remove":
+            problem = self._entry_problem(content)
+            if problem:
+                raise _Refusal(_failure(f"Operation {number}: {problem}" + BATCH_ABORT_SUFFIX))
+        return _Op(number, action, content, old_text)
+
+    def _apply_batch(self, target: Any, operations: Any) -> Result:
+        spec = self._target(target)
+        if not isinstance(operations, list):
+            raise _Refusal(
+                _failure("operations must be a list of {action, content?, old_text?} objects.")
+            )
+        if not operations:
+            raise _Refusal(_failure("operations list is empty: give at least one operation."))
+        ops = [self._normalise_op(number, raw) for number, raw in enumerate(operations, 1)]
+        with self._exclusive(spec) as entries:
+            working = list(entries)
+            replaced: dict[int, str] = {}
+            removed: dict[int, str] = {}
+            for op in ops:
+                if op.action == "add":
+                    assert op.content is not None
+                    if op.content not in working:  # repeating an add is harmless
+                        working.append(op.content)
+                    continue
+                assert op.old_text is not None
+                index = self._locate_in_batch(spec, entries, working, op)
+                if op.action == "replace":
+                    assert op.content is not None
+                    replaced[op.number] = working[index]
+                    working[index] = op.content
+                else:
+                    removed[op.number] = working.pop(index)
+            working = dedupe(working)
+            limit = self.char_limit(spec.name)
+            usage = format_counts(total_chars(entries), limit)
+            if entries and not working:
+                return self._counted(
+                    _failure(
+                        f"Refusing to empty {spec.filename}: a batch may not delete every entry. "
+                        "Keep at least one entry, or remove the last one with a single "
+                        "'remove' call if that is really intended." + BATCH_ABORT_SUFFIX,
+                        target=spec.name,
+                        usage=usage,
+                    )
+                )
+            if not self._fits(spec, entries, working):
+                return self._counted(
+                    _failure(
+                        f"After applying all {len(ops)} operations, {spec.filename} would be at "
+                        f"{format_counts(total_chars(working), limit)} chars, over the limit. "
+                        "Remove or shorten more entries in the same batch, then retry."
+                        + BATCH_ABORT_SUFFIX,
+                        target=spec.name,
+                        usage=usage,
+                    )
+                )
+            self._commit(spec, working)
+            extra: dict[str, Any] = {}
+            if replaced:
+                extra["replaced_entries"] = replaced
+            if removed:
+                extra["removed_entries"] = removed
+            return self._success(spec, f"Applied {len(ops)} operation(s).", **extra)
+
+    def _locate_in_batch(
+        self, spec: Target, entries: Sequence[str], working: Sequence[str], op: _Op
+    ) -> int:
+        assert op.old_text is not None
+        usage = format_counts(total_chars(entries), self.char_limit(spec.name))
+        match = find_unique_match(working, op.old_text)
+        if match.ambiguous:
+            raise _Refusal(
+                self._counted(
+                    _failure(
+                        f"{op.label}: '{op.old_text}' matched several different entries; be "
+                        "more specific." + BATCH_ABORT_SUFFIX,
+                        target=spec.name,
+                        usage=usage,
+                    )
+                )
+            )
+        if match.index is None:
+            raise _Refusal(
+                self._counted(
+                    _failure(
+                        f"{op.label}: no entry matched '{op.old_text}'." + BATCH_ABORT_SUFFIX,
+                        target=spec.name,
+                        usage=usage,
+                    )
+                )
+            )
+        if drift.is_oversized(working[match.index], self.char_limit(spec.name)):
+            raise self._drift_refusal(spec, working[match.index], op.old_text)
+        return match.index

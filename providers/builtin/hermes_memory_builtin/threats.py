@@ -1,0 +1,400 @@
+"""Injection and exfiltration scanner for text that ends up in a system prompt.
+
+Memory entries are injected into every future session's system prompt, so a
+poisoned entry is a persistent prompt injection. Every write is scanned, and
+the snapshot taken at session start is scanned again.
+
+How a scan works:
+
+1. Only the first :data:`MAX_SCAN_CHARS` characters are looked at, which bounds
+   the time of a scan (callers refuse to store text longer than that).
+2. Invisible format characters (zero-width spaces, bidi overrides, Unicode tag
+   characters …) are reported on the raw text, in the order they occur.
+3. The text is NFKC-folded (full-width ``ｃａｔ`` becomes ``cat``) and every
+   pattern of the requested scope is searched case-insensitively. Free text
+   between keywords is limited to a few words, and every repetition is
+   bounded, so no pattern can backtrack catastrophically.
+
+Scopes are cumulative: ``all`` runs the patterns that are always suspicious,
+``context`` adds the ones for text injected as context, ``strict`` (used for
+memory) adds exfiltration and configuration-tampering patterns.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+
+__all__ = [
+    "INVISIBLE_CHARS",
+    "MAX_SCAN_CHARS",
+    "SCOPES",
+    "ThreatPattern",
+    "first_threat_message",
+    "scan_for_threats",
+    "threat_patterns",
+]
+
+MAX_SCAN_CHARS = 65_536
+"""Characters of a text that a scan inspects; anything beyond is not looked at."""
+
+SCOPES = ("all", "context", "strict")
+"""Scan scopes, from the narrowest to the widest."""
+
+_BASE_INVISIBLE = (
+    0x200B,  # zero width space
+    0x200C,  # zero width non-joiner
+    0x200D,  # zero width joiner
+    0x2060,  # word joiner
+    0x2061,  # function application
+    0x2062,  # invisible times
+    0x2063,  # invisible separator
+    0x2064,  # invisible plus
+    0xFEFF,  # zero width no-break space (BOM inside text)
+    0x202A,  # left-to-right embedding
+    0x202B,  # right-to-left embedding
+    0x202C,  # pop directional formatting
+    0x202D,  # left-to-right override
+    0x202E,  # right-to-left override
+    0x2066,  # left-to-right isolate
+    0x2067,  # right-to-left isolate
+    0x2068,  # first strong isolate
+    0x2069,  # pop directional isolate
+)
+# Unicode tag characters spell out hidden ASCII ("ASCII smuggling").
+_TAG_CHARACTERS = (0xE0001, *range(0xE0020, 0xE0080))
+
+INVISIBLE_CHARS: frozenset[str] = frozenset(chr(cp) for cp in (*_BASE_INVISIBLE, *_TAG_CHARACTERS))
+"""Characters that render as nothing and can hide instructions from a reader."""
+
+
+@dataclass(frozen=True)
+class ThreatPattern:
+    """One entry of the catalogue.
+
+    ``regex`` is searched in the folded text, except that:
+
+    - with ``after`` set, ``regex`` only counts when it starts on the same line
+      as, and at most ``within`` characters after, a match of ``after``
+      (``curl`` … ``$API_KEY``);
+    - with ``in_html_comments`` set, ``regex`` is searched inside the body of
+      each ``<!-- … -->`` comment.
+
+    Both are evaluated with one linear pass over the anchors and targets, so
+    a text repeating an anchor thousands of times stays cheap.
+    """
+
+    id: str
+    scope: str
+    regex: str
+    after: str | None = None
+    within: int = 0
+    in_html_comments: bool = False
+
+
+# Up to N whitespace-separated words between two keywords. A word cannot
+# contain whitespace, so each repetition matches in exactly one way.
+def _words(most: int, least: int = 0) -> str:
+    return rf"(?:\S+\s+){{{least},{most}}}?"
+
+
+_FILL = _words(8)
+_VERB_CHANGE = r"(?:update|modify|edit|write|change|append|add)"
+# Verbs that copy, write or dump a file. Anchoring the ssh paths on them keeps
+# plain mentions ("keys live in ~/.ssh") from being blocked.
+_VERB_FILE_ACCESS = (
+    r"\b(?:write|writes|writing|append|add|echo|cp|copy|mv|move|tee|put|insert|modify|edit|"
+    r"update|overwrite|replace|install|plant|upload|scp|rsync|cat|chmod)\b|>>?"
+)
+_SECRET_NAME = r"\$\{?\w{0,64}(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b"
+
+_CATALOGUE: tuple[ThreatPattern, ...] = (
+    # -- always suspicious -------------------------------------------------------------------
+    ThreatPattern(
+        "prompt_injection",
+        "all",
+        rf"\bignore\s+{_FILL}(?:previous|all|above|prior)\s+{_FILL}instructions\b",
+    ),
+    ThreatPattern("sys_prompt_override", "all", r"\bsystem\s+prompt\s+override\b"),
+    ThreatPattern(
+        "disregard_rules",
+        "all",
+        rf"\bdisregard\s+{_FILL}(?:your|all|any)\s+{_FILL}(?:instructions|rules|guidelines)\b",
+    ),
+    ThreatPattern(
+        "bypass_restrictions",
+        "all",
+        rf"\bact\s+as\s+(?:if|though)\s+{_FILL}you\s+{_FILL}"
+        rf"(?:have\s+no|don['’]?t\s+have|do\s+not\s+have)\s+{_FILL}(?:restrictions|limits|rules)\b",
+    ),
+    ThreatPattern(
+        "html_comment_injection",
+        "all",
+        r"(?<![a-z])(?:ignore|override|system|secret|hidden)(?![a-z])",
+        in_html_comments=True,
+    ),
+    ThreatPattern(
+        "hidden_div",
+        "all",
+        r"<div\s+style\s*=\s*[\"'][^\"'>]{0,256}?display\s*:\s*none",
+    ),
+    ThreatPattern(
+        "translate_execute",
+        "all",
+        rf"\btranslate\s+{_FILL}into\s+{_words(3, 1)}and\s+(?:execute|run|eval)\b",
+    ),
+    ThreatPattern(
+        "deception_hide",
+        "all",
+        rf"\b(?:do\s+not|don['’]?t)\s+{_FILL}tell\s+{_FILL}the\s+user\b",
+    ),
+    ThreatPattern("exfil_curl", "all", _SECRET_NAME, after=r"\bcurl\b", within=2048),
+    ThreatPattern("exfil_wget", "all", _SECRET_NAME, after=r"\bwget\b", within=2048),
+    ThreatPattern(
+        "read_secrets",
+        "all",
+        r"(?:\.env|credentials|\.netrc|\.pgpass|\.npmrc|\.pypirc)\b",
+        after=r"\bcat\s+",
+        within=512,
+    ),
+    # -- suspicious in injected context --------------------------------------------------------
+    ThreatPattern("role_hijack", "context", rf"\byou\s+are\s+{_FILL}now\s+(?:a|an|the)\b"),
+    ThreatPattern("role_pretend", "context", rf"\bpretend\s+{_FILL}(?:you\s+are|to\s+be)\b"),
+    ThreatPattern(
+        "leak_system_prompt", "context", rf"\boutput\s+{_FILL}(?:system|initial)\s+prompt\b"
+    ),
+    ThreatPattern(
+        "remove_filters",
+        "context",
+        rf"\b(?:respond|answer|reply)\s+{_FILL}without\s+{_FILL}"
+        r"(?:restrictions|limitations|filters|safety)\b",
+    ),
+    ThreatPattern(
+        "fake_update",
+        "context",
+        rf"\byou\s+have\s+been\s+{_FILL}(?:updated|upgraded|patched)\s+to\b",
+    ),
+    ThreatPattern("identity_override", "context", r"\bname\s+yourself\s+\w"),
+    ThreatPattern("c2_node_registration", "context", r"\bregister\s+(?:as\s+)?(?:an?\s+)?node\b"),
+    ThreatPattern("c2_heartbeat", "context", r"\b(?:heartbeat|beacon|check-in)\s+(?:to|with)\b"),
+    ThreatPattern("c2_task_pull", "context", r"\bpull\s+(?:down\s+)?(?:new\s+)?task(?:s|ing)?\b"),
+    ThreatPattern("c2_network_connect", "context", r"\bconnect\s+to\s+the\s+network\b"),
+    ThreatPattern(
+        "forced_action",
+        "context",
+        rf"\byou\s+must\s+{_words(3)}(?:register|connect|report|beacon)\b",
+    ),
+    ThreatPattern("anti_forensic_oneliner", "context", r"\bonly\s+use\s+one-?liners?\b"),
+    ThreatPattern(
+        "anti_forensic_disk",
+        "context",
+        rf"\bnever\s+{_FILL}(?:create|write)\s+{_FILL}(?:script|file)s?\b\s*{_FILL}disk\b",
+    ),
+    ThreatPattern(
+        "env_var_unset_agent",
+        "context",
+        r"\bunset\s+\w{0,64}(?:CLAUDE|CODEX|HERMES|AGENT|OPENAI|ANTHROPIC)",
+    ),
+    # "sliver", "havoc" and "mythic" are ordinary words; they count only next to C2 vocabulary.
+    ThreatPattern(
+        "known_c2_framework",
+        "context",
+        r"\b(?:cobalt\s*strike|metasploit|brainworm)\b"
+        r"|\b(?:sliver|havoc|mythic)\s+(?:c2|implants?|beacons?|agents?|framework|"
+        r"server|listeners?|payloads?)\b",
+    ),
+    ThreatPattern("c2_explicit", "context", r"\bc2\s+(?:server|channel|infrastructure|beacon)s?\b"),
+    ThreatPattern("c2_explicit_long", "context", r"\bcommand[\s-]+and[\s-]+control\b"),
+    # -- strict: exfiltration and tampering (memory, soul files) ------------------------------
+    ThreatPattern(
+        "send_to_url",
+        "strict",
+        r"\b(?:to|at)\s+https?://",
+        after=r"\b(?:send|post|upload|transmit)\b",
+        within=256,
+    ),
+    ThreatPattern(
+        "context_exfil",
+        "strict",
+        rf"\b(?:include|output|print|share)\s+{_FILL}"
+        r"(?:conversation|chat\s+history|previous\s+messages|full\s+context|entire\s+context)\b",
+    ),
+    ThreatPattern(
+        "ssh_backdoor", "strict", r"authorized_keys\b", after=_VERB_FILE_ACCESS, within=128
+    ),
+    ThreatPattern(
+        "ssh_access",
+        "strict",
+        r"(?:\$HOME|\$\{HOME\}|~)/\.ssh\b",
+        after=_VERB_FILE_ACCESS,
+        within=128,
+    ),
+    ThreatPattern("hermes_env", "strict", r"(?:\$HOME|\$\{HOME\}|~)/\.hermes/\.env\b"),
+    ThreatPattern(
+        "agent_config_mod",
+        "strict",
+        rf"\b{_VERB_CHANGE}\s+{_FILL}\S{{0,256}}?"
+        r"(?:AGENTS\.md|CLAUDE\.md|\.cursorrules|\.clinerules)\b",
+    ),
+    ThreatPattern(
+        "hermes_config_mod",
+        "strict",
+        rf"\b{_VERB_CHANGE}\s+{_FILL}\S{{0,256}}?\.hermes/(?:config\.yaml|SOUL\.md)\b",
+    ),
+    ThreatPattern(
+        "hardcoded_secret",
+        "strict",
+        r"(?:api[_-]?key|token|secret|password)\s*[=:]\s*[\"'][A-Za-z0-9+/=_-]{20,}",
+    ),
+)
+
+
+def threat_patterns() -> tuple[ThreatPattern, ...]:
+    """The whole catalogue, in the order ids are reported."""
+    return _CATALOGUE
+
+
+_COMMENT_OPEN = "<!--"
+_COMMENT_CLOSE = "-->"
+_MAX_COMMENT_BODY = 1024
+
+
+def _comment_bodies(text: str) -> list[str]:
+    """Bodies of the HTML comments in *text* that are at most 1 KiB long.
+
+    Each opening ``<!--`` ends at the first ``-->`` after it. Openings that
+    share a close are covered by the earliest one (its body contains theirs),
+    so the work stays linear in the length of the text.
+    """
+    closes = [m.start() for m in re.finditer(re.escape(_COMMENT_CLOSE), text)]
+    bodies: list[str] = []
+    close_at = 0
+    last_close = -1
+    for match in re.finditer(re.escape(_COMMENT_OPEN), text):
+        body_start = match.end()
+        while close_at < len(closes) and closes[close_at] < body_start:
+            close_at += 1
+        if close_at == len(closes):
+            break
+        close = closes[close_at]
+        if close == last_close or close - body_start > _MAX_COMMENT_BODY:
+            continue
+        last_close = close
+        bodies.append(text[body_start:close])
+    return bodies
+
+
+class _Matcher:
+    """A compiled :class:`ThreatPattern`."""
+
+    def __init__(self, pattern: ThreatPattern) -> None:
+        self.id = pattern.id
+        self.pattern = pattern
+        self.regex = re.compile(pattern.regex, re.IGNORECASE)
+        self.after = re.compile(pattern.after, re.IGNORECASE) if pattern.after else None
+
+    def hit(self, text: str, scan: _ScanState) -> bool:
+        if self.pattern.in_html_comments:
+            return any(self.regex.search(body) for body in scan.comment_bodies())
+        if self.after is None:
+            return self.regex.search(text) is not None
+        return self._hit_after_anchor(text, scan)
+
+    def _hit_after_anchor(self, text: str, scan: _ScanState) -> bool:
+        assert self.after is not None
+        anchor_ends = [m.end() for m in self.after.finditer(text)]
+        if not anchor_ends:
+            return False
+        newlines = scan.newlines()
+        for target in self.regex.finditer(text):
+            start = target.start()
+            i = bisect.bisect_right(anchor_ends, start) - 1
+            if i < 0:
+                continue
+            anchor_end = anchor_ends[i]  # the closest anchor before the target
+            if start - anchor_end > self.pattern.within:
+                continue
+            j = bisect.bisect_left(newlines, anchor_end)
+            if j == len(newlines) or newlines[j] >= start:
+                return True
+        return False
+
+
+class _ScanState:
+    """Facts about one folded text, computed at most once per scan."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._bodies: list[str] | None = None
+        self._newlines: list[int] | None = None
+
+    def comment_bodies(self) -> list[str]:
+        if self._bodies is None:
+            self._bodies = _comment_bodies(self.text)
+        return self._bodies
+
+    def newlines(self) -> list[int]:
+        if self._newlines is None:
+            self._newlines = [m.start() for m in re.finditer("\n", self.text)]
+        return self._newlines
+
+
+@functools.cache
+def _matchers(scope: str) -> tuple[_Matcher, ...]:
+    reach = SCOPES[: SCOPES.index(scope) + 1]
+    return tuple(_Matcher(pattern) for pattern in _CATALOGUE if pattern.scope in reach)
+
+
+def _matching_ids(folded: str, scope: str) -> list[str]:
+    state = _ScanState(folded)
+    return [matcher.id for matcher in _matchers(scope) if matcher.hit(folded, state)]
+
+
+def _check_scope(scope: str) -> None:
+    if scope not in SCOPES:
+        raise ValueError(f"Unknown scan scope {scope!r}; use one of {', '.join(SCOPES)}.")
+
+
+def _invisible_in_order(text: str) -> list[str]:
+    """Invisible characters of *text*, each once, in the order they first occur."""
+    if INVISIBLE_CHARS.isdisjoint(text):
+        return []
+    return list(dict.fromkeys(ch for ch in text if ch in INVISIBLE_CHARS))
+
+
+def scan_for_threats(content: str, scope: str = "context") -> list[str]:
+    """Ids of every threat found in *content* under *scope*.
+
+    Invisible characters come first as ``invisible_unicode_U+XXXX`` in the
+    order they occur, then pattern ids in catalogue order. Raises
+    ``ValueError`` for an unknown scope.
+    """
+    _check_scope(scope)
+    text = content[:MAX_SCAN_CHARS]
+    found = [f"invisible_unicode_U+{ord(ch):04X}" for ch in _invisible_in_order(text)]
+    found.extend(_matching_ids(unicodedata.normalize("NFKC", text), scope))
+    return found
+
+
+def first_threat_message(content: str, scope: str = "strict") -> str | None:
+    """A refusal message for the first threat in *content*, or ``None`` when clean."""
+    _check_scope(scope)
+    text = content[:MAX_SCAN_CHARS]
+    invisible = _invisible_in_order(text)
+    if invisible:
+        return (
+            f"Blocked: the content contains the invisible unicode character "
+            f"U+{ord(invisible[0]):04X}, which can hide instructions from a reader. "
+            "Remove it and retry."
+        )
+    ids = _matching_ids(unicodedata.normalize("NFKC", text), scope)
+    if not ids:
+        return None
+    return (
+        f"Blocked: the content matches threat pattern '{ids[0]}'. Memory is injected into "
+        "future system prompts, so it must not carry instructions to the model, "
+        "exfiltration commands or secrets. Rephrase it as a plain fact."
+    )
