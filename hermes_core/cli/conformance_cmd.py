@@ -1,0 +1,207 @@
+"""``hermes-memory conformance PROVIDER``: the conformance suite against an installed provider."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hermes_core.discovery.info import ProviderInfo
+    from hermes_core.testing.capabilities import Capability
+
+
+NOT_CHECKED_HERE = {
+    "forget": "it needs the forget() helper of the provider's own conformance test class",
+}
+"""Capabilities a generic run cannot exercise, and why."""
+
+
+@contextmanager
+def _scratch_home(config_from: Path | None) -> Iterator[Path]:
+    """An empty HERMES_HOME (seeded with *config_from*'s configuration), active meanwhile."""
+    previous = os.environ.get("HERMES_HOME")
+    with tempfile.TemporaryDirectory(prefix="hermes-conformance-home-") as tmp:
+        home = Path(tmp)
+        if config_from is not None:
+            for name in ("config.yaml", ".env"):
+                if (config_from / name).is_file():
+                    shutil.copy2(config_from / name, home / name)
+        os.environ["HERMES_HOME"] = str(home)
+        try:
+            yield home
+        finally:
+            if previous is None:
+                os.environ.pop("HERMES_HOME", None)
+            else:
+                os.environ["HERMES_HOME"] = previous
+
+
+def _find_provider(name: str) -> ProviderInfo:
+    from hermes_core.plugins import discover_providers
+
+    found = discover_providers()
+    for info in found:
+        if info.name == name:
+            if info.error:
+                raise click.ClickException(
+                    f"The provider {name!r} is installed but broken: {info.error}\n"
+                    "Run `hermes-memory plugins --all` for details."
+                )
+            return info
+    names = ", ".join(sorted(i.name for i in found)) or "none"
+    raise click.ClickException(
+        f"No memory provider named {name!r} was found (installed: {names}).\n"
+        "Install its distribution (pip install ...), or check `hermes-memory plugins --all`."
+    )
+
+
+def _capabilities_in_force(
+    name: str, given: tuple[str, ...], config_from: Path | None, plugins_dir: Path | None
+) -> tuple[frozenset[Capability], str]:
+    """The capabilities the run will hold the provider to, and where they come from.
+
+    Fails when the provider cannot run in an empty home (configured from
+    *config_from*): the suite would then prove nothing.
+    """
+    from hermes_core.plugins import load_memory_provider
+    from hermes_core.testing.capabilities import (
+        declared_capabilities,
+        inferred_capabilities,
+        parse_capabilities,
+    )
+
+    try:
+        chosen = parse_capabilities(given) if given else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--capability") from None
+    with _scratch_home(config_from) as home:
+        if plugins_dir is not None:
+            (home / "plugins").symlink_to(plugins_dir, target_is_directory=True)
+        provider = load_memory_provider(name, home)
+        if provider is None:
+            raise click.ClickException(f"Discovery could not load the provider {name!r}.")
+        if not provider.is_available():
+            reason = provider.unavailable_reason() or "no reason given"
+            hint = (
+                "Pass --config-from ~/.hermes (or another configured HERMES_HOME) to run with "
+                "its config.yaml and .env; the tests then write to the backend it configures."
+                if config_from is None
+                else f"Fix the configuration in {config_from}."
+            )
+            raise click.ClickException(
+                f"The provider {name!r} is not available in the test home: {reason}\n{hint}"
+            )
+        if chosen is not None:
+            return chosen, "given with --capability"
+        declared = declared_capabilities(provider)
+        if declared is not None:
+            return declared, "declared by the provider (conformance_capabilities)"
+        return inferred_capabilities(provider), (
+            "inferred from its hooks; declare more in conformance_capabilities or --capability"
+        )
+
+
+@click.command()
+@click.argument("provider")
+@click.option(
+    "--capability",
+    "-c",
+    "capabilities",
+    multiple=True,
+    metavar="NAME",
+    help="Hold the provider to this capability (repeatable); replaces its own declaration.",
+)
+@click.option(
+    "--config-from",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Copy config.yaml and .env from this HERMES_HOME into every test's empty home.",
+)
+@click.option("-k", "select", metavar="EXPR", help="Only run tests matching this -k expression.")
+@click.option(
+    "--timeout",
+    type=float,
+    default=900.0,
+    show_default=True,
+    help="Seconds the whole run may take.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.option("--full", is_flag=True, help="Show complete failure messages.")
+def conformance(
+    provider: str,
+    capabilities: tuple[str, ...],
+    config_from: Path | None,
+    select: str | None,
+    timeout: float,
+    as_json: bool,
+    full: bool,
+) -> None:
+    """Run the provider conformance suite against the installed PROVIDER.
+
+    Each test gets an empty HERMES_HOME; the report lists what passed, what was
+    skipped (and why) and what failed (and what to fix). Exits non-zero on a
+    failure. Needs the testing extra: pip install 'hermes-core[testing]'.
+    """
+    from hermes_core.config import get_hermes_home
+    from hermes_core.testing.runner import missing_test_requirements, run_conformance
+
+    missing = missing_test_requirements()
+    if missing:
+        raise click.ClickException(
+            f"The conformance suite needs {' and '.join(missing)}, which "
+            f"{'is' if len(missing) == 1 else 'are'} not installed. Install the testing "
+            "extra: pip install 'hermes-core[testing]'"
+        )
+    info = _find_provider(provider)
+    plugins_dir = get_hermes_home() / "plugins"
+    plugins = plugins_dir if plugins_dir.is_dir() else None
+    in_force, origin = _capabilities_in_force(provider, capabilities, config_from, plugins)
+    unchecked = {c: why for c, why in NOT_CHECKED_HERE.items() if c in in_force}
+    in_force = in_force - set(unchecked)
+    run = run_conformance(
+        provider,
+        capabilities=[c.value for c in in_force],
+        config_from=config_from,
+        plugins_from=plugins,
+        select=select,
+        timeout=timeout,
+    )
+    report = run.report
+    if report is None:
+        click.echo(run.output[-4000:], err=True)
+        raise click.ClickException("pytest produced no report; its output is above.")
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "provider": provider,
+                    "capabilities": sorted(c.value for c in in_force),
+                    "ok": report.ok,
+                    "summary": report.summary(),
+                    "results": [asdict(r) for r in report.results],
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
+    else:
+        origin_text = f" ({info.distribution} {info.version})" if info.distribution else ""
+        click.echo(f"Conformance suite: provider {provider!r}{origin_text}")
+        shown = ", ".join(sorted(c.value for c in in_force)) or "none"
+        click.echo(f"Capabilities: {shown} - {origin}")
+        for capability, why in unchecked.items():
+            click.echo(f"Not checked here: {capability} ({why})")
+        click.echo("")
+        click.echo(report.render(verbose=full))
+    if not report.ok:
+        if not report.failed and not as_json:
+            click.echo("No test passed, so nothing was shown to conform (all were skipped).")
+        raise SystemExit(1)

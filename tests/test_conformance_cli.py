@@ -1,0 +1,136 @@
+"""``hermes-memory conformance PROVIDER`` against plugin folders holding sample providers."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from hermes_core.cli import cli
+
+CASES = Path(__file__).parent / "conformance_cases"
+
+
+def _plugin(home: Path, name: str, source: str) -> None:
+    folder = home / "plugins" / name
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text(source, encoding="utf-8")
+
+
+def _dict_provider_source(*, replace: str = "", by: str = "", name: str = "dict-notes") -> str:
+    source = (CASES / "dict_provider.py").read_text(encoding="utf-8")
+    source = source.replace('return "dict-notes"', f"return {name!r}")
+    return source.replace(replace, by) if replace else source
+
+
+def _run(*args: str) -> Result:
+    return CliRunner().invoke(cli, ["conformance", *args], catch_exceptions=False)
+
+
+def test_a_conforming_provider_passes_with_a_readable_report(hermes_home: Path) -> None:
+    _plugin(hermes_home, "dict-notes", _dict_provider_source())
+    result = _run("dict-notes")
+    assert result.exit_code == 0, result.output
+    assert "Conformance suite: provider 'dict-notes'" in result.output
+    assert "declared by the provider (conformance_capabilities)" in result.output
+    assert "PASS  users are isolated" in result.output
+    assert "SKIP  cjk round trip [1char]" in result.output
+    assert "because capability not declared: cjk" in result.output
+    assert "Failed" not in result.output
+    assert "Result: " in result.output and " passed" in result.output
+
+
+def test_a_broken_provider_fails_with_what_to_fix(hermes_home: Path) -> None:
+    broken = _dict_provider_source(replace='"name": "dict_search"', by='"name": "dict search"')
+    _plugin(hermes_home, "dict-notes", broken)
+    result = _run("dict-notes", "-k", "strict_backend or stable_identifier")
+    assert result.exit_code == 1, result.output
+    assert "PASS  name is a stable identifier" in result.output
+    assert "FAIL  tool schemas are strict backend safe" in result.output
+    assert "names must match" in result.output and "Fix:" in result.output
+    assert result.output.rstrip().endswith("Result: 1 passed, 1 failed")
+
+
+def test_json_output_and_chosen_capabilities(hermes_home: Path) -> None:
+    _plugin(hermes_home, "dict-notes", _dict_provider_source())
+    result = _run("dict-notes", "-c", "tools", "-c", "sync", "-k", "declared_tools", "--json")
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["capabilities"] == ["sync", "tools"]
+    assert [(r["test"], r["outcome"]) for r in payload["results"]] == [
+        ("test_declared_tools_are_exposed", "passed")
+    ]
+
+
+def test_an_unknown_capability_is_refused(hermes_home: Path) -> None:
+    _plugin(hermes_home, "dict-notes", _dict_provider_source())
+    result = CliRunner().invoke(cli, ["conformance", "dict-notes", "-c", "telepathy"])
+    assert result.exit_code == 2
+    assert "unknown capability 'telepathy'; valid capabilities: tools, prefetch" in result.output
+
+
+def test_an_unknown_provider_names_the_installed_ones(hermes_home: Path) -> None:
+    _plugin(hermes_home, "dict-notes", _dict_provider_source())
+    result = CliRunner().invoke(cli, ["conformance", "no-such-provider"])
+    assert result.exit_code == 1
+    assert "No memory provider named 'no-such-provider' was found" in result.output
+    assert "dict-notes" in result.output
+
+
+def test_an_unavailable_provider_says_how_to_configure_it(hermes_home: Path) -> None:
+    source = _dict_provider_source(
+        replace="    def is_available(self) -> bool:\n        return True",
+        by="    def is_available(self) -> bool:\n        return False\n\n"
+        "    def unavailable_reason(self) -> str:\n        return 'set NOTES_API_KEY'",
+    )
+    _plugin(hermes_home, "dict-notes", source)
+    result = CliRunner().invoke(cli, ["conformance", "dict-notes"])
+    assert result.exit_code == 1
+    assert "not available in the test home: set NOTES_API_KEY" in result.output
+    assert "--config-from" in result.output
+
+
+def test_missing_pytest_names_the_testing_extra(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "hypothesis", None)  # as if it were not installed
+    result = CliRunner().invoke(cli, ["conformance", "anything"])
+    assert result.exit_code == 1
+    assert "needs hypothesis, which is not installed" in result.output
+    assert "pip install 'hermes-core[testing]'" in result.output
+
+
+def test_config_from_seeds_each_test_home(hermes_home: Path, tmp_path: Path) -> None:
+    configured = tmp_path / "configured-home"
+    configured.mkdir()
+    (configured / ".env").write_text("NOTES_API_KEY=abc\n", encoding="utf-8")
+    source = _dict_provider_source(
+        replace="    def is_available(self) -> bool:\n        return True",
+        by="    def is_available(self) -> bool:\n"
+        "        return (get_hermes_home() / '.env').is_file()",
+    )
+    _plugin(hermes_home, "dict-notes", source)
+    refused = CliRunner().invoke(cli, ["conformance", "dict-notes", "-k", "in_the_test_setup"])
+    assert refused.exit_code == 1 and "not available" in refused.output
+    result = _run("dict-notes", "--config-from", str(configured), "-k", "in_the_test_setup")
+    assert result.exit_code == 0, result.output
+    assert "PASS  is available in the test setup" in result.output
+
+
+def test_forget_is_reported_as_not_checked_by_the_command(hermes_home: Path) -> None:
+    _plugin(hermes_home, "dict-notes", _dict_provider_source())
+    result = _run("dict-notes", "-c", "tools", "-c", "forget", "-k", "declared_tools")
+    assert result.exit_code == 0, result.output
+    assert "Capabilities: tools - given with --capability" in result.output
+    assert "Not checked here: forget (it needs the forget() helper" in result.output
+
+
+def test_a_run_where_everything_skips_is_not_a_pass(hermes_home: Path) -> None:
+    _plugin(hermes_home, "dict-notes", _dict_provider_source())
+    result = _run("dict-notes", "-c", "tools", "-k", "cjk_round_trip")
+    assert result.exit_code == 1
+    assert "Result: 3 skipped" in result.output
+    assert "No test passed, so nothing was shown to conform" in result.output

@@ -1,0 +1,131 @@
+"""The conformance suite itself: a correct provider passes, each broken one fails with a fix.
+
+The suite runs in a pytest subprocess (as ``hermes-memory conformance`` runs it)
+over ``tests/conformance_cases/cases_suite.py``; each broken sample provider
+breaks one promise of the contract.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hermes_core.testing.report import ConformanceReport
+from hermes_core.testing.runner import run_pytest
+
+CASES = Path(__file__).parent / "conformance_cases" / "cases_suite.py"
+SELECTION = " or ".join(
+    [
+        "TestDictProvider",
+        "(Blocking and prefetch_returns)",
+        "(Malformed and strict_backend)",
+        "(Leaky and users_are_isolated)",
+        "(Echoing and fenced)",
+        "(NetworkCheck and no_network)",
+        "(RaisingTool and bad_arguments)",
+        "(Overrides and (not_overridden or users_are_isolated))",
+    ]
+)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> ConformanceReport:
+    run = run_pytest([CASES], cwd=tmp_path_factory.mktemp("cases"), args=["-k", SELECTION])
+    assert run.report is not None, run.output
+    return run.report
+
+
+def _failure(report: ConformanceReport, test: str, cls: str) -> str:
+    result = report.find(test, cls)
+    assert result.outcome == "failed", (result, "expected the suite to catch the broken provider")
+    assert "Fix:" in result.message, result.message
+    return result.message
+
+
+def test_a_correct_provider_passes_every_applicable_test(report: ConformanceReport) -> None:
+    results = [r for r in report.results if "::TestDictProvider::" in r.nodeid]
+    assert not [r for r in results if r.outcome in ("failed", "error")], [
+        (r.test, r.message) for r in results if r.outcome in ("failed", "error")
+    ]
+    passed = {r.test for r in results if r.outcome == "passed"}
+    assert {
+        "test_users_are_isolated",
+        "test_fenced_recall_is_not_reingested",
+        "test_stateful_against_reference_model",
+        "test_builtin_memory_writes_are_mirrored",
+        "test_memory_persists_across_instances",
+    } <= passed
+    skipped = {r.test: r.message for r in results if r.outcome == "skipped"}
+    assert "capability not declared: cjk" in skipped["test_cjk_round_trip[2char]"]
+
+
+def test_a_blocking_prefetch_fails_with_the_budget_named(report: ConformanceReport) -> None:
+    message = _failure(
+        report, "test_prefetch_returns_within_budget", "TestBlockingPrefetchProvider"
+    )
+    assert "did not return within 0.5s" in message
+    assert "serve results that queue_prefetch fetched in the background" in message
+
+
+def test_a_malformed_tool_schema_fails_naming_each_problem(report: ConformanceReport) -> None:
+    message = _failure(
+        report, "test_tool_schemas_are_strict_backend_safe", "TestMalformedSchemaProvider"
+    )
+    assert "'dict search!'" in message and "names must match" in message
+    assert 'top-level "anyOf"' in message
+    assert '"type": "object"' in message
+    assert 'no "description"' in message
+
+
+def test_leaking_users_fails_user_isolation(report: ConformanceReport) -> None:
+    message = _failure(report, "test_users_are_isolated", "TestLeakyUsersProvider")
+    assert "user A's recall returned user B's memory" in message
+    assert "scope every read and write by the user_id" in message
+
+
+def test_storing_fenced_context_fails(report: ConformanceReport) -> None:
+    message = _failure(report, "test_fenced_recall_is_not_reingested", "TestEchoingProvider")
+    assert "sanitize_context" in message
+
+
+def test_a_network_check_in_is_available_fails(report: ConformanceReport) -> None:
+    message = _failure(
+        report, "test_is_available_makes_no_network_call", "TestNetworkCheckProvider"
+    )
+    assert "used the network" in message and "127.0.0.1" in message
+
+
+def test_raising_on_bad_tool_arguments_fails(report: ConformanceReport) -> None:
+    message = _failure(
+        report, "test_tool_calls_with_bad_arguments_return_json_errors", "TestRaisingToolProvider"
+    )
+    assert "raised KeyError" in message and "json.dumps" in message
+
+
+def test_overriding_a_standard_test_without_xfail_fails_the_guard(
+    report: ConformanceReport,
+) -> None:
+    message = _failure(
+        report, "test_standard_tests_are_not_overridden", "TestOverridesWithoutReason"
+    )
+    assert "TestOverridesWithoutReason.test_users_are_isolated" in message
+
+
+def test_an_override_marked_xfail_with_a_reason_is_allowed(report: ConformanceReport) -> None:
+    guard = report.find("test_standard_tests_are_not_overridden", "TestOverridesWithReason")
+    assert guard.outcome == "passed", guard
+    overridden = report.find("test_users_are_isolated", "TestOverridesWithReason")
+    assert overridden.outcome == "xfailed"
+    assert "users share one pool" in overridden.message
+
+
+def test_overriding_the_guard_itself_is_refused() -> None:
+    from hermes_core.testing import ProviderConformance
+
+    with pytest.raises(TypeError, match="overrides test_standard_tests_are_not_overridden"):
+        type(
+            "TestSneaky",
+            (ProviderConformance,),
+            {"test_standard_tests_are_not_overridden": lambda self: None},
+        )

@@ -1,0 +1,205 @@
+"""``plugin_template`` and ``hermes-memory new-provider``: render, install, test, discover."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hermes_core.cli import cli
+from hermes_core.cli.scaffold_cmd import provider_names, template_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+NAME = "Team Notes-Demo"
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    dest = tmp_path_factory.mktemp("render") / "project"
+    result = CliRunner().invoke(cli, ["new-provider", NAME, "--dest", str(dest)])
+    assert result.exit_code == 0, result.output
+    assert "provider name: team-notes-demo   package: hermes_memory_team_notes_demo" in (
+        result.output
+    )
+    return dest
+
+
+@pytest.mark.parametrize(
+    ("typed", "provider", "package", "class_name"),
+    [
+        (
+            "Team Notes-Demo",
+            "team-notes-demo",
+            "hermes_memory_team_notes_demo",
+            "TeamNotesDemoMemoryProvider",
+        ),
+        ("TeamNotes", "team-notes", "hermes_memory_team_notes", "TeamNotesMemoryProvider"),
+        ("HTTPCache", "http-cache", "hermes_memory_http_cache", "HttpCacheMemoryProvider"),
+        (
+            "hermes-memory-zep_graph",
+            "zep-graph",
+            "hermes_memory_zep_graph",
+            "ZepGraphMemoryProvider",
+        ),
+        ("  Über   Notes! ", "uber-notes", "hermes_memory_uber_notes", "UberNotesMemoryProvider"),
+        ("3D scenes", "p3d-scenes", "hermes_memory_p3d_scenes", "P3dScenesMemoryProvider"),
+    ],
+)
+def test_names_map_to_valid_distribution_package_and_provider_names(
+    typed: str, provider: str, package: str, class_name: str
+) -> None:
+    names = provider_names(typed)
+    assert (names.provider, names.package, names.class_name) == (provider, package, class_name)
+    assert names.distribution == f"hermes-memory-{provider}"
+    assert package.isidentifier() and class_name.isidentifier()
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("builtin", "reserved for hermes-memory's own provider"),
+        ("!!!", "has no ASCII letters or digits"),
+        ("x" * 41, "longer than 40 characters"),
+    ],
+)
+def test_unusable_names_are_refused_with_a_suggestion(typed: str, message: str) -> None:
+    result = CliRunner().invoke(cli, ["new-provider", typed, "--dest", "unused"])
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_the_rendered_project_is_complete(rendered: Path) -> None:
+    package = rendered / "hermes_memory_team_notes_demo"
+    files = {p.relative_to(rendered).as_posix() for p in rendered.rglob("*") if p.is_file()}
+    assert {
+        "pyproject.toml",
+        "README.md",
+        "CHANGELOG.md",
+        ".gitignore",
+        ".copier-answers.yml",
+        ".github/workflows/test.yml",
+        "tests/conftest.py",
+        "tests/test_conformance.py",
+        "tests/test_plugin_listed.py",
+        "tests/test_store.py",
+        "hermes_memory_team_notes_demo/__init__.py",
+        "hermes_memory_team_notes_demo/plugin.py",
+        "hermes_memory_team_notes_demo/provider.py",
+        "hermes_memory_team_notes_demo/store.py",
+        "hermes_memory_team_notes_demo/py.typed",
+    } == files
+    pyproject = (rendered / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'name = "hermes-memory-team-notes-demo"' in pyproject
+    assert (
+        "[project.entry-points.hermes_memory]\n"
+        'team-notes-demo = "hermes_memory_team_notes_demo.plugin"'
+    ) in pyproject
+    provider = (package / "provider.py").read_text(encoding="utf-8")
+    assert "class TeamNotesDemoMemoryProvider(MemoryProvider):" in provider
+    assert 'REMEMBER_TOOL = "team_notes_demo_remember"' in provider
+    workflow = (rendered / ".github/workflows/test.yml").read_text(encoding="utf-8")
+    assert "${{ matrix.python-version }}" in workflow
+    answers = (rendered / ".copier-answers.yml").read_text(encoding="utf-8")
+    assert "provider_name: team-notes-demo" in answers and "_src_path:" in answers
+    for path in package.glob("*.py"):
+        compile(path.read_text(encoding="utf-8"), str(path), "exec")
+
+
+def test_awkward_titles_render_valid_python(tmp_path: Path) -> None:
+    title = 'Ana\'s "Quick" Notes: Research Team Archive'
+    dest = tmp_path / "project"
+    result = CliRunner().invoke(
+        cli, ["new-provider", title, "--dest", str(dest), "--description", 'Keeps "quoted" notes']
+    )
+    assert result.exit_code == 0, result.output
+    package = dest / "hermes_memory_ana_s_quick_notes_research_team_archive"
+    for path in [*package.glob("*.py"), *(dest / "tests").glob("*.py")]:
+        compile(path.read_text(encoding="utf-8"), str(path), "exec")
+    assert "Ana\\u0027s \\u0027Quick\\u0027 Notes" in (package / "provider.py").read_text(
+        encoding="utf-8"
+    )
+
+
+def test_copier_copy_renders_the_same_project(rendered: Path, tmp_path: Path) -> None:
+    from copier import run_copy
+
+    dest = tmp_path / "by-copier"
+    data = {"provider_title": NAME, "provider_name": "team-notes-demo"}
+    run_copy(str(template_dir()), dest, data=data, defaults=True, quiet=True)
+    ours = {p.relative_to(rendered): p.read_bytes() for p in rendered.rglob("*") if p.is_file()}
+    theirs = {p.relative_to(dest): p.read_bytes() for p in dest.rglob("*") if p.is_file()}
+    assert ours == theirs
+
+
+def test_copier_recopy_rerenders_a_project_from_its_answers(rendered: Path, tmp_path: Path) -> None:
+    from copier import run_recopy
+
+    project = tmp_path / "project"
+    shutil.copytree(rendered, project)
+    (project / "README.md").write_text("edited by hand\n", encoding="utf-8")
+    run_recopy(project, defaults=True, overwrite=True, quiet=True)
+    assert (project / "README.md").read_bytes() == (rendered / "README.md").read_bytes()
+
+
+def test_new_provider_refuses_a_non_empty_destination(tmp_path: Path) -> None:
+    (tmp_path / "keep.txt").write_text("mine", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["new-provider", "notes", "--dest", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "already exists and is not empty" in result.output
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
+
+
+def test_new_provider_without_copier_names_the_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "copier", None)  # as if it were not installed
+    result = CliRunner().invoke(cli, ["new-provider", "notes", "--dest", str(tmp_path / "p")])
+    assert result.exit_code == 1
+    assert "pip install 'hermes-core[scaffold]'" in result.output
+    assert not (tmp_path / "p").exists()
+
+
+def _fresh_environment(venv: Path) -> tuple[Path, list[str]]:
+    """A new virtual environment and the install command for it (uv when available)."""
+    uv = shutil.which("uv")
+    if uv:
+        subprocess.run([uv, "venv", "-q", "-p", sys.executable, str(venv)], check=True)
+        python = venv / "bin" / "python"
+        return python, [uv, "pip", "install", "-q", "--python", str(python)]
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    return python, [str(python), "-m", "pip", "install", "-q"]
+
+
+def test_the_rendered_project_installs_passes_its_tests_and_is_listed(
+    rendered: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "hermes-memory-team-notes-demo"
+    shutil.copytree(rendered, project)
+    python, install = _fresh_environment(tmp_path / "venv")
+    subprocess.run([*install, "-e", f"{ROOT}[testing]", "-e", f"{project}[test]"], check=True)
+    env = {**os.environ, "HERMES_HOME": str(tmp_path / "home")}
+    tests = subprocess.run(
+        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert tests.returncode == 0, tests.stdout + tests.stderr
+    assert " passed" in tests.stdout and "failed" not in tests.stdout
+    listing = subprocess.run(
+        [str(python.parent / "hermes-memory"), "plugins"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "team-notes-demo (hermes-memory-team-notes-demo 0.1.0)" in listing.stdout
+    assert "status: available" in listing.stdout
