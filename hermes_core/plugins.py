@@ -46,6 +46,7 @@ from hermes_core.config import get_hermes_home, load_config, selected_provider
 from hermes_core.discovery.entry_points import entry_points_in
 from hermes_core.discovery.extract import (
     describe_exception,
+    describe_import_failure,
     instantiate,
     provider_from_object,
 )
@@ -82,6 +83,7 @@ __all__ = [
     "list_plugins",
     "load_builtin_provider",
     "load_memory_provider",
+    "plugin_folder",
     "plugin_policy",
     "reset_plugin_manager",
 ]
@@ -127,6 +129,7 @@ class _Candidate:
     info: ProviderInfo
     label: str
     load: Callable[[], Any]
+    aliases: tuple[str, ...] = ()
 
     def permitted_by(self, policy: PluginPolicy) -> bool:
         return policy.permits(
@@ -179,7 +182,7 @@ def _pluggy_candidates(registry: PluginRegistry) -> Iterator[_Candidate]:
         yield _from_registration(reg)
 
 
-def _folder_candidates(plugins_dir: Path, source: Source) -> Iterator[_Candidate]:
+def _folder_candidates(plugins_dir: Path, source: Source, home: Path) -> Iterator[_Candidate]:
     for folder in scan_plugin_folders(plugins_dir):
         folder = with_manifest(folder)
         info = ProviderInfo(
@@ -190,26 +193,30 @@ def _folder_candidates(plugins_dir: Path, source: Source) -> Iterator[_Candidate
             path=str(folder.root),
         )
         label = f"{source} plugin at {folder.root}"
-        yield _Candidate(folder.name, info, label, _folder_loader(folder))
+        alias = folder.manifest_name
+        aliases = (alias,) if alias and alias != folder.name else ()
+        yield _Candidate(folder.name, info, label, _folder_loader(folder, home), aliases)
 
 
-def _install_hermes_compat() -> None:
-    """Serve the Hermes module names before a Hermes-style plugin is imported."""
+def _prepare_hermes_plugin(home: Path, folder: PluginFolder | None = None) -> None:
+    """Serve the Hermes module names and load ``.env`` before a Hermes-style plugin runs."""
     from hermes_core import hermes_compat  # imported only when such a plugin exists
 
-    hermes_compat.install()
+    hermes_compat.prepare(home)
+    if folder is not None:  # its absolute imports, plugins.memory.<name>.*, reach this copy
+        hermes_compat.register_alias(folder.name, folder.module_name)
 
 
-def _folder_loader(folder: PluginFolder) -> Callable[[], Any]:
+def _folder_loader(folder: PluginFolder, home: Path) -> Callable[[], Any]:
     def load() -> Any:
-        _install_hermes_compat()
+        _prepare_hermes_plugin(home, folder)
         module = load_folder_module(folder)
-        return provider_from_object(module, f"plugin folder {folder.root}")
+        return provider_from_object(module, f"plugin folder {folder.root}", folder.name)
 
     return load
 
 
-def _hermes_entry_point_candidates() -> Iterator[_Candidate]:
+def _hermes_entry_point_candidates(home: Path) -> Iterator[_Candidate]:
     for ref in entry_points_in(HERMES_ENTRY_POINT_GROUP):
         info = ProviderInfo(
             name=ref.name,
@@ -224,12 +231,13 @@ def _hermes_entry_point_candidates() -> Iterator[_Candidate]:
         )
 
         def load(ep: Any = ref.entry_point, label: str = label) -> Any:
-            _install_hermes_compat()
+            _prepare_hermes_plugin(home)
             try:
                 obj = ep.load()
             except (Exception, SystemExit) as exc:  # SystemExit from a plugin counts too
-                raise PluginError(f"importing {ep.value} raised {describe_exception(exc)}") from exc
-            return provider_from_object(obj, label)
+                cause = describe_import_failure(exc)
+                raise PluginError(f"importing {ep.value} raised {cause}") from exc
+            return provider_from_object(obj, label, ep.name)
 
         yield _Candidate(ref.name, info, label, load)
 
@@ -250,11 +258,11 @@ def _candidates(home: Path) -> Iterator[_Candidate]:
     """Every offered provider, highest precedence first."""
     yield from _pluggy_candidates(get_registry())
     user_dir = home / "plugins"
-    yield from _folder_candidates(user_dir, "folder")
+    yield from _folder_candidates(user_dir, "folder", home)
     project_dir = _project_plugins_dir(user_dir)
     if project_dir is not None:
-        yield from _folder_candidates(project_dir, "project")
-    yield from _hermes_entry_point_candidates()
+        yield from _folder_candidates(project_dir, "project", home)
+    yield from _hermes_entry_point_candidates(home)
 
 
 def _describe(candidate: _Candidate) -> ProviderInfo:
@@ -317,16 +325,28 @@ def load_memory_provider(
 ) -> MemoryProvider | None:
     """A fresh instance of provider *name* from the highest-precedence source offering it.
 
-    A source whose offer the allow/block lists exclude is passed over. Returns
+    When no source offers *name*, a folder plugin whose ``plugin.yaml`` declares
+    ``name: <name>`` is used (the folder name stays the listing name). A source
+    whose offer the allow/block lists exclude is passed over. Returns
     ``None`` (after a warning saying why) when every offer is excluded or the
     winning one fails to load; ``None`` silently when nobody offers the name.
     """
     home = _home(hermes_home)
     policy = current_policy(home)
     blocked = False
-    for candidate in _candidates(home):
-        if candidate.name != name:
-            continue
+    candidates = list(_candidates(home))
+    offers = [c for c in candidates if c.name == name]
+    if not offers:  # a folder plugin may be selected by its plugin.yaml name too
+        offers = [c for c in candidates if name in c.aliases]
+        if len({c.name for c in offers}) > 1:
+            logger.warning(
+                "Memory provider %r is ambiguous: plugin.yaml of %s all use that name; set "
+                "memory.provider to one folder name",
+                name,
+                ", ".join(sorted({c.name for c in offers})),
+            )
+            return None
+    for candidate in offers:
         if not candidate.permitted_by(policy):
             blocked = True  # a lower-precedence source may still offer the name
             continue
@@ -345,6 +365,31 @@ def load_memory_provider(
     else:
         logger.debug("No source offers a memory provider named %r", name)
     return None
+
+
+def plugin_folder(
+    name: str, hermes_home: str | os.PathLike[str] | None = None
+) -> PluginFolder | None:
+    """The folder plugin offering *name* (its directory or ``plugin.yaml`` name), if permitted.
+
+    Looks in ``$HERMES_HOME/plugins`` then, when enabled, ``./.hermes/plugins``;
+    nothing is imported.
+    """
+    home = _home(hermes_home)
+    policy = current_policy(home)
+    user_dir = home / "plugins"
+    project_dir = _project_plugins_dir(user_dir)
+    folders = [
+        with_manifest(folder)
+        for directory in (user_dir, project_dir)
+        if directory is not None
+        for folder in scan_plugin_folders(directory)
+    ]
+    permitted = [f for f in folders if policy.permits(f.name, f.manifest_name)]
+    by_directory = [f for f in permitted if f.name == name]
+    by_manifest = [f for f in permitted if f.manifest_name == name]
+    matches = by_directory or by_manifest
+    return matches[0] if matches else None
 
 
 def load_builtin_provider() -> MemoryProvider:

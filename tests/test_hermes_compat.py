@@ -1,10 +1,13 @@
-"""The Hermes module names a plugin imports, and never shadowing a real package."""
+"""The Hermes module names a plugin imports: what each one does, and never shadowing."""
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
 import json
+import logging
+import os
+import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,7 +15,7 @@ from pathlib import Path
 import pytest
 from plugin_kit import folder_plugin, fresh_discovery, write_files
 
-from hermes_core import hermes_compat, provider
+from hermes_core import fencing, hermes_compat, provider
 from hermes_core.plugins import discover_providers, load_memory_provider
 
 # These tests assume Hermes Agent itself is not installed (the layer then steps aside).
@@ -52,34 +55,236 @@ def test_agent_memory_provider_is_the_core_contract(compat: None) -> None:
     assert agent.memory_provider is module
 
 
-def test_tool_error_and_tool_result_return_json(compat: None) -> None:
+def test_agent_memory_manager_serves_the_fence_and_the_manager(compat: None) -> None:
+    from agent.memory_manager import (  # type: ignore[import-not-found]
+        MemoryManager,
+        build_memory_context_block,
+        sanitize_context,
+    )
+
+    from hermes_core.manager import MemoryManager as CoreManager
+
+    assert MemoryManager is CoreManager
+    assert sanitize_context is fencing.sanitize_context
+    assert build_memory_context_block("- likes tea").startswith("<memory-context>")
+
+
+def test_tool_error_and_tool_result_follow_hermes(compat: None) -> None:
     from tools.registry import tool_error, tool_result  # type: ignore[import-not-found]
 
     assert json.loads(tool_error("bad query")) == {"error": "bad query"}
-    assert json.loads(tool_error("nope", success=False)) == {"error": "nope", "success": False}
-    assert json.loads(tool_result({"hits": [1]}, total=1)) == {"hits": [1], "total": 1}
+    assert json.loads(tool_error(ValueError("x"), success=False)) == {
+        "error": "x",
+        "success": False,
+    }
+    assert json.loads(tool_result(success=True, count=2)) == {"success": True, "count": 2}
+    assert json.loads(tool_result({"hits": [1]})) == {"hits": [1]}
     assert json.loads(tool_result(["a"])) == ["a"]
+    assert tool_result({"city": "Zürich"}) == '{"city": "Zürich"}'  # not ASCII-escaped
 
 
-def test_get_hermes_home_follows_the_environment_at_call_time(
+def test_get_hermes_home_and_friends_follow_the_environment(
     compat: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hermes_constants import get_hermes_home  # type: ignore[import-not-found]
+    from hermes_constants import (  # type: ignore[import-not-found]
+        display_hermes_home,
+        get_default_hermes_root,
+        get_hermes_dir,
+        get_hermes_home,
+    )
 
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "one"))
     assert get_hermes_home() == tmp_path / "one"
-    monkeypatch.setenv("HERMES_HOME", str(tmp_path / "two"))
-    assert get_hermes_home() == tmp_path / "two"
+    assert display_hermes_home() == str(tmp_path / "one")  # not under the home directory
+    profile = tmp_path / "root" / "profiles" / "coder"
+    monkeypatch.setenv("HERMES_HOME", str(profile))
+    assert get_hermes_home() == profile
+    assert get_default_hermes_root() == tmp_path / "root"
+    assert get_hermes_dir("cache/images", "image_cache") == profile / "cache" / "images"
+    (profile / "image_cache").mkdir(parents=True)
+    (profile / "image_cache" / "a.png").write_bytes(b"x")
+    assert get_hermes_dir("cache/images", "image_cache") == profile / "image_cache"
+    monkeypatch.setenv("HERMES_HOME", str(Path.home() / ".hermes"))
+    assert display_hermes_home() == "~/.hermes"
 
 
-def test_hermes_cli_config_reads_and_writes_config_yaml(compat: None, hermes_home: Path) -> None:
+def test_hermes_cli_config_cfg_get_takes_one_argument_per_key(
+    compat: None, hermes_home: Path
+) -> None:
     from hermes_cli.config import cfg_get, load_config, save_config  # type: ignore[import-not-found]
 
-    save_config({"mine": {"url": "http://localhost:1"}})
+    save_config({"memory": {"provider": "mine"}, "plugins": {"mine": {"url": None}}})
     assert (hermes_home / "config.yaml").is_file()
     config = load_config()
-    assert cfg_get(config, "mine.url") == "http://localhost:1"
-    assert cfg_get(config, "mine.missing", "dflt") == "dflt"
+    assert cfg_get(config, "memory", "provider") == "mine"
+    assert cfg_get(config, "memory", "missing", default="dflt") == "dflt"
+    assert cfg_get(config, "plugins", "mine", "url", default="none") == "none"
+    assert cfg_get(config, "memory", "provider", "deeper") is None
+    assert cfg_get(None, "a") is None
+
+
+def test_hermes_cli_config_load_config_expands_env_and_never_raises(
+    compat: None,
+    hermes_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from hermes_cli.config import (  # type: ignore[import-not-found]
+        get_config_path,
+        load_config,
+        load_config_readonly,
+        read_raw_config,
+    )
+
+    monkeypatch.setenv("MINE_KEY", "sk-from-env")
+    get_config_path().write_text("mine:\n  key: ${MINE_KEY}\n  other: ${NOT_SET}\n")
+    assert load_config() == {"mine": {"key": "sk-from-env", "other": "${NOT_SET}"}}
+    assert load_config_readonly() == load_config()
+    assert read_raw_config() == {"mine": {"key": "${MINE_KEY}", "other": "${NOT_SET}"}}
+    get_config_path().write_text("mine: [unclosed\n")
+    with caplog.at_level(logging.WARNING):
+        assert load_config() == {}
+    assert "not valid YAML" in caplog.text
+
+
+def test_hermes_cli_config_env_helpers(
+    compat: None, hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_cli.config import (  # type: ignore[import-not-found]
+        get_env_path,
+        get_env_value,
+        load_env,
+        remove_env_value,
+        save_env_value,
+    )
+
+    monkeypatch.delenv("MINE_TOKEN", raising=False)
+    save_env_value("MINE_TOKEN", 'a "quoted" value')
+    assert os.environ["MINE_TOKEN"] == 'a "quoted" value'
+    assert stat.S_IMODE(get_env_path().stat().st_mode) == 0o600
+    assert load_env() == {"MINE_TOKEN": 'a "quoted" value'}
+    monkeypatch.delenv("MINE_TOKEN")
+    assert get_env_value("MINE_TOKEN") == 'a "quoted" value'  # falls back to the file
+    remove_env_value("MINE_TOKEN")
+    assert load_env() == {} and get_env_value("MINE_TOKEN") is None
+    with pytest.raises(ValueError, match=r"not a valid \.env key"):
+        save_env_value("NOT VALID", "x")
+
+
+def test_utils_writes_atomically_with_the_requested_mode(compat: None, tmp_path: Path) -> None:
+    from utils import (  # type: ignore[import-not-found]
+        atomic_json_write,
+        atomic_yaml_write,
+        env_var_enabled,
+        is_truthy_value,
+        read_json_or_empty,
+        safe_json_loads,
+    )
+
+    target = tmp_path / "state" / "creds.json"
+    atomic_json_write(target, {"token": "ünïcode"}, mode=0o600, sort_keys=True)
+    assert json.loads(target.read_text(encoding="utf-8")) == {"token": "ünïcode"}
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    atomic_json_write(target, {"token": "rotated"})  # keeps the existing 0600
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert read_json_or_empty(target) == {"token": "rotated"}
+    assert [p.name for p in target.parent.iterdir()] == ["creds.json"]  # no temp files left
+    with pytest.raises(TypeError):
+        atomic_json_write(target, {"bad": object()})
+    assert read_json_or_empty(target) == {"token": "rotated"}  # untouched by the failure
+    (tmp_path / "list.json").write_text("[1]")
+    assert read_json_or_empty(tmp_path / "list.json") == {}
+    assert read_json_or_empty(tmp_path / "missing.json") == {}
+    atomic_yaml_write(tmp_path / "c.yaml", {"a": 1}, extra_content="# tail\n")
+    assert (tmp_path / "c.yaml").read_text() == "a: 1\n# tail\n"
+    assert is_truthy_value("Yes") and not is_truthy_value("false") and is_truthy_value(None, True)
+    assert safe_json_loads("{", default={}) == {}
+    assert env_var_enabled("HERMES_COMPAT_TEST_UNSET") is False
+
+
+def test_secret_scope_reads_scope_then_environment_then_env_file(
+    compat: None, hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent.secret_scope import (  # type: ignore[import-not-found]
+        get_secret,
+        is_multiplex_active,
+        reset_secret_scope,
+        set_secret_scope,
+    )
+
+    monkeypatch.delenv("SCOPED_KEY", raising=False)
+    (hermes_home / ".env").write_text("export SCOPED_KEY='from-file'\n")
+    assert get_secret("SCOPED_KEY") == "from-file"
+    monkeypatch.setenv("SCOPED_KEY", "from-env")
+    assert get_secret("SCOPED_KEY") == "from-env"
+    token = set_secret_scope({"SCOPED_KEY": "from-scope"})
+    try:
+        assert get_secret("SCOPED_KEY") == "from-scope"
+    finally:
+        reset_secret_scope(token)
+    assert get_secret("NOWHERE_KEY", "fallback") == "fallback"
+    assert is_multiplex_active() is False
+
+
+def test_missing_hermes_names_fail_with_a_clear_message(compat: None) -> None:
+    import hermes_constants  # type: ignore[import-not-found]
+
+    with pytest.raises(AttributeError, match=r"hermes_constants\.get_subprocess_home is not"):
+        _ = hermes_constants.get_subprocess_home
+    with pytest.raises(ImportError, match=r"cannot import name 'registry' from 'tools\.registry'"):
+        from tools.registry import registry  # type: ignore[import-not-found]  # noqa: F401
+    with pytest.raises(ModuleNotFoundError, match="auxiliary LLM client") as caught:
+        importlib.import_module("agent.auxiliary_client")
+    assert caught.value.name == "agent.auxiliary_client"
+    assert "agent.auxiliary_client" not in sys.modules
+    with pytest.raises(ModuleNotFoundError, match="general plugin manager"):
+        importlib.import_module("hermes_cli.plugins")
+
+
+def test_plugins_fall_back_when_an_unprovided_name_is_missing(hermes_home: Path) -> None:
+    folder_plugin(
+        hermes_home / "plugins",
+        "careful",
+        """
+        from agent.memory_provider import MemoryProvider
+
+        try:
+            from agent.auxiliary_client import call_llm
+        except ImportError:
+            call_llm = None
+
+
+        class Careful(MemoryProvider):
+            name = "careful"
+
+            def is_available(self):
+                return True
+
+            def initialize(self, session_id, **kwargs):
+                pass
+
+            def get_tool_schemas(self):
+                return []
+
+            def system_prompt_block(self):
+                return "llm" if call_llm else "no llm"
+        """,
+    )
+    loaded = load_memory_provider("careful")
+    assert loaded is not None and loaded.system_prompt_block() == "no llm"
+
+
+def test_broken_plugin_listing_explains_unserved_names(hermes_home: Path) -> None:
+    plugins = hermes_home / "plugins"
+    folder_plugin(plugins, "wantsreg", "from tools.registry import registry\nMemoryProvider = 1\n")
+    folder_plugin(plugins, "wantsother", "import agent.planner\nMemoryProvider = 1\n")
+    folder_plugin(
+        plugins, "wantsaux", "from agent.auxiliary_client import call_llm\n# MemoryProvider\n"
+    )
+    found = {i.name: i for i in discover_providers()}
+    assert "does not provide that name" in (found["wantsreg"].error or "")
+    assert "Hermes Agent module that hermes-memory" in (found["wantsother"].error or "")
+    assert "auxiliary LLM client" in (found["wantsaux"].error or "")
 
 
 def test_only_the_exact_names_are_served(compat: None) -> None:
@@ -216,9 +421,86 @@ def test_lazy_imports_inside_hooks_resolve_after_loading(hermes_home: Path) -> N
     assert json.loads(loaded.handle_tool_call("lazy_tool", {})) == {"error": "lazy_tool is lazy"}
 
 
+def test_profile_env_is_loaded_without_overriding_and_taken_back(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ALREADY_SET", "from-process")
+    monkeypatch.delenv("FROM_DOTENV", raising=False)
+    (hermes_home / ".env").write_text(
+        '\ufeff# secrets\nFROM_DOTENV="two words" # note\nALREADY_SET=from-file\nbad line\n'
+    )
+    hermes_compat.prepare(hermes_home)
+    assert os.environ["FROM_DOTENV"] == "two words"
+    assert os.environ["ALREADY_SET"] == "from-process"
+    hermes_compat.uninstall()
+    assert "FROM_DOTENV" not in os.environ
+    assert os.environ["ALREADY_SET"] == "from-process"
+
+
 def test_uninstall_removes_the_finder_and_its_modules(compat: None) -> None:
     importlib.import_module("agent.memory_provider")
     hermes_compat.uninstall()
     assert not hermes_compat.is_installed()
     assert "agent.memory_provider" not in sys.modules
     assert importlib.util.find_spec("agent") is None
+
+
+def test_hermes_state_turns_on_wal_where_it_can(compat: None, tmp_path: Path) -> None:
+    import sqlite3
+
+    from hermes_state import apply_wal_with_fallback  # type: ignore[import-not-found]
+
+    on_disk = sqlite3.connect(tmp_path / "facts.db")
+    in_memory = sqlite3.connect(":memory:")
+    try:
+        assert apply_wal_with_fallback(on_disk, db_label="facts.db") is True
+        assert on_disk.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert apply_wal_with_fallback(in_memory) is False  # memory databases refuse WAL
+    finally:
+        on_disk.close()
+        in_memory.close()
+
+
+def test_plugins_memory_aliases_only_under_the_stand_in(
+    hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder_plugin(
+        hermes_home / "plugins",
+        "absy",
+        """
+        from agent.memory_provider import MemoryProvider
+
+
+        class Absy(MemoryProvider):
+            name = "absy"
+
+            def is_available(self):
+                return True
+
+            def initialize(self, session_id, **kwargs):
+                pass
+
+            def get_tool_schemas(self):
+                return []
+
+            def system_prompt_block(self):
+                from plugins.memory.absy.helper import BLOCK
+
+                return BLOCK
+        """,
+        **{"helper.py": "BLOCK = 'from the helper'\n"},
+    )
+    loaded = load_memory_provider("absy")
+    assert loaded is not None and loaded.system_prompt_block() == "from the helper"
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("plugins.memory.unknown")
+    # With a real ``plugins`` package on the path, its names stay its own.
+    hermes_compat.uninstall()
+    real = write_files(tmp_path / "real", {"plugins/__init__.py": "REAL = True\n"})
+    monkeypatch.syspath_prepend(str(real))
+    loaded = load_memory_provider("absy")
+    assert loaded is not None
+    assert importlib.import_module("plugins").REAL is True
+    with pytest.raises(ModuleNotFoundError):
+        loaded.system_prompt_block()
+    del sys.modules["plugins"]

@@ -123,13 +123,23 @@ HERMES_PLUGIN = {
             def on_session_end(self, messages):
                 self.events.append(("session_end", len(messages)))
 
+            def count(self):
+                path = self._store.path
+                return len(path.read_text("utf-8").splitlines()) if path.exists() else 0
+
             def shutdown(self):
                 self.events.append(("shutdown",))
 
 
         def register(ctx):
-            ctx.register_memory_provider(NotesMemoryProvider())
-            ctx.register_tool("notes_search", {}, lambda args: "")  # ignored by hermes-memory
+            provider = NotesMemoryProvider()
+            ctx.register_memory_provider(provider)
+            ctx.register_tool(
+                "notes_count",
+                "notes",
+                {"description": "How many notes are kept.", "parameters": {}},
+                lambda args, **kw: json.dumps({"count": provider.count()}),
+            )
     ''',
 }
 
@@ -196,6 +206,7 @@ def test_hermes_plugin_runs_a_full_lifecycle_under_the_manager(
         manager.initialize_all("sess-1", platform="cli", hermes_home=str(hermes_home))
         assert "Notes memory is active" in manager.build_system_prompt()
         assert manager.has_tool("notes_search")
+        assert manager.has_tool("notes_count")  # registered with ctx.register_tool
 
         # Turn 1: nothing known yet; the turn is synced in the background.
         manager.on_turn_start(1, "I adopted a cat named Miso")
@@ -206,6 +217,7 @@ def test_hermes_plugin_runs_a_full_lifecycle_under_the_manager(
         # Turn 2: the note comes back through prefetch and through the tool.
         manager.on_turn_start(2, "what is my cat called?")
         assert "- I adopted a cat named Miso" in manager.prefetch_all("what is my cat called?")
+        assert json.loads(manager.handle_tool_call("notes_count", {})) == {"count": 1}
         found = json.loads(manager.handle_tool_call("notes_search", {"query": "cat"}))
         assert found == {"results": ["I adopted a cat named Miso"]}
         assert "error" in json.loads(manager.handle_tool_call("notes_search", {}))

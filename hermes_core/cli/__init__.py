@@ -59,6 +59,13 @@ class LazyGroup(click.Group):
                 logger.warning(
                     "Plugin %r failed to register its commands: %s", impl.plugin_name, exc
                 )
+        # The cli.py of the active Hermes-style folder plugin (`hermes-memory <provider> ...`).
+        from hermes_core.hermes_compat.cli_bridge import add_active_plugin_command
+
+        try:
+            add_active_plugin_command(self, reserved=tuple(BUILTIN_COMMANDS))
+        except Exception as exc:
+            logger.warning("The active memory plugin's cli.py could not be added: %s", exc)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         self._load_plugin_commands()

@@ -2,8 +2,10 @@
 
 Accepted shapes: an instance, a subclass, a zero-argument factory, a
 ``register(ctx)`` callable (Hermes style: it calls
-``ctx.register_memory_provider(provider)``), a module with ``register`` or with a
-subclass among its attributes, or any namespace holding a subclass.
+``ctx.register_memory_provider(provider)``; the ``ctx`` is
+:class:`hermes_core.hermes_compat.context.PluginContext`), a module with
+``register`` or with a subclass among its attributes, or any namespace holding a
+subclass.
 """
 
 from __future__ import annotations
@@ -27,6 +29,17 @@ def describe_exception(exc: BaseException) -> str:
     """``"ValueError: bad key"`` — the cause as shown in warnings and listings."""
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def describe_import_failure(exc: BaseException) -> str:
+    """:func:`describe_exception`, plus a hint when a Hermes module name is not served."""
+    text = describe_exception(exc)
+    if not isinstance(exc, ImportError) or "hermes_core.hermes_compat" not in sys.modules:
+        return text
+    from hermes_core.hermes_compat import explain_import_error
+
+    hint = explain_import_error(exc)
+    return f"{text} ({hint})" if hint else text
 
 
 def provider_bases() -> tuple[type, ...]:
@@ -60,13 +73,22 @@ def _callable_name(obj: Any) -> str:
     return getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
 
 
+def as_provider(instance: Any) -> Any:
+    """*instance*, wrapped in :class:`DuckTypedProvider` unless it subclasses a provider base."""
+    if isinstance(instance, provider_bases()):
+        return instance
+    from hermes_core.discovery.adapter import DuckTypedProvider
+
+    return DuckTypedProvider(instance)
+
+
 def instantiate(obj: Any) -> Any:
     """An instance from an instance, a provider class or a zero-argument factory."""
     if is_provider_instance(obj):
-        return obj
+        return as_provider(obj)
     if is_provider_class(obj):
         try:
-            return obj()
+            return as_provider(obj())
         except Exception as exc:
             raise PluginError(
                 f"creating {_callable_name(obj)} raised {describe_exception(exc)}"
@@ -87,34 +109,6 @@ def instantiate(obj: Any) -> Any:
     raise PluginError(f"{obj!r} is not a MemoryProvider class, instance or factory")
 
 
-class RegistrationCollector:
-    """The ``ctx`` given to a Hermes plugin's ``register(ctx)``.
-
-    ``register_memory_provider(provider)`` is collected; any other
-    ``register_*`` call (tools, skills, CLI commands, hooks) is accepted and
-    ignored, because hermes-memory routes tools through the provider itself.
-    """
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.providers: list[Any] = []
-        self.ignored: list[str] = []
-
-    def register_memory_provider(self, provider: Any) -> None:
-        """Collect *provider* (an instance, class or factory)."""
-        self.providers.append(provider)
-
-    def __getattr__(self, name: str) -> Callable[..., None]:
-        if not name.startswith("register_"):
-            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
-
-        def ignore(*args: Any, **kwargs: Any) -> None:
-            self.ignored.append(name)
-            logger.debug("%s: ignoring ctx.%s(); only providers are loaded", self.label, name)
-
-        return ignore
-
-
 def _required_positionals(fn: Callable[..., Any]) -> int:
     try:
         signature = inspect.signature(fn)
@@ -127,15 +121,19 @@ def _required_positionals(fn: Callable[..., Any]) -> int:
     )
 
 
-def _from_register(register: Callable[..., Any], label: str) -> tuple[Any | None, str | None]:
+def _from_register(
+    register: Callable[..., Any], label: str, plugin_id: str
+) -> tuple[Any | None, str | None]:
     """Run ``register(ctx)``; return (instance or None, why it produced none)."""
-    ctx = RegistrationCollector(label)
+    from hermes_core.hermes_compat.context import PluginContext, attach_tools
+
+    ctx = PluginContext(plugin_id, label)
     try:
         register(ctx)
     except Exception as exc:
         if not ctx.providers:
             logger.debug("%s: register(ctx) raised %s", label, describe_exception(exc))
-            return None, f"register(ctx) raised {describe_exception(exc)}"
+            return None, f"register(ctx) raised {describe_import_failure(exc)}"
         logger.warning(
             "%s: register(ctx) raised %s after registering a provider; keeping the provider",
             label,
@@ -143,14 +141,16 @@ def _from_register(register: Callable[..., Any], label: str) -> tuple[Any | None
         )
     if not ctx.providers:
         return None, "register(ctx) did not call ctx.register_memory_provider()"
-    return instantiate(ctx.providers[0]), None
+    provider = instantiate(ctx.providers[0])
+    attach_tools(provider, ctx.tools, label)
+    return provider, None
 
 
-def _from_namespace(namespace: Any, label: str) -> Any:
+def _from_namespace(namespace: Any, label: str, plugin_id: str) -> Any:
     problems: list[str] = []
     register = getattr(namespace, "register", None)
     if callable(register):
-        provider, problem = _from_register(register, label)
+        provider, problem = _from_register(register, label, plugin_id)
         if provider is not None:
             return provider
         if problem:
@@ -165,7 +165,7 @@ def _from_namespace(namespace: Any, label: str) -> Any:
     classes.sort(key=lambda cls: cls.__module__ != own_module)
     for cls in classes:
         try:
-            return cls()
+            return as_provider(cls())
         except Exception as exc:
             problems.append(f"creating {cls.__qualname__} raised {describe_exception(exc)}")
     if not problems:
@@ -176,15 +176,18 @@ def _from_namespace(namespace: Any, label: str) -> Any:
     raise PluginError("; ".join(problems))
 
 
-def provider_from_object(obj: Any, label: str) -> Any:
-    """Build a provider from a module, class, instance, factory, ``register`` or namespace."""
+def provider_from_object(obj: Any, label: str, plugin_id: str = "") -> Any:
+    """Build a provider from a module, class, instance, factory, ``register`` or namespace.
+
+    *plugin_id* names the plugin for ``ctx.get_config`` (folder or entry-point name).
+    """
     if is_provider_instance(obj) or is_provider_class(obj):
         return instantiate(obj)
     if callable(obj) and not isinstance(obj, type | ModuleType):
         if _required_positionals(obj) >= 1:
-            provider, problem = _from_register(obj, label)
+            provider, problem = _from_register(obj, label, plugin_id)
             if provider is None:
                 raise PluginError(problem or "register(ctx) registered no provider")
             return provider
         return instantiate(obj)
-    return _from_namespace(obj, label)
+    return _from_namespace(obj, label, plugin_id)

@@ -24,6 +24,7 @@ An optional ``plugin.yaml`` (read as UTF-8 with or without BOM) gives ``name``,
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import logging
 import re
@@ -34,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_core.discovery.extract import describe_exception
+from hermes_core.discovery.extract import describe_exception, describe_import_failure
 from hermes_core.errors import PluginError
 
 logger = logging.getLogger("hermes_core.plugins")
@@ -59,6 +60,12 @@ class PluginFolder:
     def description(self) -> str:
         """``description`` from ``plugin.yaml``, or ``""``."""
         return str(self.manifest.get("description") or "").strip()
+
+    @property
+    def manifest_name(self) -> str | None:
+        """``name`` from ``plugin.yaml``, if any (an alias for ``memory.provider``)."""
+        value = self.manifest.get("name")
+        return str(value).strip() or None if value is not None else None
 
     @property
     def version(self) -> str | None:
@@ -168,7 +175,8 @@ def _preload_siblings(package: types.ModuleType, package_dir: Path) -> None:
         if path.stem == "__init__" or not path.stem.isidentifier():
             continue
         name = f"{package.__name__}.{path.stem}"
-        if name in sys.modules:
+        if name in sys.modules:  # already imported on its own (a plugin's cli.py, say)
+            setattr(package, path.stem, sys.modules[name])
             continue
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
@@ -207,5 +215,39 @@ def load_folder_module(folder: PluginFolder) -> types.ModuleType:
             _forget(module_name)  # never leave a half-run module behind
             if not isinstance(exc, Exception | SystemExit):
                 raise
-            raise PluginError(f"importing {init} raised {describe_exception(exc)}") from exc
+            raise PluginError(f"importing {init} raised {describe_import_failure(exc)}") from exc
+        return module
+
+
+def load_folder_submodule(folder: PluginFolder, stem: str) -> types.ModuleType:
+    """Import only ``<stem>.py`` of *folder* (its ``cli.py``, say), not the plugin itself.
+
+    The package is represented by an empty shell whose path is the plugin
+    directory, so the file's relative imports resolve without running the
+    plugin's ``__init__.py``; loading the plugin later replaces the shell.
+    """
+    module_name = folder.module_name
+    full_name = f"{module_name}.{stem}"
+    path = folder.package_dir / f"{stem}.py"
+    with _lock_for(module_name):
+        cached = sys.modules.get(full_name)
+        if cached is not None:
+            return cached
+        _ensure_namespace()
+        if module_name not in sys.modules:
+            shell_spec = importlib.machinery.ModuleSpec(module_name, None, is_package=True)
+            shell_spec.submodule_search_locations = [str(folder.package_dir)]
+            sys.modules[module_name] = importlib.util.module_from_spec(shell_spec)
+        spec = importlib.util.spec_from_file_location(full_name, path)
+        if spec is None or spec.loader is None:  # pragma: no cover - a .py path always has one
+            raise PluginError(f"Cannot import {path}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[full_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException as exc:
+            sys.modules.pop(full_name, None)
+            if not isinstance(exc, Exception | SystemExit):
+                raise
+            raise PluginError(f"importing {path} raised {describe_import_failure(exc)}") from exc
         return module

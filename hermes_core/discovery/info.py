@@ -7,6 +7,7 @@ import sys
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
+from hermes_core.discovery.adapter import unwrap
 from hermes_core.discovery.extract import describe_exception, provider_bases
 
 Source = Literal["entry_point", "folder", "project", "hermes_entry_point"]
@@ -123,10 +124,11 @@ def probe(provider: Any, info: ProviderInfo) -> ProviderInfo:
     ``is_available``, or (for an available provider) a failing
     ``get_tool_schemas``, marks the entry broken.
     """
+    own = unwrap(provider)  # the plugin's object, when it had to be adapted
     changes: dict[str, Any] = {
-        "hooks": implemented_hooks(type(provider)),
-        "path": info.path or source_file(provider),
-        "description": info.description or first_doc_line(provider),
+        "hooks": implemented_hooks(type(own)),
+        "path": info.path or source_file(own),
+        "description": info.description or first_doc_line(own),
     }
     try:
         changes["provider_name"] = str(provider.name)

@@ -1,113 +1,102 @@
 """Module names a plugin written for Hermes Agent imports, served by hermes-core.
 
-A Hermes memory plugin imports a handful of host modules: ``agent.memory_provider``,
-``tools.registry``, ``hermes_constants`` and ``hermes_cli.config``. When the real
-Hermes Agent is not installed, :func:`install` adds an import finder that answers
-for exactly those names (and nothing else) with the small modules in ``shims/``,
-which re-export hermes-core's own implementations. The finder never shadows a real
-module: it steps aside whenever any other finder can locate the name, and it only
-serves a submodule (``tools.registry``) when its parent (``tools``) came from here.
+A Hermes memory plugin imports a handful of host modules (``agent.memory_provider``,
+``tools.registry``, ``hermes_constants``, ``hermes_cli.config``, ``utils`` …),
+sometimes its own modules by their bundled path (``plugins.memory.<name>.store``,
+see :mod:`.aliases`), and reads its secrets from the environment, where Hermes
+has loaded the profile's ``.env``. When the real Hermes Agent is not installed,
+:func:`install` adds an import finder (:mod:`.finder`) that answers for exactly
+those names with the small modules in ``shims/``, which re-export hermes-core's
+own implementations; :func:`prepare` also loads ``$HERMES_HOME/.env`` the way
+Hermes does (:mod:`.dotenv`). The context handed to a plugin's ``register(ctx)`` lives in
+:mod:`.context`.
 
-Discovery installs it just before loading a Hermes-style plugin (a folder plugin or
-a ``hermes_agent.memory_providers`` entry point) and leaves it in place so that
-imports a plugin makes lazily, at run time, still resolve.
+Discovery calls :func:`prepare` just before loading a Hermes-style plugin (a
+folder plugin or a ``hermes_agent.memory_providers`` entry point) and leaves the
+finder in place so that imports a plugin makes lazily, at run time, still
+resolve.
 """
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
-import importlib.util
+import os
 import sys
 import threading
-from collections.abc import Sequence
-from pathlib import Path
-from types import ModuleType
 
-__all__ = ["COMPAT_MODULES", "HermesCompatFinder", "install", "is_installed", "uninstall"]
+from hermes_core.hermes_compat import dotenv
+from hermes_core.hermes_compat.aliases import PluginAliasFinder, forget_aliases, register_alias
+from hermes_core.hermes_compat.finder import (
+    COMPAT_MODULES,
+    MARKER,
+    NOT_PROVIDED,
+    HermesCompatFinder,
+    explain_import_error,
+)
 
-SHIMS_DIR = Path(__file__).resolve().parent / "shims"
-
-# Hermes module name -> (file under shims/, is it a package?)
-COMPAT_MODULES: dict[str, tuple[str, bool]] = {
-    "agent": ("agent/__init__.py", True),
-    "agent.memory_provider": ("agent/memory_provider.py", False),
-    "tools": ("tools/__init__.py", True),
-    "tools.registry": ("tools/registry.py", False),
-    "hermes_constants": ("hermes_constants.py", False),
-    "hermes_cli": ("hermes_cli/__init__.py", True),
-    "hermes_cli.config": ("hermes_cli/config.py", False),
-}
-
-MARKER = "__hermes_compat__"
-"""Attribute set to True in every module served by the compatibility layer."""
-
-
-class HermesCompatFinder(importlib.abc.MetaPathFinder):
-    """A meta-path finder serving the Hermes module names only when nothing else does."""
-
-    def find_spec(
-        self,
-        fullname: str,
-        path: Sequence[str] | None,
-        target: ModuleType | None = None,
-    ) -> importlib.machinery.ModuleSpec | None:
-        entry = COMPAT_MODULES.get(fullname)
-        if entry is None:
-            return None
-        parent_name, _, _ = fullname.rpartition(".")
-        if parent_name:
-            # Serve a submodule only inside a package this layer provided.
-            parent = sys.modules.get(parent_name)
-            if parent is None or not getattr(parent, MARKER, False):
-                return None
-        elif self._found_elsewhere(fullname):
-            return None
-        relative, is_package = entry
-        return importlib.util.spec_from_file_location(
-            fullname,
-            SHIMS_DIR / relative,
-            submodule_search_locations=[] if is_package else None,
-        )
-
-    def _found_elsewhere(self, fullname: str) -> bool:
-        for finder in list(sys.meta_path):
-            if finder is self or isinstance(finder, HermesCompatFinder):
-                continue
-            find_spec = getattr(finder, "find_spec", None)
-            if find_spec is None:
-                continue
-            try:
-                if find_spec(fullname, None) is not None:
-                    return True
-            except Exception:  # a misbehaving finder must not break the import
-                continue
-        return False
-
+__all__ = [
+    "COMPAT_MODULES",
+    "NOT_PROVIDED",
+    "HermesCompatFinder",
+    "explain_import_error",
+    "install",
+    "is_installed",
+    "prepare",
+    "register_alias",
+    "uninstall",
+]
 
 _finder: HermesCompatFinder | None = None
+_alias_finder: PluginAliasFinder | None = None
 _lock = threading.Lock()
 
 
 def install() -> None:
-    """Append the finder to ``sys.meta_path`` (idempotent, thread-safe)."""
-    global _finder
+    """Add the finders to ``sys.meta_path`` (idempotent, thread-safe).
+
+    The module finder goes last, so every other finder is asked first; the
+    ``plugins.memory.<name>`` alias finder goes first, so a plugin's absolute
+    imports of its own modules reach the copies discovery loaded.
+    """
+    global _finder, _alias_finder
     with _lock:
         if _finder is None:
             _finder = HermesCompatFinder()
+        if _alias_finder is None:
+            _alias_finder = PluginAliasFinder()
         if _finder not in sys.meta_path:
             sys.meta_path.append(_finder)
+        if _alias_finder not in sys.meta_path:
+            sys.meta_path.insert(0, _alias_finder)
+
+
+def prepare(hermes_home: str | os.PathLike[str]) -> None:
+    """Everything a Hermes-style plugin expects before it is imported.
+
+    Installs the finder and adds the keys of ``<hermes_home>/.env`` that are not
+    already set to ``os.environ``.
+    """
+    install()
+    dotenv.apply_profile_env(hermes_home)
 
 
 def uninstall() -> None:
-    """Remove the finder and forget every module it served (for tests)."""
+    """Remove the finder, forget every module it served and the ``.env`` values it added.
+
+    For tests: a plugin that already imported a served name keeps working.
+    """
     with _lock:
-        if _finder is not None and _finder in sys.meta_path:
-            sys.meta_path.remove(_finder)
-        for name in list(COMPAT_MODULES):
-            module = sys.modules.get(name)
-            if module is not None and getattr(module, MARKER, False):
-                del sys.modules[name]
+        for finder in (_finder, _alias_finder):
+            if finder is not None and finder in sys.meta_path:
+                sys.meta_path.remove(finder)
+        forget_aliases()
+        roots = {
+            root
+            for root in {name.partition(".")[0] for name in COMPAT_MODULES}
+            if getattr(sys.modules.get(root), MARKER, False)
+        }
+        for name in [n for n in sys.modules if n.partition(".")[0] in roots]:
+            del sys.modules[name]
+    dotenv.restore_environ()
 
 
 def is_installed() -> bool:

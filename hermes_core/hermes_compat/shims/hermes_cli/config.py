@@ -1,7 +1,149 @@
-"""``hermes_cli.config``: reading and writing ``$HERMES_HOME/config.yaml``."""
+"""``hermes_cli.config``: ``$HERMES_HOME/config.yaml`` and ``.env``, the Hermes Agent way.
 
-from hermes_core.config import cfg_get, load_config, save_config
+Differences from hermes-core's own :mod:`hermes_core.config` that Hermes
+plugins rely on: ``cfg_get(config, "a", "b", default=...)`` takes one argument
+per key; ``load_config()`` never raises (a broken file is logged and read as
+empty) and expands ``${VAR}`` references from the environment; Hermes' built-in
+defaults are not merged in (plugins read their settings with defaults anyway).
+"""
+
+import logging
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, NoReturn
+
+from hermes_core import config as _core
+from hermes_core.config import get_hermes_home
+from hermes_core.errors import ConfigError
+from hermes_core.hermes_compat.dotenv import read_profile_env
+from hermes_core.hermes_compat.finder import missing_attribute
+from hermes_core.secrets import dotenv_path, write_dotenv
 
 __hermes_compat__ = True
 
-__all__ = ["cfg_get", "load_config", "save_config"]
+__all__ = [
+    "cfg_get",
+    "get_config_path",
+    "get_env_path",
+    "get_env_value",
+    "get_hermes_home",
+    "load_config",
+    "load_config_readonly",
+    "load_env",
+    "read_raw_config",
+    "read_user_config_raw",
+    "remove_env_value",
+    "save_config",
+    "save_env_value",
+]
+
+logger = logging.getLogger("hermes_core.hermes_compat")
+
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def get_config_path() -> Path:
+    """``$HERMES_HOME/config.yaml``."""
+    return _core.config_path()
+
+
+def get_env_path() -> Path:
+    """``$HERMES_HOME/.env``."""
+    return dotenv_path()
+
+
+def read_user_config_raw(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """The mapping in *path* (default ``config.yaml``) as written; ``{}`` if missing or broken."""
+    target = Path(path) if path is not None else get_config_path()
+    try:
+        text = target.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        logger.warning("Cannot read %s (%s); reading it as empty.", target, exc)
+        return {}
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        logger.warning("%s is not valid YAML (%s); reading it as empty.", target, exc)
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def read_raw_config() -> dict[str, Any]:
+    """``config.yaml`` as written, without ``${VAR}`` expansion; ``{}`` if missing or broken."""
+    return read_user_config_raw()
+
+
+def _expand(value: Any) -> Any:
+    if isinstance(value, str):
+        return _ENV_REF.sub(lambda m: os.environ.get(m.group(1), m.group(0)), value)
+    if isinstance(value, dict):
+        return {key: _expand(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_expand(item) for item in value]
+    return value
+
+
+def load_config() -> dict[str, Any]:
+    """``config.yaml`` with ``${VAR}`` references expanded; ``{}`` if missing or broken."""
+    expanded: dict[str, Any] = _expand(read_raw_config())
+    return expanded
+
+
+def load_config_readonly() -> dict[str, Any]:
+    """Same as :func:`load_config` (the caller promises not to write it back)."""
+    return load_config()
+
+
+def save_config(config: Mapping[str, Any]) -> None:
+    """Write *config* to ``config.yaml`` atomically."""
+    _core.save_config(config)
+
+
+def cfg_get(config: Any, *keys: str, default: Any = None) -> Any:
+    """``config[k1][k2]…``; *default* when a level is missing, not a mapping, or None."""
+    node = config
+    for key in keys:
+        if not isinstance(node, Mapping) or key not in node:
+            return default
+        node = node[key]
+    return default if node is None else node
+
+
+def load_env() -> dict[str, str]:
+    """The profile's ``.env`` as a dict (``{}`` when absent)."""
+    return read_profile_env()
+
+
+def get_env_value(key: str) -> str | None:
+    """*key* from the environment, else from the profile's ``.env``."""
+    value = os.environ.get(key)
+    return value if value is not None else load_env().get(key)
+
+
+def _write_env(key: str, value: str | None) -> None:
+    try:
+        write_dotenv({key: value})
+    except ConfigError as exc:  # Hermes raises ValueError for a bad name or value
+        raise ValueError(str(exc)) from exc
+
+
+def save_env_value(key: str, value: str) -> None:
+    """Persist ``KEY=value`` in the profile's ``.env`` (0600) and set it in this process."""
+    _write_env(key, str(value))
+    os.environ[key] = str(value)
+
+
+def remove_env_value(key: str) -> None:
+    """Remove *key* from the profile's ``.env`` and from this process's environment."""
+    _write_env(key, None)
+    os.environ.pop(key, None)
+
+
+def __getattr__(name: str) -> NoReturn:
+    raise missing_attribute(__name__, name, __all__)

@@ -1,9 +1,15 @@
-"""``tools.registry``: the JSON result helpers tool handlers return."""
+"""``tools.registry``: the JSON helpers tool handlers return, as Hermes Agent defines them.
 
-from __future__ import annotations
+Hermes' global tool ``registry`` is not served: hermes-memory routes a memory
+provider's tools through ``get_tool_schemas``/``handle_tool_call`` (and the
+tools a plugin registers with ``ctx.register_tool``); importing ``registry``
+fails with a message saying so.
+"""
 
 import json
-from typing import Any
+from typing import Any, NoReturn
+
+from hermes_core.hermes_compat.finder import missing_attribute
 
 __hermes_compat__ = True
 
@@ -11,18 +17,14 @@ __all__ = ["tool_error", "tool_result"]
 
 
 def tool_error(message: object, **extra: Any) -> str:
-    """A tool result reporting failure: JSON ``{"error": message, **extra}``."""
-    return json.dumps({"error": str(message), **extra}, ensure_ascii=False, default=str)
+    """A failed tool result: JSON ``{"error": str(message), **extra}``."""
+    return json.dumps({"error": str(message), **extra}, ensure_ascii=False)
 
 
-def tool_result(data: Any = None, **fields: Any) -> str:
-    """A successful tool result as JSON: *data* merged with *fields*.
+def tool_result(data: Any = None, **kwargs: Any) -> str:
+    """A tool result as JSON: *data* when given, else the keyword arguments as an object."""
+    return json.dumps(data if data is not None else kwargs, ensure_ascii=False)
 
-    A mapping is merged key by key; any other value goes under ``"result"`` when
-    *fields* are given and is serialised as it is otherwise.
-    """
-    if data is None or isinstance(data, dict):
-        return json.dumps({**(data or {}), **fields}, ensure_ascii=False, default=str)
-    if fields:
-        return json.dumps({"result": data, **fields}, ensure_ascii=False, default=str)
-    return json.dumps(data, ensure_ascii=False, default=str)
+
+def __getattr__(name: str) -> NoReturn:
+    raise missing_attribute(__name__, name, __all__)

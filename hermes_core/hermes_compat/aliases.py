@@ -1,0 +1,90 @@
+"""``plugins.memory.<name>``: absolute imports of a folder plugin's own modules.
+
+Plugins that ship inside Hermes Agent (and copies of them) import their own
+modules by their bundled path, ``plugins.memory.<name>.<module>``. When such a
+plugin is loaded from ``$HERMES_HOME/plugins/<name>``, :class:`PluginAliasFinder`
+makes those names the very module objects discovery loaded (same objects, no
+second copy), so ``isinstance`` checks and module state agree.
+
+It answers only under the ``plugins`` stand-in package of this layer (never
+under a real ``plugins`` package) and only for folder plugins loaded in this
+process; :func:`register_alias` records them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+import threading
+from collections.abc import Sequence
+from types import ModuleType
+
+from hermes_core.hermes_compat.finder import MARKER
+
+PREFIX = "plugins.memory."
+
+_aliases: dict[str, str] = {}  # plugin directory name -> module name it was loaded under
+_lock = threading.Lock()
+
+
+def register_alias(plugin_name: str, module_name: str) -> None:
+    """Make ``plugins.memory.<plugin_name>`` name the plugin loaded as *module_name*."""
+    with _lock:
+        if _aliases.get(plugin_name) == module_name:
+            return
+        _aliases[plugin_name] = module_name
+        stale = PREFIX + plugin_name
+        for name in [n for n in sys.modules if n == stale or n.startswith(stale + ".")]:
+            del sys.modules[name]
+
+
+def forget_aliases() -> None:
+    """Drop every alias (tests)."""
+    with _lock:
+        _aliases.clear()
+
+
+class _AliasLoader(importlib.abc.Loader):
+    """Returns an already-imported module under a second name, untouched."""
+
+    def __init__(self, module: ModuleType) -> None:
+        self.module = module
+        self.spec = module.__spec__
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        return self.module
+
+    def exec_module(self, module: ModuleType) -> None:
+        module.__spec__ = self.spec  # the import system re-pointed it at the alias
+
+
+class PluginAliasFinder(importlib.abc.MetaPathFinder):
+    """Resolves ``plugins.memory.<name>[.<module>]`` to the loaded folder plugin's modules."""
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        if not fullname.startswith(PREFIX):
+            return None
+        if not getattr(sys.modules.get("plugins"), MARKER, False):
+            return None  # a real ``plugins`` package owns these names
+        plugin, _, rest = fullname[len(PREFIX) :].partition(".")
+        with _lock:
+            real_root = _aliases.get(plugin)
+        if real_root is None:
+            return None
+        real_name = f"{real_root}.{rest}" if rest else real_root
+        module = sys.modules.get(real_name)
+        if module is None:
+            try:
+                module = importlib.import_module(real_name)
+            except ImportError:
+                return None
+        return importlib.machinery.ModuleSpec(
+            fullname, _AliasLoader(module), is_package=hasattr(module, "__path__")
+        )

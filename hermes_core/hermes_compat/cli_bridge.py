@@ -1,0 +1,105 @@
+"""``hermes-memory <provider> …``: the ``cli.py`` of the active Hermes-style plugin.
+
+A Hermes memory plugin may ship a ``cli.py`` next to its ``__init__.py`` with
+``register_cli(parser)`` (which builds an argparse tree) and a handler named
+``<provider>_command(args)``. As in Hermes, only the provider selected by
+``memory.provider`` gets a command, and only its ``cli.py`` is imported (not the
+plugin), so the command works even when the plugin itself cannot load. The
+arguments are handed to argparse unchanged (``--help`` included); the parsed
+namespace also carries ``hermes_home``. The handler is ``args.func`` when a
+subcommand set one with ``set_defaults(func=...)``, else ``<provider>_command``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from hermes_core.config import get_hermes_home, load_config, selected_provider
+from hermes_core.discovery.extract import describe_exception
+from hermes_core.discovery.folders import PluginFolder, load_folder_submodule
+from hermes_core.errors import ConfigError, PluginError
+
+CLI_FILE = "cli.py"
+
+
+def add_active_plugin_command(group: click.Group, reserved: Sequence[str] = ()) -> None:
+    """Add the active plugin's ``cli.py`` to *group* as a command named after the provider."""
+    from hermes_core.plugins import plugin_folder
+
+    home = get_hermes_home()
+    try:
+        name = selected_provider(load_config(home))
+    except ConfigError:
+        return
+    if not name or name in group.commands or name in reserved:
+        return
+    folder = plugin_folder(name, home)
+    if folder is None or not (folder.package_dir / CLI_FILE).is_file():
+        return
+    group.add_command(_command(name, folder, home))
+
+
+def _handler(module: Any, name: str, args: argparse.Namespace) -> Callable[[Any], Any] | None:
+    func = getattr(args, "func", None)
+    if callable(func):
+        return func
+    for attr in (f"{name}_command", f"{name.replace('-', '_')}_command"):
+        handler = getattr(module, attr, None)
+        if callable(handler):
+            return handler
+    return None
+
+
+def _command(name: str, folder: PluginFolder, home: Path) -> click.Command:
+    description = folder.description or f"Manage the {name} memory plugin."
+
+    @click.command(
+        name=name,
+        help=description,
+        short_help=description,
+        add_help_option=False,
+        context_settings={"ignore_unknown_options": True},
+    )
+    @click.argument("argv", nargs=-1, type=click.UNPROCESSED)
+    def run(argv: tuple[str, ...]) -> None:
+        from hermes_core import hermes_compat
+
+        hermes_compat.prepare(home)
+        hermes_compat.register_alias(folder.name, folder.module_name)
+        cli_path = folder.package_dir / CLI_FILE
+        try:
+            module = load_folder_submodule(folder, "cli")
+        except PluginError as exc:
+            raise click.ClickException(f"memory plugin {name!r}: {exc}") from exc
+        register_cli = getattr(module, "register_cli", None)
+        if not callable(register_cli):
+            raise click.ClickException(
+                f"memory plugin {name!r}: {cli_path} defines no register_cli(parser)"
+            )
+        parser = argparse.ArgumentParser(prog=f"hermes-memory {name}", description=description)
+        parser.set_defaults(hermes_home=str(home))
+        try:
+            register_cli(parser)
+        except Exception as exc:
+            raise click.ClickException(
+                f"memory plugin {name!r}: register_cli() in {cli_path} raised "
+                f"{describe_exception(exc)}"
+            ) from exc
+        args = parser.parse_args(list(argv))
+        handler = _handler(module, name, args)
+        if handler is None:
+            parser.print_help()
+            return
+        try:
+            handler(args)
+        except Exception as exc:
+            raise click.ClickException(
+                f"memory plugin {name!r}: {describe_exception(exc)}"
+            ) from exc
+
+    return run

@@ -1,0 +1,180 @@
+"""The import finder that serves Hermes Agent's module names, and only when nothing else does.
+
+Two tables drive it. :data:`COMPAT_MODULES` are the modules hermes-core serves
+(small files under ``shims/`` that re-export hermes-core's own code).
+:data:`NOT_PROVIDED` are Hermes modules that some plugins import but that
+cannot be honoured outside Hermes: importing one raises
+:class:`ModuleNotFoundError` (so a plugin's ``try/except ImportError`` fallback
+still works) with a message that says what the module is and that hermes-memory
+does not provide it.
+
+The finder sits at the end of ``sys.meta_path``. For a top-level name it first
+asks every other finder and steps aside when any of them can locate the name,
+so an installed Hermes Agent, or any package that happens to be called
+``tools`` or ``utils``, always wins. It serves a submodule only inside a parent
+package it served itself.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from types import ModuleType
+
+SHIMS_DIR = Path(__file__).resolve().parent / "shims"
+DOCS_HINT = "see the 'Hermes plugin compatibility' page of the hermes-memory docs"
+
+MARKER = "__hermes_compat__"
+"""Attribute set to True in every module served by the compatibility layer."""
+
+# Hermes module name -> (file under shims/, is it a package?)
+COMPAT_MODULES: dict[str, tuple[str, bool]] = {
+    "agent": ("agent/__init__.py", True),
+    "agent.memory_provider": ("agent/memory_provider.py", False),
+    "agent.memory_manager": ("agent/memory_manager.py", False),
+    "agent.secret_scope": ("agent/secret_scope.py", False),
+    "tools": ("tools/__init__.py", True),
+    "tools.registry": ("tools/registry.py", False),
+    "hermes_constants": ("hermes_constants.py", False),
+    "hermes_cli": ("hermes_cli/__init__.py", True),
+    "hermes_cli.config": ("hermes_cli/config.py", False),
+    "hermes_state": ("hermes_state.py", False),
+    "plugins": ("plugins/__init__.py", True),
+    "plugins.memory": ("plugins/memory/__init__.py", True),
+    "utils": ("utils.py", False),
+}
+
+# Hermes module name -> what it is in Hermes (why it cannot be served here).
+NOT_PROVIDED: dict[str, str] = {
+    "agent.auxiliary_client": (
+        "Hermes Agent's auxiliary LLM client (call_llm); give the plugin its own model "
+        "client, or use hermes_core.llm.ChatClient"
+    ),
+    "agent.context_engine": "Hermes Agent's context-engine plugin interface",
+    "agent.file_safety": "Hermes Agent's file-access policy",
+    "agent.plugin_llm": "the LLM facade of Hermes Agent's plugin context (ctx.llm)",
+    "agent.redact": (
+        "Hermes Agent's display redaction (hermes-memory redacts what providers receive)"
+    ),
+    "agent.skill_commands": "Hermes Agent's skill commands (hermes-memory has no skills)",
+    "hermes_cli.plugins": (
+        "Hermes Agent's general plugin manager (PluginContext, get_plugin_manager); memory "
+        "plugins receive their context through register(ctx)"
+    ),
+    "tools.environments": "Hermes Agent's terminal backends",
+    "tools.memory_tool": (
+        "Hermes Agent's builtin memory tool (hermes-memory's is hermes_memory_builtin)"
+    ),
+}
+
+_ROOTS = frozenset(name.partition(".")[0] for name in (*COMPAT_MODULES, *NOT_PROVIDED))
+
+
+def provided_modules() -> list[str]:
+    """The Hermes module names served (not the stand-in parent packages)."""
+    return sorted(name for name, (_, package) in COMPAT_MODULES.items() if not package)
+
+
+def missing_attribute(module: str, attribute: str, provided: Iterable[str]) -> AttributeError:
+    """The error for a Hermes name that a served module does not provide."""
+    return AttributeError(
+        f"{module}.{attribute} is not provided by hermes-memory's Hermes compatibility "
+        f"layer, which serves only {', '.join(sorted(provided))} from {module!r}; "
+        f"{DOCS_HINT}."
+    )
+
+
+def not_provided_message(fullname: str) -> str:
+    """The :class:`ModuleNotFoundError` text for a Hermes module that is not served."""
+    what = NOT_PROVIDED.get(fullname, "a Hermes Agent module")
+    return (
+        f"No module named {fullname!r}: it is {what}, which hermes-memory's Hermes "
+        f"compatibility layer does not provide (it serves {', '.join(provided_modules())}); "
+        f"{DOCS_HINT}."
+    )
+
+
+class _NotProvidedLoader(importlib.abc.Loader):
+    """Fails the import of a known Hermes module with a message that explains why."""
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        raise ModuleNotFoundError(not_provided_message(module.__name__), name=module.__name__)
+
+
+def served_by_compat(module_name: str) -> bool:
+    """Whether *module_name*'s top-level package is (or would be) served by this layer."""
+    root = sys.modules.get(module_name.partition(".")[0])
+    return root is not None and bool(getattr(root, MARKER, False))
+
+
+class HermesCompatFinder(importlib.abc.MetaPathFinder):
+    """A meta-path finder serving the Hermes module names only when nothing else does."""
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        served = COMPAT_MODULES.get(fullname)
+        if served is None and fullname not in NOT_PROVIDED:
+            return None
+        parent_name, _, _ = fullname.rpartition(".")
+        if parent_name:
+            # Serve a submodule only inside a package this layer provided.
+            parent = sys.modules.get(parent_name)
+            if parent is None or not getattr(parent, MARKER, False):
+                return None
+        elif self._found_elsewhere(fullname):
+            return None
+        if served is None:
+            return importlib.machinery.ModuleSpec(fullname, _NotProvidedLoader())
+        relative, is_package = served
+        return importlib.util.spec_from_file_location(
+            fullname,
+            SHIMS_DIR / relative,
+            submodule_search_locations=[] if is_package else None,
+        )
+
+    def _found_elsewhere(self, fullname: str) -> bool:
+        for finder in list(sys.meta_path):
+            if finder is self or isinstance(finder, HermesCompatFinder):
+                continue
+            find_spec = getattr(finder, "find_spec", None)
+            if find_spec is None:
+                continue
+            try:
+                if find_spec(fullname, None) is not None:
+                    return True
+            except Exception:  # a misbehaving finder must not break the import
+                continue
+        return False
+
+
+def explain_import_error(exc: BaseException) -> str | None:
+    """A hint when *exc* is a plugin asking for a Hermes name this layer does not serve."""
+    if not isinstance(exc, ImportError) or not exc.name:
+        return None
+    name = exc.name
+    if name.partition(".")[0] not in _ROOTS or not served_by_compat(name):
+        return None
+    if name in COMPAT_MODULES and "cannot import name" in str(exc):
+        return (
+            f"hermes-memory's stand-in for the Hermes module {name!r} does not provide that "
+            f"name; {DOCS_HINT}"
+        )
+    if name not in COMPAT_MODULES and isinstance(exc, ModuleNotFoundError):
+        if name in NOT_PROVIDED:
+            return None  # its message already explains
+        return (
+            f"{name!r} is a Hermes Agent module that hermes-memory's compatibility layer "
+            f"does not provide; {DOCS_HINT}"
+        )
+    return None

@@ -1,0 +1,204 @@
+"""What a Hermes plugin's ``register(ctx)`` may do beyond registering its provider.
+
+``ctx.register_tool`` is honoured (the tool is offered through the plugin's
+provider), ``ctx.get_config`` reads ``plugins.entries.<plugin>.settings``, and
+skills, hooks and CLI commands are accepted and ignored with a reason, never
+costing the plugin its provider. Also covers ``hermes_agent.memory_providers``
+entry points built the pip way.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from plugin_kit import folder_plugin, install_distribution, write_files
+from thirdparty_kit import FIXTURES, fixture, install, isolated_plugins, run_cli, write_config
+
+from hermes_core.manager import MemoryManager
+from hermes_core.plugins import activate_providers, discover_providers, load_memory_provider
+
+TOOLBOX_SETTINGS = {"plugins": {"entries": {"toolbox": {"settings": {"greeting": "Ahoy"}}}}}
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    with isolated_plugins(tmp_path_factory.getbasetemp()):
+        yield
+
+
+@pytest.fixture
+def toolbox_manager(hermes_home: Path) -> Iterator[MemoryManager]:
+    install(hermes_home, fixture("toolbox"))
+    write_config(hermes_home, "toolbox", TOOLBOX_SETTINGS)
+    manager = MemoryManager()
+    assert activate_providers(manager, None, hermes_home) == ["builtin", "toolbox"]
+    manager.initialize_all("sess-tools", platform="cli")
+    try:
+        yield manager
+    finally:
+        manager.shutdown_all()
+
+
+def test_registered_tools_are_offered_and_routed(toolbox_manager: MemoryManager) -> None:
+    manager = toolbox_manager
+    names = manager.get_all_tool_names()
+    assert {"toolbox_search", "toolbox_stats", "toolbox_echo"} <= names
+    assert "toolbox_cloud_sync" not in names  # requires_env=["TOOLBOX_CLOUD_KEY"] is unset
+    manager.sync_all("Packed the torque wrench", "ok", session_id="sess-tools")
+    assert manager.flush_pending(timeout=10)
+    stats = json.loads(manager.handle_tool_call("toolbox_stats", {}, task_id="t-1"))
+    assert stats == {"notes": 1, "greeting": "Ahoy"}  # greeting read with ctx.get_config
+    provider = manager.get_provider("toolbox")
+    assert provider.tool_kwargs == [{"task_id": "t-1"}]  # type: ignore[union-attr]
+    echoed = json.loads(manager.handle_tool_call("toolbox_echo", {"text": "ping"}))
+    assert echoed == {"echo": "ping"}  # async handler, schema given in the wrapped form
+    own = json.loads(manager.handle_tool_call("toolbox_search", {"query": "torque wrench"}))
+    assert own == {"results": ["Packed the torque wrench"]}
+    assert "Ahoy!" in manager.build_system_prompt()
+
+
+def test_requires_env_tools_appear_once_the_variable_is_set(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(hermes_home, fixture("toolbox"))
+    monkeypatch.setenv("TOOLBOX_CLOUD_KEY", "k")
+    provider = load_memory_provider("toolbox")
+    assert provider is not None
+    names = [schema["name"] for schema in provider.get_tool_schemas()]
+    assert names == ["toolbox_search", "toolbox_stats", "toolbox_cloud_sync", "toolbox_echo"]
+    assert json.loads(provider.handle_tool_call("toolbox_cloud_sync", {})) == {"synced": True}
+
+
+def test_skills_hooks_and_cli_commands_are_ignored_with_a_reason(
+    hermes_home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    install(hermes_home, fixture("toolbox"))
+    with caplog.at_level(logging.INFO, logger="hermes_core.plugins"):
+        info = {i.name: i for i in discover_providers()}["toolbox"]
+    assert info.status == "available"
+    ignored = [r.getMessage() for r in caplog.records if "ignored" in r.getMessage()]
+    assert any("register_skill('toolbox-maintenance')" in m and "no skills" in m for m in ignored)
+    assert any("register_hook('on_session_start')" in m for m in ignored)
+    assert any("register_cli_command('toolbox')" in m for m in ignored)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_bad_tool_registrations_are_skipped_but_the_provider_is_kept(
+    hermes_home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    folder_plugin(
+        hermes_home / "plugins",
+        "sloppy",
+        """
+        from agent.memory_provider import MemoryProvider
+
+
+        class Sloppy(MemoryProvider):
+            name = "sloppy"
+
+            def is_available(self):
+                return True
+
+            def initialize(self, session_id, **kwargs):
+                pass
+
+            def get_tool_schemas(self):
+                return [{"name": "sloppy_own", "description": "d", "parameters": {}}]
+
+            def handle_tool_call(self, tool_name, args, **kwargs):
+                return '{"own": true}'
+
+
+        def _boom():
+            raise RuntimeError("no backend")
+
+
+        def register(ctx):
+            ctx.register_memory_provider(Sloppy())
+            ctx.register_tool("sloppy_bad", {}, lambda args: "")          # toolset/schema swapped
+            ctx.register_tool("sloppy_own", "t", {"description": "dup"}, lambda args: '{"dup": 1}')
+            ctx.register_tool("sloppy_gated", "t", {"description": "x"}, lambda args: "{}",
+                              check_fn=_boom)
+        """,
+    )
+    with caplog.at_level(logging.WARNING, logger="hermes_core.plugins"):
+        provider = load_memory_provider("sloppy")
+    assert provider is not None
+    assert [s["name"] for s in provider.get_tool_schemas()] == ["sloppy_own"]  # gated one hidden
+    assert json.loads(provider.handle_tool_call("sloppy_own", {})) == {"own": True}
+    assert any("register_tool('sloppy_bad')" in r.getMessage() for r in caplog.records)
+
+
+def test_get_config_falls_back_to_the_default(hermes_home: Path) -> None:
+    install(hermes_home, fixture("toolbox"))
+    provider = load_memory_provider("toolbox")
+    assert provider is not None
+    assert provider.greeting == "hello"  # type: ignore[attr-defined]
+
+
+def test_hermes_entry_point_factory_distribution(hermes_home: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    modules = {
+        f"epmem/{path.name}": path.read_text(encoding="utf-8")
+        for path in (FIXTURES / "epmem_dist" / "epmem").glob("*.py")
+    }
+    install_distribution(
+        site,
+        "hermes-epmem",
+        version="0.5.0",
+        entry_points={"hermes_agent.memory_providers": {"epmem": "epmem.entry:create_provider"}},
+        modules=modules,
+    )
+    import sys
+
+    sys.path.insert(0, str(site))  # restored by isolated_plugins
+    info = {i.name: i for i in discover_providers()}["epmem"]
+    assert info.source == "hermes_entry_point" and info.status == "available"
+    assert info.distribution == "hermes-epmem" and info.version == "0.5.0"
+    manager = MemoryManager()
+    assert activate_providers(manager, {"memory": {"provider": "epmem"}}, hermes_home) == [
+        "builtin",
+        "epmem",
+    ]
+    try:
+        manager.initialize_all("s", platform="cli")
+        manager.sync_all("Booked flights to Oslo", "ok", session_id="s")
+        assert manager.flush_pending(timeout=10)
+        assert "Oslo" in manager.prefetch_all("When do the flights leave?")
+        result = json.loads(manager.handle_tool_call("epmem_search", {"query": "flights"}))
+        assert result == {"ok": True, "results": ["Booked flights to Oslo"]}
+    finally:
+        manager.shutdown_all()
+
+
+def test_plugin_cli_py_runs_as_a_hermes_memory_command(hermes_home: Path) -> None:
+    install(hermes_home, fixture("vault"))
+    write_config(hermes_home, "vault")
+    added = run_cli("vault", "add", "The spare key is under the mat")
+    assert added.returncode == 0, added.stderr
+    assert added.stdout.strip() == "stored fact #1"
+    status = run_cli("vault", "status")
+    assert status.returncode == 0, status.stderr
+    assert status.stdout.strip().startswith("Vault: 1 facts in ")
+    helped = run_cli("vault", "--help")
+    assert helped.returncode == 0 and "status" in helped.stdout and "add" in helped.stdout
+    assert "vault" in run_cli("--help").stdout
+
+
+def test_cli_py_failures_are_reported_cleanly(hermes_home: Path) -> None:
+    write_files(
+        hermes_home / "plugins" / "broken_cli",
+        {
+            "__init__.py": "from agent.memory_provider import MemoryProvider\n",
+            "cli.py": "def register_cli(subparser):\n    raise RuntimeError('no parser today')\n",
+        },
+    )
+    write_config(hermes_home, "broken_cli")
+    result = run_cli("broken_cli", "status")
+    assert result.returncode != 0
+    assert "broken_cli" in result.stderr and "no parser today" in result.stderr
+    assert "Traceback" not in result.stderr

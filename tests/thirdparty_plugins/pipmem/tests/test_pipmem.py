@@ -1,0 +1,1 @@
+"""The project's own tests (not part of the plugin)."""
