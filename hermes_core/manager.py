@@ -24,6 +24,7 @@ to all of them so that one provider failing never fails a turn:
 from __future__ import annotations
 
 import contextvars
+import copy
 import dataclasses
 import inspect
 import json
@@ -119,7 +120,7 @@ def normalize_tool_schema(schema: Any) -> dict[str, Any] | None:
     name = inner.get("name")
     if not isinstance(name, str) or not name.strip():
         return None
-    return dict(inner)
+    return copy.deepcopy(inner)
 
 
 def _tool_error(message: str) -> str:
@@ -153,6 +154,14 @@ def _keyword_names(method: Callable[..., Any], skip: int = 0) -> frozenset[str] 
     )
 
 
+def _session_aware(method: Callable[..., Any]) -> Callable[[Any, str], Any]:
+    """``method(query, session_id=...)``, or ``method(query)`` for a legacy signature."""
+    keywords = _keyword_names(method, skip=1)
+    if keywords is None or "session_id" in keywords:
+        return lambda query, session_id: method(query, session_id=session_id)
+    return lambda query, session_id: method(query)
+
+
 def _checkpoint_version(provider: MemoryProvider) -> int | None:
     try:
         return int(getattr(provider, "pre_compress_checkpoint_api_version", 1))
@@ -174,6 +183,8 @@ class _Registration:
     pre_compress_takes_require: bool
     checkpoint_version: int | None
     write: MemoryWriteShim
+    prefetch: Callable[[Any, str], Any]
+    queue_prefetch: Callable[[Any, str], Any]
     lane: PrefetchLane | None
 
     @classmethod
@@ -184,6 +195,7 @@ class _Registration:
         hooks = frozenset(hook for hook in _SKIPPABLE_HOOKS if _implements(provider, hook))
         sync_keywords = _keyword_names(provider.sync_turn, skip=2)
         pre_compress_keywords = _keyword_names(provider.on_pre_compress, skip=1)
+        prefetch = _session_aware(provider.prefetch)
         return cls(
             provider=provider,
             name=name,
@@ -201,7 +213,9 @@ class _Registration:
             ),
             checkpoint_version=_checkpoint_version(provider),
             write=MemoryWriteShim(provider),
-            lane=None if builtin or "prefetch" not in hooks else PrefetchLane(provider, name),
+            prefetch=prefetch,
+            queue_prefetch=_session_aware(provider.queue_prefetch),
+            lane=None if builtin or "prefetch" not in hooks else PrefetchLane(prefetch, name),
         )
 
 
@@ -393,7 +407,7 @@ class MemoryManager:
         Exactly the tools :meth:`handle_tool_call` can route: duplicates, nameless
         schemas and reserved names claimed by an external provider are left out.
         """
-        return [dict(schema) for schema in self._tool_schemas]
+        return copy.deepcopy(list(self._tool_schemas))
 
     def get_all_tool_names(self) -> set[str]:
         """Names of every routed tool."""
@@ -504,7 +518,7 @@ class MemoryManager:
         for entry in targets:
             try:
                 if entry.lane is None:
-                    result = entry.provider.prefetch(clean, session_id=session_id)
+                    result = entry.prefetch(clean, session_id)
                 else:
                     result = entry.lane.run(clean, session_id, self._prefetch_timeout)
             except Exception as exc:
@@ -576,7 +590,7 @@ class MemoryManager:
                 return
             for entry in targets:
                 try:
-                    entry.provider.queue_prefetch(clean, session_id=session_id)
+                    entry.queue_prefetch(clean, session_id)
                 except Exception as exc:
                     logger.debug("Memory provider '%s' queue_prefetch: %s", entry.name, exc)
 

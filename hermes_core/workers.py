@@ -1,9 +1,10 @@
-"""The manager's threads: a bounded prefetch lane per external provider and one FIFO worker.
+"""Background threads: a bounded prefetch lane per external provider and a FIFO worker.
 
 :class:`PrefetchLane` runs one provider's ``prefetch`` on a long-lived daemon
 thread so a caller can stop waiting after a timeout; :class:`BackgroundWorker`
-runs background tasks (turn syncs, prefetch warm-ups, session boundaries)
-strictly in submission order and can be flushed and drained.
+runs background tasks strictly in submission order, hands back futures, and
+can be flushed and drained. The manager uses both; providers use the worker
+for their own background calls.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import queue
 import threading
 import weakref
 from collections.abc import Callable
+from concurrent.futures import CancelledError, Future
 from typing import Any
 
-from hermes_core.provider import MemoryProvider
+from hermes_core.provider import spawn_context_thread
 
 __all__ = ["SKIPPED", "TIMED_OUT", "BackgroundWorker", "PrefetchLane"]
 
@@ -53,14 +55,16 @@ class _LaneState:
         self.stuck = False  # ... and its caller stopped waiting for it
 
 
+PrefetchFn = Callable[[Any, str], Any]
+"""A provider's prefetch as ``fn(query, session_id)``."""
+
+
 def _serve_prefetches(
-    provider: MemoryProvider, calls: queue.SimpleQueue[_PrefetchCall | None], state: _LaneState
+    prefetch: PrefetchFn, calls: queue.SimpleQueue[_PrefetchCall | None], state: _LaneState
 ) -> None:
     while (call := calls.get()) is not None:
         try:
-            call.result = call.context.run(
-                provider.prefetch, call.query, session_id=call.session_id
-            )
+            call.result = call.context.run(prefetch, call.query, call.session_id)
         except BaseException as exc:  # handed back to the waiting caller
             call.error = exc
         finally:
@@ -79,8 +83,8 @@ class PrefetchLane:
     thread exits on :meth:`stop` or when the lane is garbage-collected.
     """
 
-    def __init__(self, provider: MemoryProvider, name: str) -> None:
-        self._provider = provider
+    def __init__(self, prefetch: PrefetchFn, name: str) -> None:
+        self._prefetch = prefetch
         self._name = name
         self._state = _LaneState()
         self._calls: queue.SimpleQueue[_PrefetchCall | None] | None = None
@@ -102,7 +106,7 @@ class PrefetchLane:
                 calls = queue.SimpleQueue()
                 threading.Thread(
                     target=_serve_prefetches,
-                    args=(self._provider, calls, state),
+                    args=(self._prefetch, calls, state),
                     name=f"memory-prefetch-{self._name}",
                     daemon=True,
                 ).start()
@@ -127,11 +131,12 @@ class PrefetchLane:
             stop_thread()
 
 
-_QUEUED, _RUNNING, _DONE, _CANCELLED = range(4)
+def _noop() -> None:
+    return None
 
 
 class _Task:
-    __slots__ = ("context", "fn", "kind", "state")
+    __slots__ = ("context", "fn", "future", "kind")
 
     def __init__(
         self, kind: str, fn: Callable[[], Any], context: contextvars.Context | None
@@ -139,53 +144,77 @@ class _Task:
         self.kind = kind
         self.fn = fn
         self.context = context
-        self.state = _QUEUED
+        self.future: Future[Any] = Future()
 
 
 class BackgroundWorker:
-    """One daemon thread running submitted tasks strictly in submission order."""
+    """One daemon thread running submitted tasks strictly in submission order.
 
-    def __init__(self) -> None:
+    The manager runs its background work (turn syncs, prefetch warm-ups,
+    session boundaries) on one; a provider can run its own background calls on
+    one, since :meth:`submit` hands back a :class:`~concurrent.futures.Future`.
+    A task runs in the *context* it was submitted with, or else in a copy of
+    the context that created the worker. A task's exception goes to its future;
+    with *log_errors* (the manager's choice) it is also logged with its
+    traceback, otherwise only at DEBUG level (the submitter reads the future).
+    The thread is a daemon, so a hung network call never blocks interpreter exit.
+    """
+
+    def __init__(self, name: str = "memory-sync", *, log_errors: bool = True) -> None:
+        self.name = name
+        self._log_errors = log_errors
         self._tasks: queue.SimpleQueue[_Task | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._pending: set[_Task] = set()
-        thread = threading.Thread(target=self._serve, name="memory-sync", daemon=True)
-        thread.start()  # RuntimeError when no thread can be started
+        self._stopped = False
+        spawn_context_thread(self._serve, name=name).start()  # RuntimeError: no thread
 
-    def submit(self, kind: str, fn: Callable[[], Any], context: contextvars.Context | None) -> None:
+    def submit(
+        self, kind: str, fn: Callable[[], Any], context: contextvars.Context | None = None
+    ) -> Future[Any]:
+        """Queue *fn* (*kind* labels it in logs); raise RuntimeError once stopped."""
         task = _Task(kind, fn, context)
         with self._lock:
+            if self._stopped:
+                raise RuntimeError(f"Background worker {self.name} is stopped; {kind} refused.")
             self._pending.add(task)
-        self._tasks.put(task)
+            self._tasks.put(task)
+        return task.future
 
     def _serve(self) -> None:
         while (task := self._tasks.get()) is not None:
-            with self._lock:
-                if task.state == _CANCELLED:
-                    continue
-                task.state = _RUNNING
-            try:
-                if task.context is None:
-                    task.fn()
+            if task.future.set_running_or_notify_cancel():
+                try:
+                    result = task.fn() if task.context is None else task.context.run(task.fn)
+                except BaseException as exc:  # handed to the future; the worker stays alive
+                    if self._log_errors:
+                        logger.exception("Memory background %s task failed", task.kind)
+                    else:
+                        logger.debug("%s: background %s task failed: %s", self.name, task.kind, exc)
+                    task.future.set_exception(exc)
                 else:
-                    task.context.run(task.fn)
-            except BaseException:  # the tasks isolate providers; this keeps the worker alive
-                logger.exception("Memory background %s task failed", task.kind)
-            finally:
-                with self._lock:
-                    task.state = _DONE
-                    self._pending.discard(task)
-                    if not self._pending:
-                        self._idle.notify_all()
+                    task.future.set_result(result)
+            with self._lock:
+                self._pending.discard(task)
+                if not self._pending:
+                    self._idle.notify_all()
 
     def flush(self, timeout: float | None) -> bool:
-        """Wait until everything submitted so far has run."""
-        reached = threading.Event()
-        self.submit("flush", reached.set, None)
-        return reached.wait(timeout)
+        """Wait until everything submitted so far has run; False on timeout."""
+        try:
+            marker = self.submit("flush", _noop)
+        except RuntimeError:  # stopped: what was queued before still runs
+            with self._idle:
+                return self._idle.wait_for(lambda: not self._pending, timeout)
+        try:
+            marker.result(timeout)
+        except (TimeoutError, CancelledError):
+            return False
+        return True
 
     def pending_count(self) -> int:
+        """Tasks submitted and not finished yet (the running one included)."""
         with self._lock:
             return len(self._pending)
 
@@ -197,13 +226,15 @@ class BackgroundWorker:
         with self._idle:
             if self._idle.wait_for(lambda: not self._pending, timeout):
                 return True, [], 0
-            cancelled = [task for task in self._pending if task.state == _QUEUED]
-            for task in cancelled:
-                task.state = _CANCELLED
-                self._pending.discard(task)
+            cancelled = [task for task in self._pending if task.future.cancel()]
+            self._pending.difference_update(cancelled)
             running = len(self._pending)
         return False, [task.kind for task in cancelled], running
 
     def stop(self) -> None:
-        """Let the thread exit after the task it is running, if any."""
-        self._tasks.put(None)
+        """Refuse new tasks; the thread exits once those already queued have run."""
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+            self._tasks.put(None)

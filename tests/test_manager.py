@@ -643,3 +643,56 @@ def test_each_hook_isolates_a_failing_provider(
     failures = [r for r in caplog.records if f"{hook} exploded" in r.getMessage()]
     assert [r.levelname for r in failures] == [level]
     assert f"Memory provider 'builtin' {hook}" in failures[0].getMessage()
+
+
+class LegacyRecall(MemoryProvider):
+    """A provider written against an older contract: no ``session_id`` keywords."""
+
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+        self.queued: list[str] = []
+
+    @property
+    def name(self) -> str:
+        return "legacy"
+
+    def is_available(self) -> bool:
+        return True
+
+    def initialize(self, session_id: str, **kwargs: Any) -> None:
+        pass
+
+    def get_tool_schemas(self) -> list[dict[str, Any]]:
+        return []
+
+    def prefetch(self, query: str) -> str:  # type: ignore[override]
+        self.queries.append(query)
+        return "legacy recall"
+
+    def queue_prefetch(self, query: str) -> None:  # type: ignore[override]
+        self.queued.append(query)
+
+
+def test_prefetch_hooks_without_session_id_keyword_still_work() -> None:
+    legacy = LegacyRecall()
+    manager = manager_with(Recorder("builtin"), legacy)
+    assert manager.prefetch_all("what editor?", session_id="s1") == "legacy recall"
+    manager.queue_prefetch_all("next question", session_id="s1")
+    assert manager.flush_pending(timeout=5)
+    assert legacy.queries == ["what editor?"]
+    assert legacy.queued == ["next question"]
+    manager.shutdown_all()
+
+
+def test_schemas_handed_out_are_copies_of_the_providers_own() -> None:
+    shared = {"name": "recall", "description": "d", "parameters": {"type": "object"}}
+
+    class ModuleLevelSchemas(Recorder):
+        def get_tool_schemas(self) -> list[dict[str, Any]]:
+            return [shared]
+
+    manager = manager_with(Recorder("builtin"), ModuleLevelSchemas("ext"))
+    handed = manager.get_all_tool_schemas()
+    handed[0]["parameters"]["type"] = "mutated"
+    assert shared["parameters"] == {"type": "object"}
+    assert manager.get_all_tool_schemas()[0]["parameters"] == {"type": "object"}
