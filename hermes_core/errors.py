@@ -28,6 +28,22 @@ class ProviderUnavailableError(ProviderError):
     """The selected provider reports ``is_available() == False``."""
 
 
+class CircuitOpenError(ProviderError):
+    """A call was refused without being attempted: the service's circuit breaker is open.
+
+    ``service`` names the service and ``retry_after`` is how many seconds remain
+    before the breaker lets a trial call through.
+    """
+
+    def __init__(self, service: str, retry_after: float, failures: int) -> None:
+        self.service = service
+        self.retry_after = max(0.0, retry_after)
+        super().__init__(
+            f"{service} is unreachable after {failures} consecutive failed calls: the circuit "
+            f"breaker is open, so calls are paused for another {self.retry_after:.0f}s."
+        )
+
+
 class PreCompressCheckpointError(ProviderError, RuntimeError):
     """A required pre-compress checkpoint was not taken; keep the uncompressed transcript."""
 

@@ -157,12 +157,19 @@ class BackgroundWorker:
     the context that created the worker. A task's exception goes to its future;
     with *log_errors* (the manager's choice) it is also logged with its
     traceback, otherwise only at DEBUG level (the submitter reads the future).
-    The thread is a daemon, so a hung network call never blocks interpreter exit.
+    With *max_pending*, at most that many tasks may be unfinished (the running
+    one included); more are refused. The thread is a daemon, so a hung network
+    call never blocks interpreter exit.
     """
 
-    def __init__(self, name: str = "memory-sync", *, log_errors: bool = True) -> None:
+    def __init__(
+        self, name: str = "memory-sync", *, log_errors: bool = True, max_pending: int | None = None
+    ) -> None:
+        if max_pending is not None and max_pending < 1:
+            raise ValueError(f"max_pending must be at least 1, got {max_pending!r}")
         self.name = name
         self._log_errors = log_errors
+        self._max_pending = max_pending
         self._tasks: queue.SimpleQueue[_Task | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
@@ -173,11 +180,25 @@ class BackgroundWorker:
     def submit(
         self, kind: str, fn: Callable[[], Any], context: contextvars.Context | None = None
     ) -> Future[Any]:
-        """Queue *fn* (*kind* labels it in logs); raise RuntimeError once stopped."""
-        task = _Task(kind, fn, context)
+        """Queue *fn* (*kind* labels it in logs).
+
+        Raises RuntimeError, saying why, once the worker is stopped or while
+        *max_pending* tasks are unfinished.
+        """
+        return self._enqueue(_Task(kind, fn, context), bounded=True)
+
+    def _enqueue(self, task: _Task, *, bounded: bool) -> Future[Any]:
         with self._lock:
             if self._stopped:
-                raise RuntimeError(f"Background worker {self.name} is stopped; {kind} refused.")
+                raise RuntimeError(
+                    f"Background worker {self.name} is stopped; {task.kind} refused."
+                )
+            limit = self._max_pending
+            if bounded and limit is not None and len(self._pending) >= limit:
+                raise RuntimeError(
+                    f"Background worker {self.name} already has {limit} unfinished tasks; "
+                    f"{task.kind} refused."
+                )
             self._pending.add(task)
             self._tasks.put(task)
         return task.future
@@ -203,7 +224,7 @@ class BackgroundWorker:
     def flush(self, timeout: float | None) -> bool:
         """Wait until everything submitted so far has run; False on timeout."""
         try:
-            marker = self.submit("flush", _noop)
+            marker = self._enqueue(_Task("flush", _noop, None), bounded=False)
         except RuntimeError:  # stopped: what was queued before still runs
             with self._idle:
                 return self._idle.wait_for(lambda: not self._pending, timeout)

@@ -11,13 +11,14 @@ connections). The offline demo uses it as its scripted model.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from hermes_core.testing import http_fake
+from hermes_core.testing.http_fake import FakeHTTPServer, Reply
 
 __all__ = ["FakeOpenAIServer", "FakeReply", "RecordedRequest", "tool_call"]
 
@@ -49,14 +50,8 @@ class FakeReply:
     chunk_size: int = 8
 
 
-@dataclass(frozen=True)
-class RecordedRequest:
+class RecordedRequest(http_fake.RecordedRequest):
     """A request as the server received it."""
-
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: Any
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -66,17 +61,6 @@ class RecordedRequest:
         return []
 
 
-class _QuietHTTPServer(ThreadingHTTPServer):
-    """Drops the traceback a client that hung up (timed out) would print."""
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        import sys
-
-        if isinstance(sys.exc_info()[1], ConnectionError):
-            return
-        super().handle_error(request, client_address)
-
-
 Responder = Callable[[dict[str, Any]], "FakeReply | str"]
 
 
@@ -84,12 +68,15 @@ def _estimate_tokens(value: Any) -> int:
     return max(1, len(json.dumps(value, ensure_ascii=False)) // 4)
 
 
-class FakeOpenAIServer:
+class FakeOpenAIServer(FakeHTTPServer):
     """A threaded loopback server; use as a context manager or call ``start``/``stop``.
 
     Replies come from ``script(...)`` in order, then from *responder*, then a
     default that echoes the last user message.
     """
+
+    name = "fake-openai"
+    request_type = RecordedRequest
 
     def __init__(
         self,
@@ -98,52 +85,22 @@ class FakeOpenAIServer:
         model: str = "fake-model",
         api_key: str | None = None,
     ) -> None:
+        super().__init__()
         self.responder = responder
         self.model = model
         self.api_key = api_key
-        self.requests: list[RecordedRequest] = []
         self._script: deque[FakeReply | str] = deque()
-        self._lock = threading.Lock()
         self._in_flight = 0
         self.peak_concurrency = 0
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # -- lifecycle -----------------------------------------------------------------
-    def start(self) -> FakeOpenAIServer:
-        """Bind to a free port on 127.0.0.1 and serve in a daemon thread."""
-        handler = self._make_handler()
-        self._server = _QuietHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name="fake-openai",
-            daemon=True,
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and close the socket."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeOpenAIServer:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
+        self.route("GET", r".*/models/?", self._models)
+        self.route("POST", r".*/chat/completions", self._chat)
 
     @property
     def base_url(self) -> str:
         """The ``…/v1`` URL to configure a client with."""
         if self._server is None:
             raise RuntimeError("FakeOpenAIServer is not started")
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        return f"{self.url}/v1"
 
     # -- scripting -----------------------------------------------------------------
     def script(self, *replies: FakeReply | str) -> None:
@@ -155,7 +112,11 @@ class FakeOpenAIServer:
     def chat_requests(self) -> list[RecordedRequest]:
         """Recorded chat-completions requests, oldest first."""
         with self._lock:
-            return [r for r in self.requests if r.path.endswith("/chat/completions")]
+            return [
+                r
+                for r in self.requests
+                if isinstance(r, RecordedRequest) and r.path.endswith("/chat/completions")
+            ]
 
     def _next_reply(self, body: dict[str, Any]) -> FakeReply:
         with self._lock:
@@ -170,155 +131,83 @@ class FakeOpenAIServer:
         return FakeReply(content=reply) if isinstance(reply, str) else reply
 
     # -- HTTP ----------------------------------------------------------------------
-    def _make_handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
+    def before_route(self, request: http_fake.RecordedRequest) -> Reply | None:
+        if self.api_key is None or request.headers.get("authorization") == f"Bearer {self.api_key}":
+            return None
+        return Reply(401, self.error_body(401, "invalid api key"))
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    def error_body(self, status: int, message: str) -> Any:
+        return {"error": {"message": message}}
 
-            def log_message(self, format: str, *args: Any) -> None:
-                return
+    def _models(self, request: http_fake.RecordedRequest) -> Reply:
+        return Reply(200, {"object": "list", "data": [{"id": self.model, "object": "model"}]})
 
-            def _record(self, body: Any) -> None:
-                with server._lock:
-                    server.requests.append(
-                        RecordedRequest(
-                            method=self.command,
-                            path=self.path,
-                            headers={k.lower(): v for k, v in self.headers.items()},
-                            body=body,
-                        )
-                    )
+    def _chat(self, request: http_fake.RecordedRequest) -> Reply:
+        body = request.body if isinstance(request.body, dict) else {}
+        with self._lock:
+            self._in_flight += 1
+            self.peak_concurrency = max(self.peak_concurrency, self._in_flight)
+        try:
+            reply = self._next_reply(body)
+            if reply.delay:
+                time.sleep(reply.delay)
+            return self._answer(reply, body)
+        finally:
+            with self._lock:
+                self._in_flight -= 1
 
-            def _send_json(self, status: int, payload: Any) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+    def _answer(self, reply: FakeReply, body: dict[str, Any]) -> Reply:
+        if reply.drop_connection:
+            return Reply(drop=True)
+        if reply.status != 200:
+            if reply.body is not None:
+                return Reply(reply.status, reply.body.encode(), content_type="text/plain")
+            return Reply(reply.status, self.error_body(reply.status, "scripted error"))
+        if reply.raw_body is not None:
+            return Reply(200, reply.raw_body)
+        usage = reply.usage or {
+            "prompt_tokens": _estimate_tokens(body.get("messages", [])),
+            "completion_tokens": _estimate_tokens(reply.content),
+        }
+        usage.setdefault(
+            "total_tokens", usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
+        )
+        calls = [
+            {
+                "id": c.get("id") or f"call_{i}",
+                "type": "function",
+                "function": {"name": c["name"], "arguments": c["arguments"]},
+            }
+            for i, c in enumerate(reply.tool_calls)
+        ]
+        finish = reply.finish_reason or ("tool_calls" if calls else "stop")
+        if body.get("stream"):
+            events = _stream_events(self.model, reply, calls, usage, finish)
+            return Reply(
+                200,
+                content_type="text/event-stream",
+                headers={"Cache-Control": "no-cache"},
+                stream=_sse(events),
+            )
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        if calls:
+            message["tool_calls"] = calls
+        return Reply(
+            200,
+            {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion",
+                "model": self.model,
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                "usage": usage,
+            },
+        )
 
-            def _authorized(self) -> bool:
-                if server.api_key is None:
-                    return True
-                if self.headers.get("Authorization") == f"Bearer {server.api_key}":
-                    return True
-                self._send_json(401, {"error": {"message": "invalid api key"}})
-                return False
 
-            def do_GET(self) -> None:
-                self._record(None)
-                if not self._authorized():
-                    return
-                if self.path.rstrip("/").endswith("/models"):
-                    self._send_json(
-                        200, {"object": "list", "data": [{"id": server.model, "object": "model"}]}
-                    )
-                else:
-                    self._send_json(404, {"error": {"message": f"no route {self.path}"}})
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(raw) if raw else {}
-                except json.JSONDecodeError:
-                    body = {"_raw": raw.decode("utf-8", "replace")}
-                self._record(body)
-                if not self._authorized():
-                    return
-                if not self.path.rstrip("/").endswith("/chat/completions"):
-                    self._send_json(404, {"error": {"message": f"no route {self.path}"}})
-                    return
-                with server._lock:
-                    server._in_flight += 1
-                    server.peak_concurrency = max(server.peak_concurrency, server._in_flight)
-                try:
-                    self._answer(body if isinstance(body, dict) else {})
-                finally:
-                    with server._lock:
-                        server._in_flight -= 1
-
-            def _answer(self, body: dict[str, Any]) -> None:
-                reply = server._next_reply(body)
-                if reply.delay:
-                    time.sleep(reply.delay)
-                if reply.drop_connection:
-                    self.close_connection = True
-                    self.connection.close()
-                    return
-                if reply.status != 200:
-                    if reply.body is not None:
-                        data = reply.body.encode()
-                        self.send_response(reply.status)
-                        self.send_header("Content-Type", "text/plain")
-                        self.send_header("Content-Length", str(len(data)))
-                        self.end_headers()
-                        self.wfile.write(data)
-                    else:
-                        self._send_json(reply.status, {"error": {"message": "scripted error"}})
-                    return
-                if reply.raw_body is not None:
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(reply.raw_body)))
-                    self.end_headers()
-                    self.wfile.write(reply.raw_body)
-                    return
-                usage = reply.usage or {
-                    "prompt_tokens": _estimate_tokens(body.get("messages", [])),
-                    "completion_tokens": _estimate_tokens(reply.content),
-                }
-                usage.setdefault(
-                    "total_tokens",
-                    usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0),
-                )
-                calls = [
-                    {
-                        "id": c.get("id") or f"call_{i}",
-                        "type": "function",
-                        "function": {"name": c["name"], "arguments": c["arguments"]},
-                    }
-                    for i, c in enumerate(reply.tool_calls)
-                ]
-                finish = reply.finish_reason or ("tool_calls" if calls else "stop")
-                if body.get("stream"):
-                    self._stream(reply, calls, usage, finish)
-                else:
-                    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
-                    if calls:
-                        message["tool_calls"] = calls
-                    self._send_json(
-                        200,
-                        {
-                            "id": "chatcmpl-fake",
-                            "object": "chat.completion",
-                            "model": server.model,
-                            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                            "usage": usage,
-                        },
-                    )
-
-            def _stream(
-                self,
-                reply: FakeReply,
-                calls: list[dict[str, Any]],
-                usage: dict[str, int],
-                finish: str,
-            ) -> None:
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Cache-Control", "no-cache")
-                self.send_header("Connection", "close")
-                self.end_headers()
-                self.close_connection = True
-                for event in _stream_events(server.model, reply, calls, usage, finish):
-                    self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
-                    self.wfile.flush()
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.wfile.flush()
-
-        return Handler
+def _sse(events: Iterable[dict[str, Any]]) -> Iterator[bytes]:
+    for event in events:
+        yield f"data: {json.dumps(event)}\n\n".encode()
+    yield b"data: [DONE]\n\n"
 
 
 def _stream_events(

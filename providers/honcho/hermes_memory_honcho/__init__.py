@@ -2,15 +2,8 @@
 
 from __future__ import annotations
 
-from hermes_memory_honcho.breaker import BreakerState, CircuitBreaker, CircuitOpenError
 from hermes_memory_honcho.provider import HonchoMemoryProvider
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "BreakerState",
-    "CircuitBreaker",
-    "CircuitOpenError",
-    "HonchoMemoryProvider",
-    "__version__",
-]
+__all__ = ["HonchoMemoryProvider", "__version__"]

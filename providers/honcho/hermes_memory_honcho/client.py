@@ -3,7 +3,7 @@
 Each public method is one logical operation. It runs under an explicit
 per-attempt timeout (the SDK's own retries are switched off), is retried by
 tenacity on timeouts, network errors, 429 and 5xx, and goes through a
-:class:`~hermes_memory_honcho.breaker.CircuitBreaker` so a Honcho outage costs
+:class:`~hermes_core.resilience.CircuitBreaker` so a Honcho outage costs
 one fast refusal per call instead of a timeout.
 """
 
@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import httpx
-import tenacity
 from honcho import Honcho
 from honcho.api_types import PeerContextResponse, SessionPeerConfig
 from honcho.conclusions import Conclusion, ConclusionsView
@@ -31,17 +30,22 @@ from honcho.peer import Peer
 from honcho.session import Session
 from honcho.session_context import SessionContext
 
-from hermes_memory_honcho.breaker import CircuitBreaker
+from hermes_core.resilience import CircuitBreaker, retry_policy
 from hermes_memory_honcho.settings import HonchoSettings
 from hermes_memory_honcho.writes import MAX_MESSAGES_PER_CALL, OutgoingMessage
 
-__all__ = ["HonchoClient", "is_service_failure"]
+__all__ = ["HonchoClient", "is_service_failure", "is_transient"]
 
 T = TypeVar("T")
 RETRYABLE = (TimeoutError, ConnectionError, RateLimitError, ServerError)
 # The user is observed; the assistant observes the user (Honcho's theory-of-mind setup).
 USER_IN_SESSION = SessionPeerConfig(observe_me=True, observe_others=False)
 AI_IN_SESSION = SessionPeerConfig(observe_me=False, observe_others=True)
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether retrying *exc* may help: a timeout, a network error, a 429 or a 5xx."""
+    return isinstance(exc, RETRYABLE)
 
 
 def is_service_failure(exc: BaseException) -> bool:
@@ -73,18 +77,17 @@ class HonchoClient:
         )
         self.breaker = CircuitBreaker(
             "Honcho",
-            failure_threshold=settings.breaker_threshold,
-            reset_timeout=settings.breaker_cooldown,
+            threshold=settings.breaker_threshold,
+            cooldown=settings.breaker_cooldown,
             clock=clock,
         )
         backoff = settings.retry_backoff
-        self._retrying = tenacity.Retrying(
-            stop=tenacity.stop_after_attempt(settings.max_retries + 1),
-            wait=tenacity.wait_exponential(multiplier=backoff, max=backoff * 16)
-            + tenacity.wait_random(0, backoff / 2),
-            retry=tenacity.retry_if_exception_type(RETRYABLE),
+        self._retrying = retry_policy(
+            retries=settings.max_retries,
+            is_transient=is_transient,
+            backoff=backoff,
+            max_backoff=backoff * 16,
             sleep=sleep,
-            reraise=True,
         )
         self._lock = threading.Lock()
         self._peers: dict[str, Peer] = {}
@@ -94,9 +97,7 @@ class HonchoClient:
 
     def call(self, operation: Callable[[], T]) -> T:
         """Run one logical operation with retries, behind the breaker."""
-        return self.breaker.call(
-            lambda: self._retrying.copy()(operation), is_failure=is_service_failure
-        )
+        return self.breaker.call(lambda: self._retrying(operation), is_failure=is_service_failure)
 
     def close(self) -> None:
         """Close the HTTP connection pool."""

@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.config import get_hermes_home
-from hermes_core.errors import ConfigError
+from hermes_core.errors import CircuitOpenError, ConfigError
 from hermes_core.fencing import sanitize_context
 from hermes_core.provider import MemoryProvider, RecallStatus, is_trivial_prompt
-from hermes_memory_honcho.breaker import CircuitOpenError
+from hermes_core.workers import BackgroundWorker
 from hermes_memory_honcho.chunking import chunk_text
 from hermes_memory_honcho.identity import to_honcho_id
 from hermes_memory_honcho.settings import (
@@ -37,7 +37,6 @@ from hermes_memory_honcho.settings import (
     save_settings,
 )
 from hermes_memory_honcho.tools import TOOL_NAMES, TOOL_SCHEMAS, HonchoTools, ToolInputError
-from hermes_memory_honcho.worker import SerialWorker
 from hermes_memory_honcho.writes import MAX_MESSAGES_PER_CALL, ConclusionWrite, OutgoingMessage
 
 if TYPE_CHECKING:
@@ -84,8 +83,8 @@ class HonchoMemoryProvider(MemoryProvider):
         self._active = False
         self._client: HonchoClient | None = None
         self._client_lock = threading.Lock()
-        self._reader: SerialWorker | None = None
-        self._writer: SerialWorker | None = None
+        self._reader: BackgroundWorker | None = None
+        self._writer: BackgroundWorker | None = None
         self._session_id = ""
         self._user_peer = ""
         self._ai_peer = ""
@@ -172,8 +171,8 @@ class HonchoMemoryProvider(MemoryProvider):
         self._ai_peer = settings.ai_peer
         self._writes_enabled = agent_context == "primary"
         self._active = True
-        self._reader = SerialWorker("honcho-recall")
-        self._writer = SerialWorker("honcho-write")
+        self._reader = BackgroundWorker("honcho-recall", log_errors=False)
+        self._writer = BackgroundWorker("honcho-write", log_errors=False)
         self._inactive_reason = ""
         if settings.recall_mode != "tools":
             self._request_recall(session_id, "")
@@ -200,7 +199,7 @@ class HonchoMemoryProvider(MemoryProvider):
         self._inactive_reason = "Honcho was shut down."
         for worker in (reader, writer):
             if worker is not None:
-                worker.close()
+                worker.stop()
         with self._lock:
             self._recall.clear()
             self._wanted.clear()
@@ -297,7 +296,7 @@ class HonchoMemoryProvider(MemoryProvider):
             if running is not None:
                 return running
             try:
-                future = reader.submit(lambda: self._recall_loop(session))
+                future = reader.submit("recall", lambda: self._recall_loop(session))
             except RuntimeError:
                 return None
             self._inflight[session] = future
@@ -442,7 +441,7 @@ class HonchoMemoryProvider(MemoryProvider):
                 return None
             self._flush_queued = True
         try:
-            return writer.submit(self._flush)
+            return writer.submit("write", self._flush)
         except RuntimeError:
             with self._lock:
                 self._flush_queued = False
@@ -496,7 +495,7 @@ class HonchoMemoryProvider(MemoryProvider):
         if settings is None or writer is None:
             return True
         self._schedule_flush()
-        writer.drain(settings.shutdown_timeout)
+        writer.flush(settings.shutdown_timeout)
         with self._lock:
             return not self._pending
 
@@ -504,7 +503,7 @@ class HonchoMemoryProvider(MemoryProvider):
         """Wait until background recall and writes submitted so far have run (tests, tools)."""
         deadline = time.monotonic() + timeout
         for worker in (self._reader, self._writer):
-            if worker is not None and not worker.drain(max(0.0, deadline - time.monotonic())):
+            if worker is not None and not worker.flush(max(0.0, deadline - time.monotonic())):
                 return False
         return True
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 from hermes_core.config import load_config, save_config
 from hermes_core.errors import ConfigError
+from hermes_core.secrets import dotenv_path, read_dotenv, write_dotenv
 
 __all__ = [
     "FIELDS",
@@ -25,7 +25,6 @@ __all__ = [
     "HonchoSettings",
     "config_schema",
     "load_settings",
-    "read_env_file",
     "save_settings",
 ]
 
@@ -202,27 +201,6 @@ class HonchoSettings:
         return url[: -len("/v3")] if url.endswith("/v3") else url
 
 
-def read_env_file(path: Path) -> dict[str, str]:
-    """Parse a ``KEY=value`` file (``#`` comments, optional ``export``, optional quotes)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (FileNotFoundError, NotADirectoryError):
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"Cannot read {path}: {exc}. Fix the file or its permissions.") from exc
-    values: dict[str, str] = {}
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        name, _, value = line.removeprefix("export ").partition("=")
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        values[name.strip()] = value
-    return values
-
-
 def _coerce(field: Field, value: Any, source: str) -> Any:
     """Turn *value* into the field's type, or raise a ConfigError naming *source*."""
 
@@ -309,10 +287,10 @@ def load_settings(
                     raw, source = env[name], f"environment variable {name}"
                     break
             if raw is None and field.secret:
-                dotenv = read_env_file(home / ".env") if dotenv is None else dotenv
+                dotenv = read_dotenv(home) if dotenv is None else dotenv
                 for name in field.env:
                     if dotenv.get(name, "").strip():
-                        raw, source = dotenv[name], f"{name} in {home / '.env'}"
+                        raw, source = dotenv[name], f"{name} in {dotenv_path(home)}"
                         break
         values[field.key] = field.default if raw is None else _coerce(field, raw, source)
     return HonchoSettings(**values)
@@ -340,35 +318,6 @@ def config_schema() -> list[dict[str, Any]]:
             entry["url"] = field.url
         schema.append(entry)
     return schema
-
-
-def _write_env_values(path: Path, updates: Mapping[str, str]) -> None:
-    """Set ``KEY=value`` lines in *path* (mode 0600), keeping every other line."""
-    try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except FileNotFoundError:
-        lines = []
-    pending = dict(updates)
-    out = []
-    for line in lines:
-        name = line.strip().removeprefix("export ").partition("=")[0].strip()
-        if name in pending:
-            out.append(f"{name}={pending.pop(name)}")
-        else:
-            out.append(line)
-    out.extend(f"{name}={value}" for name, value in pending.items())
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".env.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write("\n".join(out) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def save_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str]) -> None:
@@ -405,7 +354,7 @@ def save_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str]
         else:
             section[key] = value
     if secrets:
-        _write_env_values(home / ".env", secrets)
+        write_dotenv(secrets, home)
     if plain:
         config[SECTION] = section
         save_config(config, home)

@@ -15,16 +15,19 @@ dropped connection.
 from __future__ import annotations
 
 import itertools
-import json
 import re
-import threading
-import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+
+from hermes_core.testing.http_fake import (
+    FakeHTTPServer,
+    HTTPError,
+    RecordedRequest,
+    Reply,
+    RouteHandler,
+)
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP_WORDS = (
@@ -46,36 +49,9 @@ def _now() -> str:
     return datetime.now(UTC).isoformat()
 
 
-@dataclass
-class RecordedRequest:
-    """One request the fake received."""
-
-    method: str
-    path: str
-    query: dict[str, str]
-    body: Any
-    headers: dict[str, str]
-
-
-@dataclass
-class Fault:
-    """An injected failure for requests whose ``"METHOD path"`` matches *pattern*."""
-
-    pattern: re.Pattern[str]
-    times: int | None
-    status: int | None = None
-    delay: float = 0.0
-    raw_body: bytes | None = None
-    drop: bool = False
-
-
-class HTTPError(Exception):
-    """Answer the request with *status* and ``{"detail": message}``."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
+def _with_query_and_body(action: Callable[..., tuple[int, Any]]) -> RouteHandler:
+    """Call a route as ``action(*path_ids, query=..., body=...)``."""
+    return lambda request, *ids: action(*ids, query=request.query, body=request.body)
 
 
 @dataclass
@@ -89,249 +65,61 @@ class _State:
     cards: dict[tuple[str, str, str], list[str]] = field(default_factory=dict)
 
 
-class _QuietServer(ThreadingHTTPServer):
-    """Reuses its port at once and ignores clients that hang up mid-request."""
-
-    allow_reuse_address = True
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass
-
-
-class FakeHoncho:
+class FakeHoncho(FakeHTTPServer):
     """The fake server. Use as a context manager, or call :meth:`start` / :meth:`stop`."""
+
+    name = "fake-honcho"
 
     def __init__(
         self, *, api_key: str | None = "test-key", port: int = 0, summary_after: int = 4
     ) -> None:
+        super().__init__(port=port)
         self.api_key = api_key
         self.summary_after = summary_after
         self.state = _State()
-        self.requests: list[RecordedRequest] = []
-        self.faults: list[Fault] = []
-        self._lock = threading.RLock()
         self._ids = itertools.count(1)
-        self._port = port
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-        self._routes: list[tuple[str, re.Pattern[str], Callable[..., Any]]] = [
-            ("POST", re.compile(r"/v3/workspaces"), self._workspace),
-            ("POST", re.compile(rf"/v3/workspaces/{_ID}/peers"), self._peer),
-            ("POST", re.compile(rf"/v3/workspaces/{_ID}/sessions"), self._session),
-            ("POST", re.compile(rf"/v3/workspaces/{_ID}/sessions/{_ID}/peers"), self._add_peers),
-            (
-                "GET",
-                re.compile(rf"/v3/workspaces/{_ID}/sessions/{_ID}/peers/{_ID}/config"),
-                self._peer_config,
-            ),
-            (
-                "POST",
-                re.compile(rf"/v3/workspaces/{_ID}/sessions/{_ID}/messages"),
-                self._add_messages,
-            ),
-            (
-                "POST",
-                re.compile(rf"/v3/workspaces/{_ID}/sessions/{_ID}/messages/list"),
-                self._list_messages,
-            ),
-            (
-                "GET",
-                re.compile(rf"/v3/workspaces/{_ID}/sessions/{_ID}/context"),
-                self._session_context,
-            ),
-            ("GET", re.compile(rf"/v3/workspaces/{_ID}/peers/{_ID}/context"), self._peer_context),
-            (
-                "POST",
-                re.compile(rf"/v3/workspaces/{_ID}/peers/{_ID}/representation"),
-                self._representation,
-            ),
-            ("GET", re.compile(rf"/v3/workspaces/{_ID}/peers/{_ID}/card"), self._get_card),
-            ("PUT", re.compile(rf"/v3/workspaces/{_ID}/peers/{_ID}/card"), self._set_card),
-            ("POST", re.compile(rf"/v3/workspaces/{_ID}/peers/{_ID}/chat"), self._chat),
-            ("POST", re.compile(rf"/v3/workspaces/{_ID}/peers/{_ID}/search"), self._peer_search),
-            ("POST", re.compile(rf"/v3/workspaces/{_ID}/search"), self._workspace_search),
-            ("POST", re.compile(rf"/v3/workspaces/{_ID}/conclusions"), self._create_conclusions),
-            (
-                "POST",
-                re.compile(rf"/v3/workspaces/{_ID}/conclusions/query"),
-                self._query_conclusions,
-            ),
-            ("POST", re.compile(rf"/v3/workspaces/{_ID}/conclusions/list"), self._list_conclusions),
-            ("GET", re.compile(rf"/v3/workspaces/{_ID}/conclusions/{_ID}"), self._get_conclusion),
-            (
-                "DELETE",
-                re.compile(rf"/v3/workspaces/{_ID}/conclusions/{_ID}"),
-                self._delete_conclusion,
-            ),
+        ws, sess, peer = f"/v3/workspaces/{_ID}", f"/sessions/{_ID}", f"/peers/{_ID}"
+        routes: list[tuple[str, str, Callable[..., tuple[int, Any]]]] = [
+            ("POST", r"/v3/workspaces", self._workspace),
+            ("POST", f"{ws}/peers", self._peer),
+            ("POST", f"{ws}/sessions", self._session),
+            ("POST", f"{ws}{sess}/peers", self._add_peers),
+            ("GET", f"{ws}{sess}{peer}/config", self._peer_config),
+            ("POST", f"{ws}{sess}/messages", self._add_messages),
+            ("POST", f"{ws}{sess}/messages/list", self._list_messages),
+            ("GET", f"{ws}{sess}/context", self._session_context),
+            ("GET", f"{ws}{peer}/context", self._peer_context),
+            ("POST", f"{ws}{peer}/representation", self._representation),
+            ("GET", f"{ws}{peer}/card", self._get_card),
+            ("PUT", f"{ws}{peer}/card", self._set_card),
+            ("POST", f"{ws}{peer}/chat", self._chat),
+            ("POST", f"{ws}{peer}/search", self._peer_search),
+            ("POST", f"{ws}/search", self._workspace_search),
+            ("POST", f"{ws}/conclusions", self._create_conclusions),
+            ("POST", f"{ws}/conclusions/query", self._query_conclusions),
+            ("POST", f"{ws}/conclusions/list", self._list_conclusions),
+            ("GET", f"{ws}/conclusions/{_ID}", self._get_conclusion),
+            ("DELETE", f"{ws}/conclusions/{_ID}", self._delete_conclusion),
         ]
+        for method, pattern, action in routes:
+            self.route(method, pattern, _with_query_and_body(action))
 
-    # -- server lifecycle ---------------------------------------------------------------
+    def before_route(self, request: RecordedRequest) -> Reply | None:
+        if self.api_key and request.headers.get("authorization") != f"Bearer {self.api_key}":
+            return Reply(401, {"detail": "Invalid or missing API key"})
+        return None
 
-    @property
-    def url(self) -> str:
-        """Base URL to hand to the SDK (it adds ``/v3`` itself)."""
-        assert self._server is not None, "start() the fake first"
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+    def error_body(self, status: int, message: str) -> Any:
+        return {"detail": message}
 
-    def start(self) -> FakeHoncho:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def _handle(self) -> None:
-                fake._serve(self)
-
-            do_GET = do_POST = do_PUT = do_DELETE = _handle
-
-        self._server = _QuietServer(("127.0.0.1", self._port), Handler)
-        self._port = self._server.server_address[1]
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.05,), name="fake-honcho", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeHoncho:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    # -- fault injection and inspection ---------------------------------------------------
-
-    def fail(
-        self,
-        pattern: str = ".*",
-        *,
-        times: int | None = 1,
-        status: int | None = 500,
-        delay: float = 0.0,
-        raw_body: bytes | None = None,
-        drop: bool = False,
-    ) -> Fault:
-        """Inject a fault for requests whose ``"METHOD /path"`` matches *pattern*.
-
-        ``times=None`` keeps failing until :meth:`clear_faults`. With ``status=None``
-        and a *delay* the request is answered normally after the delay; with
-        *raw_body* the body is replaced (status 200 unless *status* says otherwise).
-        """
-        fault = Fault(re.compile(pattern), times, status, delay, raw_body, drop)
-        with self._lock:
-            self.faults.append(fault)
-        return fault
-
-    def clear_faults(self) -> None:
-        with self._lock:
-            self.faults.clear()
-
-    def calls(self, method: str | None = None, path: str | None = None) -> list[RecordedRequest]:
-        """Recorded requests, optionally filtered by method and a full-match path regex."""
-        with self._lock:
-            found = list(self.requests)
-        return [
-            r
-            for r in found
-            if (method is None or r.method == method)
-            and (path is None or re.fullmatch(path, r.path))
-        ]
-
-    def reset_log(self) -> None:
-        """Forget the recorded requests (state is kept)."""
-        with self._lock:
-            self.requests.clear()
+    def dispatch(self, request: RecordedRequest) -> Reply | tuple[int, Any]:
+        with self._lock:  # the routes share the state
+            return super().dispatch(request)
 
     def messages_of(self, peer_id: str) -> list[str]:
         """Contents of every stored message written by *peer_id*."""
         with self._lock:
             return [m["content"] for m in self.state.messages if m["peer_id"] == peer_id]
-
-    # -- request plumbing ------------------------------------------------------------------
-
-    def _take_fault(self, method: str, path: str) -> Fault | None:
-        with self._lock:
-            for fault in self.faults:
-                if fault.times != 0 and fault.pattern.search(f"{method} {path}"):
-                    if fault.times is not None:
-                        fault.times -= 1
-                    return fault
-        return None
-
-    def _serve(self, handler: BaseHTTPRequestHandler) -> None:
-        split = urlsplit(handler.path)
-        path = unquote(split.path)
-        query = {k: v[-1] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
-        length = int(handler.headers.get("Content-Length") or 0)
-        raw = handler.rfile.read(length) if length else b""
-        body: Any = None
-        if raw:
-            try:
-                body = json.loads(raw)
-            except ValueError:
-                body = raw.decode("utf-8", "replace")
-        headers = {k.lower(): v for k, v in handler.headers.items()}
-        with self._lock:
-            self.requests.append(RecordedRequest(handler.command, path, query, body, headers))
-        fault = self._take_fault(handler.command, path)
-        if fault is not None:
-            if fault.delay:
-                time.sleep(fault.delay)
-            if fault.drop:
-                handler.close_connection = True
-                return
-            if fault.raw_body is not None:
-                self._send(handler, fault.status or 200, fault.raw_body)
-                return
-            if fault.status is not None:
-                self._send_json(handler, fault.status, {"detail": "injected fault"})
-                return
-        if self.api_key and headers.get("authorization") != f"Bearer {self.api_key}":
-            self._send_json(handler, 401, {"detail": "Invalid or missing API key"})
-            return
-        try:
-            status, payload = self._dispatch(handler.command, path, query, body)
-        except HTTPError as exc:
-            self._send_json(handler, exc.status, {"detail": exc.message})
-            return
-        if payload is None:
-            self._send(handler, status, b"")
-        else:
-            self._send_json(handler, status, payload)
-
-    def _send_json(self, handler: BaseHTTPRequestHandler, status: int, payload: Any) -> None:
-        self._send(handler, status, json.dumps(payload).encode())
-
-    @staticmethod
-    def _send(handler: BaseHTTPRequestHandler, status: int, data: bytes) -> None:
-        try:
-            handler.send_response(status)
-            handler.send_header("Content-Type", "application/json")
-            handler.send_header("Content-Length", str(len(data)))
-            handler.end_headers()
-            handler.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            handler.close_connection = True
-
-    def _dispatch(
-        self, method: str, path: str, query: dict[str, str], body: Any
-    ) -> tuple[int, Any]:
-        for route_method, pattern, action in self._routes:
-            match = pattern.fullmatch(path)
-            if match and route_method == method:
-                with self._lock:
-                    return action(*match.groups(), query=query, body=body)
-        raise HTTPError(404, f"No route {method} {path}")
 
     # -- validation helpers ------------------------------------------------------------------
 

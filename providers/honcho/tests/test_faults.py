@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 from fake_honcho import FakeHoncho
-from hermes_memory_honcho import BreakerState, HonchoMemoryProvider
+from hermes_memory_honcho import HonchoMemoryProvider
 from honcho_test_support import ManualClock
+
+from hermes_core.resilience import BreakerState
 
 MakeProvider = Callable[..., HonchoMemoryProvider]
 

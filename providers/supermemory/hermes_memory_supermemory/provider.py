@@ -19,7 +19,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 from hermes_core.config import get_hermes_home
 from hermes_core.errors import ConfigError
 from hermes_core.provider import MemoryProvider, RecallStatus, is_trivial_prompt
-from hermes_memory_supermemory.breaker import CircuitBreaker
+from hermes_core.resilience import CircuitBreaker
+from hermes_core.workers import BackgroundWorker
 from hermes_memory_supermemory.errors import ServiceError, ToolArgumentError
 from hermes_memory_supermemory.records import Metadata, Profile, Recall
 from hermes_memory_supermemory.render import render_recall
@@ -109,8 +110,8 @@ class SupermemoryProvider(MemoryProvider):
         self._tools: Tools | None = None
         self._session_id = ""
         self._writes_enabled = False
-        self._recall_pool: ThreadPoolExecutor | None = None
-        self._write_pool: ThreadPoolExecutor | None = None
+        self._recall_worker: BackgroundWorker | None = None
+        self._write_worker: BackgroundWorker | None = None
         self._pending: _PendingRecall | None = None
         self._served = 0
         self._profile: Profile | None = None
@@ -190,7 +191,10 @@ class SupermemoryProvider(MemoryProvider):
                 user_id=str(kwargs.get("user_id") or ""),
             )
             self.breaker = CircuitBreaker(
-                settings.breaker_threshold, settings.breaker_cooldown, clock=self._clock
+                LABEL,
+                threshold=settings.breaker_threshold,
+                cooldown=settings.breaker_cooldown,
+                clock=self._clock,
             )
             self.service = SupermemoryService(
                 settings, breaker=self.breaker, http_client=self._http_client, sleep=self._sleep
@@ -203,10 +207,10 @@ class SupermemoryProvider(MemoryProvider):
                 writes_enabled=self._writes_enabled,
                 session_id=lambda: self._session_id,
             )
-            self._recall_pool = ThreadPoolExecutor(1, thread_name_prefix="supermemory-recall")
-            self._write_pool = ThreadPoolExecutor(1, thread_name_prefix="supermemory-write")
+            self._recall_worker = BackgroundWorker("supermemory-recall", log_errors=False)
+            self._write_worker = BackgroundWorker("supermemory-write", log_errors=False)
         if settings.auto_recall and not inspection:
-            self._recall_pool.submit(self._warm_profile)
+            self._recall_worker.submit("profile", self._warm_profile)
 
     def shutdown(self) -> None:
         """Send queued writes (bounded wait), then stop the workers and close the client."""
@@ -214,12 +218,13 @@ class SupermemoryProvider(MemoryProvider):
             return
         self.flush(SHUTDOWN_DRAIN_SECONDS)
         with self._lock:
-            pools = (self._recall_pool, self._write_pool)
+            workers = (self._recall_worker, self._write_worker)
             service = self.service
             lost = len(self._backlog) + self._dropped_writes
-        for pool in pools:
-            if pool is not None:
-                pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            if worker is not None:
+                worker.drain(0.0)  # cancel what is still queued; a running call ends on its own
+                worker.stop()
         if lost:
             log.warning("Supermemory: %d write(s) could not be delivered before shutdown", lost)
         if service is not None:
@@ -232,11 +237,11 @@ class SupermemoryProvider(MemoryProvider):
 
         True when nothing is left to send.
         """
-        pool = self._write_pool
-        if pool is None:
+        worker = self._write_worker
+        if worker is None:
             return True
         try:
-            marker = pool.submit(self._drain_backlog)
+            marker = worker.submit("flush", self._drain_backlog)
         except RuntimeError:  # already shut down
             return False
         try:
@@ -267,11 +272,12 @@ class SupermemoryProvider(MemoryProvider):
         return turn_index % self.settings.profile_frequency == 0
 
     def _submit_recall(self, query: str, turn_index: int) -> _PendingRecall | None:
-        pool = self._recall_pool
-        if pool is None:
+        worker = self._recall_worker
+        if worker is None:
             return None
+        due = self._profile_due(turn_index)
         try:
-            future = pool.submit(self._recall, query, self._profile_due(turn_index))
+            future = worker.submit("recall", lambda: self._recall(query, due))
         except RuntimeError:
             return None
         return _PendingRecall(future, query)
@@ -382,11 +388,11 @@ class SupermemoryProvider(MemoryProvider):
     # ------------------------------------------------------------ writes
 
     def _submit_write(self, write: _Write) -> None:
-        pool = self._write_pool
-        if pool is None:
+        worker = self._write_worker
+        if worker is None:
             return
         try:
-            pool.submit(self._run_write, write)
+            worker.submit("write", lambda: self._run_write(write))
         except RuntimeError:
             log.debug("Supermemory writer stopped; %s dropped", write.what)
 
@@ -525,10 +531,10 @@ class SupermemoryProvider(MemoryProvider):
                 self._pending = None
                 self._profile_fresh = False
         if reset and self.settings is not None and self.settings.auto_recall:
-            pool = self._recall_pool
-            if pool is not None:
+            worker = self._recall_worker
+            if worker is not None:
                 with contextlib.suppress(RuntimeError):
-                    pool.submit(self._warm_profile)
+                    worker.submit("profile", self._warm_profile)
 
     def on_memory_write(
         self,

@@ -3,7 +3,7 @@
 :class:`SupermemoryService` wraps the supermemory 5.x SDK (``/ns/{namespace}/…``
 endpoints). Each call has an explicit timeout, is retried with tenacity on
 transient failures (connection errors, timeouts, 408/429/5xx), and goes
-through a :class:`~hermes_memory_supermemory.breaker.CircuitBreaker`. Failures
+through a :class:`~hermes_core.resilience.CircuitBreaker`. Failures
 surface as :class:`ServiceError`; results are plain dicts and lists, never SDK
 models, so nothing above this module depends on the SDK's types.
 """
@@ -16,14 +16,9 @@ from typing import Any, TypeVar
 
 import httpx
 import supermemory
-from tenacity import (
-    Retrying,
-    retry_if_exception,
-    stop_after_attempt,
-    wait_exponential_jitter,
-)
 
-from hermes_memory_supermemory.breaker import CircuitBreaker
+from hermes_core.errors import CircuitOpenError
+from hermes_core.resilience import CircuitBreaker, retry_policy
 from hermes_memory_supermemory.errors import BreakerOpenError, ServiceError
 from hermes_memory_supermemory.records import Memory, Metadata, Profile
 from hermes_memory_supermemory.settings import Settings
@@ -44,7 +39,7 @@ def is_transient(exc: BaseException) -> bool:
     return False
 
 
-def _counts_against_service(exc: BaseException) -> bool:
+def counts_against_service(exc: BaseException) -> bool:
     """Whether *exc* says the service is unusable (opens the breaker) or only this call was bad."""
     if is_transient(exc):
         return True
@@ -84,7 +79,14 @@ class SupermemoryService:
             default_headers=SOURCE_HEADER,
             http_client=self._http,
         )
-        self._sleep = sleep
+        self._retrying = retry_policy(
+            retries=settings.max_retries,
+            is_transient=is_transient,
+            backoff=0.25,
+            max_backoff=2.0,
+            jitter=0.25,
+            sleep=sleep,
+        )
 
     def close(self) -> None:
         """Close the HTTP connection pool (when this service created it)."""
@@ -94,37 +96,22 @@ class SupermemoryService:
     # ------------------------------------------------------------------ plumbing
 
     def _call(self, what: str, fn: Callable[[], T]) -> T:
-        if not self.breaker.allow():
+        try:
+            return self.breaker.call(lambda: self._retrying(fn), is_failure=counts_against_service)
+        except CircuitOpenError as exc:
             raise BreakerOpenError(
                 f"Supermemory {what} skipped: the circuit breaker is open after repeated "
-                f"failures (next try in {self.breaker.seconds_until_retry():.0f}s)."
-            )
-        retrying = Retrying(
-            stop=stop_after_attempt(self.settings.max_retries + 1),
-            wait=wait_exponential_jitter(multiplier=0.25, max=2.0, jitter=0.25),
-            retry=retry_if_exception(is_transient),
-            sleep=self._sleep,
-            reraise=True,
-        )
-        try:
-            result = retrying(fn)
+                f"failures (next try in {exc.retry_after:.0f}s)."
+            ) from exc
         except supermemory.SupermemoryError as exc:
-            service_at_fault = _counts_against_service(exc)
-            if service_at_fault:
-                self.breaker.record_failure()
-            else:
-                self.breaker.record_success()
             raise ServiceError(
-                f"Supermemory {what} failed: {exc}", retryable=service_at_fault
+                f"Supermemory {what} failed: {exc}", retryable=counts_against_service(exc)
             ) from exc
         except (AttributeError, TypeError, ValueError, KeyError) as exc:
             # An answer that does not have the documented shape.
-            self.breaker.record_failure()
             raise ServiceError(
                 f"Supermemory {what} returned an unexpected answer: {exc}", retryable=True
             ) from exc
-        self.breaker.record_success()
-        return result
 
     # ------------------------------------------------------------------ calls
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from hermes_core.config import cfg_get, load_config, save_config
 from hermes_core.errors import ConfigError
+from hermes_core.secrets import read_dotenv, write_dotenv
 
 SECTION = "supermemory"
 API_KEY_ENV = "SUPERMEMORY_API_KEY"
@@ -123,32 +124,13 @@ class Settings:
         return name
 
 
-def read_dotenv(path: Path) -> dict[str, str]:
-    """``KEY=VALUE`` lines of a ``.env`` file (``export`` and quotes allowed); missing → {}."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError:
-        return {}
-    values: dict[str, str] = {}
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        key, _, value = line.removeprefix("export ").partition("=")
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-            value = value[1:-1]
-        values[key.strip()] = value
-    return values
-
-
 def find_api_key(section: Mapping[str, Any], hermes_home: Path, env: Mapping[str, str]) -> str:
     """The API key from the environment, the config section or ``$HERMES_HOME/.env``; "" if none."""
     key_env = str(section.get("api_key_env") or API_KEY_ENV)
     for candidate in (env.get(key_env), env.get(API_KEY_ENV), section.get("api_key")):
         if isinstance(candidate, str) and candidate.strip():
             return candidate.strip()
-    dotenv = read_dotenv(hermes_home / ".env")
+    dotenv = read_dotenv(hermes_home)
     for name in (key_env, API_KEY_ENV):
         if dotenv.get(name, "").strip():
             return dotenv[name].strip()
@@ -349,6 +331,8 @@ def write_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str
                 f"supermemory.api_key_env must name an environment variable, found {env_name!r}."
             )
         clean["api_key_env"] = env_name
+    if isinstance(secret, str):  # first: it refuses a bad value before writing anything
+        write_dotenv({API_KEY_ENV: secret.strip()}, home)
     if clean:
         config = load_config(home)
         section = config.get(SECTION)
@@ -356,23 +340,3 @@ def write_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str
         merged.update(clean)
         config[SECTION] = merged
         save_config(config, home)
-    if isinstance(secret, str):
-        _write_dotenv(home / ".env", API_KEY_ENV, secret.strip())
-
-
-def _write_dotenv(path: Path, name: str, value: str) -> None:
-    """Set ``name=value`` in a ``.env`` file (mode 0600), keeping its other lines."""
-    try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except FileNotFoundError:
-        lines = []
-    kept = [
-        ln for ln in lines if ln.strip().removeprefix("export ").partition("=")[0].strip() != name
-    ]
-    kept.append(f"{name}={value}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(kept) + "\n")
-    os.replace(tmp, path)

@@ -14,18 +14,17 @@ Every request is recorded (method, path, headers, JSON body).
 
 from __future__ import annotations
 
-import contextlib
 import itertools
-import json
 import re
-import socket
-import threading
 import time
-from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from hermes_core.testing.http_fake import FakeHTTPServer, HTTPError, RecordedRequest, Reply
+
+__all__ = ["FakeSupermemory", "RecordedRequest", "StoredDocument", "StoredMemory"]
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOPWORDS = frozenset(
@@ -94,24 +93,6 @@ def _now() -> str:
 
 
 @dataclass
-class RecordedRequest:
-    """One request as the fake received it."""
-
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: Any
-
-
-@dataclass
-class _Fault:
-    kind: str  # "status" | "malformed" | "delay"
-    status: int = 500
-    seconds: float = 0.0
-    path: str = ""
-
-
-@dataclass
 class StoredMemory:
     """A memory the fake extracted from a document."""
 
@@ -147,131 +128,52 @@ class Namespace:
         return [m for m in self.memories.values() if not m.forgotten]
 
 
-class _HTTPError(Exception):
+class _HTTPError(HTTPError):
+    """An error answer in Supermemory's shape: ``{"error": ..., "details": ...}``."""
+
     def __init__(self, status: int, error: str, details: str | None = None) -> None:
-        super().__init__(error)
-        self.status = status
-        self.body: dict[str, Any] = {"error": error}
-        if details is not None:
-            self.body["details"] = details
+        body = {"error": error} if details is None else {"error": error, "details": details}
+        super().__init__(status, error, body=body)
 
 
-class FakeSupermemory:
+class FakeSupermemory(FakeHTTPServer):
     """The fake service; use as a context manager or call ``start()``/``stop()``."""
 
+    name = "fake-supermemory"
+
     def __init__(self, api_key: str = "sm_test_key", *, port: int = 0) -> None:
+        super().__init__(port=port)
         self.api_key = api_key
         self.namespaces: dict[str, Namespace] = {}
-        self.requests: list[RecordedRequest] = []
         self.down = False
-        self._faults: deque[_Fault] = deque()
-        self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._port = port
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-        self._connections: set[socket.socket] = set()
-
-    # ------------------------------------------------------------ server
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._port}"
-
-    def start(self) -> FakeSupermemory:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True  # no 40 ms delayed-ACK stalls on keep-alive
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def setup(self) -> None:
-                super().setup()
-                with fake._lock:
-                    fake._connections.add(self.connection)
-
-            def finish(self) -> None:
-                with fake._lock:
-                    fake._connections.discard(self.connection)
-                super().finish()
-
-            def _handle(self) -> None:
-                fake._serve(self)
-
-            do_GET = do_POST = do_DELETE = do_PATCH = _handle
-
-        server = ThreadingHTTPServer(("127.0.0.1", self._port), Handler)
-        server.daemon_threads = True
-        self._port = server.server_address[1]
-        self._server = server
-        self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop listening and drop open connections: connections are refused until ``start()``."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-        with self._lock:
-            connections, self._connections = list(self._connections), set()
-        for connection in connections:
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeSupermemory:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        for method, rest, action in (
+            ("POST", "document", self._add),
+            ("DELETE", "document", self._delete_documents),
+            ("POST", "search", self._search),
+            ("POST", "profile", lambda ns, body: self._profile(ns)),
+            ("DELETE", "memories", self._forget),
+            ("DELETE", "memories/semantic", self._forget_matching),
+        ):
+            self.route(method, rf"/ns/([^/]+)/{rest}", self._in_namespace(action))
 
     # ------------------------------------------------------------ fault injection
 
     def fail_next(self, count: int = 1, *, status: int = 500, path: str = "") -> None:
         """Answer the next *count* requests (whose path contains *path*) with *status*."""
-        with self._lock:
-            self._faults.extend(_Fault("status", status=status, path=path) for _ in range(count))
+        self.fail(re.escape(path), times=count, status=status)
 
     def malformed_next(self, count: int = 1, *, path: str = "") -> None:
         """Answer the next *count* requests with a 200 whose body is not JSON."""
-        with self._lock:
-            self._faults.extend(_Fault("malformed", path=path) for _ in range(count))
+        self.fail(
+            re.escape(path), times=count, status=200, raw_body=b'{"results": [ this is not json'
+        )
 
     def delay_next(self, count: int = 1, *, seconds: float, path: str = "") -> None:
         """Hold the next *count* requests for *seconds* before answering normally."""
-        with self._lock:
-            self._faults.extend(_Fault("delay", seconds=seconds, path=path) for _ in range(count))
-
-    def clear_faults(self) -> None:
-        with self._lock:
-            self._faults.clear()
-
-    def _take_fault(self, path: str) -> _Fault | None:
-        with self._lock:
-            for fault in self._faults:
-                if fault.path in path:
-                    self._faults.remove(fault)
-                    return fault
-        return None
+        self.fail(re.escape(path), times=count, status=None, delay=seconds)
 
     # ------------------------------------------------------------ inspection helpers
-
-    def calls(self, method: str | None = None, path_suffix: str = "") -> list[RecordedRequest]:
-        """Recorded requests, optionally of one method and ending with *path_suffix*."""
-        with self._lock:
-            return [
-                r
-                for r in self.requests
-                if (method is None or r.method == method) and r.path.endswith(path_suffix)
-            ]
 
     def memories(self, namespace: str) -> list[str]:
         """Texts of the live memories of *namespace*."""
@@ -286,76 +188,27 @@ class FakeSupermemory:
 
     # ------------------------------------------------------------ HTTP
 
-    def _serve(self, handler: BaseHTTPRequestHandler) -> None:
-        length = int(handler.headers.get("content-length") or 0)
-        raw = handler.rfile.read(length) if length else b""
-        try:
-            body: Any = json.loads(raw) if raw else None
-        except ValueError:
-            body = raw.decode("utf-8", "replace")
-        path = handler.path.split("?", 1)[0]
-        headers = {k.lower(): v for k, v in handler.headers.items()}
-        with self._lock:
-            self.requests.append(RecordedRequest(handler.command, path, headers, body))
-        fault = self._take_fault(path)
-        if fault is not None and fault.kind == "delay":
-            time.sleep(fault.seconds)
-            fault = None
-        if fault is not None and fault.kind == "status":
-            self._reply(handler, fault.status, {"error": f"Injected failure {fault.status}"})
-            return
-        if fault is not None and fault.kind == "malformed":
-            self._reply_raw(handler, 200, b'{"results": [ this is not json')
-            return
+    def before_route(self, request: RecordedRequest) -> Reply | None:
         if self.down:
-            self._reply(handler, 503, {"error": "Service unavailable"})
-            return
-        try:
-            if headers.get("authorization") != f"Bearer {self.api_key}":
-                raise _HTTPError(401, "Unauthorized", "Missing or invalid API key")
-            status, answer = self._route(handler.command, path, body)
-        except _HTTPError as exc:
-            status, answer = exc.status, exc.body
-        self._reply(handler, status, answer)
+            return Reply(503, {"error": "Service unavailable"})
+        if request.headers.get("authorization") != f"Bearer {self.api_key}":
+            return Reply(401, {"error": "Unauthorized", "details": "Missing or invalid API key"})
+        return None
 
-    def _reply(self, handler: BaseHTTPRequestHandler, status: int, body: Any) -> None:
-        self._reply_raw(handler, status, json.dumps(body).encode("utf-8"))
+    def _in_namespace(
+        self, action: Callable[[Namespace, dict[str, Any]], dict[str, Any]]
+    ) -> Callable[[RecordedRequest, str], tuple[int, Any]]:
+        """A route on ``/ns/{namespace}/...`` taking a JSON object body."""
 
-    @staticmethod
-    def _reply_raw(handler: BaseHTTPRequestHandler, status: int, data: bytes) -> None:
-        try:
-            handler.send_response(status)
-            handler.send_header("content-type", "application/json")
-            handler.send_header("content-length", str(len(data)))
-            handler.end_headers()
-            handler.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (timeout); nothing to answer
+        def handle(request: RecordedRequest, namespace: str) -> tuple[int, Any]:
+            if not re.fullmatch(r"[A-Za-z0-9_-]{1,100}", namespace):
+                raise _HTTPError(400, "Invalid namespace", namespace)
+            if not isinstance(request.body, dict):
+                raise _HTTPError(400, "Request body must be a JSON object")
+            with self._lock:
+                return 200, action(self.namespaces.setdefault(namespace, Namespace()), request.body)
 
-    def _route(self, method: str, path: str, body: Any) -> tuple[int, Any]:
-        parts = [p for p in path.split("/") if p]
-        if len(parts) < 3 or parts[0] != "ns":
-            raise _HTTPError(404, "Not found", f"No route for {method} {path}")
-        namespace, rest = parts[1], parts[2:]
-        if not re.fullmatch(r"[A-Za-z0-9_-]{1,100}", namespace):
-            raise _HTTPError(400, "Invalid namespace", namespace)
-        if not isinstance(body, dict) and method in ("POST", "DELETE"):
-            raise _HTTPError(400, "Request body must be a JSON object")
-        with self._lock:
-            ns = self.namespaces.setdefault(namespace, Namespace())
-            if method == "POST" and rest == ["document"]:
-                return 200, self._add(ns, body)
-            if method == "DELETE" and rest == ["document"]:
-                return 200, self._delete_documents(ns, body)
-            if method == "POST" and rest == ["search"]:
-                return 200, self._search(ns, body)
-            if method == "POST" and rest == ["profile"]:
-                return 200, self._profile(ns)
-            if method == "DELETE" and rest == ["memories"]:
-                return 200, self._forget(ns, body)
-            if method == "DELETE" and rest == ["memories", "semantic"]:
-                return 200, self._forget_matching(ns, body)
-        raise _HTTPError(404, "Not found", f"No route for {method} {path}")
+        return handle
 
     # ------------------------------------------------------------ endpoints
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from hermes_memory_supermemory.breaker import CLOSED, HALF_OPEN, OPEN
+
+from hermes_core.resilience import BreakerState
 
 
 def test_server_errors_are_retried_then_give_empty_recall(make_provider, fake, sleeps) -> None:
@@ -79,7 +80,7 @@ def test_breaker_opens_then_closes_and_parked_writes_are_delivered(
     fake.down = True  # every request answers 503
     for i in range(3):  # breaker_threshold = 3 failed calls
         assert provider.prefetch(f"question number {i} about the garden") == ""
-    assert provider.breaker.state == OPEN
+    assert provider.breaker.state is BreakerState.OPEN
     calls_when_open = len(fake.requests)
 
     # While open: no traffic, turns still complete, writes are parked.
@@ -94,9 +95,9 @@ def test_breaker_opens_then_closes_and_parked_writes_are_delivered(
     # Service back, cooldown over: one trial call closes the breaker.
     fake.down = False
     clock.advance(31)
-    assert provider.breaker.state == HALF_OPEN
+    assert provider.breaker.state is BreakerState.HALF_OPEN
     provider.prefetch("anything about tulips")
-    assert provider.breaker.state == CLOSED
+    assert provider.breaker.state is BreakerState.CLOSED
     assert provider.flush(5)
     assert provider.backlog_size == 0
     assert "I planted tulips in the front bed." in fake.memories("hermes")
@@ -108,11 +109,11 @@ def test_failed_trial_reopens_the_breaker(make_provider, fake, clock) -> None:
     fake.down = True
     for i in range(3):
         provider.prefetch(f"question {i} about cooking pasta")
-    assert provider.breaker.state == OPEN
+    assert provider.breaker.state is BreakerState.OPEN
     clock.advance(31)
     provider.prefetch("another question about pasta")
-    assert provider.breaker.state == OPEN
-    assert provider.breaker.seconds_until_retry() == pytest.approx(30.0)
+    assert provider.breaker.state is BreakerState.OPEN
+    assert provider.breaker.retry_after() == pytest.approx(30.0)
 
 
 def test_connection_refused_then_recovered(make_provider, fake, clock) -> None:
@@ -123,11 +124,11 @@ def test_connection_refused_then_recovered(make_provider, fake, clock) -> None:
         assert provider.prefetch(f"question {i} about the holiday in Crete") == ""
     provider.sync_turn("We fly to Crete on the 3rd of June.", "Have a great trip!")
     assert not provider.flush(5)  # parked: the writer has seen the open breaker
-    assert provider.breaker.state == OPEN
+    assert provider.breaker.state is BreakerState.OPEN
     fake.start()  # same port
     clock.advance(31)
     provider.prefetch("when is the flight to Crete")
-    assert provider.breaker.state == CLOSED
+    assert provider.breaker.state is BreakerState.CLOSED
     assert provider.flush(5)
     assert "We fly to Crete on the 3rd of June." in fake.memories("hermes")
 
