@@ -1,0 +1,188 @@
+"""Recall of session search on natural-language questions, against plain BM25.
+
+The evaluation set (``bench/eval/conversations.yaml``) holds 28 short past
+conversations — technical and personal, two in Chinese, with vocabulary shared
+across them on purpose — and 54 questions, each naming the turn(s) that answer
+it. For every question we rank messages and report, over all questions:
+
+* **session recall@k** — an answering session is among the first *k* distinct
+  sessions (what ``session_search`` returns);
+* **message recall@k** — an answering turn is among the first *k* messages.
+
+Compared (same messages, same run):
+
+* **ours** — ``SessionStore.search_messages`` (sanitiser, question planning:
+  stop words, porter stemming, OR with all-words and adjacency boosts, CJK
+  routing);
+* **BM25, AND** — FTS5's default: the question's words, cleaned of syntax, all
+  required, on a plain ``unicode61`` index (the original returns nothing at all
+  for a question ending in ``?``; this baseline is kinder);
+* **BM25, OR** — the same words OR-ed, no stop words removed, no stemming.
+
+Usage: ``python bench/bench_sessions_recall.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sqlite3
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from report import write_section  # noqa: E402
+
+from hermes_core.sessions import SessionStore  # noqa: E402
+
+EVAL = HERE / "eval" / "conversations.yaml"
+KS = (1, 5, 10)
+POOL = 50
+
+Ranker = Callable[[str], list[int]]
+
+
+def load(store: SessionStore) -> tuple[dict[tuple[str, int], int], list[dict[str, Any]]]:
+    """Write the conversations into *store*; return (turn -> message id, questions)."""
+    data = yaml.safe_load(EVAL.read_text(encoding="utf-8"))
+    turn_ids: dict[tuple[str, int], int] = {}
+    stamp = 1_700_000_000.0
+    for session in data["sessions"]:
+        sid = session["id"]
+        store.create_session(sid, source=session.get("source", "cli"), started_at=stamp)
+        messages = []
+        for n, turn in enumerate(session["turns"]):
+            role, content = turn[0], turn[1]
+            extra = turn[2] if len(turn) > 2 else {}
+            message: dict[str, Any] = {"role": role, "content": content, "timestamp": stamp + n}
+            if role == "assistant" and "arguments" in extra:
+                message["tool_calls"] = [
+                    {
+                        "id": f"{sid}_{n}",
+                        "type": "function",
+                        "function": {"name": extra["name"], "arguments": str(extra["arguments"])},
+                    }
+                ]
+            if role == "tool":
+                message["tool_call_id"] = f"{sid}_{n - 1}"
+                message["name"] = extra.get("name")
+            messages.append(message)
+        for n, mid in enumerate(store.append_messages(sid, messages)):
+            turn_ids[(sid, n)] = mid
+        stamp += 86_400
+    return turn_ids, data["questions"]
+
+
+def plain_index(store: SessionStore) -> sqlite3.Connection:
+    """An in-memory FTS5 ``unicode61`` index over the same messages (the baselines)."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE plain USING fts5(content)")
+    rows = store._read(
+        lambda c: c.execute(
+            "SELECT id, COALESCE(content, '') || ' ' || COALESCE(tool_name, '') || ' ' "
+            "|| COALESCE(tool_calls, '') FROM messages"
+        ).fetchall()
+    )
+    conn.executemany("INSERT INTO plain(rowid, content) VALUES (?, ?)", rows)
+    return conn
+
+
+def _words(question: str) -> list[str]:
+    return re.findall(r"\w+", question)
+
+
+def bm25_ranker(conn: sqlite3.Connection, joiner: str) -> Ranker:
+    def rank(question: str) -> list[int]:
+        words = _words(question)
+        if not words:
+            return []
+        match = f" {joiner} ".join(f'"{w}"' for w in words)
+        sql = "SELECT rowid FROM plain WHERE plain MATCH ? ORDER BY rank LIMIT ?"
+        return [row[0] for row in conn.execute(sql, (match, POOL))]
+
+    return rank
+
+
+def ours_ranker(store: SessionStore) -> Ranker:
+    def rank(question: str) -> list[int]:
+        return [hit["id"] for hit in store.search_messages(question, limit=POOL, snippets=False)]
+
+    return rank
+
+
+def evaluate(
+    ranker: Ranker,
+    questions: Sequence[dict[str, Any]],
+    turn_ids: dict[tuple[str, int], int],
+    session_of: dict[int, str],
+) -> tuple[dict[str, float], list[str]]:
+    hits = {f"{level}@{k}": 0 for level in ("session", "message") for k in KS}
+    misses = []
+    for question in questions:
+        evidence = [turn_ids[(sid, n)] for sid, n in question["evidence"]]
+        sessions_wanted = {session_of[mid] for mid in evidence}
+        ranked = ranker(question["q"])
+        sessions: list[str] = []
+        for mid in ranked:
+            if session_of[mid] not in sessions:
+                sessions.append(session_of[mid])
+        for k in KS:
+            hits[f"session@{k}"] += bool(sessions_wanted & set(sessions[:k]))
+            hits[f"message@{k}"] += bool(set(evidence) & set(ranked[:k]))
+        if not sessions_wanted & set(sessions[:1]):
+            misses.append(question["q"])
+    total = len(questions)
+    return {key: value / total for key, value in hits.items()}, misses
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="accepted; the set is small anyway")
+    parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp, SessionStore(Path(tmp) / "state.db") as store:
+        turn_ids, questions = load(store)
+        session_of = {mid: sid for (sid, _), mid in turn_ids.items()}
+        plain = plain_index(store)
+        rankers: dict[str, Ranker] = {
+            "BM25, AND (FTS5 default)": bm25_ranker(plain, "AND"),
+            "BM25, OR of all words": bm25_ranker(plain, "OR"),
+            "ours (`search_messages`)": ours_ranker(store),
+        }
+        results = {
+            name: evaluate(ranker, questions, turn_ids, session_of)
+            for name, ranker in rankers.items()
+        }
+    sessions_count = len({sid for sid, _ in turn_ids})
+    lines = [
+        "Command: `python bench/bench_sessions_recall.py`",
+        "",
+        f"{len(questions)} questions over {sessions_count} conversations "
+        f"({len(turn_ids)} messages) in `bench/eval/conversations.yaml`, written for this "
+        "project. Session recall@k: an answering conversation is among the first k distinct "
+        "sessions; message recall@k: an answering turn is among the first k messages.",
+        "",
+        "| ranker | session R@1 | session R@5 | session R@10 | message R@1 | message R@5 "
+        "| message R@10 |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, (scores, _) in results.items():
+        cells = [f"{scores[f'session@{k}']:.2f}" for k in KS]
+        cells += [f"{scores[f'message@{k}']:.2f}" for k in KS]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    ours_misses = results["ours (`search_messages`)"][1]
+    if ours_misses:
+        lines += ["", "Questions whose first session is wrong for us:", ""]
+        lines += [f"- {question}" for question in ours_misses]
+    write_section("sessions-recall", "Session search recall on questions", "\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

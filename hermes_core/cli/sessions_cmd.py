@@ -1,0 +1,254 @@
+"""``hermes-memory sessions``: list, search, show and import stored conversations.
+
+Every command takes ``--db PATH`` (default ``$HERMES_HOME/state.db``). ``list``,
+``search`` and ``show`` open the file read-only, so they work on a
+``state.db`` written by Hermes Agent itself without changing it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from hermes_core.errors import HermesMemoryError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def _db_option(fn: F) -> F:
+    return click.option(
+        "--db",
+        "db",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="The state.db to use (default: $HERMES_HOME/state.db).",
+    )(fn)
+
+
+def _json_option(fn: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(fn)
+
+
+def _no_history_yet(db: Path | None) -> bool:
+    """True (after saying so) when the default database does not exist yet."""
+    from hermes_core.sessions import default_db_path
+
+    if db is None and not default_db_path().exists():
+        click.echo(f"No sessions yet ({default_db_path()} does not exist).")
+        return True
+    return False
+
+
+@contextmanager
+def _store(db: Path | None, *, read_only: bool) -> Iterator[Any]:
+    from hermes_core.sessions import SessionStore
+
+    try:
+        store = SessionStore(db, read_only=read_only)
+    except HermesMemoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+    try:
+        yield store
+    except HermesMemoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        store.close()
+
+
+def parse_when(value: str | None) -> float | None:
+    """``7d``/``12h``/``30m``/``2w`` ago, or an ISO 8601 date/time, as epoch seconds."""
+    if value is None:
+        return None
+    match = _DURATION.match(value)
+    if match:
+        return time.time() - float(match.group(1)) * _UNIT_SECONDS[match.group(2).lower()]
+    try:
+        return datetime.fromisoformat(value.strip().replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        raise click.BadParameter(
+            f"{value!r} is neither a duration (7d, 12h, 30m, 2w) nor an ISO date (2024-05-01)."
+        ) from None
+
+
+def _when(stamp: Any) -> str:
+    if not isinstance(stamp, (int, float)):
+        return "-"
+    return datetime.fromtimestamp(float(stamp)).strftime("%Y-%m-%d %H:%M")
+
+
+def _echo_json(value: Any) -> None:
+    click.echo(json.dumps(value, ensure_ascii=False, indent=2, default=str))
+
+
+def _highlight(snippet: str) -> str:
+    parts = re.split(r">>>|<<<", snippet.replace("\n", " "))
+    return "".join(click.style(p, bold=True) if i % 2 else p for i, p in enumerate(parts))
+
+
+@click.group()
+def sessions() -> None:
+    """Browse and search stored conversations (state.db)."""
+
+
+@sessions.command("list")
+@_db_option
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 10_000))
+@click.option("--source", default=None, help="Only sessions from this source (cli, telegram…).")
+@click.option(
+    "--all", "show_all", is_flag=True, help="Also list subagent and compression children."
+)
+@_json_option
+def list_cmd(
+    db: Path | None, limit: int, source: str | None, show_all: bool, as_json: bool
+) -> None:
+    """List recent conversations, newest first."""
+    if _no_history_yet(db):
+        return
+    with _store(db, read_only=True) as store:
+        rows = store.list_sessions(limit=limit, source=source, collapse_lineage=not show_all)
+    if as_json:
+        _echo_json(rows)
+        return
+    if not rows:
+        click.echo("No sessions.")
+        return
+    for row in rows:
+        label = row.get("title") or row.get("preview") or ""
+        click.echo(
+            f"{row['id']}  {_when(row.get('started_at'))}  {row.get('source') or '-':<9} "
+            f"{row.get('message_count') or 0:>5} msgs  {label}"
+        )
+
+
+@sessions.command("search")
+@click.argument("query")
+@_db_option
+@click.option("--role", "roles", multiple=True, help="Only these roles (repeat or comma-separate).")
+@click.option(
+    "--source", "sources", multiple=True, help="Only these sources (repeat or comma-separate)."
+)
+@click.option("--since", default=None, help="Only messages after this: 7d, 12h, 2w or an ISO date.")
+@click.option("--until", default=None, help="Only messages before this (same forms as --since).")
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
+@click.option("--group", is_flag=True, help="One line per session (its best match).")
+@_json_option
+def search_cmd(
+    query: str,
+    db: Path | None,
+    roles: tuple[str, ...],
+    sources: tuple[str, ...],
+    since: str | None,
+    until: str | None,
+    limit: int,
+    group: bool,
+    as_json: bool,
+) -> None:
+    """Full-text search (BM25) over every stored message.
+
+    QUERY may be keywords, a question, "a phrase", prefix*, AND/OR/NOT, or
+    Chinese/Japanese/Korean text of any length.
+    """
+    since_ts, until_ts = parse_when(since), parse_when(until)
+    if _no_history_yet(db):
+        return
+    with _store(db, read_only=True) as store:
+        hits = store.search_messages(
+            query,
+            role_filter=[r for value in roles for r in value.split(",")],
+            source_filter=[s for value in sources for s in value.split(",")],
+            since=since_ts,
+            until=until_ts,
+            limit=limit * 5 if group else limit,
+        )
+    if group:
+        from hermes_core.sessions.search import group_by_session
+
+        hits = group_by_session(hits)[:limit]
+    if as_json:
+        _echo_json(hits)
+        return
+    if not hits:
+        click.echo("No matches.")
+        return
+    for hit in hits:
+        matches = f"  ({hit['matches']} matches)" if group else ""
+        click.echo(
+            f"{hit['session_id']}  {_when(hit.get('timestamp'))}  {hit.get('source') or '-'}  "
+            f"{hit['role']}  #{hit['id']}{matches}"
+        )
+        click.echo(f"    {_highlight(hit.get('snippet') or '')}")
+
+
+@sessions.command("show")
+@click.argument("session_id")
+@_db_option
+@_json_option
+def show_cmd(session_id: str, db: Path | None, as_json: bool) -> None:
+    """Print one conversation (SESSION_ID may be a unique prefix or the exact title)."""
+    with _store(db, read_only=True) as store:
+        resolved = store.resolve_session_id(session_id)
+        if resolved is None:
+            by_title = store.get_session_by_title(session_id)
+            resolved = by_title["id"] if by_title else None
+        if resolved is None:
+            raise click.ClickException(
+                f"No session matches {session_id!r} in {store.path}; "
+                "see `hermes-memory sessions list`."
+            )
+        session = store.get_session(resolved)
+        messages = store.get_messages(resolved)
+        lineage = store.get_lineage(resolved)
+    if as_json:
+        _echo_json({"session": session, "lineage": lineage, "messages": messages})
+        return
+    assert session is not None
+    click.echo(click.style(f"Session {resolved}", bold=True))
+    for key in ("title", "source", "model", "parent_session_id", "end_reason"):
+        if session.get(key):
+            click.echo(f"  {key}: {session[key]}")
+    click.echo(
+        f"  started: {_when(session.get('started_at'))}  ended: {_when(session.get('ended_at'))}"
+    )
+    if len(lineage) > 1:
+        click.echo(f"  conversation: {' -> '.join(lineage)}")
+    from hermes_core.sessions.transcript import format_conversation
+
+    click.echo("")
+    click.echo(format_conversation(messages))
+
+
+@sessions.command("import")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_db_option
+@click.option(
+    "--source", default="import", show_default=True, help="Source recorded on the sessions."
+)
+@click.option(
+    "--session-id", default=None, help="Id for the file's session (default: from the file)."
+)
+@click.option("--title", default=None, help="Title for the file's session.")
+def import_cmd(
+    path: Path, db: Path | None, source: str, session_id: str | None, title: str | None
+) -> None:
+    """Import a JSONL file of OpenAI-style messages (all of it, or nothing)."""
+    from hermes_core.sessions.importer import read_jsonl
+
+    try:
+        sessions_read = read_jsonl(path, source=source, session_id=session_id, title=title)
+    except HermesMemoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+    with _store(db, read_only=False) as store:
+        count = store.import_sessions(sessions_read)
+        where = store.path
+    click.echo(f"Imported {count} messages in {len(sessions_read)} session(s) into {where}.")

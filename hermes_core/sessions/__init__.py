@@ -1,0 +1,26 @@
+"""The L2 session store: every conversation in ``$HERMES_HOME/state.db``, searchable.
+
+Modules, one concept each:
+
+* :mod:`~hermes_core.sessions.schema` — tables, FTS5 indexes, triggers, migrations;
+* :mod:`~hermes_core.sessions.layout` — what an existing file (ours or Hermes Agent's) holds;
+* :mod:`~hermes_core.sessions.connection` — opening, WAL, write transactions with retry;
+* :mod:`~hermes_core.sessions.store` — :class:`SessionStore`, the read/write API;
+* :mod:`~hermes_core.sessions.query` — the query sanitiser (never raises);
+* :mod:`~hermes_core.sessions.question` — recall planning for natural-language questions;
+* :mod:`~hermes_core.sessions.cjk` and :mod:`~hermes_core.sessions.routing` — per-term
+  routing between the word, trigram and CJK-gram indexes;
+* :mod:`~hermes_core.sessions.search` — ranking, filters, snippets;
+* :mod:`~hermes_core.sessions.lineage`, :mod:`~hermes_core.sessions.listing`,
+  :mod:`~hermes_core.sessions.titles` — compression chains, listings, numbered titles;
+* :mod:`~hermes_core.sessions.transcript` — transcripts for summaries, cut around matches;
+* :mod:`~hermes_core.sessions.importer` — JSONL import.
+"""
+
+from __future__ import annotations
+
+from hermes_core.sessions.query import ParsedQuery, parse_query
+from hermes_core.sessions.schema import SCHEMA_VERSION
+from hermes_core.sessions.store import SessionStore, default_db_path
+
+__all__ = ["SCHEMA_VERSION", "ParsedQuery", "SessionStore", "default_db_path", "parse_query"]

@@ -1,0 +1,170 @@
+"""Importing history from JSONL files of OpenAI-style messages.
+
+Each non-blank line is a JSON object, either
+
+* a **message** — ``{"role": "user", "content": "..."}`` with optional
+  ``tool_calls``, ``tool_call_id``, ``name``, ``timestamp`` (epoch seconds or
+  ISO 8601) and ``session_id``; messages without ``session_id`` form one
+  session for the whole file; or
+* a **conversation** — ``{"messages": [...]}`` (the fine-tuning format) with
+  optional ``session_id``, ``title``, ``source``, ``model``; one session per line.
+
+The whole file is checked before anything is written; every problem is
+reported with its line number and the store writes all sessions in one
+transaction, so a file is imported completely or not at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from hermes_core.errors import SessionImportError
+
+__all__ = ["MAX_REPORTED_ERRORS", "VALID_ROLES", "read_jsonl"]
+
+VALID_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
+MAX_REPORTED_ERRORS = 20
+
+
+class _LineError(ValueError):
+    pass
+
+
+def _timestamp(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            pass
+    raise _LineError(f'"timestamp" must be epoch seconds or ISO 8601, got {value!r:.60}')
+
+
+def _check_tool_calls(value: Any) -> None:
+    if value is None:
+        return
+    if not isinstance(value, list):
+        raise _LineError('"tool_calls" must be a list of tool calls')
+    for n, call in enumerate(value):
+        function = call.get("function") if isinstance(call, Mapping) else None
+        name = function.get("name") if isinstance(function, Mapping) else None
+        if not isinstance(call, Mapping) or not isinstance(name or call.get("name"), str):
+            raise _LineError(f'tool call #{n + 1} needs "function": {{"name": ...}}')
+
+
+def _message(data: Mapping[str, Any]) -> dict[str, Any]:
+    role = data.get("role")
+    if not isinstance(role, str) or role not in VALID_ROLES:
+        raise _LineError(
+            f'"role" must be one of {", ".join(sorted(VALID_ROLES))}, got {role!r:.40}'
+        )
+    content = data.get("content")
+    if content is not None and not isinstance(content, (str, list, dict)):
+        raise _LineError(
+            f'"content" must be text, a list of parts or null, got {type(content).__name__}'
+        )
+    _check_tool_calls(data.get("tool_calls"))
+    message: dict[str, Any] = {"role": role, "content": content}
+    for key in ("tool_calls", "tool_call_id", "name", "finish_reason"):
+        if data.get(key) is not None:
+            message[key] = data[key]
+    stamp = _timestamp(data.get("timestamp"))
+    if stamp is not None:
+        message["timestamp"] = stamp
+    return message
+
+
+def _file_id(path: Path, raw: bytes) -> str:
+    stem = "".join(c if c.isalnum() else "_" for c in path.stem)[:40] or "history"
+    return f"import_{stem}_{hashlib.sha1(raw).hexdigest()[:8]}"
+
+
+def read_jsonl(
+    path: Path,
+    *,
+    source: str = "import",
+    session_id: str | None = None,
+    title: str | None = None,
+) -> list[dict[str, Any]]:
+    """Sessions (for ``SessionStore.import_sessions``) read from *path*.
+
+    Raises :class:`~hermes_core.errors.SessionImportError` naming every bad line
+    (up to 20) when the file cannot be imported as a whole.
+    """
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SessionImportError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
+    base_id = session_id or _file_id(path, raw)
+    loose: dict[str, list[dict[str, Any]]] = {}
+    conversations: list[dict[str, Any]] = []
+    errors: list[str] = []
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SessionImportError(
+            f"{path} is not UTF-8 text (byte {exc.start}); save it as UTF-8 JSONL and retry."
+        ) from exc
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise _LineError(f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
+            if not isinstance(data, dict):
+                raise _LineError(f"expected a JSON object, got {type(data).__name__}")
+            if "messages" in data:
+                items = data["messages"]
+                if not isinstance(items, list) or not items:
+                    raise _LineError('"messages" must be a non-empty list')
+                messages = []
+                for n, item in enumerate(items, start=1):
+                    if not isinstance(item, dict):
+                        raise _LineError(f"message #{n} is not a JSON object")
+                    try:
+                        messages.append(_message(item))
+                    except _LineError as exc:
+                        raise _LineError(f"message #{n}: {exc}") from exc
+                conversations.append(
+                    {
+                        "id": str(data.get("session_id") or f"{base_id}_{number}"),
+                        "title": data.get("title") if isinstance(data.get("title"), str) else None,
+                        "source": str(data.get("source") or source),
+                        "model": data.get("model") if isinstance(data.get("model"), str) else None,
+                        "messages": messages,
+                    }
+                )
+            else:
+                owner = str(data.get("session_id") or base_id)
+                loose.setdefault(owner, []).append(_message(data))
+        except _LineError as exc:
+            errors.append(f"line {number}: {exc}")
+            if len(errors) >= MAX_REPORTED_ERRORS:
+                errors.append("(stopped after 20 errors)")
+                break
+    if errors:
+        raise SessionImportError(
+            f"{path} has bad lines; nothing was imported.\n  "
+            + "\n  ".join(errors)
+            + '\nEach line must be a JSON object: an OpenAI message with "role" and '
+            '"content", or a conversation {"messages": [...]}. Fix them and import again.'
+        )
+    sessions = [
+        {"id": owner, "source": source, "messages": messages} for owner, messages in loose.items()
+    ]
+    if title and sessions:
+        sessions[0]["title"] = title
+    sessions.extend(conversations)
+    if not sessions:
+        raise SessionImportError(f"{path} holds no messages; nothing to import.")
+    return sessions

@@ -1,0 +1,146 @@
+"""What a ``state.db`` file actually contains: ours, or one written by Hermes Agent.
+
+Readers never assume the current layout. Hermes Agent wrote three generations
+of full-text tables (external content over ``messages``; inline copies of a
+concatenated column; external content over views) and added columns over
+time. :func:`inspect_layout` reports which tables, columns and usable FTS
+indexes a file has, so search and reads adapt to it without writing anything.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass, field
+
+from hermes_core.sessions.schema import MARKER_KEY
+
+__all__ = ["FtsIndex", "Layout", "inspect_layout"]
+
+WORD_INDEX = "messages_fts"
+TRIGRAM_INDEX = "messages_fts_trigram"
+GRAM_INDEX = "messages_cjk_grams"
+_KNOWN_TOKENIZERS = {"unicode61", "porter", "ascii", "trigram"}
+
+
+@dataclass(frozen=True)
+class FtsIndex:
+    """One usable FTS5 table."""
+
+    name: str
+    columns: tuple[str, ...]
+    tokenizer: str
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The parts of a ``state.db`` that readers depend on."""
+
+    ours: bool
+    version: int
+    message_columns: frozenset[str]
+    session_columns: frozenset[str]
+    indexes: dict[str, FtsIndex] = field(default_factory=dict)
+    has_pending_grams: bool = False
+
+    @property
+    def word(self) -> FtsIndex | None:
+        """The word index (``messages_fts``), if usable."""
+        return self.indexes.get(WORD_INDEX)
+
+    @property
+    def trigram(self) -> FtsIndex | None:
+        """The trigram index, if usable."""
+        return self.indexes.get(TRIGRAM_INDEX)
+
+    @property
+    def grams(self) -> FtsIndex | None:
+        """The CJK unigram/bigram index (hermes-memory files only)."""
+        return self.indexes.get(GRAM_INDEX)
+
+    def visible_rows_sql(self, alias: str = "m") -> str:
+        """A WHERE fragment hiding rows Hermes marks rewound or hidden ('1' if none)."""
+        parts = []
+        if {"active", "compacted"} <= self.message_columns:
+            parts.append(f"({alias}.active = 1 OR {alias}.compacted = 1)")
+        if "display_kind" in self.message_columns:
+            parts.append(f"COALESCE({alias}.display_kind, '') <> 'hidden'")
+        return " AND ".join(parts) or "1"
+
+
+_ARG_RE = re.compile(r"""\s*((?:'[^']*'|"[^"]*"|[^,'"])+)\s*(?:,|$)""")
+
+
+def _fts_arguments(sql: str) -> list[str]:
+    start = sql.find("(")
+    end = sql.rfind(")")
+    if start < 0 or end <= start:
+        return []
+    return [m.group(1).strip() for m in _ARG_RE.finditer(sql[start + 1 : end])]
+
+
+def _parse_fts(name: str, sql: str) -> FtsIndex | None:
+    if "fts5" not in sql.lower():
+        return None
+    columns: list[str] = []
+    tokenizer = "unicode61"
+    for arg in _fts_arguments(sql):
+        key, sep, value = arg.partition("=")
+        if not sep:
+            columns.append(arg.split()[0].strip("\"'`[]"))
+            continue
+        if key.strip().lower() == "tokenize":
+            tokenizer = value.strip().strip("'\"").strip()
+    if not columns or tokenizer.split()[0].lower() not in _KNOWN_TOKENIZERS:
+        return None
+    return FtsIndex(name=name, columns=tuple(columns), tokenizer=tokenizer.lower())
+
+
+def _probe(conn: sqlite3.Connection, index: FtsIndex) -> bool:
+    try:
+        conn.execute(
+            f"SELECT rowid FROM {index.name} WHERE {index.name} MATCH ? LIMIT 1", ('"zzzz"',)
+        ).fetchall()
+    except sqlite3.Error:
+        return False
+    return True
+
+
+def inspect_layout(conn: sqlite3.Connection) -> Layout:
+    """Describe the file behind *conn* (reads only ``sqlite_master`` and a few rows)."""
+    objects = {
+        row[0]: (row[1], row[2] or "")
+        for row in conn.execute("SELECT name, type, sql FROM sqlite_master")
+    }
+
+    def columns(table: str) -> frozenset[str]:
+        if table not in objects:
+            return frozenset()
+        return frozenset(row[1] for row in conn.execute(f"PRAGMA table_info({table})"))
+
+    ours = False
+    version = 0
+    if "state_meta" in objects:
+        row = conn.execute("SELECT value FROM state_meta WHERE key = ?", (MARKER_KEY,)).fetchone()
+        ours = row is not None
+    if "schema_version" in objects:
+        value = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
+        version = int(value or 0)
+    indexes: dict[str, FtsIndex] = {}
+    for name in (WORD_INDEX, TRIGRAM_INDEX, GRAM_INDEX):
+        if name == GRAM_INDEX and not ours:
+            continue  # Hermes' own CJK table needs a loadable tokenizer we do not have
+        kind, sql = objects.get(name, ("", ""))
+        if kind != "table":
+            continue
+        index = _parse_fts(name, sql)
+        if index is not None and _probe(conn, index):
+            indexes[name] = index
+    return Layout(
+        ours=ours,
+        version=version,
+        message_columns=columns("messages"),
+        session_columns=columns("sessions"),
+        indexes=indexes,
+        has_pending_grams="messages_cjk_pending" in objects,
+    )

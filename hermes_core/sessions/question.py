@@ -1,0 +1,167 @@
+"""Turning what someone typed into a recall-oriented search plan.
+
+An agent asks ``What did I decide about the deploy script?``. FTS5's default
+(every word must match) finds nothing for that: *what*, *did*, *I* and *the*
+rarely sit in the same message as the answer. The plan therefore:
+
+* keeps explicit FTS syntax (quotes, ``AND``/``OR``/``NOT``, ``prefix*``) as typed;
+* treats a short keyword query (``docker networking``) as AND, topped up with
+  OR matches when AND finds almost nothing (fewer than 5 messages);
+* treats a question or sentence as a bag of content words: stop words,
+  conversational filler (*remember*, *discussed*…) and possessives are removed,
+  the rest are OR-ed so BM25 ranks by how many rare words a message shares, and
+  messages that contain every word, or consecutive words close together, are
+  boosted;
+* splits a long run of Chinese/Japanese/Korean (no spaces, so no words) into its
+  bigrams, minus function characters, when the exact run is not found.
+
+The word index is porter-stemmed, so *deployed*, *deploying* and *deployment*
+all meet *deploy* without any work here.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from hermes_core.sessions.cjk import cjk_runs, contains_cjk
+from hermes_core.sessions.query import Clause, ParsedQuery, Term
+
+__all__ = ["STOP_WORDS", "Plan", "plan_query"]
+
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all am an and any are aren't as at be because been
+    before being below between both but by can can't cannot could couldn't did didn't do
+    does doesn't doing don't down during each few for from further had hadn't has hasn't
+    have haven't having he he'd he'll he's her here here's hers herself him himself his how
+    how's i i'd i'll i'm i've if in into is isn't it it's its itself let's me more most
+    mustn't my myself no nor not of off on once only or other ought our ours ourselves out
+    over own same shan't she she'd she'll she's should shouldn't so some such than that
+    that's the their theirs them themselves then there there's these they they'd they'll
+    they're they've this those through to too under until up very was wasn't we we'd we'll
+    we're we've were weren't what what's when when's where where's which while who who's
+    whom why why's will with won't would wouldn't you you'd you'll you're you've your yours
+    yourself yourselves also just really quite maybe perhaps please thanks thank ok okay yes
+    yeah hey hi hello would've could've should've whats wheres whos hows remember remembered
+    recall recalled discuss discussed discussion talk talked talking mention mentioned say
+    said tell told ask asked asking know knew think thought thing things stuff something
+    anything everything someone anyone ever earlier previously last time times ago before
+    again back already still got get getting use used using want wanted need needed like one
+    two way lot lots kind sort now today
+    """.split()  # noqa: SIM905
+)
+"""English function words and conversational filler that carry no topic."""
+
+# Chinese function characters; bigrams made only of these are dropped.
+_CJK_FUNCTION_CHARS = frozenset(
+    "的了是在我你他她它们吗呢吧啊么什怎如何为哪这那个之前后有和与就都也还要会能把被给对从到说过"
+)
+
+_LONG_CJK_RUN = 5
+"""CJK runs at least this long are also searched as bigrams (they are sentences)."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How to search: a primary query, an optional top-up, optional boosts."""
+
+    primary: ParsedQuery
+    fallback: ParsedQuery | None = None
+    """Run when the primary query finds almost nothing; its hits rank after."""
+    boosts: tuple[ParsedQuery, ...] = ()
+    """Hits of the primary that also match one of these rank higher."""
+    mode: str = "literal"
+    """``literal`` (explicit syntax), ``keywords`` or ``question``."""
+
+
+def _strip_possessive(term: Term) -> Term:
+    text = term.text
+    lowered = text.lower()
+    if lowered.endswith("'s") and len(text) > 2:
+        return Term(text[:-2], prefix=term.prefix)
+    if lowered.endswith("s'") and len(text) > 2:
+        return Term(text[:-1], prefix=term.prefix)
+    return term
+
+
+def is_stop_word(term: Term) -> bool:
+    """True for a function word, filler word, or a contraction of one."""
+    if term.quoted or term.prefix:
+        return False
+    lowered = term.text.lower()
+    if lowered in STOP_WORDS:
+        return True
+    head, sep, _ = lowered.partition("'")
+    return bool(sep) and head in STOP_WORDS
+
+
+def _cjk_bigram_terms(run: str) -> list[Term]:
+    grams = []
+    seen = set()
+    for i in range(len(run) - 1):
+        gram = run[i : i + 2]
+        if all(char in _CJK_FUNCTION_CHARS for char in gram) or gram in seen:
+            continue
+        seen.add(gram)
+        grams.append(Term(gram))
+    return grams
+
+
+def _query(parsed: ParsedQuery, clauses: list[Clause]) -> ParsedQuery:
+    terms = tuple(term for clause in clauses for term in clause.include)
+    return ParsedQuery(
+        clauses=tuple(clauses),
+        explicit=parsed.explicit,
+        text=parsed.text,
+        question=parsed.question,
+        terms=terms,
+    )
+
+
+def _any_of(parsed: ParsedQuery, terms: list[Term]) -> ParsedQuery:
+    return _query(parsed, [Clause((term,)) for term in terms])
+
+
+def _all_of(parsed: ParsedQuery, terms: list[Term]) -> ParsedQuery:
+    return _query(parsed, [Clause(tuple(terms))])
+
+
+def _near_pairs(parsed: ParsedQuery, terms: list[Term]) -> ParsedQuery:
+    """Consecutive content words as phrases (adjacent in the text, stems allowed)."""
+    pairs = []
+    for left, right in itertools.pairwise(terms):
+        if contains_cjk(left.text) or contains_cjk(right.text):
+            continue
+        pairs.append(Term(f"{left.text} {right.text}", quoted=True))
+    return _any_of(parsed, pairs)
+
+
+def plan_query(parsed: ParsedQuery) -> Plan:
+    """Choose literal, keyword or question handling for a sanitised query."""
+    if parsed.empty or parsed.explicit or len(parsed.clauses) != 1:
+        return Plan(primary=parsed)
+    words = list(parsed.clauses[0].include)
+    stops = [w for w in words if is_stop_word(w)]
+    content = [_strip_possessive(w) for w in words if not is_stop_word(w)]
+    question = parsed.question or len(words) >= 4 or (len(words) >= 3 and bool(stops))
+    if not content:
+        return Plan(primary=parsed)
+    expanded: list[Term] = []
+    for term in content:
+        expanded.append(term)
+        for run in cjk_runs(term.text):
+            if len(run) >= _LONG_CJK_RUN:
+                expanded.extend(_cjk_bigram_terms(run))
+    if not question:
+        primary = _all_of(parsed, content)
+        fallback = _any_of(parsed, expanded) if len(expanded) > 1 else None
+        return Plan(primary=primary, fallback=fallback, mode="keywords")
+    primary = _any_of(parsed, expanded)
+    boosts: list[ParsedQuery] = []
+    if len(content) > 1:
+        boosts.append(_all_of(parsed, content))
+        near = _near_pairs(parsed, content)
+        if not near.empty:
+            boosts.append(near)
+    return Plan(primary=primary, boosts=tuple(boosts), mode="question")

@@ -1,0 +1,238 @@
+"""Routing each query term to the index that can answer it, and emitting the SQL.
+
+Per term (not per query, which is what broke mixed and OR-ed CJK queries in
+the original):
+
+* a term without CJK → ``messages_fts`` (words, stemmed);
+* a term of CJK letters only, any length (``记``, ``通信``, ``记忆断裂``) →
+  ``messages_cjk_grams``: one token, or the phrase of the term's bigrams;
+* CJK glued to other letters (``Agent通信``) → ``messages_fts_trigram`` (substring);
+* CJK in a Hermes Agent file, which has no gram index → trigram when the term
+  has 3+ characters, else a ``LIKE`` scan.
+
+When every term lands on one index the whole query is one FTS5 ``MATCH``
+(the fast path, equal to a hand-written query). Otherwise each clause becomes a
+join of per-index matches (AND), minus ``NOT`` matches, and clauses are unioned
+(OR); a row's score is the sum of its BM25 ranks over the clauses it matches.
+``LIKE`` patterns escape ``%``, ``_`` and ``\\`` so ``100%完成`` means a literal
+percent sign.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hermes_core.sessions.cjk import cjk_runs, contains_cjk, is_cjk_char, query_gram
+from hermes_core.sessions.layout import Layout
+from hermes_core.sessions.query import Clause, ParsedQuery, Term
+
+__all__ = ["LIKE", "Candidates", "compile_query", "route_term"]
+
+LIKE = "like"
+SNIPPET_TOKENS = 24
+
+
+@dataclass
+class Candidates:
+    """SQL yielding ``(id, score, snippet)`` best first; ``:k`` bounds the row count.
+
+    ``score`` may be NULL: the order of the rows is the ranking.
+    """
+
+    sql: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+def _only_cjk(text: str) -> bool:
+    return bool(text.strip()) and all(char.isspace() or is_cjk_char(char) for char in text)
+
+
+def route_term(term: Term, layout: Layout) -> str:
+    """The FTS table name that answers *term* in *layout*, or :data:`LIKE`."""
+    if term.substring and layout.trigram is not None and len(term.text) >= 3:
+        return layout.trigram.name
+    if not contains_cjk(term.text):
+        if layout.word is not None:
+            return layout.word.name
+        if layout.trigram is not None and len(term.text) >= 3:
+            return layout.trigram.name
+        return LIKE
+    if layout.grams is not None and _only_cjk(term.text):
+        return layout.grams.name
+    if len(term.text) >= 3 and layout.trigram is not None:
+        return layout.trigram.name
+    return LIKE
+
+
+def _gram_expression(text: str) -> str:
+    parts = []
+    for run in cjk_runs(text):
+        run = query_gram(run)
+        grams = run if len(run) <= 2 else " ".join(run[i : i + 2] for i in range(len(run) - 1))
+        parts.append(f'"{grams}"')
+    return parts[0] if len(parts) == 1 else "(" + " AND ".join(parts) + ")"
+
+
+def fts_term(term: Term, index: str, layout: Layout) -> str:
+    """*term* as an FTS5 query string for *index*, quoted so it is never syntax."""
+    if layout.grams is not None and index == layout.grams.name:
+        return _gram_expression(term.text)
+    text = '"' + term.text.replace('"', " ") + '"'
+    if term.prefix and layout.word is not None and index == layout.word.name:
+        text += "*"
+    return text
+
+
+def like_pattern(text: str) -> str:
+    """A ``LIKE … ESCAPE '\\'`` pattern matching *text* literally anywhere."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+class _Builder:
+    def __init__(self, layout: Layout, pending_grams: bool) -> None:
+        self.layout = layout
+        self.pending_grams = pending_grams
+        self.params: dict[str, Any] = {}
+
+    def param(self, value: Any) -> str:
+        name = f"p{len(self.params)}"
+        self.params[name] = value
+        return f":{name}"
+
+    def like_sql(self, terms: list[Term], joiner: str, where: str = "") -> str:
+        columns = [
+            c for c in ("content", "tool_name", "tool_calls") if c in self.layout.message_columns
+        ]
+        parts = []
+        for term in terms:
+            pattern = self.param(like_pattern(term.text))
+            any_column = " OR ".join(f"m.{c} LIKE {pattern} ESCAPE '\\'" for c in columns)
+            parts.append(f"({any_column})")
+        condition = f" {joiner} ".join(parts) or "0"
+        return f"SELECT m.id AS id, 0.0 AS r FROM messages AS m {where}WHERE ({condition})"
+
+    def match_sql(self, index: str, terms: list[Term], joiner: str) -> str:
+        expression = f" {joiner} ".join(fts_term(t, index, self.layout) for t in terms)
+        match = self.param(expression)
+        sql = f"SELECT rowid AS id, rank AS r FROM {index} WHERE {index} MATCH {match}"
+        grams = self.layout.grams
+        if self.pending_grams and grams is not None and index == grams.name:
+            # Rows queued for the gram index but not tokenised yet (read-only reader).
+            sql += " UNION ALL " + self.like_sql(
+                terms, joiner, "JOIN messages_cjk_pending AS q ON q.id = m.id "
+            )
+        return sql
+
+    def terms_sql(self, index: str, terms: list[Term], joiner: str) -> str:
+        if index == LIKE:
+            return self.like_sql(terms, joiner)
+        return self.match_sql(index, terms, joiner)
+
+    def clause_sql(self, clause: Clause) -> str:
+        positive: dict[str, list[Term]] = {}
+        for term in clause.include:
+            positive.setdefault(route_term(term, self.layout), []).append(term)
+        negative: dict[str, list[Term]] = {}
+        for term in clause.exclude:
+            negative.setdefault(route_term(term, self.layout), []).append(term)
+        groups = list(positive.items())
+        first_index, first_terms = groups[0]
+        sql = "SELECT g0.id AS id, (g0.r"
+        joins = ""
+        for n, (index, terms) in enumerate(groups[1:], start=1):
+            sql += f" + g{n}.r"
+            joins += f" JOIN ({self.terms_sql(index, terms, 'AND')}) AS g{n} ON g{n}.id = g0.id"
+        sql += f") AS r FROM ({self.terms_sql(first_index, first_terms, 'AND')}) AS g0{joins}"
+        excluded = [
+            f"g0.id NOT IN (SELECT id FROM ({self.terms_sql(index, terms, 'OR')}))"
+            for index, terms in negative.items()
+        ]
+        if excluded:
+            sql += " WHERE " + " AND ".join(excluded)
+        return sql
+
+
+def _single_index(query: ParsedQuery, layout: Layout, pending_grams: bool) -> str | None:
+    indexes = {
+        route_term(term, layout)
+        for clause in query.clauses
+        for term in clause.include + clause.exclude
+    }
+    if len(indexes) != 1:
+        return None
+    (index,) = indexes
+    if index == LIKE:
+        return None
+    if pending_grams and layout.grams is not None and index == layout.grams.name:
+        return None
+    return index
+
+
+def match_expression(query: ParsedQuery, index: str, layout: Layout) -> str:
+    """The whole *query* as one FTS5 expression for *index* (all terms quoted)."""
+    clauses = []
+    for clause in query.clauses:
+        text = " AND ".join(fts_term(t, index, layout) for t in clause.include)
+        if clause.exclude:
+            text = f"({text})" + "".join(
+                f" NOT {fts_term(t, index, layout)}" for t in clause.exclude
+            )
+        clauses.append(f"({text})" if len(query.clauses) > 1 else text)
+    return " OR ".join(clauses)
+
+
+def compile_query(
+    query: ParsedQuery,
+    layout: Layout,
+    *,
+    pending_grams: bool = False,
+    boosts: tuple[tuple[ParsedQuery, float], ...] = (),
+    snippets: bool = True,
+) -> Candidates:
+    """SQL for the candidate rows of *query*, best first.
+
+    *boosts* multiply the BM25 score of rows that also match another query on
+    the same index (``1 + weight`` per boost matched).
+    """
+    index = _single_index(query, layout, pending_grams)
+    builder = _Builder(layout, pending_grams)
+    if index is not None:
+        match = builder.param(match_expression(query, index, layout))
+        # FTS5 snippets are word-based; trigram and gram hits get text snippets later.
+        use_snippet = snippets and layout.word is not None and index == layout.word.name
+        snippet = (
+            f"snippet({index}, -1, '>>>', '<<<', '...', {SNIPPET_TOKENS})"
+            if use_snippet
+            else "NULL"
+        )
+        factors = []
+        for boost, weight in boosts:
+            if boost.empty or _single_index(boost, layout, pending_grams) != index:
+                continue
+            other = builder.param(match_expression(boost, index, layout))
+            factors.append(
+                f"{builder.param(float(weight))} * "
+                f"(c.id IN (SELECT rowid FROM {index} WHERE {index} MATCH {other}))"
+            )
+        # Reading FTS5's rank column costs as much again as ranking; only boosts need it.
+        score = "rank" if factors else "NULL"
+        inner = (
+            f"SELECT rowid AS id, {score} AS score, {snippet} AS snippet FROM {index} "
+            f"WHERE {index} MATCH {match} ORDER BY rank LIMIT :k"
+        )
+        if not factors:
+            return Candidates(inner, builder.params)
+        sql = (
+            f"SELECT c.id, c.score * (1.0 + {' + '.join(factors)}) AS score, c.snippet "
+            f"FROM ({inner}) AS c ORDER BY score, c.id DESC"
+        )
+        return Candidates(sql, builder.params)
+    branches = [builder.clause_sql(clause) for clause in query.clauses]
+    union = " UNION ALL ".join(branches)
+    sql = (
+        f"SELECT id, SUM(r) AS score, NULL AS snippet FROM ({union}) "
+        "GROUP BY id ORDER BY score, id DESC LIMIT :k"
+    )
+    return Candidates(sql, builder.params)

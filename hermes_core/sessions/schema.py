@@ -1,0 +1,286 @@
+"""The on-disk layout of ``state.db``: tables, full-text indexes, triggers, migrations.
+
+Table and column names follow the core subset of Hermes Agent's schema
+(``sessions``, ``messages``, ``state_meta``, ``schema_version``) so the same
+code reads either kind of file. In ``messages`` the small columns come first:
+SQLite reads a column behind a long text by walking its overflow pages, and
+search loads ``session_id``, ``role``, ``timestamp`` and ``tool_name`` of every hit.
+
+Three FTS5 indexes are kept in step with ``messages`` by triggers, all over the
+message text, the tool name and the tool-call names + arguments:
+
+* ``messages_fts`` — ``porter unicode61`` words (stemmed, so *deployed* finds
+  *deploy*), every row;
+* ``messages_fts_trigram`` — every 3-character substring (glued words such as
+  ``Agent通信``), every row except tool output, which is bulky there and already
+  in the other two (the same choice as Hermes Agent's newer layout);
+* ``messages_cjk_grams`` — CJK unigrams + bigrams of the rows that contain CJK,
+  so any CJK term, even of one character, is an indexed lookup.
+
+The first two are external-content tables over views, so the text is stored
+once (in ``messages``); the views and the triggers share one SQL expression per
+column, which FTS5 requires for deletes to stay exact. The gram index cannot be
+computed in SQL, so its trigger only queues the row in ``messages_cjk_pending``
+and the store tokenises queued rows inside the same write transaction; any
+other writer (the ``sqlite3`` shell, an older build) leaves rows queued and the
+next write or search catches up.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+__all__ = [
+    "MARKER_KEY",
+    "SCHEMA_VERSION",
+    "apply_schema",
+    "schema_sql",
+]
+
+SCHEMA_VERSION = 2
+"""Layout version of a hermes-memory ``state.db`` (also stored in ``schema_version``)."""
+
+MARKER_KEY = "hermes_memory.schema"
+"""``state_meta`` key that marks a file created by hermes-memory (value: the version)."""
+
+CORE_SQL = """
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS state_meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    user_id TEXT,
+    model TEXT,
+    model_config TEXT,
+    system_prompt TEXT,
+    parent_session_id TEXT REFERENCES sessions(id),
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    end_reason TEXT,
+    message_count INTEGER DEFAULT 0,
+    tool_call_count INTEGER DEFAULT 0,
+    input_tokens INTEGER DEFAULT 0,
+    output_tokens INTEGER DEFAULT 0,
+    title TEXT,
+    last_activity_at REAL
+);
+CREATE TABLE IF NOT EXISTS messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    role TEXT NOT NULL,
+    timestamp REAL NOT NULL,
+    tool_name TEXT,
+    tool_call_id TEXT,
+    token_count INTEGER,
+    finish_reason TEXT,
+    content TEXT,
+    content_parts TEXT,
+    tool_calls TEXT
+);
+"""
+
+# Created after missing columns are added, so an older file gets them first.
+INDEX_SQL = """
+CREATE INDEX IF NOT EXISTS idx_sessions_source ON sessions(source);
+CREATE INDEX IF NOT EXISTS idx_sessions_parent ON sessions(parent_session_id);
+CREATE INDEX IF NOT EXISTS idx_sessions_started ON sessions(started_at DESC);
+CREATE UNIQUE INDEX IF NOT EXISTS idx_sessions_title_unique
+    ON sessions(title) WHERE title IS NOT NULL;
+CREATE INDEX IF NOT EXISTS idx_messages_session_id ON messages(session_id, id);
+"""
+
+# Tool-call names and arguments as plain text: 'read_file {"path": "/etc/x"}'.
+# Anything that is not a JSON array of objects is indexed as it is.
+_TOOL_CALLS_TEXT = (
+    "CASE WHEN json_valid({r}.tool_calls) THEN"
+    " CASE WHEN json_type({r}.tool_calls) = 'array' THEN"
+    " (SELECT group_concat("
+    "COALESCE(json_extract(j.value, '$.function.name'), json_extract(j.value, '$.name'), '')"
+    " || ' ' || COALESCE(json_extract(j.value, '$.function.arguments'),"
+    " json_extract(j.value, '$.arguments'), ''), ' ')"
+    " FROM json_each({r}.tool_calls) AS j WHERE j.type = 'object')"
+    " ELSE {r}.tool_calls END"
+    " ELSE {r}.tool_calls END"
+)
+
+# Rows worth tokenising for the CJK gram index. The ASCII test (character count
+# equals byte count) skips the costlier GLOB for the usual English row.
+_DETECT_CLASS = "[\u3041-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002a6df]"
+_HAS_CJK = " OR ".join(
+    f"CASE WHEN length({{r}}.{column}) = length(CAST({{r}}.{column} AS BLOB)) THEN 0"
+    f" ELSE {{r}}.{column} GLOB '*{{cls}}*' END"
+    for column in ("content", "tool_name", "tool_calls")
+)
+
+
+def _columns(row: str) -> str:
+    return f"{row}.content, {row}.tool_name, " + _TOOL_CALLS_TEXT.format(r=row)
+
+
+def _fts_sql(table: str, tokenizer: str, rows: str = "") -> str:
+    """An external-content FTS5 table over a view of *rows*, with its three triggers.
+
+    *rows* is a condition on the message (``{r}`` = its alias) limiting which
+    rows the index holds; the view and every trigger apply the same condition.
+    """
+    view = f"{table}_src"
+    cols = "content, tool_name, tool_calls"
+    keep = rows or "1"
+    return f"""
+CREATE VIEW IF NOT EXISTS {view} AS
+    SELECT m.id AS id, m.content AS content, m.tool_name AS tool_name,
+           {_TOOL_CALLS_TEXT.format(r="m")} AS tool_calls
+    FROM messages AS m WHERE {keep.format(r="m")};
+CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5(
+    {cols}, content='{view}', content_rowid='id', tokenize='{tokenizer}');
+CREATE TRIGGER IF NOT EXISTS {table}_insert AFTER INSERT ON messages
+WHEN {keep.format(r="new")} BEGIN
+    INSERT INTO {table}(rowid, {cols}) VALUES (new.id, {_columns("new")});
+END;
+CREATE TRIGGER IF NOT EXISTS {table}_delete AFTER DELETE ON messages
+WHEN {keep.format(r="old")} BEGIN
+    INSERT INTO {table}({table}, rowid, {cols}) VALUES ('delete', old.id, {_columns("old")});
+END;
+CREATE TRIGGER IF NOT EXISTS {table}_update
+AFTER UPDATE OF content, tool_name, tool_calls, role ON messages BEGIN
+    INSERT INTO {table}({table}, rowid, {cols})
+        SELECT 'delete', old.id, {_columns("old")} WHERE {keep.format(r="old")};
+    INSERT INTO {table}(rowid, {cols})
+        SELECT new.id, {_columns("new")} WHERE {keep.format(r="new")};
+END;
+"""
+
+
+def _cjk_sql() -> str:
+    has_new = _HAS_CJK.format(r="new", cls=_DETECT_CLASS)
+    return f"""
+CREATE VIRTUAL TABLE IF NOT EXISTS messages_cjk_grams USING fts5(grams, tokenize='unicode61');
+CREATE TABLE IF NOT EXISTS messages_cjk_pending (id INTEGER PRIMARY KEY);
+CREATE TRIGGER IF NOT EXISTS messages_cjk_grams_insert AFTER INSERT ON messages
+WHEN {has_new} BEGIN
+    INSERT OR IGNORE INTO messages_cjk_pending(id) VALUES (new.id);
+END;
+CREATE TRIGGER IF NOT EXISTS messages_cjk_grams_delete AFTER DELETE ON messages BEGIN
+    DELETE FROM messages_cjk_grams WHERE rowid = old.id;
+    DELETE FROM messages_cjk_pending WHERE id = old.id;
+END;
+CREATE TRIGGER IF NOT EXISTS messages_cjk_grams_update
+AFTER UPDATE OF content, tool_name, tool_calls ON messages BEGIN
+    DELETE FROM messages_cjk_grams WHERE rowid = old.id;
+    INSERT OR IGNORE INTO messages_cjk_pending(id) SELECT new.id WHERE {has_new};
+END;
+"""
+
+
+def schema_sql() -> str:
+    """The complete DDL of the current layout (every statement ``IF NOT EXISTS``)."""
+    return (
+        CORE_SQL
+        + INDEX_SQL
+        + _fts_sql("messages_fts", "porter unicode61 remove_diacritics 2")
+        + _fts_sql("messages_fts_trigram", "trigram", rows="{r}.role <> 'tool'")
+        + _cjk_sql()
+    )
+
+
+def _queue_cjk_rows(conn: sqlite3.Connection) -> None:
+    """Version 2: queue every existing CJK row for the new gram index."""
+    has = _HAS_CJK.format(r="messages", cls=_DETECT_CLASS)
+    conn.execute(
+        f"INSERT OR IGNORE INTO messages_cjk_pending(id) SELECT id FROM messages WHERE {has}"
+    )
+
+
+# version -> data migration run once when a file is brought up to that version.
+# Table and column changes need no entry: apply_schema() creates what is missing.
+_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {2: _queue_cjk_rows}
+
+
+def _expected_columns() -> dict[str, list[tuple[str, str, int, str | None]]]:
+    scratch = sqlite3.connect(":memory:")
+    try:
+        scratch.executescript(CORE_SQL)
+        tables = [
+            row[0]
+            for row in scratch.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            )
+        ]
+        return {
+            table: [
+                (row[1], row[2], row[3], row[4])
+                for row in scratch.execute(f"PRAGMA table_info({table})")
+            ]
+            for table in tables
+        }
+    finally:
+        scratch.close()
+
+
+def _add_missing_columns(conn: sqlite3.Connection) -> None:
+    for table, columns in _expected_columns().items():
+        live = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        for name, decl, notnull, default in columns:
+            if name in live:
+                continue
+            clause = f"ALTER TABLE {table} ADD COLUMN {name} {decl}"
+            if default is not None:
+                clause += f" DEFAULT {default}"
+            if notnull and default is not None:
+                clause += " NOT NULL"
+            conn.execute(clause)
+
+
+def stored_version(conn: sqlite3.Connection) -> int:
+    """The version recorded in *conn*'s file (0 for a new, empty file)."""
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+    ).fetchone()
+    if row is None:
+        return 0
+    version = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
+    return int(version or 0)
+
+
+def apply_schema(conn: sqlite3.Connection) -> int:
+    """Create or upgrade the layout inside the caller's write transaction.
+
+    Idempotent: creates missing tables, indexes, views and triggers, adds
+    columns missing from older files, runs each data migration newer than the
+    stored version once, and records :data:`SCHEMA_VERSION`. Returns the version
+    the file had before.
+    """
+    before = stored_version(conn)
+    for statement in _statements(CORE_SQL):
+        conn.execute(statement)
+    _add_missing_columns(conn)
+    for statement in _statements(schema_sql()):
+        conn.execute(statement)
+    for version in sorted(_MIGRATIONS):
+        if before < version <= SCHEMA_VERSION and before > 0:
+            _MIGRATIONS[version](conn)
+    if before != SCHEMA_VERSION:
+        conn.execute("DELETE FROM schema_version")
+        conn.execute("INSERT INTO schema_version(version) VALUES (?)", (SCHEMA_VERSION,))
+    conn.execute(
+        "INSERT INTO state_meta(key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE value <> excluded.value",
+        (MARKER_KEY, str(SCHEMA_VERSION)),
+    )
+    return before
+
+
+def _statements(script: str) -> list[str]:
+    """Split a DDL script into complete statements (triggers contain semicolons)."""
+    statements: list[str] = []
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            if pending.strip():
+                statements.append(pending.strip())
+            pending = ""
+    if pending.strip():
+        statements.append(pending.strip())
+    return statements

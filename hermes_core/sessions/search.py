@@ -1,0 +1,452 @@
+"""Full-text search over messages: plan, route, rank, filter, snippet.
+
+:func:`search_messages` is what the store, the CLI and the ``session_search``
+tool call. It never raises for a query string: anything is sanitised
+(:mod:`~hermes_core.sessions.query`), planned for recall
+(:mod:`~hermes_core.sessions.question`) and routed per term
+(:mod:`~hermes_core.sessions.routing`). Ranking is FTS5's BM25 (``rank``).
+
+Filters (role, source, time, sessions) are applied to the best ``k`` candidates
+of the index; when they reject too many, ``k`` grows and the index is asked
+again, so unfiltered searches cost what a hand-written ``MATCH … ORDER BY rank
+LIMIT n`` costs.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from hermes_core.sessions.cjk import contains_cjk
+from hermes_core.sessions.layout import Layout
+from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
+from hermes_core.sessions.question import Plan, plan_query
+from hermes_core.sessions.routing import Candidates, compile_query
+
+__all__ = ["SearchFilters", "group_by_session", "search_messages"]
+
+log = logging.getLogger(__name__)
+
+BOOST_ALL_TERMS = 0.6
+"""Score bonus for a question's hit that contains every content word."""
+BOOST_NEAR_PAIR = 0.4
+"""Score bonus for a question's hit where two consecutive content words sit together."""
+QUESTION_CANDIDATES = 300
+SESSION_EVIDENCE = 0.5
+"""Share of the relevance of other hits of the same session added to a question's hit."""
+SESSION_EVIDENCE_HITS = 2
+KEYWORD_TOP_UP_BELOW = 5
+"""Keywords that all match fewer messages than this are topped up with partial matches."""
+_GROWTH = 8
+_MAX_BOUNDED_K = 50_000
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Restrictions applied to search hits (all optional)."""
+
+    roles: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    exclude_sources: tuple[str, ...] = ()
+    since: float | None = None
+    until: float | None = None
+    session_ids: tuple[str, ...] = ()
+    exclude_session_ids: tuple[str, ...] = ()
+
+    @property
+    def active(self) -> bool:
+        """True when any filter is set."""
+        return any(
+            (
+                self.roles,
+                self.sources,
+                self.exclude_sources,
+                self.since is not None,
+                self.until is not None,
+                self.session_ids,
+                self.exclude_session_ids,
+            )
+        )
+
+
+def _in_list(column: str, values: Sequence[str], params: dict[str, Any], key: str) -> str:
+    names = []
+    for n, value in enumerate(values):
+        name = f"{key}{n}"
+        params[name] = value
+        names.append(f":{name}")
+    return f"{column} IN ({', '.join(names)})"
+
+
+def _filter_sql(filters: SearchFilters, layout: Layout, params: dict[str, Any]) -> str:
+    parts = [layout.visible_rows_sql("m")]
+    if filters.roles:
+        parts.append(_in_list("m.role", filters.roles, params, "f_role"))
+    if filters.sources:
+        parts.append(_in_list("s.source", filters.sources, params, "f_src"))
+    if filters.exclude_sources:
+        parts.append("NOT " + _in_list("s.source", filters.exclude_sources, params, "f_xsrc"))
+    if filters.since is not None:
+        params["f_since"] = float(filters.since)
+        parts.append("m.timestamp >= :f_since")
+    if filters.until is not None:
+        params["f_until"] = float(filters.until)
+        parts.append("m.timestamp < :f_until")
+    if filters.session_ids:
+        parts.append(_in_list("m.session_id", filters.session_ids, params, "f_sid"))
+    if filters.exclude_session_ids:
+        parts.append(
+            "NOT " + _in_list("m.session_id", filters.exclude_session_ids, params, "f_xsid")
+        )
+    return " AND ".join(parts)
+
+
+def _detail_columns(layout: Layout, text: bool) -> str:
+    title = "s.title" if "title" in layout.session_columns else "NULL"
+    model = "s.model" if "model" in layout.session_columns else "NULL"
+    tool_calls = "m.tool_calls" if "tool_calls" in layout.message_columns else "NULL"
+    texts = f"m.content, {tool_calls}" if text else "NULL, NULL"
+    return (
+        "m.session_id, m.role, m.timestamp, m.tool_name, "
+        f"s.source, {model}, s.started_at, {title}, {texts}"
+    )
+
+
+_DETAIL_JOIN = "FROM messages AS m JOIN sessions AS s ON s.id = m.session_id"
+
+
+def _run(
+    conn: sqlite3.Connection,
+    candidates: Candidates,
+    layout: Layout,
+    filters: SearchFilters,
+    need: int,
+    text: bool,
+) -> list[tuple[Any, ...]]:
+    """The first *need* filtered hits of *candidates*, growing the candidate pool as needed.
+
+    Rows are ``(id, score, snippet, session_id, role, timestamp, tool_name, source,
+    model, session_started, title, content, tool_calls)``; the two text columns
+    are ``None`` unless *text*.
+    """
+    columns = _detail_columns(layout, text)
+    if not filters.active and layout.visible_rows_sql() == "1":
+        # Nothing can be filtered out: one statement, and the index's top *need* are the hits.
+        # CROSS JOIN keeps the candidates as the outer loop, so rows come out in the
+        # index's order (ties included) and pages of different sizes agree.
+        sql = (
+            f"SELECT c.id, c.score, c.snippet, {columns} FROM ({candidates.sql}) AS c "
+            "CROSS JOIN messages AS m ON m.id = c.id CROSS JOIN sessions AS s "
+            "ON s.id = m.session_id"
+        )
+        return conn.execute(sql, {**candidates.params, "k": need}).fetchall()
+    params: dict[str, Any] = {}
+    where = _filter_sql(filters, layout, params)
+    detail_sql = (
+        f"SELECT m.id, {columns} {_DETAIL_JOIN} "
+        f"WHERE m.id IN (SELECT value FROM json_each(:ids)) AND {where}"
+    )
+    k = max(need, 1)
+    while True:
+        found = conn.execute(candidates.sql, {**candidates.params, "k": k}).fetchall()
+        details = {
+            row[0]: row[1:]
+            for row in conn.execute(
+                detail_sql, {**params, "ids": json.dumps([row[0] for row in found])}
+            )
+        }
+        rows = [(mid, score, snip, *details[mid]) for mid, score, snip in found if mid in details]
+        if len(rows) >= need or len(found) < k or k < 0:
+            return rows[:need]
+        k = k * _GROWTH if k * _GROWTH <= _MAX_BOUNDED_K else -1
+
+
+_WORD_RE = re.compile(r"\w+", re.UNICODE)
+
+
+def _needles(terms: Iterable[Term]) -> list[str]:
+    needles = []
+    for term in terms:
+        text = term.text.lower()
+        needles.append(text)
+        words = _WORD_RE.findall(text)
+        needles.extend(w for w in words if w != text)
+        # crude stem so 'deployed' still finds 'deploy' in a snippet
+        needles.extend(w[:-3] for w in words if len(w) > 6)
+    return [n for n in needles if n]
+
+
+def text_snippet(text: str, terms: Iterable[Term], width: int = 160) -> str:
+    """A ``>>>match<<<`` window of *text* around the first occurrence of any term."""
+    if not text:
+        return ""
+    lowered = text.lower()
+    best: tuple[int, int] | None = None
+    for needle in _needles(terms):
+        pos = lowered.find(needle)
+        if pos >= 0 and (best is None or pos < best[0]):
+            best = (pos, len(needle))
+    if best is None:
+        cut = text[:width]
+        return cut + ("..." if len(text) > width else "")
+    pos, size = best
+    start = max(0, pos - width // 4)
+    end = min(len(text), pos + size + (width * 3) // 4)
+    return (
+        ("..." if start > 0 else "")
+        + text[start:pos]
+        + ">>>"
+        + text[pos : pos + size]
+        + "<<<"
+        + text[pos + size : end]
+        + ("..." if end < len(text) else "")
+    )
+
+
+def _to_hit(
+    row: tuple[Any, ...], terms: Sequence[Term], snippets: bool, rank: int
+) -> dict[str, Any]:
+    (mid, _score, snippet, session_id, role, timestamp, tool_name) = row[:7]
+    (source, model, started, title, content, tool_calls) = row[7:]
+    if snippets and not snippet:
+        text = content if isinstance(content, str) and content else ""
+        if not any(n in text.lower() for n in _needles(terms)):
+            text = " ".join(
+                part for part in (text, tool_name or "", tool_calls or "") if isinstance(part, str)
+            )
+        snippet = text_snippet(text, terms)
+    return {
+        "id": mid,
+        "session_id": session_id,
+        "role": role,
+        "snippet": snippet,
+        "timestamp": timestamp,
+        "tool_name": tool_name,
+        "source": source,
+        "model": model,
+        "session_started": started,
+        "session_title": title,
+        "rank": rank,
+    }
+
+
+def _context(conn: sqlite3.Connection, hit: dict[str, Any]) -> list[dict[str, str]]:
+    rows = []
+    before = conn.execute(
+        "SELECT role, substr(content, 1, 200) FROM messages WHERE session_id = ? AND id < ? "
+        "ORDER BY id DESC LIMIT 1",
+        (hit["session_id"], hit["id"]),
+    ).fetchone()
+    current = conn.execute(
+        "SELECT role, substr(content, 1, 200) FROM messages WHERE id = ?", (hit["id"],)
+    ).fetchone()
+    after = conn.execute(
+        "SELECT role, substr(content, 1, 200) FROM messages WHERE session_id = ? AND id > ? "
+        "ORDER BY id LIMIT 1",
+        (hit["session_id"], hit["id"]),
+    ).fetchone()
+    for row in (before, current, after):
+        if row is not None:
+            rows.append({"role": row[0], "content": row[1] or ""})
+    return rows
+
+
+def _all_latin_long(query: ParsedQuery) -> bool:
+    return all(
+        len(term.text) >= 3 for clause in query.clauses for term in clause.include + clause.exclude
+    )
+
+
+def _rerank_by_session(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """Raise hits whose conversation holds more evidence.
+
+    An answer is usually spread over a few turns (the question, the fix, the
+    confirmation), each matching some of the words; a lone short message that
+    matches one word ranks high on BM25 alone. Each hit gains a share of the
+    relevance of the best other hits of its session.
+    """
+    if not rows or any(row[1] is None for row in rows):
+        return rows
+    relevance = {row[0]: -float(row[1]) for row in rows}
+    per_session: dict[str, list[float]] = {}
+    for row in rows:
+        per_session.setdefault(row[3], []).append(relevance[row[0]])
+    for values in per_session.values():
+        values.sort(reverse=True)
+
+    def score(row: tuple[Any, ...]) -> float:
+        own = relevance[row[0]]
+        others = list(per_session[row[3]])
+        others.remove(own)
+        return own + SESSION_EVIDENCE * sum(others[:SESSION_EVIDENCE_HITS])
+
+    return sorted(rows, key=score, reverse=True)
+
+
+class _Search:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        layout: Layout,
+        filters: SearchFilters,
+        pending_grams: bool,
+        snippets: bool,
+    ) -> None:
+        self.conn = conn
+        self.layout = layout
+        self.filters = filters
+        self.pending_grams = pending_grams
+        self.snippets = snippets
+
+    def rows(
+        self,
+        query: ParsedQuery,
+        need: int,
+        boosts: tuple[tuple[ParsedQuery, float], ...] = (),
+        by_session: bool = False,
+    ) -> list[tuple[Any, ...]]:
+        if query.empty or need <= 0:
+            return []
+        # FTS5 computes a snippet for every candidate it returns, so it is only
+        # asked when the candidates are the hits; otherwise text snippets follow.
+        candidates = compile_query(
+            query,
+            self.layout,
+            pending_grams=self.pending_grams,
+            boosts=boosts,
+            snippets=self.snippets and not boosts and not by_session and not self.filters.active,
+        )
+        pool = max(need, QUESTION_CANDIDATES) if boosts or by_session else need
+        rows = _run(self.conn, candidates, self.layout, self.filters, pool, self.snippets)
+        if by_session:
+            rows = _rerank_by_session(rows)
+        return rows[:need]
+
+    def _unknown_words_as_substrings(self, query: ParsedQuery) -> ParsedQuery:
+        """Words the word index has never seen are looked up inside other words.
+
+        ``autoscaler`` is not a token of ``HorizontalPodAutoscaler`` (nor ``youer``
+        of ``修改youer服务端``), but the trigram index finds it as a substring.
+        """
+        word, trigram = self.layout.word, self.layout.trigram
+        if word is None or trigram is None:
+            return query
+        clauses = []
+        changed = False
+        for clause in query.clauses:
+            terms = []
+            for term in clause.include:
+                if term.simple and len(term.text) >= 4 and not contains_cjk(term.text):
+                    seen = self.conn.execute(
+                        f"SELECT 1 FROM {word.name} WHERE {word.name} MATCH ? LIMIT 1",
+                        (f'"{term.text}"',),
+                    ).fetchone()
+                    if seen is None:
+                        term = Term(term.text, substring=True)
+                        changed = True
+                terms.append(term)
+            clauses.append(Clause(tuple(terms), clause.exclude))
+        if not changed:
+            return query
+        return replace(
+            query,
+            clauses=tuple(clauses),
+            terms=tuple(t for c in clauses for t in c.include),
+        )
+
+    def plan_rows(self, plan: Plan, need: int) -> list[tuple[Any, ...]]:
+        boosts = tuple(
+            (boost, BOOST_ALL_TERMS if n == 0 else BOOST_NEAR_PAIR)
+            for n, boost in enumerate(plan.boosts)
+        )
+        primary = plan.primary
+        if plan.mode == "question":
+            primary = self._unknown_words_as_substrings(primary)
+        rows = self.rows(primary, need, boosts, by_session=plan.mode == "question")
+        if plan.fallback is not None and len(rows) < min(need, KEYWORD_TOP_UP_BELOW):
+            seen = {row[0] for row in rows}
+            extra = self.rows(plan.fallback, need + len(seen))
+            rows += [row for row in extra if row[0] not in seen][: need - len(rows)]
+        if not rows and self.layout.trigram is not None and self.layout.word is not None:
+            # A Latin word glued to CJK text ('修改youer服务端') is one unicode61
+            # token; the trigram index still finds it as a substring.
+            retry = plan.fallback or plan.primary
+            if _all_latin_long(retry):
+                trigram_layout = Layout(
+                    ours=self.layout.ours,
+                    version=self.layout.version,
+                    message_columns=self.layout.message_columns,
+                    session_columns=self.layout.session_columns,
+                    indexes={self.layout.trigram.name: self.layout.trigram},
+                    has_pending_grams=False,
+                )
+                rows = _Search(self.conn, trigram_layout, self.filters, False, self.snippets).rows(
+                    retry, need
+                )
+        return rows
+
+
+def search_messages(
+    conn: sqlite3.Connection,
+    layout: Layout,
+    query: object,
+    *,
+    filters: SearchFilters | None = None,
+    limit: int = 20,
+    offset: int = 0,
+    context: bool = False,
+    snippets: bool = True,
+    pending_grams: bool = False,
+) -> list[dict[str, Any]]:
+    """Messages matching *query*, best first; ``[]`` for an empty or unusable query.
+
+    Each hit has ``id``, ``session_id``, ``role``, ``snippet`` (matches marked
+    ``>>>…<<<``), ``timestamp``, ``tool_name``, ``source``, ``model``,
+    ``session_started``, ``session_title`` and ``rank`` (0 for the best hit), plus
+    ``context`` (the previous message, the hit, the next message of the same
+    session, 200 characters each) when *context* is true.
+    """
+    parsed = parse_query(query)
+    if parsed.empty or limit <= 0:
+        return []
+    plan = plan_query(parsed)
+    need = max(0, int(offset)) + int(limit)
+    search = _Search(conn, layout, filters or SearchFilters(), pending_grams, snippets)
+    try:
+        rows = search.plan_rows(plan, need)
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc).lower():
+            raise
+        log.warning("search for %r failed in SQLite (%s); returning no hits", parsed.text, exc)
+        return []
+    terms = list(plan.primary.terms)
+    hits = [
+        _to_hit(row, terms, snippets, rank)
+        for rank, row in enumerate(rows[offset:need], start=offset)
+    ]
+    if context:
+        for hit in hits:
+            hit["context"] = _context(conn, hit)
+    return hits
+
+
+def group_by_session(hits: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Hits grouped by session, sessions in the order of their best hit.
+
+    Each group is the session's best hit plus ``matches`` (how many of the hits
+    are in that session) and ``message_ids`` (their ids, best first).
+    """
+    groups: dict[str, dict[str, Any]] = {}
+    for hit in hits:
+        group = groups.get(hit["session_id"])
+        if group is None:
+            groups[hit["session_id"]] = {**hit, "matches": 1, "message_ids": [hit["id"]]}
+        else:
+            group["matches"] += 1
+            group["message_ids"].append(hit["id"])
+    return list(groups.values())

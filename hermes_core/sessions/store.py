@@ -1,0 +1,896 @@
+"""``SessionStore``: every conversation, message by message, in ``$HERMES_HOME/state.db``.
+
+The runtime writes through it (sessions, messages, titles, compression
+splits); ``session_search`` and the CLI read through it. A file written by
+Hermes Agent itself opens read-only (``read_only=True``): nothing is migrated
+or written, and search adapts to whichever full-text tables it has.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from hermes_core.config import get_hermes_home
+from hermes_core.errors import SessionStoreError, SessionTitleError
+from hermes_core.fencing import sanitize_context
+from hermes_core.sessions import lineage, listing
+from hermes_core.sessions.cjk import cjk_grams
+from hermes_core.sessions.connection import (
+    WriteLock,
+    enable_wal,
+    is_busy,
+    open_connection,
+    restrict_permissions,
+)
+from hermes_core.sessions.layout import Layout, inspect_layout
+from hermes_core.sessions.schema import SCHEMA_VERSION, apply_schema
+from hermes_core.sessions.search import SearchFilters, search_messages
+from hermes_core.sessions.titles import next_title, sanitize_title
+
+__all__ = ["SessionStore", "default_db_path"]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+LEGACY_JSON_PREFIX = "\x00json:"
+"""How Hermes Agent stores list/dict message content in ``messages.content``."""
+
+
+def default_db_path() -> Path:
+    """``$HERMES_HOME/state.db`` (resolved now, so a changed HERMES_HOME is honoured)."""
+    return get_hermes_home() / "state.db"
+
+
+def _scrub(text: str) -> str:
+    """Replace lone surrogates, which SQLite cannot store as UTF-8."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+def _text_parts(parts: Any) -> str:
+    """The text of OpenAI multimodal content (a list of parts, or one part)."""
+    items = parts if isinstance(parts, list) else [parts]
+    texts = []
+    for item in items:
+        if isinstance(item, str):
+            texts.append(item)
+        elif isinstance(item, Mapping) and isinstance(item.get("text"), str):
+            texts.append(item["text"])
+    return "\n".join(texts)
+
+
+def encode_content(content: Any) -> tuple[str | None, str | None]:
+    """(``content``, ``content_parts``) columns for a message's content."""
+    if content is None:
+        return None, None
+    if isinstance(content, str):
+        return _scrub(content), None
+    if isinstance(content, (list, dict)):
+        return _scrub(_text_parts(content)), _scrub(json.dumps(content, ensure_ascii=False))
+    return _scrub(str(content)), None
+
+
+def encode_tool_calls(tool_calls: Any) -> str | None:
+    """``tool_calls`` as JSON text; a JSON string is kept as is (never double-encoded)."""
+    if tool_calls is None or tool_calls == [] or tool_calls == "":
+        return None
+    if isinstance(tool_calls, str):
+        return _scrub(tool_calls)
+    return _scrub(json.dumps(tool_calls, ensure_ascii=False, default=str))
+
+
+def _decode_json(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+def _count_calls(role: str, tool_calls: Any) -> int:
+    if role != "assistant" or tool_calls is None:
+        return 0
+    value = _decode_json(tool_calls) if isinstance(tool_calls, str) else tool_calls
+    return len(value) if isinstance(value, list) else 1
+
+
+def _tool_calls_text(raw: str | None) -> str:
+    value = _decode_json(raw)
+    if isinstance(value, str) or value is None:
+        return value or ""
+    strings: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, str):
+            strings.append(node)
+        elif isinstance(node, Mapping):
+            for item in node.values():
+                walk(item)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(value)
+    return " ".join(strings)
+
+
+def drain_gram_queue(conn: sqlite3.Connection) -> int:
+    """Tokenise rows queued for the CJK gram index (inside a write transaction)."""
+    if conn.execute("SELECT 1 FROM messages_cjk_pending LIMIT 1").fetchone() is None:
+        return 0
+    rows = conn.execute(
+        "SELECT q.id, m.content, m.tool_name, m.tool_calls FROM messages_cjk_pending AS q "
+        "JOIN messages AS m ON m.id = q.id"
+    ).fetchall()
+    entries = [
+        (mid, grams)
+        for mid, content, tool_name, tool_calls in rows
+        if (grams := cjk_grams((content, tool_name, _tool_calls_text(tool_calls))))
+    ]
+    conn.executemany(
+        "INSERT OR REPLACE INTO messages_cjk_grams(rowid, grams) VALUES (?, ?)", entries
+    )
+    conn.execute("DELETE FROM messages_cjk_pending")
+    return len(entries)
+
+
+def _now() -> float:
+    return time.time()
+
+
+def _sane_timestamp(value: Any, fallback: float) -> float:
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if number and 0 < float(value) < 32503680000:  # before the year 3000
+        return float(value)
+    return fallback
+
+
+def _row_dict(cursor: sqlite3.Cursor, row: Sequence[Any]) -> dict[str, Any]:
+    return {col[0]: value for col, value in zip(cursor.description, row, strict=True)}
+
+
+class SessionStore:
+    """Sessions and messages in one SQLite file (WAL, FTS5).
+
+    Thread-safe: one connection guarded by a lock. Several processes may write
+    the same file at once. ``read_only=True`` opens with a ``mode=ro`` URI and
+    never writes — use it for files written by Hermes Agent.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        read_only: bool = False,
+        write_patience: float = 30.0,
+    ) -> None:
+        self.path = Path(path) if path is not None else default_db_path()
+        self.read_only = read_only
+        if read_only and not self.path.is_file():
+            raise SessionStoreError(
+                f"No session database at {self.path}. Check the path (--db or HERMES_HOME)."
+            )
+        if not read_only:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        created = not self.path.exists()
+        try:
+            self._conn = open_connection(self.path, read_only=read_only)
+        except sqlite3.Error as exc:
+            raise SessionStoreError(f"Cannot open {self.path}: {exc}") from exc
+        self._writer = WriteLock(self._conn, self.path, write_patience)
+        self._closed = False
+        try:
+            self.layout: Layout = self._prepare()
+        except BaseException:
+            self._conn.close()
+            raise
+        if created:
+            restrict_permissions(self.path)
+
+    # -- opening ------------------------------------------------------------------
+    def _prepare(self) -> Layout:
+        try:
+            names = {row[0] for row in self._conn.execute("SELECT name FROM sqlite_master")}
+        except sqlite3.DatabaseError as exc:
+            raise SessionStoreError(
+                f"{self.path} is not a readable SQLite database ({exc}). "
+                "Point --db / HERMES_HOME at a state.db, or move this file aside."
+            ) from exc
+        if self.read_only:
+            if not {"sessions", "messages"} <= names:
+                raise SessionStoreError(
+                    f"{self.path} is a SQLite database but holds no Hermes sessions "
+                    "(no 'sessions' and 'messages' tables)."
+                )
+            return self._inspect()
+        layout = self._inspect() if names else None
+        if layout is not None and not layout.ours:
+            if "messages" in names:
+                raise SessionStoreError(
+                    f"{self.path} was written by Hermes Agent (schema version {layout.version}); "
+                    "hermes-memory opens such files read-only. Use "
+                    "SessionStore(path, read_only=True) or the read-only CLI commands."
+                )
+            raise SessionStoreError(
+                f"{self.path} is another application's SQLite database; refusing to add "
+                "session tables to it. Choose a different path."
+            )
+        self._with_busy_retry(lambda: enable_wal(self._conn))
+        if layout is None or layout.version != SCHEMA_VERSION:
+            self._writer.run(apply_schema)
+            layout = self._inspect()
+        queued = layout.has_pending_grams and (
+            self._conn.execute("SELECT 1 FROM messages_cjk_pending LIMIT 1").fetchone() is not None
+        )
+        if queued:  # rows another program wrote; tokenise them now
+            self._writer.run(drain_gram_queue)
+        return layout
+
+    def _with_busy_retry(self, fn: Callable[[], T]) -> T:
+        deadline = time.monotonic() + 30.0
+        while True:
+            try:
+                return fn()
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc) or time.monotonic() > deadline:
+                    raise SessionStoreError(f"Cannot prepare {self.path}: {exc}") from exc
+                time.sleep(0.05)
+
+    def _inspect(self) -> Layout:
+        try:
+            return inspect_layout(self._conn)
+        except sqlite3.DatabaseError as exc:
+            raise SessionStoreError(f"{self.path} is damaged or unreadable: {exc}") from exc
+
+    # -- plumbing -----------------------------------------------------------------
+    def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        if self._closed:
+            raise SessionStoreError(f"The session store for {self.path} is closed.")
+        with self._writer.lock:
+            try:
+                return fn(self._conn)
+            except sqlite3.DatabaseError as exc:
+                if is_busy(exc):
+                    raise SessionStoreError(f"{self.path} is busy: {exc}; retry.") from exc
+                raise SessionStoreError(f"Reading {self.path} failed: {exc}") from exc
+
+    def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        if self._closed:
+            raise SessionStoreError(f"The session store for {self.path} is closed.")
+        if self.read_only:
+            raise SessionStoreError(
+                f"{self.path} is open read-only; writes go to a store opened without "
+                "read_only=True."
+            )
+        try:
+            return self._writer.run(fn)
+        except sqlite3.IntegrityError as exc:
+            raise SessionStoreError(f"Write to {self.path} rejected: {exc}") from exc
+        except sqlite3.DatabaseError as exc:
+            raise SessionStoreError(f"Write to {self.path} failed: {exc}") from exc
+
+    def close(self) -> None:
+        """Checkpoint passively and close the connection (idempotent)."""
+        if self._closed:
+            return
+        with self._writer.lock:
+            self._closed = True
+            if not self.read_only:
+                # Another process may hold the lock; its own checkpoint will do.
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            self._conn.close()
+
+    def __enter__(self) -> SessionStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- sessions: writes -----------------------------------------------------------
+    def create_session(
+        self,
+        session_id: str,
+        *,
+        source: str = "cli",
+        model: str | None = None,
+        title: str | None = None,
+        parent_session_id: str | None = None,
+        user_id: str | None = None,
+        system_prompt: str | None = None,
+        model_config: Mapping[str, Any] | None = None,
+        started_at: float | None = None,
+    ) -> str:
+        """Create a session; if it exists, only fill its empty fields (first writer wins)."""
+        if not session_id:
+            raise SessionStoreError("A session id is required.")
+        clean_title = sanitize_title(title)
+        config_json = json.dumps(dict(model_config)) if model_config else None
+        start = _sane_timestamp(started_at, _now())
+
+        def write(conn: sqlite3.Connection) -> str:
+            if parent_session_id is not None and not self._exists(conn, parent_session_id):
+                raise SessionStoreError(
+                    f"Parent session {parent_session_id!r} does not exist in {self.path}; "
+                    "create it first."
+                )
+            conn.execute(
+                """
+                INSERT INTO sessions(id, source, user_id, model, model_config, system_prompt,
+                                     parent_session_id, started_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET
+                    source = CASE WHEN sessions.source = 'unknown' THEN excluded.source
+                                  ELSE sessions.source END,
+                    user_id = COALESCE(sessions.user_id, excluded.user_id),
+                    model = COALESCE(sessions.model, excluded.model),
+                    model_config = COALESCE(sessions.model_config, excluded.model_config),
+                    system_prompt = COALESCE(sessions.system_prompt, excluded.system_prompt),
+                    parent_session_id = COALESCE(sessions.parent_session_id,
+                                                 excluded.parent_session_id)
+                """,
+                (
+                    session_id,
+                    source or "unknown",
+                    user_id,
+                    model,
+                    config_json,
+                    system_prompt,
+                    parent_session_id,
+                    start,
+                ),
+            )
+            if clean_title is not None:
+                current = conn.execute(
+                    "SELECT title FROM sessions WHERE id = ?", (session_id,)
+                ).fetchone()[0]
+                if current is None:
+                    self._set_title(conn, session_id, clean_title)
+            return session_id
+
+        return self._write(write)
+
+    def ensure_session(
+        self, session_id: str, *, source: str = "unknown", model: str | None = None
+    ) -> str:
+        """Create *session_id* if missing (used when an earlier create was lost)."""
+        return self.create_session(session_id, source=source, model=model)
+
+    def end_session(self, session_id: str, end_reason: str) -> bool:
+        """Mark a session ended; the first end wins (later calls change nothing)."""
+
+        def write(conn: sqlite3.Connection) -> bool:
+            cursor = conn.execute(
+                "UPDATE sessions SET ended_at = ?, end_reason = ? "
+                "WHERE id = ? AND ended_at IS NULL",
+                (_now(), end_reason, session_id),
+            )
+            return cursor.rowcount > 0
+
+        return self._write(write)
+
+    def reopen_session(self, session_id: str) -> bool:
+        """Clear a session's end so it can be ended again."""
+        return self._write(
+            lambda conn: (
+                conn.execute(
+                    "UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = ?",
+                    (session_id,),
+                ).rowcount
+                > 0
+            )
+        )
+
+    def update_system_prompt(self, session_id: str, prompt: str | None) -> bool:
+        """Store the system prompt a session was run with."""
+        return self._write(
+            lambda conn: (
+                conn.execute(
+                    "UPDATE sessions SET system_prompt = ? WHERE id = ?",
+                    (None if prompt is None else _scrub(prompt), session_id),
+                ).rowcount
+                > 0
+            )
+        )
+
+    def update_token_counts(
+        self,
+        session_id: str,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        *,
+        model: str | None = None,
+        absolute: bool = False,
+    ) -> bool:
+        """Add (or, with *absolute*, set) token counts; fill the model if it was unknown."""
+        op = "?" if absolute else "COALESCE({col}, 0) + ?"
+        sql = (
+            f"UPDATE sessions SET input_tokens = {op.format(col='input_tokens')}, "
+            f"output_tokens = {op.format(col='output_tokens')}, "
+            "model = COALESCE(model, ?) WHERE id = ?"
+        )
+        return self._write(
+            lambda conn: (
+                conn.execute(
+                    sql, (int(input_tokens), int(output_tokens), model, session_id)
+                ).rowcount
+                > 0
+            )
+        )
+
+    def set_session_title(self, session_id: str, title: str | None) -> bool:
+        """Set (or with ``""``/``None`` clear) a title; False when the session is missing.
+
+        Raises :class:`SessionTitleError` for a title over 100 characters or one
+        already used by another session.
+        """
+        clean = sanitize_title(title)
+
+        def write(conn: sqlite3.Connection) -> bool:
+            if not self._exists(conn, session_id):
+                return False
+            self._set_title(conn, session_id, clean)
+            return True
+
+        return self._write(write)
+
+    def _set_title(self, conn: sqlite3.Connection, session_id: str, title: str | None) -> None:
+        if title is not None:
+            other = conn.execute(
+                "SELECT id FROM sessions WHERE title = ? AND id <> ?", (title, session_id)
+            ).fetchone()
+            if other is not None:
+                raise SessionTitleError(
+                    f"Title {title!r} is already in use by session {other[0]}; pick another "
+                    "or use next_title_in_lineage()."
+                )
+        conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))
+
+    def delete_session(self, session_id: str) -> bool:
+        """Delete a session and its messages; its children lose their parent link."""
+
+        def write(conn: sqlite3.Connection) -> bool:
+            if not self._exists(conn, session_id):
+                return False
+            conn.execute(
+                "UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?",
+                (session_id,),
+            )
+            conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+            conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+            return True
+
+        return self._write(write)
+
+    @staticmethod
+    def _exists(conn: sqlite3.Connection, session_id: str) -> bool:
+        return (
+            conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            is not None
+        )
+
+    # -- messages: writes -------------------------------------------------------------
+    def append_message(
+        self,
+        session_id: str,
+        role: str,
+        content: Any = None,
+        *,
+        tool_calls: Any = None,
+        tool_call_id: str | None = None,
+        tool_name: str | None = None,
+        token_count: int | None = None,
+        finish_reason: str | None = None,
+        timestamp: float | None = None,
+    ) -> int:
+        """Append one message (one transaction) and return its id."""
+        message = {
+            "role": role,
+            "content": content,
+            "tool_calls": tool_calls,
+            "tool_call_id": tool_call_id,
+            "tool_name": tool_name,
+            "token_count": token_count,
+            "finish_reason": finish_reason,
+            "timestamp": timestamp,
+        }
+        return self.append_messages(session_id, [message])[0]
+
+    def append_messages(self, session_id: str, messages: Iterable[Mapping[str, Any]]) -> list[int]:
+        """Append messages to one session, all or nothing; returns their ids in order.
+
+        Each mapping takes ``role``, ``content`` (text, or OpenAI content parts),
+        and optionally ``tool_calls``, ``tool_call_id``, ``tool_name`` (or ``name``),
+        ``token_count``, ``finish_reason``, ``timestamp``.
+        """
+        rows, calls = self._message_rows(session_id, messages)
+        if not rows:
+            return []
+
+        def write(conn: sqlite3.Connection) -> list[int]:
+            try:
+                ids = self._insert_messages(conn, rows)
+            except sqlite3.IntegrityError as exc:
+                if "FOREIGN KEY" not in str(exc):
+                    raise
+                raise SessionStoreError(
+                    f"Session {session_id!r} does not exist in {self.path}; "
+                    "call create_session() first."
+                ) from exc
+            conn.execute(
+                "UPDATE sessions SET message_count = COALESCE(message_count, 0) + ?, "
+                "tool_call_count = COALESCE(tool_call_count, 0) + ?, last_activity_at = ? "
+                "WHERE id = ?",
+                (len(rows), calls, rows[-1][7], session_id),
+            )
+            drain_gram_queue(conn)
+            return ids
+
+        return self._write(write)
+
+    @staticmethod
+    def _message_rows(
+        session_id: str, messages: Iterable[Mapping[str, Any]]
+    ) -> tuple[list[tuple[Any, ...]], int]:
+        rows: list[tuple[Any, ...]] = []
+        calls = 0
+        last = 0.0
+        now = _now()
+        for message in messages:
+            role = message.get("role")
+            if not isinstance(role, str) or not role:
+                raise SessionStoreError(f"Message without a role: {dict(message)!r:.200}")
+            content, parts = encode_content(message.get("content"))
+            tool_calls = encode_tool_calls(message.get("tool_calls"))
+            calls += _count_calls(role, message.get("tool_calls"))
+            stamp = _sane_timestamp(message.get("timestamp"), now)
+            stamp = max(stamp, last + 1e-6) if rows else stamp
+            last = stamp
+            tool_name = message.get("tool_name") or (
+                message.get("name") if role == "tool" else None
+            )
+            rows.append(
+                (
+                    session_id,
+                    role,
+                    content,
+                    parts,
+                    message.get("tool_call_id"),
+                    tool_calls,
+                    tool_name,
+                    stamp,
+                    message.get("token_count"),
+                    message.get("finish_reason"),
+                )
+            )
+        return rows, calls
+
+    @staticmethod
+    def _insert_messages(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[int]:
+        sql = (
+            "INSERT INTO messages(session_id, role, content, content_parts, tool_call_id, "
+            "tool_calls, tool_name, timestamp, token_count, finish_reason) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        )
+        if len(rows) == 1:
+            return [int(conn.execute(sql, rows[0]).lastrowid or 0)]
+        conn.executemany(sql, rows)
+        # AUTOINCREMENT under our write lock: the new ids are the last len(rows).
+        last = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'messages'").fetchone()[0]
+        return list(range(int(last) - len(rows) + 1, int(last) + 1))
+
+    def import_sessions(self, sessions: Iterable[Mapping[str, Any]]) -> int:
+        """Bulk-load whole sessions in one transaction; returns the number of messages.
+
+        Each mapping has ``id`` and ``messages`` and optionally ``source``,
+        ``title``, ``model``, ``started_at``, ``ended_at``, ``end_reason``,
+        ``parent_session_id``, ``user_id``. Sessions that already exist are
+        refused (nothing is written).
+        """
+        session_rows: list[tuple[Any, ...]] = []
+        message_rows: list[tuple[Any, ...]] = []
+        titles: list[tuple[str, str]] = []
+        for session in sessions:
+            session_id = str(session["id"])
+            rows, calls = self._message_rows(session_id, session.get("messages") or [])
+            started = _sane_timestamp(session.get("started_at"), rows[0][7] if rows else _now())
+            last = rows[-1][7] if rows else started
+            session_rows.append(
+                (
+                    session_id,
+                    session.get("source") or "import",
+                    session.get("user_id"),
+                    session.get("model"),
+                    session.get("parent_session_id"),
+                    started,
+                    session.get("ended_at"),
+                    session.get("end_reason"),
+                    len(rows),
+                    calls,
+                    last,
+                )
+            )
+            message_rows.extend(rows)
+            title = sanitize_title(session.get("title"))
+            if title:
+                titles.append((title, session_id))
+
+        def write(conn: sqlite3.Connection) -> int:
+            ids = [(row[0],) for row in session_rows]
+            clash = conn.execute(
+                "SELECT id FROM sessions WHERE id IN (SELECT value FROM json_each(?)) LIMIT 1",
+                (json.dumps([i[0] for i in ids]),),
+            ).fetchone()
+            if clash is not None:
+                raise SessionStoreError(
+                    f"Session {clash[0]!r} already exists in {self.path}; nothing was imported. "
+                    "Import under a new session id."
+                )
+            conn.executemany(
+                "INSERT INTO sessions(id, source, user_id, model, parent_session_id, started_at, "
+                "ended_at, end_reason, message_count, tool_call_count, last_activity_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                session_rows,
+            )
+            for title, session_id in titles:
+                self._set_title(conn, session_id, title)
+            if message_rows:
+                self._insert_messages(conn, message_rows)
+            drain_gram_queue(conn)
+            return len(message_rows)
+
+        return self._write(write)
+
+    # -- meta -------------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        """A value from ``state_meta`` (``None`` when absent)."""
+
+        def read(conn: sqlite3.Connection) -> str | None:
+            row = conn.execute("SELECT value FROM state_meta WHERE key = ?", (key,)).fetchone()
+            return None if row is None else row[0]
+
+        return self._read(read)
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Insert or replace a ``state_meta`` value."""
+        self._write(
+            lambda conn: conn.execute(
+                "INSERT INTO state_meta(key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+        )
+
+    # -- reads -------------------------------------------------------------------------
+    def get_session(self, session_id: str) -> dict[str, Any] | None:
+        """The session's row as a dict, or ``None``."""
+
+        def read(conn: sqlite3.Connection) -> dict[str, Any] | None:
+            cursor = conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,))
+            row = cursor.fetchone()
+            return None if row is None else _row_dict(cursor, row)
+
+        return self._read(read)
+
+    def resolve_session_id(self, prefix: str) -> str | None:
+        """An exact id, else the one id starting with *prefix*; ``None`` if none or several."""
+
+        def read(conn: sqlite3.Connection) -> str | None:
+            if self._exists(conn, prefix):
+                return prefix
+            escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            rows = conn.execute(
+                "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' LIMIT 2", (escaped + "%",)
+            ).fetchall()
+            return rows[0][0] if len(rows) == 1 else None
+
+        return self._read(read)
+
+    def get_messages(self, session_id: str) -> list[dict[str, Any]]:
+        """Every visible message of the session in order, ``tool_calls`` decoded."""
+
+        def read(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+            cursor = conn.execute(
+                f"SELECT * FROM messages AS m WHERE m.session_id = ? AND "
+                f"{self.layout.visible_rows_sql('m')} ORDER BY m.id",
+                (session_id,),
+            )
+            return [self._decode_message(_row_dict(cursor, row)) for row in cursor.fetchall()]
+
+        return self._read(read)
+
+    @staticmethod
+    def _decode_message(row: dict[str, Any]) -> dict[str, Any]:
+        content = row.get("content")
+        if isinstance(content, str) and content.startswith(LEGACY_JSON_PREFIX):
+            row["content"] = _decode_json(content[len(LEGACY_JSON_PREFIX) :])
+        elif row.get("content_parts"):
+            row["content"] = _decode_json(row["content_parts"])
+        row.pop("content_parts", None)
+        if row.get("tool_calls"):
+            row["tool_calls"] = _decode_json(row["tool_calls"])
+        return row
+
+    def get_messages_as_conversation(self, session_id: str) -> list[dict[str, Any]]:
+        """The session as OpenAI chat messages (``role``, ``content`` and tool fields).
+
+        Leaked ``<memory-context>`` blocks are removed from user and assistant text.
+        """
+        conversation = []
+        for row in self.get_messages(session_id):
+            content = row.get("content")
+            if row["role"] in ("user", "assistant") and isinstance(content, str):
+                content = sanitize_context(content).strip()
+            message: dict[str, Any] = {"role": row["role"], "content": content}
+            if row.get("tool_calls"):
+                message["tool_calls"] = row["tool_calls"]
+            if row.get("tool_call_id"):
+                message["tool_call_id"] = row["tool_call_id"]
+            if row["role"] == "tool" and row.get("tool_name"):
+                message["name"] = row["tool_name"]
+            if row["role"] == "assistant" and row.get("finish_reason"):
+                message["finish_reason"] = row["finish_reason"]
+            conversation.append(message)
+        return conversation
+
+    def message_count(self, session_id: str | None = None) -> int:
+        """Messages in one session, or in the whole file."""
+        if session_id is None:
+            return self._read(
+                lambda c: int(c.execute("SELECT COUNT(*) FROM messages").fetchone()[0])
+            )
+        return self._read(
+            lambda c: int(
+                c.execute(
+                    "SELECT COUNT(*) FROM messages WHERE session_id = ?", (session_id,)
+                ).fetchone()[0]
+            )
+        )
+
+    def session_count(self, source: str | None = None) -> int:
+        """Sessions in the file, optionally of one source."""
+        if source is None:
+            return self._read(
+                lambda c: int(c.execute("SELECT COUNT(*) FROM sessions").fetchone()[0])
+            )
+        return self._read(
+            lambda c: int(
+                c.execute("SELECT COUNT(*) FROM sessions WHERE source = ?", (source,)).fetchone()[0]
+            )
+        )
+
+    # -- lineage and titles --------------------------------------------------------------
+    def get_compression_tip(self, session_id: str) -> str:
+        """The newest compression continuation of *session_id* (itself if none)."""
+        return self._read(lambda conn: lineage.compression_tip(conn, session_id))
+
+    def get_lineage(self, session_id: str) -> list[str]:
+        """The conversation *session_id* belongs to, root first: its compression chain."""
+        return self._read(lambda conn: lineage.compression_chain(conn, session_id))
+
+    def get_lineage_root(self, session_id: str) -> str:
+        """The root of *session_id*'s tree of sessions."""
+        return self._read(lambda conn: lineage.lineage_root(conn, session_id))
+
+    def get_lineage_members(self, session_id: str) -> set[str]:
+        """Every session in *session_id*'s tree (root, compression chain, subagents, branches)."""
+        return self._read(lambda conn: lineage.lineage_members(conn, session_id))
+
+    def next_title_in_lineage(self, title: str) -> str:
+        """The next free numbered title: ``X`` → ``X #2`` → ``X #3``."""
+        return self._read(lambda conn: next_title(conn, title))
+
+    def get_session_by_title(self, title: str) -> dict[str, Any] | None:
+        """The session with exactly this title, or ``None``."""
+
+        def read(conn: sqlite3.Connection) -> dict[str, Any] | None:
+            if "title" not in self.layout.session_columns:
+                return None
+            cursor = conn.execute("SELECT * FROM sessions WHERE title = ?", (title,))
+            row = cursor.fetchone()
+            return None if row is None else _row_dict(cursor, row)
+
+        return self._read(read)
+
+    # -- listing -----------------------------------------------------------------------
+    def list_sessions(
+        self,
+        limit: int = 20,
+        source: str | None = None,
+        collapse_lineage: bool = True,
+        *,
+        exclude_sources: Sequence[str] = (),
+        offset: int = 0,
+        order_by_last_active: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Recent sessions with ``preview`` (first user message) and ``last_active``.
+
+        With *collapse_lineage* (the default) one conversation is one row:
+        subagent and compression children are hidden and a compressed session
+        shows its newest continuation (id, title, counts, preview) under the
+        root's start time, with ``lineage_root_id`` and ``lineage_ids`` added.
+        """
+        return self._read(
+            lambda conn: listing.list_sessions(
+                conn,
+                self.layout,
+                limit=limit,
+                offset=offset,
+                source=source,
+                exclude_sources=tuple(exclude_sources),
+                collapse_lineage=collapse_lineage,
+                order_by_last_active=order_by_last_active,
+            )
+        )
+
+    # -- search ------------------------------------------------------------------------
+    def search_messages(
+        self,
+        query: object,
+        *,
+        role_filter: Sequence[str] | str | None = None,
+        source_filter: Sequence[str] | str | None = None,
+        exclude_sources: Sequence[str] | str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        session_ids: Sequence[str] = (),
+        exclude_session_ids: Sequence[str] = (),
+        limit: int = 20,
+        offset: int = 0,
+        context: bool = False,
+        snippets: bool = True,
+    ) -> list[dict[str, Any]]:
+        """Messages matching *query*, best first (BM25); never raises for a query string.
+
+        See :func:`hermes_core.sessions.search.search_messages` for the hit fields.
+        Filters accept a list or a comma-separated string.
+        """
+        filters = SearchFilters(
+            roles=_names(role_filter),
+            sources=_names(source_filter),
+            exclude_sources=_names(exclude_sources),
+            since=since,
+            until=until,
+            session_ids=tuple(session_ids),
+            exclude_session_ids=tuple(exclude_session_ids),
+        )
+
+        def read(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+            pending = self.layout.has_pending_grams and (
+                conn.execute("SELECT 1 FROM messages_cjk_pending LIMIT 1").fetchone() is not None
+            )
+            return search_messages(
+                conn,
+                self.layout,
+                query,
+                filters=filters,
+                limit=limit,
+                offset=offset,
+                context=context,
+                snippets=snippets,
+                pending_grams=pending,
+            )
+
+        return self._read(read)
+
+
+def _names(value: Sequence[str] | str | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    items = value.split(",") if isinstance(value, str) else list(value)
+    return tuple(str(item).strip() for item in items if str(item).strip())

@@ -1,0 +1,190 @@
+"""A stored conversation as text for a summariser, cut down around what matched.
+
+:func:`format_conversation` renders messages as ``[USER]: …`` blocks (long
+tool output keeps its head and tail). :func:`truncate_around_matches` keeps a
+window of at most ``max_chars`` characters placed where the query matters
+most, trying in order:
+
+1. the whole query as a phrase;
+2. places where the rarest query word has every other word within 200 characters;
+3. every occurrence of any query word;
+
+and placing a quarter of the window before the chosen spot and three quarters
+after it (what follows a match is usually its answer). :func:`match_preview`
+is the short version used when no summary can be made.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hermes_core.sessions.query import parse_query
+from hermes_core.sessions.question import is_stop_word
+
+__all__ = [
+    "EARLIER_MARKER",
+    "LATER_MARKER",
+    "format_conversation",
+    "match_positions",
+    "match_preview",
+    "query_needles",
+    "truncate_around_matches",
+]
+
+EARLIER_MARKER = "...[earlier conversation truncated]...\n\n"
+LATER_MARKER = "\n\n...[later conversation truncated]..."
+TOOL_OUTPUT_KEEP = 250
+CO_OCCURRENCE_CHARS = 200
+_SUFFIXES = ("ations", "ation", "ments", "ment", "ings", "ing", "ies", "ed", "es", "ly", "s")
+
+
+def _text(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            item.get("text", "") if isinstance(item, Mapping) else str(item) for item in content
+        ]
+        return "\n".join(part for part in parts if isinstance(part, str) and part)
+    return json.dumps(content, ensure_ascii=False)
+
+
+def _call_names(tool_calls: Any) -> list[str]:
+    names = []
+    for call in tool_calls if isinstance(tool_calls, list) else []:
+        name = None
+        if isinstance(call, Mapping):
+            function = call.get("function")
+            if isinstance(function, Mapping):
+                name = function.get("name")
+            name = name or call.get("name")
+        names.append(str(name) if name else "?")
+    return names
+
+
+def format_conversation(messages: Sequence[Mapping[str, Any]]) -> str:
+    """Messages as ``[ROLE]: text`` blocks separated by blank lines.
+
+    Tool results read ``[TOOL:name]: …`` and keep only their first and last 250
+    characters when longer than 500; an assistant message that called tools
+    first lists them (``[ASSISTANT]: [Called: a, b]``).
+    """
+    blocks = []
+    for message in messages:
+        role = str(message.get("role") or "unknown")
+        content = _text(message.get("content"))
+        if role == "tool":
+            name = message.get("name") or message.get("tool_name")
+            if len(content) > 2 * TOOL_OUTPUT_KEEP:
+                content = (
+                    content[:TOOL_OUTPUT_KEEP]
+                    + "\n...[truncated]...\n"
+                    + content[-TOOL_OUTPUT_KEEP:]
+                )
+            label = f"[TOOL:{name}]" if name else "[TOOL]"
+            blocks.append(f"{label}: {content}")
+            continue
+        if role == "assistant" and message.get("tool_calls"):
+            blocks.append(f"[ASSISTANT]: [Called: {', '.join(_call_names(message['tool_calls']))}]")
+            if content.strip():
+                blocks.append(f"[ASSISTANT]: {content}")
+            continue
+        blocks.append(f"[{role.upper()}]: {content}")
+    return "\n\n".join(blocks)
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def query_needles(query: str) -> tuple[str, list[str]]:
+    """(phrase, words) to look for in a transcript: lower-case, stop words removed."""
+    parsed = parse_query(query)
+    words: list[str] = []
+    for term in parsed.terms:
+        if is_stop_word(term):
+            continue
+        word = _stem(term.text.lower())
+        if word not in words:
+            words.append(word)
+    if not words:
+        words = [term.text.lower() for term in parsed.terms]
+    phrase = " ".join(term.text.lower() for term in parsed.terms)
+    return phrase, words
+
+
+def _occurrences(text: str, needle: str) -> list[int]:
+    if not needle:
+        return []
+    return [m.start() for m in re.finditer(re.escape(needle), text)]
+
+
+def match_positions(lowered: str, query: str) -> list[int]:
+    """Where *query* matters in lower-cased *lowered*, by the three strategies in order."""
+    phrase, words = query_needles(query)
+    positions = _occurrences(lowered, phrase) if phrase else []
+    if positions:
+        return positions
+    found = {word: _occurrences(lowered, word) for word in words}
+    present = {word: spots for word, spots in found.items() if spots}
+    if len(words) > 1 and len(present) == len(words):
+        rarest = min(present, key=lambda word: len(present[word]))
+        others = [present[word] for word in present if word != rarest]
+        for spot in present[rarest]:
+            if all(_near(spots, spot) for spots in others):
+                positions.append(spot)
+        if positions:
+            return positions
+    return sorted(spot for spots in present.values() for spot in spots)
+
+
+def _near(sorted_spots: list[int], spot: int) -> bool:
+    i = bisect.bisect_left(sorted_spots, spot - CO_OCCURRENCE_CHARS + 1)
+    return i < len(sorted_spots) and sorted_spots[i] < spot + CO_OCCURRENCE_CHARS
+
+
+def _best_window(positions: list[int], length: int, size: int) -> int:
+    best_start, best_count = 0, -1
+    for spot in positions:
+        start = max(0, spot - size // 4)
+        if start + size > length:
+            start = max(0, length - size)
+        count = bisect.bisect_left(positions, start + size) - bisect.bisect_left(positions, start)
+        if count > best_count:
+            best_start, best_count = start, count
+    return best_start
+
+
+def truncate_around_matches(full_text: str, query: str, max_chars: int = 100_000) -> str:
+    """*full_text* cut to about *max_chars* around the query's best matches."""
+    if len(full_text) <= max_chars:
+        return full_text
+    positions = match_positions(full_text.lower(), query)
+    if not positions:
+        return full_text[:max_chars] + LATER_MARKER
+    start = _best_window(positions, len(full_text), max_chars)
+    end = min(len(full_text), start + max_chars)
+    return (
+        (EARLIER_MARKER if start > 0 else "")
+        + full_text[start:end]
+        + (LATER_MARKER if end < len(full_text) else "")
+    )
+
+
+def match_preview(text: str, query: str, chars: int = 600) -> str:
+    """About *chars* characters of *text* around its best match (or its start)."""
+    if len(text) <= chars:
+        return text
+    positions = match_positions(text.lower(), query)
+    start = _best_window(positions, len(text), chars) if positions else 0
+    end = min(len(text), start + chars)
+    return ("…" if start > 0 else "") + text[start:end] + ("…" if end < len(text) else "")

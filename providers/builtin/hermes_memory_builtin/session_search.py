@@ -1,0 +1,451 @@
+"""The ``session_search`` tool: recall of past conversations from ``state.db``.
+
+Cheap wide recall, then narrow understanding:
+
+1. an empty query lists recent conversations (no model call);
+2. otherwise the store's full-text search (BM25, CJK-aware, tuned for questions)
+   finds up to 50 matching messages, hidden sources left out;
+3. hits are grouped by conversation (lineage root), first hit wins;
+4. every session of the *current* conversation's lineage is excluded;
+5. the best ``limit`` conversations are kept (default 3, at most 5);
+6. for each, the session that actually matched is loaded (not its root);
+7. its transcript is cut to a window around the matches (phrase, then
+   co-occurring words, then single words; a quarter before, three after);
+8. a small model summarises each window *for the query*, in parallel, with a
+   bounded number of calls in flight, a timeout per call and one overall;
+9. a window whose summary is missing, late or unusable is shown as a raw
+   preview around its match instead, so a match is never dropped;
+10. the answer is one JSON object.
+
+The database is opened (read-only) on the first call, so the tool costs
+nothing until it is used. Configure the summary model under
+``session_search:`` in ``config.yaml`` (it falls back to ``model:``); without
+one, results are previews.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import logging
+import threading
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from hermes_core.config import cfg_get
+from hermes_core.errors import HermesMemoryError, LLMError
+from hermes_core.llm import ChatClient
+from hermes_core.sessions import SessionStore
+from hermes_core.sessions.transcript import (
+    format_conversation,
+    match_preview,
+    truncate_around_matches,
+)
+
+__all__ = ["SESSION_SEARCH_SCHEMA", "SessionSearchTool"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LIMIT = 3
+MAX_LIMIT = 5
+DEFAULT_CONCURRENCY = 3
+MAX_CONCURRENCY = 5
+DEFAULT_CALL_TIMEOUT = 30.0
+DEFAULT_OVERALL_TIMEOUT = 60.0
+DEFAULT_WINDOW_CHARS = 100_000
+DEFAULT_SUMMARY_TOKENS = 2000
+SEARCH_POOL = 50
+PREVIEW_CHARS = 600
+MAX_SUMMARY_CHARS = 6000
+PREVIEW_HEADER = "[Raw preview — no summary available]"
+
+SESSION_SEARCH_SCHEMA: dict[str, Any] = {
+    "name": "session_search",
+    "description": (
+        "Search your long-term memory of past conversations with this user (every earlier "
+        "session, across CLI and messaging platforms). Use it whenever the user refers to "
+        "something from before — 'we did this before', 'remember when', 'last time', "
+        "'what did we decide about X', 'how did we fix Y' — or when earlier work would help. "
+        "With no query it lists recent conversations (cheap). With a query it finds the "
+        "matching conversations and returns a summary of each focused on your query. "
+        "Queries may be plain questions or keywords; OR widens (docker OR podman), "
+        '"quotes" match a phrase, NOT excludes, deploy* matches a prefix; Chinese, Japanese '
+        "and Korean text of any length works. The current conversation is never returned."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "query": {
+                "type": "string",
+                "description": "What to look for: a question or keywords. Omit to list "
+                "recent conversations.",
+            },
+            "role_filter": {
+                "type": "string",
+                "description": "Comma-separated roles to search, e.g. 'user' or "
+                "'user,assistant'. Default: all.",
+            },
+            "limit": {
+                "type": "integer",
+                "default": DEFAULT_LIMIT,
+                "minimum": 1,
+                "maximum": MAX_LIMIT,
+                "description": "How many conversations to return (default 3, max 5).",
+            },
+        },
+        "required": [],
+    },
+}
+
+_SYSTEM_PROMPT = (
+    "You help an assistant remember a past conversation with its user. Read the transcript "
+    "and write a recap focused on the search topic: what the user wanted, what was done and "
+    "how it turned out, the decisions and conclusions reached, the exact commands, file "
+    "paths, error messages, names and URLs worth reusing, and anything left unresolved. "
+    "Be concise and factual, in the past tense. If the transcript says nothing about the "
+    "topic, reply with one sentence saying so."
+)
+
+
+def _coerce_int(value: Any, default: int, low: int, high: int) -> int:
+    if isinstance(value, bool):
+        number = default
+    elif isinstance(value, int):
+        number = value
+    else:
+        try:
+            number = int(str(value).strip())
+        except (TypeError, ValueError):
+            number = default
+    return max(low, min(high, number))
+
+
+def _coerce_float(value: Any, default: float) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return default
+    return number if number > 0 else default
+
+
+def _roles(value: Any) -> list[str]:
+    if isinstance(value, str):
+        items: Sequence[Any] = value.split(",")
+    elif isinstance(value, (list, tuple)):
+        items = value
+    else:
+        return []
+    return [str(item).strip() for item in items if str(item).strip()]
+
+
+def format_when(stamp: Any) -> str:
+    """A timestamp as local time ('May 02, 2024 at 03:04 PM'); 'unknown' when absent."""
+    if stamp is None:
+        return "unknown"
+    try:
+        return datetime.fromtimestamp(float(stamp)).strftime("%B %d, %Y at %I:%M %p")
+    except (TypeError, ValueError, OverflowError, OSError):
+        return str(stamp)
+
+
+def usable_summary(text: Any) -> str | None:
+    """*text* stripped and capped, or ``None`` when it is empty or not readable prose."""
+    if not isinstance(text, str):
+        return None
+    text = text.strip()
+    if not text:
+        return None
+    printable = sum(1 for char in text if char.isprintable() or char in "\n\t")
+    if printable / len(text) < 0.9 or not any(char.isalpha() for char in text):
+        return None
+    if len(text) > MAX_SUMMARY_CHARS:
+        text = text[:MAX_SUMMARY_CHARS].rstrip() + "…"
+    return text
+
+
+class SessionSearchTool:
+    """The ``session_search`` tool bound to one ``$HERMES_HOME`` and config."""
+
+    def __init__(self, hermes_home: Path, config: Mapping[str, Any] | None = None) -> None:
+        self.hermes_home = Path(hermes_home)
+        self.config: Mapping[str, Any] = config or {}
+        self.db_path = self.hermes_home / "state.db"
+        self.session_id: str | None = None
+        self._store: SessionStore | None = None
+        self._client: ChatClient | None = None
+        self._client_checked = False
+        self._lock = threading.Lock()
+
+    # -- lifecycle --------------------------------------------------------------------
+    def set_session(self, session_id: str | None) -> None:
+        """The conversation the agent is in now; its whole lineage is never returned."""
+        self.session_id = session_id or None
+
+    def close(self) -> None:
+        """Close the database and the model client (safe to call twice)."""
+        with self._lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+            self._client_checked = False
+
+    # -- settings ---------------------------------------------------------------------
+    def _setting(self, key: str, default: Any = None) -> Any:
+        return cfg_get(self.config, f"session_search.{key}", default)
+
+    @property
+    def hidden_sources(self) -> list[str]:
+        """Sources never searched (default: ``tool``)."""
+        value = self._setting("hidden_sources", ["tool"])
+        return _roles(value) if value is not None else []
+
+    @property
+    def max_concurrency(self) -> int:
+        """Summaries in flight at once (``session_search.max_concurrency``, 1–5, default 3)."""
+        return _coerce_int(
+            self._setting("max_concurrency", DEFAULT_CONCURRENCY),
+            DEFAULT_CONCURRENCY,
+            1,
+            MAX_CONCURRENCY,
+        )
+
+    def _open_store(self) -> SessionStore | None:
+        with self._lock:
+            if self._store is None and self.db_path.is_file():
+                self._store = SessionStore(self.db_path, read_only=True)
+            return self._store
+
+    def _summary_client(self) -> ChatClient | None:
+        with self._lock:
+            if not self._client_checked:
+                self._client_checked = True
+                try:
+                    self._client = ChatClient.from_config(
+                        self.config, section="session_search", max_retries=2
+                    )
+                except (HermesMemoryError, ValueError) as exc:
+                    log.warning("session_search: summary model unusable (%s); using previews", exc)
+                    self._client = None
+            return self._client
+
+    # -- the tool -----------------------------------------------------------------------
+    def __call__(self, args: Mapping[str, Any] | None = None) -> str:
+        """Run the tool with the model's arguments; always returns a JSON string."""
+        try:
+            result = self._run(args if isinstance(args, Mapping) else {})
+        except Exception as exc:  # the agent loop must get an answer, not a traceback
+            log.exception("session_search failed")
+            result = {"success": False, "error": f"Search failed: {exc}"}
+        return json.dumps(result, ensure_ascii=False, default=str)
+
+    def _run(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        raw_query = args.get("query")
+        query = raw_query.strip() if isinstance(raw_query, str) else ""
+        limit = _coerce_int(args.get("limit", DEFAULT_LIMIT), DEFAULT_LIMIT, 1, MAX_LIMIT)
+        try:
+            store = self._open_store()
+        except HermesMemoryError as exc:
+            return {"success": False, "error": f"Cannot open the session history: {exc}"}
+        if store is None:
+            return {
+                "success": True,
+                "query": query,
+                "results": [],
+                "count": 0,
+                "message": "No past conversations are stored yet.",
+            }
+        current = store.get_lineage_members(self.session_id) if self.session_id else set()
+        if not query:
+            return self._recent(store, limit, current)
+        return self._search(store, query, _roles(args.get("role_filter")), limit, current)
+
+    def _recent(self, store: SessionStore, limit: int, current: set[str]) -> dict[str, Any]:
+        rows = store.list_sessions(
+            limit=limit + 5,
+            exclude_sources=self.hidden_sources,
+            order_by_last_active=True,
+        )
+        results = []
+        for row in rows:
+            ids = {row["id"], row.get("lineage_root_id"), *row.get("lineage_ids", [])}
+            if ids & current:
+                continue
+            results.append(
+                {
+                    "session_id": row["id"],
+                    "title": row.get("title"),
+                    "source": row.get("source"),
+                    "started_at": row.get("started_at"),
+                    "last_active": row.get("last_active"),
+                    "message_count": row.get("message_count"),
+                    "preview": row.get("preview"),
+                }
+            )
+            if len(results) >= limit:
+                break
+        return {
+            "success": True,
+            "mode": "recent",
+            "results": results,
+            "count": len(results),
+            "message": f"Showing {len(results)} most recent conversations. "
+            "Pass a query to search them.",
+        }
+
+    def _search(
+        self, store: SessionStore, query: str, roles: list[str], limit: int, current: set[str]
+    ) -> dict[str, Any]:
+        hits = store.search_messages(
+            query,
+            role_filter=roles,
+            exclude_sources=self.hidden_sources,
+            exclude_session_ids=sorted(current),
+            limit=SEARCH_POOL,
+            snippets=False,
+        )
+        chosen: list[dict[str, Any]] = []
+        roots_seen: set[str] = set()
+        roots: dict[str, str] = {}
+        for hit in hits:
+            if hit["session_id"] not in roots:
+                roots[hit["session_id"]] = store.get_lineage_root(hit["session_id"])
+            root = roots[hit["session_id"]]
+            if root in roots_seen:
+                continue
+            roots_seen.add(root)
+            chosen.append({**hit, "lineage_root": root})
+            if len(chosen) >= limit:
+                break
+        if not chosen:
+            return {
+                "success": True,
+                "query": query,
+                "results": [],
+                "count": 0,
+                "message": "No matching conversations found.",
+            }
+        window_chars = _coerce_int(
+            self._setting("max_chars", DEFAULT_WINDOW_CHARS), DEFAULT_WINDOW_CHARS, 2000, 1_000_000
+        )
+        prepared = []
+        for hit in chosen:
+            session = store.get_session(hit["session_id"]) or {}
+            text = format_conversation(store.get_messages_as_conversation(hit["session_id"]))
+            prepared.append((hit, session, truncate_around_matches(text, query, window_chars)))
+        summaries, usage = self._summarise(query, prepared)
+        results = []
+        for (hit, session, window), summary in zip(prepared, summaries, strict=True):
+            entry: dict[str, Any] = {
+                "session_id": hit["session_id"],
+                "title": session.get("title"),
+                "when": format_when(session.get("started_at") or hit.get("session_started")),
+                "source": session.get("source") or hit.get("source") or "unknown",
+                "model": session.get("model") or hit.get("model"),
+                "matched_role": hit.get("role"),
+                "match_message_id": hit.get("id"),
+            }
+            if hit["lineage_root"] != hit["session_id"]:
+                entry["lineage_root"] = hit["lineage_root"]
+            if summary is not None:
+                entry["summary"] = summary
+            else:
+                preview = match_preview(window, query, PREVIEW_CHARS) if window else ""
+                entry["summary"] = f"{PREVIEW_HEADER}\n{preview or 'No preview available.'}"
+                entry["preview"] = True
+            results.append(entry)
+        answer: dict[str, Any] = {
+            "success": True,
+            "query": query,
+            "results": results,
+            "count": len(results),
+            "sessions_searched": len(chosen),
+        }
+        if usage:
+            answer["summary_usage"] = usage
+        return answer
+
+    # -- summaries ------------------------------------------------------------------------
+    def _summarise(
+        self, query: str, prepared: list[tuple[dict[str, Any], dict[str, Any], str]]
+    ) -> tuple[list[str | None], dict[str, Any]]:
+        client = self._summary_client()
+        if client is None:
+            return [None] * len(prepared), {}
+        call_timeout = _coerce_float(self._setting("timeout"), DEFAULT_CALL_TIMEOUT)
+        overall = _coerce_float(self._setting("overall_timeout"), DEFAULT_OVERALL_TIMEOUT)
+        max_tokens = _coerce_int(
+            self._setting("max_tokens", DEFAULT_SUMMARY_TOKENS), DEFAULT_SUMMARY_TOKENS, 64, 32_000
+        )
+        executor = concurrent.futures.ThreadPoolExecutor(
+            max_workers=min(self.max_concurrency, len(prepared)),
+            thread_name_prefix="session-summary",
+        )
+        futures = [
+            executor.submit(
+                self._summarise_one, client, query, hit, session, window, call_timeout, max_tokens
+            )
+            for hit, session, window in prepared
+        ]
+        concurrent.futures.wait(futures, timeout=overall)
+        # Late calls are abandoned (their previews are used); queued ones never start.
+        executor.shutdown(wait=False, cancel_futures=True)
+        summaries: list[str | None] = []
+        calls = prompt_tokens = completion_tokens = 0
+        for future in futures:
+            if not future.done() or future.cancelled() or future.exception() is not None:
+                summaries.append(None)
+                continue
+            text, counts = future.result()
+            summaries.append(text)
+            if counts is not None:
+                calls += 1
+                prompt_tokens += counts[0]
+                completion_tokens += counts[1]
+        if not calls:
+            return summaries, {}
+        usage = {
+            "calls": calls,
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "model": client.model,
+        }
+        return summaries, usage
+
+    @staticmethod
+    def _summarise_one(
+        client: ChatClient,
+        query: str,
+        hit: dict[str, Any],
+        session: dict[str, Any],
+        window: str,
+        timeout: float,
+        max_tokens: int,
+    ) -> tuple[str | None, tuple[int, int] | None]:
+        if not window.strip():
+            return None, None
+        name = session.get("title") or hit["session_id"]
+        user = (
+            f"Search topic: {query}\n"
+            f"Session: {name} (source: {session.get('source') or 'unknown'}, "
+            f"started {format_when(session.get('started_at'))})\n\n"
+            f"TRANSCRIPT:\n{window}\n\n"
+            f"Summarise this conversation with a focus on: {query}"
+        )
+        try:
+            response = client.chat(
+                [{"role": "system", "content": _SYSTEM_PROMPT}, {"role": "user", "content": user}],
+                timeout=timeout,
+                temperature=0.1,
+                max_tokens=max_tokens,
+            )
+        except LLMError as exc:
+            log.info("session_search: summary of %s failed: %s", hit["session_id"], exc)
+            return None, None
+        usage = response.usage
+        counts = (usage.prompt_tokens, usage.completion_tokens) if usage else (0, 0)
+        return usable_summary(response.content), counts

@@ -1,0 +1,544 @@
+"""SessionStore: lifecycle, messages, titles, lineage, listing, schema and bad files."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hermes_core.errors import SessionStoreError, SessionTitleError
+from hermes_core.sessions import SCHEMA_VERSION, SessionStore, default_db_path
+from hermes_core.sessions.titles import sanitize_title
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SessionStore]:
+    with SessionStore(tmp_path / "state.db") as opened:
+        yield opened
+
+
+# -- lifecycle ----------------------------------------------------------------------------
+
+
+def test_default_path_follows_hermes_home(hermes_home: Path) -> None:
+    assert default_db_path() == hermes_home / "state.db"
+    with SessionStore() as opened:
+        assert opened.path == hermes_home / "state.db"
+    assert (hermes_home / "state.db").is_file()
+
+
+def test_create_and_get_session(store: SessionStore) -> None:
+    assert store.create_session("s1", source="telegram", model="m-1") == "s1"
+    row = store.get_session("s1")
+    assert row is not None
+    assert row["source"] == "telegram"
+    assert row["model"] == "m-1"
+    assert row["ended_at"] is None
+    assert store.get_session("missing") is None
+
+
+def test_duplicate_create_keeps_first_writer_and_fills_gaps(store: SessionStore) -> None:
+    store.create_session("s1", source="cli")
+    store.create_session("s1", source="telegram", model="late-model", user_id="u1")
+    row = store.get_session("s1")
+    assert row is not None
+    assert row["source"] == "cli"
+    assert row["model"] == "late-model"
+    assert row["user_id"] == "u1"
+
+
+def test_ensure_session_upgrades_unknown_source(store: SessionStore) -> None:
+    store.ensure_session("s1")
+    store.append_message("s1", "user", "hello")
+    store.create_session("s1", source="discord")
+    row = store.get_session("s1")
+    assert row is not None and row["source"] == "discord"
+
+
+def test_first_end_wins_until_reopened(store: SessionStore) -> None:
+    store.create_session("s1")
+    assert store.end_session("s1", "compression") is True
+    first = store.get_session("s1")
+    assert first is not None and isinstance(first["ended_at"], float)
+    assert store.end_session("s1", "user_exit") is False
+    again = store.get_session("s1")
+    assert again is not None
+    assert (again["end_reason"], again["ended_at"]) == ("compression", first["ended_at"])
+    assert store.reopen_session("s1") is True
+    assert store.end_session("s1", "user_exit") is True
+    final = store.get_session("s1")
+    assert final is not None and final["end_reason"] == "user_exit"
+
+
+def test_system_prompt_and_token_counts(store: SessionStore) -> None:
+    store.create_session("s1")
+    assert store.update_system_prompt("s1", "You are helpful.")
+    store.update_token_counts("s1", 200, 100)
+    store.update_token_counts("s1", 100, 50, model="backfilled")
+    store.update_token_counts("s1", 1, 1, model="ignored")
+    row = store.get_session("s1")
+    assert row is not None
+    assert (row["input_tokens"], row["output_tokens"]) == (301, 151)
+    assert row["model"] == "backfilled"
+    assert row["system_prompt"] == "You are helpful."
+    store.update_token_counts("s1", 5, 6, absolute=True)
+    row = store.get_session("s1")
+    assert row is not None and (row["input_tokens"], row["output_tokens"]) == (5, 6)
+
+
+def test_parent_session_is_stored_and_must_exist(store: SessionStore) -> None:
+    store.create_session("root")
+    store.create_session("child", parent_session_id="root")
+    row = store.get_session("child")
+    assert row is not None and row["parent_session_id"] == "root"
+    with pytest.raises(SessionStoreError, match="Parent session 'nope' does not exist"):
+        store.create_session("orphan", parent_session_id="nope")
+    assert store.get_session("orphan") is None
+
+
+# -- messages -----------------------------------------------------------------------------
+
+
+def test_messages_in_order_with_counts(store: SessionStore) -> None:
+    store.create_session("s1")
+    first = store.append_message("s1", "user", "Hello")
+    second = store.append_message("s1", "assistant", "Hi there!")
+    assert second > first
+    assert [m["content"] for m in store.get_messages("s1")] == ["Hello", "Hi there!"]
+    row = store.get_session("s1")
+    assert row is not None and row["message_count"] == 2
+    assert store.get_messages_as_conversation("s1") == [
+        {"role": "user", "content": "Hello"},
+        {"role": "assistant", "content": "Hi there!"},
+    ]
+
+
+def test_append_to_missing_session_is_refused(store: SessionStore) -> None:
+    with pytest.raises(SessionStoreError, match="create_session"):
+        store.append_message("ghost", "user", "hi")
+    assert store.message_count() == 0
+
+
+def test_tool_call_counting(store: SessionStore) -> None:
+    store.create_session("a")
+    store.append_message("a", "tool", "result", tool_call_id="c0", tool_name="t")
+    assert store.get_session("a")["tool_call_count"] == 0  # type: ignore[index]
+    calls = [
+        {"id": "c1", "type": "function", "function": {"name": "x", "arguments": "{}"}},
+        {"id": "c2", "type": "function", "function": {"name": "y", "arguments": '{"k": 1}'}},
+    ]
+    store.create_session("b")
+    store.append_message("b", "assistant", "", tool_calls=calls[:1])
+    assert store.get_session("b")["tool_call_count"] == 1  # type: ignore[index]
+    store.create_session("c")
+    store.append_message("c", "assistant", "", tool_calls=calls)
+    store.append_message("c", "tool", "r1", tool_call_id="c1", tool_name="x")
+    store.append_message("c", "tool", "r2", tool_call_id="c2", tool_name="y")
+    assert store.get_session("c")["tool_call_count"] == 2  # type: ignore[index]
+    messages = store.get_messages("c")
+    assert messages[0]["tool_calls"] == calls
+    conversation = store.get_messages_as_conversation("c")
+    assert conversation[0]["tool_calls"] == calls
+    assert conversation[1] == {"role": "tool", "content": "r1", "tool_call_id": "c1", "name": "x"}
+
+
+def test_tool_calls_json_string_is_not_double_encoded(store: SessionStore) -> None:
+    store.create_session("s")
+    text = json.dumps([{"id": "c", "function": {"name": "f", "arguments": "{}"}}])
+    store.append_message("s", "assistant", "", tool_calls=text)
+    assert store.get_messages("s")[0]["tool_calls"] == json.loads(text)
+
+
+def test_append_messages_is_all_or_nothing(store: SessionStore) -> None:
+    store.create_session("s")
+    ids = store.append_messages(
+        "s",
+        [
+            {"role": "user", "content": "one"},
+            {"role": "assistant", "content": "two", "finish_reason": "stop"},
+            {"role": "tool", "content": "three", "tool_call_id": "c", "name": "lookup"},
+        ],
+    )
+    assert len(ids) == 3 and ids == sorted(ids)
+    rows = store.get_messages("s")
+    assert [r["id"] for r in rows] == ids
+    assert rows[1]["finish_reason"] == "stop"
+    assert rows[2]["tool_name"] == "lookup"
+    stamps = [r["timestamp"] for r in rows]
+    assert stamps == sorted(stamps) and len(set(stamps)) == 3
+    with pytest.raises(SessionStoreError, match="role"):
+        store.append_messages("s", [{"role": "user", "content": "ok"}, {"content": "no role"}])
+    assert store.message_count("s") == 3
+
+
+def test_multimodal_content_round_trips_and_is_searchable(store: SessionStore) -> None:
+    parts = [
+        {"type": "text", "text": "look at this flamegraph"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+    ]
+    store.create_session("s")
+    store.append_message("s", "user", parts)
+    assert store.get_messages("s")[0]["content"] == parts
+    hits = store.search_messages("flamegraph")
+    assert [h["session_id"] for h in hits] == ["s"]
+    assert store.search_messages("base64") == []
+
+
+def test_lone_surrogates_are_stored_safely(store: SessionStore) -> None:
+    store.create_session("s")
+    store.append_message("s", "user", "broken \ud800 text")
+    assert store.get_messages("s")[0]["content"].startswith("broken ")
+
+
+def test_leaked_memory_context_is_stripped_on_replay(store: SessionStore) -> None:
+    store.create_session("s")
+    leaked = "Sure.<memory-context>\nold recalled facts\n</memory-context> The answer is 4."
+    store.append_message("s", "assistant", leaked)
+    content = store.get_messages_as_conversation("s")[0]["content"]
+    assert "recalled" not in content and "memory-context" not in content
+    assert content.endswith("The answer is 4.")
+
+
+def test_delete_session_orphans_children(store: SessionStore) -> None:
+    store.create_session("root")
+    store.append_message("root", "user", "bye")
+    store.create_session("child", parent_session_id="root")
+    store.create_session("grandchild", parent_session_id="child")
+    assert store.delete_session("root") is True
+    assert store.get_session("root") is None
+    assert store.message_count("root") == 0
+    assert store.get_session("child")["parent_session_id"] is None  # type: ignore[index]
+    assert store.get_session("grandchild")["parent_session_id"] == "child"  # type: ignore[index]
+    assert store.delete_session("root") is False
+    assert store.search_messages("bye") == []
+
+
+def test_resolve_session_id_prefixes(store: SessionStore) -> None:
+    for sid in ("20240101_a1", "20240101_b2", "x_y", "xzy"):
+        store.create_session(sid)
+    assert store.resolve_session_id("20240101_a1") == "20240101_a1"
+    assert store.resolve_session_id("20240101_b") == "20240101_b2"
+    assert store.resolve_session_id("20240101") is None  # ambiguous
+    assert store.resolve_session_id("x_") == "x_y"  # '_' is literal, not a wildcard
+    assert store.resolve_session_id("nope") is None
+
+
+def test_meta_upserts(store: SessionStore) -> None:
+    assert store.get_meta("k") is None
+    store.set_meta("k", "1")
+    store.set_meta("k", "2")
+    assert store.get_meta("k") == "2"
+
+
+# -- titles -------------------------------------------------------------------------------
+
+
+def test_titles_set_clear_and_unique(store: SessionStore) -> None:
+    store.create_session("a")
+    store.create_session("b")
+    assert store.get_session("a")["title"] is None  # type: ignore[index]
+    assert store.set_session_title("a", "  My\tproject\u200b  ") is True
+    assert store.get_session("a")["title"] == "My project"  # type: ignore[index]
+    assert store.set_session_title("a", "My project") is True  # re-setting your own is fine
+    with pytest.raises(SessionTitleError, match="already in use by session a"):
+        store.set_session_title("b", "My project")
+    with pytest.raises(ValueError, match="too long"):
+        store.set_session_title("b", "x" * 101)
+    store.set_session_title("b", "x" * 100)
+    assert store.set_session_title("a", "") is True
+    assert store.get_session("a")["title"] is None  # type: ignore[index]
+    assert store.set_session_title("missing", "t") is False
+    assert store.get_session_by_title("x" * 100)["id"] == "b"  # type: ignore[index]
+
+
+def test_title_keeps_unicode_and_drops_controls(store: SessionStore) -> None:
+    store.create_session("a")
+    store.set_session_title("a", "Café 记忆 🚀\x00\x7f\u202e!")
+    assert store.get_session("a")["title"] == "Café 记忆 🚀!"  # type: ignore[index]
+    store.end_session("a", "done")
+    assert store.get_session("a")["title"] == "Café 记忆 🚀!"  # type: ignore[index]
+
+
+def test_next_title_in_lineage(store: SessionStore) -> None:
+    assert store.next_title_in_lineage("My Session") == "My Session"
+    store.create_session("a", title="My Session")
+    assert store.next_title_in_lineage("My Session") == "My Session #2"
+    store.create_session("b", title="My Session #2")
+    assert store.next_title_in_lineage("My Session") == "My Session #3"
+    assert store.next_title_in_lineage("My Session #2") == "My Session #3"
+    store.create_session("c", title="test_project")
+    assert store.next_title_in_lineage("testXproject") == "testXproject"
+    store.create_session("d", title="100% done")
+    assert store.next_title_in_lineage("100% done") == "100% done #2"
+    assert store.next_title_in_lineage("100X done") == "100X done"
+
+
+# -- lineage and listing ---------------------------------------------------------------------
+
+
+def _chain(store: SessionStore) -> None:
+    """root1 (compressed) -> mid1 (compressed) -> tip1; delegate1 spawned from root1 while live."""
+    store.create_session("root1", title="Long chat", started_at=1000.0)
+    store.append_message("root1", "user", "first question", timestamp=1001.0)
+    store.create_session(
+        "delegate1", source="delegate", parent_session_id="root1", started_at=1002.0
+    )
+    store.append_message("delegate1", "user", "subtask", timestamp=1003.0)
+    store.end_session("delegate1", "delegation_complete")
+    store.end_session("root1", "compression")
+    store.create_session("mid1", parent_session_id="root1", started_at=time.time() + 1)
+    store.append_message("mid1", "user", "middle question")
+    store.end_session("mid1", "compression")
+    store.create_session("tip1", parent_session_id="mid1", started_at=time.time() + 2)
+    store.append_message("tip1", "user", "latest message")
+    store.create_session("between", started_at=1500.0)
+    store.append_message("between", "user", "unrelated", timestamp=1501.0)
+
+
+def test_compression_tip_skips_delegates(store: SessionStore) -> None:
+    _chain(store)
+    assert store.get_compression_tip("root1") == "tip1"
+    assert store.get_compression_tip("mid1") == "tip1"
+    assert store.get_compression_tip("tip1") == "tip1"
+    assert store.get_compression_tip("between") == "between"
+    assert store.get_lineage("mid1") == ["root1", "mid1", "tip1"]
+    assert store.get_lineage("delegate1") == ["delegate1"]
+    assert store.get_lineage_root("tip1") == "root1"
+    assert store.get_lineage_members("tip1") == {"root1", "delegate1", "mid1", "tip1"}
+
+
+def test_delegate_marker_is_never_a_continuation(store: SessionStore) -> None:
+    store.create_session("p")
+    store.end_session("p", "compression")
+    store.create_session(
+        "sub",
+        parent_session_id="p",
+        model_config={"_delegate_from": "p"},
+        started_at=time.time() + 5,
+    )
+    assert store.get_compression_tip("p") == "p"
+
+
+def test_lineage_walks_survive_cycles(store: SessionStore) -> None:
+    store.create_session("a")
+    store.create_session("b", parent_session_id="a")
+    raw = sqlite3.connect(store.path)  # a damaged file could hold a cycle; walks must end
+    raw.execute("UPDATE sessions SET parent_session_id = 'b' WHERE id = 'a'")
+    raw.commit()
+    raw.close()
+    store.end_session("a", "compression")
+    store.end_session("b", "compression")
+    assert store.get_lineage_root("a") in {"a", "b"}
+    assert store.get_compression_tip("a") in {"a", "b"}
+    assert set(store.get_lineage("a")) == {"a", "b"}
+
+
+def test_listing_projects_compression_tips(store: SessionStore) -> None:
+    _chain(store)
+    rows = store.list_sessions(limit=10)
+    ids = [row["id"] for row in rows]
+    # Ordered by the ROOT's start: 'between' started after root1, so it sorts first.
+    assert ids == ["between", "tip1"]
+    tip = rows[1]
+    assert tip["lineage_root_id"] == "root1"
+    assert tip["lineage_ids"] == ["root1", "mid1", "tip1"]
+    assert tip["preview"] == "latest message"
+    assert tip["ended_at"] is None and tip["end_reason"] is None
+    assert tip["started_at"] == 1000.0
+    assert tip["title"] == "Long chat"
+    raw = store.list_sessions(limit=10, collapse_lineage=False)
+    assert {row["id"] for row in raw} == {"root1", "delegate1", "mid1", "tip1", "between"}
+    root = next(row for row in raw if row["id"] == "root1")
+    assert root["end_reason"] == "compression" and "lineage_root_id" not in root
+
+
+def test_listing_by_last_activity_and_sources(store: SessionStore) -> None:
+    _chain(store)
+    store.create_session("tooly", source="tool", started_at=2000.0)
+    recent = store.list_sessions(limit=10, order_by_last_active=True, exclude_sources=["tool"])
+    assert [row["id"] for row in recent] == ["tip1", "between"]
+    assert [row["id"] for row in store.list_sessions(source="tool")] == ["tooly"]
+
+
+def test_listing_preview_rules(store: SessionStore) -> None:
+    store.create_session("s", started_at=100.0)
+    assert store.list_sessions()[0]["preview"] == ""
+    assert store.list_sessions()[0]["last_active"] == 100.0
+    store.append_message("s", "system", "system text")
+    store.append_message("s", "user", "line one\nline two " + "x" * 100)
+    row = store.list_sessions()[0]
+    assert row["preview"].startswith("line one line two")
+    assert len(row["preview"]) == 63 and row["preview"].endswith("...")
+    assert row["last_active"] > 100.0
+
+
+def test_branch_child_is_listed(store: SessionStore) -> None:
+    store.create_session("main", started_at=10.0)
+    store.end_session("main", "branched")
+    store.create_session("branch", parent_session_id="main", started_at=20.0)
+    store.create_session(
+        "reset", parent_session_id="branch", model_config={"_reset_from": "branch"}
+    )
+    ids = {row["id"] for row in store.list_sessions()}
+    assert {"main", "branch", "reset"} <= ids
+
+
+# -- schema ---------------------------------------------------------------------------------
+
+
+def test_schema_pragmas_and_version(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    SessionStore(path).close()
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        assert {
+            "sessions",
+            "messages",
+            "state_meta",
+            "schema_version",
+            "messages_fts",
+            "messages_fts_trigram",
+            "messages_cjk_grams",
+        } <= tables
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
+        triggers = {
+            r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")
+        }
+        for table in ("messages_fts", "messages_fts_trigram"):
+            assert {f"{table}_insert", f"{table}_delete", f"{table}_update"} <= triggers
+    finally:
+        conn.close()
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_foreign_keys_are_on(store: SessionStore) -> None:
+    assert store._conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+
+
+def test_reopening_is_idempotent_and_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    with SessionStore(path) as first:
+        first.create_session("s")
+        first.append_message("s", "user", "kept")
+    changes = sqlite3.connect(path).execute("PRAGMA data_version").fetchone()
+    with SessionStore(path) as second:
+        assert second.search_messages("kept")[0]["session_id"] == "s"
+    assert sqlite3.connect(path).execute("PRAGMA data_version").fetchone() == changes
+
+
+def test_version_one_file_is_migrated_and_backfilled(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    with SessionStore(path) as store:
+        store.create_session("s")
+        store.append_message("s", "user", "旧的记忆断裂问题")
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.executescript(  # what a version-1 file looked like: no CJK gram index
+        """
+        DROP TRIGGER messages_cjk_grams_insert;
+        DROP TRIGGER messages_cjk_grams_delete;
+        DROP TRIGGER messages_cjk_grams_update;
+        DROP TABLE messages_cjk_grams;
+        DROP TABLE messages_cjk_pending;
+        UPDATE schema_version SET version = 1;
+        """
+    )
+    conn.close()
+    with SessionStore(path) as store:
+        assert store.layout.version == SCHEMA_VERSION
+        assert store.layout.grams is not None
+        assert [h["session_id"] for h in store.search_messages("记忆")] == ["s"]
+        assert [h["session_id"] for h in store.search_messages("断")] == ["s"]
+
+
+def test_missing_columns_are_added_on_open(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    SessionStore(path).close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("DROP INDEX idx_sessions_title_unique")
+    conn.execute("ALTER TABLE sessions DROP COLUMN title")
+    conn.execute("UPDATE schema_version SET version = 1")
+    conn.close()
+    with SessionStore(path) as store:
+        store.create_session("s", title="back again")
+        assert store.get_session("s")["title"] == "back again"  # type: ignore[index]
+
+
+# -- bad files --------------------------------------------------------------------------------
+
+
+def test_corrupt_file_error_names_it(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    path.write_bytes(b"this is not a database at all" * 200)
+    for read_only in (False, True):
+        with pytest.raises(SessionStoreError, match=str(path)):
+            SessionStore(path, read_only=read_only)
+    assert path.read_bytes().startswith(b"this is not a database")
+
+
+def test_other_sqlite_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE recipes (name TEXT)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(SessionStoreError, match="another application"):
+        SessionStore(path)
+    with pytest.raises(SessionStoreError, match="no Hermes sessions"):
+        SessionStore(path, read_only=True)
+    names = {r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
+    assert names == {"recipes"}
+
+
+def test_read_only_store_refuses_writes_and_missing_files(tmp_path: Path) -> None:
+    with pytest.raises(SessionStoreError, match="No session database"):
+        SessionStore(tmp_path / "absent.db", read_only=True)
+    assert not (tmp_path / "absent.db").exists()
+    SessionStore(tmp_path / "state.db").close()
+    with (
+        SessionStore(tmp_path / "state.db", read_only=True) as reader,
+        pytest.raises(SessionStoreError, match="read-only"),
+    ):
+        reader.create_session("s")
+
+
+def test_closed_store_says_so(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "state.db")
+    store.close()
+    store.close()
+    with pytest.raises(SessionStoreError, match="closed"):
+        store.get_session("s")
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("  padded  ", "padded"),
+        ("many   inner    spaces", "many inner spaces"),
+        ("tabs\tand\nnewlines\r\n", "tabs and newlines"),
+        (None, None),
+        ("", None),
+        ("   ", None),
+        ("bell\x07 and null\x00", "bell and null"),
+        ("del\x7f", "del"),
+        ("zero\u200bwidth", "zerowidth"),
+        ("rtl\u202eoverride", "rtloverride"),
+        ("\ufeffbom", "bom"),
+        ("\u200b\u200c\ufeff", None),
+        ("x" * 100, "x" * 100),
+        ("emoji 🚀 中文 café — «quotes»!?", "emoji 🚀 中文 café — «quotes»!?"),
+    ],
+)
+def test_sanitize_title(raw: str | None, clean: str | None) -> None:
+    assert sanitize_title(raw) == clean
+
+
+@pytest.mark.parametrize("length", [101, 150])
+def test_sanitize_title_rejects_long_titles(length: int) -> None:
+    with pytest.raises(SessionTitleError, match=f"Title too long \\({length} chars, max 100\\)"):
+        sanitize_title("t" * length)

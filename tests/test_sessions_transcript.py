@@ -1,0 +1,105 @@
+"""Transcripts for summaries: formatting and cutting around matches (§7.2)."""
+
+from __future__ import annotations
+
+from hermes_core.sessions.transcript import (
+    EARLIER_MARKER,
+    LATER_MARKER,
+    format_conversation,
+    match_preview,
+    truncate_around_matches,
+)
+
+
+def test_format_conversation_roles_and_tools() -> None:
+    assert format_conversation([]) == ""
+    text = format_conversation(
+        [
+            {"role": "user", "content": "Hello"},
+            {"role": "assistant", "content": "Hi there!"},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {"function": {"name": "web_search", "arguments": "{}"}},
+                    {"name": "read_file"},
+                    {},
+                ],
+            },
+            {"role": "tool", "name": "web_search", "content": "x" * 1000},
+            {"role": "assistant", "content": "Done", "tool_calls": [{"name": "a"}]},
+            {"role": "system", "content": [{"type": "text", "text": "parts"}]},
+        ]
+    )
+    blocks = text.split("\n\n")
+    assert blocks[0] == "[USER]: Hello"
+    assert blocks[1] == "[ASSISTANT]: Hi there!"
+    assert blocks[2] == "[ASSISTANT]: [Called: web_search, read_file, ?]"
+    assert blocks[3].startswith("[TOOL:web_search]: " + "x" * 250 + "\n...[truncated]...\n")
+    assert len(blocks[3]) < 600
+    assert blocks[4:6] == ["[ASSISTANT]: [Called: a]", "[ASSISTANT]: Done"]
+    assert blocks[6] == "[SYSTEM]: parts"
+
+
+def test_short_text_is_unchanged() -> None:
+    assert truncate_around_matches("short text", "text", max_chars=100) == "short text"
+
+
+def test_long_text_keeps_the_keyword_within_bounds() -> None:
+    text = "filler " * 3000 + "KEYWORD here" + " filler" * 3000
+    cut = truncate_around_matches(text, "keyword", max_chars=1000)
+    assert "KEYWORD" in cut
+    assert len(cut) <= 1000 + len(EARLIER_MARKER) + len(LATER_MARKER)
+    assert "truncated" in cut
+    body = cut[len(EARLIER_MARKER) : -len(LATER_MARKER)]
+    position = body.index("KEYWORD")
+    assert 200 <= position <= 300  # a quarter of the window before the match
+
+
+def test_no_match_keeps_the_start() -> None:
+    text = "beginning " + "x" * 5000
+    cut = truncate_around_matches(text, "absent", max_chars=500)
+    assert cut.startswith("beginning ") and cut.endswith(LATER_MARKER)
+
+
+def test_match_at_the_beginning_is_kept() -> None:
+    text = "needle first " + "y" * 5000
+    cut = truncate_around_matches(text, "needle", max_chars=500)
+    assert cut.startswith("needle first")
+
+
+def test_phrase_beats_an_earlier_single_word() -> None:
+    text = "docker " + "a" * 5000 + " docker networking " + "b" * 5000
+    cut = truncate_around_matches(text, "docker networking", max_chars=1000)
+    assert "docker networking" in cut
+
+
+def test_co_occurring_words_beat_scattered_ones() -> None:
+    text = "alpha " + "z" * 4000 + " beta " + "z" * 4000 + " alpha and beta together " + "z" * 4000
+    cut = truncate_around_matches(text, "beta alpha", max_chars=600)
+    assert "alpha and beta together" in cut
+
+
+def test_two_phrase_matches_close_enough_are_both_kept() -> None:
+    text = "q" * 20_000 + "exact phrase one" + "w" * 10_000 + "exact phrase two" + "e" * 50_000
+    cut = truncate_around_matches(text, "exact phrase", max_chars=30_000)
+    assert "exact phrase one" in cut and "exact phrase two" in cut
+
+
+def test_window_slides_back_at_the_end() -> None:
+    text = "s" * 10_000 + " tail match"
+    cut = truncate_around_matches(text, "match", max_chars=2000)
+    assert cut.endswith("tail match") and cut.startswith(EARLIER_MARKER)
+
+
+def test_stems_and_stop_words_guide_the_cut() -> None:
+    text = "x" * 5000 + " we deployed the new build " + "x" * 5000
+    cut = truncate_around_matches(text, "What about the deployment?", max_chars=500)
+    assert "deployed" in cut
+
+
+def test_match_preview() -> None:
+    assert match_preview("tiny", "q") == "tiny"
+    text = "a" * 2000 + " the answer is 42 " + "b" * 2000
+    preview = match_preview(text, "answer", chars=200)
+    assert "answer is 42" in preview and len(preview) <= 202
