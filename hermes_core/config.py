@@ -40,25 +40,56 @@ def load_config(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, 
     a mapping at the top level.
     """
     path = config_path(hermes_home)
+    if path.parent.exists() and not path.parent.is_dir():
+        raise ConfigError(
+            f"HERMES_HOME {path.parent} is not a directory. Point HERMES_HOME at a folder "
+            "(or unset it to use ~/.hermes)."
+        )
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"Cannot read {path}: {exc}. Fix the file or its permissions.") from exc
+    except IsADirectoryError as exc:
+        raise ConfigError(
+            f"Cannot read {path}: it is a directory, not a file. Move it aside and retry."
+        ) from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"Cannot read {path}: not valid UTF-8 at byte {exc.start}. Save it as UTF-8 text."
+        ) from exc
+    except OSError as exc:
+        raise ConfigError(
+            f"Cannot read {path}: {exc.strerror or exc}. Fix the file or its permissions."
+        ) from exc
     import yaml  # imported here: commands that never read config skip its cost
 
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path} is not valid YAML: {exc}. Fix the syntax and retry.") from exc
+        raise ConfigError(f"{_describe_yaml_error(path, exc)} Fix the syntax and retry.") from exc
     if data is None:
         return {}
     if not isinstance(data, dict):
         raise ConfigError(
-            f"{path} must hold a mapping at the top level, found {type(data).__name__}."
+            f"{path} must hold a mapping at the top level (lines like `memory:` and "
+            f"`model:`), found a {type(data).__name__}. Fix the file and retry."
         )
     return data
+
+
+def _describe_yaml_error(path: Path, exc: Exception) -> str:
+    """One line naming where *path* stops being valid YAML and why."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None)
+    if mark is None or not problem:
+        detail = " ".join(str(exc).split())
+        return f"{path} is not valid YAML: {detail}."
+    where = f"{path}, line {mark.line + 1}, column {mark.column + 1}"
+    context = getattr(exc, "context", None)
+    context_mark = getattr(exc, "context_mark", None)
+    if context and context_mark is not None:
+        problem = f"{problem} ({context} that starts on line {context_mark.line + 1})"
+    return f"{where}: {problem}; this is not valid YAML."
 
 
 def save_config(
@@ -69,9 +100,20 @@ def save_config(
     path.parent.mkdir(parents=True, exist_ok=True)
     import yaml
 
-    text = yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True)
-    fd, tmp = tempfile.mkstemp(prefix=".config.", suffix=".tmp", dir=path.parent)
+    write_text_atomically(path, yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True))
+    return path
+
+
+def write_text_atomically(path: Path, text: str, *, mode: int | None = None) -> None:
+    """Replace *path* with *text*: a temp file in its directory, fsynced, renamed over it.
+
+    Readers see the old file or the new one, never a part. *mode* sets the
+    permissions of the new file (``0o600`` for secrets); a failure leaves no temp file.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        if mode is not None:
+            os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
@@ -80,7 +122,6 @@ def save_config(
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return path
 
 
 def cfg_get(config: Mapping[str, Any] | None, dotted_key: str, default: Any = None) -> Any:
@@ -93,6 +134,23 @@ def cfg_get(config: Mapping[str, Any] | None, dotted_key: str, default: Any = No
         if node is _MISSING:
             return default
     return node
+
+
+def config_section(config: Mapping[str, Any] | None, dotted_key: str) -> Mapping[str, Any]:
+    """The settings under *dotted_key* (``{}`` when absent).
+
+    Raises :class:`ConfigError` when the key holds something other than a
+    mapping (``compression: 7``), which would otherwise be silently ignored.
+    """
+    value = cfg_get(config, dotted_key)
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(
+            f"{dotted_key} must be a mapping of settings (indented `key: value` lines under "
+            f"`{dotted_key.rsplit('.', 1)[-1]}:`), found {value!r:.80}. Fix it in config.yaml."
+        )
+    return value
 
 
 def set_config_value(config: dict[str, Any], dotted_key: str, value: Any) -> None:

@@ -28,6 +28,7 @@ __all__ = [
     "OPEN_TAG",
     "StreamingContextScrubber",
     "build_memory_context_block",
+    "clean_text",
     "drop_repeated_recall_lines",
     "sanitize_context",
     "scrub_context_spans",
@@ -54,7 +55,18 @@ _NOTE_RE = re.compile(
     re.IGNORECASE,
 )
 _BULLET_RE = re.compile(r"[-*+]\s+\S")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _ASCII_FOLD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def clean_text(text: str) -> str:
+    """*text* with unpaired UTF-16 surrogates replaced by U+FFFD.
+
+    JSON (``"\\ud800"``) and Python strings can carry them, but they are not
+    text: they cannot be encoded as UTF-8, so one stored in a message or sent in
+    a request would make every later request of the session fail.
+    """
+    return _SURROGATE_RE.sub("\ufffd", text)
 
 
 def _blocks(text: str) -> list[tuple[int, int, int, int]]:

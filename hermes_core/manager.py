@@ -18,7 +18,10 @@ to all of them so that one provider failing never fails a turn:
   ``flush_pending`` waits for it and ``shutdown_all`` drains it for a bounded
   time, reporting what was abandoned;
 - **egress redaction**: everything handed to a provider first goes through
-  :func:`hermes_core.redaction.redact_egress`.
+  :func:`hermes_core.redaction.redact_egress`;
+- **bounded intake**: text a provider hands back (prompt block, recall, tool
+  result, pre-compress notes) is cleaned of unpaired surrogates and cut at a
+  size limit, so one provider cannot make every request of a session fail.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from typing import Any
 
 from hermes_core.config import get_hermes_home
 from hermes_core.errors import PreCompressCheckpointError
+from hermes_core.fencing import clean_text
 from hermes_core.provider import PRE_COMPRESS_CHECKPOINT_API_VERSION, MemoryProvider
 from hermes_core.redaction import redact_egress
 from hermes_core.workers import SKIPPED, TIMED_OUT, BackgroundWorker, PrefetchLane
@@ -45,6 +49,9 @@ __all__ = [
     "BUILTIN_PROVIDER_NAME",
     "DEFAULT_DRAIN_TIMEOUT",
     "DEFAULT_PREFETCH_TIMEOUT",
+    "MAX_PROMPT_BLOCK_CHARS",
+    "MAX_RECALL_CHARS",
+    "MAX_TOOL_RESULT_CHARS",
     "RESERVED_TOOL_NAMES",
     "MemoryManager",
     "normalize_tool_schema",
@@ -60,6 +67,13 @@ DEFAULT_PREFETCH_TIMEOUT = 8.0
 
 DEFAULT_DRAIN_TIMEOUT = 5.0
 """Seconds ``shutdown_all`` waits for queued background work before abandoning it."""
+
+MAX_PROMPT_BLOCK_CHARS = 200_000
+"""Characters of one provider's ``system_prompt_block`` (or ``on_pre_compress`` notes) kept."""
+MAX_RECALL_CHARS = 50_000
+"""Characters of one provider's ``prefetch`` result kept per turn."""
+MAX_TOOL_RESULT_CHARS = 100_000
+"""Characters a tool result may have; a longer one is replaced by an error saying so."""
 
 RESERVED_TOOL_NAMES: frozenset[str] = frozenset(
     {
@@ -121,6 +135,21 @@ def normalize_tool_schema(schema: Any) -> dict[str, Any] | None:
     if not isinstance(name, str) or not name.strip():
         return None
     return copy.deepcopy(inner)
+
+
+def _bounded_text(provider: str, hook: str, text: str, limit: int) -> str:
+    """*text* from a provider, cleaned of unpaired surrogates and cut at *limit* characters."""
+    text = clean_text(text)
+    if len(text) <= limit:
+        return text
+    logger.warning(
+        "Memory provider '%s' %s returned %s characters; only the first %s are used",
+        provider,
+        hook,
+        f"{len(text):,}",
+        f"{limit:,}",
+    )
+    return f"{text[:limit]}\n[... {len(text) - limit:,} more characters cut]"
 
 
 def _tool_error(message: str) -> str:
@@ -431,9 +460,22 @@ class MemoryManager:
         except Exception as exc:
             logger.error("Memory provider '%s' tool '%s' failed: %s", entry.name, tool_name, exc)
             return _tool_error(f"Memory tool '{tool_name}' failed: {exc}")
-        if isinstance(result, str):
-            return result
-        return json.dumps(result, ensure_ascii=False, default=str)
+        if not isinstance(result, str):
+            result = json.dumps(result, ensure_ascii=False, default=str)
+        result = clean_text(result)
+        if len(result) > MAX_TOOL_RESULT_CHARS:
+            logger.warning(
+                "Memory provider '%s' tool '%s' returned %s characters; replaced by an error",
+                entry.name,
+                tool_name,
+                f"{len(result):,}",
+            )
+            return _tool_error(
+                f"Tool '{tool_name}' returned {len(result):,} characters, more than the "
+                f"{MAX_TOOL_RESULT_CHARS:,} a result may have; it was dropped. Ask for less "
+                f"(a narrower query, fewer items). It began: {result[:2_000]}"
+            )
+        return result
 
     # ------------------------------------------------------------------ redaction
 
@@ -474,7 +516,10 @@ class MemoryManager:
                 )
                 continue
             if block and block.strip():
-                blocks.append(block.strip())
+                text = _bounded_text(
+                    entry.name, "system_prompt_block", block.strip(), MAX_PROMPT_BLOCK_CHARS
+                )
+                blocks.append(text)
         return "\n\n".join(blocks)
 
     def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
@@ -538,9 +583,18 @@ class MemoryManager:
                     self._prefetch_timeout,
                 )
                 continue
-            text = result if isinstance(result, str) else ("" if result is None else str(result))
-            if text.strip():
-                parts.append(text.strip())
+            if isinstance(result, (int, float)) and not isinstance(result, bool):
+                result = str(result)
+            if result is not None and not isinstance(result, str):
+                logger.warning(
+                    "Memory provider '%s' prefetch returned %s, not str; ignored",
+                    entry.name,
+                    type(result).__name__,
+                )
+                continue
+            text = (result or "").strip()
+            if text:
+                parts.append(_bounded_text(entry.name, "prefetch", text, MAX_RECALL_CHARS))
                 recalled.append(entry)
         self._last_recalled = tuple(recalled)
         return "\n\n".join(parts)
@@ -796,8 +850,12 @@ class MemoryManager:
                     raise
                 continue
             checkpointed = checkpointed or checkpoint
-            if text and text.strip():
-                parts.append(text.strip())
+            if isinstance(text, str) and text.strip():
+                parts.append(
+                    _bounded_text(
+                        entry.name, "on_pre_compress", text.strip(), MAX_PROMPT_BLOCK_CHARS
+                    )
+                )
         if require_checkpoint and not checkpointed:
             raise PreCompressCheckpointError(
                 "No active memory provider completed pre-compress checkpoint API "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import sys
 from typing import Any
 
@@ -115,6 +116,23 @@ def main(argv: list[str] | None = None) -> Any:
     except HermesMemoryError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(1)
+    except BrokenPipeError:  # the reader went away (`... | head`): nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        sys.exit(1)
+    except OSError as exc:  # the system refused: permissions, a full disk, a file for a folder
+        logger.debug("Operating-system error", exc_info=True)
+        click.echo(f"Error: {_describe_os_error(exc)}", err=True)
+        sys.exit(1)
     if isinstance(result, int) and result:
         sys.exit(result)
     return result
+
+
+def _describe_os_error(exc: OSError) -> str:
+    """What the system refused, on which path, and what to check."""
+    reason = exc.strerror or str(exc)
+    where = f": {exc.filename}" if exc.filename else ""
+    return (
+        f"{reason}{where}. Check that the path exists, is writable by you and that the disk "
+        "has room, then retry (-vv shows where it happened)."
+    )

@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from hermes_core.config import get_hermes_home, load_config, set_config_value
-from hermes_core.errors import LLMError, LLMNotConfiguredError
+from hermes_core.errors import HermesMemoryError, LLMError, LLMNotConfiguredError
 from hermes_core.llm import ChatClient
 
 HELP_TEXT = (
@@ -131,26 +131,38 @@ def _loop(session: Any) -> None:
         if text == "/help":
             click.echo(HELP_TEXT)
             continue
-        if text == "/new":
-            click.secho(f"Started session {session.new_session()}.", fg="green", err=True)
-            continue
-        if text.split()[0] == "/compress":
-            focus = text[len("/compress") :].strip() or None
-            outcome = session.compress(focus=focus)
-            if outcome is None:
-                click.secho("Nothing to compress yet.", err=True)
-            else:
-                click.secho(
-                    f"Compressed: {outcome.old_session_id} → {outcome.new_session_id} "
-                    f"({outcome.dropped} messages summarised).",
-                    fg="green",
-                    err=True,
-                )
+        if text == "/new" or text.split()[0] == "/compress":
+            _command(session, text)
             continue
         if text.startswith("/"):
             click.echo(f"Unknown command {text.split()[0]}. {HELP_TEXT}")
             continue
         _turn(session, line)
+
+
+def _command(session: Any, text: str) -> None:
+    """Run /new or /compress; a Ctrl-C or a store failure ends the command, not the chat."""
+    try:
+        if text == "/new":
+            click.secho(f"Started session {session.new_session()}.", fg="green", err=True)
+            return
+        focus = text[len("/compress") :].strip() or None
+        outcome = session.compress(focus=focus)
+    except KeyboardInterrupt:
+        click.secho("\n[interrupted]", err=True)
+        return
+    except HermesMemoryError as exc:
+        click.secho(f"[error] {exc}", fg="red", err=True)
+        return
+    if outcome is None:
+        click.secho("Nothing to compress yet.", err=True)
+    else:
+        click.secho(
+            f"Compressed: {outcome.old_session_id} → {outcome.new_session_id} "
+            f"({outcome.dropped} messages summarised).",
+            fg="green",
+            err=True,
+        )
 
 
 def _turn(session: Any, line: str) -> None:
@@ -165,7 +177,12 @@ def _turn(session: Any, line: str) -> None:
     except LLMError as exc:
         click.secho(f"\n[model error] {exc}", fg="red", err=True)
         return
+    except HermesMemoryError as exc:  # e.g. state.db full or locked: the chat goes on
+        click.secho(f"\n[error] {exc}", fg="red", err=True)
+        return
     click.echo()
+    if result.notice:
+        click.secho(f"[{result.notice}]", fg="yellow", err=True)
     if result.recall_status:
         click.secho(result.recall_status, dim=True, err=True)
     if result.compression is not None:

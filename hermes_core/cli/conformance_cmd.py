@@ -110,6 +110,12 @@ def _capabilities_in_force(
         )
 
 
+def _positive_seconds(value: float) -> float:
+    if not 0 < value < float("inf"):
+        raise click.BadParameter(f"must be a positive number of seconds, got {value}.")
+    return value
+
+
 @click.command()
 @click.argument("provider")
 @click.option(
@@ -131,6 +137,7 @@ def _capabilities_in_force(
     type=float,
     default=900.0,
     show_default=True,
+    callback=lambda ctx, param, value: _positive_seconds(value),
     help="Seconds the whole run may take.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")

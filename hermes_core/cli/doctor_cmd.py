@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sqlite3
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -30,7 +32,8 @@ def check_home(home: Path) -> list[Finding]:
             Finding(
                 "fail",
                 f"HERMES_HOME {home} does not exist",
-                f"create it with `mkdir -p {home}` or point HERMES_HOME at an existing directory",
+                f"create it with `mkdir -p {shlex.quote(str(home))}` or point HERMES_HOME at an "
+                "existing directory",
             )
         ]
     if not home.is_dir():
@@ -45,7 +48,7 @@ def check_home(home: Path) -> list[Finding]:
             Finding(
                 "fail",
                 f"HERMES_HOME {home} is not writable ({exc.strerror or exc})",
-                f"fix its permissions, e.g. `chmod u+rwx {home}`",
+                f"fix its permissions, e.g. `chmod u+rwx {shlex.quote(str(home))}`",
             )
         ]
     return [Finding("ok", f"HERMES_HOME {home} exists and is writable")]
@@ -69,6 +72,51 @@ def check_config(home: Path) -> tuple[list[Finding], dict[str, Any] | None]:
         Finding("ok", f"plugin lists: {policy.describe()}"),
     ]
     return found, config
+
+
+def _settings_checks() -> list[tuple[str, Callable[[dict[str, Any]], object]]]:
+    """(settings group, validator) pairs; each validator raises on an unusable value."""
+    from hermes_core.llm import ChatClient
+    from hermes_core.runtime.compression import CompressionSettings
+    from hermes_core.runtime.session import RuntimeSettings
+
+    def endpoint(section: str) -> Callable[[dict[str, Any]], object]:
+        def check(config: dict[str, Any]) -> None:
+            client = ChatClient.from_config(config, section=section)
+            if client is not None:
+                client.close()
+
+        return check
+
+    checks: list[tuple[str, Callable[[dict[str, Any]], object]]] = [
+        ("model.*", endpoint("model")),
+        ("session_search.* model", endpoint("session_search")),
+        ("runtime.* and memory.prefetch_timeout", RuntimeSettings.from_config),
+        ("compression.* and model.context_window", CompressionSettings.from_config),
+    ]
+    try:
+        from hermes_memory_builtin.settings import MemorySettings
+    except ImportError:  # reported by check_providers
+        return checks
+    return [("memory.*", MemorySettings.from_config), *checks]
+
+
+def check_settings(home: Path, config: dict[str, Any] | None) -> list[Finding]:
+    """Every documented setting of config.yaml has a usable value."""
+    from hermes_core.config import config_path
+    from hermes_core.errors import HermesMemoryError
+
+    if config is None:
+        return []
+    found = []
+    for group, validate in _settings_checks():
+        try:
+            validate(config)
+        except (HermesMemoryError, ValueError) as exc:
+            found.append(Finding("fail", str(exc), f"edit {config_path(home)}"))
+        else:
+            found.append(Finding("ok", f"{group} settings are usable"))
+    return found
 
 
 def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
@@ -184,6 +232,7 @@ def doctor(ctx: click.Context) -> None:
     findings = check_home(home)
     config_findings, config = check_config(home)
     findings += config_findings
+    findings += check_settings(home, config)
     findings += check_providers(home, config)
     findings += check_state_db(home)
     for finding in findings:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from hermes_core.config import cfg_get
+from hermes_core.config import cfg_get, config_section
 from hermes_core.errors import ConfigError
 from hermes_core.runtime.summary import (
     SUMMARY_END_MARKER,
@@ -123,6 +123,8 @@ class CompressionSettings:
     @classmethod
     def from_config(cls, config: Mapping[str, Any] | None) -> CompressionSettings:
         """Read ``compression.*`` and ``model.context_window``; :class:`ConfigError` if bad."""
+        config_section(config, "compression")
+        config_section(config, "model")
         enabled = cfg_get(config, "compression.enabled", True)
         if not isinstance(enabled, bool):
             raise ConfigError(f"compression.enabled must be true or false, got {enabled!r}.")

@@ -16,6 +16,7 @@ The date line carries the day, not the time, for the same reason.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -35,6 +36,8 @@ __all__ = [
     "platform_hint",
     "tool_guidance",
 ]
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_IDENTITY = (
     "You are a capable, candid assistant with a layered memory. You remember durable "
@@ -79,11 +82,14 @@ def load_identity(hermes_home: Path) -> str:
     """The identity text: ``SOUL.md`` in *hermes_home* when present and non-empty."""
     path = Path(hermes_home) / SOUL_FILENAME
     try:
+        if not path.is_file():  # absent, or a folder or named pipe that would block a read
+            return DEFAULT_IDENTITY
         text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError):
+    except (OSError, UnicodeDecodeError) as exc:
+        logger.warning("Ignoring %s (%s); using the default identity.", path, exc)
         return DEFAULT_IDENTITY
     text = sanitize_context(text).strip()
-    return text or DEFAULT_IDENTITY
+    return _clip(text, MAX_CONTEXT_FILE_CHARS) if text else DEFAULT_IDENTITY
 
 
 def tool_guidance(tool_names: Iterable[str]) -> str:

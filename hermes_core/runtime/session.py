@@ -41,7 +41,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.config import cfg_get, get_hermes_home, load_config
+from hermes_core.config import cfg_get, config_section, get_hermes_home, load_config
 from hermes_core.errors import ConfigError, LLMError, LLMNotConfiguredError, SessionStoreError
 from hermes_core.fencing import (
     StreamingContextScrubber,
@@ -89,7 +89,13 @@ DELEGATION_SOURCE = "delegate"
 DELEGATION_END_REASON = "delegation_complete"
 """``end_reason`` of a finished subagent session."""
 
+MAX_TOOL_ITERATIONS = 100
+"""The most rounds of tool calls one turn may take (``runtime.max_tool_iterations``)."""
+MAX_TOOL_CALLS_PER_REPLY = 1_000
+"""The most tool calls run from one reply (``runtime.max_tool_calls_per_reply``)."""
+
 _UNSET: Any = object()
+_MAX_SECONDS = 86_400.0
 
 
 def new_session_id(now: datetime | None = None) -> str:
@@ -109,6 +115,15 @@ def _row(message: Mapping[str, Any]) -> dict[str, Any]:
     return row
 
 
+def _not_run(call: ToolCall, allowed: int) -> ToolRun:
+    """The answer to a tool call past the per-reply limit (every call id needs one)."""
+    error = (
+        f"Tool call not run: at most {allowed} tool calls are run from one reply. Send the "
+        "ones that still matter in your next reply."
+    )
+    return ToolRun(call.name, {}, json.dumps({"error": error}))
+
+
 def _derive_title(text: str) -> str:
     line = " ".join(text.strip().split())
     return line if len(line) <= 60 else line[:57].rstrip() + "..."
@@ -118,12 +133,16 @@ def _float(config: Mapping[str, Any] | None, key: str, default: float) -> float:
     value = cfg_get(config, key, None)
     if value in (None, ""):
         return default
+    if isinstance(value, bool):
+        raise ConfigError(f"{key} must be a number of seconds, got {value!r}.")
     try:
         number = float(value)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{key} must be a number of seconds, got {value!r}.") from exc
-    if number <= 0:
-        raise ConfigError(f"{key} must be positive, got {value!r}.")
+    if not 0 < number < _MAX_SECONDS:
+        raise ConfigError(
+            f"{key} must be positive and below {_MAX_SECONDS:.0f} seconds, got {value!r}."
+        )
     return number
 
 
@@ -141,6 +160,8 @@ class RuntimeSettings:
     """The host's own instructions, placed after the identity in the system prompt."""
     stream: bool = True
     max_tool_iterations: int = 8
+    max_tool_calls_per_reply: int = 32
+    """Tool calls run from one model reply; the rest are answered "not run"."""
     hook_timeout: float = 10.0
     prefetch_timeout: float = 8.0
     tool_timeout: float = 60.0
@@ -148,24 +169,33 @@ class RuntimeSettings:
     user_id: str = ""
 
     def __post_init__(self) -> None:
-        if self.max_tool_iterations < 1:
+        if not 1 <= self.max_tool_iterations <= MAX_TOOL_ITERATIONS:
             raise ConfigError(
-                f"runtime.max_tool_iterations must be at least 1, got {self.max_tool_iterations}."
+                f"runtime.max_tool_iterations must be between 1 and {MAX_TOOL_ITERATIONS}, "
+                f"got {self.max_tool_iterations}."
+            )
+        if not 1 <= self.max_tool_calls_per_reply <= MAX_TOOL_CALLS_PER_REPLY:
+            raise ConfigError(
+                "runtime.max_tool_calls_per_reply must be between 1 and "
+                f"{MAX_TOOL_CALLS_PER_REPLY}, got {self.max_tool_calls_per_reply}."
             )
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any] | None, **overrides: Any) -> RuntimeSettings:
         """Read ``runtime.*`` and ``memory.prefetch_timeout``; *overrides* win."""
-        iterations = cfg_get(config, "runtime.max_tool_iterations", 8)
-        if isinstance(iterations, bool) or not isinstance(iterations, int):
-            raise ConfigError(
-                f"runtime.max_tool_iterations must be an integer, got {iterations!r}."
-            )
+        config_section(config, "runtime")
+        config_section(config, "memory")
+        counts = {}
+        for name, default in (("max_tool_iterations", 8), ("max_tool_calls_per_reply", 32)):
+            value = cfg_get(config, f"runtime.{name}", default)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ConfigError(f"runtime.{name} must be an integer, got {value!r}.")
+            counts[name] = value
         stream = cfg_get(config, "runtime.stream", True)
         if not isinstance(stream, bool):
             raise ConfigError(f"runtime.stream must be true or false, got {stream!r}.")
         values: dict[str, Any] = {
-            "max_tool_iterations": iterations,
+            **counts,
             "stream": stream,
             "hook_timeout": _float(config, "runtime.hook_timeout", 10.0),
             "prefetch_timeout": _float(config, "memory.prefetch_timeout", 8.0),
@@ -212,6 +242,8 @@ class TurnResult:
     compression: CompressionOutcome | None = None
     usage: Usage | None = None
     model_calls: int = 0
+    notice: str = ""
+    """Why the turn ended unusually (the tool-call rounds ran out), for the user; else ``""``."""
 
 
 class AgentSession:
@@ -415,33 +447,36 @@ class AgentSession:
         self._ensure_started()
         old_id, transcript = self._session_id, self.messages
         new_id = new_session_id(self._clock())
-        self._store_call(self.store.end_session, old_id, "new_session")
-        self._create_row(new_id, title=title)
-        self._guard.call(
-            "commit_session_boundary_async",
-            self.manager.commit_session_boundary_async,
-            transcript,
-            default=None,
-            new_session_id=new_id,
-            parent_session_id=old_id,
-            reason="new_session",
-        )
-        # The providers reload their snapshot on the switch; wait for it (bounded).
-        self._guard.call(
-            "flush_pending",
-            self.manager.flush_pending,
-            self.settings.session_end_timeout,
-            default=False,
-            timeout=self.settings.session_end_timeout + 1.0,
-        )
-        self._session_id = new_id
-        self._title = title
-        self._messages, self._api_content = [], {}
-        self._turn = 0
-        self._reported_tokens = None
-        self.compressor.previous_summary = None
-        self.compressor.ineffective_streak = 0
-        self._freeze_system_prompt()
+        with deferred_interrupt():  # Ctrl-C cannot leave the rows and this object disagreeing
+            self._create_row(new_id, title=title)
+            self._store_call(self.store.end_session, old_id, "new_session")
+            self._session_id = new_id
+            self._title = title
+            self._messages, self._api_content = [], {}
+            self._turn = 0
+            self._reported_tokens = None
+            self.compressor.previous_summary = None
+            self.compressor.ineffective_streak = 0
+        try:
+            self._guard.call(
+                "commit_session_boundary_async",
+                self.manager.commit_session_boundary_async,
+                transcript,
+                default=None,
+                new_session_id=new_id,
+                parent_session_id=old_id,
+                reason="new_session",
+            )
+            # The providers reload their snapshot on the switch; wait for it (bounded).
+            self._guard.call(
+                "flush_pending",
+                self.manager.flush_pending,
+                self.settings.session_end_timeout,
+                default=False,
+                timeout=self.settings.session_end_timeout + 1.0,
+            )
+        finally:  # even after a Ctrl-C while waiting, the new session gets its own prompt
+            self._freeze_system_prompt()
         return new_id
 
     # -- the turn ----------------------------------------------------------------------
@@ -537,8 +572,9 @@ class AgentSession:
                         "tool_calls": [call.to_message() for call in calls],
                     }
                 ]
-                for call in calls:
-                    run = self._run_tool(call)
+                allowed = self.settings.max_tool_calls_per_reply
+                for number, call in enumerate(calls):
+                    run = self._run_tool(call) if number < allowed else _not_run(call, allowed)
                     result.tool_runs.append(run)
                     if on_tool is not None:
                         on_tool(run)
@@ -553,6 +589,13 @@ class AgentSession:
                 self._commit(step)
                 continue
             result.content = response.content
+            if last_round:
+                result.notice = (
+                    f"Stopped after {limit} rounds of tool calls: the model kept calling tools, "
+                    "so it was asked to answer without them."
+                    + ("" if response.content.strip() else " It gave no answer; ask again.")
+                )
+                logger.warning("%s", result.notice)
             self._commit(
                 [{"role": "assistant", "content": response.content}],
                 finish_reason=response.finish_reason,

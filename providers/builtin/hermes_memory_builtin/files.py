@@ -1,17 +1,35 @@
-"""Reading and atomically replacing a memory file.
+"""Reading and safely replacing a memory file.
 
 Reads strip a UTF-8 byte-order mark (Notepad adds one) and decode strictly:
 a file that is not valid UTF-8 is reported as unreadable rather than
-silently mangled. Writes go to a temporary file in the same folder, are
-flushed and fsynced, then renamed over the target, so a reader (or a crash)
-only ever sees the complete old or the complete new content.
+silently mangled. Only regular files are read: a named pipe, a device or a
+directory at the file's path is reported, never opened for a blocking read.
+A symbolic link is followed (a memory file kept in a dotfiles repository
+stays a link); a link to nothing is reported.
+
+Writes go to a temporary file beside the real file, are flushed and fsynced,
+then renamed over it, so a reader (or a crash) only ever sees the complete
+old or the complete new content. :func:`replace_if_unchanged` also refuses to
+replace a file that changed since it was read: another program (a text
+editor saving by rename, a sync tool) may write the file without taking our
+lock, and its save must not be overwritten by a change computed from the
+older text. On Linux the check and the rename are one atomic step
+(``renameat2(RENAME_EXCHANGE)``); elsewhere the file is checked just before
+the rename.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
+import functools
 import os
+import stat
+import sys
 import tempfile
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +38,37 @@ from hermes_core.errors import MemoryStoreError
 TEMP_PREFIX = ".mem_"
 TEMP_SUFFIX = ".tmp"
 
+_READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)  # a FIFO opens at once instead of waiting for a writer
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+_READ_ATTEMPTS = 3
+_CHANGED_WHILE_READ = "it was being changed by another program while it was read"
+
+
+class FileChangedError(MemoryStoreError):
+    """The file changed on disk between reading it and replacing it; nothing was written."""
+
+
+@dataclass(frozen=True)
+class FileIdentity:
+    """What distinguishes one version of a file from the next one."""
+
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+
+    @classmethod
+    def of(cls, info: os.stat_result) -> FileIdentity:
+        """The identity recorded in *info*."""
+        return cls(info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+
 
 @dataclass(frozen=True)
 class FileRead:
@@ -27,12 +76,14 @@ class FileRead:
 
     ``text`` is ``""`` when the file is absent or unreadable; ``error`` says
     why it could not be read (``None`` when the read succeeded or the file
-    does not exist).
+    does not exist). ``identity`` is the version that was read (``None`` when
+    the file does not exist or could not be read).
     """
 
     text: str
     exists: bool
     error: str | None = None
+    identity: FileIdentity | None = None
 
     @property
     def ok(self) -> bool:
@@ -40,20 +91,86 @@ class FileRead:
         return self.error is None
 
 
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a special file"
+
+
+def _dangling_link(path: Path) -> str | None:
+    """Why *path* cannot be used when it is a symbolic link leading nowhere, else ``None``."""
+    if not path.is_symlink():
+        return None
+    target = Path(os.path.realpath(path))
+    if target.exists():
+        return None
+    return f"it is a symbolic link to {target}, which does not exist"
+
+
+def write_target(path: Path) -> Path:
+    """The file a write to *path* must replace: the end of its symlink chain, or *path*.
+
+    Raises :class:`MemoryStoreError` for a symbolic link that leads nowhere.
+    """
+    problem = _dangling_link(path)
+    if problem is not None:
+        raise MemoryStoreError(
+            f"Cannot write {path}: {problem}. Create that file (or remove the link), then retry."
+        )
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
 def read_memory_file(path: Path) -> FileRead:
-    """Read *path* as UTF-8 (BOM tolerated, strict decoding)."""
+    """Read *path* as UTF-8 (BOM tolerated, strict decoding, regular files only).
+
+    A file that changes while it is read (another program writing it in
+    place) is read again, a few times, before it is reported as unreadable.
+    """
+    for _attempt in range(_READ_ATTEMPTS):
+        read = _read_once(path)
+        if read.error != _CHANGED_WHILE_READ:
+            return read
+    return read
+
+
+def _read_once(path: Path) -> FileRead:
+    problem = _dangling_link(path)
+    if problem is not None:
+        return FileRead("", exists=True, error=problem)
     try:
-        data = path.read_bytes()
+        fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
         return FileRead("", exists=False)
     except OSError as exc:
         return FileRead("", exists=True, error=exc.strerror or str(exc))
     try:
-        return FileRead(data.decode("utf-8-sig"), exists=True)
+        before = os.fstat(fd)
+        if not stat.S_ISREG(before.st_mode):
+            return FileRead(
+                "", exists=True, error=f"it is {_kind(before.st_mode)}, not a regular file"
+            )
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read()
+        after = os.fstat(fd)
+    except OSError as exc:
+        return FileRead("", exists=True, error=exc.strerror or str(exc))
+    finally:
+        os.close(fd)
+    if FileIdentity.of(before) != FileIdentity.of(after):
+        return FileRead("", exists=True, error=_CHANGED_WHILE_READ)
+    try:
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return FileRead(
             "", exists=True, error=f"not valid UTF-8 at byte {exc.start} ({exc.reason})"
         )
+    return FileRead(text, exists=True, identity=FileIdentity.of(after))
 
 
 def temp_prefix_for(path: Path) -> str:
@@ -67,9 +184,14 @@ def remove_stale_temp_files(path: Path) -> None:
     Only call this while holding *path*'s lock: then no other writer can be
     using them.
     """
-    for stale in path.parent.glob(temp_prefix_for(path) + "*" + TEMP_SUFFIX):
+    targets = {path}
+    with contextlib.suppress(OSError, MemoryStoreError):
+        targets.add(write_target(path))
+    for target in targets:
         with contextlib.suppress(OSError):
-            stale.unlink()
+            for stale in target.parent.glob(temp_prefix_for(target) + "*" + TEMP_SUFFIX):
+                with contextlib.suppress(OSError):
+                    stale.unlink()
 
 
 def _fsync_directory(directory: Path) -> None:
@@ -87,15 +209,17 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Replace *path* with *text* (UTF-8, no BOM) atomically and durably.
+def _write_failure(path: Path, exc: OSError) -> MemoryStoreError:
+    return MemoryStoreError(
+        f"Failed to write memory file {path}: {exc.strerror or exc}. The file was left "
+        f"unchanged. Check that {path.parent} is a writable folder with free space, then retry."
+    )
 
-    Raises :class:`MemoryStoreError` naming the file when the write fails;
-    the original file is then untouched and no temporary file is left.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
+
+def _write_temp(target: Path, text: str) -> Path:
+    """*text* in a new fsynced temporary file beside *target*."""
     fd, tmp_name = tempfile.mkstemp(
-        prefix=temp_prefix_for(path), suffix=TEMP_SUFFIX, dir=path.parent
+        prefix=temp_prefix_for(target), suffix=TEMP_SUFFIX, dir=target.parent
     )
     tmp = Path(tmp_name)
     try:
@@ -103,12 +227,148 @@ def atomic_write_text(path: Path, text: str) -> None:
             handle.write(text.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Replace *path* with *text* (UTF-8, no BOM) atomically and durably.
+
+    A symbolic link is written through (it stays a link). Raises
+    :class:`MemoryStoreError` naming the file when the write fails; the
+    original file is then untouched and no temporary file is left.
+    """
+    target = write_target(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = _write_temp(target, text)
+    except OSError as exc:
+        raise _write_failure(path, exc) from exc
+    try:
+        os.replace(tmp, target)
     except BaseException as exc:
         tmp.unlink(missing_ok=True)
         if isinstance(exc, OSError):
-            raise MemoryStoreError(
-                f"Failed to write memory file {path}: {exc}. The file was left unchanged."
-            ) from exc
+            raise _write_failure(path, exc) from exc
         raise
-    _fsync_directory(path.parent)
+    _fsync_directory(target.parent)
+
+
+# -- replacing only the version that was read -------------------------------------------------
+
+_RENAME_NOREPLACE = 1
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+_UNSUPPORTED = frozenset(
+    {errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}
+)
+
+
+@functools.lru_cache(maxsize=1)
+def _renameat2() -> Callable[..., int] | None:
+    """libc's ``renameat2`` (Linux, glibc 2.28+), or ``None``."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function: Callable[..., int] = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    return function
+
+
+def _rename_with_flags(source: Path, destination: Path, flags: int) -> bool:
+    """``renameat2(source, destination, flags)``; False when the system cannot do it.
+
+    Raises :class:`OSError` for a failure of the rename itself (``EEXIST``, ``ENOENT`` …).
+    """
+    function = _renameat2()
+    if function is None:
+        return False
+    result = function(_AT_FDCWD, os.fsencode(source), _AT_FDCWD, os.fsencode(destination), flags)
+    if result == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in _UNSUPPORTED:
+        return False
+    raise OSError(code, os.strerror(code), str(destination))
+
+
+def _identity(path: Path) -> FileIdentity | None:
+    try:
+        return FileIdentity.of(os.stat(path))
+    except FileNotFoundError:
+        return None
+
+
+def _changed(path: Path) -> FileChangedError:
+    return FileChangedError(
+        f"{path.name} was changed by another program while this write was being made. "
+        "Nothing was written; retry."
+    )
+
+
+def _swap_in(tmp: Path, target: Path, expected: FileIdentity | None) -> None:
+    """Put *tmp* at *target* if *target* is still the version *expected*; else raise."""
+    if expected is None:
+        try:
+            if _rename_with_flags(tmp, target, _RENAME_NOREPLACE):
+                return
+        except FileExistsError:
+            raise _changed(target) from None
+        if _identity(target) is not None:
+            raise _changed(target)
+        os.replace(tmp, target)
+        return
+    # Checked first, so a change made while the new text was being written is refused
+    # without ever showing that text at target (another program could read it there).
+    if _identity(target) != expected:
+        raise _changed(target)
+    try:
+        exchanged = _rename_with_flags(tmp, target, _RENAME_EXCHANGE)
+    except FileNotFoundError:
+        raise _changed(target) from None  # deleted since it was read
+    if not exchanged:
+        os.replace(tmp, target)
+        return
+    # tmp now holds the file that was at target: it must be the version we read.
+    displaced = _identity(tmp)
+    if displaced == expected:
+        tmp.unlink(missing_ok=True)
+        return
+    _rename_with_flags(tmp, target, _RENAME_EXCHANGE)  # put the other program's save back
+    if _identity(target) != displaced:
+        # It saved yet again in between: keep the version we took out under a new name.
+        keep = target.with_name(f"{target.name}.conflict.{time.time_ns()}")
+        os.replace(tmp, keep)
+        raise FileChangedError(
+            f"{target.name} was saved by another program several times while this write was "
+            f"being made. Nothing was written; a displaced version was kept as {keep}. Retry."
+        )
+    raise _changed(target)
+
+
+def replace_if_unchanged(path: Path, text: str, expected: FileIdentity | None) -> None:
+    """Replace *path* with *text*, unless it is no longer the version *expected*.
+
+    *expected* is the identity from :func:`read_memory_file` (``None``: the file
+    did not exist). Raises :class:`FileChangedError` when another program wrote
+    or removed the file since, and :class:`MemoryStoreError` when the write
+    fails; either way the file on disk is whatever was there, and no temporary
+    file is left.
+    """
+    target = write_target(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = _write_temp(target, text)
+    except OSError as exc:
+        raise _write_failure(path, exc) from exc
+    try:
+        _swap_in(tmp, target, expected)
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise _write_failure(path, exc) from exc
+        raise
+    _fsync_directory(target.parent)

@@ -55,7 +55,11 @@ def _open_lock_file(lock_path: Path) -> int:
                 f"Refusing to use {lock_path}: it is a symbolic link, and a lock file is never "
                 "followed to another place. Delete the link and retry."
             ) from exc
-        raise LockError(f"Cannot open lock file {lock_path}: {exc}.") from exc
+        raise LockError(
+            f"Cannot open lock file {lock_path} ({exc.strerror or exc}). Nothing was changed. "
+            f"Make sure {lock_path.parent} is a writable folder and {lock_path.name} is a "
+            "regular file (or absent), then retry."
+        ) from exc
     if hasattr(os, "fchmod"):
         with contextlib.suppress(OSError):
             os.fchmod(fd, LOCK_MODE)  # tighten a lock file created loose by an older version
@@ -94,7 +98,13 @@ def exclusive_lock(path: Path) -> Iterator[Path]:
     cannot be opened.
     """
     lock_path = lock_path_for(path)
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LockError(
+            f"Cannot create the memory folder {lock_path.parent} ({exc.strerror or exc}). "
+            "Nothing was changed. Make sure it is a writable folder, not a file, then retry."
+        ) from exc
     fd = _open_lock_file(lock_path)
     try:
         try:

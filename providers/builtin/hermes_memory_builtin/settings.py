@@ -6,11 +6,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hermes_core.config import cfg_get
+from hermes_core.config import cfg_get, config_section
 from hermes_core.errors import ConfigError
 
 DEFAULT_MEMORY_CHAR_LIMIT = 2200
 DEFAULT_USER_CHAR_LIMIT = 1375
+MAX_CHAR_LIMIT = 1_000_000
+"""The largest budget accepted: memory is part of every system prompt."""
 
 
 def _char_limit(config: Mapping[str, Any] | None, key: str, default: int) -> int:
@@ -29,6 +31,12 @@ def _char_limit(config: Mapping[str, Any] | None, key: str, default: int) -> int
         raise ConfigError(
             f"{key} must be a positive whole number of characters, found {value!r}. "
             f"Fix it in config.yaml (the default is {default})."
+        )
+    if number > MAX_CHAR_LIMIT:
+        raise ConfigError(
+            f"{key} is {number:,} characters, more than the {MAX_CHAR_LIMIT:,} allowed: memory "
+            f"is sent with every request, so keep it small. Fix it in config.yaml (the default "
+            f"is {default})."
         )
     return number
 
@@ -59,6 +67,7 @@ class MemorySettings:
         Missing keys take the defaults (2200, 1375, enabled, enabled); a value
         of the wrong kind raises :class:`ConfigError` naming the key.
         """
+        config_section(config, "memory")
         return cls(
             memory_char_limit=_char_limit(
                 config, "memory.memory_char_limit", DEFAULT_MEMORY_CHAR_LIMIT

@@ -10,6 +10,11 @@ Each entry is scanned again when the snapshot is rendered (a file can be
 edited by hand or by another program). An entry with a threat is replaced in
 the snapshot by a ``[BLOCKED: …]`` marker; the file and the live entries keep
 the original so the user can see and remove it.
+
+A file far over its budget (text pasted in by hand, another program) is
+loaded in full, but the snapshot stops at :data:`SNAPSHOT_CEILING_FACTOR`
+times the budget and says how much was left out: a system prompt of
+megabytes would make every request of the session fail.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from hermes_memory_builtin.entries import join_entries, total_chars
+from hermes_memory_builtin.entries import ENTRY_DELIMITER, join_entries, total_chars
 from hermes_memory_builtin.targets import Target
 from hermes_memory_builtin.threats import MAX_SCAN_CHARS, scan_for_threats
 
@@ -25,6 +30,8 @@ logger = logging.getLogger(__name__)
 
 RULE = "═" * 46
 BLOCKED_PREFIX = "[BLOCKED:"
+SNAPSHOT_CEILING_FACTOR = 4
+"""The snapshot of a file never carries more than this many times its budget."""
 
 
 def usage_percent(current: int, limit: int) -> int:
@@ -81,6 +88,29 @@ def render_block(target: Target, entries: Sequence[str], char_limit: int) -> str
     """
     if not entries:
         return None
-    screened = [screen_entry(target, entry) for entry in entries]
+    shown = _within_ceiling(entries, char_limit * SNAPSHOT_CEILING_FACTOR)
+    screened = [screen_entry(target, entry) for entry in shown]
+    if len(shown) < len(entries):
+        rest = entries[len(shown) :]
+        logger.warning(
+            "%s is far over its budget; %d entries are left out of the system prompt",
+            target.filename,
+            len(rest),
+        )
+        screened.append(
+            f"[{len(rest):,} more {target.filename} entries ({total_chars(rest):,} chars) are "
+            f"not shown: the file is far over its {char_limit:,}-character budget. Remove or "
+            "shorten entries with the memory tool or `hermes-memory memory`.]"
+        )
     header = f"{target.header} [{format_usage(total_chars(entries), char_limit)}]"
     return "\n".join((RULE, header, RULE, join_entries(screened)))
+
+
+def _within_ceiling(entries: Sequence[str], ceiling: int) -> Sequence[str]:
+    """The leading entries whose stored size stays within *ceiling* characters."""
+    used = 0
+    for count, entry in enumerate(entries):
+        used += len(entry) + (len(ENTRY_DELIMITER) if count else 0)
+        if used > ceiling:
+            return entries[:count]
+    return entries

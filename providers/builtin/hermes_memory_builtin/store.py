@@ -33,9 +33,11 @@ from hermes_memory_builtin.entries import (
     total_chars,
 )
 from hermes_memory_builtin.files import (
-    atomic_write_text,
+    FileChangedError,
+    FileIdentity,
     read_memory_file,
     remove_stale_temp_files,
+    replace_if_unchanged,
 )
 from hermes_memory_builtin.locking import exclusive_lock
 from hermes_memory_builtin.settings import (
@@ -54,7 +56,14 @@ Result = dict[str, Any]
 ACTIONS = ("add", "replace", "remove")
 SUCCESS_NOTE = "Saved. This change is complete; do not repeat it."
 BATCH_ABORT_SUFFIX = " No operations were applied (the batch is all-or-nothing)."
+MAX_BATCH_OPERATIONS = 1_000
+"""Operations one batch may hold; a longer list is refused before any work is done."""
+RESULT_ENTRIES_CHARS = 16_000
+"""Characters of entry text a result may carry (``current_entries`` and the like)."""
+WRITE_ATTEMPTS = 5
+"""Tries of one change while another program keeps rewriting the file under it."""
 _PREVIEW_CHARS = 80
+_ENTRY_PREVIEW_CHARS = 2_000
 
 
 def memory_dir_for(hermes_home: str | os.PathLike[str] | None = None) -> Path:
@@ -77,8 +86,63 @@ def _coerce_limit(value: Any, name: str) -> int:
     return number
 
 
-def _preview(entry: str) -> str:
-    return entry if len(entry) <= _PREVIEW_CHARS else entry[:_PREVIEW_CHARS] + "..."
+def _preview(entry: str, chars: int = _PREVIEW_CHARS) -> str:
+    return entry if len(entry) <= chars else entry[:chars] + "..."
+
+
+def _bounded(entries: Sequence[str]) -> list[str]:
+    """*entries* for a result: long ones shortened, and no more than the result can carry."""
+    shown: list[str] = []
+    used = 0
+    for number, entry in enumerate(entries):
+        preview = _preview(entry, _ENTRY_PREVIEW_CHARS)
+        if shown and used + len(preview) > RESULT_ENTRIES_CHARS:
+            rest = entries[number:]
+            shown.append(
+                f"[... {len(rest):,} more entries ({total_chars(rest):,} chars) not shown]"
+            )
+            break
+        shown.append(preview)
+        used += len(preview)
+    return shown
+
+
+def _bounded_by_number(entries: Mapping[int, str]) -> dict[int | str, str]:
+    """Replaced or removed entries by operation number, as many as a result can carry."""
+    shown: dict[int | str, str] = {}
+    used = 0
+    for position, (number, entry) in enumerate(entries.items()):
+        if shown and used + len(entry) > RESULT_ENTRIES_CHARS:
+            shown["more"] = f"[... {len(entries) - position:,} more not shown]"
+            break
+        shown[number] = entry
+        used += len(entry)
+    return shown
+
+
+def _text_problem(text: str, field: str) -> str | None:
+    """Why *text* cannot be stored in a UTF-8 file at all, or ``None``."""
+    for char in text:
+        code = ord(char)
+        if 0xD800 <= code <= 0xDFFF:
+            return (
+                f"{field} contains U+{code:04X}, half of a UTF-16 surrogate pair, which is not "
+                "text and cannot be saved as UTF-8 (a terminal or client decoded bytes with "
+                "the wrong encoding). Send valid Unicode text."
+            )
+    return None
+
+
+def _control_problem(text: str) -> str | None:
+    """Why *text* cannot be an entry because of control characters, or ``None``."""
+    for char in text:
+        code = ord(char)
+        if (code < 0x20 and char not in "\t\n") or code == 0x7F:
+            return (
+                f"Content contains the control character U+{code:04X}, which has no place in "
+                "a memory entry (it makes the file binary to other tools). Remove it and retry."
+            )
+    return None
 
 
 class _Refusal(Exception):
@@ -135,6 +199,7 @@ class MemoryStore:
         self._entries: dict[str, list[str]] = {name: [] for name in TARGET_NAMES}
         self._snapshot: dict[str, str | None] = dict.fromkeys(TARGET_NAMES)
         self._read_errors: dict[str, str | None] = dict.fromkeys(TARGET_NAMES)
+        self._versions: dict[str, FileIdentity | None] = dict.fromkeys(TARGET_NAMES)
         self.consolidation = consolidation or ConsolidationGuard()
         self._mutex = threading.RLock()
 
@@ -220,7 +285,8 @@ class MemoryStore:
         read. A file already over its budget is loaded in full with a warning.
         """
         with self._mutex:
-            self.memory_dir.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(OSError):  # unreadable below, and writes say why
+                self.memory_dir.mkdir(parents=True, exist_ok=True)
             for name in TARGET_NAMES:
                 target = TARGETS[name]
                 path = self.path(name)
@@ -303,16 +369,26 @@ class MemoryStore:
     # -- implementation ------------------------------------------------------------------------
 
     def _run(self, operation: Any, *args: Any) -> Result:
+        """Run *operation*; start over (re-reading the file) if another program rewrote
+        the file before the change could be saved."""
         with self._mutex:
-            try:
-                result: Result = operation(*args)
-            except _Refusal as refusal:
-                return refusal.result
-            except MemoryStoreError as exc:
-                return _failure(str(exc))
-            if result.get("success"):
-                self.consolidation.record_success()
-            return result
+            for _attempt in range(WRITE_ATTEMPTS):
+                try:
+                    result: Result = operation(*args)
+                except FileChangedError as exc:
+                    changed = exc
+                    continue
+                except _Refusal as refusal:
+                    return refusal.result
+                except MemoryStoreError as exc:
+                    return _failure(str(exc))
+                if result.get("success"):
+                    self.consolidation.record_success()
+                return result
+            return _failure(
+                f"{changed} It kept changing over {WRITE_ATTEMPTS} attempts: another program "
+                "is rewriting it. Wait until it is done, then retry."
+            )
 
     def _target(self, target: Any) -> Target:
         if not isinstance(target, str) or target not in TARGETS:
@@ -335,6 +411,9 @@ class MemoryStore:
             return ""
         if not isinstance(value, str):
             raise _Refusal(_failure(f"{field} must be a string, got {type(value).__name__}."))
+        problem = _text_problem(value, field)
+        if problem:
+            raise _Refusal(_failure(problem))
         return normalize_newlines(value).strip()
 
     @staticmethod
@@ -350,7 +429,7 @@ class MemoryStore:
                 f"Content is {len(text):,} characters long, more than the {MAX_SCAN_CHARS:,} "
                 "that can be scanned. Save a shorter entry."
             )
-        return first_threat_message(text, scope="strict")
+        return _control_problem(text) or first_threat_message(text, scope="strict")
 
     def _entry_text(self, value: Any, field: str, empty_error: str) -> str:
         text = self._clean_text(value, field)
@@ -389,10 +468,12 @@ class MemoryStore:
             entries = dedupe(parse_entries(read.text))
             self._entries[spec.name] = list(entries)
             self._read_errors[spec.name] = None
+            self._versions[spec.name] = read.identity
             yield entries
 
     def _commit(self, spec: Target, entries: Sequence[str]) -> None:
-        atomic_write_text(self.path(spec.name), join_entries(entries))
+        """Save *entries*, unless the file changed since :meth:`_exclusive` read it."""
+        replace_if_unchanged(self.path(spec.name), join_entries(entries), self._versions[spec.name])
         self._entries[spec.name] = list(entries)
 
     def _success(self, spec: Target, message: str, **extra: Any) -> Result:
@@ -425,15 +506,15 @@ class MemoryStore:
 
     def _state(self, spec: Target, entries: Sequence[str]) -> dict[str, Any]:
         return {
-            "current_entries": list(entries),
+            "current_entries": _bounded(entries),
             "usage": format_counts(total_chars(entries), self.char_limit(spec.name)),
         }
 
     def _no_match(self, spec: Target, entries: Sequence[str], old: str, verb: str) -> Result:
         return self._counted(
             _failure(
-                f"No entry matched '{old}'. Check current_entries below and retry with text "
-                f"copied from the entry you want to {verb}.",
+                f"No entry matched '{_preview(old)}'. Check current_entries below and retry "
+                f"with text copied from the entry you want to {verb}.",
                 target=spec.name,
                 **self._state(spec, entries),
             )
@@ -442,10 +523,10 @@ class MemoryStore:
     @staticmethod
     def _ambiguous(spec: Target, old: str, candidates: Sequence[str]) -> Result:
         return _failure(
-            f"'{old}' matches {len(candidates)} different entries. Use a longer part of the "
-            "one you mean (see matches).",
+            f"'{_preview(old)}' matches {len(candidates)} different entries. Use a longer part "
+            "of the one you mean (see matches).",
             target=spec.name,
-            matches=[_preview(entry) for entry in candidates],
+            matches=_bounded([_preview(entry) for entry in candidates]),
         )
 
     def _drift_refusal(self, spec: Target, entry: str, old: str) -> _Refusal:
@@ -459,7 +540,7 @@ class MemoryStore:
             saved = f"Saving a backup copy failed ({backup.error}); the file is unchanged on disk."
         return _Refusal(
             _failure(
-                f"Refusing to change {spec.filename}: the entry matched by '{old}' is "
+                f"Refusing to change {spec.filename}: the entry matched by '{_preview(old)}' is "
                 f"{len(entry):,} characters long, more than the whole {limit:,}-character "
                 "budget, so it is probably text added outside the memory tool without '§' "
                 f"separator lines, and rewriting it would lose that text. {saved}",
@@ -600,6 +681,14 @@ class MemoryStore:
             )
         if not operations:
             raise _Refusal(_failure("operations list is empty: give at least one operation."))
+        if len(operations) > MAX_BATCH_OPERATIONS:
+            raise _Refusal(
+                _failure(
+                    f"operations holds {len(operations):,} operations; one call takes at most "
+                    f"{MAX_BATCH_OPERATIONS:,}. Merge them into fewer, larger entries, or split "
+                    "the work over several calls." + BATCH_ABORT_SUFFIX
+                )
+            )
         ops = [self._normalise_op(number, raw) for number, raw in enumerate(operations, 1)]
         with self._exclusive(spec) as entries:
             working = list(entries)
@@ -646,9 +735,9 @@ class MemoryStore:
             self._commit(spec, working)
             extra: dict[str, Any] = {}
             if replaced:
-                extra["replaced_entries"] = replaced
+                extra["replaced_entries"] = _bounded_by_number(replaced)
             if removed:
-                extra["removed_entries"] = removed
+                extra["removed_entries"] = _bounded_by_number(removed)
             return self._success(spec, f"Applied {len(ops)} operation(s).", **extra)
 
     def _locate_in_batch(
@@ -661,8 +750,8 @@ class MemoryStore:
             raise _Refusal(
                 self._counted(
                     _failure(
-                        f"{op.label}: '{op.old_text}' matched several different entries; be "
-                        "more specific." + BATCH_ABORT_SUFFIX,
+                        f"{op.label}: '{_preview(op.old_text)}' matched several different "
+                        "entries; be more specific." + BATCH_ABORT_SUFFIX,
                         target=spec.name,
                         usage=usage,
                     )
@@ -672,7 +761,8 @@ class MemoryStore:
             raise _Refusal(
                 self._counted(
                     _failure(
-                        f"{op.label}: no entry matched '{op.old_text}'." + BATCH_ABORT_SUFFIX,
+                        f"{op.label}: no entry matched '{_preview(op.old_text)}'."
+                        + BATCH_ABORT_SUFFIX,
                         target=spec.name,
                         usage=usage,
                     )

@@ -10,8 +10,10 @@ How a scan works:
    the time of a scan (callers refuse to store text longer than that).
 2. Invisible format characters (zero-width spaces, bidi overrides, Unicode tag
    characters …) are reported on the raw text, in the order they occur.
-3. The text is NFKC-folded (full-width ``ｃａｔ`` becomes ``cat``) and every
-   pattern of the requested scope is searched case-insensitively. Free text
+3. The text is NFKC-folded (full-width ``ｃａｔ`` becomes ``cat``), Cyrillic and
+   Greek letters that look like Latin ones are read as those (``іgnore`` with a
+   Cyrillic ``і`` is ``ignore``), and every pattern of the requested scope is
+   searched case-insensitively. Free text
    between keywords is limited to a few words, and every repetition is
    bounded, so no pattern can backtrack catastrophically.
 
@@ -69,6 +71,15 @@ _TAG_CHARACTERS = (0xE0001, *range(0xE0020, 0xE0080))
 
 INVISIBLE_CHARS: frozenset[str] = frozenset(chr(cp) for cp in (*_BASE_INVISIBLE, *_TAG_CHARACTERS))
 """Characters that render as nothing and can hide instructions from a reader."""
+
+# Letters of other scripts drawn like Latin ones, read as those Latin letters by the
+# scan (one character for one, so match positions do not move).
+_LOOKALIKES = str.maketrans(
+    "аеіјорсухѕԁԛԝһӏАВЕКМНОРСТХІЈЅУ"  # Cyrillic
+    "αεικνορτυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ"  # Greek
+    "ıɩɡ",  # Latin variants
+    "aeijopcyxsdqwhlABEKMHOPCTXIJSYaeiknoptuxABEZHIKMNOPTYXiig",
+)
 
 
 @dataclass(frozen=True)
@@ -358,6 +369,11 @@ def _check_scope(scope: str) -> None:
         raise ValueError(f"Unknown scan scope {scope!r}; use one of {', '.join(SCOPES)}.")
 
 
+def _fold(text: str) -> str:
+    """*text* as the patterns see it: NFKC, then look-alike letters read as Latin."""
+    return unicodedata.normalize("NFKC", text).translate(_LOOKALIKES)
+
+
 def _invisible_in_order(text: str) -> list[str]:
     """Invisible characters of *text*, each once, in the order they first occur."""
     if INVISIBLE_CHARS.isdisjoint(text):
@@ -375,7 +391,7 @@ def scan_for_threats(content: str, scope: str = "context") -> list[str]:
     _check_scope(scope)
     text = content[:MAX_SCAN_CHARS]
     found = [f"invisible_unicode_U+{ord(ch):04X}" for ch in _invisible_in_order(text)]
-    found.extend(_matching_ids(unicodedata.normalize("NFKC", text), scope))
+    found.extend(_matching_ids(_fold(text), scope))
     return found
 
 
@@ -390,7 +406,7 @@ def first_threat_message(content: str, scope: str = "strict") -> str | None:
             f"U+{ord(invisible[0]):04X}, which can hide instructions from a reader. "
             "Remove it and retry."
         )
-    ids = _matching_ids(unicodedata.normalize("NFKC", text), scope)
+    ids = _matching_ids(_fold(text), scope)
     if not ids:
         return None
     return (
