@@ -88,17 +88,28 @@ class PluginPolicy:
         return cls(allow=allow, block=block)
 
 
+_warned: set[str] = set()
+
+
+def _warn_once(message: str, exc: Exception) -> None:
+    """Log a policy problem once per process: discovery reads the policy many times."""
+    text = message % exc
+    if text not in _warned:
+        _warned.add(text)
+        logger.warning(text)
+
+
 def current_policy(hermes_home: Path) -> PluginPolicy:
     """The policy for *hermes_home*; a broken config.yaml falls back to the environment."""
     try:
         config: Mapping[str, Any] | None = load_config(hermes_home)
     except ConfigError as exc:
-        logger.warning("Ignoring plugins.allow/block: %s", exc)
+        _warn_once("Ignoring plugins.allow/block: %s", exc)
         config = None
     try:
         return PluginPolicy.from_sources(config, os.environ)
     except ConfigError as exc:
-        logger.warning("Ignoring plugins.allow/block in config.yaml: %s", exc)
+        _warn_once("Ignoring plugins.allow/block in config.yaml: %s", exc)
     try:
         return PluginPolicy.from_sources(None, os.environ)
     except ConfigError as exc:  # pragma: no cover - env values are always strings

@@ -60,7 +60,7 @@ def _error(message: str) -> str:
 
 
 class BuiltinMemoryProvider(MemoryProvider):
-    """The builtin provider (``name == "builtin"``), always registered first.
+    """Always-on memory: MEMORY.md and USER.md, plus search over past sessions.
 
     *memory_store* injects a ready store (its own budgets and switches are then
     used); otherwise ``initialize`` builds one from ``$HERMES_HOME/config.yaml``.
