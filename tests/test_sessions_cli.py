@@ -166,3 +166,10 @@ def test_import_of_non_utf8_or_empty_files(tmp_path: Path) -> None:
     empty.write_text("\n\n")
     code, out = run("import", str(empty))
     assert code != 0 and "no messages" in out
+
+
+@pytest.mark.parametrize("args", [("list", "--json"), ("search", "deploy", "--json")])
+def test_json_output_without_history_is_an_empty_list(args: tuple[str, ...]) -> None:
+    code, output = run(*args)
+    assert code == 0
+    assert json.loads(output) == []

@@ -542,3 +542,9 @@ def test_sanitize_title(raw: str | None, clean: str | None) -> None:
 def test_sanitize_title_rejects_long_titles(length: int) -> None:
     with pytest.raises(SessionTitleError, match=f"Title too long \\({length} chars, max 100\\)"):
         sanitize_title("t" * length)
+
+
+def test_lone_surrogates_are_stored_as_replacement_characters(store: SessionStore) -> None:
+    store.create_session("s-surrogate")
+    store.append_message("s-surrogate", "user", "bad \ud800 text")
+    assert store.get_messages("s-surrogate")[0]["content"] == "bad \ufffd text"

@@ -40,12 +40,15 @@ def _json_option(fn: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(fn)
 
 
-def _no_history_yet(db: Path | None) -> bool:
-    """True (after saying so) when the default database does not exist yet."""
+def _no_history_yet(db: Path | None, as_json: bool = False) -> bool:
+    """True (after saying so: ``[]`` in JSON mode) when the default database does not exist."""
     from hermes_core.sessions import default_db_path
 
     if db is None and not default_db_path().exists():
-        click.echo(f"No sessions yet ({default_db_path()} does not exist).")
+        if as_json:
+            click.echo("[]")
+        else:
+            click.echo(f"No sessions yet ({default_db_path()} does not exist).")
         return True
     return False
 
@@ -113,7 +116,7 @@ def list_cmd(
     db: Path | None, limit: int, source: str | None, show_all: bool, as_json: bool
 ) -> None:
     """List recent conversations, newest first."""
-    if _no_history_yet(db):
+    if _no_history_yet(db, as_json):
         return
     with _store(db, read_only=True) as store:
         rows = store.list_sessions(limit=limit, source=source, collapse_lineage=not show_all)
@@ -160,7 +163,7 @@ def search_cmd(
     Chinese/Japanese/Korean text of any length.
     """
     since_ts, until_ts = parse_when(since), parse_when(until)
-    if _no_history_yet(db):
+    if _no_history_yet(db, as_json):
         return
     with _store(db, read_only=True) as store:
         hits = store.search_messages(

@@ -51,13 +51,14 @@ def default_db_path() -> Path:
 
 
 def _scrub(text: str) -> str:
-    """Replace lone surrogates, which SQLite cannot store as UTF-8."""
+    """Replace lone surrogates, which UTF-8 cannot encode, with U+FFFD (and say so)."""
     if text.isascii():
         return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
+        log.warning("Stored text had unpaired surrogates; each became U+FFFD")
+        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
     return text
 
 
@@ -186,12 +187,25 @@ class SessionStore:
                 f"No session database at {self.path}. Check the path (--db or HERMES_HOME)."
             )
         if not read_only:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise SessionStoreError(
+                    f"Cannot create the folder for {self.path}: {exc}. "
+                    "Point HERMES_HOME (or --db) at a writable folder."
+                ) from exc
         created = not self.path.exists()
         try:
             self._conn = open_connection(self.path, read_only=read_only)
         except sqlite3.Error as exc:
-            raise SessionStoreError(f"Cannot open {self.path}: {exc}") from exc
+            hint = (
+                "Check the path (--db or HERMES_HOME)."
+                if read_only
+                else "The database and its folder must be writable (SQLite also writes "
+                "-wal and -shm files beside it); fix the permissions or point HERMES_HOME "
+                "elsewhere."
+            )
+            raise SessionStoreError(f"Cannot open {self.path}: {exc}. {hint}") from exc
         self._writer = WriteLock(self._conn, self.path, write_patience)
         self._closed = False
         try:
