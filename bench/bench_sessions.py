@@ -326,10 +326,13 @@ def appends(workdir: Path, count: int) -> dict[str, Any]:
     """One transaction per message into the full database, ours and the floor interleaved."""
     session = Corpus(seed=99).session(count, 1_800_000_000.0)
     store = SessionStore(workdir / "ours.db")
-    store.create_session("append_bench", source="cli")
+    session_id = f"append_bench_{time.time_ns()}"  # a rerun on kept databases appends again
+    store.create_session(session_id, source="cli")
     floor = open_connection(workdir / "floor.db", read_only=False)
-    floor.execute("INSERT INTO sessions(id, source, started_at) VALUES ('append_bench', 'cli', 0)")
-    _, rows = raw_rows([{**session, "id": "append_bench"}])
+    floor.execute(
+        "INSERT INTO sessions(id, source, started_at) VALUES (?, 'cli', 0)", (session_id,)
+    )
+    _, rows = raw_rows([{**session, "id": session_id}])
     ours: list[tuple[float, float]] = []
     raw: list[tuple[float, float]] = []
 
@@ -345,7 +348,7 @@ def appends(workdir: Path, count: int) -> dict[str, Any]:
     for m, row in zip(session["messages"], rows, strict=True):
         append = partial(
             store.append_message,
-            "append_bench",
+            session_id,
             m["role"],
             m["content"],
             tool_calls=m.get("tool_calls"),

@@ -6,6 +6,7 @@ Each benchmark owns one section between ``<!-- bench:NAME:start -->`` and
 
 from __future__ import annotations
 
+import fcntl
 import os
 import platform
 import sqlite3
@@ -58,14 +59,19 @@ def write_section(name: str, title: str, body: str) -> None:
         f"<!-- bench:{name}:start -->\n## {title}\n\n"
         f"*Measured {stamp} on {machine()}.*\n\n{body.strip()}\n<!-- bench:{name}:end -->"
     )
-    text = DOC.read_text(encoding="utf-8") if DOC.exists() else HEADER
     start, end = f"<!-- bench:{name}:start -->", f"<!-- bench:{name}:end -->"
-    if start in text and end in text:
-        before = text.split(start, 1)[0]
-        after = text.split(end, 1)[1]
-        text = before + section + after
-    else:
-        text = text.rstrip() + "\n\n" + section + "\n"
     DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text(text, encoding="utf-8")
+    # Benchmarks may run at once: read-modify-write the page under a lock.
+    with open(DOC.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        text = DOC.read_text(encoding="utf-8") if DOC.exists() else HEADER
+        if start in text and end in text:
+            before = text.split(start, 1)[0]
+            after = text.split(end, 1)[1]
+            text = before + section + after
+        else:
+            text = text.rstrip() + "\n\n" + section + "\n"
+        tmp = DOC.with_suffix(".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, DOC)
     print(section)

@@ -32,24 +32,29 @@ import threading
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_core.config import cfg_get
 from hermes_core.errors import HermesMemoryError, LLMError
-from hermes_core.llm import ChatClient
 from hermes_core.sessions import SessionStore
 from hermes_core.sessions.transcript import (
     format_conversation,
     match_preview,
     truncate_around_matches,
 )
+from hermes_memory_builtin.session_search_schema import (
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
+    SESSION_SEARCH_SCHEMA,
+)
+
+if TYPE_CHECKING:
+    from hermes_core.llm import ChatClient
 
 __all__ = ["SESSION_SEARCH_SCHEMA", "SessionSearchTool"]
 
 log = logging.getLogger(__name__)
 
-DEFAULT_LIMIT = 3
-MAX_LIMIT = 5
 DEFAULT_CONCURRENCY = 3
 MAX_CONCURRENCY = 5
 DEFAULT_CALL_TIMEOUT = 30.0
@@ -60,44 +65,6 @@ SEARCH_POOL = 50
 PREVIEW_CHARS = 600
 MAX_SUMMARY_CHARS = 6000
 PREVIEW_HEADER = "[Raw preview — no summary available]"
-
-SESSION_SEARCH_SCHEMA: dict[str, Any] = {
-    "name": "session_search",
-    "description": (
-        "Search your long-term memory of past conversations with this user (every earlier "
-        "session, across CLI and messaging platforms). Use it whenever the user refers to "
-        "something from before — 'we did this before', 'remember when', 'last time', "
-        "'what did we decide about X', 'how did we fix Y' — or when earlier work would help. "
-        "With no query it lists recent conversations (cheap). With a query it finds the "
-        "matching conversations and returns a summary of each focused on your query. "
-        "Queries may be plain questions or keywords; OR widens (docker OR podman), "
-        '"quotes" match a phrase, NOT excludes, deploy* matches a prefix; Chinese, Japanese '
-        "and Korean text of any length works. The current conversation is never returned."
-    ),
-    "parameters": {
-        "type": "object",
-        "properties": {
-            "query": {
-                "type": "string",
-                "description": "What to look for: a question or keywords. Omit to list "
-                "recent conversations.",
-            },
-            "role_filter": {
-                "type": "string",
-                "description": "Comma-separated roles to search, e.g. 'user' or "
-                "'user,assistant'. Default: all.",
-            },
-            "limit": {
-                "type": "integer",
-                "default": DEFAULT_LIMIT,
-                "minimum": 1,
-                "maximum": MAX_LIMIT,
-                "description": "How many conversations to return (default 3, max 5).",
-            },
-        },
-        "required": [],
-    },
-}
 
 _SYSTEM_PROMPT = (
     "You help an assistant remember a past conversation with its user. Read the transcript "
@@ -224,6 +191,8 @@ class SessionSearchTool:
         with self._lock:
             if not self._client_checked:
                 self._client_checked = True
+                from hermes_core.llm import ChatClient  # httpx: only when a summary is due
+
                 try:
                     self._client = ChatClient.from_config(
                         self.config, section="session_search", max_retries=2
