@@ -115,11 +115,15 @@ def main(argv: list[str]) -> int:
             f"+{TARGET_EXTRA_MS:.0f} ms: wall {verdict(extra_wall)}, CPU {verdict(extra_cpu)}). "
             "On a loaded machine the wall-clock figure includes waiting for a core; the CPU "
             "figure is the work itself. Importing the discovery module (pluggy, "
-            "importlib.metadata, PyYAML, the provider contract) is the core's fixed share; "
-            "the rest is the CLI shell (click) and the installed providers: each plugin "
+            "importlib.metadata, the provider contract) is the core's fixed share; the rest "
+            "is the CLI shell (click), one scan of the installed distributions' entry points "
+            "(shared by both entry-point groups) and the installed providers: each plugin "
             "module is imported, each provider created, and each available provider's "
             "`get_tool_schemas()` called, so a provider that imports a heavy library there "
-            "shows up here. `--help` imports every command module to show its one-line help.",
+            "shows up here. None of that imports an HTTP client (httpx, `hermes_core.llm`), "
+            "a vendor SDK, the session store, tenacity or numpy; `tests/test_cold_imports.py` "
+            "keeps it so. `--help` imports none of the command modules, but loads every "
+            "plugin, since a plugin may add commands.",
         ]
     )
     write_section("cold_start", "Cold start: `hermes-memory plugins`", body)

@@ -103,7 +103,11 @@ def get_plugin_manager() -> pluggy.PluginManager:
 
 
 def reset_plugin_manager() -> None:
-    """Drop the cached manager; the next call rebuilds it (tests, changed allow lists)."""
+    """Drop the cached manager and entry-point scan; the next call rebuilds them.
+
+    Call it after installing or removing a distribution in a running process (tests),
+    or after changing the allow/block lists.
+    """
     reset_registry()
 
 

@@ -21,11 +21,12 @@ import threading
 import time
 from collections.abc import Callable
 from enum import StrEnum
-from typing import TypeVar
-
-import tenacity
+from typing import TYPE_CHECKING, TypeVar
 
 from hermes_core.errors import CircuitOpenError
+
+if TYPE_CHECKING:
+    import tenacity
 
 __all__ = ["BreakerState", "CircuitBreaker", "retry_policy"]
 
@@ -182,6 +183,8 @@ def retry_policy(
     jitter = backoff / 2 if jitter is None else jitter
     if min(backoff, max_backoff, jitter) < 0:
         raise ValueError("backoff, max_backoff and jitter must not be negative")
+    import tenacity  # imported when a policy is built, not when a provider module loads
+
     return tenacity.Retrying(
         stop=tenacity.stop_after_attempt(retries + 1),
         wait=tenacity.wait_exponential(multiplier=backoff, max=max_backoff)

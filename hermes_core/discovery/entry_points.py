@@ -1,8 +1,16 @@
-"""Entry points of installed distributions, with their distribution name and version."""
+"""Entry points of installed distributions, with their distribution name and version.
+
+Finding entry points means reading the metadata of every installed
+distribution, so it is done once per process (and again when ``sys.path``
+changes, or after :func:`forget_entry_points`) and every group is served from
+that one scan.
+"""
 
 from __future__ import annotations
 
 import importlib.metadata
+import sys
+import threading
 from dataclasses import dataclass
 
 
@@ -18,6 +26,26 @@ class EntryPointRef:
     def name(self) -> str:
         """The entry-point name (the plugin or provider name)."""
         return self.entry_point.name
+
+
+class _Scan:
+    """The entry points found for one ``sys.path``, resolved group by group on demand."""
+
+    def __init__(self, path: tuple[str, ...]) -> None:
+        self.path = path
+        self._all = importlib.metadata.entry_points()
+        self._groups: dict[str, list[EntryPointRef]] = {}
+
+    def group(self, group: str) -> list[EntryPointRef]:
+        """The entry points of *group*, their distributions' metadata read on first request."""
+        if group not in self._groups:
+            found = self._all.select(group=group)
+            self._groups[group] = [EntryPointRef(ep, *_distribution_of(ep)) for ep in found]
+        return self._groups[group]
+
+
+_scan: _Scan | None = None
+_scan_lock = threading.Lock()
 
 
 def _distribution_of(ep: importlib.metadata.EntryPoint) -> tuple[str | None, str | None]:
@@ -36,9 +64,19 @@ def entry_points_in(group: str) -> list[EntryPointRef]:
 
     A distribution installed twice on the path counts once (the first wins, as
     for imports); only the distributions that declare *group* have their
-    metadata read, which keeps discovery cheap.
+    metadata read. The installed distributions are scanned on the first call
+    and again only when ``sys.path`` has changed since.
     """
-    return [
-        EntryPointRef(ep, *_distribution_of(ep))
-        for ep in importlib.metadata.entry_points(group=group)
-    ]
+    global _scan
+    path = tuple(sys.path)
+    with _scan_lock:
+        if _scan is None or _scan.path != path:
+            _scan = _Scan(path)
+        return list(_scan.group(group))
+
+
+def forget_entry_points() -> None:
+    """Drop the scan; the next :func:`entry_points_in` reads the installed metadata again."""
+    global _scan
+    with _scan_lock:
+        _scan = None

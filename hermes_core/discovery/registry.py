@@ -19,7 +19,7 @@ import pluggy
 
 from hermes_core import hookspecs
 from hermes_core.config import get_hermes_home
-from hermes_core.discovery.entry_points import entry_points_in
+from hermes_core.discovery.entry_points import entry_points_in, forget_entry_points
 from hermes_core.discovery.extract import describe_exception
 from hermes_core.discovery.policy import PluginPolicy, current_policy
 
@@ -199,7 +199,8 @@ def get_registry() -> PluginRegistry:
 
 
 def reset_registry() -> None:
-    """Forget the process-wide registry; the next use rebuilds it (for tests)."""
+    """Forget the process-wide registry and entry-point scan; the next use rebuilds them."""
     global _registry
     with _registry_lock:
         _registry = None
+    forget_entry_points()

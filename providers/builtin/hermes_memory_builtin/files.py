@@ -21,7 +21,6 @@ the rename.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import functools
 import os
@@ -271,6 +270,8 @@ def _renameat2() -> Callable[..., int] | None:
     """libc's ``renameat2`` (Linux, glibc 2.28+), or ``None``."""
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes  # imported on the first write, not when the provider is listed
+
     try:
         function: Callable[..., int] = ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):
@@ -289,6 +290,8 @@ def _rename_with_flags(source: Path, destination: Path, flags: int) -> bool:
     result = function(_AT_FDCWD, os.fsencode(source), _AT_FDCWD, os.fsencode(destination), flags)
     if result == 0:
         return True
+    import ctypes
+
     code = ctypes.get_errno()
     if code in _UNSUPPORTED:
         return False

@@ -55,6 +55,13 @@ def _session_search_module() -> ModuleType | None:
         return None
 
 
+def _session_store_installed() -> bool:
+    """Whether hermes-core ships the session store ``session_search`` reads (not imported)."""
+    import importlib.util
+
+    return importlib.util.find_spec("hermes_core.sessions") is not None
+
+
 def _error(message: str) -> str:
     return json.dumps({"success": False, "error": message}, ensure_ascii=False)
 
@@ -240,9 +247,10 @@ class BuiltinMemoryProvider(MemoryProvider):
         targets = self._enabled_targets()
         if targets:
             schemas.append(memory_schema(targets))
-        module = _session_search_module()
-        if module is not None:
-            schemas.append(dict(module.SESSION_SEARCH_SCHEMA))
+        if _session_store_installed():
+            from hermes_memory_builtin.session_search_schema import SESSION_SEARCH_SCHEMA
+
+            schemas.append(dict(SESSION_SEARCH_SCHEMA))
         return schemas
 
     def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> str:

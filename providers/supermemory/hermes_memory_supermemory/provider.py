@@ -11,6 +11,7 @@ once it answers again. No hook raises into the turn.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.metadata
 import importlib.util
 import json
@@ -140,7 +141,7 @@ class SupermemoryProvider(MemoryProvider):
                 "The supermemory SDK is not installed: pip install 'supermemory>=5,<6' "
                 "(it comes with hermes-memory-supermemory)."
             )
-        version = importlib.metadata.version("supermemory")
+        version = _sdk_version()
         if not version.startswith("5."):
             return None, (
                 f"supermemory {version} is installed but this provider speaks the 5.x API: "
@@ -591,6 +592,12 @@ class SupermemoryProvider(MemoryProvider):
 
     def save_config(self, values: dict[str, Any], hermes_home: str) -> None:
         write_settings(values, hermes_home)
+
+
+@functools.cache
+def _sdk_version() -> str:
+    """The installed supermemory SDK's version, read from its metadata once per process."""
+    return importlib.metadata.version("supermemory")
 
 
 def _json(value: dict[str, Any]) -> str:
