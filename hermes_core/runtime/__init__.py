@@ -16,8 +16,9 @@ Public names are imported on first use.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from hermes_core.lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "AgentSession": "hermes_core.runtime.session",
@@ -53,14 +54,4 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
 
 
-def __getattr__(name: str) -> Any:
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'hermes_core.runtime' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
