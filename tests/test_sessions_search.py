@@ -116,6 +116,29 @@ def test_offset_pages_are_distinct(store: SessionStore) -> None:
     assert len(first) == 4 and len(second) == 4 and not set(first) & set(second)
 
 
+def test_hits_carry_current_session_fields_across_writers(tmp_path: Path) -> None:
+    """Session fields are cached per store, yet never stale after any connection writes."""
+    path = tmp_path / "state.db"
+    with SessionStore(path) as writer, SessionStore(path, read_only=True) as reader:
+        writer.create_session("s", source="telegram", model="m1", title="First name")
+        writer.append_message("s", "user", "zebra crossing")
+        for store in (writer, reader):
+            (hit,) = store.search_messages("zebra")
+            assert (hit["source"], hit["model"], hit["session_title"]) == (
+                "telegram",
+                "m1",
+                "First name",
+            )
+        writer.set_session_title("s", "Second name")  # own write: the writer forgets
+        assert writer.search_messages("zebra")[0]["session_title"] == "Second name"
+        # another connection's write: the reader sees SQLite's data_version move
+        assert reader.search_messages("zebra")[0]["session_title"] == "Second name"
+        with SessionStore(path) as other:
+            other.set_session_title("s", "Third name")
+        assert writer.search_messages("zebra")[0]["session_title"] == "Third name"
+        assert reader.search_messages("zebra")[0]["session_title"] == "Third name"
+
+
 # -- the sanitiser ---------------------------------------------------------------------------
 
 

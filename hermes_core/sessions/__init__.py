@@ -11,6 +11,7 @@ Modules, one concept each:
 * :mod:`~hermes_core.sessions.cjk` and :mod:`~hermes_core.sessions.routing` — per-term
   routing between the word, trigram and CJK-gram indexes;
 * :mod:`~hermes_core.sessions.search` — ranking, filters, snippets;
+* :mod:`~hermes_core.sessions.sessioninfo` — session fields of hits, cached per database version;
 * :mod:`~hermes_core.sessions.lineage`, :mod:`~hermes_core.sessions.listing`,
   :mod:`~hermes_core.sessions.titles` — compression chains, listings, numbered titles;
 * :mod:`~hermes_core.sessions.transcript` — transcripts for summaries, cut around matches;

@@ -27,6 +27,7 @@ from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
 from hermes_core.sessions.question import Plan, plan_query
 from hermes_core.sessions.routing import Candidates, compile_query
+from hermes_core.sessions.sessioninfo import Fields, SessionInfo
 
 __all__ = ["SearchFilters", "group_by_session", "search_messages"]
 
@@ -107,17 +108,9 @@ def _filter_sql(filters: SearchFilters, layout: Layout, params: dict[str, Any]) 
 
 
 def _detail_columns(layout: Layout, text: bool) -> str:
-    title = "s.title" if "title" in layout.session_columns else "NULL"
-    model = "s.model" if "model" in layout.session_columns else "NULL"
     tool_calls = "m.tool_calls" if "tool_calls" in layout.message_columns else "NULL"
     texts = f"m.content, {tool_calls}" if text else "NULL, NULL"
-    return (
-        "m.session_id, m.role, m.timestamp, m.tool_name, "
-        f"s.source, {model}, s.started_at, {title}, {texts}"
-    )
-
-
-_DETAIL_JOIN = "FROM messages AS m JOIN sessions AS s ON s.id = m.session_id"
+    return f"m.session_id, m.role, m.timestamp, m.tool_name, {texts}"
 
 
 def _run(
@@ -130,9 +123,8 @@ def _run(
 ) -> list[tuple[Any, ...]]:
     """The first *need* filtered hits of *candidates*, growing the candidate pool as needed.
 
-    Rows are ``(id, score, snippet, session_id, role, timestamp, tool_name, source,
-    model, session_started, title, content, tool_calls)``; the two text columns
-    are ``None`` unless *text*.
+    Rows are ``(id, score, snippet, session_id, role, timestamp, tool_name,
+    content, tool_calls)``; the two text columns are ``None`` unless *text*.
     """
     columns = _detail_columns(layout, text)
     if not filters.active and layout.visible_rows_sql() == "1":
@@ -141,14 +133,18 @@ def _run(
         # index's order (ties included) and pages of different sizes agree.
         sql = (
             f"SELECT c.id, c.score, c.snippet, {columns} FROM ({candidates.sql}) AS c "
-            "CROSS JOIN messages AS m ON m.id = c.id CROSS JOIN sessions AS s "
-            "ON s.id = m.session_id"
+            "CROSS JOIN messages AS m ON m.id = c.id"
         )
         return conn.execute(sql, {**candidates.params, "k": need}).fetchall()
     params: dict[str, Any] = {}
     where = _filter_sql(filters, layout, params)
+    join = (
+        " JOIN sessions AS s ON s.id = m.session_id"
+        if filters.sources or filters.exclude_sources
+        else ""
+    )
     detail_sql = (
-        f"SELECT m.id, {columns} {_DETAIL_JOIN} "
+        f"SELECT m.id, {columns} FROM messages AS m{join} "
         f"WHERE m.id IN (SELECT value FROM json_each(:ids)) AND {where}"
     )
     k = max(need, 1)
@@ -209,10 +205,10 @@ def text_snippet(text: str, terms: Iterable[Term], width: int = 160) -> str:
 
 
 def _to_hit(
-    row: tuple[Any, ...], terms: Sequence[Term], snippets: bool, rank: int
+    row: tuple[Any, ...], session: Fields, terms: Sequence[Term], snippets: bool, rank: int
 ) -> dict[str, Any]:
-    (mid, _score, snippet, session_id, role, timestamp, tool_name) = row[:7]
-    (source, model, started, title, content, tool_calls) = row[7:]
+    (mid, _score, snippet, session_id, role, timestamp, tool_name, content, tool_calls) = row
+    source, model, started, title = session
     if snippets and not snippet:
         text = content if isinstance(content, str) and content else ""
         if not any(n in text.lower() for n in _needles(terms)):
@@ -256,9 +252,15 @@ def _context(conn: sqlite3.Connection, hit: dict[str, Any]) -> list[dict[str, st
     return rows
 
 
-def _all_latin_long(query: ParsedQuery) -> bool:
-    return all(
-        len(term.text) >= 3 for clause in query.clauses for term in clause.include + clause.exclude
+def _worth_trigram_retry(query: ParsedQuery) -> bool:
+    """True when a Latin word may hide inside CJK text and the trigram index can see it.
+
+    Every term needs 3+ characters (the trigram index's minimum); a query of CJK
+    terms only is already answered in full by the gram index.
+    """
+    terms = [term for clause in query.clauses for term in clause.include + clause.exclude]
+    return all(len(term.text) >= 3 for term in terms) and not all(
+        contains_cjk(term.text) for term in terms
     )
 
 
@@ -376,7 +378,7 @@ class _Search:
             # A Latin word glued to CJK text ('修改youer服务端') is one unicode61
             # token; the trigram index still finds it as a substring.
             retry = plan.fallback or plan.primary
-            if _all_latin_long(retry):
+            if _worth_trigram_retry(retry):
                 trigram_layout = Layout(
                     ours=self.layout.ours,
                     version=self.layout.version,
@@ -402,6 +404,7 @@ def search_messages(
     context: bool = False,
     snippets: bool = True,
     pending_grams: bool = False,
+    session_info: SessionInfo | None = None,
 ) -> list[dict[str, Any]]:
     """Messages matching *query*, best first; ``[]`` for an empty or unusable query.
 
@@ -409,7 +412,8 @@ def search_messages(
     ``>>>…<<<``), ``timestamp``, ``tool_name``, ``source``, ``model``,
     ``session_started``, ``session_title`` and ``rank`` (0 for the best hit), plus
     ``context`` (the previous message, the hit, the next message of the same
-    session, 200 characters each) when *context* is true.
+    session, 200 characters each) when *context* is true. *session_info* caches
+    the session fields across calls on the same connection.
     """
     parsed = parse_query(query)
     if parsed.empty or limit <= 0:
@@ -424,10 +428,13 @@ def search_messages(
             raise
         log.warning("search for %r failed in SQLite (%s); returning no hits", parsed.text, exc)
         return []
+    rows = rows[offset:need]
+    info = session_info or SessionInfo(layout)
+    sessions = info.fields(conn, (row[3] for row in rows)) if rows else {}
     terms = list(plan.primary.terms)
     hits = [
-        _to_hit(row, terms, snippets, rank)
-        for rank, row in enumerate(rows[offset:need], start=offset)
+        _to_hit(row, sessions[row[3]], terms, snippets, rank)
+        for rank, row in enumerate(rows, start=offset)
     ]
     if context:
         for hit in hits:

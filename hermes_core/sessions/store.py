@@ -33,6 +33,7 @@ from hermes_core.sessions.connection import (
 from hermes_core.sessions.layout import Layout, inspect_layout
 from hermes_core.sessions.schema import SCHEMA_VERSION, apply_schema
 from hermes_core.sessions.search import SearchFilters, search_messages
+from hermes_core.sessions.sessioninfo import SessionInfo
 from hermes_core.sessions.titles import next_title, sanitize_title
 
 __all__ = ["SessionStore", "default_db_path"]
@@ -213,6 +214,7 @@ class SessionStore:
         except BaseException:
             self._conn.close()
             raise
+        self._session_info = SessionInfo(self.layout)
         if created:
             restrict_permissions(self.path)
 
@@ -297,6 +299,9 @@ class SessionStore:
             raise SessionStoreError(f"Write to {self.path} rejected: {exc}") from exc
         except sqlite3.DatabaseError as exc:
             raise SessionStoreError(f"Write to {self.path} failed: {exc}") from exc
+        finally:
+            # data_version only moves for other connections' commits
+            self._session_info.invalidate()
 
     def close(self) -> None:
         """Checkpoint passively and close the connection (idempotent)."""
@@ -898,6 +903,7 @@ class SessionStore:
                 context=context,
                 snippets=snippets,
                 pending_grams=pending,
+                session_info=self._session_info,
             )
 
         return self._read(read)
