@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from runtime_kit import NOTE_TOOL, RecordingProvider, build_session, system_prompts
 
+from hermes_core.errors import ConfigError
 from hermes_core.runtime.session import DELEGATION_SOURCE, AgentSession, RuntimeSettings
 from hermes_core.sessions import SessionStore
 from hermes_core.testing.openai_fake import FakeOpenAIServer, FakeReply, tool_call
@@ -204,6 +205,7 @@ def test_hooks_run_in_lifecycle_order_with_their_arguments(
         "hermes_home": str(hermes_home),
         "platform": "cli",
         "agent_context": "primary",
+        "agent_identity": "default",
         "session_title": "Hooks",
     }
     assert "RECORDER-BLOCK" in session.system_prompt
@@ -433,3 +435,38 @@ def test_untitled_sessions_take_their_first_message_as_title(
             ids.append(session.session_id)
     assert [row(hermes_home, i)["title"] for i in ids] == ["hi there", None]
     assert not [r for r in caplog.records if r.levelname in ("WARNING", "ERROR")]
+
+
+@pytest.mark.parametrize(
+    ("profile", "settings", "identity"),
+    [
+        ("profiles/work", RuntimeSettings(), "work"),
+        ("plain", RuntimeSettings(), "default"),
+        (
+            "profiles/work",
+            RuntimeSettings.from_config({"runtime": {"agent_identity": "ops"}}),
+            "ops",
+        ),
+    ],
+)
+def test_providers_get_the_profile_as_agent_identity(
+    tmp_path: Path,
+    server: FakeOpenAIServer,
+    profile: str,
+    settings: RuntimeSettings,
+    identity: str,
+) -> None:
+    home = tmp_path / profile
+    home.mkdir(parents=True)
+    recorder = RecordingProvider()
+    session = build_session(home, server, recorder, settings=settings)
+    session.start()
+    ((_, kwargs),) = recorder.calls_to("initialize")
+    assert kwargs["agent_identity"] == identity
+    assert "agent_workspace" not in kwargs  # no working directory configured
+    session.close()
+
+
+def test_agent_identity_must_be_text() -> None:
+    with pytest.raises(ConfigError, match=r"runtime\.agent_identity"):
+        RuntimeSettings.from_config({"runtime": {"agent_identity": 7}})

@@ -7,7 +7,7 @@ a :class:`~hermes_core.sessions.SessionStore` and a
 of Hermes Agent's lifecycle:
 
 * **start** — ``initialize_all(session_id, hermes_home=…, platform=…,
-  agent_context="primary")``, then the system prompt is assembled once
+  agent_context="primary", agent_identity=…)``, then the system prompt is assembled once
   (:mod:`hermes_core.runtime.prompt`) and cached; every model call of the
   session sends the same bytes;
 * **each turn** — ``on_turn_start``; ``prefetch_all`` (skipped for trivial
@@ -167,6 +167,8 @@ class RuntimeSettings:
     tool_timeout: float = 60.0
     session_end_timeout: float = 30.0
     user_id: str = ""
+    agent_identity: str = ""
+    """The profile name given to providers; empty: derived from ``HERMES_HOME``."""
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_tool_iterations <= MAX_TOOL_ITERATIONS:
@@ -202,8 +204,19 @@ class RuntimeSettings:
             "tool_timeout": _float(config, "runtime.tool_timeout", 60.0),
             "session_end_timeout": _float(config, "runtime.session_end_timeout", 30.0),
         }
+        identity = cfg_get(config, "runtime.agent_identity", "")
+        if not isinstance(identity, str):
+            raise ConfigError(f"runtime.agent_identity must be a string, got {identity!r}.")
+        values["agent_identity"] = identity.strip()
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
+
+
+def profile_name(hermes_home: Path) -> str:
+    """The Hermes profile a home belongs to: ``<root>/profiles/NAME`` → NAME, else ``default``."""
+    if hermes_home.parent.name == "profiles" and hermes_home.name:
+        return hermes_home.name
+    return "default"
 
 
 @dataclass(frozen=True)
@@ -383,7 +396,10 @@ class AgentSession:
             "hermes_home": str(self.hermes_home),
             "platform": self.settings.platform,
             "agent_context": "primary",
+            "agent_identity": self.settings.agent_identity or profile_name(self.hermes_home),
         }
+        if self.settings.working_dir is not None:
+            init_kwargs["agent_workspace"] = str(self.settings.working_dir)
         if self.settings.user_id:
             init_kwargs["user_id"] = self.settings.user_id
         if self._title:
