@@ -129,6 +129,40 @@ def test_import_jsonl_messages_and_conversations(tmp_path: Path, hermes_home: Pa
     assert code != 0 and "already exists" in out and "nothing was imported" in out
 
 
+def test_import_dates_conversations_by_started_at(tmp_path: Path, hermes_home: Path) -> None:
+    """Benchmark-style histories date whole sessions; --since then filters by that date."""
+    path = tmp_path / "dated.jsonl"
+    lines = [
+        {
+            "session_id": "old",
+            "started_at": "2023-05-20T02:21:00+00:00",
+            "messages": [
+                {"role": "user", "content": "I adopted a beagle named Biscuit"},
+                {"role": "assistant", "content": "Congratulations on Biscuit!"},
+            ],
+        },
+        {
+            "session_id": "new",
+            "started_at": 1717200000,
+            "messages": [{"role": "user", "content": "Biscuit learned to sit today"}],
+        },
+    ]
+    path.write_text("\n".join(json.dumps(line) for line in lines))
+    code, out = run("import", str(path))
+    assert code == 0, out
+    with SessionStore(hermes_home / "state.db", read_only=True) as store:
+        old = store.get_session("old")
+        assert old is not None and old["started_at"] == 1684549260.0
+        stamps = [m["timestamp"] for m in store.get_messages("old")]
+        assert stamps[0] == 1684549260.0 and stamps[1] > stamps[0]  # order kept
+        recent = store.search_messages("Biscuit", since=1700000000)
+        assert {hit["session_id"] for hit in recent} == {"new"}
+    bad = tmp_path / "bad_date.jsonl"
+    bad.write_text(json.dumps({"started_at": "last spring", "messages": lines[1]["messages"]}))
+    code, out = run("import", str(bad))
+    assert code != 0 and "line 1:" in out and '"started_at"' in out
+
+
 def test_bad_import_names_lines_and_writes_nothing(tmp_path: Path, db: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text(

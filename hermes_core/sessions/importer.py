@@ -7,7 +7,9 @@ Each non-blank line is a JSON object, either
   ISO 8601) and ``session_id``; messages without ``session_id`` form one
   session for the whole file; or
 * a **conversation** — ``{"messages": [...]}`` (the fine-tuning format) with
-  optional ``session_id``, ``title``, ``source``, ``model``; one session per line.
+  optional ``session_id``, ``title``, ``source``, ``model`` and ``started_at``
+  (when the conversation happened; its messages without a ``timestamp`` are
+  dated then, in order); one session per line.
 
 The whole file is checked before anything is written; every problem is
 reported with its line number and the store writes all sessions in one
@@ -135,15 +137,22 @@ def read_jsonl(
                         messages.append(_message(item))
                     except _LineError as exc:
                         raise _LineError(f"message #{n}: {exc}") from exc
-                conversations.append(
-                    {
-                        "id": str(data.get("session_id") or f"{base_id}_{number}"),
-                        "title": data.get("title") if isinstance(data.get("title"), str) else None,
-                        "source": str(data.get("source") or source),
-                        "model": data.get("model") if isinstance(data.get("model"), str) else None,
-                        "messages": messages,
-                    }
-                )
+                conversation = {
+                    "id": str(data.get("session_id") or f"{base_id}_{number}"),
+                    "title": data.get("title") if isinstance(data.get("title"), str) else None,
+                    "source": str(data.get("source") or source),
+                    "model": data.get("model") if isinstance(data.get("model"), str) else None,
+                    "messages": messages,
+                }
+                try:
+                    started = _timestamp(data.get("started_at"))
+                except _LineError as exc:
+                    raise _LineError(str(exc).replace('"timestamp"', '"started_at"')) from exc
+                if started is not None:
+                    conversation["started_at"] = started
+                    for message in messages:
+                        message.setdefault("timestamp", started)  # the store keeps their order
+                conversations.append(conversation)
             else:
                 owner = str(data.get("session_id") or base_id)
                 loose.setdefault(owner, []).append(_message(data))
