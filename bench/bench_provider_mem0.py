@@ -127,7 +127,7 @@ def platform_scenario(latency: float, turns: int, facts: int) -> list[str]:
             fake.seed(_fact(i), user_id=USER)
         fake.latency = latency
         mem0 = import_mem0(home / "mem0")
-        client = mem0.MemoryClient(api_key=API_KEY, host=fake.base_url)
+        client = mem0.MemoryClient(api_key=API_KEY, host=fake.url)
         direct_recall = [
             _timed(partial(client.search, _query(i), filters={"user_id": USER}, top_k=10))
             for i in range(turns)
@@ -147,7 +147,7 @@ def platform_scenario(latency: float, turns: int, facts: int) -> list[str]:
             for i in range(turns)
         ]
         client.client.close()
-        config = {"mem0": {"mode": "platform", "host": fake.base_url, "prefetch_wait": 10}}
+        config = {"mem0": {"mode": "platform", "host": fake.url, "prefetch_wait": 10}}
         provider = Mem0MemoryProvider(config, env={"MEM0_API_KEY": API_KEY})
         provider.initialize("bench", hermes_home=str(home), platform="cli", user_id=USER)
         measured = _measure_provider(provider, turns)

@@ -110,7 +110,7 @@ def platform_config(fake: FakeMem0Platform, **overrides: Any) -> dict[str, Any]:
     """A config.yaml dict pointing the provider at *fake*, with fast retries."""
     section: dict[str, Any] = {
         "mode": "platform",
-        "host": fake.base_url,
+        "host": fake.url,
         "timeout": 2.0,
         "retries": 1,
         "retry_backoff": 0.01,

@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 from conftest import StartProvider, platform_config
-from fake_mem0 import FakeMem0Platform, Fault
+from fake_mem0 import FakeMem0Platform
 from hermes_memory_mem0 import Mem0MemoryProvider
 
 SEARCH = "/v3/memories/search/"
 ADD = "/v3/memories/add/"
+MALFORMED_JSON = b'{"results": [{"id": '
 
 
 class Clock:
@@ -56,7 +57,7 @@ def started(fake_platform: FakeMem0Platform, start_provider: StartProvider) -> S
             provider_kwargs={"clock": clock} if clock else {},
         )
         assert provider.flush(60)  # connected (first use imports the SDK)
-        fake_platform.clear_requests()
+        fake_platform.reset_log()
         return provider
 
     return start
@@ -65,20 +66,23 @@ def started(fake_platform: FakeMem0Platform, start_provider: StartProvider) -> S
 @pytest.mark.parametrize(
     ("fault", "error_words"),
     [
-        (Fault(status=500), "http 500"),
-        (Fault(status=503), "http 503"),
-        (Fault(delay=1.0), "timed out"),
-        (Fault(malformed=True), "malformed json"),
-        (Fault(drop=True), "request failed"),
+        ({"status": 500}, "http 500"),
+        ({"status": 503}, "http 503"),
+        ({"status": None, "delay": 1.0}, "timed out"),
+        ({"status": 200, "raw_body": MALFORMED_JSON}, "malformed json"),
+        ({"drop": True}, "request failed"),
     ],
     ids=["500", "503", "timeout", "malformed-json", "dropped-connection"],
 )
 def test_a_failing_service_never_breaks_the_turn(
-    started: StartProvider, fake_platform: FakeMem0Platform, fault: Fault, error_words: str
+    started: StartProvider,
+    fake_platform: FakeMem0Platform,
+    fault: dict[str, Any],
+    error_words: str,
 ) -> None:
     fake_platform.seed("The user's car is a red Fiat", user_id="alice")
     provider = started(timeout=0.3, retries=0, breaker_threshold=20)
-    fake_platform.inject(fault, times=50)
+    fake_platform.fail(times=50, **fault)
     recalled, tool = run_turn(provider, "what car do I drive")
     assert recalled == ""
     assert error_words in tool["error"].lower()
@@ -122,7 +126,7 @@ def test_breaker_opens_after_repeated_failures_and_closes_after_cooldown(
     fake_platform.seed("The user's favourite tea is sencha", user_id="alice")
     clock = Clock()
     provider = started(clock=clock, retries=0, breaker_threshold=2, breaker_cooldown=30)
-    fake_platform.inject(Fault(status=502, path=SEARCH), times=100)
+    fake_platform.fail(SEARCH, times=100, status=502)
     for _ in range(2):
         error = json.loads(provider.handle_tool_call("mem0_search", {"query": "tea"}))["error"]
         assert "HTTP 502" in error
@@ -148,32 +152,36 @@ def test_reads_are_retried_on_transient_failures(
 ) -> None:
     fake_platform.seed("Standup is at 9:30", user_id="alice")
     provider = started(retries=2, timeout=0.3)
-    fake_platform.inject(Fault(status=503, path=SEARCH))
-    fake_platform.inject(Fault(delay=1.0, path=SEARCH))
+    fake_platform.fail(SEARCH, status=503)
+    fake_platform.fail(SEARCH, status=None, delay=1.0)
     found = json.loads(provider.handle_tool_call("mem0_search", {"query": "standup"}))
     assert found["count"] == 1
-    assert len(fake_platform.requests_to("POST", SEARCH)) == 3
+    assert len(fake_platform.calls("POST", SEARCH)) == 3
     assert provider.breaker.consecutive_failures == 0
 
 
 @pytest.mark.parametrize(
     ("fault", "sent", "stored"),
     [
-        (Fault(status=503, path=ADD), 2, 1),  # not processed: safe to send again
-        (Fault(status=429, path=ADD), 2, 1),
-        (Fault(status=500, path=ADD), 1, 0),  # may have been processed: never resent
-        (Fault(delay=1.0, path=ADD), 1, 1),  # the server stored it after we gave up
+        ({"status": 503}, 2, 1),  # not processed: safe to send again
+        ({"status": 429}, 2, 1),
+        ({"status": 500}, 1, 0),  # may have been processed: never resent
+        ({"status": None, "delay": 1.0}, 1, 1),  # the server stored it after we gave up
     ],
     ids=["503-retried", "429-retried", "500-not-retried", "timeout-not-retried"],
 )
 def test_writes_are_retried_only_when_they_cannot_have_taken_effect(
-    started: StartProvider, fake_platform: FakeMem0Platform, fault: Fault, sent: int, stored: int
+    started: StartProvider,
+    fake_platform: FakeMem0Platform,
+    fault: dict[str, Any],
+    sent: int,
+    stored: int,
 ) -> None:
     provider = started(retries=2, timeout=0.3)
-    fake_platform.inject(fault)
+    fake_platform.fail(ADD, **fault)
     provider.sync_turn("My locker code is 1234.", "Got it.")
     assert provider.flush(30)
-    assert len(fake_platform.requests_to("POST", ADD)) == sent
+    assert len(fake_platform.calls("POST", ADD)) == sent
     # A delayed request is stored by the server after the client gave up; wait for it.
     deadline = time.monotonic() + 10
     while len(fake_platform.memories_of("alice")) < stored and time.monotonic() < deadline:
@@ -190,6 +198,6 @@ def test_a_rejected_api_key_is_reported_and_not_retried(
     assert provider.flush(60)
     result = json.loads(provider.handle_tool_call("mem0_search", {"query": "anything"}))
     assert "api key" in result["error"].lower()
-    pings = fake_platform.requests_to("GET", "/v1/ping/")
+    pings = fake_platform.calls("GET", "/v1/ping/")
     assert len(pings) == 2  # one at warm-up, one for the tool call: no retries
     assert provider.prefetch("anything at all") == ""

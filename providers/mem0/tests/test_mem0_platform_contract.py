@@ -95,7 +95,7 @@ def test_prefetch_search_uses_configured_scope_and_options(
         env={"MEM0_API_KEY": fake_platform.api_key, "MEM0_USER_ID": "pinned"},
     )
     provider.prefetch("what tea do I like")
-    (search,) = fake_platform.requests_to("POST", "/v3/memories/search/")
+    (search,) = fake_platform.calls("POST", "/v3/memories/search/")
     assert search.body == {
         "query": "what tea do I like",
         "filters": {"user_id": "pinned"},
@@ -115,7 +115,7 @@ def test_long_turns_are_cut_at_a_sentence_end_before_sending(
     user = "My cat is called Miso. " + "She likes boxes and long naps in the sun. " * 5
     provider.sync_turn(user, "ok")
     assert provider.flush(10)
-    (add,) = fake_platform.requests_to("POST", "/v3/memories/add/")
+    (add,) = fake_platform.calls("POST", "/v3/memories/add/")
     sent = add.body["messages"][0]["content"]
     assert len(sent) <= 60 and sent.endswith(".")
     assert sent.startswith("My cat is called Miso.")

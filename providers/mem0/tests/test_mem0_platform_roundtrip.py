@@ -101,7 +101,7 @@ def test_non_primary_contexts_read_but_never_write(
     refused = call(provider, "mem0_add", content="Locker 42")
     assert "primary" in refused["error"]
     assert call(provider, "mem0_search", query="office wifi")["count"] == 1
-    assert fake_platform.requests_to("POST", "/v3/memories/add/") == []
+    assert fake_platform.calls("POST", "/v3/memories/add/") == []
     assert "does not write" in provider.system_prompt_block()
 
 
@@ -154,15 +154,13 @@ def test_prefetch_serves_background_results_without_waiting(
     # queue_prefetch warms the cache; the next prefetch for that query is served from it.
     provider.queue_prefetch("what is my favourite colour")
     assert provider.flush(10)
-    searches = len(fake_platform.requests_to("POST", "/v3/memories/search/"))
+    searches = len(fake_platform.calls("POST", "/v3/memories/search/"))
     assert "teal" in provider.prefetch("what is my favourite colour")
-    assert len(fake_platform.requests_to("POST", "/v3/memories/search/")) == searches
+    assert len(fake_platform.calls("POST", "/v3/memories/search/")) == searches
 
     # A new query whose search has not finished gets the latest finished result at once,
     # while its own search runs in the background for the next call.
-    from fake_mem0 import Fault
-
-    fake_platform.inject(Fault(delay=1.0, path="/v3/memories/search/"))
+    fake_platform.fail("/v3/memories/search/", status=None, delay=1.0)
     assert "teal" in provider.prefetch("tell me about my dog again")
     assert provider.flush(10)
     assert "Biscuit" in provider.prefetch("tell me about my dog again")
@@ -176,7 +174,7 @@ def test_trivial_prompts_do_not_search(
         provider.on_turn_start(1, prompt)
         assert provider.prefetch(prompt) == ""
     assert provider.flush(10)
-    assert fake_platform.requests_to("POST", "/v3/memories/search/") == []
+    assert fake_platform.calls("POST", "/v3/memories/search/") == []
     assert provider.recall_status() is None
 
 
@@ -184,9 +182,7 @@ def test_session_end_flushes_pending_writes(
     platform: StartProvider, fake_platform: FakeMem0Platform
 ) -> None:
     provider = platform(user_id="alice")
-    from fake_mem0 import Fault
-
-    fake_platform.inject(Fault(delay=0.5, path="/v3/memories/add/"))
+    fake_platform.fail("/v3/memories/add/", status=None, delay=0.5)
     provider.sync_turn("My passport expires in May.", "I'll remember that.")
     provider.on_session_end([])
     assert fake_platform.memories_of("alice") == ["My passport expires in May."]
