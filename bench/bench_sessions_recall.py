@@ -19,7 +19,12 @@ Compared (same messages, same run):
   for a question ending in ``?``; this baseline is kinder);
 * **BM25, OR** — the same words OR-ed, no stop words removed, no stemming.
 
-Usage: ``python bench/bench_sessions_recall.py``.
+Each ranker runs twice: on the 28 conversations alone, and with a haystack of
+generated technical chat (``bench_sessions.Corpus``: the same vocabulary of
+deploys, keys, caches and versions) around them, as in a long-lived history.
+
+Usage: ``python bench/bench_sessions_recall.py`` (``--haystack N`` sets the
+generated messages, default 50,000; 0 skips that run).
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ import yaml
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from bench_sessions import Corpus  # noqa: E402
 from report import write_section  # noqa: E402
 
 from hermes_core.sessions import SessionStore  # noqa: E402
@@ -142,13 +148,15 @@ def evaluate(
     return {key: value / total for key, value in hits.items()}, misses
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="accepted; the set is small anyway")
-    parser.parse_args(argv)
+def run(haystack: int) -> tuple[int, int, int, dict[str, tuple[dict[str, float], list[str]]]]:
+    """Evaluate every ranker; returns (questions, sessions, messages, results by ranker)."""
     with tempfile.TemporaryDirectory() as tmp, SessionStore(Path(tmp) / "state.db") as store:
+        for batch in Corpus(seed=11).batches(haystack, 5_000) if haystack else ():
+            store.import_sessions(batch)
         turn_ids, questions = load(store)
-        session_of = {mid: sid for (sid, _), mid in turn_ids.items()}
+        session_of = dict(
+            store._read(lambda c: c.execute("SELECT id, session_id FROM messages").fetchall())
+        )
         plain = plain_index(store)
         rankers: dict[str, Ranker] = {
             "BM25, AND (FTS5 default)": bm25_ranker(plain, "AND"),
@@ -159,15 +167,12 @@ def main(argv: list[str] | None = None) -> int:
             name: evaluate(ranker, questions, turn_ids, session_of)
             for name, ranker in rankers.items()
         }
-    sessions_count = len({sid for sid, _ in turn_ids})
+        sessions = len(set(session_of.values()))
+        return len(questions), sessions, len(session_of), results
+
+
+def _table(results: dict[str, tuple[dict[str, float], list[str]]]) -> list[str]:
     lines = [
-        "Command: `python bench/bench_sessions_recall.py`",
-        "",
-        f"{len(questions)} questions over {sessions_count} conversations "
-        f"({len(turn_ids)} messages) in `bench/eval/conversations.yaml`, written for this "
-        "project. Session recall@k: an answering conversation is among the first k distinct "
-        "sessions; message recall@k: an answering turn is among the first k messages.",
-        "",
         "| ranker | session R@1 | session R@5 | session R@10 | message R@1 | message R@5 "
         "| message R@10 |",
         "|---|---:|---:|---:|---:|---:|---:|",
@@ -176,10 +181,42 @@ def main(argv: list[str] | None = None) -> int:
         cells = [f"{scores[f'session@{k}']:.2f}" for k in KS]
         cells += [f"{scores[f'message@{k}']:.2f}" for k in KS]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    ours_misses = results["ours (`search_messages`)"][1]
-    if ours_misses:
+    misses = results["ours (`search_messages`)"][1]
+    if misses:
         lines += ["", "Questions whose first session is wrong for us:", ""]
-        lines += [f"- {question}" for question in ours_misses]
+        lines += [f"- {question}" for question in misses]
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a 10,000-message haystack")
+    parser.add_argument("--haystack", type=int, help="generated messages around the set")
+    args = parser.parse_args(argv)
+    haystack = args.haystack if args.haystack is not None else 10_000 if args.quick else 50_000
+    questions, sessions, messages, clean = run(0)
+    lines = [
+        "Command: `python bench/bench_sessions_recall.py`",
+        "",
+        f"{questions} questions over {sessions} conversations ({messages} messages) in "
+        "`bench/eval/conversations.yaml`, written for this project. Session recall@k: an "
+        "answering conversation is among the first k distinct sessions; message recall@k: "
+        "an answering turn is among the first k messages.",
+        "",
+        *_table(clean),
+    ]
+    if haystack:
+        _, sessions, messages, crowded = run(haystack)
+        lines += [
+            "",
+            f"### The same questions in a haystack of {messages:,} messages",
+            "",
+            f"The conversations among {sessions:,} generated sessions of technical chat "
+            "(`bench_sessions.Corpus`: the deploys, keys, caches and versions the technical "
+            "questions ask about, as word salad, plus tool calls and tool output).",
+            "",
+            *_table(crowded),
+        ]
     write_section("sessions-recall", "Session search recall on questions", "\n".join(lines))
     return 0
 

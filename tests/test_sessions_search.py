@@ -430,6 +430,49 @@ def test_questions_find_their_session_first(
     assert hits and hits[0]["session_id"] == expected
 
 
+def test_a_conversation_covering_more_of_the_question_ranks_first(store: SessionStore) -> None:
+    """Messages repeating one word of the question lose to the turns that answer all of it."""
+    store.create_session("birds")
+    store.append_messages(
+        "birds",
+        [
+            {"role": "user", "content": "canary canary canary"},
+            {"role": "assistant", "content": "canary release canary"},
+            {"role": "user", "content": "canary canary"},
+            {"role": "assistant", "content": "canary is loud"},
+        ],
+    )
+    store.create_session("answer")
+    store.append_messages(
+        "answer",
+        [
+            {
+                "role": "user",
+                "content": "The canary release of the payments service went bad in eu-west.",
+            },
+            {"role": "assistant", "content": "Run a rollback to v2.3 and pin the image digest."},
+        ],
+    )
+    for n in range(6):  # ordinary history, so the question's words stay rare
+        store.create_session(f"other{n}")
+        store.append_message(f"other{n}", "user", f"Lunch plans for day {n}.")
+    hits = store.search_messages("Why did the canary release go wrong, and did we do a rollback?")
+    assert [hit["session_id"] for hit in hits[:2]] == ["answer", "answer"]
+
+
+def test_phrasal_verbs_find_their_one_word_spelling(store: SessionStore) -> None:
+    store.create_session("login")
+    store.append_message("login", "user", "Sam's login is locked.")
+    store.create_session("rollback")
+    store.append_message("rollback", "user", "We did a quick rollback yesterday.")
+    store.create_session("other")  # the verbs alone are known words here
+    store.append_message("other", "user", "Log the hours in the log book for Sam, roll the dice.")
+    assert store.search_messages("why can't Sam log in?")[0]["session_id"] == "login"
+    assert "rollback" in sessions_of(store.search_messages("how do I roll back?"))
+    plan = plan_query(parse_query("how do I set up the mirror and roll back the tag?"))
+    assert {"setup", "rollback"} <= {term.text for term in plan.primary.terms}
+
+
 def test_question_plan_drops_stop_words_and_ors_the_rest() -> None:
     plan = plan_query(parse_query("What did I decide about the deploy script?"))
     assert plan.mode == "question"

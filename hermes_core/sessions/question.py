@@ -11,7 +11,8 @@ rarely sit in the same message as the answer. The plan therefore:
   conversational filler (*remember*, *discussed*…) and possessives are removed,
   the rest are OR-ed so BM25 ranks by how many rare words a message shares, and
   messages that contain every word, or consecutive words close together, are
-  boosted;
+  boosted; a phrasal verb also brings its one-word spelling (*roll back*:
+  *rollback*);
 * splits a long run of Chinese/Japanese/Korean (no spaces, so no words) into its
   bigrams, minus function characters, when the exact run is not found.
 
@@ -57,6 +58,9 @@ STOP_WORDS = frozenset(
 _CJK_FUNCTION_CHARS = frozenset(
     "的了是在我你他她它们吗呢吧啊么什怎如何为哪这那个之前后有和与就都也还要会能把被给对从到说过"
 )
+
+_PARTICLES = frozenset({"back", "up", "down", "in", "out", "off", "over", "on", "away"})
+"""Second words of phrasal verbs that are also written as one word (roll back: rollback)."""
 
 _LONG_CJK_RUN = 5
 """CJK runs at least this long are also searched as bigrams (they are sentences)."""
@@ -108,6 +112,21 @@ def _cjk_bigram_terms(run: str) -> list[Term]:
     return grams
 
 
+def _compounds(words: list[Term]) -> list[Term]:
+    """One-word spellings of phrasal verbs: ``roll back`` → ``rollback``, ``log in`` → ``login``."""
+    compounds = []
+    for left, right in itertools.pairwise(words):
+        if (
+            right.text.lower() in _PARTICLES
+            and left.text.isalpha()
+            and left.text.isascii()
+            and not is_stop_word(left)
+            and not left.prefix
+        ):
+            compounds.append(Term(left.text.lower() + right.text.lower()))
+    return compounds
+
+
 def _query(parsed: ParsedQuery, clauses: list[Clause]) -> ParsedQuery:
     terms = tuple(term for clause in clauses for term in clause.include)
     return ParsedQuery(
@@ -153,6 +172,8 @@ def plan_query(parsed: ParsedQuery) -> Plan:
         for run in cjk_runs(term.text):
             if len(run) >= _LONG_CJK_RUN:
                 expanded.extend(_cjk_bigram_terms(run))
+    seen = {term.text.lower() for term in expanded}
+    expanded += [term for term in _compounds(words) if term.text not in seen]
     if not question:
         primary = _all_of(parsed, content)
         fallback = _any_of(parsed, expanded) if len(expanded) > 1 else None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -26,7 +27,7 @@ from hermes_core.sessions.cjk import contains_cjk
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
 from hermes_core.sessions.question import Plan, plan_query
-from hermes_core.sessions.routing import Candidates, compile_query
+from hermes_core.sessions.routing import LIKE, Candidates, compile_query, fts_term, route_term
 from hermes_core.sessions.sessioninfo import Fields, SessionInfo
 
 __all__ = ["SearchFilters", "group_by_session", "search_messages"]
@@ -38,11 +39,10 @@ BOOST_ALL_TERMS = 0.6
 BOOST_NEAR_PAIR = 0.4
 """Score bonus for a question's hit where two consecutive content words sit together."""
 QUESTION_CANDIDATES = 300
-SESSION_EVIDENCE = 0.5
-"""Share of the relevance of other hits of the same session added to a question's hit."""
-SESSION_EVIDENCE_HITS = 2
 KEYWORD_TOP_UP_BELOW = 5
 """Keywords that all match fewer messages than this are topped up with partial matches."""
+_COVERAGE_CHARS = 4_000
+"""Characters of each candidate read to see which question words it covers."""
 _GROWTH = 8
 _MAX_BOUNDED_K = 50_000
 
@@ -264,30 +264,71 @@ def _worth_trigram_retry(query: ParsedQuery) -> bool:
     )
 
 
-def _rerank_by_session(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """Raise hits whose conversation holds more evidence.
+_SUFFIXES = ("ingly", "edly", "ings", "ing", "ers", "ies", "ied", "es", "ed", "er", "ly", "s")
+_DF_CAP = 20_000
+"""Document frequencies are counted up to this; commoner words all weigh the same."""
+
+
+def _crude_stem(word: str) -> str:
+    word = word.lower()
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def _weight(conn: sqlite3.Connection, layout: Layout, term: Term, rows: float) -> float:
+    """The inverse document frequency of *term* (its matches counted up to a cap)."""
+    index = route_term(term, layout)
+    if index == LIKE:
+        return 1.0
+    found = conn.execute(
+        f"SELECT count(*) FROM (SELECT 1 FROM {index} WHERE {index} MATCH ? LIMIT {_DF_CAP})",
+        (fts_term(term, index, layout),),
+    ).fetchone()[0]
+    return math.log(1.0 + rows / max(1, found))
+
+
+def _coverage_pattern(term: Term) -> re.Pattern[str]:
+    """What a text must contain to cover *term*: a word starting with its stem, or the term."""
+    if term.simple and not term.substring and not contains_cjk(term.text):
+        return re.compile(r"(?<!\w)" + re.escape(_crude_stem(term.text)))
+    return re.compile(re.escape(term.text.lower()))
+
+
+def _rerank_by_session(
+    conn: sqlite3.Connection, layout: Layout, rows: list[tuple[Any, ...]], terms: Sequence[Term]
+) -> list[tuple[Any, ...]]:
+    """Rank hits by how much of the question their whole conversation covers.
 
     An answer is usually spread over a few turns (the question, the fix, the
-    confirmation), each matching some of the words; a lone short message that
-    matches one word ranks high on BM25 alone. Each hit gains a share of the
-    relevance of the best other hits of its session.
+    confirmation), each matching some of the words. A conversation scores the
+    summed inverse document frequency of the question's words it contains: more
+    of the question's rare words counts, repeating one common word in many
+    messages does not. Hits rank by that, then by their own BM25 score.
     """
-    if not rows or any(row[1] is None for row in rows):
+    if not rows or any(row[1] is None for row in rows) or len(terms) < 2:
         return rows
-    relevance = {row[0]: -float(row[1]) for row in rows}
-    per_session: dict[str, list[float]] = {}
+    tool_calls = "tool_calls" if "tool_calls" in layout.message_columns else "NULL"
+    texts = {
+        mid: " ".join(part for part in parts if isinstance(part, str)).lower()
+        for mid, *parts in conn.execute(
+            f"SELECT id, substr(content, 1, {_COVERAGE_CHARS}), tool_name, "
+            f"substr({tool_calls}, 1, {_COVERAGE_CHARS}) FROM messages "
+            "WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps([row[0] for row in rows]),),
+        )
+    }
+    total = float(conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 1)
+    weights = [_weight(conn, layout, term, total) for term in terms]
+    patterns = [_coverage_pattern(term) for term in terms]
+    covered: dict[str, set[int]] = {}
     for row in rows:
-        per_session.setdefault(row[3], []).append(relevance[row[0]])
-    for values in per_session.values():
-        values.sort(reverse=True)
-
-    def score(row: tuple[Any, ...]) -> float:
-        own = relevance[row[0]]
-        others = list(per_session[row[3]])
-        others.remove(own)
-        return own + SESSION_EVIDENCE * sum(others[:SESSION_EVIDENCE_HITS])
-
-    return sorted(rows, key=score, reverse=True)
+        text = texts.get(row[0], "")
+        found = covered.setdefault(row[3], set())
+        found.update(n for n, pattern in enumerate(patterns) if pattern.search(text))
+    score = {sid: sum(weights[n] for n in found) for sid, found in covered.items()}
+    return sorted(rows, key=lambda row: (score[row[3]], -float(row[1])), reverse=True)
 
 
 class _Search:
@@ -326,7 +367,7 @@ class _Search:
         pool = max(need, QUESTION_CANDIDATES) if boosts or by_session else need
         rows = _run(self.conn, candidates, self.layout, self.filters, pool, self.snippets)
         if by_session:
-            rows = _rerank_by_session(rows)
+            rows = _rerank_by_session(self.conn, self.layout, rows, query.terms)
         return rows[:need]
 
     def _unknown_words_as_substrings(self, query: ParsedQuery) -> ParsedQuery:
