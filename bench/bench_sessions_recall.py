@@ -19,17 +19,21 @@ Compared (same messages, same run):
   for a question ending in ``?``; this baseline is kinder);
 * **BM25, OR** — the same words OR-ed, no stop words removed, no stemming.
 
-Each ranker runs twice: on the 28 conversations alone, and with a haystack of
-generated technical chat (``bench_sessions.Corpus``: the same vocabulary of
-deploys, keys, caches and versions) around them, as in a long-lived history.
+Each ranker runs three times: on the 28 conversations alone, then hidden in
+two haystacks of generated history, as in a long-lived agent: technical chat
+(``bench_sessions.Corpus``: the deploys, keys, caches and versions the technical
+questions ask about) and everyday chat (short questions, long answers, dense in
+the travel, family, pets, food, money and hobby words the personal questions
+use).
 
 Usage: ``python bench/bench_sessions_recall.py`` (``--haystack N`` sets the
-generated messages, default 50,000; 0 skips that run).
+generated messages per haystack, default 50,000; 0 skips those runs).
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import re
 import sqlite3
 import sys
@@ -49,6 +53,22 @@ from report import write_section  # noqa: E402
 from hermes_core.sessions import SessionStore  # noqa: E402
 
 EVAL = HERE / "eval" / "conversations.yaml"
+EVERYDAY = """
+    travel trip flight hotel beach city museum history river mountain recipe cooking bake
+    oven bread flour sugar butter chicken salmon vegetable garden water plant tomato soil
+    seed flower dog cat pet vet food walk run marathon knee training pace race book novel
+    author chapter club reading movie film music song concert band guitar money budget bank
+    tax loan rent apartment lease move house furniture car brake engine repair mechanic
+    insurance doctor health sleep diet exercise gym coffee tea wine dinner lunch restaurant
+    family sister brother mother father wedding birthday party gift friend school exam
+    language japanese lesson study work job interview manager meeting project deadline email
+    phone laptop internet weather rain snow summer winter holiday camping hiking photo camera
+""".split()  # noqa: SIM905
+FILLER = """
+    the a to of and in is it that for on with this be are as at by from or have not but we
+    you can will if so what when how which there their should would could just also then now
+    about into more some like
+""".split()  # noqa: SIM905
 KS = (1, 5, 10)
 POOL = 50
 
@@ -148,10 +168,38 @@ def evaluate(
     return {key: value / total for key, value in hits.items()}, misses
 
 
-def run(haystack: int) -> tuple[int, int, int, dict[str, tuple[dict[str, float], list[str]]]]:
+def everyday_sessions(total: int, seed: int = 5) -> list[dict[str, Any]]:
+    """Generated everyday chat: short user turns, long assistant answers (*total* messages)."""
+    rng = random.Random(seed)
+
+    def text(words: int) -> str:
+        picked = (
+            rng.choice(EVERYDAY) if rng.random() < 0.35 else rng.choice(FILLER)
+            for _ in range(words)
+        )
+        return " ".join(picked).capitalize() + "."
+
+    sessions: list[dict[str, Any]] = []
+    made = 0
+    while made < total:
+        messages: list[dict[str, Any]] = []
+        for _ in range(rng.randint(3, 10)):
+            messages.append({"role": "user", "content": text(rng.randint(8, 30))})
+            messages.append({"role": "assistant", "content": text(rng.randint(120, 320))})
+        sessions.append(
+            {"id": f"everyday_{len(sessions):05d}", "messages": messages[: total - made]}
+        )
+        made += len(sessions[-1]["messages"])
+    return sessions
+
+
+Results = dict[str, tuple[dict[str, float], list[str]]]
+
+
+def run(haystack: list[list[dict[str, Any]]]) -> tuple[int, int, int, Results]:
     """Evaluate every ranker; returns (questions, sessions, messages, results by ranker)."""
     with tempfile.TemporaryDirectory() as tmp, SessionStore(Path(tmp) / "state.db") as store:
-        for batch in Corpus(seed=11).batches(haystack, 5_000) if haystack else ():
+        for batch in haystack:
             store.import_sessions(batch)
         turn_ids, questions = load(store)
         session_of = dict(
@@ -171,7 +219,7 @@ def run(haystack: int) -> tuple[int, int, int, dict[str, tuple[dict[str, float],
         return len(questions), sessions, len(session_of), results
 
 
-def _table(results: dict[str, tuple[dict[str, float], list[str]]]) -> list[str]:
+def _table(results: Results) -> list[str]:
     lines = [
         "| ranker | session R@1 | session R@5 | session R@10 | message R@1 | message R@5 "
         "| message R@10 |",
@@ -194,26 +242,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--haystack", type=int, help="generated messages around the set")
     args = parser.parse_args(argv)
     haystack = args.haystack if args.haystack is not None else 10_000 if args.quick else 50_000
-    questions, sessions, messages, clean = run(0)
+    questions, sessions, base_messages, clean = run([])
     lines = [
         "Command: `python bench/bench_sessions_recall.py`",
         "",
-        f"{questions} questions over {sessions} conversations ({messages} messages) in "
+        f"{questions} questions over {sessions} conversations ({base_messages} messages) in "
         "`bench/eval/conversations.yaml`, written for this project. Session recall@k: an "
         "answering conversation is among the first k distinct sessions; message recall@k: "
         "an answering turn is among the first k messages.",
         "",
         *_table(clean),
     ]
-    if haystack:
-        _, sessions, messages, crowded = run(haystack)
+    haystacks = {
+        "technical chat (`bench_sessions.Corpus`: the deploys, keys, caches and versions "
+        "the technical questions ask about, as word salad, plus tool calls and output)": list(
+            Corpus(seed=11).batches(haystack, 5_000)
+        ),
+        "everyday chat (short questions, long answers, a third of their words from the "
+        "travel, family, pets, food, money and hobby topics the personal questions ask "
+        "about)": [everyday_sessions(haystack)],
+    }
+    for description, batches in haystacks.items() if haystack else ():
+        _, sessions, messages, crowded = run(batches)
         lines += [
             "",
-            f"### The same questions in a haystack of {messages:,} messages",
+            f"### Hidden among {messages - base_messages:,} messages of "
+            + description.split(" (")[0],
             "",
-            f"The conversations among {sessions:,} generated sessions of technical chat "
-            "(`bench_sessions.Corpus`: the deploys, keys, caches and versions the technical "
-            "questions ask about, as word salad, plus tool calls and tool output).",
+            f"The {questions} questions' conversations among {sessions:,} sessions of "
+            f"generated {description}.",
             "",
             *_table(crowded),
         ]

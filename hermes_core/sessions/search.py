@@ -41,6 +41,8 @@ BOOST_NEAR_PAIR = 0.4
 QUESTION_CANDIDATES = 300
 KEYWORD_TOP_UP_BELOW = 5
 """Keywords that all match fewer messages than this are topped up with partial matches."""
+SESSION_EVIDENCE_HITS = 3
+"""A conversation's coverage of a question is read from its best this many hits."""
 _COVERAGE_CHARS = 4_000
 """Characters of each candidate read to see which question words it covers."""
 _GROWTH = 8
@@ -323,9 +325,13 @@ def _rerank_by_session(
     weights = [_weight(conn, layout, term, total) for term in terms]
     patterns = [_coverage_pattern(term) for term in terms]
     covered: dict[str, set[int]] = {}
-    for row in rows:
-        text = texts.get(row[0], "")
+    counted: dict[str, int] = {}
+    for row in sorted(rows, key=lambda row: float(row[1])):  # best BM25 first
         found = covered.setdefault(row[3], set())
+        if counted.get(row[3], 0) >= SESSION_EVIDENCE_HITS:
+            continue  # a long conversation does not cover more by having more hits
+        counted[row[3]] = counted.get(row[3], 0) + 1
+        text = texts.get(row[0], "")
         found.update(n for n, pattern in enumerate(patterns) if pattern.search(text))
     score = {sid: sum(weights[n] for n in found) for sid, found in covered.items()}
     return sorted(rows, key=lambda row: (score[row[3]], -float(row[1])), reverse=True)
