@@ -316,6 +316,7 @@ def cjk(store: SessionStore) -> SessionStore:
     ("query", "sessions"),
     [
         ("记忆断裂", {"zh"}),  # 4 characters
+        ("记忆问题", {"zh"}),  # not in the text as such: its bigrams 记忆 + 问题 top up
         ("通信", {"zh"}),  # 2 characters
         ("记", {"zh"}),  # 1 character
         ("안녕", {"ko"}),

@@ -13,8 +13,9 @@ rarely sit in the same message as the answer. The plan therefore:
   messages that contain every word, or consecutive words close together, are
   boosted; a phrasal verb also brings its one-word spelling (*roll back*:
   *rollback*);
-* splits a long run of Chinese/Japanese/Korean (no spaces, so no words) into its
-  bigrams, minus function characters, when the exact run is not found.
+* splits a run of three or more Chinese/Japanese/Korean letters (no spaces, so
+  no words) into its bigrams, minus function characters, when the exact run is
+  (almost) not found.
 
 The word index is porter-stemmed, so *deployed*, *deploying* and *deployment*
 all meet *deploy* without any work here.
@@ -62,8 +63,8 @@ _CJK_FUNCTION_CHARS = frozenset(
 _PARTICLES = frozenset({"back", "up", "down", "in", "out", "off", "over", "on", "away"})
 """Second words of phrasal verbs that are also written as one word (roll back: rollback)."""
 
-_LONG_CJK_RUN = 5
-"""CJK runs at least this long are also searched as bigrams (they are sentences)."""
+_LONG_CJK_RUN = 3
+"""CJK runs at least this long are also searched as their bigrams (words are not delimited)."""
 
 
 @dataclass(frozen=True)
