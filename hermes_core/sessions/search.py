@@ -4,7 +4,9 @@
 tool call. It never raises for a query string: anything is sanitised
 (:mod:`~hermes_core.sessions.query`), planned for recall
 (:mod:`~hermes_core.sessions.question`) and routed per term
-(:mod:`~hermes_core.sessions.routing`). Ranking is FTS5's BM25 (``rank``).
+(:mod:`~hermes_core.sessions.routing`). Ranking is FTS5's BM25 (``rank``);
+for questions, conversations that cover more of the question's rare words
+come first.
 
 Filters (role, source, time, sessions) are applied to the best ``k`` candidates
 of the index; when they reject too many, ``k`` grows and the index is asked
@@ -24,6 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from hermes_core.sessions.cjk import contains_cjk
+from hermes_core.sessions.connection import is_busy
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
 from hermes_core.sessions.question import Plan, plan_query
@@ -311,6 +314,20 @@ def _rerank_by_session(
     """
     if not rows or any(row[1] is None for row in rows) or len(terms) < 2:
         return rows
+    try:
+        score = _coverage(conn, layout, rows, terms)
+    except sqlite3.OperationalError as exc:
+        if is_busy(exc):
+            raise
+        log.warning("ranking by conversation failed in SQLite (%s); keeping BM25 order", exc)
+        return rows
+    return sorted(rows, key=lambda row: (score[row[3]], -float(row[1])), reverse=True)
+
+
+def _coverage(
+    conn: sqlite3.Connection, layout: Layout, rows: list[tuple[Any, ...]], terms: Sequence[Term]
+) -> dict[str, float]:
+    """Each conversation's summed weight of the *terms* its best hits contain."""
     tool_calls = "tool_calls" if "tool_calls" in layout.message_columns else "NULL"
     texts = {
         mid: " ".join(part for part in parts if isinstance(part, str)).lower()
@@ -333,8 +350,7 @@ def _rerank_by_session(
         counted[row[3]] = counted.get(row[3], 0) + 1
         text = texts.get(row[0], "")
         found.update(n for n, pattern in enumerate(patterns) if pattern.search(text))
-    score = {sid: sum(weights[n] for n in found) for sid, found in covered.items()}
-    return sorted(rows, key=lambda row: (score[row[3]], -float(row[1])), reverse=True)
+    return {sid: sum(weights[n] for n in found) for sid, found in covered.items()}
 
 
 class _Search:
