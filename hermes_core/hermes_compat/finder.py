@@ -1,7 +1,8 @@
 """The import finder that serves Hermes Agent's module names, and only when nothing else does.
 
-Two tables drive it. :data:`COMPAT_MODULES` are the modules hermes-core serves
-(small files under ``shims/`` that re-export hermes-core's own code).
+Three tables drive it. :data:`COMPAT_MODULES` are the modules hermes-core serves
+(small files under ``shims/`` that re-export hermes-core's own code), some only
+under a :data:`CONDITIONAL` condition (the auxiliary LLM client needs a model).
 :data:`NOT_PROVIDED` are Hermes modules that some plugins import but that
 cannot be honoured outside Hermes: importing one raises
 :class:`ModuleNotFoundError` (so a plugin's ``try/except ImportError`` fallback
@@ -20,8 +21,9 @@ from __future__ import annotations
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -37,6 +39,8 @@ COMPAT_MODULES: dict[str, tuple[str, bool]] = {
     "agent.memory_provider": ("agent/memory_provider.py", False),
     "agent.memory_manager": ("agent/memory_manager.py", False),
     "agent.secret_scope": ("agent/secret_scope.py", False),
+    # outside agent/ so that only this finder, which checks the condition, can load it
+    "agent.auxiliary_client": ("agent_auxiliary_client.py", False),
     "tools": ("tools/__init__.py", True),
     "tools.registry": ("tools/registry.py", False),
     "hermes_constants": ("hermes_constants.py", False),
@@ -50,10 +54,7 @@ COMPAT_MODULES: dict[str, tuple[str, bool]] = {
 
 # Hermes module name -> what it is in Hermes (why it cannot be served here).
 NOT_PROVIDED: dict[str, str] = {
-    "agent.auxiliary_client": (
-        "Hermes Agent's auxiliary LLM client (call_llm); give the plugin its own model "
-        "client, or use hermes_core.llm.ChatClient"
-    ),
+    "agent.auxiliary_client": "Hermes Agent's auxiliary LLM client (call_llm)",
     "agent.context_engine": "Hermes Agent's context-engine plugin interface",
     "agent.file_safety": "Hermes Agent's file-access policy",
     "agent.plugin_llm": "the LLM facade of Hermes Agent's plugin context (ctx.llm)",
@@ -71,12 +72,46 @@ NOT_PROVIDED: dict[str, str] = {
     ),
 }
 
+
+def model_configured() -> bool:
+    """Whether the active profile names a model endpoint (config.yaml or the environment).
+
+    Reads the settings only (no HTTP client is imported): ``model.base_url`` and
+    ``model.model``, any ``auxiliary.<task>`` section with both, or
+    ``HERMES_MODEL_BASE_URL`` / ``OPENAI_BASE_URL`` with ``HERMES_MODEL``.
+    """
+    from hermes_core.config import cfg_get, load_config
+
+    try:
+        config = load_config()
+    except Exception:  # an unreadable config.yaml is reported where it is used
+        return False
+    sections = [cfg_get(config, "model")]
+    auxiliary = cfg_get(config, "auxiliary")
+    if isinstance(auxiliary, dict):
+        sections += list(auxiliary.values())
+    for section in sections:
+        if isinstance(section, dict) and section.get("base_url") and section.get("model"):
+            return True
+    env = os.environ
+    base_url = env.get("HERMES_MODEL_BASE_URL") or env.get("OPENAI_BASE_URL")
+    model = cfg_get(config, "model.model") or env.get("HERMES_MODEL")
+    return bool(base_url and model)
+
+
+# Hermes module name -> the condition under which it is served (else: not provided).
+CONDITIONAL: dict[str, Callable[[], bool]] = {"agent.auxiliary_client": model_configured}
+
 _ROOTS = frozenset(name.partition(".")[0] for name in (*COMPAT_MODULES, *NOT_PROVIDED))
 
 
 def provided_modules() -> list[str]:
-    """The Hermes module names served (not the stand-in parent packages)."""
-    return sorted(name for name, (_, package) in COMPAT_MODULES.items() if not package)
+    """The Hermes module names served unconditionally (not the stand-in parent packages)."""
+    return sorted(
+        name
+        for name, (_, package) in COMPAT_MODULES.items()
+        if not package and name not in CONDITIONAL
+    )
 
 
 def missing_attribute(module: str, attribute: str, provided: Iterable[str]) -> AttributeError:
@@ -91,6 +126,12 @@ def missing_attribute(module: str, attribute: str, provided: Iterable[str]) -> A
 def not_provided_message(fullname: str) -> str:
     """The :class:`ModuleNotFoundError` text for a Hermes module that is not served."""
     what = NOT_PROVIDED.get(fullname, "a Hermes Agent module")
+    if fullname in CONDITIONAL:
+        return (
+            f"No module named {fullname!r}: it is {what}, which hermes-memory serves only "
+            "when a model is configured; set model.base_url and model.model in config.yaml "
+            f"(or HERMES_MODEL_BASE_URL and HERMES_MODEL); {DOCS_HINT}."
+        )
     return (
         f"No module named {fullname!r}: it is {what}, which hermes-memory's Hermes "
         f"compatibility layer does not provide (it serves {', '.join(provided_modules())}); "
@@ -124,6 +165,9 @@ class HermesCompatFinder(importlib.abc.MetaPathFinder):
         target: ModuleType | None = None,
     ) -> importlib.machinery.ModuleSpec | None:
         served = COMPAT_MODULES.get(fullname)
+        condition = CONDITIONAL.get(fullname)
+        if served is not None and condition is not None and not condition():
+            served = None
         if served is None and fullname not in NOT_PROVIDED:
             return None
         parent_name, _, _ = fullname.rpartition(".")
