@@ -556,3 +556,17 @@ def test_sanitiser_never_fails(fuzz_store: tuple[SessionStore, _Warnings], query
 @given(query=_HOSTILE)
 def test_sanitiser_never_fails_long(fuzz_store: tuple[SessionStore, _Warnings], query: str) -> None:
     _never_fails(fuzz_store, query)
+
+
+def test_session_info_is_bounded_and_names_unknown_sessions(store: SessionStore) -> None:
+    from hermes_core.sessions.sessioninfo import SessionInfo
+
+    for n in range(5):
+        store.create_session(f"s{n}", source="cli", title=f"T{n}")
+    info = SessionInfo(store.layout, capacity=3)
+    conn = store._conn
+    fields = info.fields(conn, ["s0", "s1", "s2", "s3", "gone"])
+    assert fields["s3"][0] == "cli" and fields["s3"][3] == "T3"
+    assert fields["gone"] == (None, None, None, None)  # a hit whose session row is missing
+    assert len(info._fields) <= 3  # over capacity: the cache starts again, never grows past it
+    assert info.fields(conn, ["s4"])["s4"][3] == "T4"

@@ -12,6 +12,7 @@ calls :meth:`SessionInfo.invalidate` after its own writes.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 import threading
@@ -68,7 +69,7 @@ class SessionInfo:
                 if version == self._version:
                     if len(self._fields) + len(fetched) > self._capacity:
                         self._fields.clear()
-                    self._fields.update(fetched)
+                    self._fields.update(itertools.islice(fetched.items(), self._capacity))
             for sid in missing:
                 found[sid] = fetched.get(sid, _MISSING)
         return found
