@@ -1,8 +1,8 @@
 """Recall of session search on natural-language questions, against plain BM25.
 
-The evaluation set (``bench/eval/conversations.yaml``) holds 28 short past
+The evaluation set (``bench/eval/conversations.yaml``) holds 30 short past
 conversations — technical and personal, two in Chinese, with vocabulary shared
-across them on purpose — and 54 questions, each naming the turn(s) that answer
+across them on purpose — and 56 questions, each naming the turn(s) that answer
 it. For every question we rank messages and report, over all questions:
 
 * **session recall@k** — an answering session is among the first *k* distinct
@@ -19,7 +19,7 @@ Compared (same messages, same run):
   for a question ending in ``?``; this baseline is kinder);
 * **BM25, OR** — the same words OR-ed, no stop words removed, no stemming.
 
-Each ranker runs three times: on the 28 conversations alone, then hidden in
+Each ranker runs three times: on the 30 conversations alone, then hidden in
 two haystacks of generated history, as in a long-lived agent: technical chat
 (``bench_sessions.Corpus``: the deploys, keys, caches and versions the technical
 questions ask about) and everyday chat (short questions, long answers, dense in

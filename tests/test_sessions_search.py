@@ -461,6 +461,26 @@ def test_a_conversation_covering_more_of_the_question_ranks_first(store: Session
     assert [hit["session_id"] for hit in hits[:2]] == ["answer", "answer"]
 
 
+def test_questions_about_the_present_prefer_the_newest_answer(store: SessionStore) -> None:
+    store.create_session("old")
+    store.append_message("old", "user", "I work at Initech, work is fine.", timestamp=1_600_000_000)
+    store.create_session("new")
+    store.append_message(
+        "new",
+        "user",
+        "Big change this spring: I switched jobs and I work at Globex as a team lead.",
+        timestamp=1_700_000_000,
+    )
+    store.create_session("noise")
+    store.append_message("noise", "user", "Lunch plans again.", timestamp=1_650_000_000)
+    assert plan_query(parse_query("Where do I work now?")).prefer_recent
+    assert store.search_messages("Where do I work now?")[0]["session_id"] == "new"
+    assert store.search_messages("Where do I currently work?")[0]["session_id"] == "new"
+    # without a cue for the present, the stronger match leads
+    assert not plan_query(parse_query("Where did I work, at which company?")).prefer_recent
+    assert store.search_messages("Where did I work, at which company?")[0]["session_id"] == "old"
+
+
 def test_phrasal_verbs_find_their_one_word_spelling(store: SessionStore) -> None:
     store.create_session("login")
     store.append_message("login", "user", "Sam's login is locked.")

@@ -12,7 +12,8 @@ rarely sit in the same message as the answer. The plan therefore:
   the rest are OR-ed so BM25 ranks by how many rare words a message shares, and
   messages that contain every word, or consecutive words close together, are
   boosted; a phrasal verb also brings its one-word spelling (*roll back*:
-  *rollback*);
+  *rollback*); a question about the present (*now*, *currently*, *latest*)
+  prefers the newest of equally good conversations;
 * splits a run of three or more Chinese/Japanese/Korean letters (no spaces, so
   no words) into its bigrams, minus function characters, when the exact run is
   (almost) not found.
@@ -60,6 +61,11 @@ _CJK_FUNCTION_CHARS = frozenset(
     "的了是在我你他她它们吗呢吧啊么什怎如何为哪这那个之前后有和与就都也还要会能把被给对从到说过"
 )
 
+_RECENCY_CUES = frozenset(
+    {"now", "current", "currently", "latest", "recent", "recently", "anymore", "nowadays"}
+)
+"""Words asking for the present state: the newest answer is the one wanted."""
+
 _PARTICLES = frozenset({"back", "up", "down", "in", "out", "off", "over", "on", "away"})
 """Second words of phrasal verbs that are also written as one word (roll back: rollback)."""
 
@@ -78,6 +84,9 @@ class Plan:
     """Hits of the primary that also match one of these rank higher."""
     mode: str = "literal"
     """``literal`` (explicit syntax), ``keywords`` or ``question``."""
+    prefer_recent: bool = False
+    """The question asks for the current state (*now*, *currently*, *latest*…): among
+    conversations that answer equally well, the most recent comes first."""
 
 
 def _strip_possessive(term: Term) -> Term:
@@ -186,4 +195,5 @@ def plan_query(parsed: ParsedQuery) -> Plan:
         near = _near_pairs(parsed, content)
         if not near.empty:
             boosts.append(near)
-    return Plan(primary=primary, boosts=tuple(boosts), mode="question")
+    recent = any(word.text.lower() in _RECENCY_CUES for word in words)
+    return Plan(primary=primary, boosts=tuple(boosts), mode="question", prefer_recent=recent)

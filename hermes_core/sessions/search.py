@@ -302,7 +302,11 @@ def _coverage_pattern(term: Term) -> re.Pattern[str]:
 
 
 def _rerank_by_session(
-    conn: sqlite3.Connection, layout: Layout, rows: list[tuple[Any, ...]], terms: Sequence[Term]
+    conn: sqlite3.Connection,
+    layout: Layout,
+    rows: list[tuple[Any, ...]],
+    terms: Sequence[Term],
+    prefer_recent: bool = False,
 ) -> list[tuple[Any, ...]]:
     """Rank hits by how much of the question their whole conversation covers.
 
@@ -310,18 +314,33 @@ def _rerank_by_session(
     confirmation), each matching some of the words. A conversation scores the
     summed inverse document frequency of the question's words it contains: more
     of the question's rare words counts, repeating one common word in many
-    messages does not. Hits rank by that, then by their own BM25 score.
+    messages does not. Hits rank by that, then (when *prefer_recent*) by their
+    conversation's latest hit, then by their own BM25 score.
     """
-    if not rows or any(row[1] is None for row in rows) or len(terms) < 2:
+    if not rows or (len(terms) < 2 and not prefer_recent):
         return rows
-    try:
-        score = _coverage(conn, layout, rows, terms)
-    except sqlite3.OperationalError as exc:
-        if is_busy(exc):
-            raise
-        log.warning("ranking by conversation failed in SQLite (%s); keeping BM25 order", exc)
-        return rows
-    return sorted(rows, key=lambda row: (score[row[3]], -float(row[1])), reverse=True)
+    score: dict[str, float] = {}
+    if len(terms) >= 2:
+        try:
+            score = _coverage(conn, layout, rows, terms)
+        except sqlite3.OperationalError as exc:
+            if is_busy(exc):
+                raise
+            log.warning("ranking by conversation failed in SQLite (%s); keeping BM25 order", exc)
+            return rows
+    latest: dict[str, float] = {}
+    if prefer_recent:
+        for row in rows:
+            latest[row[3]] = max(latest.get(row[3], 0.0), float(row[5] or 0.0))
+    bm25_order = {row[0]: n for n, row in enumerate(rows)}  # rows arrive best first
+    return sorted(
+        rows,
+        key=lambda row: (
+            -score.get(row[3], 0.0),
+            -latest.get(row[3], 0.0),
+            bm25_order[row[0]],
+        ),
+    )
 
 
 def _coverage(
@@ -343,7 +362,7 @@ def _coverage(
     patterns = [_coverage_pattern(term) for term in terms]
     covered: dict[str, set[int]] = {}
     counted: dict[str, int] = {}
-    for row in sorted(rows, key=lambda row: float(row[1])):  # best BM25 first
+    for row in rows:  # best BM25 first
         found = covered.setdefault(row[3], set())
         if counted.get(row[3], 0) >= SESSION_EVIDENCE_HITS:
             continue  # a long conversation does not cover more by having more hits
@@ -374,6 +393,7 @@ class _Search:
         need: int,
         boosts: tuple[tuple[ParsedQuery, float], ...] = (),
         by_session: bool = False,
+        prefer_recent: bool = False,
     ) -> list[tuple[Any, ...]]:
         if query.empty or need <= 0:
             return []
@@ -389,7 +409,7 @@ class _Search:
         pool = max(need, QUESTION_CANDIDATES) if boosts or by_session else need
         rows = _run(self.conn, candidates, self.layout, self.filters, pool, self.snippets)
         if by_session:
-            rows = _rerank_by_session(self.conn, self.layout, rows, query.terms)
+            rows = _rerank_by_session(self.conn, self.layout, rows, query.terms, prefer_recent)
         return rows[:need]
 
     def _unknown_words_as_substrings(self, query: ParsedQuery) -> ParsedQuery:
@@ -432,7 +452,13 @@ class _Search:
         primary = plan.primary
         if plan.mode == "question":
             primary = self._unknown_words_as_substrings(primary)
-        rows = self.rows(primary, need, boosts, by_session=plan.mode == "question")
+        rows = self.rows(
+            primary,
+            need,
+            boosts,
+            by_session=plan.mode == "question",
+            prefer_recent=plan.prefer_recent,
+        )
         if plan.fallback is not None and len(rows) < min(need, KEYWORD_TOP_UP_BELOW):
             seen = {row[0] for row in rows}
             extra = self.rows(plan.fallback, need + len(seen))
