@@ -347,6 +347,11 @@ def _coverage(
     conn: sqlite3.Connection, layout: Layout, rows: list[tuple[Any, ...]], terms: Sequence[Term]
 ) -> dict[str, float]:
     """Each conversation's summed weight of the *terms* its best hits contain."""
+    evidence: dict[str, list[int]] = {}
+    for row in rows:  # best BM25 first; a long conversation does not cover more by volume
+        hits = evidence.setdefault(row[3], [])
+        if len(hits) < SESSION_EVIDENCE_HITS:
+            hits.append(row[0])
     tool_calls = "tool_calls" if "tool_calls" in layout.message_columns else "NULL"
     texts = {
         mid: " ".join(part for part in parts if isinstance(part, str)).lower()
@@ -354,22 +359,22 @@ def _coverage(
             f"SELECT id, substr(content, 1, {_COVERAGE_CHARS}), tool_name, "
             f"substr({tool_calls}, 1, {_COVERAGE_CHARS}) FROM messages "
             "WHERE id IN (SELECT value FROM json_each(?))",
-            (json.dumps([row[0] for row in rows]),),
+            (json.dumps([mid for hits in evidence.values() for mid in hits]),),
         )
     }
     total = float(conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 1)
     weights = [_weight(conn, layout, term, total) for term in terms]
     patterns = [_coverage_pattern(term) for term in terms]
-    covered: dict[str, set[int]] = {}
-    counted: dict[str, int] = {}
-    for row in rows:  # best BM25 first
-        found = covered.setdefault(row[3], set())
-        if counted.get(row[3], 0) >= SESSION_EVIDENCE_HITS:
-            continue  # a long conversation does not cover more by having more hits
-        counted[row[3]] = counted.get(row[3], 0) + 1
-        text = texts.get(row[0], "")
-        found.update(n for n, pattern in enumerate(patterns) if pattern.search(text))
-    return {sid: sum(weights[n] for n in found) for sid, found in covered.items()}
+    scores = {}
+    for session_id, hits in evidence.items():
+        covered = {
+            n
+            for mid in hits
+            for n, pattern in enumerate(patterns)
+            if pattern.search(texts.get(mid, ""))
+        }
+        scores[session_id] = sum(weights[n] for n in covered)
+    return scores
 
 
 class _Search:
