@@ -136,6 +136,24 @@ def cfg_get(config: Mapping[str, Any] | None, dotted_key: str, default: Any = No
     return node
 
 
+def model_endpoint(config: Mapping[str, Any] | None, section: str = "model") -> tuple[Any, Any]:
+    """The ``(base_url, model)`` that *section* names, unchecked (``None`` when unset).
+
+    Each falls back to the ``model`` section, then to ``HERMES_MODEL_BASE_URL``
+    (or ``OPENAI_BASE_URL``) and ``HERMES_MODEL``.
+    """
+
+    def pick(key: str) -> Any:
+        value = cfg_get(config, f"{section}.{key}")
+        if value in (None, "") and section != "model":
+            value = cfg_get(config, f"model.{key}")
+        return value
+
+    env = os.environ
+    base_url = pick("base_url") or env.get("HERMES_MODEL_BASE_URL") or env.get("OPENAI_BASE_URL")
+    return base_url or None, pick("model") or env.get("HERMES_MODEL") or None
+
+
 def config_section(config: Mapping[str, Any] | None, dotted_key: str) -> Mapping[str, Any]:
     """The settings under *dotted_key* (``{}`` when absent).
 

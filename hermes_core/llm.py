@@ -30,7 +30,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from hermes_core.config import cfg_get, config_section
+from hermes_core.config import cfg_get, config_section, model_endpoint
 from hermes_core.errors import LLMError, LLMNotConfiguredError
 from hermes_core.fencing import clean_text
 
@@ -391,10 +391,7 @@ class ChatClient:
             if seconds is not None:
                 options[key] = seconds
         env = os.environ
-        base_url = (
-            pick("base_url") or env.get("HERMES_MODEL_BASE_URL") or env.get("OPENAI_BASE_URL")
-        )
-        model = pick("model") or env.get("HERMES_MODEL")
+        base_url, model = model_endpoint(config, section)
         key_env = pick("api_key_env")
         for key, value in (("base_url", base_url), ("model", model), ("api_key_env", key_env)):
             if value not in (None, "") and not isinstance(value, str):

@@ -21,7 +21,6 @@ from __future__ import annotations
 import importlib.abc
 import importlib.machinery
 import importlib.util
-import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -76,27 +75,20 @@ NOT_PROVIDED: dict[str, str] = {
 def model_configured() -> bool:
     """Whether the active profile names a model endpoint (config.yaml or the environment).
 
-    Reads the settings only (no HTTP client is imported): ``model.base_url`` and
-    ``model.model``, any ``auxiliary.<task>`` section with both, or
-    ``HERMES_MODEL_BASE_URL`` / ``OPENAI_BASE_URL`` with ``HERMES_MODEL``.
+    True when ``model.*``, or any ``auxiliary.<task>`` section, yields a base URL
+    and a model the way :meth:`hermes_core.llm.ChatClient.from_config` reads them
+    (no HTTP client is imported to find out).
     """
-    from hermes_core.config import cfg_get, load_config
+    from hermes_core.config import cfg_get, load_config, model_endpoint
 
     try:
         config = load_config()
     except Exception:  # an unreadable config.yaml is reported where it is used
         return False
-    sections = [cfg_get(config, "model")]
     auxiliary = cfg_get(config, "auxiliary")
-    if isinstance(auxiliary, dict):
-        sections += list(auxiliary.values())
-    for section in sections:
-        if isinstance(section, dict) and section.get("base_url") and section.get("model"):
-            return True
-    env = os.environ
-    base_url = env.get("HERMES_MODEL_BASE_URL") or env.get("OPENAI_BASE_URL")
-    model = cfg_get(config, "model.model") or env.get("HERMES_MODEL")
-    return bool(base_url and model)
+    tasks = list(auxiliary) if isinstance(auxiliary, dict) else []
+    sections = ["model", *(f"auxiliary.{task}" for task in tasks)]
+    return any(all(model_endpoint(config, section)) for section in sections)
 
 
 # Hermes module name -> the condition under which it is served (else: not provided).
