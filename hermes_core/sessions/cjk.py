@@ -19,6 +19,7 @@ __all__ = [
     "cjk_runs",
     "contains_cjk",
     "is_cjk_char",
+    "only_cjk",
     "query_gram",
 ]
 
@@ -37,6 +38,7 @@ _CJK_RANGES: tuple[tuple[int, int], ...] = (
 _CLASS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES)
 _RUN_RE = re.compile(f"[{_CLASS}]+")
 _ANY_RE = re.compile(f"[{_CLASS}]")
+_ONLY_RE = re.compile(f"[\\s{_CLASS}]+")
 
 
 def is_cjk_char(char: str) -> bool:
@@ -47,6 +49,11 @@ def is_cjk_char(char: str) -> bool:
 def contains_cjk(text: str) -> bool:
     """True when *text* holds at least one CJK letter."""
     return bool(text) and _ANY_RE.search(text) is not None
+
+
+def only_cjk(text: str) -> bool:
+    """True when *text* is CJK letters and whitespace, with at least one letter."""
+    return _ONLY_RE.fullmatch(text) is not None and _ANY_RE.search(text) is not None
 
 
 def cjk_runs(text: str) -> list[str]:

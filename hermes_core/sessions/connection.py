@@ -34,6 +34,9 @@ T = TypeVar("T")
 
 WRITE_BUSY_TIMEOUT_MS = 250
 READ_BUSY_TIMEOUT_MS = 5000
+PAGE_CACHE_KIB = 32 * 1024
+"""Page cache per connection (SQLite's default is 2 MiB), so the full-text index pages of
+recent searches stay cached beside the message rows they return; it fills only as used."""
 DEFAULT_WRITE_PATIENCE = 30.0
 """Seconds a write keeps retrying while another process holds the write lock."""
 
@@ -85,6 +88,7 @@ def open_connection(path: Path, *, read_only: bool) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA journal_size_limit = 67108864")
     conn.execute("PRAGMA temp_store = MEMORY")
+    conn.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
     return conn
 
 

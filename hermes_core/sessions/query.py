@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 __all__ = ["MAX_QUERY_CHARS", "MAX_TERMS", "Clause", "ParsedQuery", "Term", "parse_query"]
 
@@ -36,6 +37,8 @@ MAX_TERMS = 32
 
 _CONNECTORS = frozenset("-._/\\:@#+'=&~%")
 _OPERATORS = frozenset({"AND", "OR", "NOT"})
+_BLANKED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Unicode categories (controls, formats, surrogates, unassigned, line breaks) read as spaces."""
 _FOLD = str.maketrans(
     {
         "“": '"',
@@ -63,8 +66,7 @@ _FOLD = str.maketrans(
 )
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(NamedTuple):
     """One search term: a word, a compound (``chat-send``) or a quoted phrase."""
 
     text: str
@@ -79,8 +81,7 @@ class Term:
         return not self.quoted and all(_is_word_char(c) for c in self.text)
 
 
-@dataclass(frozen=True)
-class Clause:
+class Clause(NamedTuple):
     """Terms that must all match (``include``) minus rows matching any ``exclude``."""
 
     include: tuple[Term, ...]
@@ -118,15 +119,13 @@ def _clean(raw: object) -> str:
         return ""
     text = raw if isinstance(raw, str) else str(raw)
     text = text[: MAX_QUERY_CHARS * 2]
-    chars = []
-    for char in text:
-        category = unicodedata.category(char)
-        if category in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
-            chars.append(" ")
-        else:
-            chars.append(char)
-    cleaned = unicodedata.normalize("NFC", "".join(chars)).translate(_FOLD)
-    return cleaned[:MAX_QUERY_CHARS]
+    # isprintable() is false for every character blanked here (and for spaces
+    # other than " ", which are kept), so most queries skip the per-character pass.
+    if not text.isprintable():
+        text = "".join(" " if unicodedata.category(char) in _BLANKED else char for char in text)
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text).translate(_FOLD)
+    return text[:MAX_QUERY_CHARS]
 
 
 def _split_chunks(text: str) -> list[tuple[str, str]]:
@@ -156,6 +155,8 @@ def _split_chunks(text: str) -> list[tuple[str, str]]:
 
 def _chunk_terms(chunk: str) -> list[Term]:
     """Terms inside one whitespace-free chunk."""
+    if chunk.isalnum():
+        return [Term(chunk)]
     terms: list[Term] = []
     i, n = 0, len(chunk)
     while i < n:

@@ -111,15 +111,12 @@ def is_stop_word(term: Term) -> bool:
 
 
 def _cjk_bigram_terms(run: str) -> list[Term]:
-    grams = []
-    seen = set()
-    for i in range(len(run) - 1):
-        gram = run[i : i + 2]
-        if all(char in _CJK_FUNCTION_CHARS for char in gram) or gram in seen:
-            continue
-        seen.add(gram)
-        grams.append(Term(gram))
-    return grams
+    grams = dict.fromkeys(
+        run[i : i + 2]
+        for i in range(len(run) - 1)
+        if run[i] not in _CJK_FUNCTION_CHARS or run[i + 1] not in _CJK_FUNCTION_CHARS
+    )
+    return [Term(gram) for gram in grams]
 
 
 def _compounds(words: list[Term]) -> list[Term]:
@@ -138,7 +135,7 @@ def _compounds(words: list[Term]) -> list[Term]:
 
 
 def _query(parsed: ParsedQuery, clauses: list[Clause]) -> ParsedQuery:
-    terms = tuple(term for clause in clauses for term in clause.include)
+    terms = tuple(itertools.chain.from_iterable(clause.include for clause in clauses))
     return ParsedQuery(
         clauses=tuple(clauses),
         explicit=parsed.explicit,
@@ -171,9 +168,9 @@ def plan_query(parsed: ParsedQuery) -> Plan:
     if parsed.empty or parsed.explicit or len(parsed.clauses) != 1:
         return Plan(primary=parsed)
     words = list(parsed.clauses[0].include)
-    stops = [w for w in words if is_stop_word(w)]
     content = [_strip_possessive(w) for w in words if not is_stop_word(w)]
-    question = parsed.question or len(words) >= 4 or (len(words) >= 3 and bool(stops))
+    has_stops = len(content) < len(words)
+    question = parsed.question or len(words) >= 4 or (len(words) >= 3 and has_stops)
     if not content:
         return Plan(primary=parsed)
     expanded: list[Term] = []

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hermes_core.sessions.cjk import cjk_runs, contains_cjk, is_cjk_char, query_gram
+from hermes_core.sessions.cjk import cjk_runs, contains_cjk, only_cjk, query_gram
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.query import Clause, ParsedQuery, Term
 
@@ -44,10 +44,6 @@ class Candidates:
     params: dict[str, Any] = field(default_factory=dict)
 
 
-def _only_cjk(text: str) -> bool:
-    return bool(text.strip()) and all(char.isspace() or is_cjk_char(char) for char in text)
-
-
 def route_term(term: Term, layout: Layout) -> str:
     """The FTS table name that answers *term* in *layout*, or :data:`LIKE`."""
     if term.substring and layout.trigram is not None and len(term.text) >= 3:
@@ -58,7 +54,7 @@ def route_term(term: Term, layout: Layout) -> str:
         if layout.trigram is not None and len(term.text) >= 3:
             return layout.trigram.name
         return LIKE
-    if layout.grams is not None and _only_cjk(term.text):
+    if layout.grams is not None and only_cjk(term.text):
         return layout.grams.name
     if len(term.text) >= 3 and layout.trigram is not None:
         return layout.trigram.name

@@ -209,31 +209,42 @@ def text_snippet(text: str, terms: Iterable[Term], width: int = 160) -> str:
     )
 
 
-def _to_hit(
-    row: tuple[Any, ...], session: Fields, terms: Sequence[Term], snippets: bool, rank: int
-) -> dict[str, Any]:
-    (mid, _score, snippet, session_id, role, timestamp, tool_name, content, tool_calls) = row
-    source, model, started, title = session
-    if snippets and not snippet:
-        text = content if isinstance(content, str) and content else ""
-        if not any(n in text.lower() for n in _needles(terms)):
-            text = " ".join(
-                part for part in (text, tool_name or "", tool_calls or "") if isinstance(part, str)
-            )
-        snippet = text_snippet(text, terms)
-    return {
-        "id": mid,
-        "session_id": session_id,
-        "role": role,
-        "snippet": snippet,
-        "timestamp": timestamp,
-        "tool_name": tool_name,
-        "source": source,
-        "model": model,
-        "session_started": started,
-        "session_title": title,
-        "rank": rank,
-    }
+def _hits(
+    rows: Sequence[tuple[Any, ...]],
+    sessions: dict[str, Fields],
+    terms: Sequence[Term],
+    snippets: bool,
+    offset: int,
+) -> list[dict[str, Any]]:
+    hits = []
+    for rank, row in enumerate(rows, start=offset):
+        (mid, _score, snippet, session_id, role, timestamp, tool_name, content, tool_calls) = row
+        if snippets and not snippet:
+            text = content if isinstance(content, str) and content else ""
+            if not any(n in text.lower() for n in _needles(terms)):
+                text = " ".join(
+                    part
+                    for part in (text, tool_name or "", tool_calls or "")
+                    if isinstance(part, str)
+                )
+            snippet = text_snippet(text, terms)
+        source, model, started, title = sessions[session_id]
+        hits.append(
+            {
+                "id": mid,
+                "session_id": session_id,
+                "role": role,
+                "snippet": snippet,
+                "timestamp": timestamp,
+                "tool_name": tool_name,
+                "source": source,
+                "model": model,
+                "session_started": started,
+                "session_title": title,
+                "rank": rank,
+            }
+        )
+    return hits
 
 
 def _context(conn: sqlite3.Connection, hit: dict[str, Any]) -> list[dict[str, str]]:
@@ -525,11 +536,7 @@ def search_messages(
     rows = rows[offset:need]
     info = session_info or SessionInfo(layout)
     sessions = info.fields(conn, (row[3] for row in rows)) if rows else {}
-    terms = list(plan.primary.terms)
-    hits = [
-        _to_hit(row, sessions[row[3]], terms, snippets, rank)
-        for rank, row in enumerate(rows, start=offset)
-    ]
+    hits = _hits(rows, sessions, plan.primary.terms, snippets, offset)
     if context:
         for hit in hits:
             hit["context"] = _context(conn, hit)

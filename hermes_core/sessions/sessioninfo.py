@@ -52,13 +52,14 @@ class SessionInfo:
 
     def fields(self, conn: sqlite3.Connection, session_ids: Iterable[str]) -> dict[str, Fields]:
         """The fields of each of *session_ids* (unknown sessions map to all ``None``)."""
-        wanted = list(dict.fromkeys(session_ids))
+        wanted = set(session_ids)
         version = conn.execute("PRAGMA data_version").fetchone()[0]
         with self._lock:
             if version != self._version:
                 self._fields.clear()
                 self._version = version
-            found = {sid: self._fields[sid] for sid in wanted if sid in self._fields}
+            cached = self._fields
+            found = {sid: cached[sid] for sid in wanted if sid in cached}
         missing = [sid for sid in wanted if sid not in found]
         if missing:
             fetched = {
