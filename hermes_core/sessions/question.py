@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from hermes_core.sessions.cjk import cjk_runs, contains_cjk
 from hermes_core.sessions.query import Clause, ParsedQuery, Term
 
-__all__ = ["STOP_WORDS", "Plan", "plan_query"]
+__all__ = ["STOP_WORDS", "Plan", "plan_query", "stem"]
 
 STOP_WORDS = frozenset(
     """
@@ -87,6 +87,32 @@ class Plan:
     prefer_recent: bool = False
     """The question asks for the current state (*now*, *currently*, *latest*…): among
     conversations that answer equally well, the most recent comes first."""
+
+
+_SUFFIXES = (
+    "ations", "ation", "ingly", "ments", "ment", "edly", "ings", "ing",
+    "ers", "ies", "ied", "es", "ed", "er", "ly", "s",
+)  # fmt: skip
+_SIBILANT_ENDINGS = ("s", "x", "z", "ch", "sh")
+
+
+def stem(word: str) -> str:
+    """*word* lower-cased minus one common English suffix: a prefix to look for in raw text.
+
+    The word index is porter-stemmed; this cruder cut is for places that read
+    text directly (snippets, conversation coverage, transcript windows):
+    ``deployments`` → ``deploy``, ``fixes`` → ``fix``, ``notes`` → ``note``.
+    At least three letters are kept.
+    """
+    word = word.lower()
+    for suffix in _SUFFIXES:
+        if not word.endswith(suffix) or len(word) - len(suffix) < 3:
+            continue
+        base = word[: -len(suffix)]
+        if suffix == "es" and not base.endswith(_SIBILANT_ENDINGS):
+            continue  # notes → note (by "s"), not "not"
+        return base
+    return word
 
 
 def _strip_possessive(term: Term) -> Term:

@@ -29,7 +29,7 @@ from hermes_core.sessions.cjk import contains_cjk
 from hermes_core.sessions.connection import is_busy
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
-from hermes_core.sessions.question import Plan, plan_query
+from hermes_core.sessions.question import Plan, plan_query, stem
 from hermes_core.sessions.routing import LIKE, Candidates, compile_query, fts_term, route_term
 from hermes_core.sessions.sessioninfo import Fields, SessionInfo
 
@@ -175,10 +175,9 @@ def _needles(terms: Iterable[Term]) -> list[str]:
     for term in terms:
         text = term.text.lower()
         needles.append(text)
-        words = _WORD_RE.findall(text)
-        needles.extend(w for w in words if w != text)
-        # crude stem so 'deployed' still finds 'deploy' in a snippet
-        needles.extend(w[:-3] for w in words if len(w) > 6)
+        for word in _WORD_RE.findall(text):
+            cut = stem(word)  # 'deployed' still finds 'deploy'
+            needles.extend(n for n in (word, cut) if n != text and n not in needles)
     return [n for n in needles if n]
 
 
@@ -280,17 +279,8 @@ def _worth_trigram_retry(query: ParsedQuery) -> bool:
     )
 
 
-_SUFFIXES = ("ingly", "edly", "ings", "ing", "ers", "ies", "ied", "es", "ed", "er", "ly", "s")
 _DF_CAP = 20_000
 """Document frequencies are counted up to this; commoner words all weigh the same."""
-
-
-def _crude_stem(word: str) -> str:
-    word = word.lower()
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
 
 
 def _weight(conn: sqlite3.Connection, layout: Layout, term: Term, rows: float) -> float:
@@ -308,7 +298,7 @@ def _weight(conn: sqlite3.Connection, layout: Layout, term: Term, rows: float) -
 def _coverage_pattern(term: Term) -> re.Pattern[str]:
     """What a text must contain to cover *term*: a word starting with its stem, or the term."""
     if term.simple and not term.substring and not contains_cjk(term.text):
-        return re.compile(r"(?<!\w)" + re.escape(_crude_stem(term.text)))
+        return re.compile(r"(?<!\w)" + re.escape(stem(term.text)))
     return re.compile(re.escape(term.text.lower()))
 
 

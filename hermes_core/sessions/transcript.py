@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hermes_core.sessions.query import parse_query
-from hermes_core.sessions.question import is_stop_word
+from hermes_core.sessions.question import is_stop_word, stem
 
 __all__ = [
     "EARLIER_MARKER",
@@ -39,7 +39,6 @@ EARLIER_MARKER = "...[earlier conversation truncated]...\n\n"
 LATER_MARKER = "\n\n...[later conversation truncated]..."
 TOOL_OUTPUT_KEEP = 250
 CO_OCCURRENCE_CHARS = 200
-_SUFFIXES = ("ations", "ation", "ments", "ment", "ings", "ing", "ies", "ed", "es", "ly", "s")
 
 
 def _text(content: Any) -> str:
@@ -99,13 +98,6 @@ def format_conversation(messages: Sequence[Mapping[str, Any]]) -> str:
     return "\n\n".join(blocks)
 
 
-def _stem(word: str) -> str:
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
-
-
 def query_needles(query: str) -> tuple[str, list[str]]:
     """(phrase, words) to look for in a transcript: lower-case, stop words removed."""
     parsed = parse_query(query)
@@ -113,7 +105,7 @@ def query_needles(query: str) -> tuple[str, list[str]]:
     for term in parsed.terms:
         if is_stop_word(term):
             continue
-        word = _stem(term.text.lower())
+        word = stem(term.text)
         if word not in words:
             words.append(word)
     if not words:
