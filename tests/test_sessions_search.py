@@ -17,6 +17,7 @@ from hermes_core.sessions import SessionStore, parse_query
 from hermes_core.sessions.cjk import cjk_grams, contains_cjk
 from hermes_core.sessions.question import plan_query
 from hermes_core.sessions.routing import LIKE, match_expression, route_term
+from hermes_core.sessions.wordforms import lemma, word_forms
 
 
 @pytest.fixture
@@ -492,6 +493,50 @@ def test_phrasal_verbs_find_their_one_word_spelling(store: SessionStore) -> None
     assert "rollback" in sessions_of(store.search_messages("how do I roll back?"))
     plan = plan_query(parse_query("how do I set up the mirror and roll back the tag?"))
     assert {"setup", "rollback"} <= {term.text for term in plan.primary.terms}
+
+
+def test_irregular_words_meet_their_other_forms(store: SessionStore) -> None:
+    store.create_session("camera")
+    store.append_messages(
+        "camera",
+        [
+            {"role": "user", "content": "I finally bought a Fujifilm X-T5!"},
+            {"role": "assistant", "content": "Nice. Which lens did you get with it?"},
+        ],
+    )
+    store.create_session("kids")
+    store.append_message("kids", "user", "Both of my children start school in September.")
+    store.create_session("shopping")  # says camera, but is not about a purchase
+    store.append_message("shopping", "user", "Which camera strap looks better, leather or nylon?")
+    for n in range(6):
+        store.create_session(f"other{n}")
+        store.append_message(f"other{n}", "user", f"Lunch plans for day {n}.")
+    assert store.search_messages("What did I buy?")[0]["session_id"] == "camera"
+    assert store.search_messages("What camera did I buy last month?")[0]["session_id"] == "camera"
+    assert store.search_messages("When does my child start school?")[0]["session_id"] == "kids"
+    plan = plan_query(parse_query("Where did we go after we met?"))
+    texts = {term.text for term in plan.primary.terms}
+    assert {"went", "gone", "meet"} <= texts
+    # keyword searches keep AND and reach the other forms only when topping up
+    assert [t.text for t in plan_query(parse_query("buy camera")).primary.terms] == [
+        "buy",
+        "camera",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("word", "forms"),
+    [
+        ("bought", ("buy", "bought")),
+        ("Went", ("go", "went", "gone")),
+        ("children", ("child", "children")),
+        ("camera", ("camera",)),
+        ("won", ("won",)),  # won't is tokenised won + t: not joined to win
+    ],
+)
+def test_word_forms_table(word: str, forms: tuple[str, ...]) -> None:
+    assert word_forms(word) == forms
+    assert lemma(word) == forms[0]
 
 
 def test_question_plan_drops_stop_words_and_ors_the_rest() -> None:

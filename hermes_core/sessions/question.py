@@ -12,8 +12,9 @@ rarely sit in the same message as the answer. The plan therefore:
   the rest are OR-ed so BM25 ranks by how many rare words a message shares, and
   messages that contain every word, or consecutive words close together, are
   boosted; a phrasal verb also brings its one-word spelling (*roll back*:
-  *rollback*); a question about the present (*now*, *currently*, *latest*)
-  prefers the newest of equally good conversations;
+  *rollback*) and an irregular word its other forms (*buy*: *bought*); a
+  question about the present (*now*, *currently*, *latest*) prefers the newest
+  of equally good conversations;
 * splits a run of three or more Chinese/Japanese/Korean letters (no spaces, so
   no words) into its bigrams, minus function characters, when the exact run is
   (almost) not found.
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 
 from hermes_core.sessions.cjk import cjk_runs, contains_cjk
 from hermes_core.sessions.query import Clause, ParsedQuery, Term
+from hermes_core.sessions.wordforms import word_forms
 
 __all__ = ["STOP_WORDS", "Plan", "plan_query", "stem"]
 
@@ -160,6 +162,17 @@ def _compounds(words: list[Term]) -> list[Term]:
     return compounds
 
 
+def _other_forms(words: list[Term]) -> list[Term]:
+    """The other forms of irregular words: ``buy`` → ``bought``, ``children`` → ``child``."""
+    return [
+        Term(form)
+        for word in words
+        if word.simple and not word.prefix
+        for form in word_forms(word.text)
+        if form != word.text.lower()
+    ]
+
+
 def _query(parsed: ParsedQuery, clauses: list[Clause]) -> ParsedQuery:
     terms = tuple(itertools.chain.from_iterable(clause.include for clause in clauses))
     return ParsedQuery(
@@ -206,7 +219,10 @@ def plan_query(parsed: ParsedQuery) -> Plan:
             if len(run) >= _LONG_CJK_RUN:
                 expanded.extend(_cjk_bigram_terms(run))
     seen = {term.text.lower() for term in expanded}
-    expanded += [term for term in _compounds(words) if term.text not in seen]
+    for extra in _compounds(words) + _other_forms(content):
+        if extra.text not in seen:
+            seen.add(extra.text)
+            expanded.append(extra)
     if not question:
         primary = _all_of(parsed, content)
         fallback = _any_of(parsed, expanded) if len(expanded) > 1 else None

@@ -32,6 +32,7 @@ from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
 from hermes_core.sessions.question import Plan, plan_query, stem
 from hermes_core.sessions.routing import LIKE, Candidates, compile_query, fts_term, route_term
 from hermes_core.sessions.sessioninfo import Fields, SessionInfo
+from hermes_core.sessions.wordforms import lemma
 
 __all__ = ["SearchFilters", "group_by_session", "search_messages"]
 
@@ -364,8 +365,16 @@ def _coverage(
         )
     }
     total = float(conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 1)
-    weights = [_weight(conn, layout, term, total) for term in terms]
-    patterns = [_coverage_pattern(term) for term in terms]
+    # The forms of one irregular word (buy, bought) are one word to cover, weighed
+    # as the form the question used (it comes first).
+    groups: dict[str, list[Term]] = {}
+    for term in terms:
+        groups.setdefault(lemma(term.text) if term.simple else term.text.lower(), []).append(term)
+    weights = [_weight(conn, layout, forms[0], total) for forms in groups.values()]
+    patterns = [
+        re.compile("|".join(_coverage_pattern(term).pattern for term in forms))
+        for forms in groups.values()
+    ]
     scores = {}
     for session_id, hits in evidence.items():
         covered = {
