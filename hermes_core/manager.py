@@ -14,7 +14,10 @@ to all of them so that one provider failing never fails a turn:
   while a timed-out call is still running the provider is skipped, and its late
   result is discarded;
 - **background writes**: ``sync_all``, ``queue_prefetch_all`` and
-  ``commit_session_boundary_async`` run in order on one daemon worker;
+  ``commit_session_boundary_async`` run in order on one daemon worker; an
+  external ``queue_prefetch`` runs on its own thread and holds the worker at
+  most ``external_prefetch_timeout`` seconds, so a hung warm-up cannot stall
+  the turns queued behind it;
   ``flush_pending`` waits for it and ``shutdown_all`` drains it for a bounded
   time, reporting what was abandoned;
 - **egress redaction**: everything handed to a provider first goes through
@@ -215,6 +218,7 @@ class _Registration:
     prefetch: Callable[[Any, str], Any]
     queue_prefetch: Callable[[Any, str], Any]
     lane: PrefetchLane | None
+    warm_lane: PrefetchLane | None
 
     @classmethod
     def build(
@@ -225,6 +229,7 @@ class _Registration:
         sync_keywords = _keyword_names(provider.sync_turn, skip=2)
         pre_compress_keywords = _keyword_names(provider.on_pre_compress, skip=1)
         prefetch = _session_aware(provider.prefetch)
+        queue_prefetch = _session_aware(provider.queue_prefetch)
         return cls(
             provider=provider,
             name=name,
@@ -243,8 +248,13 @@ class _Registration:
             checkpoint_version=_checkpoint_version(provider),
             write=MemoryWriteShim(provider),
             prefetch=prefetch,
-            queue_prefetch=_session_aware(provider.queue_prefetch),
+            queue_prefetch=queue_prefetch,
             lane=None if builtin or "prefetch" not in hooks else PrefetchLane(prefetch, name),
+            warm_lane=(
+                None
+                if builtin or "queue_prefetch" not in hooks
+                else PrefetchLane(queue_prefetch, f"{name}-warm")
+            ),
         )
 
 
@@ -601,9 +611,11 @@ class MemoryManager:
 
     @property
     def stuck_prefetches(self) -> list[str]:
-        """External providers whose timed-out ``prefetch`` has not returned yet."""
+        """External providers whose timed-out ``prefetch`` or ``queue_prefetch`` is still running."""
         return [
-            entry.name for entry in self._entries if entry.lane is not None and entry.lane.stuck
+            entry.name
+            for entry in self._entries
+            if any(lane is not None and lane.stuck for lane in (entry.lane, entry.warm_lane))
         ]
 
     def describe_recall(self) -> str:
@@ -644,7 +656,18 @@ class MemoryManager:
                 return
             for entry in targets:
                 try:
-                    entry.queue_prefetch(clean, session_id)
+                    if entry.warm_lane is None:
+                        entry.queue_prefetch(clean, session_id)
+                    elif entry.warm_lane.run(clean, session_id, self._prefetch_timeout) is (
+                        TIMED_OUT
+                    ):
+                        logger.warning(
+                            "Memory provider '%s' queue_prefetch did not return within %.1fs; "
+                            "background writes go on without it, and its warm-ups are "
+                            "skipped until it returns.",
+                            entry.name,
+                            self._prefetch_timeout,
+                        )
                 except Exception as exc:
                     logger.debug("Memory provider '%s' queue_prefetch: %s", entry.name, exc)
 
@@ -1049,8 +1072,9 @@ class MemoryManager:
             }
         self._drain(worker)
         for entry in self._entries:
-            if entry.lane is not None:
-                entry.lane.stop()
+            for lane in (entry.lane, entry.warm_lane):
+                if lane is not None:
+                    lane.stop()
         for entry in reversed(self._entries):
             try:
                 entry.provider.shutdown()

@@ -6,6 +6,7 @@ import contextvars
 import gc
 import logging
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -193,7 +194,7 @@ def test_empty_user_text_or_no_providers_submits_nothing() -> None:
     assert empty.flush_pending(0.01) is True
 
 
-def test_background_work_runs_on_one_daemon_thread_in_submission_order() -> None:
+def test_background_work_runs_on_daemon_threads_in_submission_order() -> None:
     manager, journal = pair()
     for turn in range(20):
         manager.sync_all(f"u{turn}", "a")
@@ -201,11 +202,62 @@ def test_background_work_runs_on_one_daemon_thread_in_submission_order() -> None
     assert manager.flush_pending(5)
     ext_calls = [entry[2] for entry in journal if entry[0] == "ext"]
     assert ext_calls == [text for turn in range(20) for text in (f"u{turn}", f"q{turn}")]
-    providers = manager.providers
-    threads = set().union(*(p.threads for p in providers))  # type: ignore[attr-defined]
-    assert len(threads) == 1
-    (worker,) = threads
-    assert worker.daemon and worker is not threading.current_thread()
+    builtin, ext = manager.providers
+    # the builtin's work runs on the worker; the external's warm-ups on its own thread
+    (worker,) = builtin.threads  # type: ignore[attr-defined]
+    assert len(ext.threads) == 2  # type: ignore[attr-defined]
+    assert worker in ext.threads  # type: ignore[attr-defined]
+    for thread in ext.threads:  # type: ignore[attr-defined]
+        assert thread.daemon and thread is not threading.current_thread()
+    manager.shutdown_all()
+
+
+class StuckWarmUp(Journal):
+    """Its queue_prefetch hangs until released (a warm-up stuck on the network)."""
+
+    def __init__(self, name: str, journal: list[tuple[Any, ...]]) -> None:
+        super().__init__(name, journal)
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
+        self.entered.set()
+        self.release.wait(WAIT)
+        super().queue_prefetch(query, session_id=session_id)
+
+
+def test_a_hung_warm_up_does_not_hold_the_turns_behind_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    journal: list[tuple[Any, ...]] = []
+    stuck = StuckWarmUp("ext", journal)
+    manager = MemoryManager(external_prefetch_timeout=0.2)
+    manager.add_provider(Journal("builtin", journal))
+    manager.add_provider(stuck)
+    with caplog.at_level(logging.WARNING, logger="hermes_core.manager"):
+        manager.queue_prefetch_all("q1")
+        manager.sync_all("u1", "a1")
+        manager.queue_prefetch_all("q2")  # skipped: the first warm-up is still running
+        manager.sync_all("u2", "a2")
+        assert manager.flush_pending(WAIT)
+    assert stuck.entered.is_set()
+    assert [entry[1:3] for entry in journal if entry[0] == "ext"] == [
+        ("sync_turn", "u1"),
+        ("sync_turn", "u2"),
+    ]
+    assert [entry[2] for entry in journal if entry[0] == "builtin"] == ["q1", "u1", "q2", "u2"]
+    assert manager.stuck_prefetches == ["ext"]
+    assert any(
+        "queue_prefetch did not return within 0.2s" in r.getMessage() for r in caplog.records
+    )
+    stuck.release.set()
+    deadline = time.monotonic() + WAIT
+    while manager.stuck_prefetches and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert manager.stuck_prefetches == []
+    manager.queue_prefetch_all("q3")  # warm-ups resume once the stuck one returned
+    assert manager.flush_pending(WAIT)
+    assert [entry[2] for entry in journal if entry[:2] == ("ext", "queue_prefetch")] == ["q1", "q3"]
     manager.shutdown_all()
 
 
