@@ -611,7 +611,7 @@ class MemoryManager:
 
     @property
     def stuck_prefetches(self) -> list[str]:
-        """External providers whose timed-out ``prefetch`` or ``queue_prefetch`` is still running."""
+        """External providers whose timed-out ``prefetch`` or ``queue_prefetch`` still runs."""
         return [
             entry.name
             for entry in self._entries
