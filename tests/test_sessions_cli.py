@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -161,6 +162,34 @@ def test_import_dates_conversations_by_started_at(tmp_path: Path, hermes_home: P
     bad.write_text(json.dumps({"started_at": "last spring", "messages": lines[1]["messages"]}))
     code, out = run("import", str(bad))
     assert code != 0 and "line 1:" in out and '"started_at"' in out
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("2023/05/20 (Sat) 02:21", datetime(2023, 5, 20, 2, 21)),
+        ("2023/05/20", datetime(2023, 5, 20)),
+        ("1:56 pm on 8 May, 2023", datetime(2023, 5, 8, 13, 56)),
+        ("7:55 PM on 9 Jun, 2023", datetime(2023, 6, 9, 19, 55)),
+        ("May 8, 2023", datetime(2023, 5, 8)),
+        ("2023-05-20 02:21:00", datetime(2023, 5, 20, 2, 21)),
+    ],
+)
+def test_import_reads_dates_as_datasets_write_them(
+    tmp_path: Path, hermes_home: Path, written: str, expected: datetime
+) -> None:
+    path = tmp_path / "dated.jsonl"
+    line = {
+        "session_id": "s",
+        "started_at": written,
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+    path.write_text(json.dumps(line))
+    code, out = run("import", str(path))
+    assert code == 0, out
+    with SessionStore(hermes_home / "state.db", read_only=True) as store:
+        session = store.get_session("s")
+        assert session is not None and session["started_at"] == expected.timestamp()
 
 
 def test_bad_import_names_lines_and_writes_nothing(tmp_path: Path, db: Path) -> None:

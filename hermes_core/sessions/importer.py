@@ -3,8 +3,9 @@
 Each non-blank line is a JSON object, either
 
 * a **message** — ``{"role": "user", "content": "..."}`` with optional
-  ``tool_calls``, ``tool_call_id``, ``name``, ``timestamp`` (epoch seconds or
-  ISO 8601) and ``session_id``; messages without ``session_id`` form one
+  ``tool_calls``, ``tool_call_id``, ``name``, ``timestamp`` (epoch seconds,
+  ISO 8601, or a written-out date such as ``2023/05/20 (Sat) 02:21`` or
+  ``1:56 pm on 8 May, 2023``) and ``session_id``; messages without ``session_id`` form one
   session for the whole file; or
 * a **conversation** — ``{"messages": [...]}`` (the fine-tuning format) with
   optional ``session_id``, ``title``, ``source``, ``model`` and ``started_at``
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
@@ -37,17 +39,47 @@ class _LineError(ValueError):
     pass
 
 
+_WEEKDAY_RE = re.compile(r"\s*\((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\)\s*", re.IGNORECASE)
+_DATE_FORMATS = (
+    "%Y/%m/%d %H:%M",  # 2023/05/20 (Sat) 02:21, as conversational-memory datasets write it
+    "%Y/%m/%d %H:%M:%S",
+    "%Y/%m/%d",
+    "%I:%M %p on %d %B, %Y",  # 1:56 pm on 8 May, 2023
+    "%I:%M %p on %d %b, %Y",
+    "%d %B %Y",
+    "%d %B, %Y",
+    "%B %d, %Y",
+    "%b %d, %Y",
+)
+"""Dates written out by hand or by datasets, tried after ISO 8601 (local time unless zoned)."""
+
+
+def _parse_date(text: str) -> datetime | None:
+    text = " ".join(text.split())
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        pass
+    plain = _WEEKDAY_RE.sub(" ", text).strip()
+    for form in _DATE_FORMATS:
+        try:
+            return datetime.strptime(plain, form)
+        except ValueError:
+            continue
+    return None
+
+
 def _timestamp(value: Any) -> float | None:
     if value is None:
         return None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-        except ValueError:
-            pass
-    raise _LineError(f'"timestamp" must be epoch seconds or ISO 8601, got {value!r:.60}')
+    if isinstance(value, str) and (parsed := _parse_date(value)) is not None:
+        return parsed.timestamp()
+    raise _LineError(
+        '"timestamp" must be epoch seconds, ISO 8601 or a date such as "2023/05/20 (Sat) 02:21" '
+        f'or "1:56 pm on 8 May, 2023", got {value!r:.60}'
+    )
 
 
 def _check_tool_calls(value: Any) -> None:
