@@ -5,8 +5,8 @@ Each non-blank line is a JSON object, either
 * a **message** — ``{"role": "user", "content": "..."}`` with optional
   ``tool_calls``, ``tool_call_id``, ``name``, ``timestamp`` (epoch seconds,
   ISO 8601, or a written-out date such as ``2023/05/20 (Sat) 02:21`` or
-  ``1:56 pm on 8 May, 2023``) and ``session_id``; messages without ``session_id`` form one
-  session for the whole file; or
+  ``1:56 pm on 8 May, 2023``) and ``session_id``; messages without
+  ``session_id`` form one session for the whole file; or
 * a **conversation** — ``{"messages": [...]}`` (the fine-tuning format) with
   optional ``session_id``, ``title``, ``source``, ``model`` and ``started_at``
   (when the conversation happened; its messages without a ``timestamp`` are
