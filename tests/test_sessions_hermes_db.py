@@ -288,4 +288,8 @@ def test_cli_reads_a_hermes_file(hermes_db: Path) -> None:
         cli, ["sessions", "import", str(hermes_db), "--db", str(hermes_db)], catch_exceptions=False
     )
     assert refused.exit_code != 0
+    checked = runner.invoke(cli, ["sessions", "check", "--db", str(hermes_db)])
+    assert checked.exit_code == 0 and "a Hermes Agent file" in checked.output
+    repaired = runner.invoke(cli, ["sessions", "repair", "--db", str(hermes_db)])
+    assert repaired.exit_code != 0 and "only reads it" in repaired.output
     check()

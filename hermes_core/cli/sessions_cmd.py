@@ -8,6 +8,7 @@ Every command takes ``--db PATH`` (default ``$HERMES_HOME/state.db``). ``list``,
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -229,6 +230,71 @@ def show_cmd(session_id: str, db: Path | None, as_json: bool) -> None:
 
     click.echo("")
     click.echo(format_conversation(messages))
+
+
+def _existing(db: Path | None) -> Path:
+    from hermes_core.sessions import default_db_path
+
+    path = db or default_db_path()
+    if not path.is_file():
+        raise click.ClickException(
+            f"No session database at {path}. Check the path (--db or HERMES_HOME)."
+        )
+    return path
+
+
+@sessions.command("check")
+@_db_option
+@_json_option
+def check_cmd(db: Path | None, as_json: bool) -> None:
+    """Check state.db: SQLite's own check, then each search index against the messages.
+
+    Reads the whole file; a Hermes Agent file gets SQLite's check only. Exits 1
+    when something is wrong.
+    """
+    from hermes_core.sessions import SCHEMA_VERSION
+
+    path = _existing(db)
+    with _store(path, read_only=True) as probe:
+        layout = probe.layout
+    deep = layout.ours and layout.version == SCHEMA_VERSION and os.access(path, os.W_OK)
+    with _store(path, read_only=not deep) as store:
+        problems = store.check()
+    if as_json:
+        _echo_json({"path": str(path), "deep": deep, "problems": problems})
+    elif problems:
+        for problem in problems:
+            click.echo(f"problem: {problem}")
+    elif not layout.ours:
+        click.echo(f"ok: {path} (a Hermes Agent file: SQLite's own check only)")
+    elif deep:
+        click.echo(f"ok: {path} (indexes checked against the messages and for damage)")
+    else:
+        click.echo(f"ok: {path} (indexes checked against the messages; read-only)")
+    if problems:
+        if not as_json and layout.ours:
+            click.echo("`hermes-memory sessions repair` rebuilds the search indexes.", err=True)
+        raise SystemExit(1)
+
+
+@sessions.command("repair")
+@_db_option
+def repair_cmd(db: Path | None) -> None:
+    """Rebuild the search indexes of a hermes-memory state.db from its messages.
+
+    All or nothing, under the write lock; on a large history it takes minutes,
+    so run it while agents are idle. Hermes Agent files are never modified.
+    """
+    path = _existing(db)
+    with _store(path, read_only=True) as probe:
+        if not probe.layout.ours:
+            raise click.ClickException(
+                f"{path} was written by Hermes Agent; hermes-memory only reads it."
+            )
+    with _store(path, read_only=False) as store:
+        counts = store.rebuild_indexes()
+    rows = ", ".join(f"{name} {count:,} rows" for name, count in counts.items())
+    click.echo(f"Rebuilt the search indexes of {path}: {rows}.")
 
 
 @sessions.command("import")

@@ -10,12 +10,15 @@ Modules, one concept each:
 * :mod:`~hermes_core.sessions.question` — recall planning for natural-language questions;
 * :mod:`~hermes_core.sessions.cjk` and :mod:`~hermes_core.sessions.routing` — per-term
   routing between the word, trigram and CJK-gram indexes;
+  :mod:`~hermes_core.sessions.gramqueue` fills the gram index;
+* :mod:`~hermes_core.sessions.wordforms` — irregular English word forms (*buy*, *bought*);
 * :mod:`~hermes_core.sessions.search` — ranking, filters, snippets;
 * :mod:`~hermes_core.sessions.sessioninfo` — session fields of hits, cached per database version;
 * :mod:`~hermes_core.sessions.lineage`, :mod:`~hermes_core.sessions.listing`,
   :mod:`~hermes_core.sessions.titles` — compression chains, listings, numbered titles;
 * :mod:`~hermes_core.sessions.transcript` — transcripts for summaries, cut around matches;
-* :mod:`~hermes_core.sessions.importer` — JSONL import.
+* :mod:`~hermes_core.sessions.importer` — JSONL import;
+* :mod:`~hermes_core.sessions.maintenance` — checking a file, rebuilding its indexes.
 """
 
 from __future__ import annotations

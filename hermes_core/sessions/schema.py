@@ -35,6 +35,8 @@ __all__ = [
     "MARKER_KEY",
     "SCHEMA_VERSION",
     "apply_schema",
+    "has_cjk_sql",
+    "queue_cjk_rows",
     "schema_sql",
 ]
 
@@ -184,9 +186,14 @@ def schema_sql() -> str:
     )
 
 
-def _queue_cjk_rows(conn: sqlite3.Connection) -> None:
-    """Version 2: queue every existing CJK row for the new gram index."""
-    has = _HAS_CJK.format(r="messages", cls=_DETECT_CLASS)
+def has_cjk_sql(row: str) -> str:
+    """An SQL condition: message *row* (a table name or alias) may hold CJK text."""
+    return _HAS_CJK.format(r=row, cls=_DETECT_CLASS)
+
+
+def queue_cjk_rows(conn: sqlite3.Connection) -> None:
+    """Queue every row holding CJK text for the gram index (schema version 2 did this once)."""
+    has = has_cjk_sql("messages")
     conn.execute(
         f"INSERT OR IGNORE INTO messages_cjk_pending(id) SELECT id FROM messages WHERE {has}"
     )
@@ -194,7 +201,7 @@ def _queue_cjk_rows(conn: sqlite3.Connection) -> None:
 
 # version -> data migration run once when a file is brought up to that version.
 # Table and column changes need no entry: apply_schema() creates what is missing.
-_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {2: _queue_cjk_rows}
+_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {2: queue_cjk_rows}
 
 
 def _expected_columns() -> dict[str, list[tuple[str, str, int, str | None]]]:

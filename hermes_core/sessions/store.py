@@ -22,7 +22,6 @@ from hermes_core.config import get_hermes_home
 from hermes_core.errors import SessionStoreError, SessionTitleError
 from hermes_core.fencing import sanitize_context
 from hermes_core.sessions import lineage, listing
-from hermes_core.sessions.cjk import cjk_grams
 from hermes_core.sessions.connection import (
     WriteLock,
     enable_wal,
@@ -30,7 +29,9 @@ from hermes_core.sessions.connection import (
     open_connection,
     restrict_permissions,
 )
+from hermes_core.sessions.gramqueue import drain_gram_queue
 from hermes_core.sessions.layout import Layout, inspect_layout
+from hermes_core.sessions.maintenance import check_database, rebuild_indexes
 from hermes_core.sessions.schema import SCHEMA_VERSION, apply_schema
 from hermes_core.sessions.search import SearchFilters, search_messages
 from hermes_core.sessions.sessioninfo import SessionInfo
@@ -111,44 +112,15 @@ def _count_calls(role: str, tool_calls: Any) -> int:
     return len(value) if isinstance(value, list) else 1
 
 
-def _tool_calls_text(raw: str | None) -> str:
-    value = _decode_json(raw)
-    if isinstance(value, str) or value is None:
-        return value or ""
-    strings: list[str] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, str):
-            strings.append(node)
-        elif isinstance(node, Mapping):
-            for item in node.values():
-                walk(item)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(value)
-    return " ".join(strings)
-
-
-def drain_gram_queue(conn: sqlite3.Connection) -> int:
-    """Tokenise rows queued for the CJK gram index (inside a write transaction)."""
-    if conn.execute("SELECT 1 FROM messages_cjk_pending LIMIT 1").fetchone() is None:
-        return 0
-    rows = conn.execute(
-        "SELECT q.id, m.content, m.tool_name, m.tool_calls FROM messages_cjk_pending AS q "
-        "JOIN messages AS m ON m.id = q.id"
-    ).fetchall()
-    entries = [
-        (mid, grams)
-        for mid, content, tool_name, tool_calls in rows
-        if (grams := cjk_grams((content, tool_name, _tool_calls_text(tool_calls))))
-    ]
-    conn.executemany(
-        "INSERT OR REPLACE INTO messages_cjk_grams(rowid, grams) VALUES (?, ?)", entries
-    )
-    conn.execute("DELETE FROM messages_cjk_pending")
-    return len(entries)
+def _hint(exc: sqlite3.DatabaseError) -> str:
+    """What to do next when SQLite reports damage."""
+    text = str(exc).lower()
+    if "malformed" in text or "corrupt" in text:
+        return (
+            " The file may be damaged: `hermes-memory sessions check` says where, and "
+            "`hermes-memory sessions repair` rebuilds the search indexes from the messages."
+        )
+    return ""
 
 
 def _now() -> float:
@@ -283,7 +255,7 @@ class SessionStore:
             except sqlite3.DatabaseError as exc:
                 if is_busy(exc):
                     raise SessionStoreError(f"{self.path} is busy: {exc}; retry.") from exc
-                raise SessionStoreError(f"Reading {self.path} failed: {exc}") from exc
+                raise SessionStoreError(f"Reading {self.path} failed: {exc}.{_hint(exc)}") from exc
 
     def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         if self._closed:
@@ -298,7 +270,7 @@ class SessionStore:
         except sqlite3.IntegrityError as exc:
             raise SessionStoreError(f"Write to {self.path} rejected: {exc}") from exc
         except sqlite3.DatabaseError as exc:
-            raise SessionStoreError(f"Write to {self.path} failed: {exc}") from exc
+            raise SessionStoreError(f"Write to {self.path} failed: {exc}.{_hint(exc)}") from exc
         finally:
             # data_version only moves for other connections' commits
             self._session_info.invalidate()
@@ -856,6 +828,33 @@ class SessionStore:
                 order_by_last_active=order_by_last_active,
             )
         )
+
+    # -- maintenance -------------------------------------------------------------------
+    def check(self) -> list[str]:
+        """What is wrong with the file, one sentence each; ``[]`` when it is healthy.
+
+        Compares every index with the messages it was made from; a writable
+        store of a hermes-memory file also runs FTS5's structural check of each
+        index (a write statement: it briefly takes the write lock). A Hermes Agent
+        file gets SQLite's ``quick_check`` only. Reads the whole file.
+        """
+        deep = not self.read_only and self.layout.ours
+        return self._read(lambda conn: check_database(conn, self.layout, deep=deep))
+
+    def rebuild_indexes(self) -> dict[str, int]:
+        """Rebuild every full-text index from ``messages``, all or nothing.
+
+        Returns the rows each index holds. Only for a hermes-memory file opened
+        writable; a Hermes Agent file is never modified.
+        """
+        if self.read_only or not self.layout.ours:
+            raise SessionStoreError(
+                f"{self.path} is open read-only or was written by Hermes Agent; its indexes "
+                "are rebuilt by the program that owns it."
+            )
+        counts = self._write(rebuild_indexes)
+        self.layout = self._inspect()
+        return counts
 
     # -- search ------------------------------------------------------------------------
     def search_messages(

@@ -1,0 +1,67 @@
+"""Filling the CJK gram index from its queue.
+
+Triggers cannot tokenise, so an insert or update of a row holding CJK text
+only queues its id in ``messages_cjk_pending``; :func:`drain_gram_queue` then
+turns the queued rows into gram tokens (:func:`~hermes_core.sessions.cjk.cjk_grams`)
+in the same write transaction. A file written by another program may hold
+queued rows; the store drains them when it opens the file for writing, and a
+read-only reader still finds them by a ``LIKE`` over the queue.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping
+from typing import Any
+
+from hermes_core.sessions.cjk import cjk_grams
+
+__all__ = ["drain_gram_queue", "tool_calls_text"]
+
+
+def tool_calls_text(raw: str | None) -> str:
+    """Every string inside a stored ``tool_calls`` JSON value, space-separated."""
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return raw or ""
+    if isinstance(value, str) or value is None:
+        return value or ""
+    strings: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, str):
+            strings.append(node)
+        elif isinstance(node, Mapping):
+            for item in node.values():
+                walk(item)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(value)
+    return " ".join(strings)
+
+
+def drain_gram_queue(conn: sqlite3.Connection) -> int:
+    """Tokenise rows queued for the CJK gram index (inside a write transaction).
+
+    Returns how many rows were indexed.
+    """
+    if conn.execute("SELECT 1 FROM messages_cjk_pending LIMIT 1").fetchone() is None:
+        return 0
+    rows = conn.execute(
+        "SELECT q.id, m.content, m.tool_name, m.tool_calls FROM messages_cjk_pending AS q "
+        "JOIN messages AS m ON m.id = q.id"
+    ).fetchall()
+    entries = [
+        (mid, grams)
+        for mid, content, tool_name, tool_calls in rows
+        if (grams := cjk_grams((content, tool_name, tool_calls_text(tool_calls))))
+    ]
+    conn.executemany(
+        "INSERT OR REPLACE INTO messages_cjk_grams(rowid, grams) VALUES (?, ?)", entries
+    )
+    conn.execute("DELETE FROM messages_cjk_pending")
+    return len(entries)
