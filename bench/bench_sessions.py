@@ -446,6 +446,10 @@ QUERY_CLASSES: dict[str, tuple[list[str], str, list[str]]] = {
 }
 
 
+SEARCH_REPEATS = {False: 25, True: 5}
+"""Runs per query (full, quick): a p95 needs a few dozen samples per class to settle."""
+
+
 def _fetch(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> list[Any]:
     return conn.execute(sql, params).fetchall()
 
@@ -629,6 +633,7 @@ def report(
         "`search_messages(q, limit=50, snippets=False)` — sanitising, "
         "planning, routing, ranking and loading the 50 hits with their session fields, as "
         "`session_search` calls it; *with snippets* adds display snippets. "
+        f"Each query runs {SEARCH_REPEATS[quick]} times, each run right after its floor's. "
         "The p50 and p95 pool every sample of the class's queries, whose costs differ "
         "by up to 20×, so the class p50 falls between two queries and moves with noise; "
         "*per query* is the median over the queries of each query's own ours-to-floor "
@@ -728,7 +733,7 @@ def main(argv: list[str] | None = None) -> int:
             figures.write_text(json.dumps(built[-1]))
         largest = root / str(sizes[-1])
         print("searching")
-        search = searches(largest, repeats=5 if args.quick else 15)
+        search = searches(largest, repeats=SEARCH_REPEATS[args.quick])
         asked = questions(largest, repeats=3 if args.quick else 5)
         print("appending")
         append = appends(largest, 1_000 if args.quick else 5_000)
