@@ -108,8 +108,8 @@ def _gram_problems(conn: sqlite3.Connection) -> list[str]:
 def rebuild_indexes(conn: sqlite3.Connection) -> dict[str, int]:
     """Drop, recreate and refill every full-text index (inside a write transaction).
 
-    Dropping first also clears an index whose own pages are damaged, which
-    FTS5's ``rebuild`` alone cannot read. Returns the rows each index holds.
+    Dropping first also clears an index whose own pages are damaged, which no
+    in-place rebuild could read. Returns the rows each index holds.
     """
     for name in OUR_INDEXES:
         conn.execute(f"DROP TABLE IF EXISTS {name}")
