@@ -216,7 +216,13 @@ def check_state_db(home: Path) -> list[Finding]:
                 "restore it from a backup or move it aside (sessions are then lost)",
             )
         ]
-    return [Finding("ok", f"{path} opens ({tables} schema objects)")]
+    return [
+        Finding(
+            "ok",
+            f"{path} opens ({tables} schema objects); "
+            "`hermes-memory sessions check` reads it through for damage",
+        )
+    ]
 
 
 _MARKS: dict[Level, str] = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
