@@ -182,13 +182,13 @@ def _needles(terms: Iterable[Term]) -> list[str]:
     return [n for n in needles if n]
 
 
-def text_snippet(text: str, terms: Iterable[Term], width: int = 160) -> str:
-    """A ``>>>match<<<`` window of *text* around the first occurrence of any term."""
+def _text_snippet(text: str, needles: Sequence[str], width: int = 160) -> str:
+    """A ``>>>match<<<`` window of *text* around the first occurrence of any needle."""
     if not text:
         return ""
     lowered = text.lower()
     best: tuple[int, int] | None = None
-    for needle in _needles(terms):
+    for needle in needles:
         pos = lowered.find(needle)
         if pos >= 0 and (best is None or pos < best[0]):
             best = (pos, len(needle))
@@ -217,17 +217,18 @@ def _hits(
     offset: int,
 ) -> list[dict[str, Any]]:
     hits = []
+    needles = _needles(terms) if snippets else []  # once per search, not per hit
     for rank, row in enumerate(rows, start=offset):
         (mid, _score, snippet, session_id, role, timestamp, tool_name, content, tool_calls) = row
         if snippets and not snippet:
             text = content if isinstance(content, str) and content else ""
-            if not any(n in text.lower() for n in _needles(terms)):
+            if not any(n in text.lower() for n in needles):
                 text = " ".join(
                     part
                     for part in (text, tool_name or "", tool_calls or "")
                     if isinstance(part, str)
                 )
-            snippet = text_snippet(text, terms)
+            snippet = _text_snippet(text, needles)
         source, model, started, title = sessions[session_id]
         hits.append(
             {
