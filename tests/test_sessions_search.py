@@ -389,6 +389,14 @@ def test_rows_written_by_another_program_are_found(store: SessionStore, tmp_path
     raw.close()
     with SessionStore(store.path, read_only=True) as reader:
         assert sessions_of(reader.search_messages("通信")) == {"s"}
+        assert reader.search_messages("缓存") == []
+        raw = sqlite3.connect(store.path, isolation_level=None)
+        raw.execute(  # queued after the reader last looked at the queue
+            "INSERT INTO messages(session_id, role, content, timestamp) VALUES ('s', 'user', ?, 2)",
+            ("缓存又满了",),
+        )
+        raw.close()
+        assert sessions_of(reader.search_messages("缓存")) == {"s"}
     assert sessions_of(store.search_messages("通信")) == {"s"}  # through the queue
     store.create_session("t")
     store.append_message("t", "user", "any write drains the queue")

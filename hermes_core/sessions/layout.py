@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from hermes_core.sessions.schema import MARKER_KEY
 
@@ -57,6 +58,11 @@ class Layout:
     def grams(self) -> FtsIndex | None:
         """The CJK unigram/bigram index (hermes-memory files only)."""
         return self.indexes.get(GRAM_INDEX)
+
+    @cached_property
+    def every_row_visible(self) -> bool:
+        """True when the file has no columns marking messages rewound or hidden."""
+        return self.visible_rows_sql() == "1"
 
     def visible_rows_sql(self, alias: str = "m") -> str:
         """A WHERE fragment hiding rows Hermes marks rewound or hidden ('1' if none)."""

@@ -26,8 +26,8 @@ Rules, in order:
 
 from __future__ import annotations
 
+import re
 import unicodedata
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 __all__ = ["MAX_QUERY_CHARS", "MAX_TERMS", "Clause", "ParsedQuery", "Term", "parse_query"]
@@ -88,8 +88,7 @@ class Clause(NamedTuple):
     exclude: tuple[Term, ...] = ()
 
 
-@dataclass(frozen=True)
-class ParsedQuery:
+class ParsedQuery(NamedTuple):
     """A sanitised query: an OR of clauses. Empty when nothing searchable was left."""
 
     clauses: tuple[Clause, ...]
@@ -99,13 +98,17 @@ class ParsedQuery:
     """The cleaned input text."""
     question: bool = False
     """The input ended with a question mark."""
-    terms: tuple[Term, ...] = field(default=())
+    terms: tuple[Term, ...] = ()
     """Every included term, in input order."""
 
     @property
     def empty(self) -> bool:
         """True when there is nothing to search for."""
         return not self.clauses
+
+
+_ONE_WORD = re.compile(r"\s*(\w+)\s*")
+"""A query that is a single run of letters, digits and ``_`` (the commonest kind)."""
 
 
 def _is_word_char(char: str) -> bool:
@@ -189,6 +192,12 @@ def _searchable(text: str) -> bool:
 def parse_query(raw: object) -> ParsedQuery:
     """Sanitise *raw* (any object; ``None`` and non-strings are accepted) into a query."""
     text = _clean(raw)
+    one_word = _ONE_WORD.fullmatch(text)
+    if one_word is not None:
+        word = one_word[1]
+        if word not in _OPERATORS and _searchable(word):
+            term = Term(word)
+            return ParsedQuery((Clause((term,)),), text=text, terms=(term,))
     explicit = False
     clauses: list[Clause] = []
     include: list[Term] = []

@@ -26,7 +26,8 @@ all meet *deploy* without any work here.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from hermes_core.sessions.cjk import cjk_runs, contains_cjk
 from hermes_core.sessions.query import Clause, ParsedQuery, Term
@@ -75,13 +76,10 @@ _LONG_CJK_RUN = 3
 """CJK runs at least this long are also searched as their bigrams (words are not delimited)."""
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     """How to search: a primary query, an optional top-up, optional boosts."""
 
     primary: ParsedQuery
-    fallback: ParsedQuery | None = None
-    """Run when the primary query finds almost nothing; its hits rank after."""
     boosts: tuple[ParsedQuery, ...] = ()
     """Hits of the primary that also match one of these rank higher."""
     mode: str = "literal"
@@ -89,6 +87,19 @@ class Plan:
     prefer_recent: bool = False
     """The question asks for the current state (*now*, *currently*, *latest*…): among
     conversations that answer equally well, the most recent comes first."""
+    keywords: tuple[Term, ...] = ()
+    """The words typed, in ``keywords`` mode: the top-up query is made from them."""
+
+    @property
+    def fallback(self) -> ParsedQuery | None:
+        """Run when the primary query finds almost nothing; its hits rank after.
+
+        Built on demand: most keyword searches never need it.
+        """
+        if not self.keywords:
+            return None
+        expanded = _expanded(list(self.keywords), _content_words(self.keywords))
+        return _any_of(self.primary, expanded) if len(expanded) > 1 else None
 
 
 _SUFFIXES = (
@@ -202,16 +213,12 @@ def _near_pairs(parsed: ParsedQuery, terms: list[Term]) -> ParsedQuery:
     return _any_of(parsed, pairs)
 
 
-def plan_query(parsed: ParsedQuery) -> Plan:
-    """Choose literal, keyword or question handling for a sanitised query."""
-    if parsed.empty or parsed.explicit or len(parsed.clauses) != 1:
-        return Plan(primary=parsed)
-    words = list(parsed.clauses[0].include)
-    content = [_strip_possessive(w) for w in words if not is_stop_word(w)]
-    has_stops = len(content) < len(words)
-    question = parsed.question or len(words) >= 4 or (len(words) >= 3 and has_stops)
-    if not content:
-        return Plan(primary=parsed)
+def _content_words(words: Sequence[Term]) -> list[Term]:
+    return [_strip_possessive(w) for w in words if not is_stop_word(w)]
+
+
+def _expanded(words: list[Term], content: list[Term]) -> list[Term]:
+    """*content* plus CJK bigrams, one-word spellings of phrasal verbs and irregular forms."""
     expanded: list[Term] = []
     for term in content:
         expanded.append(term)
@@ -223,11 +230,24 @@ def plan_query(parsed: ParsedQuery) -> Plan:
         if extra.text not in seen:
             seen.add(extra.text)
             expanded.append(extra)
+    return expanded
+
+
+def plan_query(parsed: ParsedQuery) -> Plan:
+    """Choose literal, keyword or question handling for a sanitised query."""
+    if parsed.empty or parsed.explicit or len(parsed.clauses) != 1:
+        return Plan(primary=parsed)
+    words = list(parsed.clauses[0].include)
+    content = _content_words(words)
+    has_stops = len(content) < len(words)
+    question = parsed.question or len(words) >= 4 or (len(words) >= 3 and has_stops)
+    if not content:
+        return Plan(primary=parsed)
     if not question:
-        primary = _all_of(parsed, content)
-        fallback = _any_of(parsed, expanded) if len(expanded) > 1 else None
-        return Plan(primary=primary, fallback=fallback, mode="keywords")
-    primary = _any_of(parsed, expanded)
+        # Without stop words or possessives the words are the parsed query itself.
+        primary = parsed if content == words else _all_of(parsed, content)
+        return Plan(primary=primary, mode="keywords", keywords=tuple(words))
+    primary = _any_of(parsed, _expanded(words, content))
     boosts: list[ParsedQuery] = []
     if len(content) > 1:
         boosts.append(_all_of(parsed, content))

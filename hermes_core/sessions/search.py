@@ -22,7 +22,7 @@ import math
 import re
 import sqlite3
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from hermes_core.sessions.cjk import contains_cjk
@@ -133,7 +133,7 @@ def _run(
     content, tool_calls)``; the two text columns are ``None`` unless *text*.
     """
     columns = _detail_columns(layout, text)
-    if not filters.active and layout.visible_rows_sql() == "1":
+    if layout.every_row_visible and not filters.active:
         # Nothing can be filtered out: one statement, and the index's top *need* are the hits.
         # CROSS JOIN keeps the candidates as the outer loop, so rows come out in the
         # index's order (ties included) and pages of different sizes agree.
@@ -454,8 +454,7 @@ class _Search:
             clauses.append(Clause(tuple(terms), clause.exclude))
         if not changed:
             return query
-        return replace(
-            query,
+        return query._replace(
             clauses=tuple(clauses),
             terms=tuple(t for c in clauses for t in c.include),
         )
@@ -475,14 +474,15 @@ class _Search:
             by_session=plan.mode == "question",
             prefer_recent=plan.prefer_recent,
         )
-        if plan.fallback is not None and len(rows) < min(need, KEYWORD_TOP_UP_BELOW):
+        fallback = plan.fallback if len(rows) < min(need, KEYWORD_TOP_UP_BELOW) else None
+        if fallback is not None:
             seen = {row[0] for row in rows}
-            extra = self.rows(plan.fallback, need + len(seen))
+            extra = self.rows(fallback, need + len(seen))
             rows += [row for row in extra if row[0] not in seen][: need - len(rows)]
         if not rows and self.layout.trigram is not None and self.layout.word is not None:
             # A Latin word glued to CJK text ('修改youer服务端') is one unicode61
             # token; the trigram index still finds it as a substring.
-            retry = plan.fallback or plan.primary
+            retry = fallback or plan.primary
             if _worth_trigram_retry(retry):
                 trigram_layout = Layout(
                     ours=self.layout.ours,

@@ -6,8 +6,9 @@ file written by Hermes Agent the start time and title sit behind the
 multi-kilobyte ``system_prompt`` column, so each join walks that column's
 overflow pages. :class:`SessionInfo` reads the fields of the sessions not seen
 yet in one statement and keeps them until the database changes: SQLite's
-``PRAGMA data_version`` moves when another connection commits, and the store
-calls :meth:`SessionInfo.invalidate` after its own writes.
+``PRAGMA data_version`` moves when another connection commits (the store reads
+it once per search with :meth:`SessionInfo.sync`), and the store calls
+:meth:`SessionInfo.invalidate` after its own writes.
 """
 
 from __future__ import annotations
@@ -50,14 +51,27 @@ class SessionInfo:
             self._fields.clear()
             self._version = None
 
-    def fields(self, conn: sqlite3.Connection, session_ids: Iterable[str]) -> dict[str, Fields]:
-        """The fields of each of *session_ids* (unknown sessions map to all ``None``)."""
-        wanted = set(session_ids)
+    def sync(self, conn: sqlite3.Connection) -> bool:
+        """Drop what another connection's commit made stale; True if anything may have changed.
+
+        Call it once per read on *conn*, before :meth:`fields`.
+        """
         version = conn.execute("PRAGMA data_version").fetchone()[0]
         with self._lock:
-            if version != self._version:
-                self._fields.clear()
-                self._version = version
+            if version == self._version:
+                return False
+            self._fields.clear()
+            self._version = version
+            return True
+
+    def fields(self, conn: sqlite3.Connection, session_ids: Iterable[str]) -> dict[str, Fields]:
+        """The fields of each of *session_ids* (unknown sessions map to all ``None``).
+
+        Cached fields are as fresh as the last :meth:`sync` or :meth:`invalidate`.
+        """
+        wanted = set(session_ids)
+        with self._lock:
+            version = self._version
             cached = self._fields
             found = {sid: cached[sid] for sid in wanted if sid in cached}
         missing = [sid for sid in wanted if sid not in found]

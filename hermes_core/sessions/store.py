@@ -187,6 +187,8 @@ class SessionStore:
             self._conn.close()
             raise
         self._session_info = SessionInfo(self.layout)
+        # Rows await the gram index; checked again whenever the database may have changed.
+        self._pending_grams = False
         if created:
             restrict_permissions(self.path)
 
@@ -889,9 +891,11 @@ class SessionStore:
         )
 
         def read(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-            pending = self.layout.has_pending_grams and (
-                conn.execute("SELECT 1 FROM messages_cjk_pending LIMIT 1").fetchone() is not None
-            )
+            if self._session_info.sync(conn):  # another commit may have queued CJK rows
+                self._pending_grams = self.layout.has_pending_grams and (
+                    conn.execute("SELECT 1 FROM messages_cjk_pending LIMIT 1").fetchone()
+                    is not None
+                )
             return search_messages(
                 conn,
                 self.layout,
@@ -901,7 +905,7 @@ class SessionStore:
                 offset=offset,
                 context=context,
                 snippets=snippets,
-                pending_grams=pending,
+                pending_grams=self._pending_grams,
                 session_info=self._session_info,
             )
 
