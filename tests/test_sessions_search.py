@@ -234,6 +234,38 @@ def test_query_is_bounded() -> None:
     assert len(parse_query("y" * 100_000).text) == 2048
 
 
+_WORDISH = st.lists(
+    st.sampled_from([*"aZ9_é\u0301ｶﾞ内存泄漏한국어ⅷ²", "AND", "OR", "NOT"]), min_size=1, max_size=6
+).map("".join)
+
+
+@settings(max_examples=300)
+@given(
+    word=_WORDISH,
+    before=st.sampled_from(["", " ", "\t", "\u3000"]),
+    after=st.sampled_from(["", " \n"]),
+)
+def test_one_word_queries_parse_as_the_general_rules_say(
+    word: str, before: str, after: str
+) -> None:
+    """A one-word query takes a shortcut; it must agree with the full parser.
+
+    An unpaired quote is dropped by the full parser, so appending one forces
+    the general path without changing what the query means.
+    """
+    quick, general = parse_query(before + word + after), parse_query(before + word + after + ' "')
+    assert (quick.clauses, quick.terms, quick.explicit, quick.question) == (
+        general.clauses,
+        general.terms,
+        general.explicit,
+        general.question,
+    )
+    if word in {"AND", "OR", "NOT"} or not any(c.isalnum() for c in word):
+        assert quick.empty
+    elif all(c.isalnum() or c == "_" for c in word):
+        assert [t.text for t in quick.terms] == [word]
+
+
 # -- tool calls and tool names are indexed -------------------------------------------------------
 
 
