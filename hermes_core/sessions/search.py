@@ -518,7 +518,8 @@ def search_messages(
     ``session_started``, ``session_title`` and ``rank`` (0 for the best hit), plus
     ``context`` (the previous message, the hit, the next message of the same
     session, 200 characters each) when *context* is true. *session_info* caches
-    the session fields across calls on the same connection.
+    the session fields across calls on the same connection; call its
+    :meth:`~hermes_core.sessions.sessioninfo.SessionInfo.sync` before each search.
     """
     parsed = parse_query(query)
     if parsed.empty or limit <= 0:
