@@ -7,8 +7,11 @@ makes those names the very module objects discovery loaded (same objects, no
 second copy), so ``isinstance`` checks and module state agree.
 
 It answers only under the ``plugins`` stand-in package of this layer (never
-under a real ``plugins`` package) and only for folder plugins loaded in this
-process; :func:`register_alias` records them.
+under a real ``plugins`` package). Folder plugins loaded in this process are
+recorded by :func:`register_alias`; a name not loaded yet is looked up in
+``$HERMES_HOME/plugins/<name>`` and loaded there, so a plugin that builds on a
+bundled one (``from plugins.memory.mem0 import Mem0MemoryProvider``) works when
+a copy of that plugin is installed next to it, as it would inside Hermes.
 """
 
 from __future__ import annotations
@@ -46,6 +49,34 @@ def forget_aliases() -> None:
         _aliases.clear()
 
 
+def _load_user_plugin(plugin: str) -> str | None:
+    """Load folder plugin *plugin* of ``$HERMES_HOME/plugins`` and alias it; its module name.
+
+    ``None`` when there is no such folder; an :class:`ImportError` naming the
+    folder when it fails to load.
+    """
+    from hermes_core.config import get_hermes_home
+    from hermes_core.discovery.folders import load_folder_module, scan_plugin_folders
+    from hermes_core.errors import PluginError
+
+    for folder in scan_plugin_folders(get_hermes_home() / "plugins"):
+        if folder.name != plugin:
+            continue
+        register_alias(folder.name, folder.module_name)
+        try:
+            load_folder_module(folder)
+        except PluginError as exc:
+            with _lock:
+                _aliases.pop(plugin, None)
+            raise ImportError(
+                f"{PREFIX}{plugin} is the Hermes plugin folder {folder.root}, which failed "
+                f"to load: {exc}",
+                name=PREFIX + plugin,
+            ) from exc
+        return folder.module_name
+    return None
+
+
 class _AliasLoader(importlib.abc.Loader):
     """Returns an already-imported module under a second name, untouched."""
 
@@ -76,6 +107,8 @@ class PluginAliasFinder(importlib.abc.MetaPathFinder):
         plugin, _, rest = fullname[len(PREFIX) :].partition(".")
         with _lock:
             real_root = _aliases.get(plugin)
+        if real_root is None or real_root not in sys.modules:  # not loaded, or its load failed
+            real_root = _load_user_plugin(plugin) or real_root
         if real_root is None:
             return None
         real_name = f"{real_root}.{rest}" if rest else real_root

@@ -209,6 +209,13 @@ def explain_import_error(exc: BaseException) -> str | None:
     if name not in COMPAT_MODULES and isinstance(exc, ModuleNotFoundError):
         if name in NOT_PROVIDED:
             return None  # its message already explains
+        plugin = name.split(".")[2] if name.startswith("plugins.memory.") else None
+        if plugin:
+            return (
+                f"{name!r} belongs to the memory plugin {plugin!r} bundled with Hermes Agent, "
+                f"which hermes-memory does not ship; it resolves plugins.memory.{plugin} only "
+                f"to a Hermes plugin folder $HERMES_HOME/plugins/{plugin}; {DOCS_HINT}"
+            )
         return (
             f"{name!r} is a Hermes Agent module that hermes-memory's compatibility layer "
             f"does not provide; {DOCS_HINT}"

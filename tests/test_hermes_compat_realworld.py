@@ -1,0 +1,222 @@
+"""Shapes seen in Hermes memory plugins published on their own, loaded through the compat layer.
+
+Each test plugin is written here, in the shape of a published one: a plugin
+that subclasses a provider bundled with Hermes (``from plugins.memory.mem0
+import Mem0MemoryProvider``), a thin bridge to a package of its own project
+that is not installed, and a provider that is not a ``MemoryProvider``
+subclass whose ``register`` both registers and returns it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from plugin_kit import folder_plugin, fresh_discovery
+
+from hermes_core import hermes_compat
+from hermes_core.manager import MemoryManager
+from hermes_core.plugins import activate_providers, discover_providers, load_memory_provider
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("agent") is not None, reason="a real 'agent' package is installed"
+)
+
+BUNDLED_STYLE_BASE = '''
+"""Stands in for a provider bundled with Hermes (plugins/memory/basestore)."""
+from agent.memory_provider import MemoryProvider
+
+LOADS = []
+LOADS.append(__name__)
+
+
+class BaseStoreProvider(MemoryProvider):
+    def __init__(self):
+        self.session = None
+        self.facts = []
+
+    @property
+    def name(self):
+        return "basestore"
+
+    def is_available(self):
+        return True
+
+    def initialize(self, session_id, **kwargs):
+        self.session = session_id
+
+    def get_tool_schemas(self):
+        return []
+
+    def _write_metadata(self):
+        return {"source": "base"}
+
+    def sync_turn(self, user_content, assistant_content, *, session_id=""):
+        self.facts.append((user_content, self._write_metadata()))
+
+    def prefetch(self, query, *, session_id=""):
+        return "; ".join(text for text, _ in self.facts if query in text)
+
+
+def register(ctx):
+    ctx.register_memory_provider(BaseStoreProvider())
+'''
+
+SUBCLASSING_PLUGIN = '''
+"""Subclasses the bundled provider by its Hermes path, as a scoped variant."""
+from plugins.memory.basestore import BaseStoreProvider
+
+
+class ScopedProvider(BaseStoreProvider):
+    @property
+    def name(self):
+        return "scoped"
+
+    def _write_metadata(self):
+        return {**super()._write_metadata(), "client": "acme"}
+
+
+def register(ctx) -> None:
+    ctx.register_memory_provider(ScopedProvider())
+'''
+
+
+@pytest.fixture(autouse=True)
+def _fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    hermes_compat.uninstall()
+    with fresh_discovery(tmp_path_factory.getbasetemp()):
+        yield
+
+
+def test_subclassing_a_bundled_provider_loads_it_from_the_plugins_folder(
+    hermes_home: Path,
+) -> None:
+    folder_plugin(hermes_home / "plugins", "basestore", BUNDLED_STYLE_BASE)
+    folder_plugin(hermes_home / "plugins", "scoped", SUBCLASSING_PLUGIN)
+
+    provider = load_memory_provider("scoped")
+
+    assert provider is not None and provider.name == "scoped"
+    provider.initialize("s1", hermes_home=str(hermes_home))
+    provider.sync_turn("I work for acme", "noted")
+    assert provider.prefetch("acme") == "I work for acme"
+    assert provider.facts == [("I work for acme", {"source": "base", "client": "acme"})]
+    base = load_memory_provider("basestore")  # the same module: loaded once
+    assert base is not None
+    assert type(provider).__mro__[1] is type(base)
+    assert type(base).__module__.startswith("_hermes_user_memory.basestore__source_")
+    assert len(importlib.import_module(type(base).__module__).LOADS) == 1
+
+
+def test_a_bundled_provider_that_is_not_installed_is_named_in_the_failure(
+    hermes_home: Path,
+) -> None:
+    folder_plugin(hermes_home / "plugins", "scoped", SUBCLASSING_PLUGIN)
+
+    (info,) = [i for i in discover_providers() if i.name == "scoped"]
+
+    assert info.error is not None
+    assert "No module named 'plugins.memory.basestore'" in info.error
+    assert "bundled with Hermes Agent" in info.error
+    assert "$HERMES_HOME/plugins/basestore" in info.error
+
+
+def test_a_broken_bundled_style_base_is_reported_with_its_folder(hermes_home: Path) -> None:
+    folder_plugin(
+        hermes_home / "plugins",
+        "basestore",
+        "from agent.memory_provider import MemoryProvider\nraise RuntimeError('no database')\n",
+    )
+    folder_plugin(hermes_home / "plugins", "scoped", SUBCLASSING_PLUGIN)
+
+    (info,) = [i for i in discover_providers() if i.name == "scoped"]
+
+    assert info.error is not None
+    assert str(hermes_home / "plugins" / "basestore") in info.error
+    assert "RuntimeError: no database" in info.error
+    # the failed base is not left half-registered: fixing it makes both load
+    folder_plugin(hermes_home / "plugins", "basestore", BUNDLED_STYLE_BASE)
+    provider = load_memory_provider("scoped")
+    assert provider is not None and provider.name == "scoped"
+
+
+def test_a_bridge_to_a_missing_project_package_fails_alone(hermes_home: Path) -> None:
+    folder_plugin(
+        hermes_home / "plugins",
+        "bridge",
+        "from .hermes_bridge import BridgeProvider\n\n"
+        "def register(ctx):\n    ctx.register_memory_provider(BridgeProvider())\n",
+        **{
+            "hermes_bridge.py": (
+                "from agent.memory_provider import MemoryProvider\n"
+                "from bridge_project_core.memory import Service\n\n"
+                "class BridgeProvider(MemoryProvider):\n    pass\n"
+            )
+        },
+    )
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: bridge\n", encoding="utf-8")
+
+    (info,) = [i for i in discover_providers() if i.name == "bridge"]
+    manager = MemoryManager()
+
+    assert info.error is not None
+    assert "No module named 'bridge_project_core'" in info.error
+    assert "hermes-memory" not in info.error  # an external package: no compat hint
+    assert activate_providers(manager) == ["builtin"]
+
+
+def test_a_duck_typed_provider_returned_and_registered_by_register(hermes_home: Path) -> None:
+    folder_plugin(
+        hermes_home / "plugins",
+        "hubby",
+        '''
+        """Mentions MemoryProvider for discovery; the provider is a plain class."""
+        from typing import Any, Optional
+
+        from .provider import HubProvider
+
+
+        def register(ctx: Optional[Any] = None):
+            provider = HubProvider()
+            if ctx is not None and hasattr(ctx, "register_memory_provider"):
+                ctx.register_memory_provider(provider)
+            return provider
+        ''',
+        **{
+            "provider.py": """
+            class HubProvider:
+                name = "hubby"
+
+                def __init__(self):
+                    self.turns = []
+
+                def is_available(self):
+                    return True
+
+                def initialize(self, session_id, **kwargs):
+                    self.session = session_id
+
+                def get_tool_schemas(self):
+                    return [{"name": "hub_search", "description": "Search.",
+                             "parameters": {"type": "object", "properties": {}}}]
+
+                def sync_turn(self, user_content, assistant_content, *, session_id=""):
+                    self.turns.append(user_content)
+            """
+        },
+    )
+
+    provider = load_memory_provider("hubby")
+    manager = MemoryManager()
+
+    assert provider is not None and provider.name == "hubby"
+    assert manager.add_provider(provider)
+    assert [s["name"] for s in manager.get_all_tool_schemas()] == ["hub_search"]
+    manager.initialize_all("s1", hermes_home=str(hermes_home))
+    manager.sync_all("hello there", "hi", session_id="s1")  # no messages: it does not take them
+    manager.flush_pending(timeout=5)
+    assert manager.prefetch_all("hello") == ""  # the contract's default prefetch
+    manager.shutdown_all()
+    assert provider.turns == ["hello there"]
