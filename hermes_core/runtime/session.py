@@ -112,6 +112,8 @@ def _row(message: Mapping[str, Any]) -> dict[str, Any]:
     if message.get("tool_call_id"):
         row["tool_call_id"] = message["tool_call_id"]
         row["tool_name"] = message.get("name")
+    elif message.get("name"):
+        row["name"] = message["name"]  # who spoke, in a group chat
     return row
 
 

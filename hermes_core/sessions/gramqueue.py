@@ -17,7 +17,17 @@ from typing import Any
 
 from hermes_core.sessions.cjk import cjk_grams
 
-__all__ = ["drain_gram_queue", "tool_calls_text"]
+__all__ = ["drain_gram_queue", "gram_text_sql", "tool_calls_text"]
+
+
+def gram_text_sql(row: str, speaker: bool = True) -> str:
+    """The columns of message *row* the gram index reads: text, name, tool calls.
+
+    The name is the tool's, else the speaker's (*speaker*: the file has the
+    ``name`` column, added in schema version 3).
+    """
+    name = f"COALESCE({row}.tool_name, {row}.name)" if speaker else f"{row}.tool_name"
+    return f"{row}.content, {name}, {row}.tool_calls"
 
 
 def tool_calls_text(raw: str | None) -> str:
@@ -52,13 +62,13 @@ def drain_gram_queue(conn: sqlite3.Connection) -> int:
     if conn.execute("SELECT 1 FROM messages_cjk_pending LIMIT 1").fetchone() is None:
         return 0
     rows = conn.execute(
-        "SELECT q.id, m.content, m.tool_name, m.tool_calls FROM messages_cjk_pending AS q "
+        f"SELECT q.id, {gram_text_sql('m')} FROM messages_cjk_pending AS q "
         "JOIN messages AS m ON m.id = q.id"
     ).fetchall()
     entries = [
         (mid, grams)
-        for mid, content, tool_name, tool_calls in rows
-        if (grams := cjk_grams((content, tool_name, tool_calls_text(tool_calls))))
+        for mid, content, name, tool_calls in rows
+        if (grams := cjk_grams((content, name, tool_calls_text(tool_calls))))
     ]
     conn.executemany(
         "INSERT OR REPLACE INTO messages_cjk_grams(rowid, grams) VALUES (?, ?)", entries

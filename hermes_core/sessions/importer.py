@@ -3,7 +3,8 @@
 Each non-blank line is a JSON object, either
 
 * a **message** — ``{"role": "user", "content": "..."}`` with optional
-  ``tool_calls``, ``tool_call_id``, ``name``, ``timestamp`` (epoch seconds,
+  ``tool_calls``, ``tool_call_id``, ``name`` (the speaker, or a tool result's
+  tool), ``timestamp`` (epoch seconds,
   ISO 8601, or a written-out date such as ``2023/05/20 (Sat) 02:21`` or
   ``1:56 pm on 8 May, 2023``) and ``session_id``; messages without
   ``session_id`` form one session for the whole file; or
@@ -106,6 +107,9 @@ def _message(data: Mapping[str, Any]) -> dict[str, Any]:
             f'"content" must be text, a list of parts or null, got {type(content).__name__}'
         )
     _check_tool_calls(data.get("tool_calls"))
+    name = data.get("name")
+    if name is not None and not isinstance(name, str):
+        raise _LineError(f'"name" must be text (who spoke, or the tool), got {name!r:.40}')
     message: dict[str, Any] = {"role": role, "content": content}
     for key in ("tool_calls", "tool_call_id", "name", "finish_reason"):
         if data.get(key) is not None:

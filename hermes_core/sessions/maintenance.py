@@ -21,9 +21,9 @@ import sqlite3
 
 from hermes_core.sessions.cjk import cjk_grams
 from hermes_core.sessions.connection import is_busy
-from hermes_core.sessions.gramqueue import drain_gram_queue, tool_calls_text
+from hermes_core.sessions.gramqueue import drain_gram_queue, gram_text_sql, tool_calls_text
 from hermes_core.sessions.layout import GRAM_INDEX, TRIGRAM_INDEX, WORD_INDEX, Layout
-from hermes_core.sessions.schema import apply_schema, has_cjk_sql, queue_cjk_rows
+from hermes_core.sessions.schema import TEXT_COLUMNS, apply_schema, has_cjk_sql, queue_cjk_rows
 
 __all__ = ["OUR_INDEXES", "check_database", "rebuild_indexes"]
 
@@ -61,7 +61,9 @@ def check_database(conn: sqlite3.Connection, layout: Layout, *, deep: bool) -> l
                 except sqlite3.DatabaseError as exc:
                     problems.append(f"full-text index {name} is damaged ({exc})")
                     continue
-            problems += _drift(conn, name) if name in _EXTERNAL_CONTENT else _gram_problems(conn)
+            problems += (
+                _drift(conn, name) if name in _EXTERNAL_CONTENT else _gram_problems(conn, layout)
+            )
     except sqlite3.DatabaseError as exc:
         if is_busy(exc):
             raise
@@ -86,8 +88,10 @@ def _drift(conn: sqlite3.Connection, name: str) -> list[str]:
     return problems
 
 
-def _gram_problems(conn: sqlite3.Connection) -> list[str]:
+def _gram_problems(conn: sqlite3.Connection, layout: Layout) -> list[str]:
     """Rows the gram index lacks or holds wrongly (it is filled by Python, not FTS5)."""
+    speaker = "name" in layout.message_columns  # a read-only file older than version 3 lacks it
+    columns = tuple(c for c in TEXT_COLUMNS if speaker or c != "name")
     problems = []
     stray = conn.execute(
         f"SELECT count(*) FROM {GRAM_INDEX} WHERE rowid NOT IN (SELECT id FROM messages)"
@@ -95,8 +99,8 @@ def _gram_problems(conn: sqlite3.Connection) -> list[str]:
     if stray:
         problems.append(f"full-text index {GRAM_INDEX} holds {stray} deleted or excluded messages")
     candidates = conn.execute(
-        f"SELECT m.content, m.tool_name, m.tool_calls FROM messages AS m WHERE "
-        f"({has_cjk_sql('m')}) AND m.id NOT IN (SELECT rowid FROM {GRAM_INDEX}) "
+        f"SELECT {gram_text_sql('m', speaker)} FROM messages AS m WHERE "
+        f"({has_cjk_sql('m', columns)}) AND m.id NOT IN (SELECT rowid FROM {GRAM_INDEX}) "
         "AND m.id NOT IN (SELECT id FROM messages_cjk_pending)"
     )
     missing = sum(1 for row in candidates if cjk_grams((row[0], row[1], tool_calls_text(row[2]))))

@@ -26,6 +26,7 @@ from typing import Any
 from hermes_core.sessions.cjk import cjk_runs, contains_cjk, only_cjk, query_gram
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.query import Clause, ParsedQuery, Term
+from hermes_core.sessions.schema import TEXT_COLUMNS
 
 __all__ = ["LIKE", "Candidates", "compile_query", "route_term"]
 
@@ -98,9 +99,7 @@ class _Builder:
         return f":{name}"
 
     def like_sql(self, terms: list[Term], joiner: str, where: str = "") -> str:
-        columns = [
-            c for c in ("content", "tool_name", "tool_calls") if c in self.layout.message_columns
-        ]
+        columns = [c for c in TEXT_COLUMNS if c in self.layout.message_columns]
         parts = []
         for term in terms:
             pattern = self.param(like_pattern(term.text))

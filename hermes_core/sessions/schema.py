@@ -5,9 +5,13 @@ Table and column names follow the core subset of Hermes Agent's schema
 code reads either kind of file. In ``messages`` the small columns come first:
 SQLite reads a column behind a long text by walking its overflow pages, and
 search loads ``session_id``, ``role``, ``timestamp`` and ``tool_name`` of every hit.
+``name`` (not in Hermes Agent's schema) keeps who spoke a user or assistant
+message in a group chat or a two-person transcript; a tool result's name is its
+``tool_name``.
 
 Three FTS5 indexes are kept in step with ``messages`` by triggers, all over the
-message text, the tool name and the tool-call names + arguments:
+message text, the name (the tool's, else the speaker's) and the tool-call names +
+arguments:
 
 * ``messages_fts`` — ``porter unicode61`` words (stemmed, so *deployed* finds
   *deploy*), every row;
@@ -34,13 +38,15 @@ from collections.abc import Callable
 __all__ = [
     "MARKER_KEY",
     "SCHEMA_VERSION",
+    "TEXT_COLUMNS",
     "apply_schema",
     "has_cjk_sql",
     "queue_cjk_rows",
+    "replace_index_triggers",
     "schema_sql",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Layout version of a hermes-memory ``state.db`` (also stored in ``schema_version``)."""
 
 MARKER_KEY = "hermes_memory.schema"
@@ -73,6 +79,7 @@ CREATE TABLE IF NOT EXISTS messages (
     role TEXT NOT NULL,
     timestamp REAL NOT NULL,
     tool_name TEXT,
+    name TEXT,
     tool_call_id TEXT,
     token_count INTEGER,
     finish_reason TEXT,
@@ -106,18 +113,16 @@ _TOOL_CALLS_TEXT = (
     " ELSE {r}.tool_calls END"
 )
 
-# Rows worth tokenising for the CJK gram index. The ASCII test (character count
-# equals byte count) skips the costlier GLOB for the usual English row.
+# The indexed name: the tool's, else the speaker's. Rows written before version 3
+# have no speaker, so this is their tool_name, exactly what was indexed then.
+_NAME = "COALESCE({r}.tool_name, {r}.name)"
+
+# Characters that make a row worth tokenising for the CJK gram index.
 _DETECT_CLASS = "[\u3041-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002a6df]"
-_HAS_CJK = " OR ".join(
-    f"CASE WHEN length({{r}}.{column}) = length(CAST({{r}}.{column} AS BLOB)) THEN 0"
-    f" ELSE {{r}}.{column} GLOB '*{{cls}}*' END"
-    for column in ("content", "tool_name", "tool_calls")
-)
 
 
 def _columns(row: str) -> str:
-    return f"{row}.content, {row}.tool_name, " + _TOOL_CALLS_TEXT.format(r=row)
+    return f"{row}.content, {_NAME.format(r=row)}, " + _TOOL_CALLS_TEXT.format(r=row)
 
 
 def _fts_sql(table: str, tokenizer: str, rows: str = "") -> str:
@@ -131,7 +136,7 @@ def _fts_sql(table: str, tokenizer: str, rows: str = "") -> str:
     keep = rows or "1"
     return f"""
 CREATE VIEW IF NOT EXISTS {view} AS
-    SELECT m.id AS id, m.content AS content, m.tool_name AS tool_name,
+    SELECT m.id AS id, m.content AS content, {_NAME.format(r="m")} AS tool_name,
            {_TOOL_CALLS_TEXT.format(r="m")} AS tool_calls
     FROM messages AS m WHERE {keep.format(r="m")};
 CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5(
@@ -145,7 +150,7 @@ WHEN {keep.format(r="old")} BEGIN
     INSERT INTO {table}({table}, rowid, {cols}) VALUES ('delete', old.id, {_columns("old")});
 END;
 CREATE TRIGGER IF NOT EXISTS {table}_update
-AFTER UPDATE OF content, tool_name, tool_calls, role ON messages BEGIN
+AFTER UPDATE OF content, tool_name, name, tool_calls, role ON messages BEGIN
     INSERT INTO {table}({table}, rowid, {cols})
         SELECT 'delete', old.id, {_columns("old")} WHERE {keep.format(r="old")};
     INSERT INTO {table}(rowid, {cols})
@@ -155,7 +160,7 @@ END;
 
 
 def _cjk_sql() -> str:
-    has_new = _HAS_CJK.format(r="new", cls=_DETECT_CLASS)
+    has_new = has_cjk_sql("new")
     return f"""
 CREATE VIRTUAL TABLE IF NOT EXISTS messages_cjk_grams USING fts5(grams, tokenize='unicode61');
 CREATE TABLE IF NOT EXISTS messages_cjk_pending (id INTEGER PRIMARY KEY);
@@ -168,7 +173,7 @@ CREATE TRIGGER IF NOT EXISTS messages_cjk_grams_delete AFTER DELETE ON messages 
     DELETE FROM messages_cjk_pending WHERE id = old.id;
 END;
 CREATE TRIGGER IF NOT EXISTS messages_cjk_grams_update
-AFTER UPDATE OF content, tool_name, tool_calls ON messages BEGIN
+AFTER UPDATE OF content, tool_name, name, tool_calls ON messages BEGIN
     DELETE FROM messages_cjk_grams WHERE rowid = old.id;
     INSERT OR IGNORE INTO messages_cjk_pending(id) SELECT new.id WHERE {has_new};
 END;
@@ -186,9 +191,21 @@ def schema_sql() -> str:
     )
 
 
-def has_cjk_sql(row: str) -> str:
-    """An SQL condition: message *row* (a table name or alias) may hold CJK text."""
-    return _HAS_CJK.format(r=row, cls=_DETECT_CLASS)
+TEXT_COLUMNS = ("content", "tool_name", "name", "tool_calls")
+"""The ``messages`` columns the indexes read (``name`` is absent before version 3)."""
+
+
+def has_cjk_sql(row: str, columns: tuple[str, ...] = TEXT_COLUMNS) -> str:
+    """An SQL condition: message *row* (a table name or alias) may hold CJK text.
+
+    The ASCII test (character count equals byte count) skips the costlier
+    ``GLOB`` for the usual English row.
+    """
+    return " OR ".join(
+        f"CASE WHEN length({row}.{column}) = length(CAST({row}.{column} AS BLOB)) THEN 0"
+        f" ELSE {row}.{column} GLOB '*{_DETECT_CLASS}*' END"
+        for column in columns
+    )
 
 
 def queue_cjk_rows(conn: sqlite3.Connection) -> None:
@@ -199,9 +216,28 @@ def queue_cjk_rows(conn: sqlite3.Connection) -> None:
     )
 
 
-# version -> data migration run once when a file is brought up to that version.
-# Table and column changes need no entry: apply_schema() creates what is missing.
-_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {2: queue_cjk_rows}
+def replace_index_triggers(conn: sqlite3.Connection) -> None:
+    """Recreate the index views and triggers (version 3 indexes the speaker's name too).
+
+    The indexes themselves stay: for every row already indexed the new
+    expressions give the text that was indexed, so deletes remain exact.
+    """
+    for table in ("messages_fts", "messages_fts_trigram"):
+        for event in ("insert", "delete", "update"):
+            conn.execute(f"DROP TRIGGER IF EXISTS {table}_{event}")
+        conn.execute(f"DROP VIEW IF EXISTS {table}_src")
+    for event in ("insert", "update"):
+        conn.execute(f"DROP TRIGGER IF EXISTS messages_cjk_grams_{event}")
+    for statement in _statements(schema_sql()):
+        conn.execute(statement)
+
+
+# version -> migration run once when a file is brought up to that version.
+# New tables and columns need no entry: apply_schema() creates what is missing.
+_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    2: queue_cjk_rows,
+    3: replace_index_triggers,
+}
 
 
 def _expected_columns() -> dict[str, list[tuple[str, str, int, str | None]]]:

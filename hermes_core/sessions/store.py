@@ -490,8 +490,13 @@ class SessionStore:
         token_count: int | None = None,
         finish_reason: str | None = None,
         timestamp: float | None = None,
+        name: str | None = None,
     ) -> int:
-        """Append one message (one transaction) and return its id."""
+        """Append one message (one transaction) and return its id.
+
+        *name* is who spoke a user or assistant message (a group chat, a
+        two-person transcript); a tool result's name goes in *tool_name*.
+        """
         message = {
             "role": role,
             "content": content,
@@ -501,6 +506,7 @@ class SessionStore:
             "token_count": token_count,
             "finish_reason": finish_reason,
             "timestamp": timestamp,
+            "name": name,
         }
         return self.append_messages(session_id, [message])[0]
 
@@ -508,8 +514,10 @@ class SessionStore:
         """Append messages to one session, all or nothing; returns their ids in order.
 
         Each mapping takes ``role``, ``content`` (text, or OpenAI content parts),
-        and optionally ``tool_calls``, ``tool_call_id``, ``tool_name`` (or ``name``),
-        ``token_count``, ``finish_reason``, ``timestamp``.
+        and optionally ``tool_calls``, ``tool_call_id``, ``tool_name``, ``name``,
+        ``token_count``, ``finish_reason``, ``timestamp``. ``name`` is the speaker of
+        a user or assistant message, and the tool of a tool result without
+        ``tool_name`` (OpenAI's convention).
         """
         rows, calls = self._message_rows(session_id, messages)
         if not rows:
@@ -554,9 +562,15 @@ class SessionStore:
             stamp = _sane_timestamp(message.get("timestamp"), now)
             stamp = max(stamp, last + 1e-6) if rows else stamp
             last = stamp
-            tool_name = message.get("tool_name") or (
-                message.get("name") if role == "tool" else None
-            )
+            name = message.get("name")
+            if name is not None and not isinstance(name, str):
+                raise SessionStoreError(
+                    f"A message's name must be text (who spoke it), got {type(name).__name__}: "
+                    f"{dict(message)!r:.200}"
+                )
+            tool_name = message.get("tool_name")
+            if role == "tool":
+                tool_name, name = tool_name or name, None
             rows.append(
                 (
                     session_id,
@@ -569,6 +583,7 @@ class SessionStore:
                     stamp,
                     message.get("token_count"),
                     message.get("finish_reason"),
+                    name or None,
                 )
             )
         return rows, calls
@@ -577,8 +592,8 @@ class SessionStore:
     def _insert_messages(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[int]:
         sql = (
             "INSERT INTO messages(session_id, role, content, content_parts, tool_call_id, "
-            "tool_calls, tool_name, timestamp, token_count, finish_reason) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            "tool_calls, tool_name, timestamp, token_count, finish_reason, name) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         )
         if len(rows) == 1:
             return [int(conn.execute(sql, rows[0]).lastrowid or 0)]
@@ -720,7 +735,7 @@ class SessionStore:
         return row
 
     def get_messages_as_conversation(self, session_id: str) -> list[dict[str, Any]]:
-        """The session as OpenAI chat messages (``role``, ``content`` and tool fields).
+        """The session as OpenAI chat messages (``role``, ``content``, ``name``, tool fields).
 
         Leaked ``<memory-context>`` blocks are removed from user and assistant text.
         """
@@ -736,6 +751,8 @@ class SessionStore:
                 message["tool_call_id"] = row["tool_call_id"]
             if row["role"] == "tool" and row.get("tool_name"):
                 message["name"] = row["tool_name"]
+            elif row.get("name"):
+                message["name"] = row["name"]
             if row["role"] == "assistant" and row.get("finish_reason"):
                 message["finish_reason"] = row["finish_reason"]
             conversation.append(message)

@@ -70,6 +70,7 @@ def _call_names(tool_calls: Any) -> list[str]:
 def format_conversation(messages: Sequence[Mapping[str, Any]]) -> str:
     """Messages as ``[ROLE]: text`` blocks separated by blank lines.
 
+    A user or assistant message with a speaker's ``name`` reads ``[USER:Ana]: …``.
     Tool results read ``[TOOL:name]: …`` and keep only their first and last 250
     characters when longer than 500; an assistant message that called tools
     first lists them (``[ASSISTANT]: [Called: a, b]``).
@@ -94,7 +95,11 @@ def format_conversation(messages: Sequence[Mapping[str, Any]]) -> str:
             if content.strip():
                 blocks.append(f"[ASSISTANT]: {content}")
             continue
-        blocks.append(f"[{role.upper()}]: {content}")
+        speaker = message.get("name")
+        label = (
+            f"{role.upper()}:{speaker}" if isinstance(speaker, str) and speaker else role.upper()
+        )
+        blocks.append(f"[{label}]: {content}")
     return "\n\n".join(blocks)
 
 
