@@ -364,6 +364,24 @@ def test_listing_by_last_activity_and_sources(store: SessionStore) -> None:
     assert [row["id"] for row in store.list_sessions(source="tool")] == ["tooly"]
 
 
+def test_listing_conversations_active_in_a_span(store: SessionStore) -> None:
+    _chain(store)  # root1 started at 1000 and goes on now; 'between' lived at 1500-1501
+    now = time.time()
+    by_activity = {"order_by_last_active": True, "limit": 10}
+    assert [r["id"] for r in store.list_sessions(active_since=now - 60, **by_activity)] == ["tip1"]
+    assert [r["id"] for r in store.list_sessions(active_since=now - 60)] == ["tip1"]
+    assert [
+        r["id"] for r in store.list_sessions(active_since=now - 60, collapse_lineage=False)
+    ] == [
+        "tip1",
+        "mid1",
+    ]
+    span = {"active_since": 1400.0, "active_until": 1600.0}
+    assert [r["id"] for r in store.list_sessions(**span, **by_activity)] == ["tip1", "between"]
+    assert [r["id"] for r in store.list_sessions(**span)] == ["between", "tip1"]  # by start
+    assert store.list_sessions(active_until=999.0, **by_activity) == []
+
+
 def test_listing_preview_rules(store: SessionStore) -> None:
     store.create_session("s", started_at=100.0)
     assert store.list_sessions()[0]["preview"] == ""

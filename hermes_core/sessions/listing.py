@@ -116,29 +116,41 @@ def list_sessions(
     exclude_sources: Sequence[str] = (),
     collapse_lineage: bool = True,
     order_by_last_active: bool = False,
+    active_since: float | None = None,
+    active_until: float | None = None,
 ) -> list[dict[str, Any]]:
     """Session rows with ``preview`` and ``last_active`` (see ``SessionStore.list_sessions``)."""
     params: list[Any] = []
     where = _filters(source, exclude_sources, params)
+    if active_until is not None:
+        where += " AND s.started_at < ?"
+        params.append(float(active_until))
     if collapse_lineage:
         where += f" AND {_VISIBLE}"
     base = f"FROM sessions AS s LEFT JOIN sessions AS p ON p.id = s.parent_session_id WHERE {where}"
     activity = _activity_sql(layout, "s")
-    if order_by_last_active and collapse_lineage:
+    tail: list[Any] = [int(limit), max(0, int(offset))]
+    if active_since is not None:
+        tail.insert(0, float(active_since))
+    if collapse_lineage and (order_by_last_active or active_since is not None):
         # A conversation is as recent as the newest session of its compression chain.
+        having = f" HAVING MAX({activity}) >= ?" if active_since is not None else ""
+        order = f"MAX({activity})" if order_by_last_active else "MAX(r.started_at)"
         sql = (
             f"WITH RECURSIVE chain(root, id) AS (SELECT s.id, s.id {base} "
             "UNION SELECT chain.root, c.id FROM chain JOIN sessions AS pp ON pp.id = chain.id "
             "JOIN sessions AS c ON c.parent_session_id = pp.id "
             "WHERE pp.end_reason = 'compression' AND COALESCE(c.source, '') <> 'tool') "
             "SELECT chain.root FROM chain JOIN sessions AS s ON s.id = chain.id "
-            f"GROUP BY chain.root ORDER BY MAX({activity}) DESC, chain.root DESC LIMIT ? OFFSET ?"
+            f"JOIN sessions AS r ON r.id = chain.root GROUP BY chain.root{having} "
+            f"ORDER BY {order} DESC, chain.root DESC LIMIT ? OFFSET ?"
         )
-    elif order_by_last_active:
-        sql = f"SELECT s.id {base} ORDER BY {activity} DESC, s.id DESC LIMIT ? OFFSET ?"
     else:
-        sql = f"SELECT s.id {base} ORDER BY s.started_at DESC, s.id DESC LIMIT ? OFFSET ?"
-    ids = [row[0] for row in conn.execute(sql, [*params, int(limit), max(0, int(offset))])]
+        if active_since is not None:
+            base += f" AND {activity} >= ?"
+        order = activity if order_by_last_active else "s.started_at"
+        sql = f"SELECT s.id {base} ORDER BY {order} DESC, s.id DESC LIMIT ? OFFSET ?"
+    ids = [row[0] for row in conn.execute(sql, [*params, *tail])]
     results = []
     for session_id in ids:
         row = _row(conn, session_id)

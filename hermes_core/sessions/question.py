@@ -30,10 +30,10 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from hermes_core.sessions.cjk import cjk_runs, contains_cjk
-from hermes_core.sessions.query import Clause, ParsedQuery, Term
+from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
 from hermes_core.sessions.wordforms import word_forms
 
-__all__ = ["STOP_WORDS", "Plan", "plan_query", "stem"]
+__all__ = ["STOP_WORDS", "Plan", "is_stop_word", "names_a_topic", "plan_query", "stem"]
 
 STOP_WORDS = frozenset(
     """
@@ -147,6 +147,38 @@ def is_stop_word(term: Term) -> bool:
         return True
     head, sep, _ = lowered.partition("'")
     return bool(sep) and head in STOP_WORDS
+
+
+_ACTIVITY_WORDS = frozenset(
+    {
+        *("work", "worked", "working", "chat", "chatted", "chatting"),
+        *("conversation", "conversations", "happen", "happened", "happening", "go", "went"),
+    }
+)
+"""Words that ask what went on rather than about what ("what did we work on?")."""
+_CJK_FILLER = (
+    *("我们", "你们", "咱们", "讨论", "聊天", "聊了"),
+    *("说了", "做了", "干了", "什么", "哪些"),
+)
+
+
+def names_a_topic(question: str) -> bool:
+    """True when *question* asks about something, not only what went on ("what did we do?").
+
+    ``session_search`` lists the conversations of a time span for a question
+    that names a time and no topic.
+    """
+    for term in parse_query(question).terms:
+        if is_stop_word(term) or term.text.lower() in _ACTIVITY_WORDS:
+            continue
+        text = term.text
+        if contains_cjk(text):
+            for filler in _CJK_FILLER:
+                text = text.replace(filler, "")
+            if all(c in _CJK_FUNCTION_CHARS or not c.strip() for c in text):
+                continue
+        return True
+    return False
 
 
 def _cjk_bigram_terms(run: str) -> list[Term]:

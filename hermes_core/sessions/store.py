@@ -827,6 +827,8 @@ class SessionStore:
         exclude_sources: Sequence[str] = (),
         offset: int = 0,
         order_by_last_active: bool = False,
+        active_since: float | None = None,
+        active_until: float | None = None,
     ) -> list[dict[str, Any]]:
         """Recent sessions with ``preview`` (first user message) and ``last_active``.
 
@@ -834,6 +836,10 @@ class SessionStore:
         subagent and compression children are hidden and a compressed session
         shows its newest continuation (id, title, counts, preview) under the
         root's start time, with ``lineage_root_id`` and ``lineage_ids`` added.
+        *active_since* / *active_until* (epoch seconds) keep the conversations
+        that were going on in that span: started before *active_until*, last
+        active at or after *active_since* (a compressed conversation is as
+        recent as the newest session of its chain).
         """
         return self._read(
             lambda conn: listing.list_sessions(
@@ -845,6 +851,8 @@ class SessionStore:
                 exclude_sources=tuple(exclude_sources),
                 collapse_lineage=collapse_lineage,
                 order_by_last_active=order_by_last_active,
+                active_since=active_since,
+                active_until=active_until,
             )
         )
 

@@ -2,20 +2,24 @@
 
 Cheap wide recall, then narrow understanding:
 
-1. an empty query lists recent conversations (no model call);
-2. otherwise the store's full-text search (BM25, CJK-aware, tuned for questions)
+1. an empty query lists recent conversations (no model call); so does a
+   question that names only a time ("what did we do yesterday?"), listing the
+   conversations of that span;
+2. a time in the question ("last week", "3 days ago", "上周") limits the search
+   to that span, and when the span holds no match all of history is searched;
+3. otherwise the store's full-text search (BM25, CJK-aware, tuned for questions)
    finds up to 50 matching messages, hidden sources left out;
-3. hits are grouped by conversation (lineage root), first hit wins;
-4. every session of the *current* conversation's lineage is excluded;
-5. the best ``limit`` conversations are kept (default 3, at most 5);
-6. for each, the session that actually matched is loaded (not its root);
-7. its transcript is cut to a window around the matches (phrase, then
+4. hits are grouped by conversation (lineage root), first hit wins;
+5. every session of the *current* conversation's lineage is excluded;
+6. the best ``limit`` conversations are kept (default 3, at most 5);
+7. for each, the session that actually matched is loaded (not its root);
+8. its transcript is cut to a window around the matches (phrase, then
    co-occurring words, then single words; a quarter before, three after);
-8. a small model summarises each window *for the query*, in parallel, with a
+9. a small model summarises each window *for the query*, in parallel, with a
    bounded number of calls in flight, a timeout per call and one overall;
-9. a window whose summary is missing, late or unusable is shown as a raw
+10. a window whose summary is missing, late or unusable is shown as a raw
    preview around its match instead, so a match is never dropped;
-10. the answer is one JSON object.
+11. the answer is one JSON object.
 
 The database is opened (read-only) on the first call, so the tool costs
 nothing until it is used. Configure the summary model under
@@ -37,6 +41,8 @@ from typing import TYPE_CHECKING, Any
 from hermes_core.config import cfg_get
 from hermes_core.errors import HermesMemoryError, LLMError
 from hermes_core.sessions import SessionStore
+from hermes_core.sessions.question import names_a_topic
+from hermes_core.sessions.timespan import TimeSpan, find_time_span
 from hermes_core.sessions.transcript import (
     format_conversation,
     match_preview,
@@ -105,6 +111,14 @@ def _roles(value: Any) -> list[str]:
     else:
         return []
     return [str(item).strip() for item in items if str(item).strip()]
+
+
+def _time_range(span: TimeSpan) -> dict[str, str]:
+    return {
+        "phrase": span.phrase,
+        "from": datetime.fromtimestamp(span.since).isoformat(timespec="minutes"),
+        "to": datetime.fromtimestamp(span.until).isoformat(timespec="minutes"),
+    }
 
 
 def format_when(stamp: Any) -> str:
@@ -231,13 +245,39 @@ class SessionSearchTool:
         current = store.get_lineage_members(self.session_id) if self.session_id else set()
         if not query:
             return self._recent(store, limit, current)
-        return self._search(store, query, _roles(args.get("role_filter")), limit, current)
+        roles = _roles(args.get("role_filter"))
+        span, rest = find_time_span(query)
+        if span is None:
+            return self._search(store, query, roles, limit, current)
+        if not names_a_topic(rest):
+            listed = self._recent(store, limit, current, span)
+            if listed["count"]:
+                return listed
+            answer = self._recent(store, limit, current)
+            answer["message"] = (
+                f"No conversations {span.phrase}; showing the most recent ones instead."
+            )
+            return answer
+        answer = self._search(store, rest, roles, limit, current, span)
+        if answer["count"]:
+            return answer
+        answer = self._search(store, query, roles, limit, current)
+        answer["message"] = (
+            f"Nothing matched {span.phrase}; these matches are from any time."
+            if answer["count"]
+            else "No matching conversations found."
+        )
+        return answer
 
-    def _recent(self, store: SessionStore, limit: int, current: set[str]) -> dict[str, Any]:
+    def _recent(
+        self, store: SessionStore, limit: int, current: set[str], span: TimeSpan | None = None
+    ) -> dict[str, Any]:
         rows = store.list_sessions(
             limit=limit + 5,
             exclude_sources=self.hidden_sources,
             order_by_last_active=True,
+            active_since=span.since if span else None,
+            active_until=span.until if span else None,
         )
         results = []
         for row in rows:
@@ -257,7 +297,7 @@ class SessionSearchTool:
             )
             if len(results) >= limit:
                 break
-        return {
+        answer: dict[str, Any] = {
             "success": True,
             "mode": "recent",
             "results": results,
@@ -265,15 +305,30 @@ class SessionSearchTool:
             "message": f"Showing {len(results)} most recent conversations. "
             "Pass a query to search them.",
         }
+        if span is not None:
+            answer["time_range"] = _time_range(span)
+            answer["message"] = (
+                f"Showing {len(results)} conversations from {span.phrase}. "
+                "Ask about a topic to search them."
+            )
+        return answer
 
     def _search(
-        self, store: SessionStore, query: str, roles: list[str], limit: int, current: set[str]
+        self,
+        store: SessionStore,
+        query: str,
+        roles: list[str],
+        limit: int,
+        current: set[str],
+        span: TimeSpan | None = None,
     ) -> dict[str, Any]:
         hits = store.search_messages(
             query,
             role_filter=roles,
             exclude_sources=self.hidden_sources,
             exclude_session_ids=sorted(current),
+            since=span.since if span else None,
+            until=span.until if span else None,
             limit=SEARCH_POOL,
             snippets=False,
         )
@@ -336,6 +391,8 @@ class SessionSearchTool:
         }
         if usage:
             answer["summary_usage"] = usage
+        if span is not None:
+            answer["time_range"] = _time_range(span)
         return answer
 
     # -- summaries ------------------------------------------------------------------------

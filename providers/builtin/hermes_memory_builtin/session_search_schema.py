@@ -22,7 +22,10 @@ SESSION_SEARCH_SCHEMA: dict[str, Any] = {
         "matching conversations and returns a summary of each focused on your query. "
         "Queries may be plain questions or keywords; OR widens (docker OR podman), "
         '"quotes" match a phrase, NOT excludes, deploy* matches a prefix; Chinese, Japanese '
-        "and Korean text of any length works. The current conversation is never returned."
+        "and Korean text of any length works. A time in the query ('yesterday', 'last week', "
+        "'3 days ago') searches that time first; a query that only names a time ('what did "
+        "we do yesterday?') lists that time's conversations. The current conversation is "
+        "never returned."
     ),
     "parameters": {
         "type": "object",

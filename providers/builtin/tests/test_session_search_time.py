@@ -1,0 +1,72 @@
+"""session_search with a time in the question: the span narrows, an empty span falls back."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hermes_memory_builtin.session_search import SessionSearchTool
+
+from hermes_core.sessions import SessionStore
+
+
+def _at(days_back: int, hour: int) -> float:
+    """Local *hour* o'clock, *days_back* calendar days ago."""
+    midnight = datetime.now().astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+    return (midnight - timedelta(days=days_back) + timedelta(hours=hour)).timestamp()
+
+
+@pytest.fixture
+def tool(hermes_home: Path) -> SessionSearchTool:
+    with SessionStore(hermes_home / "state.db") as store:
+        for sid, days_back, text in (
+            ("old_redis", 40, "The redis cache evicted keys; we raised maxmemory."),
+            ("yesterday_redis", 1, "Redis latency spiked; we moved it to a bigger node."),
+            ("yesterday_dns", 1, "The DNS record for the API pointed at the old load balancer."),
+            ("week_terraform", 9, "Terraform state lock was stuck; we force-unlocked it."),
+        ):
+            stamp = _at(days_back, 12)
+            store.create_session(sid, source="cli", started_at=stamp)
+            store.append_message(sid, "user", text, timestamp=stamp)
+            store.append_message(sid, "assistant", "Noted.", timestamp=stamp + 60)
+    return SessionSearchTool(hermes_home)
+
+
+def call(tool: SessionSearchTool, query: str) -> dict[str, Any]:
+    result: dict[str, Any] = json.loads(tool({"query": query, "limit": 5}))
+    return result
+
+
+def test_a_time_without_a_topic_lists_that_span(tool: SessionSearchTool) -> None:
+    for question in ("What did we work on yesterday?", "昨天我们讨论了什么"):
+        answer = call(tool, question)
+        assert answer["mode"] == "recent"
+        assert {r["session_id"] for r in answer["results"]} == {"yesterday_redis", "yesterday_dns"}
+        assert answer["time_range"]["phrase"] in ("yesterday", "昨天")
+
+
+def test_a_time_with_a_topic_searches_only_that_span(tool: SessionSearchTool) -> None:
+    answer = call(tool, "what was the redis problem yesterday?")
+    assert [r["session_id"] for r in answer["results"]] == ["yesterday_redis"]
+    assert answer["time_range"]["phrase"] == "yesterday"
+    everything = call(tool, "what was the redis problem?")
+    assert {r["session_id"] for r in everything["results"]} == {"yesterday_redis", "old_redis"}
+
+
+def test_an_empty_span_falls_back_to_all_history(tool: SessionSearchTool) -> None:
+    answer = call(tool, "the terraform lock this morning")
+    assert [r["session_id"] for r in answer["results"]] == ["week_terraform"]
+    assert "from any time" in answer["message"]
+    assert "time_range" not in answer
+    listed = call(tool, "what did we do the day before yesterday?")
+    assert listed["mode"] == "recent" and "showing the most recent" in listed["message"]
+    assert listed["count"] == 4
+
+
+def test_the_span_reaches_the_conversations_of_last_week(tool: SessionSearchTool) -> None:
+    answer = call(tool, "terraform in the past two weeks")
+    assert [r["session_id"] for r in answer["results"]] == ["week_terraform"]
+    assert call(tool, "terraform in the last 3 days")["message"].endswith("from any time.")
