@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hermes_core.sessions.timespan import find_time_span
+from hermes_core.sessions.timespan import MAX_QUESTION_CHARS, find_time_span
 
 # Monday 30 November 2026, 10:30 local time.
 NOW = datetime(2026, 11, 30, 10, 30).astimezone()
@@ -111,6 +111,12 @@ def test_phrases_become_spans(
 )
 def test_other_text_names_no_time(question: str) -> None:
     assert find_time_span(question, NOW) == (None, question)
+
+
+def test_long_text_is_not_a_question() -> None:
+    text = " " * MAX_QUESTION_CHARS + "yesterday"
+    assert find_time_span(text, NOW) == (None, text)
+    assert find_time_span(text[-1000:], NOW)[0] is not None
 
 
 def test_the_first_phrase_wins() -> None:

@@ -14,7 +14,10 @@ import re
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
-__all__ = ["TimeSpan", "find_time_span"]
+__all__ = ["MAX_QUESTION_CHARS", "TimeSpan", "find_time_span"]
+
+MAX_QUESTION_CHARS = 2_000
+"""Longer text is not read for a time phrase."""
 
 
 class TimeSpan(NamedTuple):
@@ -166,8 +169,11 @@ def find_time_span(text: str, now: datetime | None = None) -> tuple[TimeSpan | N
     """The first relative-time phrase of *text* as a span, and *text* without it.
 
     *now* (default: the current local time) anchors the phrase. Returns
-    ``(None, text)`` when *text* names no time.
+    ``(None, text)`` when *text* names no time, or is longer than
+    :data:`MAX_QUESTION_CHARS` (a pasted log, not a question).
     """
+    if len(text) > MAX_QUESTION_CHARS:
+        return None, text
     now = now or datetime.now().astimezone()
     found: list[tuple[re.Match[str], tuple[datetime, datetime]]] = []
     english = _ENGLISH.search(text)
