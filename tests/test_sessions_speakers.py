@@ -138,6 +138,7 @@ def _make_version_two(path: Path) -> None:
         has_cjk_sql("new"), has_cjk_sql("new", ("content", "tool_name", "tool_calls"))
     )
     old = old.replace("tool_name, name, tool_calls", "tool_name, tool_calls")
+    old = re.sub(r"CREATE INDEX IF NOT EXISTS idx_messages_speaker[^;]*;", "", old)
     assert re.search(r"\b(m|new|old)\.name\b", old) is None
     conn = sqlite3.connect(path, isolation_level=None)
     triggers = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")]
@@ -145,6 +146,7 @@ def _make_version_two(path: Path) -> None:
         conn.execute(f"DROP TRIGGER {trigger}")
     for view in ("messages_fts_src", "messages_fts_trigram_src"):
         conn.execute(f"DROP VIEW {view}")
+    conn.execute("DROP INDEX idx_messages_speaker")
     conn.execute("ALTER TABLE messages DROP COLUMN name")
     conn.executescript(old)
     conn.execute("UPDATE schema_version SET version = 2")
@@ -175,3 +177,35 @@ def test_version_two_file_is_read_as_it_is_and_migrated_exactly(tmp_path: Path) 
         assert store.search_messages("部署") == []
         assert store.search_messages("shell_exec") == []
         assert [h["role"] for h in store.search_messages("Caroline")] == ["user"]
+
+
+def test_a_question_naming_a_speaker_prefers_their_conversations(tmp_path: Path) -> None:
+    with SessionStore(tmp_path / "state.db") as store:
+        chats = {
+            "ben_and_ana": [
+                ("Ben", "The bike shop hired me."),
+                ("Ana", "That suits you!"),
+                ("Ben", "I fix gears and brakes."),
+                ("Ana", "Every day?"),
+                ("Ben", "Five days a week, mornings off."),
+                ("Ben", "And the owner lets me ride the demo bikes."),
+            ],
+            "grace_and_hiro": [
+                ("Grace", "Work is great, I got the job at the city library."),
+                ("Hiro", "Congratulations, Grace."),
+            ],
+        }
+        for sid, turns in chats.items():
+            store.create_session(sid)
+            store.append_messages(
+                sid,
+                [
+                    {"role": "user" if n % 2 == 0 else "assistant", "name": who, "content": text}
+                    for n, (who, text) in enumerate(turns)
+                ],
+            )
+        hits = store.search_messages("Where does Ben work?", limit=5)
+        assert hits[0]["session_id"] == "ben_and_ana"
+        # A name nobody speaks under leaves the topic word to decide.
+        hits = store.search_messages("Where does Carol work?", limit=5)
+        assert hits[0]["session_id"] == "grace_and_hiro"

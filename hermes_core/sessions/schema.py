@@ -97,6 +97,8 @@ CREATE INDEX IF NOT EXISTS idx_sessions_started ON sessions(started_at DESC);
 CREATE UNIQUE INDEX IF NOT EXISTS idx_sessions_title_unique
     ON sessions(title) WHERE title IS NOT NULL;
 CREATE INDEX IF NOT EXISTS idx_messages_session_id ON messages(session_id, id);
+CREATE INDEX IF NOT EXISTS idx_messages_speaker ON messages(session_id, name)
+    WHERE name IS NOT NULL;
 """
 
 # Tool-call names and arguments as plain text: 'read_file {"path": "/etc/x"}'.

@@ -317,15 +317,19 @@ def _rerank_by_session(
     confirmation), each matching some of the words. A conversation scores the
     summed inverse document frequency of the question's words it contains: more
     of the question's rare words counts, repeating one common word in many
-    messages does not. Hits rank by that, then (when *prefer_recent*) by their
-    conversation's latest hit, then by their own BM25 score.
+    messages does not. Conversations in which a person the question names
+    speaks come first ("Where does Ben work?"), then hits rank by that score,
+    then (when *prefer_recent*) by their conversation's latest hit, then by
+    their own BM25 score.
     """
     if not rows or (len(terms) < 2 and not prefer_recent):
         return rows
     score: dict[str, float] = {}
+    named: set[str] = set()
     if len(terms) >= 2:
         try:
             score = _coverage(conn, layout, rows, terms)
+            named = _with_named_speaker(conn, layout, rows, terms)
         except sqlite3.OperationalError as exc:
             if is_busy(exc):
                 raise
@@ -339,11 +343,35 @@ def _rerank_by_session(
     return sorted(
         rows,
         key=lambda row: (
+            row[3] not in named,
             -score.get(row[3], 0.0),
             -latest.get(row[3], 0.0),
             bm25_order[row[0]],
         ),
     )
+
+
+def _with_named_speaker(
+    conn: sqlite3.Connection, layout: Layout, rows: list[tuple[Any, ...]], terms: Sequence[Term]
+) -> set[str]:
+    """The sessions of *rows* where someone speaks whose name is one of the words of *terms*.
+
+    Read from the partial index of speaker names, so sessions without named
+    speakers (the usual one-user history) cost nothing.
+    """
+    if "name" not in layout.message_columns:
+        return set()
+    words = {term.text.lower() for term in terms if term.simple}
+    found = conn.execute(
+        "SELECT DISTINCT session_id, name FROM messages "
+        "WHERE session_id IN (SELECT value FROM json_each(?)) AND name IS NOT NULL",
+        (json.dumps(list(dict.fromkeys(row[3] for row in rows))),),
+    )
+    return {
+        session_id
+        for session_id, name in found
+        if isinstance(name, str) and words & set(_WORD_RE.findall(name.lower()))
+    }
 
 
 def _coverage(
