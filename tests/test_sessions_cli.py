@@ -65,8 +65,25 @@ def test_search_grouped_by_session(db: Path) -> None:
 
 
 def test_bad_since_is_explained(db: Path) -> None:
-    code, out = run("search", "nginx", "--since", "last tuesday")
-    assert code != 0 and "duration" in out and "ISO date" in out
+    for command in (("search", "nginx"), ("list",)):
+        code, out = run(*command, "--since", "the other day")
+        assert code != 0 and "duration" in out and "ISO date" in out and "yesterday" in out
+
+
+def test_times_can_be_said_in_words(db: Path) -> None:
+    with SessionStore(db) as store:  # a conversation from last year
+        store.create_session("old", source="cli", started_at=datetime(2020, 3, 1).timestamp())
+        store.append_message("old", "user", "nginx on the old box", timestamp=1583020800.0)
+    code, out = run("search", "nginx", "--since", "last week", "--json")
+    assert code == 0, out
+    assert {hit["session_id"] for hit in json.loads(out)} == {"20240501_aaa"}
+    code, out = run("search", "nginx", "--until", "yesterday", "--json")
+    assert {hit["session_id"] for hit in json.loads(out)} == {"old"}
+    code, out = run("list", "--since", "today", "--json")
+    assert code == 0, out
+    assert {row["id"] for row in json.loads(out)} == {"20240501_aaa", "20240502_bbb"}
+    code, out = run("list", "--until", "2021-01-01", "--json")
+    assert [row["id"] for row in json.loads(out)] == ["old"]
 
 
 def test_show_by_prefix_and_title(db: Path) -> None:

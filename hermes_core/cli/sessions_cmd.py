@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import click
 
@@ -70,8 +70,13 @@ def _store(db: Path | None, *, read_only: bool) -> Iterator[Any]:
         store.close()
 
 
-def parse_when(value: str | None) -> float | None:
-    """``7d``/``12h``/``30m``/``2w`` ago, or an ISO 8601 date/time, as epoch seconds."""
+def parse_when(value: str | None, *, edge: Literal["since", "until"] = "since") -> float | None:
+    """A time option as epoch seconds.
+
+    ``7d``/``12h``/``30m``/``2w`` ago, an ISO 8601 date/time, or a phrase such
+    as ``yesterday`` or ``last week``, whose start (*edge* ``since``) or end
+    (``until``) is taken.
+    """
     if value is None:
         return None
     match = _DURATION.match(value)
@@ -80,9 +85,16 @@ def parse_when(value: str | None) -> float | None:
     try:
         return datetime.fromisoformat(value.strip().replace("Z", "+00:00")).timestamp()
     except ValueError:
-        raise click.BadParameter(
-            f"{value!r} is neither a duration (7d, 12h, 30m, 2w) nor an ISO date (2024-05-01)."
-        ) from None
+        pass
+    from hermes_core.sessions.timespan import find_time_span
+
+    span, rest = find_time_span(value)
+    if span is not None and not rest:
+        return span.since if edge == "since" else span.until
+    raise click.BadParameter(
+        f"{value!r} is neither a duration (7d, 12h, 30m, 2w), an ISO date (2024-05-01) nor "
+        "a time such as 'yesterday' or 'last week'."
+    )
 
 
 def _when(stamp: Any) -> str:
@@ -112,15 +124,32 @@ def sessions() -> None:
 @click.option(
     "--all", "show_all", is_flag=True, help="Also list subagent and compression children."
 )
+@click.option(
+    "--since", default=None, help="Only conversations active since: 7d, an ISO date, yesterday…"
+)
+@click.option("--until", default=None, help="Only conversations started before this (same forms).")
 @_json_option
 def list_cmd(
-    db: Path | None, limit: int, source: str | None, show_all: bool, as_json: bool
+    db: Path | None,
+    limit: int,
+    source: str | None,
+    show_all: bool,
+    since: str | None,
+    until: str | None,
+    as_json: bool,
 ) -> None:
     """List recent conversations, newest first."""
+    since_ts, until_ts = parse_when(since), parse_when(until, edge="until")
     if _no_history_yet(db, as_json):
         return
     with _store(db, read_only=True) as store:
-        rows = store.list_sessions(limit=limit, source=source, collapse_lineage=not show_all)
+        rows = store.list_sessions(
+            limit=limit,
+            source=source,
+            collapse_lineage=not show_all,
+            active_since=since_ts,
+            active_until=until_ts,
+        )
     if as_json:
         _echo_json(rows)
         return
@@ -142,7 +171,9 @@ def list_cmd(
 @click.option(
     "--source", "sources", multiple=True, help="Only these sources (repeat or comma-separate)."
 )
-@click.option("--since", default=None, help="Only messages after this: 7d, 12h, 2w or an ISO date.")
+@click.option(
+    "--since", default=None, help="Only messages after this: 7d, 12h, an ISO date, yesterday…"
+)
 @click.option("--until", default=None, help="Only messages before this (same forms as --since).")
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--group", is_flag=True, help="One line per session (its best match).")
@@ -163,7 +194,7 @@ def search_cmd(
     QUERY may be keywords, a question, "a phrase", prefix*, AND/OR/NOT, or
     Chinese/Japanese/Korean text of any length.
     """
-    since_ts, until_ts = parse_when(since), parse_when(until)
+    since_ts, until_ts = parse_when(since), parse_when(until, edge="until")
     if _no_history_yet(db, as_json):
         return
     with _store(db, read_only=True) as store:
