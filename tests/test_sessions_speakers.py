@@ -8,7 +8,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from hermes_core.cli import cli
 from hermes_core.errors import SessionImportError, SessionStoreError
 from hermes_core.sessions import SCHEMA_VERSION, SessionStore
 from hermes_core.sessions.importer import read_jsonl
@@ -53,8 +55,9 @@ def test_a_speaker_is_searchable_without_saying_their_own_name(tmp_path: Path) -
         store.append_message("other", "user", "a support group for gardeners")
         hits = store.search_messages("What did Caroline say about the support group?", limit=3)
         assert hits[0]["session_id"] == "chat" and hits[0]["role"] == "user"
-        assert [h["id"] for h in store.search_messages("Melanie")] == [
-            store.get_messages("chat")[1]["id"]
+        melanie = store.search_messages("Melanie")
+        assert [(h["id"], h["name"]) for h in melanie] == [
+            (store.get_messages("chat")[1]["id"], "Melanie")
         ]
         # A CJK name goes through the gram index, one character or more.
         assert [h["session_id"] for h in store.search_messages("小明")] == ["chat"]
@@ -209,3 +212,14 @@ def test_a_question_naming_a_speaker_prefers_their_conversations(tmp_path: Path)
         # A name nobody speaks under leaves the topic word to decide.
         hits = store.search_messages("Where does Carol work?", limit=5)
         assert hits[0]["session_id"] == "grace_and_hiro"
+
+
+def test_the_cli_shows_who_spoke(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    with SessionStore(path) as store:
+        _two_person_chat(store)
+    found = CliRunner().invoke(cli, ["sessions", "search", "wonderful", "--db", str(path)])
+    assert found.exit_code == 0, found.output
+    assert "assistant (Melanie)  #2" in found.output
+    shown = CliRunner().invoke(cli, ["sessions", "show", "chat", "--db", str(path)])
+    assert "[USER:Caroline]: I went to a support group today." in shown.output

@@ -218,9 +218,10 @@ def search_cmd(
         return
     for hit in hits:
         matches = f"  ({hit['matches']} matches)" if group else ""
+        role = f"{hit['role']} ({hit['name']})" if hit.get("name") else hit["role"]
         click.echo(
             f"{hit['session_id']}  {_when(hit.get('timestamp'))}  {hit.get('source') or '-'}  "
-            f"{hit['role']}  #{hit['id']}{matches}"
+            f"{role}  #{hit['id']}{matches}"
         )
         click.echo(f"    {_highlight(hit.get('snippet') or '')}")
 

@@ -116,7 +116,8 @@ def _filter_sql(filters: SearchFilters, layout: Layout, params: dict[str, Any]) 
 def _detail_columns(layout: Layout, text: bool) -> str:
     tool_calls = "m.tool_calls" if "tool_calls" in layout.message_columns else "NULL"
     texts = f"m.content, {tool_calls}" if text else "NULL, NULL"
-    return f"m.session_id, m.role, m.timestamp, m.tool_name, {texts}"
+    name = "m.name" if "name" in layout.message_columns else "NULL"
+    return f"m.session_id, m.role, m.timestamp, m.tool_name, {texts}, {name}"
 
 
 def _run(
@@ -130,7 +131,7 @@ def _run(
     """The first *need* filtered hits of *candidates*, growing the candidate pool as needed.
 
     Rows are ``(id, score, snippet, session_id, role, timestamp, tool_name,
-    content, tool_calls)``; the two text columns are ``None`` unless *text*.
+    content, tool_calls, name)``; the two text columns are ``None`` unless *text*.
     """
     columns = _detail_columns(layout, text)
     if layout.every_row_visible and not filters.active:
@@ -219,7 +220,18 @@ def _hits(
     hits = []
     needles = _needles(terms) if snippets else []  # once per search, not per hit
     for rank, row in enumerate(rows, start=offset):
-        (mid, _score, snippet, session_id, role, timestamp, tool_name, content, tool_calls) = row
+        (
+            mid,
+            _score,
+            snippet,
+            session_id,
+            role,
+            timestamp,
+            tool_name,
+            content,
+            tool_calls,
+            name,
+        ) = row
         if snippets and not snippet:
             text = content if isinstance(content, str) and content else ""
             if not any(n in text.lower() for n in needles):
@@ -235,6 +247,7 @@ def _hits(
                 "id": mid,
                 "session_id": session_id,
                 "role": role,
+                "name": name,
                 "snippet": snippet,
                 "timestamp": timestamp,
                 "tool_name": tool_name,
@@ -541,7 +554,8 @@ def search_messages(
 ) -> list[dict[str, Any]]:
     """Messages matching *query*, best first; ``[]`` for an empty or unusable query.
 
-    Each hit has ``id``, ``session_id``, ``role``, ``snippet`` (matches marked
+    Each hit has ``id``, ``session_id``, ``role``, ``name`` (who spoke, when
+    stored), ``snippet`` (matches marked
     ``>>>…<<<``), ``timestamp``, ``tool_name``, ``source``, ``model``,
     ``session_started``, ``session_title`` and ``rank`` (0 for the best hit), plus
     ``context`` (the previous message, the hit, the next message of the same
