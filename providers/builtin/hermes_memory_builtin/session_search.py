@@ -77,6 +77,8 @@ _SYSTEM_PROMPT = (
     "and write a recap focused on the search topic: what the user wanted, what was done and "
     "how it turned out, the decisions and conclusions reached, the exact commands, file "
     "paths, error messages, names and URLs worth reusing, and anything left unresolved. "
+    "When turns name their speaker ([USER:Ana]), say who said what. When the topic asks "
+    "when something happened, give the date the session started and any date said in it. "
     "Be concise and factual, in the past tense. If the transcript says nothing about the "
     "topic, reply with one sentence saying so."
 )

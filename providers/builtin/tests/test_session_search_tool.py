@@ -203,6 +203,30 @@ def test_no_match(home: Path, server: FakeOpenAIServer) -> None:
     tool.close()
 
 
+def test_the_summariser_sees_who_spoke_and_when(
+    hermes_home: Path, server: FakeOpenAIServer
+) -> None:
+    with SessionStore(hermes_home / "state.db") as store:
+        store.create_session("pair", source="import", started_at=1683553000.0)
+        store.append_messages(
+            "pair",
+            [
+                {"role": "user", "name": "Caroline", "content": "I joined a pottery class."},
+                {"role": "assistant", "name": "Melanie", "content": "Good for you!"},
+            ],
+        )
+    tool = SessionSearchTool(hermes_home, _config(server))
+    result = call(tool, query="When did Caroline join the pottery class?")
+    assert result["count"] == 1 and result["results"][0]["session_id"] == "pair"
+    (request,) = server.chat_requests
+    system, user = request.messages[0]["content"], request.messages[-1]["content"]
+    assert "say who said what" in system and "date the session started" in system
+    assert "[USER:Caroline]: I joined a pottery class." in user
+    assert "[ASSISTANT:Melanie]: Good for you!" in user
+    assert f"started {format_when(1683553000.0)}" in user and "2023" in user
+    tool.close()
+
+
 # -- summaries: concurrency, timeouts, fallbacks --------------------------------------------------
 
 
