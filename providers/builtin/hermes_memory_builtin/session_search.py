@@ -257,7 +257,7 @@ class SessionSearchTool:
                 return listed
             answer = self._recent(store, limit, current)
             answer["message"] = (
-                f"No conversations {span.phrase}; showing the most recent ones instead."
+                f"No conversations in '{span.phrase}'; showing the most recent ones instead."
             )
             return answer
         answer = self._search(store, rest, roles, limit, current, span)
@@ -265,7 +265,7 @@ class SessionSearchTool:
             return answer
         answer = self._search(store, query, roles, limit, current)
         answer["message"] = (
-            f"Nothing matched {span.phrase}; these matches are from any time."
+            f"Nothing matched within '{span.phrase}'; these matches are from any time."
             if answer["count"]
             else "No matching conversations found."
         )
@@ -310,7 +310,8 @@ class SessionSearchTool:
         if span is not None:
             answer["time_range"] = _time_range(span)
             answer["message"] = (
-                f"Showing {len(results)} conversations from {span.phrase}. "
+                f"Showing {len(results)} conversations from the time asked for "
+                f"('{span.phrase}'). "
                 "Ask about a topic to search them."
             )
         return answer
