@@ -142,6 +142,24 @@ def test_a_broken_bundled_style_base_is_reported_with_its_folder(hermes_home: Pa
     assert provider is not None and provider.name == "scoped"
 
 
+def test_a_bundled_style_base_is_found_where_discovery_looks_and_nowhere_else(
+    hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    folder_plugin(project / ".hermes" / "plugins", "basestore", BUNDLED_STYLE_BASE)
+    folder_plugin(hermes_home / "plugins", "scoped", SUBCLASSING_PLUGIN)
+    monkeypatch.chdir(project)
+
+    monkeypatch.setenv("HERMES_MEMORY_PLUGINS_BLOCK", "basestore")
+    monkeypatch.setenv("HERMES_ENABLE_PROJECT_PLUGINS", "1")
+    (blocked,) = [i for i in discover_providers() if i.name == "scoped"]
+    assert blocked.error is not None and "plugins.memory.basestore" in blocked.error
+
+    monkeypatch.delenv("HERMES_MEMORY_PLUGINS_BLOCK")
+    provider = load_memory_provider("scoped")  # the project folder, now permitted
+    assert provider is not None and provider.name == "scoped"
+
+
 def test_a_bridge_to_a_missing_project_package_fails_alone(hermes_home: Path) -> None:
     folder_plugin(
         hermes_home / "plugins",

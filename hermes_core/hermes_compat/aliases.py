@@ -8,10 +8,12 @@ second copy), so ``isinstance`` checks and module state agree.
 
 It answers only under the ``plugins`` stand-in package of this layer (never
 under a real ``plugins`` package). Folder plugins loaded in this process are
-recorded by :func:`register_alias`; a name not loaded yet is looked up in
-``$HERMES_HOME/plugins/<name>`` and loaded there, so a plugin that builds on a
-bundled one (``from plugins.memory.mem0 import Mem0MemoryProvider``) works when
-a copy of that plugin is installed next to it, as it would inside Hermes.
+recorded by :func:`register_alias`; a name not loaded yet is looked up where
+discovery looks (``$HERMES_HOME/plugins/<name>``, then the project folder when
+enabled, within the plugin allow/block lists) and loaded there, so a plugin that
+builds on a bundled one (``from plugins.memory.mem0 import Mem0MemoryProvider``)
+works when a copy of that plugin is installed next to it, as it would inside
+Hermes.
 """
 
 from __future__ import annotations
@@ -50,31 +52,32 @@ def forget_aliases() -> None:
 
 
 def _load_user_plugin(plugin: str) -> str | None:
-    """Load folder plugin *plugin* of ``$HERMES_HOME/plugins`` and alias it; its module name.
+    """Load the folder plugin named *plugin* and alias it; its module name.
 
-    ``None`` when there is no such folder; an :class:`ImportError` naming the
-    folder when it fails to load.
+    The folder is found as discovery finds it (``$HERMES_HOME/plugins``, then the
+    project folder when enabled; the plugin policy applies). ``None`` when there
+    is no such folder; an :class:`ImportError` naming the folder when it fails
+    to load.
     """
-    from hermes_core.config import get_hermes_home
-    from hermes_core.discovery.folders import load_folder_module, scan_plugin_folders
+    from hermes_core.discovery.folders import load_folder_module
     from hermes_core.errors import PluginError
+    from hermes_core.plugins import plugin_folder
 
-    for folder in scan_plugin_folders(get_hermes_home() / "plugins"):
-        if folder.name != plugin:
-            continue
-        register_alias(folder.name, folder.module_name)
-        try:
-            load_folder_module(folder)
-        except PluginError as exc:
-            with _lock:
-                _aliases.pop(plugin, None)
-            raise ImportError(
-                f"{PREFIX}{plugin} is the Hermes plugin folder {folder.root}, which failed "
-                f"to load: {exc}",
-                name=PREFIX + plugin,
-            ) from exc
-        return folder.module_name
-    return None
+    folder = plugin_folder(plugin)
+    if folder is None:
+        return None
+    register_alias(plugin, folder.module_name)
+    try:
+        load_folder_module(folder)
+    except PluginError as exc:
+        with _lock:
+            _aliases.pop(plugin, None)
+        raise ImportError(
+            f"{PREFIX}{plugin} is the Hermes plugin folder {folder.root}, which failed "
+            f"to load: {exc}",
+            name=PREFIX + plugin,
+        ) from exc
+    return folder.module_name
 
 
 class _AliasLoader(importlib.abc.Loader):
