@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_core.sessions.cjk import cjk_grams
+from hermes_core.sessions.schema import indexed_name_sql
 
 __all__ = ["drain_gram_queue", "gram_text_sql", "tool_calls_text"]
 
@@ -26,7 +27,7 @@ def gram_text_sql(row: str, speaker: bool = True) -> str:
     The name is the tool's, else the speaker's (*speaker*: the file has the
     ``name`` column, added in schema version 3).
     """
-    name = f"COALESCE({row}.tool_name, {row}.name)" if speaker else f"{row}.tool_name"
+    name = indexed_name_sql(row) if speaker else f"{row}.tool_name"
     return f"{row}.content, {name}, {row}.tool_calls"
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "TEXT_COLUMNS",
     "apply_schema",
     "has_cjk_sql",
+    "indexed_name_sql",
     "queue_cjk_rows",
     "replace_index_triggers",
     "schema_sql",
@@ -115,16 +116,22 @@ _TOOL_CALLS_TEXT = (
     " ELSE {r}.tool_calls END"
 )
 
-# The indexed name: the tool's, else the speaker's. Rows written before version 3
-# have no speaker, so this is their tool_name, exactly what was indexed then.
-_NAME = "COALESCE({r}.tool_name, {r}.name)"
+
+def indexed_name_sql(row: str) -> str:
+    """The name every index holds for message *row*: the tool's, else the speaker's.
+
+    Rows written before version 3 have no speaker, so this is their
+    ``tool_name``, exactly what was indexed then.
+    """
+    return f"COALESCE({row}.tool_name, {row}.name)"
+
 
 # Characters that make a row worth tokenising for the CJK gram index.
 _DETECT_CLASS = "[\u3041-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002a6df]"
 
 
 def _columns(row: str) -> str:
-    return f"{row}.content, {_NAME.format(r=row)}, " + _TOOL_CALLS_TEXT.format(r=row)
+    return f"{row}.content, {indexed_name_sql(row)}, " + _TOOL_CALLS_TEXT.format(r=row)
 
 
 def _fts_sql(table: str, tokenizer: str, rows: str = "") -> str:
@@ -138,7 +145,7 @@ def _fts_sql(table: str, tokenizer: str, rows: str = "") -> str:
     keep = rows or "1"
     return f"""
 CREATE VIEW IF NOT EXISTS {view} AS
-    SELECT m.id AS id, m.content AS content, {_NAME.format(r="m")} AS tool_name,
+    SELECT m.id AS id, m.content AS content, {indexed_name_sql("m")} AS tool_name,
            {_TOOL_CALLS_TEXT.format(r="m")} AS tool_calls
     FROM messages AS m WHERE {keep.format(r="m")};
 CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5(
