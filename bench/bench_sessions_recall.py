@@ -32,7 +32,10 @@ benchmarks, with questions about what one of them did, said, plans or likes.
 Each pair goes through the JSONL importer as a harness would replay it (first
 speaker ``user``, second ``assistant``, the speaker as the message's ``name``),
 and once more with the names dropped, so the effect of storing them is measured
-against BM25, OR on the same messages.
+against BM25, OR on the same messages. On this set the ``session_search`` tool
+itself is also asked each question with no summary model configured: what a
+reader gets back is then a raw preview of about 600 characters per returned
+conversation, and we count the questions whose answering turn is whole in one.
 
 Usage: ``python bench/bench_sessions_recall.py`` (``--haystack N`` sets the
 generated messages per haystack, default 50,000; 0 skips those runs).
@@ -57,6 +60,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_sessions import Corpus  # noqa: E402
+from hermes_memory_builtin.session_search import SessionSearchTool  # noqa: E402
 from report import write_section  # noqa: E402
 
 from hermes_core.sessions import SessionStore  # noqa: E402
@@ -278,14 +282,39 @@ def blind_questions(data: dict[str, Any]) -> tuple[int, int]:
     return naming, blind
 
 
-def run_people(data: dict[str, Any]) -> tuple[int, Results]:
-    """Evaluate BM25, OR and ours with and without names; returns (messages, results)."""
+def preview_answers(home: Path, data: dict[str, Any]) -> int:
+    """Questions whose answering turn is whole in ``session_search``'s raw previews."""
+    texts = {
+        (session["id"], n): text
+        for pair in data["pairs"]
+        for session in pair["sessions"]
+        for n, (_, text) in enumerate(session["turns"])
+    }
+    tool = SessionSearchTool(home, {})
+    try:
+        found = 0
+        for question in data["questions"]:
+            answer = json.loads(tool({"query": question["q"]}))
+            shown = "\n".join(result["summary"] for result in answer.get("results", []))
+            found += any(texts[(sid, n)] in shown for sid, n in question["evidence"])
+        return found
+    finally:
+        tool.close()
+
+
+def run_people(data: dict[str, Any]) -> tuple[int, Results, dict[str, int]]:
+    """Evaluate BM25, OR and ours with and without names.
+
+    Returns (messages, results, questions answered in the tool's previews per variant).
+    """
     results: Results = {}
+    previews: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for names, label in ((True, WITH_NAMES), (False, WITHOUT_NAMES)):
-            with SessionStore(Path(tmp) / f"names_{names}.db") as store:
-                jsonl = people_jsonl(data, Path(tmp) / f"names_{names}.jsonl", names)
-                store.import_sessions(read_jsonl(jsonl))
+            home = Path(tmp) / f"names_{names}"
+            home.mkdir()
+            with SessionStore(home / "state.db") as store:
+                store.import_sessions(read_jsonl(people_jsonl(data, home / "pairs.jsonl", names)))
                 turn_ids = people_turns(store, data)
                 session_of = {mid: sid for (sid, _), mid in turn_ids.items()}
                 questions = data["questions"]
@@ -293,7 +322,8 @@ def run_people(data: dict[str, Any]) -> tuple[int, Results]:
                     plain = bm25_ranker(plain_index(store), "OR")
                     results[BM25_OR] = evaluate(plain, questions, turn_ids, session_of)
                 results[label] = evaluate(ours_ranker(store), questions, turn_ids, session_of)
-    return len(turn_ids), results
+            previews[label] = preview_answers(home, data)
+    return len(turn_ids), results, previews
 
 
 def _table(results: Results, ours: str = OURS) -> list[str]:
@@ -315,7 +345,7 @@ def _table(results: Results, ours: str = OURS) -> list[str]:
 
 def _people_section() -> list[str]:
     data = yaml.safe_load(PEOPLE.read_text(encoding="utf-8"))
-    messages, results = run_people(data)
+    messages, results, previews = run_people(data)
     sessions = sum(len(pair["sessions"]) for pair in data["pairs"])
     naming, blind = blind_questions(data)
     return [
@@ -332,6 +362,15 @@ def _people_section() -> list[str]:
         "without names.",
         "",
         *_table(results, WITH_NAMES),
+        "",
+        "The `session_search` tool with no summary model returns a raw preview of about 600 "
+        "characters around the match in each of the (at most 3) conversations it picks. "
+        "Questions whose answering turn is whole in a preview: "
+        + ", ".join(
+            f"{found}/{len(data['questions'])} {label.removeprefix('ours, ')}"
+            for label, found in previews.items()
+        )
+        + ".",
     ]
 
 

@@ -103,3 +103,51 @@ def test_match_preview() -> None:
     text = "a" * 2000 + " the answer is 42 " + "b" * 2000
     preview = match_preview(text, "answer", chars=200)
     assert "answer is 42" in preview and len(preview) <= 202
+
+
+def _conversation(turns: list[tuple[str, str, str]]) -> str:
+    return format_conversation(
+        [{"role": role, "name": name, "content": text} for role, name, text in turns]
+    )
+
+
+def test_a_rare_word_beats_many_mentions_of_a_name() -> None:
+    chatter = [("user", "Ana", f"Chatting about nothing much, item {n}.") for n in range(12)]
+    answer = ("user", "Ana", "Back from the pottery class: I made a lopsided bowl.")
+    text = _conversation([*chatter, ("assistant", "Ben", "filler " * 80), answer])
+    preview = match_preview(text, "What did Ana make at pottery?", chars=300)
+    assert "[USER:Ana]: Back from the pottery class: I made a lopsided bowl." in preview
+
+
+def test_needles_match_at_word_starts() -> None:
+    text = "banana bread recipe " + "x " * 600 + "and Ana said the recipe was hers"
+    preview = match_preview(text, "ana", chars=100)
+    assert "Ana said" in preview and "banana" not in preview
+    # a stem still finds longer forms, and CJK needles match inside CJK runs
+    assert "running" in match_preview("y " * 500 + "kept running", "runs", chars=60)
+    assert "内存泄漏" in match_preview("文" * 800 + "我们的内存泄漏修好了", "内存泄漏", chars=60)
+
+
+def test_the_window_opens_at_a_turn() -> None:
+    answer = "[ASSISTANT:Ben]: Yeah, it swelled up after my long run. A week off running now."
+    turns = [("user", None, f"Unrelated message number {n}, " + "words " * 20) for n in range(12)]
+    turns[5] = ("assistant", "Ben", answer.split(": ", 1)[1])
+    text = format_conversation([{"role": r, "content": t, "name": n} for r, n, t in turns])
+    question = "Why did Ben take a week off running?"
+    # the turn before the match fits in the window's first quarter: it is kept whole
+    preview = match_preview(text, question, chars=400)
+    assert preview.startswith("…[USER]: Unrelated message number 4,") and answer in preview
+    # a long turn before the match is left out rather than cut mid-sentence
+    turns[4] = ("user", None, "Unrelated and long. " * 60)
+    text = format_conversation([{"role": r, "content": t, "name": n} for r, n, t in turns])
+    assert match_preview(text, question, chars=400).startswith("…" + answer)
+
+
+def test_possessives_are_cut_before_matching() -> None:
+    text = (
+        "[USER:Hiro]: the marathon was fun\n\n"
+        + "z " * 800
+        + "\n\n[USER:Grace]: my marathon ended in four hours"
+    )
+    preview = match_preview(text, "How was Grace's marathon?", chars=200)
+    assert "four hours" in preview

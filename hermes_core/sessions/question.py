@@ -115,9 +115,12 @@ def stem(word: str) -> str:
     The word index is porter-stemmed; this cruder cut is for places that read
     text directly (snippets, conversation coverage, transcript windows):
     ``deployments`` → ``deploy``, ``fixes`` → ``fix``, ``notes`` → ``note``.
-    At least three letters are kept.
+    At least three letters are kept; a possessive goes first (``grace's`` → ``grace``).
     """
     word = word.lower()
+    if word.endswith("'s") and len(word) > 2:
+        word = word[:-2]
+    word = word.rstrip("'")
     for suffix in _SUFFIXES:
         if not word.endswith(suffix) or len(word) - len(suffix) < 3:
             continue

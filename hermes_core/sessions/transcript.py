@@ -10,18 +10,22 @@ most, trying in order:
 3. every occurrence of any query word;
 
 and placing a quarter of the window before the chosen spot and three quarters
-after it (what follows a match is usually its answer). :func:`match_preview`
-is the short version used when no summary can be made.
+after it (what follows a match is usually its answer), opened at a turn's start
+when one is near. Words are stems matched at word starts; of several places,
+the window covering the most distinct words, each weighted by its rarity, wins.
+:func:`match_preview` is the short version used when no summary can be made.
 """
 
 from __future__ import annotations
 
 import bisect
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hermes_core.sessions.cjk import contains_cjk
 from hermes_core.sessions.query import parse_query
 from hermes_core.sessions.question import is_stop_word, stem
 
@@ -39,6 +43,8 @@ EARLIER_MARKER = "...[earlier conversation truncated]...\n\n"
 LATER_MARKER = "\n\n...[later conversation truncated]..."
 TOOL_OUTPUT_KEEP = 250
 CO_OCCURRENCE_CHARS = 200
+TURN_SEPARATOR = "\n\n"
+"""Between the turns of :func:`format_conversation`; windows open at a turn when one is near."""
 
 
 def _text(content: Any) -> str:
@@ -100,7 +106,7 @@ def format_conversation(messages: Sequence[Mapping[str, Any]]) -> str:
             f"{role.upper()}:{speaker}" if isinstance(speaker, str) and speaker else role.upper()
         )
         blocks.append(f"[{label}]: {content}")
-    return "\n\n".join(blocks)
+    return TURN_SEPARATOR.join(blocks)
 
 
 def query_needles(query: str) -> tuple[str, list[str]]:
@@ -111,7 +117,7 @@ def query_needles(query: str) -> tuple[str, list[str]]:
         if is_stop_word(term):
             continue
         word = stem(term.text)
-        if word not in words:
+        if word and word not in words:
             words.append(word)
     if not words:
         words = [term.text.lower() for term in parsed.terms]
@@ -120,28 +126,40 @@ def query_needles(query: str) -> tuple[str, list[str]]:
 
 
 def _occurrences(text: str, needle: str) -> list[int]:
+    """Where *needle* starts a word of *text* (anywhere, for a needle that starts with CJK).
+
+    Needles are stems, so ``run`` finds ``running``; ``ana`` does not find ``banana``.
+    """
     if not needle:
         return []
-    return [m.start() for m in re.finditer(re.escape(needle), text)]
+    boundary = "" if contains_cjk(needle[0]) or not _is_word(needle[0]) else r"(?<!\w)"
+    return [m.start() for m in re.finditer(boundary + re.escape(needle), text)]
 
 
-def match_positions(lowered: str, query: str) -> list[int]:
-    """Where *query* matters in lower-cased *lowered*, by the three strategies in order."""
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _spots(lowered: str, query: str) -> dict[str, list[int]]:
+    """Needle → positions in *lowered*, by the first of the three strategies that finds any."""
     phrase, words = query_needles(query)
     positions = _occurrences(lowered, phrase) if phrase else []
     if positions:
-        return positions
+        return {phrase: positions}
     found = {word: _occurrences(lowered, word) for word in words}
     present = {word: spots for word, spots in found.items() if spots}
     if len(words) > 1 and len(present) == len(words):
         rarest = min(present, key=lambda word: len(present[word]))
         others = [present[word] for word in present if word != rarest]
-        for spot in present[rarest]:
-            if all(_near(spots, spot) for spots in others):
-                positions.append(spot)
-        if positions:
-            return positions
-    return sorted(spot for spots in present.values() for spot in spots)
+        together = [spot for spot in present[rarest] if all(_near(s, spot) for s in others)]
+        if together:
+            return {rarest: together}
+    return present
+
+
+def match_positions(lowered: str, query: str) -> list[int]:
+    """Where *query* matters in lower-cased *lowered*, by the three strategies in order."""
+    return sorted(spot for spots in _spots(lowered, query).values() for spot in spots)
 
 
 def _near(sorted_spots: list[int], spot: int) -> bool:
@@ -149,15 +167,52 @@ def _near(sorted_spots: list[int], spot: int) -> bool:
     return i < len(sorted_spots) and sorted_spots[i] < spot + CO_OCCURRENCE_CHARS
 
 
-def _best_window(positions: list[int], length: int, size: int) -> int:
-    best_start, best_count = 0, -1
-    for spot in positions:
-        start = max(0, spot - size // 4)
-        if start + size > length:
-            start = max(0, length - size)
-        count = bisect.bisect_left(positions, start + size) - bisect.bisect_left(positions, start)
-        if count > best_count:
-            best_start, best_count = start, count
+def _turn_start(text: str, position: int) -> int:
+    found = text.rfind(TURN_SEPARATOR, 0, position + 1)
+    return 0 if found < 0 else found + len(TURN_SEPARATOR)
+
+
+def _window_start(text: str, spot: int, size: int) -> int:
+    """A quarter of *size* before *spot*, moved to a turn's start when one is near.
+
+    Back to the start of the turn the quarter begins in when that is within
+    another quarter (the whole turn before the match, often its question);
+    otherwise forward to the start of the match's own turn when that lies in
+    the quarter, so a window does not open in the middle of a sentence.
+    """
+    start = max(0, spot - size // 4)
+    before = _turn_start(text, start)
+    if start - before <= size // 4:
+        start = before
+    else:
+        own = _turn_start(text, spot)
+        start = own if own >= start else start
+    return max(0, min(start, len(text) - size))
+
+
+def _best_window(text: str, spots: dict[str, list[int]], size: int) -> int:
+    """Start of the *size*-character window of *text* covering the most of the needles.
+
+    A needle counts once per window, weighted by its rarity in the text, so a
+    window with the one mention of ``pottery`` beats one with ten mentions of a
+    speaker's name. Of equal windows, the one opened at the rarest needle wins,
+    then the earliest, so the match is near the start and what follows it
+    (usually its answer) is kept.
+    """
+    total = sum(len(positions) for positions in spots.values())
+    weights = {needle: math.log(1 + total / len(positions)) for needle, positions in spots.items()}
+    best_start, best_score = 0, (-1.0, -1.0, 0)
+    for needle, positions in spots.items():
+        for spot in positions:
+            start = _window_start(text, spot, size)
+            covered = sum(
+                weights[other]
+                for other, places in spots.items()
+                if bisect.bisect_left(places, start + size) > bisect.bisect_left(places, start)
+            )
+            score = (round(covered, 9), round(weights[needle], 9), -spot)
+            if score > best_score:
+                best_start, best_score = start, score
     return best_start
 
 
@@ -165,10 +220,10 @@ def truncate_around_matches(full_text: str, query: str, max_chars: int = 100_000
     """*full_text* cut to about *max_chars* around the query's best matches."""
     if len(full_text) <= max_chars:
         return full_text
-    positions = match_positions(full_text.lower(), query)
-    if not positions:
+    spots = _spots(full_text.lower(), query)
+    if not spots:
         return full_text[:max_chars] + LATER_MARKER
-    start = _best_window(positions, len(full_text), max_chars)
+    start = _best_window(full_text, spots, max_chars)
     end = min(len(full_text), start + max_chars)
     return (
         (EARLIER_MARKER if start > 0 else "")
@@ -181,7 +236,7 @@ def match_preview(text: str, query: str, chars: int = 600) -> str:
     """About *chars* characters of *text* around its best match (or its start)."""
     if len(text) <= chars:
         return text
-    positions = match_positions(text.lower(), query)
-    start = _best_window(positions, len(text), chars) if positions else 0
+    spots = _spots(text.lower(), query)
+    start = _best_window(text, spots, chars) if spots else 0
     end = min(len(text), start + chars)
     return ("…" if start > 0 else "") + text[start:end] + ("…" if end < len(text) else "")
