@@ -81,6 +81,45 @@ def _local(stamp: float) -> str:
         ("上周的部署", "2026-11-23 00:00", LATE, "上周", "的部署"),
         ("最近7天 日志", "2026-11-23 10:30", LATE, "最近7天", "日志"),
         ("去年的预算", "2025-01-01 00:00", "2026-01-01 00:00", "去年", "的预算"),
+        # calendar dates; without a year, the latest one up to today
+        (
+            "What did we do in May 2023?",
+            "2023-05-01 00:00",
+            "2023-06-01 00:00",
+            "in May 2023",
+            "What did we do ?",
+        ),
+        (
+            "what happened on 8 May 2023",
+            "2023-05-08 00:00",
+            "2023-05-09 00:00",
+            "on 8 May 2023",
+            "what happened",
+        ),
+        (
+            "On the 8th of May we met",
+            "2026-05-08 00:00",
+            "2026-05-09 00:00",
+            "On the 8th of May",
+            "we met",
+        ),
+        ("met on May 8th, 2023", "2023-05-08 00:00", "2023-05-09 00:00", "on May 8th, 2023", "met"),
+        ("Sept. 3 outage", "2026-09-03 00:00", "2026-09-04 00:00", "Sept. 3", "outage"),
+        ("2023-05-08 deploy", "2023-05-08 00:00", "2023-05-09 00:00", "2023-05-08", "deploy"),
+        ("release 2023/10", "2023-10-01 00:00", "2023-11-01 00:00", "2023/10", "release"),
+        ("budget in March", "2026-03-01 00:00", "2026-04-01 00:00", "in March", "budget"),
+        ("in December", "2025-12-01 00:00", "2026-01-01 00:00", "in December", ""),
+        ("in November", "2026-11-01 00:00", LATE, "in November", ""),
+        ("last November", "2025-11-01 00:00", "2025-12-01 00:00", "last November", ""),
+        ("mid-May trip", "2026-05-01 00:00", "2026-06-01 00:00", "mid-May", "trip"),
+        ("In 2021 we", "2021-01-01 00:00", "2022-01-01 00:00", "In 2021", "we"),
+        ("since March 2024", "2024-03-01 00:00", LATE, "since March 2024", ""),
+        ("notes from 2020", "2020-01-01 00:00", LATE, "from 2020", "notes"),
+        ("Feb 29 2024", "2024-02-29 00:00", "2024-03-01 00:00", "Feb 29 2024", ""),
+        ("2023年5月8日的会议", "2023-05-08 00:00", "2023-05-09 00:00", "2023年5月8日", "的会议"),
+        ("五月份的计划", "2026-05-01 00:00", "2026-06-01 00:00", "五月份", "的计划"),
+        ("十二月", "2025-12-01 00:00", "2026-01-01 00:00", "十二月", ""),
+        ("2023年的目标", "2023-01-01 00:00", "2024-01-01 00:00", "2023年", "的目标"),
     ],
 )
 def test_phrases_become_spans(
@@ -107,6 +146,14 @@ def test_phrases_become_spans(
         "deploy the weekly report",
         "days ago",
         "",
+        "what may cause this in may",  # lower-case month names are everyday words
+        "march forward",
+        "error code 2023",
+        "v2023-05-08",
+        "February 30",
+        "this December",
+        "plans in 2030",
+        "the 2099-01-01 deadline",
     ],
 )
 def test_other_text_names_no_time(question: str) -> None:
@@ -124,6 +171,12 @@ def test_the_first_phrase_wins() -> None:
     assert span is not None and span.phrase == "昨天" and rest == "and last week"
 
 
+def test_an_impossible_date_gives_way_to_a_real_one() -> None:
+    span, rest = find_time_span("on the 31st of February 2023 or 2023-02-28", NOW)
+    assert span is not None and span.phrase == "2023-02-28"
+    assert rest == "on the 31st of February 2023 or"
+
+
 def test_month_arithmetic_crosses_the_year() -> None:
     january = datetime(2027, 1, 15, 9, 0).astimezone()
     span, _ = find_time_span("last month", january)
@@ -131,10 +184,22 @@ def test_month_arithmetic_crosses_the_year() -> None:
 
 
 @given(
-    st.text(
-        alphabet=st.sampled_from(list("ab 3 ago days week last yesterday 昨天上周'’s\n?")),
-        max_size=80,
-    )
+    st.lists(
+        st.sampled_from(
+            [
+                *"ab 3 ago days week last yesterday 昨天上周'’s\n?-/年月日十五",
+                "May",
+                "Sept.",
+                "2023",
+                " in ",
+                " of ",
+                "since ",
+                "12",
+                "31",
+            ]
+        ),
+        max_size=40,
+    ).map("".join)
 )
 def test_any_text_gives_a_forward_span_and_keeps_the_rest(text: str) -> None:
     span, rest = find_time_span(text, NOW)

@@ -74,8 +74,8 @@ def parse_when(value: str | None, *, edge: Literal["since", "until"] = "since") 
     """A time option as epoch seconds.
 
     ``7d``/``12h``/``30m``/``2w`` ago, an ISO 8601 date/time, or a phrase such
-    as ``yesterday`` or ``last week``, whose start (*edge* ``since``) or end
-    (``until``) is taken.
+    as ``yesterday``, ``last week`` or ``May 2023``, whose start (*edge*
+    ``since``) or end (``until``) is taken.
     """
     if value is None:
         return None
@@ -93,7 +93,7 @@ def parse_when(value: str | None, *, edge: Literal["since", "until"] = "since") 
         return span.since if edge == "since" else span.until
     raise click.BadParameter(
         f"{value!r} is neither a duration (7d, 12h, 30m, 2w), an ISO date (2024-05-01) nor "
-        "a time such as 'yesterday' or 'last week'."
+        "a time such as 'yesterday', 'last week' or 'May 2023'."
     )
 
 

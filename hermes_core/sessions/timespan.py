@@ -1,11 +1,13 @@
-"""Relative time in a question ("yesterday", "last week", "3 days ago", "上周") as a time span.
+"""Time in a question ("yesterday", "last week", "in May 2023", "上周") as a time span.
 
 ``session_search`` questions often say *when* rather than *what*: "what did we
 work on yesterday?". :func:`find_time_span` finds the first such phrase,
 turns it into an interval of epoch seconds in local time, and returns the
-question without it. Spans are deliberately generous ("last week" runs from
-the start of last week until now), because a caller falls back to searching
-all of history when a span holds nothing.
+question without it. Relative phrases and calendar dates ("on 8 May 2023",
+"2023-05-08", "in March", "2023年5月") are both read; a date without a year
+is its latest occurrence up to today. Spans are deliberately generous ("last
+week" runs from the start of last week until now), because a caller falls
+back to searching all of history when a span holds nothing.
 """
 
 from __future__ import annotations
@@ -82,7 +84,55 @@ _ENGLISH = re.compile(
     + r")(?:['\u2019]s)?(?![\w'])",
     re.IGNORECASE,
 )
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sept", "sep"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}
+# Capitalised only: "may", "march" and "august" are also everyday words.
+_MONTH = "(?:" + "|".join(n.capitalize() for n in sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?:[1-9]|[12]\d|3[01])(?i:st|nd|rd|th)?"
+_YEAR = r"(?:19[7-9]\d|2\d{3})"
+_DATES = re.compile(
+    r"(?<![\w'/-])(?:"
+    + "|".join(
+        (
+            rf"(?P<iso>(?P<iso_y>{_YEAR})[-/](?P<iso_m>0?[1-9]|1[0-2])(?:[-/](?P<iso_d>[0-3]?\d))?)",
+            rf"(?P<dmy>(?i:on\s+)?(?i:the\s+)?(?P<dmy_d>{_DAY})(?i:\s+of)?\s+(?P<dmy_m>{_MONTH})"
+            rf"(?:,?\s+(?P<dmy_y>{_YEAR}))?)",
+            rf"(?P<mdy>(?i:on\s+)?(?P<mdy_m>{_MONTH})\s+(?P<mdy_d>{_DAY})(?!\d)(?:,?\s+(?P<mdy_y>{_YEAR}))?)",
+            rf"(?P<my>(?i:(?:in|during)\s+)?(?i:(?:early|late|mid)[\s-]+)?(?P<my_m>{_MONTH}),?\s+(?P<my_y>{_YEAR}))",
+            rf"(?P<month>(?P<month_ctx>(?i:in|during|last|early|late|mid|since|from))[\s-]+"
+            rf"(?P<month_m>{_MONTH})(?!,?\s+{_YEAR}))",
+            rf"(?P<year>(?P<year_ctx>(?i:in|during|since|from|throughout))\s+(?P<year_y>{_YEAR}))",
+        )
+    )
+    + r")(?![\w'])",
+)
+_CHINESE_NUMBERS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_ZH_MONTH = r"(?:1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])"
+_CHINESE_DATES = re.compile(
+    rf"(?:(?P<zh_y>{_YEAR})年)?(?P<zh_m>{_ZH_MONTH})月(?:份)?(?:(?P<zh_d>[0-3]?\d)[日号])?"
+    rf"|(?P<zh_year>{_YEAR})年(?!\d)"
+)
 _SINCE = re.compile(r"(?<![\w'])(?:since|from)\s+$", re.IGNORECASE)
+_SINCE_INSIDE = re.compile(r"(?:since|from)\s", re.IGNORECASE)
 
 _CHINESE = re.compile(
     r"(?P<zh_today>今天|今日|今早|今晚)|(?P<zh_yesterday>昨天|昨日|昨晚)|(?P<zh_before>前天)"
@@ -165,6 +215,81 @@ def _chinese_span(match: re.Match[str], now: datetime) -> tuple[datetime, dateti
     return spans[str(kind)]()
 
 
+def _number(text: str) -> int:
+    """An Arabic or Chinese (一 … 十二) number."""
+    if text.isdigit():
+        return int(text)
+    if text.startswith("十"):
+        return 10 + _CHINESE_NUMBERS.get(text[1:], 0)
+    return _CHINESE_NUMBERS[text]
+
+
+def _month_start(now: datetime, year: int, month: int) -> datetime:
+    return _day(now, 0).replace(year=year, month=month, day=1)
+
+
+def _month_span(now: datetime, year: int, month: int) -> tuple[datetime, datetime]:
+    start = _month_start(now, year, month)
+    return start, _month_start(now, year + month // 12, month % 12 + 1)
+
+
+def _latest_year(now: datetime, month: int, day: int = 1, before_this_month: bool = False) -> int:
+    """The year of the latest *month*/*day* that is not after today (or this month)."""
+    if month < now.month or (month == now.month and day <= now.day and not before_this_month):
+        return now.year
+    return now.year - 1
+
+
+def _date_span(
+    now: datetime, year: str | None, month: int, day: str | None
+) -> tuple[datetime, datetime]:
+    """A day (when *day* is given) or a month; without *year*, its latest occurrence."""
+    if day is None:
+        return _month_span(now, int(year) if year else _latest_year(now, month), month)
+    number = int(day.lower().rstrip("stndrh"))
+    start = _day(now, 0).replace(
+        year=int(year) if year else _latest_year(now, month, number), month=month, day=number
+    )
+    return start, start + timedelta(days=1)
+
+
+def _calendar_span(match: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    """The span of a calendar date; ValueError for a day the month does not have."""
+    groups = match.groupdict()
+
+    def month(key: str) -> int:
+        return _MONTHS[groups[key].rstrip(".").lower()]
+
+    if groups["iso"]:
+        return _date_span(now, groups["iso_y"], int(groups["iso_m"]), groups["iso_d"])
+    if groups["dmy"]:
+        return _date_span(now, groups["dmy_y"], month("dmy_m"), groups["dmy_d"])
+    if groups["mdy"]:
+        return _date_span(now, groups["mdy_y"], month("mdy_m"), groups["mdy_d"])
+    if groups["my"]:
+        return _month_span(now, int(groups["my_y"]), month("my_m"))
+    if groups["month"]:
+        number = month("month_m")
+        last = groups["month_ctx"].lower() == "last"
+        return _month_span(now, _latest_year(now, number, before_this_month=last), number)
+    year = int(groups["year_y"])
+    return _day(now, 0).replace(year=year, month=1, day=1), _day(now, 0).replace(
+        year=year + 1, month=1, day=1
+    )
+
+
+def _chinese_calendar_span(match: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    if match.group("zh_year"):
+        year = int(match.group("zh_year"))
+        return _day(now, 0).replace(year=year, month=1, day=1), _day(now, 0).replace(
+            year=year + 1, month=1, day=1
+        )
+    month = _number(match.group("zh_m"))
+    if not 1 <= month <= 12:
+        raise ValueError(f"no month {month}")
+    return _date_span(now, match.group("zh_y"), month, match.group("zh_d"))
+
+
 def find_time_span(text: str, now: datetime | None = None) -> tuple[TimeSpan | None, str]:
     """The first relative-time phrase of *text* as a span, and *text* without it.
 
@@ -182,6 +307,15 @@ def find_time_span(text: str, now: datetime | None = None) -> tuple[TimeSpan | N
     chinese = _CHINESE.search(text)
     if chinese is not None:
         found.append((chinese, _chinese_span(chinese, now)))
+    for pattern, span in ((_DATES, _calendar_span), (_CHINESE_DATES, _chinese_calendar_span)):
+        for date in pattern.finditer(text):
+            try:
+                since, until = span(date, now)
+            except ValueError:  # 31 February: not a date, look further
+                continue
+            if since <= now:  # "plans for 2030" names a topic, not when we talked
+                found.append((date, (since, until)))
+                break
     if not found:
         return None, text
     match, (since, until) = min(found, key=lambda item: item[0].start())
@@ -189,6 +323,8 @@ def find_time_span(text: str, now: datetime | None = None) -> tuple[TimeSpan | N
     since_word = _SINCE.search(text, 0, start)
     if since_word is not None:  # "since yesterday": from then until now
         start, until = since_word.start(), now
+    elif _SINCE_INSIDE.match(match.group(0)):  # "since March", "from 2020"
+        until = now
     if until >= now:  # include what is written while the question is answered
         until = now + timedelta(minutes=5)
     rest = " ".join((text[:start] + " " + text[match.end() :]).split())

@@ -70,3 +70,26 @@ def test_the_span_reaches_the_conversations_of_last_week(tool: SessionSearchTool
     answer = call(tool, "terraform in the past two weeks")
     assert [r["session_id"] for r in answer["results"]] == ["week_terraform"]
     assert call(tool, "terraform in the last 3 days")["message"].endswith("from any time.")
+
+
+def test_a_calendar_date_narrows_a_dated_history(hermes_home: Path) -> None:
+    """A benchmark-style history from 2023: dates in the question pick its conversations."""
+    with SessionStore(hermes_home / "state.db") as store:
+        for sid, day, text in (
+            ("may_knee", datetime(2023, 5, 27, 19, 10), "My knee swelled up after the long run."),
+            ("june_knee", datetime(2023, 6, 19, 10, 2), "The physio said my knee is fine now."),
+            ("june_bikes", datetime(2023, 6, 20, 9, 0), "I got promoted at the bike shop."),
+        ):
+            stamp = day.astimezone().timestamp()
+            store.create_session(sid, source="cli", started_at=stamp)
+            store.append_message(sid, "user", text, timestamp=stamp, name="Ben")
+    tool = SessionSearchTool(hermes_home)
+    answer = call(tool, "What happened to Ben's knee in May 2023?")
+    assert [r["session_id"] for r in answer["results"]] == ["may_knee"]
+    assert answer["time_range"]["phrase"] == "in May 2023"
+    listed = call(tool, "What did we talk about on 20 June 2023?")
+    assert [r["session_id"] for r in listed["results"]] == ["june_bikes"]
+    # a month without a year is its latest one: May 2023 holds nothing then, so all history
+    fallback = call(tool, "Ben's knee in May")
+    assert {r["session_id"] for r in fallback["results"][:2]} == {"may_knee", "june_knee"}
+    assert fallback["message"].endswith("from any time.")
