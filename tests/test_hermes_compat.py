@@ -504,3 +504,22 @@ def test_plugins_memory_aliases_only_under_the_stand_in(
     with pytest.raises(ModuleNotFoundError):
         loaded.system_prompt_block()
     del sys.modules["plugins"]
+
+
+def test_agent_redact_scrubs_secrets_with_hermes_signature(compat: None) -> None:
+    from agent.redact import (  # type: ignore[import-not-found]
+        RedactingFormatter,
+        redact_sensitive_text,
+    )
+
+    key = "sk-" + "a1B2c3D4e5F6g7H8i9J0k1L2"
+    text = f"calling with {key} and https://bob:hunter2secret@example.com/x"
+    cleaned = redact_sensitive_text(text, force=True, redact_url_credentials=True, file_read=True)
+    assert key not in cleaned and "hunter2secret" not in cleaned
+    assert cleaned.startswith("calling with [redacted]") and "bob:" in cleaned
+    assert redact_sensitive_text("nothing secret here") == "nothing secret here"
+    assert redact_sensitive_text(None) is None
+    record = logging.LogRecord("x", logging.INFO, __file__, 1, "token=%s", (key,), None)
+    assert key not in RedactingFormatter("%(message)s").format(record)
+    with pytest.raises(ImportError, match=r"cannot import name 'redact_terminal_output'"):
+        from agent.redact import redact_terminal_output  # type: ignore[import-not-found]  # noqa: F401
