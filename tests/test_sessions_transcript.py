@@ -151,3 +151,11 @@ def test_possessives_are_cut_before_matching() -> None:
     )
     preview = match_preview(text, "How was Grace's marathon?", chars=200)
     assert "four hours" in preview
+
+
+def test_a_window_at_the_end_still_opens_at_a_turn() -> None:
+    turns = [("user", None, f"Message {n}: " + "padding words " * 12) for n in range(10)]
+    turns[-1] = ("assistant", None, "The final answer mentions zebras.")
+    text = format_conversation([{"role": r, "content": t} for r, _, t in turns])
+    preview = match_preview(text, "zebras", chars=500)
+    assert preview.startswith("…[USER]: Message 7:") and preview.endswith("mentions zebras.")

@@ -187,7 +187,12 @@ def _window_start(text: str, spot: int, size: int) -> int:
     else:
         own = _turn_start(text, spot)
         start = own if own >= start else start
-    return max(0, min(start, len(text) - size))
+    if start > len(text) - size:  # the end of the text: the window slides back to a turn
+        start = max(0, len(text) - size)
+        turn = text.find(TURN_SEPARATOR, start, spot)
+        if start and turn >= 0 and not text.startswith(TURN_SEPARATOR, start - 2):
+            start = turn + len(TURN_SEPARATOR)
+    return start
 
 
 def _best_window(text: str, spots: dict[str, list[int]], size: int) -> int:
