@@ -56,7 +56,7 @@ from hermes_core.discovery.folders import (
     scan_plugin_folders,
     with_manifest,
 )
-from hermes_core.discovery.info import ProviderInfo, Source, probe
+from hermes_core.discovery.info import ProviderInfo, Source, missing_env_reason, probe
 from hermes_core.discovery.policy import PluginPolicy, current_policy
 from hermes_core.discovery.registry import (
     PluginRecord,
@@ -195,6 +195,7 @@ def _folder_candidates(plugins_dir: Path, source: Source, home: Path) -> Iterato
             source=source,
             version=folder.version,
             path=str(folder.root),
+            required_env=folder.required_env,
         )
         label = f"{source} plugin at {folder.root}"
         alias = folder.manifest_name
@@ -463,6 +464,8 @@ def activate_providers(
             reason = provider.unavailable_reason()
         except Exception as exc:
             reason = f"unavailable_reason() raised {describe_exception(exc)}"
+        if not reason and (folder := plugin_folder(name, home)) is not None:
+            reason = missing_env_reason(folder.required_env)
         _warn_not_activated(name, f"is not available: {reason or 'no reason given'}")
         return activated
     try:

@@ -19,6 +19,7 @@ from hermes_core.errors import PluginError
 from hermes_core.manager import MemoryManager
 from hermes_core.plugins import (
     activate_providers,
+    discover_providers,
     get_plugin_manager,
     load_builtin_provider,
 )
@@ -150,3 +151,34 @@ def test_activation_without_builtin_fails_loudly(manager: MemoryManager, hermes_
         pm.unregister(name="builtin")
     with pytest.raises(PluginError, match="hermes-memory-builtin"):
         activate_providers(manager, {}, hermes_home)
+
+
+def test_requires_env_explains_an_unavailable_plugin_that_gives_no_reason(
+    builtin: None,
+    manager: MemoryManager,
+    hermes_home: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    source = provider_source("quiet", available=False).replace(
+        "return False", "return bool(__import__('os').environ.get('QUIET_TOKEN'))"
+    )
+    manifest = "name: quiet\nrequires_env:\n  - QUIET_TOKEN\n  - name: QUIET_REGION\n"
+    folder_plugin(hermes_home / "plugins", "quiet", source, **{"plugin.yaml": manifest})
+    monkeypatch.delenv("QUIET_TOKEN", raising=False)
+    monkeypatch.delenv("QUIET_REGION", raising=False)
+    (info,) = [i for i in discover_providers(hermes_home) if i.name == "quiet"]
+    assert info.required_env == ("QUIET_TOKEN", "QUIET_REGION")
+    assert info.unavailable_reason.startswith("QUIET_TOKEN, QUIET_REGION are not set")
+    assert info.to_dict()["required_env"] == ["QUIET_TOKEN", "QUIET_REGION"]
+    with caplog.at_level(logging.WARNING):
+        assert activate_providers(manager, {"memory": {"provider": "quiet"}}, hermes_home) == [
+            "builtin"
+        ]
+    assert "QUIET_TOKEN, QUIET_REGION are not set (plugin.yaml requires_env)" in caplog.text
+    # once the variables are set (here in the profile's .env), the plugin's own answer counts
+    (hermes_home / ".env").write_text("QUIET_TOKEN=t0k3n\nQUIET_REGION=eu\n", encoding="utf-8")
+    assert activate_providers(manager, {"memory": {"provider": "quiet"}}, hermes_home) == [
+        "builtin",
+        "quiet",
+    ]

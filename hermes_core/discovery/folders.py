@@ -68,6 +68,20 @@ class PluginFolder:
         return str(value).strip() or None if value is not None else None
 
     @property
+    def required_env(self) -> tuple[str, ...]:
+        """``requires_env`` from ``plugin.yaml``: the environment variables the plugin needs.
+
+        Read from a list of names, a list of ``{name: …}`` entries or one
+        comma-separated string; anything else is ignored.
+        """
+        value = self.manifest.get("requires_env")
+        items = value.split(",") if isinstance(value, str) else value
+        if not isinstance(items, list):
+            return ()
+        names = (item.get("name") if isinstance(item, dict) else item for item in items)
+        return tuple(name.strip() for name in names if isinstance(name, str) and name.strip())
+
+    @property
     def version(self) -> str | None:
         """``version`` from ``plugin.yaml``, if any."""
         value = self.manifest.get("version")

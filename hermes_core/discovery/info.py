@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import inspect
+import os
 import sys
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
@@ -51,7 +53,8 @@ class ProviderInfo:
     entry-point name for ``hermes_agent.memory_providers``. ``provider_name`` is
     what the loaded instance calls itself. ``error`` is set when the plugin is
     broken (it could not be imported, created or probed); ``shadowed_by`` names
-    the source that won when another source offers the same name.
+    the source that won when another source offers the same name;
+    ``required_env`` is a folder plugin's ``requires_env`` from ``plugin.yaml``.
     """
 
     name: str
@@ -67,6 +70,7 @@ class ProviderInfo:
     provider_name: str | None = None
     plugin: str | None = None
     shadowed_by: str | None = None
+    required_env: tuple[str, ...] = ()
 
     @property
     def status(self) -> str:
@@ -81,12 +85,24 @@ class ProviderInfo:
         """JSON-ready form (``hermes-memory plugins --json``)."""
         data = asdict(self)
         data["hooks"] = list(self.hooks)
+        data["required_env"] = list(self.required_env)
         data["status"] = self.status
         return data
 
     def with_changes(self, **changes: Any) -> ProviderInfo:
         """A copy with some fields replaced."""
         return replace(self, **changes)
+
+
+def missing_env_reason(required: Sequence[str]) -> str:
+    """Why a plugin that gave no reason is unavailable, when its declared variables are unset."""
+    missing = [name for name in required if not os.environ.get(name)]
+    if not missing:
+        return ""
+    return (
+        f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not set (plugin.yaml "
+        "requires_env); set it in the environment or in $HERMES_HOME/.env"
+    )
 
 
 def implemented_hooks(provider_class: type) -> tuple[str, ...]:
@@ -142,11 +158,10 @@ def probe(provider: Any, info: ProviderInfo) -> ProviderInfo:
     changes["available"] = available
     if not available:
         try:
-            changes["unavailable_reason"] = str(provider.unavailable_reason() or "")
+            reason = str(provider.unavailable_reason() or "")
         except Exception as exc:
-            changes["unavailable_reason"] = (
-                f"(unavailable_reason() raised {describe_exception(exc)})"
-            )
+            reason = f"(unavailable_reason() raised {describe_exception(exc)})"
+        changes["unavailable_reason"] = reason or missing_env_reason(info.required_env)
         return info.with_changes(**changes)
     # Registration reads the tool schemas first; a provider failing here would fail there.
     try:
