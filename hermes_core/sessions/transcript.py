@@ -167,9 +167,15 @@ def _near(sorted_spots: list[int], spot: int) -> bool:
     return i < len(sorted_spots) and sorted_spots[i] < spot + CO_OCCURRENCE_CHARS
 
 
-def _turn_start(text: str, position: int) -> int:
-    found = text.rfind(TURN_SEPARATOR, 0, position + 1)
-    return 0 if found < 0 else found + len(TURN_SEPARATOR)
+def _turn_start_in(text: str, low: int, high: int) -> int:
+    """The last turn start in ``[low, high]`` (the text's start counts), or -1.
+
+    The search is bounded, so placing many windows in one huge turn stays linear.
+    """
+    if low <= 0:
+        return max(0, _turn_start_in(text, 1, high))
+    found = text.rfind(TURN_SEPARATOR, low - len(TURN_SEPARATOR), high)
+    return -1 if found < 0 else found + len(TURN_SEPARATOR)
 
 
 def _window_start(text: str, spot: int, size: int) -> int:
@@ -181,12 +187,8 @@ def _window_start(text: str, spot: int, size: int) -> int:
     the quarter, so a window does not open in the middle of a sentence.
     """
     start = max(0, spot - size // 4)
-    before = _turn_start(text, start)
-    if start - before <= size // 4:
-        start = before
-    else:
-        own = _turn_start(text, spot)
-        start = own if own >= start else start
+    before = _turn_start_in(text, start - size // 4, start)
+    start = before if before >= 0 else max(start, _turn_start_in(text, start, spot))
     if start > len(text) - size:  # the end of the text: the window slides back to a turn
         start = max(0, len(text) - size)
         turn = text.find(TURN_SEPARATOR, start, spot)
