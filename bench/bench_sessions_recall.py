@@ -34,8 +34,10 @@ speaker ``user``, second ``assistant``, the speaker as the message's ``name``),
 and once more with the names dropped, so the effect of storing them is measured
 against BM25, OR on the same messages. On this set the ``session_search`` tool
 itself is also asked each question with no summary model configured: what a
-reader gets back is then a raw preview of about 600 characters per returned
-conversation, and we count the questions whose answering turn is whole in one.
+reader gets back is then a raw preview (about 600 characters, plus up to 300
+around the words that excerpt missed) per returned conversation, and we count
+the questions whose answering turn is whole in one, as the sessions are and
+with each pair's sessions joined into one long conversation.
 
 Usage: ``python bench/bench_sessions_recall.py`` (``--haystack N`` sets the
 generated messages per haystack, default 50,000; 0 skips those runs).
@@ -302,15 +304,41 @@ def preview_answers(home: Path, data: dict[str, Any]) -> int:
         tool.close()
 
 
-def run_people(data: dict[str, Any]) -> tuple[int, Results, dict[str, int]]:
+def joined_pairs(data: dict[str, Any]) -> dict[str, Any]:
+    """*data* with each pair's sessions joined into one long conversation (evidence remapped)."""
+    pairs = []
+    moved: dict[tuple[str, int], list[Any]] = {}
+    for pair in data["pairs"]:
+        first = pair["sessions"][0]
+        turns: list[Any] = []
+        for session in pair["sessions"]:
+            for n, turn in enumerate(session["turns"]):
+                moved[(session["id"], n)] = [first["id"], len(turns)]
+                turns.append(turn)
+        pairs.append({**pair, "sessions": [{**first, "turns": turns}]})
+    questions = [
+        {**question, "evidence": [moved[(sid, n)] for sid, n in question["evidence"]]}
+        for question in data["questions"]
+    ]
+    return {**data, "pairs": pairs, "questions": questions}
+
+
+def run_people(data: dict[str, Any]) -> tuple[int, Results, dict[str, tuple[int, int]]]:
     """Evaluate BM25, OR and ours with and without names.
 
-    Returns (messages, results, questions answered in the tool's previews per variant).
+    Returns (messages, results, questions answered in the tool's previews per variant,
+    as they are and with each pair's sessions joined into one long conversation).
     """
     results: Results = {}
-    previews: dict[str, int] = {}
+    previews: dict[str, tuple[int, int]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for names, label in ((True, WITH_NAMES), (False, WITHOUT_NAMES)):
+            joined = Path(tmp) / f"joined_{names}"
+            joined.mkdir()
+            long_data = joined_pairs(data)
+            with SessionStore(joined / "state.db") as store:
+                jsonl = people_jsonl(long_data, joined / "pairs.jsonl", names)
+                store.import_sessions(read_jsonl(jsonl))
             home = Path(tmp) / f"names_{names}"
             home.mkdir()
             with SessionStore(home / "state.db") as store:
@@ -322,7 +350,10 @@ def run_people(data: dict[str, Any]) -> tuple[int, Results, dict[str, int]]:
                     plain = bm25_ranker(plain_index(store), "OR")
                     results[BM25_OR] = evaluate(plain, questions, turn_ids, session_of)
                 results[label] = evaluate(ours_ranker(store), questions, turn_ids, session_of)
-            previews[label] = preview_answers(home, data)
+            previews[label] = (
+                preview_answers(home, data),
+                preview_answers(joined, long_data),
+            )
     return len(turn_ids), results, previews
 
 
@@ -363,12 +394,19 @@ def _people_section() -> list[str]:
         "",
         *_table(results, WITH_NAMES),
         "",
-        "The `session_search` tool with no summary model returns a raw preview of about 600 "
-        "characters around the match in each of the (at most 3) conversations it picks. "
-        "Questions whose answering turn is whole in a preview: "
+        "The `session_search` tool with no summary model returns a raw preview from each of "
+        "the (at most 3) conversations it picks: about 600 characters around the best match, "
+        "plus up to 300 around query words that excerpt missed. Questions whose answering "
+        "turn is whole in a preview: "
         + ", ".join(
             f"{found}/{len(data['questions'])} {label.removeprefix('ours, ')}"
-            for label, found in previews.items()
+            for label, (found, _) in previews.items()
+        )
+        + "; with each pair's sessions joined into one long conversation (43–48 turns, "
+        "about 4,000 characters, of which a preview shows under a quarter): "
+        + ", ".join(
+            f"{found}/{len(data['questions'])} {label.removeprefix('ours, ')}"
+            for label, (_, found) in previews.items()
         )
         + ".",
     ]

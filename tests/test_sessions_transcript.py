@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hermes_core.sessions.transcript import (
     EARLIER_MARKER,
+    EXCERPT_GAP,
     LATER_MARKER,
     format_conversation,
     match_preview,
@@ -159,3 +160,17 @@ def test_a_window_at_the_end_still_opens_at_a_turn() -> None:
     text = format_conversation([{"role": r, "content": t} for r, _, t in turns])
     preview = match_preview(text, "zebras", chars=500)
     assert preview.startswith("…[USER]: Message 7:") and preview.endswith("mentions zebras.")
+
+
+def test_words_the_excerpt_missed_get_a_second_one() -> None:
+    turns = [f"[USER]: Filler message {n}, " + "nothing at all " * 10 for n in range(40)]
+    turns[3] = "[USER]: I signed up for a pottery class."
+    turns[30] = "[ASSISTANT]: My glazed bowl came out of the kiln today."
+    text = "\n\n".join(turns)
+    preview = match_preview(text, "pottery glazed bowl", chars=400)
+    first, second = preview.split(EXCERPT_GAP)
+    assert "pottery class" in first and "glazed bowl came out" in second
+    assert first.startswith("…") and second.endswith("…")
+    assert len(preview) <= 400 + 200 + len(EXCERPT_GAP) + 2
+    # everything in the first excerpt: no second one
+    assert EXCERPT_GAP not in match_preview(text, "pottery class", chars=400)

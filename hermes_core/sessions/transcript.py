@@ -13,7 +13,8 @@ and placing a quarter of the window before the chosen spot and three quarters
 after it (what follows a match is usually its answer), opened at a turn's start
 when one is near. Words are stems matched at word starts; of several places,
 the window covering the most distinct words, each weighted by its rarity, wins.
-:func:`match_preview` is the short version used when no summary can be made.
+:func:`match_preview` is the short version used when no summary can be made
+(with a second, shorter excerpt when query words occur only outside the first).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from hermes_core.sessions.question import is_stop_word, stem
 
 __all__ = [
     "EARLIER_MARKER",
+    "EXCERPT_GAP",
     "LATER_MARKER",
     "format_conversation",
     "match_positions",
@@ -43,6 +45,8 @@ EARLIER_MARKER = "...[earlier conversation truncated]...\n\n"
 LATER_MARKER = "\n\n...[later conversation truncated]..."
 TOOL_OUTPUT_KEEP = 250
 CO_OCCURRENCE_CHARS = 200
+EXCERPT_GAP = "\n\n[…]\n\n"
+"""Between the two excerpts of a :func:`match_preview`."""
 TURN_SEPARATOR = "\n\n"
 """Between the turns of :func:`format_conversation`; windows open at a turn when one is near."""
 
@@ -240,10 +244,34 @@ def truncate_around_matches(full_text: str, query: str, max_chars: int = 100_000
 
 
 def match_preview(text: str, query: str, chars: int = 600) -> str:
-    """About *chars* characters of *text* around its best match (or its start)."""
+    """About *chars* characters of *text* around its best match (or its start).
+
+    When query words occur only outside that excerpt, a second one of up to half
+    as many characters is added around them. Excerpts keep the text's order,
+    :data:`EXCERPT_GAP` stands between them and ``…`` marks a cut at either end.
+    """
     if len(text) <= chars:
         return text
     spots = _spots(text.lower(), query)
     start = _best_window(text, spots, chars) if spots else 0
-    end = min(len(text), start + chars)
-    return ("…" if start > 0 else "") + text[start:end] + ("…" if end < len(text) else "")
+    pieces = [(start, min(len(text), start + chars))]
+    missed = {
+        needle: positions
+        for needle, positions in spots.items()
+        if bisect.bisect_left(positions, start + chars) == bisect.bisect_left(positions, start)
+    }
+    if missed:
+        low = _best_window(text, missed, chars // 2)
+        high = min(len(text), low + chars // 2)
+        if low < pieces[0][1] and high > pieces[0][0]:  # overlapping: keep what is outside
+            low, high = (pieces[0][1], high) if low >= pieces[0][0] else (low, pieces[0][0])
+        if high > low:
+            pieces.append((low, high))
+    pieces.sort()
+    if len(pieces) == 2 and pieces[0][1] == pieces[1][0]:
+        pieces = [(pieces[0][0], pieces[1][1])]
+    return (
+        ("…" if pieces[0][0] > 0 else "")
+        + EXCERPT_GAP.join(text[low:high] for low, high in pieces)
+        + ("…" if pieces[-1][1] < len(text) else "")
+    )
