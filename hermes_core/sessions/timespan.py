@@ -233,6 +233,10 @@ def _month_span(now: datetime, year: int, month: int) -> tuple[datetime, datetim
     return start, _month_start(now, year + month // 12, month % 12 + 1)
 
 
+def _year_span(now: datetime, year: int) -> tuple[datetime, datetime]:
+    return _month_start(now, year, 1), _month_start(now, year + 1, 1)
+
+
 def _latest_year(now: datetime, month: int, day: int = 1, before_this_month: bool = False) -> int:
     """The year of the latest *month*/*day* that is not after today (or this month)."""
     if month < now.month or (month == now.month and day <= now.day and not before_this_month):
@@ -272,18 +276,12 @@ def _calendar_span(match: re.Match[str], now: datetime) -> tuple[datetime, datet
         number = month("month_m")
         last = groups["month_ctx"].lower() == "last"
         return _month_span(now, _latest_year(now, number, before_this_month=last), number)
-    year = int(groups["year_y"])
-    return _day(now, 0).replace(year=year, month=1, day=1), _day(now, 0).replace(
-        year=year + 1, month=1, day=1
-    )
+    return _year_span(now, int(groups["year_y"]))
 
 
 def _chinese_calendar_span(match: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
     if match.group("zh_year"):
-        year = int(match.group("zh_year"))
-        return _day(now, 0).replace(year=year, month=1, day=1), _day(now, 0).replace(
-            year=year + 1, month=1, day=1
-        )
+        return _year_span(now, int(match.group("zh_year")))
     month = _number(match.group("zh_m"))
     if not 1 <= month <= 12:
         raise ValueError(f"no month {month}")
@@ -291,7 +289,7 @@ def _chinese_calendar_span(match: re.Match[str], now: datetime) -> tuple[datetim
 
 
 def find_time_span(text: str, now: datetime | None = None) -> tuple[TimeSpan | None, str]:
-    """The first relative-time phrase of *text* as a span, and *text* without it.
+    """The first time phrase of *text* (relative or a date) as a span, and *text* without it.
 
     *now* (default: the current local time) anchors the phrase. Returns
     ``(None, text)`` when *text* names no time, or is longer than
@@ -313,7 +311,7 @@ def find_time_span(text: str, now: datetime | None = None) -> tuple[TimeSpan | N
                 since, until = span(date, now)
             except ValueError:  # 31 February: not a date, look further
                 continue
-            if since <= now:  # "plans for 2030" names a topic, not when we talked
+            if since <= now:  # "plans in 2030" names a topic, not when we talked
                 found.append((date, (since, until)))
                 break
     if not found:

@@ -35,7 +35,6 @@ __all__ = [
     "EXCERPT_GAP",
     "LATER_MARKER",
     "format_conversation",
-    "match_positions",
     "match_preview",
     "query_needles",
     "truncate_around_matches",
@@ -136,12 +135,9 @@ def _occurrences(text: str, needle: str) -> list[int]:
     """
     if not needle:
         return []
-    boundary = "" if contains_cjk(needle[0]) or not _is_word(needle[0]) else r"(?<!\w)"
+    word_start = re.match(r"\w", needle) is not None and not contains_cjk(needle[0])
+    boundary = r"(?<!\w)" if word_start else ""
     return [m.start() for m in re.finditer(boundary + re.escape(needle), text)]
-
-
-def _is_word(char: str) -> bool:
-    return char.isalnum() or char == "_"
 
 
 def _spots(lowered: str, query: str) -> dict[str, list[int]]:
@@ -159,11 +155,6 @@ def _spots(lowered: str, query: str) -> dict[str, list[int]]:
         if together:
             return {rarest: together}
     return present
-
-
-def match_positions(lowered: str, query: str) -> list[int]:
-    """Where *query* matters in lower-cased *lowered*, by the three strategies in order."""
-    return sorted(spot for spots in _spots(lowered, query).values() for spot in spots)
 
 
 def _near(sorted_spots: list[int], spot: int) -> bool:
@@ -196,9 +187,14 @@ def _window_start(text: str, spot: int, size: int) -> int:
     if start > len(text) - size:  # the end of the text: the window slides back to a turn
         start = max(0, len(text) - size)
         turn = text.find(TURN_SEPARATOR, start, spot)
-        if start and turn >= 0 and not text.startswith(TURN_SEPARATOR, start - 2):
+        if start and turn >= 0 and not text.startswith(TURN_SEPARATOR, start - len(TURN_SEPARATOR)):
             start = turn + len(TURN_SEPARATOR)
     return start
+
+
+def _any_within(sorted_positions: list[int], low: int, high: int) -> bool:
+    """True when one of *sorted_positions* lies in ``[low, high)``."""
+    return bisect.bisect_left(sorted_positions, high) > bisect.bisect_left(sorted_positions, low)
 
 
 def _best_window(text: str, spots: dict[str, list[int]], size: int) -> int:
@@ -219,7 +215,7 @@ def _best_window(text: str, spots: dict[str, list[int]], size: int) -> int:
             covered = sum(
                 weights[other]
                 for other, places in spots.items()
-                if bisect.bisect_left(places, start + size) > bisect.bisect_left(places, start)
+                if _any_within(places, start, start + size)
             )
             score = (round(covered, 9), round(weights[needle], 9), -spot)
             if score > best_score:
@@ -258,7 +254,7 @@ def match_preview(text: str, query: str, chars: int = 600) -> str:
     missed = {
         needle: positions
         for needle, positions in spots.items()
-        if bisect.bisect_left(positions, start + chars) == bisect.bisect_left(positions, start)
+        if not _any_within(positions, start, start + chars)
     }
     if missed:
         low = _best_window(text, missed, chars // 2)
