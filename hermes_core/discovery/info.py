@@ -99,9 +99,10 @@ def missing_env_reason(required: Sequence[str]) -> str:
     missing = [name for name in required if not os.environ.get(name)]
     if not missing:
         return ""
+    one = len(missing) == 1
     return (
-        f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not set (plugin.yaml "
-        "requires_env); set it in the environment or in $HERMES_HOME/.env"
+        f"{', '.join(missing)} {'is' if one else 'are'} not set (plugin.yaml requires_env); "
+        f"set {'it' if one else 'them'} in the environment or in $HERMES_HOME/.env"
     )
 
 
