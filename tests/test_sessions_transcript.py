@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from hermes_core.sessions.transcript import (
     EARLIER_MARKER,
     EXCERPT_GAP,
@@ -174,3 +177,27 @@ def test_words_the_excerpt_missed_get_a_second_one() -> None:
     assert len(preview) <= 400 + 200 + len(EXCERPT_GAP) + 2
     # everything in the first excerpt: no second one
     assert EXCERPT_GAP not in match_preview(text, "pottery class", chars=400)
+
+
+_TRANSCRIPT_PIECES = st.sampled_from(
+    ["\n\n", "[USER:Ana]: ", "[ASSISTANT]: ", "pottery ", "Ana ", "banana ", "run ", "内存", "x"]
+)
+
+
+@given(
+    text=st.lists(_TRANSCRIPT_PIECES, max_size=200).map("".join),
+    query=st.lists(_TRANSCRIPT_PIECES, max_size=6).map("".join),
+    chars=st.integers(min_value=0, max_value=300),
+)
+def test_previews_and_windows_are_cut_from_the_text(text: str, query: str, chars: int) -> None:
+    preview = match_preview(text, query, chars=chars)
+    if len(text) <= chars:
+        assert preview == text
+    else:
+        excerpts = preview.removeprefix("…").removesuffix("…").split(EXCERPT_GAP)
+        assert 1 <= len(excerpts) <= 2
+        assert all(excerpt in text for excerpt in excerpts)
+        assert sum(map(len, excerpts)) <= chars + chars // 2
+    cut = truncate_around_matches(text, query, max_chars=max(chars, 1))
+    body = cut.removeprefix(EARLIER_MARKER).removesuffix(LATER_MARKER)
+    assert body in text and len(body) <= max(chars, 1)
