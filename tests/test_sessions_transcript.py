@@ -134,7 +134,9 @@ def test_needles_match_at_word_starts() -> None:
 
 def test_the_window_opens_at_a_turn() -> None:
     answer = "[ASSISTANT:Ben]: Yeah, it swelled up after my long run. A week off running now."
-    turns = [("user", None, f"Unrelated message number {n}, " + "words " * 20) for n in range(12)]
+    turns: list[tuple[str, str | None, str]] = [
+        ("user", None, f"Unrelated message number {n}, " + "words " * 20) for n in range(12)
+    ]
     turns[5] = ("assistant", "Ben", answer.split(": ", 1)[1])
     text = format_conversation([{"role": r, "content": t, "name": n} for r, n, t in turns])
     question = "Why did Ben take a week off running?"
