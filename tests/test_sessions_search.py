@@ -504,7 +504,9 @@ def test_a_conversation_covering_more_of_the_question_ranks_first(store: Session
 
 def test_questions_about_the_present_prefer_the_newest_answer(store: SessionStore) -> None:
     store.create_session("old")
-    store.append_message("old", "user", "I work at Initech, work is fine.", timestamp=1_600_000_000)
+    store.append_message(
+        "old", "user", "I work at Initech, a small company; work is fine.", timestamp=1_600_000_000
+    )
     store.create_session("new")
     store.append_message(
         "new",
@@ -567,16 +569,39 @@ def test_irregular_words_meet_their_other_forms(store: SessionStore) -> None:
 @pytest.mark.parametrize(
     ("word", "forms"),
     [
-        ("bought", ("buy", "bought")),
+        ("bought", ("buy", "bought", "purchase")),
         ("Went", ("go", "went", "gone")),
-        ("children", ("child", "children")),
+        ("children", ("child", "children", "kid")),
         ("camera", ("camera",)),
         ("won", ("won",)),  # won't is tokenised won + t: not joined to win
+        ("job", ("work", "job", "career", "employer", "workplace")),
+        ("wives", ("wife", "wives", "partner", "boyfriend", "girlfriend", "husband", "spouse")),
+        ("home", ("home",)),  # also technical vocabulary: not listed
     ],
 )
 def test_word_forms_table(word: str, forms: tuple[str, ...]) -> None:
     assert word_forms(word) == forms
     assert lemma(word) == forms[0]
+
+
+def test_near_synonyms_find_the_update_of_a_life_fact(store: SessionStore) -> None:
+    day = 86_400.0
+    start = 1_700_000_000.0
+    for sid, offset, text in (
+        ("acme", 0, "I work at Acme as a designer, mostly on the mobile app."),
+        ("berlin", 5, "I live in Berlin, in Kreuzberg."),
+        ("pasta", 10, "Can you suggest a pasta recipe for dinner?"),
+        ("globex", 30, "Big news: I just started a new job at Globex as a product manager."),
+        ("lisbon", 50, "I moved to Lisbon last month."),
+    ):
+        store.create_session(sid, started_at=start + offset * day)
+        store.append_message(sid, "user", text, timestamp=start + offset * day)
+
+    def order(question: str) -> list[str]:
+        return list(dict.fromkeys(hit["session_id"] for hit in store.search_messages(question)))
+
+    assert order("Where do I work now?")[:2] == ["globex", "acme"]
+    assert order("Which city do I live in now?")[:2] == ["lisbon", "berlin"]
 
 
 def test_question_plan_drops_stop_words_and_ors_the_rest() -> None:

@@ -1,4 +1,4 @@
-"""Irregular English word forms, so a question's *buy* meets a message's *bought*.
+"""Irregular English word forms and a few everyday near-synonyms, searched as one word.
 
 The word index is porter-stemmed, which joins *deploy*, *deployed* and
 *deploying* but not *buy* and *bought*, *go* and *went*, *child* and
@@ -11,6 +11,13 @@ Verbs that are only stop words here (*be*, *have*, *do*, *say*, *get*…) are le
 out, as are forms that are mostly other words or tokens (*saw*, *rose*, *felt*,
 *bit*, *led*, *won* as in *won't*), and forms the porter stemmer already joins to
 another word (*lives* → *live*, *leaves* → *leave*).
+
+The same goes for a short list of words people use interchangeably about their
+own lives, where a question and the conversation it asks about often differ
+("Where do I work now?" against "I just started a new job at Globex"): work and
+job, live and moved, trip and vacation, partner and wife. The list stays small
+and unambiguous: no word that is also common technical vocabulary (*home*,
+*class*) or another part of speech (*book*).
 """
 
 from __future__ import annotations
@@ -45,23 +52,33 @@ wolf wolves; shelf shelves; half halves; foot feet; tooth teeth; mouse mice;
 goose geese; crisis crises; analysis analyses; criterion criteria; phenomenon phenomena
 """
 
+_NEAR_SYNONYMS = """
+work job career employer workplace; live apartment flat house moved;
+trip travel vacation holiday journey; car vehicle; kid child; movie film; sick ill;
+mom mother mum; dad father; exercise workout gym; wedding married marry;
+partner boyfriend girlfriend husband wife spouse; salary pay income;
+doctor physician; friend buddy; purchase buy
+"""
+
 _FORMS: dict[str, tuple[str, ...]] = {}
-for _group in _GROUPS.split(";"):
+for _group in _GROUPS.split(";") + _NEAR_SYNONYMS.split(";"):
     _words = tuple(_group.split())
+    for _word in _words:  # a word in two groups joins them, the first group's base first
+        _words = tuple(dict.fromkeys(_FORMS.get(_word, ()) + _words))
     for _word in _words:
         _FORMS[_word] = _words
 del _group, _words, _word
 
 
 def word_forms(word: str) -> tuple[str, ...]:
-    """Every form of *word* (lower-cased) if it is irregular, else ``(word,)``.
+    """Every form of *word* (lower-cased) if it is irregular or listed, else ``(word,)``.
 
-    The base form comes first: ``word_forms("bought") == ("buy", "bought")``.
+    The base form comes first: ``word_forms("bought") == ("buy", "bought", "purchase")``.
     """
     lowered = word.lower()
     return _FORMS.get(lowered, (lowered,))
 
 
 def lemma(word: str) -> str:
-    """The base form of an irregular *word* (``went`` → ``go``), else *word* lower-cased."""
+    """The base form of *word* (``went`` → ``go``, ``job`` → ``work``), else *word* lower-cased."""
     return word_forms(word)[0]
