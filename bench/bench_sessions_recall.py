@@ -266,15 +266,20 @@ def people_turns(store: SessionStore, data: dict[str, Any]) -> dict[tuple[str, i
     }
 
 
-def blind_questions(data: dict[str, Any]) -> tuple[int, int]:
-    """(questions naming a speaker, those of them whose answering turns never say that name)."""
-    speakers = {name for pair in data["pairs"] for name in pair["speakers"]}
-    texts = {
+def turn_texts(data: dict[str, Any]) -> dict[tuple[str, int], str]:
+    """(session, 0-based turn) -> the turn's text, for every pair."""
+    return {
         (session["id"], n): text
         for pair in data["pairs"]
         for session in pair["sessions"]
         for n, (_, text) in enumerate(session["turns"])
     }
+
+
+def blind_questions(data: dict[str, Any]) -> tuple[int, int]:
+    """(questions naming a speaker, those of them whose answering turns never say that name)."""
+    speakers = {name for pair in data["pairs"] for name in pair["speakers"]}
+    texts = turn_texts(data)
     naming = blind = 0
     for question in data["questions"]:
         named = {name for name in speakers if re.search(rf"\b{name}\b", question["q"])}
@@ -286,12 +291,7 @@ def blind_questions(data: dict[str, Any]) -> tuple[int, int]:
 
 def preview_answers(home: Path, data: dict[str, Any]) -> int:
     """Questions whose answering turn is whole in ``session_search``'s raw previews."""
-    texts = {
-        (session["id"], n): text
-        for pair in data["pairs"]
-        for session in pair["sessions"]
-        for n, (_, text) in enumerate(session["turns"])
-    }
+    texts = turn_texts(data)
     tool = SessionSearchTool(home, {})
     try:
         found = 0
@@ -379,6 +379,13 @@ def _people_section() -> list[str]:
     messages, results, previews = run_people(data)
     sessions = sum(len(pair["sessions"]) for pair in data["pairs"])
     naming, blind = blind_questions(data)
+
+    def answered(variant: int) -> str:
+        return ", ".join(
+            f"{found[variant]}/{len(data['questions'])} {label.removeprefix('ours, ')}"
+            for label, found in previews.items()
+        )
+
     return [
         "",
         "### Two named people per conversation",
@@ -398,17 +405,9 @@ def _people_section() -> list[str]:
         "the (at most 3) conversations it picks: about 600 characters around the best match, "
         "plus up to 300 around query words that excerpt missed. Questions whose answering "
         "turn is whole in a preview: "
-        + ", ".join(
-            f"{found}/{len(data['questions'])} {label.removeprefix('ours, ')}"
-            for label, (found, _) in previews.items()
-        )
+        + answered(0)
         + "; with each pair's sessions joined into one long conversation (43–48 turns, "
-        "about 4,000 characters, of which a preview shows under a quarter): "
-        + ", ".join(
-            f"{found}/{len(data['questions'])} {label.removeprefix('ours, ')}"
-            for label, (_, found) in previews.items()
-        )
-        + ".",
+        "about 4,000 characters, of which a preview shows under a quarter): " + answered(1) + ".",
     ]
 
 
