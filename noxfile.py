@@ -44,7 +44,8 @@ def tests(session: nox.Session, dist: str) -> None:
         session.install(
             "-e", f"{ROOT}[testing,scaffold]", "-e", f"{ROOT / 'providers' / 'builtin'}[test]"
         )
-        session.install("pytest-timeout")
+        # jsonschema: ctx.llm checks structured answers against a schema when it is installed.
+        session.install("pytest-timeout", "jsonschema")
         session.run("pytest", "tests", *session.posargs)
     else:
         install_provider(session, dist)

@@ -13,9 +13,15 @@ What each registration does in hermes-memory:
 * ``get_config(key, default=None)`` — reads
   ``plugins.entries.<plugin>.settings.<key>`` (then ``.config.<key>``) from
   ``config.yaml``, as Hermes does.
-* any other ``register_*`` (skills, hooks, CLI commands, slash commands,
-  auxiliary tasks …) — accepted and ignored with an INFO log saying why, so a
-  plugin's extras never cost it its provider.
+* ``llm`` — while a model is configured, a
+  :class:`~hermes_core.hermes_compat.plugin_llm.PluginLlm` for the plugin's own
+  model calls; otherwise absent (``getattr(ctx, "llm", None)`` is ``None``), so
+  a plugin's fallback runs.
+* ``register_auxiliary_task(name, ...)`` — the task becomes one the plugin may
+  pass as ``ctx.llm.complete(..., task=name)``.
+* any other ``register_*`` (skills, hooks, CLI commands, slash commands …) —
+  accepted and ignored with an INFO log saying why, so a plugin's extras never
+  cost it its provider.
 """
 
 from __future__ import annotations
@@ -41,7 +47,6 @@ IGNORED_REASONS: dict[str, str] = {
         "extend hermes-memory's CLI with a cli.py next to the plugin or the register_commands hook"
     ),
     "register_command": "hermes-memory has no slash commands",
-    "register_auxiliary_task": "hermes-memory has no auxiliary LLM tasks",
     "register_platform": "hermes-memory has no messaging platforms",
 }
 
@@ -165,6 +170,8 @@ class PluginContext:
         self.providers: list[Any] = []
         self.tools: list[PluginTool] = []
         self.ignored: list[str] = []
+        self.auxiliary_tasks: set[str] = set()
+        self._llm: Any = None
 
     def register_memory_provider(self, provider: Any) -> None:
         """Collect *provider* (an instance, class or factory)."""
@@ -207,11 +214,25 @@ class PluginContext:
                 return value
         return default
 
+    def register_auxiliary_task(self, name: str, *args: Any, **kwargs: Any) -> None:
+        """Let the plugin's ``ctx.llm`` calls pass ``task=name`` (``auxiliary.<name>``).
+
+        Hermes' display name, description and default provider/model are
+        accepted and not used: the task answers on ``auxiliary.<name>`` of
+        ``config.yaml`` when that section exists, else on ``model.*``.
+        """
+        if not isinstance(name, str) or not name.strip():
+            logger.warning("%s: ctx.register_auxiliary_task(%r) skipped: no name", self.label, name)
+            return
+        self.auxiliary_tasks.add(name.strip())
+
     def has_plugin(self, plugin_id: str) -> bool:
         """Hermes' probe for another general plugin; hermes-memory has none."""
         return False
 
-    def __getattr__(self, name: str) -> Callable[..., None]:
+    def __getattr__(self, name: str) -> Any:
+        if name == "llm":
+            return self._plugin_llm()
         if not name.startswith("register_"):
             raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
@@ -222,6 +243,19 @@ class PluginContext:
             logger.info("%s: ctx.%s ignored: %s", self.label, what, why)
 
         return ignore
+
+    def _plugin_llm(self) -> Any:
+        from hermes_core.hermes_compat.finder import model_configured
+        from hermes_core.hermes_compat.plugin_llm import PluginLlm
+
+        if not model_configured():
+            raise AttributeError(
+                "ctx.llm is available only while a model is configured: set model.base_url "
+                "and model.model in config.yaml (or HERMES_MODEL_BASE_URL and HERMES_MODEL)"
+            )
+        if self._llm is None:
+            self._llm = PluginLlm(plugin_id=self.plugin_id, tasks=self.auxiliary_tasks)
+        return self._llm
 
 
 def _schema_name(schema: Any) -> Any:

@@ -39,6 +39,7 @@ COMPAT_MODULES: dict[str, tuple[str, bool]] = {
     "agent.memory_manager": ("agent/memory_manager.py", False),
     "agent.secret_scope": ("agent/secret_scope.py", False),
     "agent.redact": ("agent/redact.py", False),
+    "agent.plugin_llm": ("agent/plugin_llm.py", False),
     # outside agent/ so that only this finder, which checks the condition, can load it
     "agent.auxiliary_client": ("agent_auxiliary_client.py", False),
     "tools": ("tools/__init__.py", True),
@@ -57,7 +58,6 @@ NOT_PROVIDED: dict[str, str] = {
     "agent.auxiliary_client": "Hermes Agent's auxiliary LLM client (call_llm)",
     "agent.context_engine": "Hermes Agent's context-engine plugin interface",
     "agent.file_safety": "Hermes Agent's file-access policy",
-    "agent.plugin_llm": "the LLM facade of Hermes Agent's plugin context (ctx.llm)",
     "agent.skill_commands": "Hermes Agent's skill commands (hermes-memory has no skills)",
     "hermes_cli.plugins": (
         "Hermes Agent's general plugin manager (PluginContext, get_plugin_manager); memory "

@@ -181,8 +181,11 @@ class FakeOpenAIServer(FakeHTTPServer):
             for i, c in enumerate(reply.tool_calls)
         ]
         finish = reply.finish_reason or ("tool_calls" if calls else "stop")
+        # OpenAI names the model that answered: the one asked for.
+        asked = body.get("model")
+        model = asked if isinstance(asked, str) and asked else self.model
         if body.get("stream"):
-            events = _stream_events(self.model, reply, calls, usage, finish)
+            events = _stream_events(model, reply, calls, usage, finish)
             return Reply(
                 200,
                 content_type="text/event-stream",
@@ -197,7 +200,7 @@ class FakeOpenAIServer(FakeHTTPServer):
             {
                 "id": "chatcmpl-fake",
                 "object": "chat.completion",
-                "model": self.model,
+                "model": model,
                 "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                 "usage": usage,
             },
