@@ -42,7 +42,7 @@ __all__ = [
 
 logger = logging.getLogger("hermes_core.plugins")
 
-_TASK_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_TASK_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _FENCE_RE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 _JSON_ONLY = (
     "Answer with one JSON value that matches the requested shape, and nothing else: "
