@@ -209,7 +209,7 @@ def _prepare_hermes_plugin(home: Path, folder: PluginFolder | None = None) -> No
 
     hermes_compat.prepare(home)
     if folder is not None:  # its absolute imports, plugins.memory.<name>.*, reach this copy
-        hermes_compat.register_alias(folder.name, folder.module_name)
+        hermes_compat.register_alias(folder.name, folder.module_name, folder.package_name)
 
 
 def _folder_loader(folder: PluginFolder, home: Path) -> Callable[[], Any]:

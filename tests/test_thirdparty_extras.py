@@ -82,7 +82,8 @@ def test_skills_hooks_and_cli_commands_are_ignored_with_a_reason(
     assert info.status == "available"
     ignored = [r.getMessage() for r in caplog.records if "ignored" in r.getMessage()]
     assert any("register_skill('toolbox-maintenance')" in m and "no skills" in m for m in ignored)
-    assert any("register_hook('on_session_start')" in m for m in ignored)
+    assert any("register_hook('pre_tool_call')" in m for m in ignored)
+    assert not any("register_hook('on_session_start')" in m for m in ignored)  # it runs
     assert any("register_cli_command('toolbox')" in m for m in ignored)
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
@@ -202,3 +203,18 @@ def test_cli_py_failures_are_reported_cleanly(hermes_home: Path) -> None:
     assert result.returncode != 0
     assert "broken_cli" in result.stderr and "no parser today" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_cli_py_without_register_cli_adds_no_command(hermes_home: Path) -> None:
+    write_files(
+        hermes_home / "plugins" / "setup_only",
+        {
+            "__init__.py": "from agent.memory_provider import MemoryProvider\n",
+            # a setup helper, as some bundled Hermes plugins have: Hermes adds no command
+            "cli.py": "def cmd_setup(args):\n    print('set up')\n",
+        },
+    )
+    write_config(hermes_home, "setup_only")
+    assert "setup_only" not in run_cli("--help").stdout
+    result = run_cli("setup_only", "status")
+    assert result.returncode != 0 and "No such command 'setup_only'" in result.stderr

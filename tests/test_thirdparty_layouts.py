@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from plugin_kit import write_files
 from thirdparty_kit import (
     FIRST,
     FOLDER_FIXTURES,
@@ -191,3 +192,66 @@ def test_bundled_style_absolute_imports_reach_the_loaded_copy(hermes_home: Path)
     store = importlib.import_module("plugins.memory.holo.store")
     assert store.FactStore is sys.modules[f"{real}.store"].FactStore
     assert store.__spec__.name == f"{real}.store"  # its own spec, not the alias
+
+
+SELF_IMPORTING = {
+    "plugin.yaml": "name: selfref\nversion: 0.3.0\n",
+    "pyproject.toml": '[project]\nname = "selfref-hermes"\nversion = "0.3.0"\n',
+    "selfref_hermes/__init__.py": (
+        "from selfref_hermes.provider import SelfRefProvider\n"
+        "\n"
+        "def register(ctx):\n"
+        "    ctx.register_memory_provider(SelfRefProvider())\n"
+    ),
+    "selfref_hermes/config.py": "LIMIT = 3\n",
+    "selfref_hermes/provider.py": (
+        "from agent.memory_provider import MemoryProvider\n"
+        "from selfref_hermes.config import LIMIT\n"
+        "import selfref_hermes.config as config_module\n"
+        "\n"
+        "class SelfRefProvider(MemoryProvider):\n"
+        "    name = 'selfref'\n"
+        "    def is_available(self):\n"
+        "        return True\n"
+        "    def initialize(self, session_id, **kwargs):\n"
+        "        self.limit = LIMIT\n"
+        "        self.config_module = config_module\n"
+        "    def get_tool_schemas(self):\n"
+        "        return []\n"
+    ),
+}
+
+
+def test_a_cloned_repository_whose_package_imports_itself_by_name(hermes_home: Path) -> None:
+    write_files(hermes_home / "plugins" / "selfref-hermes", SELF_IMPORTING)
+    provider = load_memory_provider("selfref")
+    assert provider is not None
+    provider.initialize("s1")
+    real = type(provider).__module__.rpartition(".")[0]
+    assert real.startswith("_hermes_user_memory.selfref_hermes__source_")
+    # one copy of each module: the package's own name is the loaded copy
+    assert sys.modules["selfref_hermes"] is sys.modules[real]
+    assert provider.config_module is sys.modules[f"{real}.config"]  # type: ignore[attr-defined]
+    assert provider.limit == 3  # type: ignore[attr-defined]
+
+
+def test_an_installed_package_of_that_name_still_wins(
+    hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_files(
+        tmp_path / "site",
+        {
+            "selfref_hermes/__init__.py": "INSTALLED = True\n",
+            "selfref_hermes/config.py": "LIMIT = 9\n",
+            "selfref_hermes/provider.py": SELF_IMPORTING["selfref_hermes/provider.py"],
+        },
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    for name in [n for n in sys.modules if n.partition(".")[0] == "selfref_hermes"]:
+        monkeypatch.delitem(sys.modules, name)
+    write_files(hermes_home / "plugins" / "selfref-hermes", SELF_IMPORTING)
+    provider = load_memory_provider("selfref")
+    assert provider is not None
+    provider.initialize("s1")
+    assert provider.limit == 9  # type: ignore[attr-defined]  # the installed copy's
+    assert sys.modules["selfref_hermes"].INSTALLED is True

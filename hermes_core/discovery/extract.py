@@ -126,6 +126,7 @@ def _from_register(
 ) -> tuple[Any | None, str | None]:
     """Run ``register(ctx)``; return (instance or None, why it produced none)."""
     from hermes_core.hermes_compat.context import PluginContext, attach_tools
+    from hermes_core.hermes_compat.hooks import attach_hooks
 
     ctx = PluginContext(plugin_id, label)
     try:
@@ -143,6 +144,7 @@ def _from_register(
         return None, "register(ctx) did not call ctx.register_memory_provider()"
     provider = instantiate(ctx.providers[0])
     attach_tools(provider, ctx.tools, label)
+    attach_hooks(provider, ctx.hooks, label)
     return provider, None
 
 

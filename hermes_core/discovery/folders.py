@@ -88,6 +88,17 @@ class PluginFolder:
         return str(value) if value is not None else None
 
     @property
+    def package_name(self) -> str | None:
+        """The import name of the package a project-root plugin holds (``None`` otherwise).
+
+        In a clone of a plugin's repository (``plugin.yaml`` or ``pyproject.toml``
+        beside ``memex_hermes/``) the package may import itself by that name,
+        as it would once pip-installed.
+        """
+        name = self.package_dir.name
+        return name if self.package_dir != self.root and name.isidentifier() else None
+
+    @property
     def module_name(self) -> str:
         """The synthetic module name this plugin is imported under."""
         import hashlib  # only needed once a folder plugin is loaded

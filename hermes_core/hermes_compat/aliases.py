@@ -7,7 +7,10 @@ makes those names the very module objects discovery loaded (same objects, no
 second copy), so ``isinstance`` checks and module state agree.
 
 It answers only under the ``plugins`` stand-in package of this layer (never
-under a real ``plugins`` package). Folder plugins loaded in this process are
+under a real ``plugins`` package). It also answers the own name of a package
+held by a project-root plugin folder (a clone of the plugin's repository, whose
+``memex_hermes/`` package imports ``memex_hermes.config``), unless a package
+of that name is installed. Folder plugins loaded in this process are
 recorded by :func:`register_alias`; a name not loaded yet is looked up where
 discovery looks (``$HERMES_HOME/plugins/<name>``, then the project folder when
 enabled, within the plugin allow/block lists) and loaded there, so a plugin that
@@ -26,22 +29,32 @@ import threading
 from collections.abc import Sequence
 from types import ModuleType
 
-from hermes_core.hermes_compat.finder import MARKER
+from hermes_core.discovery.folders import NAMESPACE
+from hermes_core.hermes_compat.finder import MARKER, HermesCompatFinder, found_elsewhere
 
 PREFIX = "plugins.memory."
 
 _aliases: dict[str, str] = {}  # plugin directory name -> module name it was loaded under
+_packages: dict[str, str] = {}  # own package name of a project-root plugin -> module name
 _lock = threading.Lock()
 
 
-def register_alias(plugin_name: str, module_name: str) -> None:
-    """Make ``plugins.memory.<plugin_name>`` name the plugin loaded as *module_name*."""
+def register_alias(plugin_name: str, module_name: str, package_name: str | None = None) -> None:
+    """Make ``plugins.memory.<plugin_name>`` (and *package_name*) name the plugin *module_name*."""
     with _lock:
+        if package_name and _packages.get(package_name) != module_name:
+            _packages[package_name] = module_name
+            _drop_aliases(package_name)
         if _aliases.get(plugin_name) == module_name:
             return
         _aliases[plugin_name] = module_name
-        stale = PREFIX + plugin_name
-        for name in [n for n in sys.modules if n == stale or n.startswith(stale + ".")]:
+        _drop_aliases(PREFIX + plugin_name)
+
+
+def _drop_aliases(root: str) -> None:
+    """Forget the modules imported under *root* that alias another copy of a folder plugin."""
+    for name in [n for n in sys.modules if n == root or n.startswith(root + ".")]:
+        if str(getattr(sys.modules[name], "__name__", "")).startswith(NAMESPACE + "."):
             del sys.modules[name]
 
 
@@ -49,6 +62,7 @@ def forget_aliases() -> None:
     """Drop every alias (tests)."""
     with _lock:
         _aliases.clear()
+        _packages.clear()
 
 
 def _load_user_plugin(plugin: str) -> str | None:
@@ -66,7 +80,7 @@ def _load_user_plugin(plugin: str) -> str | None:
     folder = plugin_folder(plugin)
     if folder is None:
         return None
-    register_alias(plugin, folder.module_name)
+    register_alias(plugin, folder.module_name, folder.package_name)
     try:
         load_folder_module(folder)
     except PluginError as exc:
@@ -103,6 +117,11 @@ class PluginAliasFinder(importlib.abc.MetaPathFinder):
         path: Sequence[str] | None,
         target: ModuleType | None = None,
     ) -> importlib.machinery.ModuleSpec | None:
+        root, _, rest = fullname.partition(".")
+        with _lock:
+            own_package = _packages.get(root)
+        if own_package is not None:
+            return self._own_package_spec(fullname, own_package, rest)
         if not fullname.startswith(PREFIX):
             return None
         if not getattr(sys.modules.get("plugins"), MARKER, False):
@@ -114,13 +133,31 @@ class PluginAliasFinder(importlib.abc.MetaPathFinder):
             real_root = _load_user_plugin(plugin) or real_root
         if real_root is None:
             return None
-        real_name = f"{real_root}.{rest}" if rest else real_root
-        module = sys.modules.get(real_name)
-        if module is None:
-            try:
-                module = importlib.import_module(real_name)
-            except ImportError:
-                return None
-        return importlib.machinery.ModuleSpec(
-            fullname, _AliasLoader(module), is_package=hasattr(module, "__path__")
-        )
+        return _alias_spec(fullname, real_root, rest)
+
+    def _own_package_spec(
+        self, fullname: str, real_root: str, rest: str
+    ) -> importlib.machinery.ModuleSpec | None:
+        if real_root not in sys.modules:  # only while that copy is loading or loaded
+            return None
+        if rest:
+            parent = sys.modules.get(fullname.partition(".")[0])
+            if parent is not sys.modules[real_root]:
+                return None  # the name belongs to another package
+        elif found_elsewhere(fullname, skip=(PluginAliasFinder, HermesCompatFinder)):
+            return None  # an installed package of that name wins
+        return _alias_spec(fullname, real_root, rest)
+
+
+def _alias_spec(fullname: str, real_root: str, rest: str) -> importlib.machinery.ModuleSpec | None:
+    """A spec naming *fullname* the module ``<real_root>.<rest>`` (imported if need be)."""
+    real_name = f"{real_root}.{rest}" if rest else real_root
+    module = sys.modules.get(real_name)
+    if module is None:
+        try:
+            module = importlib.import_module(real_name)
+        except ImportError:
+            return None
+    return importlib.machinery.ModuleSpec(
+        fullname, _AliasLoader(module), is_package=hasattr(module, "__path__")
+    )

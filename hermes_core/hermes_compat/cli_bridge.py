@@ -3,16 +3,18 @@
 A Hermes memory plugin may ship a ``cli.py`` next to its ``__init__.py`` with
 ``register_cli(parser)`` (which builds an argparse tree) and a handler named
 ``<provider>_command(args)``. As in Hermes, only the provider selected by
-``memory.provider`` gets a command, and only its ``cli.py`` is imported (not the
-plugin), so the command works even when the plugin itself cannot load. The
-arguments are handed to argparse unchanged (``--help`` included); the parsed
-namespace also carries ``hermes_home``. The handler is ``args.func`` when a
-subcommand set one with ``set_defaults(func=...)``, else ``<provider>_command``.
+``memory.provider`` gets a command, only when its ``cli.py`` defines
+``register_cli``, and only its ``cli.py`` is imported (not the plugin), so the
+command works even when the plugin itself cannot load. The arguments are
+handed to argparse unchanged (``--help`` included); the parsed namespace also
+carries ``hermes_home``. The handler is ``args.func`` when a subcommand set one
+with ``set_defaults(func=...)``, else ``<provider>_command``.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -39,9 +41,24 @@ def add_active_plugin_command(group: click.Group, reserved: Sequence[str] = ()) 
     if not name or name in group.commands or name in reserved:
         return
     folder = plugin_folder(name, home)
-    if folder is None or not (folder.package_dir / CLI_FILE).is_file():
+    if folder is None or not _defines_register_cli(folder.package_dir / CLI_FILE):
         return
     group.add_command(_command(name, folder, home))
+
+
+def _defines_register_cli(path: Path) -> bool:
+    """Whether *path* is a ``cli.py`` that defines ``register_cli``, read without importing it.
+
+    As in Hermes, a ``cli.py`` with other helpers only (a setup function) adds no command.
+    """
+    try:
+        source = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return (
+        re.search(r"^\s*(?:async\s+)?def\s+register_cli\b|^register_cli\s*=", source, re.M)
+        is not None
+    )
 
 
 def _handler(module: Any, name: str, args: argparse.Namespace) -> Callable[[Any], Any] | None:
@@ -70,7 +87,7 @@ def _command(name: str, folder: PluginFolder, home: Path) -> click.Command:
         from hermes_core import hermes_compat
 
         hermes_compat.prepare(home)
-        hermes_compat.register_alias(folder.name, folder.module_name)
+        hermes_compat.register_alias(folder.name, folder.module_name, folder.package_name)
         cli_path = folder.package_dir / CLI_FILE
         try:
             module = load_folder_submodule(folder, "cli")

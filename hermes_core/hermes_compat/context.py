@@ -17,6 +17,11 @@ What each registration does in hermes-memory:
   :class:`~hermes_core.hermes_compat.plugin_llm.PluginLlm` for the plugin's own
   model calls; otherwise absent (``getattr(ctx, "llm", None)`` is ``None``), so
   a plugin's fallback runs.
+* ``register_hook(name, callback)`` — the turn and session hooks
+  (``pre_llm_call``, ``post_llm_call``, ``on_session_start``,
+  ``on_session_end``) run with the plugin's provider
+  (:func:`~hermes_core.hermes_compat.hooks.attach_hooks`); others are ignored
+  with an INFO log.
 * ``register_auxiliary_task(name, ...)`` — the task becomes one the plugin may
   pass as ``ctx.llm.complete(..., task=name)``.
 * any other ``register_*`` (skills, hooks, CLI commands, slash commands …) —
@@ -42,7 +47,10 @@ logger = logging.getLogger("hermes_core.plugins")
 
 IGNORED_REASONS: dict[str, str] = {
     "register_skill": "hermes-memory has no skills",
-    "register_hook": "hermes-memory has no general agent hooks (memory hooks are provider methods)",
+    "register_hook": (
+        "hermes-memory runs only the turn and session hooks of a memory plugin "
+        "(on_session_start, pre_llm_call, post_llm_call, on_session_end)"
+    ),
     "register_cli_command": (
         "extend hermes-memory's CLI with a cli.py next to the plugin or the register_commands hook"
     ),
@@ -171,6 +179,7 @@ class PluginContext:
         self.tools: list[PluginTool] = []
         self.ignored: list[str] = []
         self.auxiliary_tasks: set[str] = set()
+        self.hooks: dict[str, list[Callable[..., Any]]] = {}
         self._llm: Any = None
 
     def register_memory_provider(self, provider: Any) -> None:
@@ -213,6 +222,19 @@ class PluginContext:
             if value is not missing:
                 return value
         return default
+
+    def register_hook(
+        self, name: str, callback: Callable[..., Any], *args: Any, **kwargs: Any
+    ) -> None:
+        """Run *callback* with the provider (turn and session hooks); log others as ignored."""
+        from hermes_core.hermes_compat.hooks import SUPPORTED_HOOKS
+
+        if name not in SUPPORTED_HOOKS or not callable(callback):
+            self.ignored.append("register_hook")
+            why = IGNORED_REASONS["register_hook"] if callable(callback) else "not callable"
+            logger.info("%s: ctx.register_hook(%r) ignored: %s", self.label, name, why)
+            return
+        self.hooks.setdefault(name, []).append(callback)
 
     def register_auxiliary_task(self, name: str, *args: Any, **kwargs: Any) -> None:
         """Let the plugin's ``ctx.llm`` calls pass ``task=name`` (``auxiliary.<name>``).

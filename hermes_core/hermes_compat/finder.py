@@ -64,6 +64,7 @@ NOT_PROVIDED: dict[str, str] = {
         "plugins receive their context through register(ctx)"
     ),
     "tools.environments": "Hermes Agent's terminal backends",
+    "tools.hook_output_spill": "Hermes Agent's settings for spilling long hook output to files",
     "tools.memory_tool": (
         "Hermes Agent's builtin memory tool (hermes-memory's is hermes_memory_builtin)"
     ),
@@ -166,7 +167,7 @@ class HermesCompatFinder(importlib.abc.MetaPathFinder):
             parent = sys.modules.get(parent_name)
             if parent is None or not getattr(parent, MARKER, False):
                 return None
-        elif self._found_elsewhere(fullname):
+        elif found_elsewhere(fullname, skip=(HermesCompatFinder,)):
             return None
         if served is None:
             return importlib.machinery.ModuleSpec(fullname, _NotProvidedLoader())
@@ -177,19 +178,21 @@ class HermesCompatFinder(importlib.abc.MetaPathFinder):
             submodule_search_locations=[] if is_package else None,
         )
 
-    def _found_elsewhere(self, fullname: str) -> bool:
-        for finder in list(sys.meta_path):
-            if finder is self or isinstance(finder, HermesCompatFinder):
-                continue
-            find_spec = getattr(finder, "find_spec", None)
-            if find_spec is None:
-                continue
-            try:
-                if find_spec(fullname, None) is not None:
-                    return True
-            except Exception:  # a misbehaving finder must not break the import
-                continue
-        return False
+
+def found_elsewhere(fullname: str, skip: tuple[type, ...]) -> bool:
+    """Whether a finder on ``sys.meta_path`` other than those of *skip* locates *fullname*."""
+    for finder in list(sys.meta_path):
+        if isinstance(finder, skip):
+            continue
+        find_spec = getattr(finder, "find_spec", None)
+        if find_spec is None:
+            continue
+        try:
+            if find_spec(fullname, None) is not None:
+                return True
+        except Exception:  # a misbehaving finder must not break the import
+            continue
+    return False
 
 
 def explain_import_error(exc: BaseException) -> str | None:

@@ -139,5 +139,6 @@ def register(ctx) -> None:
         ctx.register_skill("toolbox-maintenance", _PLUGIN_DIR / "skills" / "toolbox-maintenance" / "SKILL.md",
                            description="Compact the toolbox notes.")
     ctx.register_hook("on_session_start", _on_session_start)
+    ctx.register_hook("pre_tool_call", _on_session_start)  # a general agent hook
     ctx.register_cli_command("toolbox", "Manage the toolbox", _cli_setup, _cli_handler,
                              description="Toolbox maintenance commands")

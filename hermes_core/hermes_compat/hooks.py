@@ -1,0 +1,194 @@
+"""The turn and session hooks a Hermes memory plugin registers with ``ctx.register_hook``.
+
+Some memory plugins do their recall or capture in Hermes' general plugin hooks
+rather than in provider methods: ``pre_llm_call`` returns context for the
+turn, ``post_llm_call`` sees the finished exchange. hermes-memory runs these
+four with the plugin's provider, at the matching provider hook, so such a
+plugin keeps working:
+
+* ``on_session_start(session_id, model, platform)`` — after ``initialize``;
+* ``pre_llm_call(session_id, user_message, conversation_history,
+  is_first_turn, model, platform, sender_id)`` — after ``prefetch``, once per
+  turn; a returned string, or the ``"context"`` of a returned dict, is added
+  to the provider's recall (fenced in ``<memory-context>`` like all recall);
+* ``post_llm_call(session_id, user_message, assistant_response,
+  conversation_history, model, platform)`` — after ``sync_turn``, on the
+  background writer;
+* ``on_session_end(session_id, completed, interrupted, model, platform)`` —
+  after ``on_session_end``.
+
+Each callback gets the keyword arguments its signature names (all of them
+with ``**kwargs``); one that raises is logged and skipped. Other hook names
+(tool, API and approval hooks) have no counterpart here and are ignored with
+a logged reason.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from hermes_core.discovery.extract import describe_exception
+
+__all__ = ["SUPPORTED_HOOKS", "attach_hooks"]
+
+logger = logging.getLogger("hermes_core.plugins")
+
+SUPPORTED_HOOKS = frozenset({"on_session_start", "pre_llm_call", "post_llm_call", "on_session_end"})
+
+Hooks = Mapping[str, Sequence[Callable[..., Any]]]
+
+
+def _accepted(callback: Callable[..., Any]) -> frozenset[str] | None:
+    """Keyword names *callback* takes; ``None`` when it takes any (``**kwargs``)."""
+    try:
+        parameters = inspect.signature(callback).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return None
+    return frozenset(
+        p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    )
+
+
+def _keywords_after_first(method: Callable[..., Any]) -> frozenset[str] | None:
+    try:
+        parameters = list(inspect.signature(method).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return None
+    return frozenset(
+        p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    )
+
+
+def _only(keywords: frozenset[str] | None, values: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(values) if keywords is None else {k: v for k, v in values.items() if k in keywords}
+
+
+class _HookRunner:
+    """Calls a plugin's hooks with what its provider has learned about the session."""
+
+    def __init__(self, hooks: Hooks, label: str) -> None:
+        self.hooks = {name: list(callbacks) for name, callbacks in hooks.items() if callbacks}
+        self.label = label
+        self.session_id = ""
+        self.model = ""
+        self.platform = ""
+        self.sender_id = ""
+        self._turns: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def run(self, name: str, **values: Any) -> list[Any]:
+        results = []
+        for callback in self.hooks.get(name, ()):
+            try:
+                results.append(callback(**_only(_accepted(callback), values)))
+            except Exception as exc:
+                logger.warning("%s: %s hook raised %s", self.label, name, describe_exception(exc))
+        return results
+
+    def session(self, session_id: str) -> dict[str, Any]:
+        return {
+            "session_id": session_id or self.session_id,
+            "model": self.model,
+            "platform": self.platform,
+        }
+
+    def first_turn(self, session_id: str) -> bool:
+        with self._lock:
+            seen = self._turns.get(session_id, 0)
+            self._turns[session_id] = seen + 1
+            return seen == 0
+
+
+def _context_of(result: Any) -> str:
+    if isinstance(result, Mapping):
+        result = result.get("context")
+    return result.strip() if isinstance(result, str) else ""
+
+
+def attach_hooks(provider: Any, hooks: Hooks, label: str) -> None:
+    """Run *hooks* (name → callbacks) around *provider*'s matching methods."""
+    runner = _HookRunner({name: hooks[name] for name in SUPPORTED_HOOKS if name in hooks}, label)
+    if not runner.hooks:
+        return
+    originals = {
+        name: getattr(provider, name, None)
+        for name in ("initialize", "prefetch", "sync_turn", "on_session_end")
+    }
+    wrappers: dict[str, Callable[..., Any]] = {}
+
+    initialize = originals["initialize"]
+    if initialize is not None:  # learn the session, model and platform every hook is given
+
+        def initialize_then_start(session_id: str, **kwargs: Any) -> Any:
+            result = initialize(session_id, **kwargs)
+            runner.session_id = session_id
+            runner.platform = str(kwargs.get("platform") or "")
+            runner.model = str(kwargs.get("model") or "")
+            runner.sender_id = str(kwargs.get("user_id") or "")
+            runner.run("on_session_start", **runner.session(session_id))
+            return result
+
+        wrappers["initialize"] = initialize_then_start
+
+    prefetch = originals["prefetch"]
+    if prefetch is not None and "pre_llm_call" in runner.hooks:
+        prefetch_takes_session = _keywords_after_first(prefetch)
+
+        def prefetch_with_hooks(query: str, *, session_id: str = "") -> str:
+            session = _only(prefetch_takes_session, {"session_id": session_id})
+            own = prefetch(query, **session)
+            parts = [own.strip()] if isinstance(own, str) and own.strip() else []
+            values = runner.session(session_id)
+            values.update(
+                user_message=query,
+                conversation_history=[],
+                is_first_turn=runner.first_turn(values["session_id"]),
+                sender_id=runner.sender_id,
+            )
+            parts += [
+                text for text in map(_context_of, runner.run("pre_llm_call", **values)) if text
+            ]
+            return "\n\n".join(parts)
+
+        wrappers["prefetch"] = prefetch_with_hooks
+
+    sync_turn = originals["sync_turn"]
+    if sync_turn is not None and "post_llm_call" in runner.hooks:
+        sync_takes = _keywords_after_first(sync_turn)
+
+        def sync_turn_with_hooks(user_content: str, assistant_content: str, **kwargs: Any) -> Any:
+            result = sync_turn(user_content, assistant_content, **_only(sync_takes, kwargs))
+            values = runner.session(str(kwargs.get("session_id") or ""))
+            values.update(
+                user_message=user_content,
+                assistant_response=assistant_content,
+                conversation_history=list(kwargs.get("messages") or []),
+            )
+            runner.run("post_llm_call", **values)
+            return result
+
+        wrappers["sync_turn"] = sync_turn_with_hooks
+
+    end = originals["on_session_end"]
+    if end is not None and "on_session_end" in runner.hooks:
+
+        def end_with_hooks(messages: Any) -> Any:
+            result = end(messages)
+            runner.run("on_session_end", completed=True, interrupted=False, **runner.session(""))
+            return result
+
+        wrappers["on_session_end"] = end_with_hooks
+
+    for name, wrapper in wrappers.items():
+        try:
+            setattr(provider, name, wrapper)
+        except AttributeError:
+            logger.warning("%s: cannot run its %s hooks with its provider", label, name)

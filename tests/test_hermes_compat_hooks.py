@@ -1,0 +1,148 @@
+"""``ctx.register_hook``: a memory plugin's turn and session hooks run with its provider."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from plugin_kit import folder_plugin, fresh_discovery
+from thirdparty_kit import write_config
+
+from hermes_core import hermes_compat
+from hermes_core.manager import MemoryManager
+from hermes_core.plugins import activate_providers, load_memory_provider
+
+# A plugin in the shape of ones that moved recall into ``pre_llm_call`` (prefetch
+# returns "") and capture into ``post_llm_call``, with session hooks for bookkeeping.
+HOOKED = """
+from agent.memory_provider import MemoryProvider
+
+EVENTS = []
+NOTES = []
+
+
+class Hooked(MemoryProvider):
+    name = "hooked"
+
+    def is_available(self):
+        return True
+
+    def initialize(self, session_id, **kwargs):
+        EVENTS.append(("initialize", session_id))
+
+    def get_tool_schemas(self):
+        return []
+
+    def prefetch(self, query):  # legacy signature: no session_id
+        return ""
+
+
+def recall(user_message, session_id, is_first_turn, **kwargs):
+    EVENTS.append(("pre_llm_call", session_id, is_first_turn, kwargs.get("platform")))
+    hits = [n for n in NOTES if any(w in n for w in user_message.lower().split())]
+    return {"context": "Known: " + "; ".join(hits)} if hits else None
+
+
+def capture(user_message, assistant_response, conversation_history):
+    NOTES.append(user_message.lower())
+    EVENTS.append(("post_llm_call", len(conversation_history)))
+
+
+def ended(session_id, completed):
+    EVENTS.append(("end", session_id, completed))
+
+
+def broken(**kwargs):
+    raise RuntimeError("hook bug")
+
+
+def register(ctx):
+    ctx.register_memory_provider(Hooked())
+    ctx.register_hook(
+        "on_session_start", lambda **kw: EVENTS.append(("start", kw["session_id"], kw["platform"]))
+    )
+    ctx.register_hook("pre_llm_call", broken)
+    ctx.register_hook("pre_llm_call", recall)
+    ctx.register_hook("pre_llm_call", lambda **kw: "Always: be brief")
+    ctx.register_hook("post_llm_call", capture)
+    ctx.register_hook("on_session_end", ended)
+    ctx.register_hook("pre_tool_call", lambda **kw: EVENTS.append(("tool",)))
+"""
+
+
+@pytest.fixture(autouse=True)
+def _fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    hermes_compat.uninstall()
+    with fresh_discovery(tmp_path_factory.getbasetemp()):
+        yield
+
+
+@pytest.fixture
+def hooked(hermes_home: Path) -> Iterator[tuple[MemoryManager, Any]]:
+    folder_plugin(hermes_home / "plugins", "hooked", HOOKED)
+    write_config(hermes_home, "hooked")
+    manager = MemoryManager()
+    assert activate_providers(manager, None, hermes_home) == ["builtin", "hooked"]
+    provider = manager.get_provider("hooked")
+    assert provider is not None
+    try:
+        yield manager, __import__(type(provider).__module__, fromlist=["EVENTS"])
+    finally:
+        manager.shutdown_all()
+
+
+def test_recall_and_capture_in_hooks_work_through_the_manager(
+    hooked: tuple[MemoryManager, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    manager, plugin = hooked
+    manager.initialize_all("s1", platform="telegram")
+    with caplog.at_level(logging.WARNING, logger="hermes_core.plugins"):
+        first = manager.prefetch_all("my cat is called Miso", session_id="s1")
+    assert "Always: be brief" in first and "Known:" not in first
+    assert any(
+        "pre_llm_call hook raised RuntimeError: hook bug" in r.message for r in caplog.records
+    )
+    transcript = [{"role": "user", "content": "x"}, {"role": "assistant", "content": "y"}]
+    manager.sync_all("My cat is called Miso", "Noted.", session_id="s1", messages=transcript)
+    assert manager.flush_pending(timeout=10)
+
+    second = manager.prefetch_all("what is my cat called?", session_id="s1")
+    assert "Known: my cat is called miso" in second
+    manager.on_session_end(transcript)
+    assert manager.flush_pending(timeout=10)
+    assert plugin.EVENTS == [
+        ("initialize", "s1"),
+        ("start", "s1", "telegram"),
+        ("pre_llm_call", "s1", True, "telegram"),
+        ("post_llm_call", 2),
+        ("pre_llm_call", "s1", False, "telegram"),
+        ("end", "s1", True),
+    ]  # pre_tool_call has no counterpart here: never run
+
+
+def test_a_plugin_without_hooks_keeps_its_own_methods(hermes_home: Path) -> None:
+    folder_plugin(
+        hermes_home / "plugins",
+        "plain",
+        """
+        from agent.memory_provider import MemoryProvider
+
+        class Plain(MemoryProvider):
+            name = "plain"
+            def is_available(self):
+                return True
+            def initialize(self, session_id, **kwargs):
+                pass
+            def get_tool_schemas(self):
+                return []
+
+        def register(ctx):
+            ctx.register_memory_provider(Plain())
+        """,
+    )
+    provider = load_memory_provider("plain")
+    assert provider is not None
+    assert "prefetch" not in vars(provider) and "initialize" not in vars(provider)
