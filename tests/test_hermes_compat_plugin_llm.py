@@ -129,6 +129,7 @@ def test_complete_answers_through_the_configured_model(
         ([], "is empty"),
         ([{"content": "no role"}], "message 0"),
         ([{"role": "user", "content": "ok"}, "loose text"], "message 1"),
+        ([{"role": "user", "content": b"raw bytes"}], "must be JSON data"),
     ],
 )
 def test_malformed_messages_are_refused_before_any_request(

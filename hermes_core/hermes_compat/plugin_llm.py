@@ -422,6 +422,10 @@ def _chat_messages(messages: Any) -> list[dict[str, Any]]:
                 f"{message!r:.80}"
             )
         chat.append(dict(message))
+    try:
+        json.dumps(chat)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"ctx.llm.complete: messages must be JSON data: {exc}") from exc
     return chat
 
 
