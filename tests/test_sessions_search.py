@@ -700,3 +700,43 @@ def test_session_info_is_bounded_and_names_unknown_sessions(store: SessionStore)
     assert fields["gone"] == (None, None, None, None)  # a hit whose session row is missing
     assert len(info._fields) <= 3  # over capacity: the cache starts again, never grows past it
     assert info.fields(conn, ["s4"])["s4"][3] == "T4"
+
+
+# -- a reply comes with its question -------------------------------------------------------------
+
+
+def test_the_reply_to_a_matching_question_turn_comes_just_ahead_of_it(
+    store: SessionStore,
+) -> None:
+    store.create_session("pottery")
+    store.append_message("pottery", "user", "I had my first pottery lesson today!", name="Ana")
+    asked = store.append_message(
+        "pottery", "assistant", "Great, Ana! What did you make?", name="Ben"
+    )
+    store.append_message("pottery", "tool", "{}")  # tool output is never the reply
+    reply = store.append_message(
+        "pottery", "user", "A very lopsided bowl. Centering clay is hard.", name="Ana"
+    )
+    store.create_session("other")
+    store.append_message("other", "user", "We make a pottery stand for the market.")
+
+    question = "What did Ana make in her first pottery lesson?"
+    found = ids(store.search_messages(question))
+    assert reply in found[:3] and found[found.index(reply) + 1] == asked
+    # keywords are not a question: no reply is brought in
+    assert reply not in ids(store.search_messages("pottery make"))
+    # a role filter keeps to the role asked for
+    assert reply not in ids(store.search_messages(question, role_filter="assistant"))
+
+
+def test_no_reply_for_a_statement_or_the_same_speaker_going_on(store: SessionStore) -> None:
+    store.create_session("s")
+    statement = store.append_message("s", "user", "My tomatoes have dark spots on the bottom.")
+    answer = store.append_message("s", "assistant", "That sounds like blossom end rot.")
+    asked = store.append_message("s", "user", "Should I water the tomatoes more?")
+    going_on = store.append_message("s", "user", "Also the leaves curl.")
+
+    found = ids(store.search_messages("why do my tomatoes have spots?"))
+    assert found[0] == statement and answer not in found  # a statement brings nothing
+    found = ids(store.search_messages("how often should I water the tomatoes?"))
+    assert found[0] == asked and going_on not in found  # the same speaker is no reply

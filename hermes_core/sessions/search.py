@@ -45,6 +45,8 @@ BOOST_NEAR_PAIR = 0.4
 QUESTION_CANDIDATES = 300
 KEYWORD_TOP_UP_BELOW = 5
 """Keywords that all match fewer messages than this are topped up with partial matches."""
+REPLY_LOOKUP_HITS = 10
+"""A question's first this many hits that ask something bring their reply ahead of them."""
 SESSION_EVIDENCE_HITS = 3
 """A conversation's coverage of a question is read from its best this many hits."""
 _COVERAGE_CHARS = 4_000
@@ -113,11 +115,12 @@ def _filter_sql(filters: SearchFilters, layout: Layout, params: dict[str, Any]) 
     return " AND ".join(parts)
 
 
-def _detail_columns(layout: Layout, text: bool) -> str:
-    tool_calls = "m.tool_calls" if "tool_calls" in layout.message_columns else "NULL"
-    texts = f"m.content, {tool_calls}" if text else "NULL, NULL"
-    name = "m.name" if "name" in layout.message_columns else "NULL"
-    return f"m.session_id, m.role, m.timestamp, m.tool_name, {texts}, {name}"
+def _detail_columns(layout: Layout, text: bool, alias: str = "m") -> str:
+    m = alias
+    tool_calls = f"{m}.tool_calls" if "tool_calls" in layout.message_columns else "NULL"
+    texts = f"{m}.content, {tool_calls}" if text else "NULL, NULL"
+    name = f"{m}.name" if "name" in layout.message_columns else "NULL"
+    return f"{m}.session_id, {m}.role, {m}.timestamp, {m}.tool_name, {texts}, {name}"
 
 
 def _run(
@@ -364,6 +367,54 @@ def _rerank_by_session(
     )
 
 
+def _with_replies(
+    conn: sqlite3.Connection,
+    layout: Layout,
+    rows: list[tuple[Any, ...]],
+    need: int,
+    text: bool,
+) -> list[tuple[Any, ...]]:
+    """*rows* with the reply to each of the first asking turns placed just before it.
+
+    In a conversation a question is answered by the next turn, which rarely
+    repeats its words: "What did you make?" matches "What did Ana make in her
+    first pottery lesson?", "A very lopsided bowl." does not. So each of the
+    first :data:`REPLY_LOOKUP_HITS` hits that asks something (contains ``?``)
+    brings the next message of its session, when someone else says it, ahead
+    of itself: the asking turn points at the answer.
+    """
+    asking = [row[0] for row in rows[:REPLY_LOOKUP_HITS]]
+    if not asking:
+        return rows
+    other_speaker = "r.role <> m.role"
+    if "name" in layout.message_columns:
+        other_speaker += " OR COALESCE(r.name, '') <> COALESCE(m.name, '')"
+    sql = (
+        f"SELECT m.id, r.id, NULL, NULL, {_detail_columns(layout, text, 'r')} "
+        "FROM messages AS m JOIN messages AS r ON r.id = ("
+        "SELECT n.id FROM messages AS n WHERE n.session_id = m.session_id AND n.id > m.id "
+        f"AND n.role IN ('user', 'assistant') AND {layout.visible_rows_sql('n')} "
+        "ORDER BY n.id LIMIT 1) "
+        "WHERE m.id IN (SELECT value FROM json_each(?)) AND instr(m.content, '?') > 0 "
+        f"AND ({other_speaker})"
+    )
+    try:
+        replies = {row[0]: row[1:] for row in conn.execute(sql, (json.dumps(asking),))}
+    except sqlite3.OperationalError as exc:
+        if is_busy(exc):
+            raise
+        log.warning("looking up replies failed in SQLite (%s); keeping the hits", exc)
+        return rows
+    merged: list[tuple[Any, ...]] = []
+    seen: set[Any] = set()
+    for row in rows:
+        for item in (replies.get(row[0]), row):
+            if item is not None and item[0] not in seen:
+                seen.add(item[0])
+                merged.append(item)
+    return merged[:need]
+
+
 def _with_named_speaker(
     conn: sqlite3.Connection, layout: Layout, rows: list[tuple[Any, ...]], terms: Sequence[Term]
 ) -> set[str]:
@@ -520,6 +571,8 @@ class _Search:
             seen = {row[0] for row in rows}
             extra = self.rows(fallback, need + len(seen))
             rows += [row for row in extra if row[0] not in seen][: need - len(rows)]
+        if plan.mode == "question" and rows and not self.filters.roles:
+            rows = _with_replies(self.conn, self.layout, rows, need, self.snippets)
         if not rows and self.layout.trigram is not None and self.layout.word is not None:
             # A Latin word glued to CJK text ('修改youer服务端') is one unicode61
             # token; the trigram index still finds it as a substring.
