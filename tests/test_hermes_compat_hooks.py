@@ -146,3 +146,53 @@ def test_a_plugin_without_hooks_keeps_its_own_methods(hermes_home: Path) -> None
     provider = load_memory_provider("plain")
     assert provider is not None
     assert "prefetch" not in vars(provider) and "initialize" not in vars(provider)
+
+
+def test_hooks_run_even_when_the_providers_own_method_fails(
+    hermes_home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    folder_plugin(
+        hermes_home / "plugins",
+        "flaky",
+        """
+        from agent.memory_provider import MemoryProvider
+
+        SEEN = []
+
+        class Flaky(MemoryProvider):
+            name = "flaky"
+            def is_available(self):
+                return True
+            def initialize(self, session_id, **kwargs):
+                pass
+            def get_tool_schemas(self):
+                return []
+            def prefetch(self, query, *, session_id=""):
+                raise ConnectionError("backend down")
+            def sync_turn(self, user_content, assistant_content, *, session_id=""):
+                raise ConnectionError("backend down")
+
+        def register(ctx):
+            ctx.register_memory_provider(Flaky())
+            ctx.register_hook("pre_llm_call", lambda **kw: "from the hook")
+            ctx.register_hook("post_llm_call", lambda user_message, **kw: SEEN.append(user_message))
+        """,
+    )
+    write_config(hermes_home, "flaky")
+    manager = MemoryManager()
+    assert activate_providers(manager, None, hermes_home) == ["builtin", "flaky"]
+    provider = manager.get_provider("flaky")
+    plugin = __import__(type(provider).__module__, fromlist=["SEEN"])
+    try:
+        manager.initialize_all("s1")
+        assert manager.prefetch_all("anything", session_id="s1") == "from the hook"
+        with caplog.at_level(logging.WARNING, logger="hermes_core"):
+            manager.sync_all("remember this", "ok", session_id="s1")
+            assert manager.flush_pending(timeout=10)
+        assert plugin.SEEN == ["remember this"]
+        assert any(
+            "sync_turn" in r.getMessage() and "backend down" in r.getMessage()
+            for r in caplog.records
+        )
+    finally:
+        manager.shutdown_all()

@@ -128,13 +128,14 @@ def attach_hooks(provider: Any, hooks: Hooks, label: str) -> None:
     if initialize is not None:  # learn the session, model and platform every hook is given
 
         def initialize_then_start(session_id: str, **kwargs: Any) -> Any:
-            result = initialize(session_id, **kwargs)
             runner.session_id = session_id
             runner.platform = str(kwargs.get("platform") or "")
             runner.model = str(kwargs.get("model") or "")
             runner.sender_id = str(kwargs.get("user_id") or "")
-            runner.run("on_session_start", **runner.session(session_id))
-            return result
+            try:
+                return initialize(session_id, **kwargs)
+            finally:
+                runner.run("on_session_start", **runner.session(session_id))
 
         wrappers["initialize"] = initialize_then_start
 
@@ -144,7 +145,11 @@ def attach_hooks(provider: Any, hooks: Hooks, label: str) -> None:
 
         def prefetch_with_hooks(query: str, *, session_id: str = "") -> str:
             session = _only(prefetch_takes_session, {"session_id": session_id})
-            own = prefetch(query, **session)
+            try:
+                own = prefetch(query, **session)
+            except Exception as exc:  # its hooks may still recall something
+                logger.debug("%s: prefetch raised %s", label, describe_exception(exc))
+                own = ""
             parts = [own.strip()] if isinstance(own, str) and own.strip() else []
             values = runner.session(session_id)
             values.update(
@@ -165,15 +170,16 @@ def attach_hooks(provider: Any, hooks: Hooks, label: str) -> None:
         sync_takes = _keywords_after_first(sync_turn)
 
         def sync_turn_with_hooks(user_content: str, assistant_content: str, **kwargs: Any) -> Any:
-            result = sync_turn(user_content, assistant_content, **_only(sync_takes, kwargs))
-            values = runner.session(str(kwargs.get("session_id") or ""))
-            values.update(
-                user_message=user_content,
-                assistant_response=assistant_content,
-                conversation_history=list(kwargs.get("messages") or []),
-            )
-            runner.run("post_llm_call", **values)
-            return result
+            try:
+                return sync_turn(user_content, assistant_content, **_only(sync_takes, kwargs))
+            finally:
+                values = runner.session(str(kwargs.get("session_id") or ""))
+                values.update(
+                    user_message=user_content,
+                    assistant_response=assistant_content,
+                    conversation_history=list(kwargs.get("messages") or []),
+                )
+                runner.run("post_llm_call", **values)
 
         wrappers["sync_turn"] = sync_turn_with_hooks
 
@@ -181,9 +187,12 @@ def attach_hooks(provider: Any, hooks: Hooks, label: str) -> None:
     if end is not None and "on_session_end" in runner.hooks:
 
         def end_with_hooks(messages: Any) -> Any:
-            result = end(messages)
-            runner.run("on_session_end", completed=True, interrupted=False, **runner.session(""))
-            return result
+            try:
+                return end(messages)
+            finally:
+                runner.run(
+                    "on_session_end", completed=True, interrupted=False, **runner.session("")
+                )
 
         wrappers["on_session_end"] = end_with_hooks
 
