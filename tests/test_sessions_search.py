@@ -740,3 +740,13 @@ def test_no_reply_for_a_statement_or_the_same_speaker_going_on(store: SessionSto
     assert found[0] == statement and answer not in found  # a statement brings nothing
     found = ids(store.search_messages("how often should I water the tomatoes?"))
     assert found[0] == asked and going_on not in found  # the same speaker is no reply
+
+
+def test_a_question_inside_a_turn_brings_no_reply(store: SessionStore) -> None:
+    store.create_session("s")
+    answer = store.append_message(
+        "s", "assistant", "Why does the deploy hang? The health check waits on redis. Restart it."
+    )
+    thanks = store.append_message("s", "user", "Thanks, that worked.")
+    found = ids(store.search_messages("why did the deploy hang?"))
+    assert found[0] == answer and thanks not in found

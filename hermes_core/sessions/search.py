@@ -46,7 +46,7 @@ QUESTION_CANDIDATES = 300
 KEYWORD_TOP_UP_BELOW = 5
 """Keywords that all match fewer messages than this are topped up with partial matches."""
 REPLY_LOOKUP_HITS = 10
-"""A question's first this many hits that ask something bring their reply ahead of them."""
+"""A question's first this many hits that end by asking bring their reply ahead of them."""
 SESSION_EVIDENCE_HITS = 3
 """A conversation's coverage of a question is read from its best this many hits."""
 _COVERAGE_CHARS = 4_000
@@ -379,9 +379,10 @@ def _with_replies(
     In a conversation a question is answered by the next turn, which rarely
     repeats its words: "What did you make?" matches "What did Ana make in her
     first pottery lesson?", "A very lopsided bowl." does not. So each of the
-    first :data:`REPLY_LOOKUP_HITS` hits that asks something (contains ``?``)
-    brings the next message of its session, when someone else says it, ahead
-    of itself: the asking turn points at the answer.
+    first :data:`REPLY_LOOKUP_HITS` hits that ends by asking something (its
+    last character is ``?``) brings the next message of its session, when
+    someone else says it, ahead of itself: the asking turn points at the
+    answer. A question in the middle of a turn is usually rhetorical.
     """
     asking = [row[0] for row in rows[:REPLY_LOOKUP_HITS]]
     if not asking:
@@ -395,7 +396,8 @@ def _with_replies(
         "SELECT n.id FROM messages AS n WHERE n.session_id = m.session_id AND n.id > m.id "
         f"AND n.role IN ('user', 'assistant') AND {layout.visible_rows_sql('n')} "
         "ORDER BY n.id LIMIT 1) "
-        "WHERE m.id IN (SELECT value FROM json_each(?)) AND instr(m.content, '?') > 0 "
+        "WHERE m.id IN (SELECT value FROM json_each(?)) "
+        "AND substr(rtrim(m.content, char(9, 10, 13, 32, 34, 39, 41)), -1) IN ('?', '？') "
         f"AND ({other_speaker})"
     )
     try:
