@@ -184,6 +184,19 @@ def set_config_value(config: dict[str, Any], dotted_key: str, value: Any) -> Non
     node[parts[-1]] = value
 
 
+TRUTHY_STRINGS = frozenset({"1", "true", "yes", "on"})
+"""Setting values read as "on" (compared stripped and lower-cased)."""
+
+
+def is_truthy(value: Any, default: bool = False) -> bool:
+    """``True`` for True, non-zero numbers and ``1/true/yes/on``; *default* for None."""
+    if value is None:
+        return default
+    if isinstance(value, str):
+        return value.strip().lower() in TRUTHY_STRINGS
+    return bool(value)
+
+
 def selected_provider(config: Mapping[str, Any] | None) -> str | None:
     """The external provider named by ``memory.provider``, or ``None`` for builtin only."""
     value = cfg_get(config, "memory.provider")

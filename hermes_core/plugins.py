@@ -42,7 +42,7 @@ from typing import Any
 
 import pluggy
 
-from hermes_core.config import get_hermes_home, load_config, selected_provider
+from hermes_core.config import get_hermes_home, is_truthy, load_config, selected_provider
 from hermes_core.discovery.entry_points import entry_points_in
 from hermes_core.discovery.extract import (
     describe_exception,
@@ -94,7 +94,6 @@ BUILTIN_PROVIDER = "builtin"
 HERMES_ENTRY_POINT_GROUP = "hermes_agent.memory_providers"
 PROJECT_PLUGINS_ENV = "HERMES_ENABLE_PROJECT_PLUGINS"
 SOURCE_PRECEDENCE: tuple[Source, ...] = ("entry_point", "folder", "project", "hermes_entry_point")
-_TRUTHY = {"1", "true", "yes", "on"}
 
 
 def get_plugin_manager() -> pluggy.PluginManager:
@@ -248,7 +247,7 @@ def _hermes_entry_point_candidates(home: Path) -> Iterator[_Candidate]:
 
 
 def _project_plugins_dir(user_dir: Path) -> Path | None:
-    if os.environ.get(PROJECT_PLUGINS_ENV, "").strip().lower() not in _TRUTHY:
+    if not is_truthy(os.environ.get(PROJECT_PLUGINS_ENV)):
         return None
     project_dir = Path.cwd() / ".hermes" / "plugins"
     try:

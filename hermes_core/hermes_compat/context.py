@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_core.discovery.extract import describe_exception
+from hermes_core.hermes_compat.hooks import SUPPORTED_HOOKS, keyword_names
 
 logger = logging.getLogger("hermes_core.plugins")
 
@@ -153,19 +154,7 @@ def _tool_from(
         handler=handler,
         check_fn=check_fn,
         requires_env=tuple(requires_env or ()),
-        accepts=_keyword_names(handler),
-    )
-
-
-def _keyword_names(handler: Callable[..., Any]) -> frozenset[str] | None:
-    try:
-        parameters = list(inspect.signature(handler).parameters.values())[1:]
-    except (TypeError, ValueError):
-        return None
-    if any(p.kind is p.VAR_KEYWORD for p in parameters):
-        return None
-    return frozenset(
-        p.name for p in parameters if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+        accepts=keyword_names(handler, skip=1),
     )
 
 
@@ -227,8 +216,6 @@ class PluginContext:
         self, name: str, callback: Callable[..., Any], *args: Any, **kwargs: Any
     ) -> None:
         """Run *callback* with the provider (turn and session hooks); log others as ignored."""
-        from hermes_core.hermes_compat.hooks import SUPPORTED_HOOKS
-
         if name not in SUPPORTED_HOOKS or not callable(callback):
             self.ignored.append("register_hook")
             why = IGNORED_REASONS["register_hook"] if callable(callback) else "not callable"

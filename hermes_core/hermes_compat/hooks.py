@@ -33,7 +33,7 @@ from typing import Any
 
 from hermes_core.discovery.extract import describe_exception
 
-__all__ = ["SUPPORTED_HOOKS", "attach_hooks"]
+__all__ = ["SUPPORTED_HOOKS", "attach_hooks", "keyword_names"]
 
 logger = logging.getLogger("hermes_core.plugins")
 
@@ -42,22 +42,10 @@ SUPPORTED_HOOKS = frozenset({"on_session_start", "pre_llm_call", "post_llm_call"
 Hooks = Mapping[str, Sequence[Callable[..., Any]]]
 
 
-def _accepted(callback: Callable[..., Any]) -> frozenset[str] | None:
-    """Keyword names *callback* takes; ``None`` when it takes any (``**kwargs``)."""
+def keyword_names(fn: Callable[..., Any], skip: int = 0) -> frozenset[str] | None:
+    """Keyword arguments *fn* takes after its first *skip* parameters; ``None`` for any."""
     try:
-        parameters = inspect.signature(callback).parameters.values()
-    except (TypeError, ValueError):
-        return None
-    if any(p.kind is p.VAR_KEYWORD for p in parameters):
-        return None
-    return frozenset(
-        p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-    )
-
-
-def _keywords_after_first(method: Callable[..., Any]) -> frozenset[str] | None:
-    try:
-        parameters = list(inspect.signature(method).parameters.values())[1:]
+        parameters = list(inspect.signature(fn).parameters.values())[skip:]
     except (TypeError, ValueError):
         return None
     if any(p.kind is p.VAR_KEYWORD for p in parameters):
@@ -88,7 +76,7 @@ class _HookRunner:
         results = []
         for callback in self.hooks.get(name, ()):
             try:
-                results.append(callback(**_only(_accepted(callback), values)))
+                results.append(callback(**_only(keyword_names(callback), values)))
             except Exception as exc:
                 logger.warning("%s: %s hook raised %s", self.label, name, describe_exception(exc))
         return results
@@ -141,7 +129,7 @@ def attach_hooks(provider: Any, hooks: Hooks, label: str) -> None:
 
     prefetch = originals["prefetch"]
     if prefetch is not None and "pre_llm_call" in runner.hooks:
-        prefetch_takes_session = _keywords_after_first(prefetch)
+        prefetch_takes_session = keyword_names(prefetch, skip=1)
 
         def prefetch_with_hooks(query: str, *, session_id: str = "") -> str:
             session = _only(prefetch_takes_session, {"session_id": session_id})
@@ -167,7 +155,7 @@ def attach_hooks(provider: Any, hooks: Hooks, label: str) -> None:
 
     sync_turn = originals["sync_turn"]
     if sync_turn is not None and "post_llm_call" in runner.hooks:
-        sync_takes = _keywords_after_first(sync_turn)
+        sync_takes = keyword_names(sync_turn, skip=1)
 
         def sync_turn_with_hooks(user_content: str, assistant_content: str, **kwargs: Any) -> Any:
             try:

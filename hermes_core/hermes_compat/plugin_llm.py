@@ -24,9 +24,9 @@ import logging
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-from hermes_core.config import cfg_get, load_config
+from hermes_core.config import cfg_get, is_truthy, load_config
 from hermes_core.errors import LLMError, LLMNotConfiguredError
 
 __all__ = [
@@ -48,7 +48,6 @@ _JSON_ONLY = (
     "Answer with one JSON value that matches the requested shape, and nothing else: "
     "no prose, no Markdown fences."
 )
-_TRUTHY = frozenset({"1", "true", "yes", "on"})
 
 
 @dataclass
@@ -121,18 +120,26 @@ class PluginLlmTrustError(PermissionError):
     """A plugin asked for an override that ``plugins.entries.<plugin>.llm`` does not allow."""
 
 
-def _truthy(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() in _TRUTHY
-    return bool(value) and not isinstance(value, (list, dict))
-
-
 def _allowlist(value: Any) -> frozenset[str] | None:
     """``None`` (anything goes) unless *value* is a list without ``"*"``."""
     if not isinstance(value, list):
         return None
     names = {str(item).strip().lower() for item in value if isinstance(item, str)}
     return None if "*" in names else frozenset(names - {""})
+
+
+class _Request(NamedTuple):
+    """The keyword arguments every ``ctx.llm`` call takes besides its input."""
+
+    provider: str | None
+    model: str | None
+    agent_id: str | None
+    profile: str | None
+    task: str | None
+    temperature: float | None
+    max_tokens: int | None
+    timeout: float | None
+    purpose: str | None
 
 
 @dataclass(frozen=True)
@@ -154,16 +161,7 @@ class PluginLlm:
 
     # -- the trust gate --------------------------------------------------
 
-    def _route(
-        self,
-        config: Mapping[str, Any],
-        *,
-        provider: str | None,
-        model: str | None,
-        agent_id: str | None,
-        profile: str | None,
-        task: str | None,
-    ) -> _Route:
+    def _route(self, config: Mapping[str, Any], request: _Request) -> _Route:
         entry = cfg_get(config, "plugins.entries")
         entry = entry.get(self.plugin_id) if isinstance(entry, Mapping) else None
         policy = entry.get("llm") if isinstance(entry, Mapping) else None
@@ -175,7 +173,7 @@ class PluginLlm:
                 return None
             if not isinstance(value, str):
                 raise ValueError(f"{kind}= must be a string, got {type(value).__name__}")
-            if not _truthy(policy.get(f"allow_{kind}_override")):
+            if not is_truthy(policy.get(f"allow_{kind}_override")):
                 raise PluginLlmTrustError(
                     f"Plugin {self.plugin_id!r} may not choose the {kind} (set "
                     f"{where}.allow_{kind}_override: true in config.yaml to allow it)."
@@ -188,15 +186,16 @@ class PluginLlm:
                 )
             return value.strip()
 
-        chosen_provider = gate("provider", provider, "allowed_providers")
-        chosen_model = gate("model", model, "allowed_models")
-        chosen_agent = gate("agent_id", agent_id)
-        chosen_profile = gate("profile", profile)
+        chosen_provider = gate("provider", request.provider, "allowed_providers")
+        chosen_model = gate("model", request.model, "allowed_models")
+        chosen_agent = gate("agent_id", request.agent_id)
+        chosen_profile = gate("profile", request.profile)
         section = "model"
+        task = request.task
         if task is not None and task != "auto":
             if not isinstance(task, str) or not _TASK_RE.fullmatch(task):
                 raise ValueError(f"task= must be a task name, got {task!r:.80}")
-            if task not in self._tasks and not _truthy(policy.get("allow_task_override")):
+            if task not in self._tasks and not is_truthy(policy.get("allow_task_override")):
                 raise PluginLlmTrustError(
                     f"Plugin {self.plugin_id!r} did not register the auxiliary task {task!r}: "
                     f"call ctx.register_auxiliary_task({task!r}) in register(ctx), or set "
@@ -216,11 +215,8 @@ class PluginLlm:
         route: _Route,
         config: Mapping[str, Any],
         messages: list[dict[str, Any]],
-        *,
-        temperature: float | None,
-        max_tokens: int | None,
-        timeout: float | None,
-        response_format: dict[str, Any] | None = None,
+        request: _Request,
+        response_format: dict[str, Any] | None,
     ) -> tuple[Any, str, str]:
         """Send *messages*; return ``(ChatResponse, provider, model)``."""
         from hermes_core.llm import ChatClient
@@ -232,7 +228,11 @@ class PluginLlm:
                 "model.base_url and model.model in config.yaml (or HERMES_MODEL_BASE_URL and "
                 "HERMES_MODEL)."
             )
-        options: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens}
+        options: dict[str, Any] = {
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+        }
+        timeout = request.timeout
         if route.model:
             options["model"] = route.model
         with client:
@@ -258,6 +258,36 @@ class PluginLlm:
             "profile": route.profile or "",
             "task": route.task or "",
             **extra,
+        }
+
+    def _send(
+        self,
+        call: str,
+        chat: list[dict[str, Any]],
+        request: _Request,
+        response_format: dict[str, Any] | None = None,
+        **audit: str,
+    ) -> tuple[str, dict[str, Any]]:
+        """Gate, route and send *chat*; return its text and the result's other fields."""
+        config = load_config()
+        route = self._route(config, request)
+        response, provider, model = self._call(route, config, chat, request, response_format)
+        usage = _usage(response.usage)
+        purpose = request.purpose
+        logger.info(
+            "plugin %s: ctx.llm.%s model=%s purpose=%s tokens=%d",
+            self.plugin_id,
+            call,
+            model,
+            purpose or "-",
+            usage.total_tokens,
+        )
+        return response.content, {
+            "provider": provider,
+            "model": model,
+            "agent_id": route.agent_id or "default",
+            "usage": usage,
+            "audit": self._audit(route, purpose, **audit),
         }
 
     def __repr__(self) -> str:
@@ -286,35 +316,11 @@ class PluginLlm:
         :class:`~hermes_core.errors.LLMNotConfiguredError` without a model and
         :class:`~hermes_core.errors.LLMError` when the endpoint fails.
         """
-        chat = _chat_messages(messages)
-        config = load_config()
-        route = self._route(
-            config, provider=provider, model=model, agent_id=agent_id, profile=profile, task=task
+        request = _Request(
+            provider, model, agent_id, profile, task, temperature, max_tokens, timeout, purpose
         )
-        response, used_provider, used_model = self._call(
-            route,
-            config,
-            chat,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            timeout=timeout,
-        )
-        usage = _usage(response.usage)
-        logger.info(
-            "plugin %s: ctx.llm.complete model=%s purpose=%s tokens=%d",
-            self.plugin_id,
-            used_model,
-            purpose or "-",
-            usage.total_tokens,
-        )
-        return PluginLlmCompleteResult(
-            text=response.content,
-            provider=used_provider,
-            model=used_model,
-            agent_id=route.agent_id or "default",
-            usage=usage,
-            audit=self._audit(route, purpose),
-        )
+        text, fields = self._send("complete", _chat_messages(messages), request)
+        return PluginLlmCompleteResult(text=text, **fields)
 
     def complete_structured(
         self,
@@ -351,40 +357,17 @@ class PluginLlm:
         chat = _structured_messages(
             instructions, list(input), json_schema, schema_name, system_prompt, wants_json
         )
-        config = load_config()
-        route = self._route(
-            config, provider=provider, model=model, agent_id=agent_id, profile=profile, task=task
+        request = _Request(
+            provider, model, agent_id, profile, task, temperature, max_tokens, timeout, purpose
         )
-        response, used_provider, used_model = self._call(
-            route,
-            config,
-            chat,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            timeout=timeout,
-            response_format=_response_format(json_schema, schema_name) if wants_json else None,
+        response_format = _response_format(json_schema, schema_name) if wants_json else None
+        text, fields = self._send(
+            "complete_structured", chat, request, response_format, schema_name=schema_name or ""
         )
-        parsed = _parse_json(response.content, json_schema) if wants_json else _NOT_JSON
-        usage = _usage(response.usage)
-        content_type = "text" if parsed is _NOT_JSON else "json"
-        logger.info(
-            "plugin %s: ctx.llm.complete_structured model=%s purpose=%s content=%s tokens=%d",
-            self.plugin_id,
-            used_model,
-            purpose or "-",
-            content_type,
-            usage.total_tokens,
-        )
-        return PluginLlmStructuredResult(
-            text=response.content,
-            provider=used_provider,
-            model=used_model,
-            agent_id=route.agent_id or "default",
-            usage=usage,
-            parsed=None if parsed is _NOT_JSON else parsed,
-            content_type=content_type,
-            audit=self._audit(route, purpose, schema_name=schema_name or ""),
-        )
+        parsed = _parse_json(text, json_schema) if wants_json else _NOT_JSON
+        if parsed is _NOT_JSON:
+            return PluginLlmStructuredResult(text=text, **fields)
+        return PluginLlmStructuredResult(text=text, parsed=parsed, content_type="json", **fields)
 
     async def acomplete(
         self, messages: Sequence[Mapping[str, Any]], **options: Any

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
+from hermes_core.config import TRUTHY_STRINGS, is_truthy
 from hermes_core.hermes_compat.finder import missing_attribute
 
 __hermes_compat__ = True
@@ -32,16 +33,10 @@ __all__ = [
     "safe_json_loads",
 ]
 
-TRUTHY_STRINGS = frozenset({"1", "true", "yes", "on"})
-
 
 def is_truthy_value(value: Any, default: bool = False) -> bool:
     """``True`` for True, non-zero numbers and ``1/true/yes/on``; *default* for None."""
-    if value is None:
-        return default
-    if isinstance(value, str):
-        return value.strip().lower() in TRUTHY_STRINGS
-    return bool(value)
+    return is_truthy(value, default)
 
 
 def env_var_enabled(name: str, default: str = "") -> bool:
