@@ -336,13 +336,17 @@ def repair_cmd(db: Path | None) -> None:
     "--source", default="import", show_default=True, help="Source recorded on the sessions."
 )
 @click.option(
-    "--session-id", default=None, help="Id for the file's session (default: from the file)."
+    "--session-id", default=None, help="Id for a JSONL file's session (default: from the file)."
 )
-@click.option("--title", default=None, help="Title for the file's session.")
+@click.option("--title", default=None, help="Title for a JSONL file's session.")
 def import_cmd(
     path: Path, db: Path | None, source: str, session_id: str | None, title: str | None
 ) -> None:
-    """Import a JSONL file of OpenAI-style messages (all of it, or nothing)."""
+    """Import a JSONL file of OpenAI-style messages (all of it, or nothing).
+
+    A LoCoMo or LongMemEval benchmark file (one JSON document) is imported as
+    its sessions, dated and with speaker names.
+    """
     from hermes_core.sessions.importer import read_jsonl
 
     try:

@@ -13,6 +13,9 @@ Each non-blank line is a JSON object, either
   (when the conversation happened; its messages without a ``timestamp`` are
   dated then, in order); one session per line.
 
+A LoCoMo or LongMemEval benchmark file (one JSON document) is read as its
+sessions, dated and with speaker names (see :mod:`hermes_core.sessions.datasets`).
+
 The whole file is checked before anything is written; every problem is
 reported with its line number and the store writes all sessions in one
 transaction, so a file is imported completely or not at all.
@@ -29,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_core.errors import SessionImportError
+from hermes_core.sessions.datasets import DatasetError, dataset_sessions
 
 __all__ = ["MAX_REPORTED_ERRORS", "VALID_ROLES", "read_jsonl"]
 
@@ -120,6 +124,42 @@ def _message(data: Mapping[str, Any]) -> dict[str, Any]:
     return message
 
 
+def _read_dataset(path: Path, text: str, source: str) -> list[dict[str, Any]] | None:
+    """The sessions of a LoCoMo or LongMemEval file (one JSON document), else ``None``."""
+    if not text.lstrip().startswith(("[", "{")):
+        return None
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None  # JSONL, or broken: the line-by-line reader reports it
+    try:
+        sessions = dataset_sessions(data, source)
+    except DatasetError as exc:
+        raise SessionImportError(f"{path}: {exc}; nothing was imported.") from exc
+    if sessions is None:
+        if isinstance(data, list):
+            raise SessionImportError(
+                f"{path} is one JSON array, but not a LoCoMo or LongMemEval file; import "
+                "JSONL (one message or conversation object per line) or one of those."
+            )
+        return None  # a one-line JSONL file
+    for session in sessions:
+        try:
+            started = _timestamp(session.pop("started_at", None))
+            session["messages"] = [_message(message) for message in session["messages"]]
+        except _LineError as exc:
+            raise SessionImportError(
+                f"{path}, session {session['id']}: {exc}; nothing was imported."
+            ) from exc
+        if started is not None:
+            session["started_at"] = started
+            for message in session["messages"]:
+                message.setdefault("timestamp", started)
+    if not sessions:
+        raise SessionImportError(f"{path} holds no conversations; nothing to import.")
+    return sessions
+
+
 def _file_id(path: Path, raw: bytes) -> str:
     stem = "".join(c if c.isalnum() else "_" for c in path.stem)[:40] or "history"
     return f"import_{stem}_{hashlib.sha1(raw).hexdigest()[:8]}"
@@ -151,6 +191,14 @@ def read_jsonl(
         raise SessionImportError(
             f"{path} is not UTF-8 text (byte {exc.start}); save it as UTF-8 JSONL and retry."
         ) from exc
+    dataset = _read_dataset(path, text, source)
+    if dataset is not None:
+        if session_id or title:
+            raise SessionImportError(
+                f"{path} is a benchmark file whose sessions carry their own ids and titles; "
+                "import it without --session-id and --title."
+            )
+        return dataset
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue

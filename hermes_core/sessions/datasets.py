@@ -1,0 +1,131 @@
+"""Public conversational-memory benchmark files, read as sessions to import.
+
+Two layouts are recognised, as their JSON files are published:
+
+* **LoCoMo** — a list of samples (or one sample), each with ``sample_id`` and a
+  ``conversation`` holding ``speaker_a``, ``speaker_b``, ``session_<n>`` (turns
+  of ``speaker``, ``text``, ``dia_id`` and sometimes ``blip_caption``) and
+  ``session_<n>_date_time`` (``"1:56 pm on 8 May, 2023"``). Session ``n`` of
+  sample ``conv-26`` becomes the session ``conv-26_session_<n>``; its turns
+  become messages in order (``dia_id`` ``D<n>:<k>`` is the session's message
+  ``k - 1``), the first speaker's as ``user`` and the second's as
+  ``assistant``, each named by its speaker. A shared image's caption is kept
+  as ``[shares an image: …]``.
+* **LongMemEval** — a list of instances with ``haystack_session_ids``,
+  ``haystack_dates`` (``"2023/05/20 (Sat) 02:21"``) and ``haystack_sessions``
+  (lists of ``{"role", "content"}``). Each haystack session is imported once
+  under its own id, however many instances share it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["DatasetError", "dataset_sessions"]
+
+_SESSION_KEY = re.compile(r"session_(\d+)")
+
+
+class DatasetError(ValueError):
+    """A benchmark file whose shape is recognised but whose content is not usable."""
+
+
+def dataset_sessions(data: Any, source: str) -> list[dict[str, Any]] | None:
+    """Sessions (``import_sessions`` shape, dates as text) of a benchmark file, or ``None``.
+
+    ``None`` means *data* is neither layout. Raises :class:`DatasetError` naming
+    the sample or session that is malformed.
+    """
+    items = data if isinstance(data, list) else [data]
+    if not items or not all(isinstance(item, Mapping) for item in items):
+        return None
+    if all(isinstance(item.get("conversation"), Mapping) for item in items):
+        return [s for n, item in enumerate(items) for s in _locomo(item, n, source)]
+    if all("haystack_sessions" in item for item in items):
+        return _longmemeval(items, source)
+    return None
+
+
+def _locomo(sample: Mapping[str, Any], index: int, source: str) -> list[dict[str, Any]]:
+    conversation = sample["conversation"]
+    sample_id = str(sample.get("sample_id") or f"sample_{index + 1}")
+    speakers = [conversation.get("speaker_a"), conversation.get("speaker_b")]
+    if not all(isinstance(name, str) and name.strip() for name in speakers):
+        raise DatasetError(f"LoCoMo sample {sample_id}: speaker_a and speaker_b must be names")
+    roles = {speakers[0]: "user", speakers[1]: "assistant"}
+    numbers = sorted(
+        int(match.group(1))
+        for key in conversation
+        if (match := _SESSION_KEY.fullmatch(str(key))) is not None
+    )
+    sessions = []
+    for number in numbers:
+        where = f"LoCoMo sample {sample_id}, session_{number}"
+        turns = conversation[f"session_{number}"]
+        if not isinstance(turns, list):
+            raise DatasetError(f"{where}: expected a list of turns")
+        messages = []
+        for k, turn in enumerate(turns, start=1):
+            speaker = turn.get("speaker") if isinstance(turn, Mapping) else None
+            text = turn.get("text", "") if isinstance(turn, Mapping) else None
+            if speaker not in roles or not isinstance(text, str):
+                raise DatasetError(
+                    f"{where}, turn {k}: needs a 'speaker' ({speakers[0]} or {speakers[1]}) "
+                    "and a 'text'"
+                )
+            caption = turn.get("blip_caption")
+            if isinstance(caption, str) and caption.strip():
+                text = f"{text} [shares an image: {caption.strip()}]"
+            messages.append({"role": roles[speaker], "content": text, "name": speaker})
+        if not messages:
+            continue
+        session: dict[str, Any] = {
+            "id": f"{sample_id}_session_{number}",
+            "source": source,
+            "title": f"{sample_id}: {speakers[0]} and {speakers[1]}, session {number}",
+            "messages": messages,
+        }
+        when = conversation.get(f"session_{number}_date_time")
+        if when is not None:
+            session["started_at"] = when
+        sessions.append(session)
+    return sessions
+
+
+def _longmemeval(items: list[Mapping[str, Any]], source: str) -> list[dict[str, Any]]:
+    sessions: dict[str, dict[str, Any]] = {}
+    for n, item in enumerate(items, start=1):
+        where = f"LongMemEval instance {item.get('question_id') or n}"
+        haystack = item.get("haystack_sessions")
+        if not isinstance(haystack, list):
+            raise DatasetError(f"{where}: haystack_sessions must be a list of sessions")
+        ids = item.get("haystack_session_ids")
+        ids = [f"{where}_{k}" for k in range(len(haystack))] if ids is None else ids
+        dates = item.get("haystack_dates")
+        dates = [None] * len(haystack) if dates is None else dates
+        if (
+            not isinstance(ids, list)
+            or not isinstance(dates, list)
+            or not (len(haystack) == len(ids) == len(dates))
+        ):
+            raise DatasetError(
+                f"{where}: haystack_sessions, haystack_session_ids and haystack_dates must be "
+                "lists of the same length"
+            )
+        for session_id, when, turns in zip(ids, dates, haystack, strict=True):
+            if str(session_id) in sessions:
+                continue
+            if not isinstance(turns, list) or not all(
+                isinstance(turn, Mapping) and isinstance(turn.get("content"), str) for turn in turns
+            ):
+                raise DatasetError(f"{where}, session {session_id}: expected a list of messages")
+            messages = [{"role": turn.get("role"), "content": turn["content"]} for turn in turns]
+            if messages:
+                session: dict[str, Any] = {"id": str(session_id), "source": source}
+                session["messages"] = messages
+                if when is not None:
+                    session["started_at"] = when
+                sessions[str(session_id)] = session
+    return list(sessions.values())

@@ -1,0 +1,173 @@
+"""``sessions import`` of LoCoMo and LongMemEval files, as they are published."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from hermes_core.cli import cli
+from hermes_core.sessions import SessionStore
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["sessions", *args])
+    return result.exit_code, result.output
+
+
+def locomo_sample(sample_id: str = "conv-1") -> dict[str, Any]:
+    return {
+        "sample_id": sample_id,
+        "conversation": {
+            "speaker_a": "Caroline",
+            "speaker_b": "Melanie",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {
+                    "speaker": "Caroline",
+                    "dia_id": "D1:1",
+                    "text": "Hey Mel! I went to a support group yesterday.",
+                },
+                {"speaker": "Melanie", "dia_id": "D1:2", "text": "That's brave! How did it go?"},
+                {
+                    "speaker": "Caroline",
+                    "dia_id": "D1:3",
+                    "text": "It was powerful, everyone was so kind.",
+                },
+            ],
+            "session_2_date_time": "7:55 pm on 25 May, 2023",
+            "session_2": [
+                {
+                    "speaker": "Melanie",
+                    "dia_id": "D2:1",
+                    "text": "Look what I painted!",
+                    "img_url": ["https://example.invalid/p.jpg"],
+                    "blip_caption": "a painting of a sunset over a lake",
+                },
+                {"speaker": "Caroline", "dia_id": "D2:2", "text": "Gorgeous colours."},
+            ],
+        },
+        "qa": [{"question": "What did Melanie paint?", "evidence": ["D2:1"], "category": 1}],
+    }
+
+
+def write(path: Path, data: Any) -> Path:
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_locomo_sessions_come_dated_with_speaker_names(tmp_path: Path, hermes_home: Path) -> None:
+    source = write(tmp_path / "locomo10.json", [locomo_sample(), locomo_sample("conv-2")])
+    code, out = run("import", str(source))
+    assert code == 0, out
+    assert "Imported 10 messages in 4 session(s)" in out
+    with SessionStore(hermes_home / "state.db", read_only=True) as store:
+        session = store.get_session("conv-1_session_1")
+        assert session is not None
+        assert session["title"] == "conv-1: Caroline and Melanie, session 1"
+        assert session["started_at"] == datetime(2023, 5, 8, 13, 56).timestamp()
+        first = store.get_messages("conv-1_session_1")
+        # D1:k is message k-1; the first speaker is the user, the second the assistant
+        assert [(m["role"], m["name"]) for m in first] == [
+            ("user", "Caroline"),
+            ("assistant", "Melanie"),
+            ("user", "Caroline"),
+        ]
+        painted = store.get_messages("conv-2_session_2")[0]
+        assert painted["content"] == (
+            "Look what I painted! [shares an image: a painting of a sunset over a lake]"
+        )
+        hits = store.search_messages("What did Melanie paint?", session_ids=["conv-1_session_2"])
+        assert hits[0]["id"] == store.get_messages("conv-1_session_2")[0]["id"]
+
+
+def test_longmemeval_haystacks_are_imported_once_each(tmp_path: Path, hermes_home: Path) -> None:
+    shared = [
+        {"role": "user", "content": "I adopted a cat named Miso.", "has_answer": True},
+        {"role": "assistant", "content": "Congratulations on Miso!"},
+    ]
+    other = [{"role": "user", "content": "Any tips for sourdough?"}]
+    instances = [
+        {
+            "question_id": "q1",
+            "question": "What is my cat's name?",
+            "question_date": "2023/06/01 (Thu) 10:00",
+            "haystack_session_ids": ["s_cat", "s_bread"],
+            "haystack_dates": ["2023/05/20 (Sat) 02:21", "2023/05/21 (Sun) 09:00"],
+            "haystack_sessions": [shared, other],
+        },
+        {
+            "question_id": "q2",
+            "haystack_session_ids": ["s_cat"],
+            "haystack_dates": ["2023/05/20 (Sat) 02:21"],
+            "haystack_sessions": [shared],
+        },
+    ]
+    code, out = run("import", str(write(tmp_path / "longmemeval_s.json", instances)))
+    assert code == 0, out
+    with SessionStore(hermes_home / "state.db", read_only=True) as store:
+        assert sorted(s["id"] for s in store.list_sessions()) == ["s_bread", "s_cat"]
+        cat = store.get_messages("s_cat")
+        assert [m["content"] for m in cat] == [shared[0]["content"], shared[1]["content"]]
+        assert cat[0]["timestamp"] == datetime(2023, 5, 20, 2, 21).timestamp()
+        assert store.search_messages("What is my cat's name?")[0]["session_id"] == "s_cat"
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        (
+            [
+                {
+                    "sample_id": "c9",
+                    "conversation": {
+                        "speaker_a": "A",
+                        "speaker_b": "B",
+                        "session_1": [{"speaker": "Zed", "text": "hi"}],
+                    },
+                }
+            ],
+            "c9, session_1, turn 1: needs a 'speaker' (A or B)",
+        ),
+        (
+            [{"sample_id": "c9", "conversation": {"speaker_a": "A", "session_1": []}}],
+            "speaker_a and speaker_b must be names",
+        ),
+        (
+            [{"question_id": "q7", "haystack_sessions": [[]], "haystack_session_ids": []}],
+            "q7: haystack_sessions, haystack_session_ids and haystack_dates",
+        ),
+        (
+            [
+                {
+                    "haystack_sessions": [[{"role": "narrator", "content": "x"}]],
+                    "haystack_session_ids": ["s1"],
+                    "haystack_dates": ["2023/05/20 (Sat) 02:21"],
+                }
+            ],
+            'session s1: "role" must be one of',
+        ),
+        ([{"some": "thing"}], "not a LoCoMo or LongMemEval file"),
+    ],
+)
+def test_malformed_benchmark_files_are_named_and_write_nothing(
+    tmp_path: Path, hermes_home: Path, data: Any, problem: str
+) -> None:
+    code, out = run("import", str(write(tmp_path / "bench.json", data)))
+    assert code != 0 and problem in out and "Traceback" not in out
+    assert (
+        not (hermes_home / "state.db").exists()
+        or not SessionStore(hermes_home / "state.db", read_only=True).list_sessions()
+    )
+
+
+def test_benchmark_files_take_no_session_id(tmp_path: Path, hermes_home: Path) -> None:
+    source = write(tmp_path / "locomo.json", locomo_sample())
+    code, out = run("import", str(source), "--session-id", "mine")
+    assert code != 0 and "without --session-id" in out
+    code, out = run("import", str(source))  # a single sample object works too
+    assert code == 0 and "in 2 session(s)" in out
