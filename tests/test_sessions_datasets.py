@@ -9,9 +9,13 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hermes_core.cli import cli
+from hermes_core.errors import SessionImportError
 from hermes_core.sessions import SessionStore
+from hermes_core.sessions.importer import VALID_ROLES, read_jsonl
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -171,3 +175,51 @@ def test_benchmark_files_take_no_session_id(tmp_path: Path, hermes_home: Path) -
     assert code != 0 and "without --session-id" in out
     code, out = run("import", str(source))  # a single sample object works too
     assert code == 0 and "in 2 session(s)" in out
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "conversation",
+                    "speaker_a",
+                    "speaker_b",
+                    "session_1",
+                    "session_1_date_time",
+                    "speaker",
+                    "text",
+                    "blip_caption",
+                    "sample_id",
+                    "haystack_sessions",
+                    "haystack_session_ids",
+                    "haystack_dates",
+                    "role",
+                    "content",
+                    "messages",
+                ]
+            ),
+            children,
+            max_size=5,
+        )
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=JSON)
+def test_any_json_document_imports_or_fails_with_a_clear_error(
+    tmp_path_factory: pytest.TempPathFactory, data: Any
+) -> None:
+    path = tmp_path_factory.mktemp("fuzz") / "bench.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    try:
+        sessions = read_jsonl(path)
+    except SessionImportError as exc:
+        assert str(path) in str(exc)
+        return
+    for session in sessions:
+        assert session["messages"] and all(m["role"] in VALID_ROLES for m in session["messages"])
