@@ -67,7 +67,7 @@ def register(ctx):
     ctx.register_hook("pre_llm_call", broken)
     ctx.register_hook("pre_llm_call", recall)
     ctx.register_hook("pre_llm_call", lambda **kw: "Always: be brief")
-    ctx.register_hook("post_llm_call", capture)
+    ctx.register_hook(hook_name="post_llm_call", callback=capture)  # Hermes' keywords
     ctx.register_hook("on_session_end", ended)
     ctx.register_hook("pre_tool_call", lambda **kw: EVENTS.append(("tool",)))
 """

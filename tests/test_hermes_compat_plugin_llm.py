@@ -189,7 +189,7 @@ def test_tasks_are_the_plugins_own_unless_the_operator_opens_host_tasks(
             "classifier",
         )
         # a registered task without its own section answers on model.*
-        ctx.register_auxiliary_task("tagger")
+        ctx.register_auxiliary_task(name="tagger", display_name="Tagger")
         ctx.llm.complete(chat, task="tagger")
         ctx.llm.complete(chat, task="auto")
         assert len(server.chat_requests) == 2 and len(small.chat_requests) == 1

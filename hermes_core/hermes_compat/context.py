@@ -24,7 +24,7 @@ What each registration does in hermes-memory:
   with an INFO log.
 * ``register_auxiliary_task(name, ...)`` — the task becomes one the plugin may
   pass as ``ctx.llm.complete(..., task=name)``.
-* any other ``register_*`` (skills, hooks, CLI commands, slash commands …) —
+* any other ``register_*`` (skills, CLI commands, slash commands …) —
   accepted and ignored with an INFO log saying why, so a plugin's extras never
   cost it its provider.
 """
@@ -213,9 +213,10 @@ class PluginContext:
         return default
 
     def register_hook(
-        self, name: str, callback: Callable[..., Any], *args: Any, **kwargs: Any
+        self, hook_name: str, callback: Callable[..., Any], *args: Any, **kwargs: Any
     ) -> None:
         """Run *callback* with the provider (turn and session hooks); log others as ignored."""
+        name = hook_name
         if name not in SUPPORTED_HOOKS or not callable(callback):
             self.ignored.append("register_hook")
             why = IGNORED_REASONS["register_hook"] if callable(callback) else "not callable"
@@ -223,13 +224,15 @@ class PluginContext:
             return
         self.hooks.setdefault(name, []).append(callback)
 
-    def register_auxiliary_task(self, name: str, *args: Any, **kwargs: Any) -> None:
-        """Let the plugin's ``ctx.llm`` calls pass ``task=name`` (``auxiliary.<name>``).
+    def register_auxiliary_task(self, *args: Any, **kwargs: Any) -> None:
+        """Let the plugin's ``ctx.llm`` calls pass ``task=<name>`` (``auxiliary.<name>``).
 
-        Hermes' display name, description and default provider/model are
-        accepted and not used: the task answers on ``auxiliary.<name>`` of
-        ``config.yaml`` when that section exists, else on ``model.*``.
+        The name is the first argument (or ``name=`` / ``task=``). Hermes' display
+        name, description and default provider/model are accepted and not used:
+        the task answers on ``auxiliary.<name>`` of ``config.yaml`` when that
+        section exists, else on ``model.*``.
         """
+        name = args[0] if args else kwargs.get("name", kwargs.get("task"))
         if not isinstance(name, str) or not name.strip():
             logger.warning("%s: ctx.register_auxiliary_task(%r) skipped: no name", self.label, name)
             return
