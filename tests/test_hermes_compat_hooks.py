@@ -51,6 +51,10 @@ def capture(user_message, assistant_response, conversation_history):
     EVENTS.append(("post_llm_call", len(conversation_history)))
 
 
+async def always(**kwargs):
+    return "Always: be brief"
+
+
 def ended(session_id, completed):
     EVENTS.append(("end", session_id, completed))
 
@@ -66,7 +70,7 @@ def register(ctx):
     )
     ctx.register_hook("pre_llm_call", broken)
     ctx.register_hook("pre_llm_call", recall)
-    ctx.register_hook("pre_llm_call", lambda **kw: "Always: be brief")
+    ctx.register_hook("pre_llm_call", always)  # an async callback is awaited
     ctx.register_hook(hook_name="post_llm_call", callback=capture)  # Hermes' keywords
     ctx.register_hook("on_session_end", ended)
     ctx.register_hook("pre_tool_call", lambda **kw: EVENTS.append(("tool",)))

@@ -31,18 +31,16 @@ What each registration does in hermes-memory:
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import logging
 import os
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from hermes_core.discovery.extract import describe_exception
-from hermes_core.hermes_compat.hooks import SUPPORTED_HOOKS, keyword_names
+from hermes_core.hermes_compat.hooks import SUPPORTED_HOOKS, keyword_names, run_awaitable
 
 logger = logging.getLogger("hermes_core.plugins")
 
@@ -92,34 +90,10 @@ class PluginTool:
         )
         result = self.handler(args, **passed)
         if inspect.isawaitable(result):
-            result = _run_awaitable(result)
+            result = run_awaitable(result)
         if isinstance(result, str):
             return result
         return json.dumps(result, ensure_ascii=False, default=str)
-
-
-def _run_awaitable(awaitable: Any) -> Any:
-    async def wait() -> Any:
-        return await awaitable
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(wait())
-    outcome: dict[str, Any] = {}
-
-    def run() -> None:  # this thread already runs a loop: use a fresh one elsewhere
-        try:
-            outcome["value"] = asyncio.run(wait())
-        except BaseException as exc:
-            outcome["error"] = exc
-
-    worker = threading.Thread(target=run, name="hermes-compat-async-tool", daemon=True)
-    worker.start()
-    worker.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome.get("value")
 
 
 def _tool_from(

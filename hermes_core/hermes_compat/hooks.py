@@ -18,13 +18,15 @@ plugin keeps working:
   after ``on_session_end``.
 
 Each callback gets the keyword arguments its signature names (all of them
-with ``**kwargs``); one that raises is logged and skipped. Other hook names
+with ``**kwargs``); an async callback is awaited; one that raises is logged
+and skipped. Other hook names
 (tool, API and approval hooks) have no counterpart here and are ignored with
 a logged reason.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 import threading
@@ -33,7 +35,7 @@ from typing import Any
 
 from hermes_core.discovery.extract import describe_exception
 
-__all__ = ["SUPPORTED_HOOKS", "attach_hooks", "keyword_names"]
+__all__ = ["SUPPORTED_HOOKS", "attach_hooks", "keyword_names", "run_awaitable"]
 
 logger = logging.getLogger("hermes_core.plugins")
 
@@ -53,6 +55,32 @@ def keyword_names(fn: Callable[..., Any], skip: int = 0) -> frozenset[str] | Non
     return frozenset(
         p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
     )
+
+
+def run_awaitable(awaitable: Any) -> Any:
+    """The result of *awaitable*, run to completion from synchronous code (any thread)."""
+
+    async def wait() -> Any:
+        return await awaitable
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(wait())
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:  # this thread already runs a loop: use a fresh one elsewhere
+        try:
+            outcome["value"] = asyncio.run(wait())
+        except BaseException as exc:
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=run, name="hermes-compat-async-tool", daemon=True)
+    worker.start()
+    worker.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("value")
 
 
 def _only(keywords: frozenset[str] | None, values: Mapping[str, Any]) -> dict[str, Any]:
@@ -76,7 +104,8 @@ class _HookRunner:
         results = []
         for callback in self.hooks.get(name, ()):
             try:
-                results.append(callback(**_only(keyword_names(callback), values)))
+                result = callback(**_only(keyword_names(callback), values))
+                results.append(run_awaitable(result) if inspect.isawaitable(result) else result)
             except Exception as exc:
                 logger.warning("%s: %s hook raised %s", self.label, name, describe_exception(exc))
         return results
