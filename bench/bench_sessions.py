@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -628,6 +629,13 @@ def report(
             f"{size['floor_size'] / 1e6:,.0f} MB | {size['ours_size'] / 1e6:,.0f} MB | "
             f"{size['ours_size'] / size['floor_size']:.2f}× |"
         )
+    reused = sorted({size["built_at"] for size in sizes if "built_at" in size})
+    if reused:
+        lines += [
+            "",
+            f"The import figures are from the databases' build ({', '.join(reused)}), reused "
+            "with `--reuse`; everything below was measured in this run on those databases.",
+        ]
     lines += [
         "",
         f"### Sustained appends into the {largest:,}-message database",
@@ -766,7 +774,10 @@ def main(argv: list[str] | None = None) -> int:
             figures = workdir / "build.json"
             if args.reuse and figures.is_file():
                 print(f"reusing {total:,} messages in {workdir}")
-                built.append(json.loads(figures.read_text()))
+                reused = json.loads(figures.read_text())
+                built_at = datetime.fromtimestamp(figures.stat().st_mtime, tz=UTC)
+                reused["built_at"] = f"{built_at:%Y-%m-%d %H:%M} UTC"
+                built.append(reused)
                 continue
             if workdir.exists():
                 shutil.rmtree(workdir)
