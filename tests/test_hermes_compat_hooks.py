@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugin_kit import folder_plugin, fresh_discovery
+from plugin_kit import folder_plugin, fresh_discovery, provider_source
 from thirdparty_kit import write_config
 
 from hermes_core import hermes_compat
@@ -128,25 +128,9 @@ def test_recall_and_capture_in_hooks_work_through_the_manager(
 
 
 def test_a_plugin_without_hooks_keeps_its_own_methods(hermes_home: Path) -> None:
-    folder_plugin(
-        hermes_home / "plugins",
-        "plain",
-        """
-        from agent.memory_provider import MemoryProvider
-
-        class Plain(MemoryProvider):
-            name = "plain"
-            def is_available(self):
-                return True
-            def initialize(self, session_id, **kwargs):
-                pass
-            def get_tool_schemas(self):
-                return []
-
-        def register(ctx):
-            ctx.register_memory_provider(Plain())
-        """,
-    )
+    plain = provider_source("plain", cls="Plain")
+    register = "\n\ndef register(ctx):\n    ctx.register_memory_provider(Plain())\n"
+    folder_plugin(hermes_home / "plugins", "plain", plain + register)
     provider = load_memory_provider("plain")
     assert provider is not None
     assert "prefetch" not in vars(provider) and "initialize" not in vars(provider)
