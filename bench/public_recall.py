@@ -1,0 +1,185 @@
+"""Recall of session search on a public conversational-memory benchmark file you supply.
+
+The project ships no benchmark data (nothing is downloaded); point this at a
+copy of LoCoMo (``locomo10.json``) or LongMemEval (``longmemeval_s.json``,
+``longmemeval_m.json``, ``longmemeval_oracle.json``) and it reports, per
+ranker, session and evidence-turn recall@1/5/10 exactly as
+``bench_sessions_recall.py`` does on the project's own sets:
+
+* each LoCoMo sample, and each LongMemEval instance, gets a fresh store holding
+  only its own conversations, imported by ``hermes-memory sessions import``'s
+  reader (speakers as names, sessions dated);
+* LoCoMo questions are answered by their ``evidence`` turns (``D<n>:<k>``);
+  LongMemEval questions by the turns marked ``has_answer`` (instances with
+  none, such as abstention questions, are skipped and counted);
+* rankers: ours (``SessionStore.search_messages``) and BM25 over the OR of the
+  question's words on a plain FTS5 index of the same messages.
+
+Usage: ``python bench/public_recall.py PATH [--limit N]`` (the first N
+samples or instances). The table is printed, not written to the docs; the
+script is not one of ``run_all.py``'s ``bench_*`` benchmarks, since it needs
+a file the project does not ship.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench_sessions_recall import (  # noqa: E402
+    BM25_OR,
+    KS,
+    OURS,
+    Ranker,
+    bm25_ranker,
+    evaluate,
+    ours_ranker,
+    plain_index,
+)
+
+from hermes_core.sessions import SessionStore  # noqa: E402
+from hermes_core.sessions.importer import read_jsonl  # noqa: E402
+
+_DIA_ID = re.compile(r"D(\d+):(\d+)")
+
+Question = dict[str, Any]
+
+
+def locomo_units(samples: list[dict[str, Any]]) -> Iterator[tuple[Any, list[Question]]]:
+    """(sample, its questions with evidence as (session id, message index)) per sample."""
+    for n, sample in enumerate(samples):
+        sample_id = str(sample.get("sample_id") or f"sample_{n + 1}")
+        questions = []
+        for qa in sample.get("qa") or []:
+            evidence = [
+                (f"{sample_id}_session_{session}", int(turn) - 1)
+                for item in qa.get("evidence") or []
+                for session, turn in _DIA_ID.findall(str(item))
+            ]
+            if evidence and isinstance(qa.get("question"), str):
+                questions.append(
+                    {"q": qa["question"], "evidence": evidence, "group": qa.get("category")}
+                )
+        yield sample, questions
+
+
+def longmemeval_units(instances: list[dict[str, Any]]) -> Iterator[tuple[Any, list[Question]]]:
+    """(instance, its question with the ``has_answer`` turns as evidence) per instance."""
+    for instance in instances:
+        evidence = [
+            (str(session_id), k)
+            for session_id, turns in zip(
+                instance.get("haystack_session_ids") or [],
+                instance.get("haystack_sessions") or [],
+                strict=False,
+            )
+            for k, turn in enumerate(turns)
+            if isinstance(turn, dict) and turn.get("has_answer")
+        ]
+        question = instance.get("question")
+        usable = evidence and isinstance(question, str)
+        group = instance.get("question_type")
+        yield instance, [{"q": question, "evidence": evidence, "group": group}] if usable else []
+
+
+def evaluate_unit(unit: Any, questions: list[Question]) -> dict[str, dict[str, float]]:
+    """Hits (not fractions) per ranker and metric for one sample or instance."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "unit.json"
+        path.write_text(json.dumps([unit]), encoding="utf-8")
+        with SessionStore(Path(tmp) / "state.db") as store:
+            sessions = read_jsonl(path)
+            store.import_sessions(sessions)
+            turn_ids = {
+                (session["id"], k): message["id"]
+                for session in sessions
+                for k, message in enumerate(store.get_messages(session["id"]))
+            }
+            session_of = {mid: sid for (sid, _), mid in turn_ids.items()}
+            known = [q for q in questions if all(e in turn_ids for e in q["evidence"])]
+            rankers: dict[str, Ranker] = {
+                BM25_OR: bm25_ranker(plain_index(store), "OR"),
+                OURS: ours_ranker(store),
+            }
+            return {
+                name: {
+                    metric: value * len(known)
+                    for metric, value in evaluate(
+                        ranker,
+                        [
+                            {"q": q["q"], "evidence": [list(e) for e in q["evidence"]]}
+                            for q in known
+                        ],
+                        turn_ids,
+                        session_of,
+                    )[0].items()
+                }
+                if known
+                else {}
+                for name, ranker in rankers.items()
+            } | {"_questions": {"n": float(len(known))}}
+
+
+def run(path: Path, limit: int | None) -> tuple[str, int, int, dict[str, dict[str, float]]]:
+    """(layout, questions, skipped units, summed hits per ranker)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    items = data if isinstance(data, list) else [data]
+    items = items[:limit] if limit else items
+    if items and all(isinstance(item.get("conversation"), dict) for item in items):
+        layout, units = "LoCoMo", locomo_units(items)
+    elif items and all("haystack_sessions" in item for item in items):
+        layout, units = "LongMemEval", longmemeval_units(items)
+    else:
+        raise SystemExit(f"{path} is neither a LoCoMo nor a LongMemEval file.")
+    totals: dict[str, dict[str, float]] = {}
+    asked = skipped = 0
+    for unit, questions in units:
+        if not questions:
+            skipped += 1
+            continue
+        hits = evaluate_unit(unit, questions)
+        asked += int(hits.pop("_questions")["n"])
+        for ranker, metrics in hits.items():
+            for metric, value in metrics.items():
+                totals.setdefault(ranker, {}).setdefault(metric, 0.0)
+                totals[ranker][metric] += value
+    return layout, asked, skipped, totals
+
+
+def table(asked: int, totals: dict[str, dict[str, float]]) -> list[str]:
+    """The recall table (fractions of *asked*)."""
+    columns = [f"{level} R@{k}" for level in ("session", "message") for k in KS]
+    lines = ["| ranker | " + " | ".join(columns) + " |", "|---|" + "---:|" * len(columns)]
+    for ranker in (BM25_OR, OURS):
+        metrics = totals.get(ranker, {})
+        values = [
+            metrics.get(f"{level}@{k}", 0.0) / max(asked, 1)
+            for level in ("session", "message")
+            for k in KS
+        ]
+        lines.append(f"| {ranker} | " + " | ".join(f"{v:.2f}" for v in values) + " |")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("path", type=Path, help="a LoCoMo or LongMemEval JSON file")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N samples")
+    args = parser.parse_args(argv)
+    layout, asked, skipped, totals = run(args.path, args.limit)
+    print(f"{layout}: {asked} questions (units without usable evidence skipped: {skipped})\n")
+    print("\n".join(table(asked, totals)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""bench/public_recall.py: recall on a LoCoMo or LongMemEval file, from the command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+SCRIPT = Path(__file__).resolve().parent.parent / "bench" / "public_recall.py"
+
+
+def recall(path: Path) -> tuple[str, dict[str, list[float]]]:
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), str(path)], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    rows = {
+        line.split("|")[1].strip(): [float(cell) for cell in line.split("|")[2:-1]]
+        for line in result.stdout.splitlines()
+        if line.startswith("| ") and not line.startswith("| ranker")
+    }
+    return result.stdout.splitlines()[0], rows
+
+
+def test_locomo_evidence_turns_are_found(tmp_path: Path) -> None:
+    turns = [
+        ("Ana", "I finally went to my first pottery lesson."),
+        ("Ben", "No way! What did you make?"),
+        ("Ana", "A very lopsided bowl."),
+        ("Ben", "I have been training for the Riverside half marathon."),
+    ]
+    sample: dict[str, Any] = {
+        "sample_id": "conv-7",
+        "conversation": {
+            "speaker_a": "Ana",
+            "speaker_b": "Ben",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": s, "dia_id": f"D1:{k}", "text": t} for k, (s, t) in enumerate(turns, 1)
+            ],
+            "session_2_date_time": "2:00 pm on 9 June, 2023",
+            "session_2": [
+                {"speaker": "Ben", "dia_id": "D2:1", "text": "My knee hurts after the long run."}
+            ],
+        },
+        "qa": [
+            {"question": "What did Ana make in her pottery lesson?", "evidence": ["D1:3"]},
+            {"question": "Which race was Ben training for?", "evidence": ["D1:4"], "category": 2},
+            {"question": "No evidence here", "answer": "n/a"},
+        ],
+    }
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps([sample]), encoding="utf-8")
+    header, rows = recall(path)
+    assert header.startswith("LoCoMo: 2 questions")
+    ours = rows["ours (`search_messages`)"]
+    assert ours[:3] == [1.0, 1.0, 1.0]  # session R@1/5/10
+    # "A very lopsided bowl." shares no word with its question, yet is in the first five
+    assert ours[4:] == [1.0, 1.0]
+    assert all(o >= b for o, b in zip(ours, rows["BM25, OR of all words"], strict=True))
+    assert set(rows) == {"BM25, OR of all words", "ours (`search_messages`)"}
+
+
+def test_longmemeval_has_answer_turns_are_the_evidence(tmp_path: Path) -> None:
+    haystack = [
+        [
+            {"role": "user", "content": "I adopted a cat and named her Miso.", "has_answer": True},
+            {"role": "assistant", "content": "Miso is a lovely name!"},
+        ],
+        [{"role": "user", "content": "How do I keep sourdough starter alive?"}],
+    ]
+    instance = {
+        "question_id": "q1",
+        "question_type": "single-session-user",
+        "question": "What did I name my cat?",
+        "haystack_session_ids": ["s1", "s2"],
+        "haystack_dates": ["2023/05/20 (Sat) 02:21", "2023/05/21 (Sun) 09:00"],
+        "haystack_sessions": haystack,
+    }
+    abstention = {**instance, "question_id": "q2_abs", "haystack_sessions": [[], []]}
+    path = tmp_path / "longmemeval.json"
+    path.write_text(json.dumps([instance, abstention]), encoding="utf-8")
+    header, rows = recall(path)
+    assert header == "LongMemEval: 1 questions (units without usable evidence skipped: 1)"
+    assert rows["ours (`search_messages`)"] == [1.0] * 6
