@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import sqlite3
@@ -289,10 +290,21 @@ def blind_questions(data: dict[str, Any]) -> tuple[int, int]:
     return naming, blind
 
 
+MODEL_ENV = ("HERMES_MODEL_BASE_URL", "HERMES_MODEL", "OPENAI_BASE_URL")
+"""Variables that would give ``session_search`` a summary model (it falls back to them)."""
+
+
+def preview_tool(home: Path) -> SessionSearchTool:
+    """``session_search`` over *home*'s state.db with no summary model: raw previews only."""
+    for name in MODEL_ENV:  # this process only
+        os.environ.pop(name, None)
+    return SessionSearchTool(home, {})
+
+
 def preview_answers(home: Path, data: dict[str, Any]) -> int:
     """Questions whose answering turn is whole in ``session_search``'s raw previews."""
     texts = turn_texts(data)
-    tool = SessionSearchTool(home, {})
+    tool = preview_tool(home)
     try:
         found = 0
         for question in data["questions"]:

@@ -13,7 +13,9 @@ ranker, session and evidence-turn recall@1/5/10 exactly as
   LongMemEval questions by the turns marked ``has_answer`` (instances with
   none, such as abstention questions, are skipped and counted);
 * rankers: ours (``SessionStore.search_messages``) and BM25 over the OR of the
-  question's words on a plain FTS5 index of the same messages.
+  question's words on a plain FTS5 index of the same messages;
+* then the ``session_search`` tool itself, with no summary model: how many
+  questions have an evidence turn whole in its raw previews.
 
 Usage: ``python bench/public_recall.py PATH [--limit N]`` (the first N
 samples or instances). The table is printed, not written to the docs; the
@@ -44,6 +46,7 @@ from bench_sessions_recall import (  # noqa: E402
     evaluate,
     ours_ranker,
     plain_index,
+    preview_tool,
 )
 
 from hermes_core.sessions import SessionStore  # noqa: E402
@@ -92,45 +95,73 @@ def longmemeval_units(instances: list[dict[str, Any]]) -> Iterator[tuple[Any, li
 
 
 def evaluate_unit(unit: Any, questions: list[Question]) -> dict[str, dict[str, float]]:
-    """Hits (not fractions) per ranker and metric for one sample or instance."""
+    """Hits (not fractions) per ranker and metric for one sample or instance.
+
+    Also ``_questions`` (those whose evidence turns exist) and ``_previews``
+    (those whose evidence is whole in ``session_search``'s raw previews).
+    """
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "unit.json"
+        home = Path(tmp)
+        path = home / "unit.json"
         path.write_text(json.dumps([unit]), encoding="utf-8")
-        with SessionStore(Path(tmp) / "state.db") as store:
+        with SessionStore(home / "state.db") as store:
             sessions = read_jsonl(path)
             store.import_sessions(sessions)
+            stored = {s["id"]: store.get_messages(s["id"]) for s in sessions}
             turn_ids = {
-                (session["id"], k): message["id"]
-                for session in sessions
-                for k, message in enumerate(store.get_messages(session["id"]))
+                (sid, k): message["id"]
+                for sid, messages in stored.items()
+                for k, message in enumerate(messages)
             }
+            contents = {m["id"]: m["content"] for messages in stored.values() for m in messages}
             session_of = {mid: sid for (sid, _), mid in turn_ids.items()}
-            known = [q for q in questions if all(e in turn_ids for e in q["evidence"])]
+            known = [
+                {"q": q["q"], "evidence": [list(e) for e in q["evidence"]]}
+                for q in questions
+                if all(tuple(e) in turn_ids for e in q["evidence"])
+            ]
             rankers: dict[str, Ranker] = {
                 BM25_OR: bm25_ranker(plain_index(store), "OR"),
                 OURS: ours_ranker(store),
             }
-            return {
+            hits: dict[str, dict[str, float]] = {
                 name: {
                     metric: value * len(known)
-                    for metric, value in evaluate(
-                        ranker,
-                        [
-                            {"q": q["q"], "evidence": [list(e) for e in q["evidence"]]}
-                            for q in known
-                        ],
-                        turn_ids,
-                        session_of,
-                    )[0].items()
+                    for metric, value in evaluate(ranker, known, turn_ids, session_of)[0].items()
                 }
-                if known
-                else {}
                 for name, ranker in rankers.items()
-            } | {"_questions": {"n": float(len(known))}}
+                if known
+            }
+        shown = _previews_with_evidence(home, known, turn_ids, contents)
+    hits["_questions"] = {"n": float(len(known))}
+    hits["_previews"] = {"n": float(shown)}
+    return hits
 
 
-def run(path: Path, limit: int | None) -> tuple[str, int, int, dict[str, dict[str, float]]]:
-    """(layout, questions, skipped units, summed hits per ranker)."""
+def _previews_with_evidence(
+    home: Path,
+    questions: list[Question],
+    turn_ids: dict[tuple[str, int], int],
+    contents: dict[int, str],
+) -> int:
+    """Questions with an evidence turn whole in ``session_search``'s raw previews."""
+    tool = preview_tool(home)
+    try:
+        found = 0
+        for question in questions:
+            answer = json.loads(tool({"query": question["q"]}))
+            shown = "\n".join(result.get("summary", "") for result in answer.get("results", []))
+            found += any(
+                contents.get(turn_ids[tuple(evidence)], "\0") in shown
+                for evidence in question["evidence"]
+            )
+        return found
+    finally:
+        tool.close()
+
+
+def run(path: Path, limit: int | None) -> tuple[str, int, int, int, dict[str, dict[str, float]]]:
+    """(layout, questions, skipped units, evidence shown in previews, summed hits per ranker)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     items = data if isinstance(data, list) else [data]
     items = items[:limit] if limit else items
@@ -141,18 +172,19 @@ def run(path: Path, limit: int | None) -> tuple[str, int, int, dict[str, dict[st
     else:
         raise SystemExit(f"{path} is neither a LoCoMo nor a LongMemEval file.")
     totals: dict[str, dict[str, float]] = {}
-    asked = skipped = 0
+    asked = skipped = previews = 0
     for unit, questions in units:
         if not questions:
             skipped += 1
             continue
         hits = evaluate_unit(unit, questions)
         asked += int(hits.pop("_questions")["n"])
+        previews += int(hits.pop("_previews")["n"])
         for ranker, metrics in hits.items():
             for metric, value in metrics.items():
                 totals.setdefault(ranker, {}).setdefault(metric, 0.0)
                 totals[ranker][metric] += value
-    return layout, asked, skipped, totals
+    return layout, asked, skipped, previews, totals
 
 
 def table(asked: int, totals: dict[str, dict[str, float]]) -> list[str]:
@@ -175,9 +207,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("path", type=Path, help="a LoCoMo or LongMemEval JSON file")
     parser.add_argument("--limit", type=int, default=None, help="only the first N samples")
     args = parser.parse_args(argv)
-    layout, asked, skipped, totals = run(args.path, args.limit)
+    layout, asked, skipped, previews, totals = run(args.path, args.limit)
     print(f"{layout}: {asked} questions (units without usable evidence skipped: {skipped})\n")
     print("\n".join(table(asked, totals)))
+    print(
+        f"\nEvidence turn whole in session_search's raw previews (no summary model): "
+        f"{previews}/{asked}"
+    )
     return 0
 
 

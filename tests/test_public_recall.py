@@ -11,17 +11,19 @@ from typing import Any
 SCRIPT = Path(__file__).resolve().parent.parent / "bench" / "public_recall.py"
 
 
-def recall(path: Path) -> tuple[str, dict[str, list[float]]]:
+def recall(path: Path) -> tuple[str, dict[str, list[float]], str]:
+    """(first line, ranker -> its six recall figures, last line) of the script's report."""
     result = subprocess.run(
         [sys.executable, str(SCRIPT), str(path)], capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
     rows = {
         line.split("|")[1].strip(): [float(cell) for cell in line.split("|")[2:-1]]
-        for line in result.stdout.splitlines()
+        for line in lines
         if line.startswith("| ") and not line.startswith("| ranker")
     }
-    return result.stdout.splitlines()[0], rows
+    return lines[0], rows, lines[-1]
 
 
 def test_locomo_evidence_turns_are_found(tmp_path: Path) -> None:
@@ -53,8 +55,9 @@ def test_locomo_evidence_turns_are_found(tmp_path: Path) -> None:
     }
     path = tmp_path / "locomo.json"
     path.write_text(json.dumps([sample]), encoding="utf-8")
-    header, rows = recall(path)
+    header, rows, previews = recall(path)
     assert header.startswith("LoCoMo: 2 questions")
+    assert previews.endswith("raw previews (no summary model): 2/2")
     ours = rows["ours (`search_messages`)"]
     assert ours[:3] == [1.0, 1.0, 1.0]  # session R@1/5/10
     # "A very lopsided bowl." shares no word with its question, yet is in the first five
@@ -82,6 +85,7 @@ def test_longmemeval_has_answer_turns_are_the_evidence(tmp_path: Path) -> None:
     abstention = {**instance, "question_id": "q2_abs", "haystack_sessions": [[], []]}
     path = tmp_path / "longmemeval.json"
     path.write_text(json.dumps([instance, abstention]), encoding="utf-8")
-    header, rows = recall(path)
+    header, rows, previews = recall(path)
     assert header == "LongMemEval: 1 questions (units without usable evidence skipped: 1)"
+    assert previews.endswith(": 1/1")
     assert rows["ours (`search_messages`)"] == [1.0] * 6
