@@ -54,6 +54,7 @@ def _locomo(sample: Mapping[str, Any], index: int, source: str) -> list[dict[str
     speakers = [conversation.get("speaker_a"), conversation.get("speaker_b")]
     if not all(isinstance(name, str) and name.strip() for name in speakers):
         raise DatasetError(f"LoCoMo sample {sample_id}: speaker_a and speaker_b must be names")
+    speakers = [name.strip() for name in speakers]
     roles = {speakers[0]: "user", speakers[1]: "assistant"}
     numbers = sorted(
         int(match.group(1))
@@ -69,6 +70,7 @@ def _locomo(sample: Mapping[str, Any], index: int, source: str) -> list[dict[str
         messages = []
         for k, turn in enumerate(turns, start=1):
             speaker = turn.get("speaker") if isinstance(turn, Mapping) else None
+            speaker = speaker.strip() if isinstance(speaker, str) else speaker
             text = turn.get("text", "") if isinstance(turn, Mapping) else None
             if speaker not in roles or not isinstance(text, str):
                 raise DatasetError(
