@@ -725,8 +725,11 @@ def test_the_reply_to_a_matching_question_turn_comes_just_ahead_of_it(
     assert reply in found[:3] and found[found.index(reply) + 1] == asked
     # keywords are not a question: no reply is brought in
     assert reply not in ids(store.search_messages("pottery make"))
-    # a role filter keeps to the role asked for
+    # a role filter keeps to the role asked for, a time filter to its window
     assert reply not in ids(store.search_messages(question, role_filter="assistant"))
+    reply_time = store.get_messages("pottery")[-1]["timestamp"]
+    assert reply not in ids(store.search_messages(question, until=reply_time))
+    assert reply in ids(store.search_messages(question, until=reply_time + 1))
 
 
 def test_no_reply_for_a_statement_or_the_same_speaker_going_on(store: SessionStore) -> None:

@@ -373,6 +373,7 @@ def _with_replies(
     rows: list[tuple[Any, ...]],
     need: int,
     text: bool,
+    filters: SearchFilters,
 ) -> list[tuple[Any, ...]]:
     """*rows* with the reply to each of the first asking turns placed just before it.
 
@@ -382,11 +383,21 @@ def _with_replies(
     first :data:`REPLY_LOOKUP_HITS` hits that ends by asking something (its
     last character is ``?``) brings the next message of its session, when
     someone else says it, ahead of itself: the asking turn points at the
-    answer. A question in the middle of a turn is usually rhetorical.
+    answer. A question in the middle of a turn is usually rhetorical. A reply
+    is in its question's session, so it passes the session and source filters;
+    the time filters apply to it too.
     """
     asking = [row[0] for row in rows[:REPLY_LOOKUP_HITS]]
     if not asking:
         return rows
+    params: dict[str, Any] = {"ids": json.dumps(asking)}
+    within = ""
+    if filters.since is not None:
+        params["since"] = float(filters.since)
+        within += " AND n.timestamp >= :since"
+    if filters.until is not None:
+        params["until"] = float(filters.until)
+        within += " AND n.timestamp < :until"
     other_speaker = "r.role <> m.role"
     if "name" in layout.message_columns:
         other_speaker += " OR COALESCE(r.name, '') <> COALESCE(m.name, '')"
@@ -394,14 +405,14 @@ def _with_replies(
         f"SELECT m.id, r.id, NULL, NULL, {_detail_columns(layout, text, 'r')} "
         "FROM messages AS m JOIN messages AS r ON r.id = ("
         "SELECT n.id FROM messages AS n WHERE n.session_id = m.session_id AND n.id > m.id "
-        f"AND n.role IN ('user', 'assistant') AND {layout.visible_rows_sql('n')} "
+        f"AND n.role IN ('user', 'assistant') AND {layout.visible_rows_sql('n')}{within} "
         "ORDER BY n.id LIMIT 1) "
-        "WHERE m.id IN (SELECT value FROM json_each(?)) "
+        "WHERE m.id IN (SELECT value FROM json_each(:ids)) "
         "AND substr(rtrim(m.content, char(9, 10, 13, 32, 34, 39, 41)), -1) IN ('?', '？') "
         f"AND ({other_speaker})"
     )
     try:
-        replies = {row[0]: row[1:] for row in conn.execute(sql, (json.dumps(asking),))}
+        replies = {row[0]: row[1:] for row in conn.execute(sql, params)}
     except sqlite3.OperationalError as exc:
         if is_busy(exc):
             raise
@@ -574,7 +585,7 @@ class _Search:
             extra = self.rows(fallback, need + len(seen))
             rows += [row for row in extra if row[0] not in seen][: need - len(rows)]
         if plan.mode == "question" and rows and not self.filters.roles:
-            rows = _with_replies(self.conn, self.layout, rows, need, self.snippets)
+            rows = _with_replies(self.conn, self.layout, rows, need, self.snippets, self.filters)
         if not rows and self.layout.trigram is not None and self.layout.word is not None:
             # A Latin word glued to CJK text ('修改youer服务端') is one unicode61
             # token; the trigram index still finds it as a substring.
