@@ -974,7 +974,7 @@ class MemoryManager:
         if isinstance(result, str):
             try:
                 result = json.loads(result)
-            except ValueError:
+            except (ValueError, RecursionError):
                 return 0
         if not isinstance(result, dict):
             return 0

@@ -223,3 +223,13 @@ def test_any_json_document_imports_or_fails_with_a_clear_error(
         return
     for session in sessions:
         assert session["messages"] and all(m["role"] in VALID_ROLES for m in session["messages"])
+
+
+@pytest.mark.parametrize(
+    "deep", ["[" * 100_000 + "]" * 100_000, '{"a":' * 100_000 + "1" + "}" * 100_000]
+)
+def test_json_nested_too_deeply_is_a_clear_error(tmp_path: Path, deep: str) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text(deep + "\n", encoding="utf-8")
+    with pytest.raises(SessionImportError, match="line 1: JSON nested too deeply"):
+        read_jsonl(path)

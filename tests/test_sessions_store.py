@@ -566,3 +566,12 @@ def test_lone_surrogates_are_stored_as_replacement_characters(store: SessionStor
     store.create_session("s-surrogate")
     store.append_message("s-surrogate", "user", "bad \ud800 text")
     assert store.get_messages("s-surrogate")[0]["content"] == "bad \ufffd text"
+
+
+def test_tool_calls_nested_past_the_json_readers_depth_are_stored(store: SessionStore) -> None:
+    store.create_session("s")
+    deep = "[" * 100_000 + "]" * 100_000  # more nesting than json.loads can read
+    mid = store.append_message("s", "assistant", "部署回滚 with a hostile payload", tool_calls=deep)
+    assert [hit["id"] for hit in store.search_messages("部署回滚")] == [mid]
+    (message,) = store.get_messages("s")
+    assert message["tool_calls"] == deep  # kept as the text it was

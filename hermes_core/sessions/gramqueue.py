@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Mapping
-from typing import Any
 
 from hermes_core.sessions.cjk import cjk_grams
 from hermes_core.sessions.schema import indexed_name_sql
@@ -35,23 +34,21 @@ def tool_calls_text(raw: str | None) -> str:
     """Every string inside a stored ``tool_calls`` JSON value, space-separated."""
     try:
         value = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
+    except (ValueError, RecursionError):
         return raw or ""
     if isinstance(value, str) or value is None:
         return value or ""
     strings: list[str] = []
 
-    def walk(node: Any) -> None:
+    pending = [value]  # an explicit stack: any nesting depth the JSON reader accepted
+    while pending:
+        node = pending.pop()
         if isinstance(node, str):
             strings.append(node)
         elif isinstance(node, Mapping):
-            for item in node.values():
-                walk(item)
+            pending.extend(reversed(list(node.values())))
         elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(value)
+            pending.extend(reversed(node))
     return " ".join(strings)
 
 

@@ -207,6 +207,8 @@ def read_jsonl(
                 data = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise _LineError(f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
+            except RecursionError as exc:
+                raise _LineError("JSON nested too deeply to read") from exc
             if not isinstance(data, dict):
                 raise _LineError(f"expected a JSON object, got {type(data).__name__}")
             if "messages" in data:

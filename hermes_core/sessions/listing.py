@@ -48,7 +48,7 @@ def _text(content: Any) -> str:
     if content.startswith(_LEGACY_JSON_PREFIX):
         try:
             parts = json.loads(content[len(_LEGACY_JSON_PREFIX) :])
-        except ValueError:
+        except (ValueError, RecursionError):
             return ""
         items = parts if isinstance(parts, list) else [parts]
         return " ".join(

@@ -73,7 +73,7 @@ def safe_json_loads(text: Any, default: Any = None) -> Any:
     """``json.loads(text)``, or *default* when it does not parse."""
     try:
         return json.loads(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return default
 
 
