@@ -241,6 +241,17 @@ def test_structured_output_is_asked_for_parsed_and_checked(
         llm.complete_structured(instructions="List.", input=["x"], json_schema=SCHEMA)
 
 
+def test_a_hostile_structured_answer_is_text_or_a_clear_error(
+    hermes_home: Path, server: FakeOpenAIServer
+) -> None:
+    llm = llm_for(hermes_home, server)
+    server.script("[" * 100_000 + "]" * 100_000, '{"facts": ' + "[" * 900 + "]" * 900 + "}")
+    too_deep = llm.complete_structured(instructions="List.", input=["x"], json_schema=SCHEMA)
+    assert (too_deep.content_type, too_deep.parsed) == ("text", None)
+    with pytest.raises(ValueError, match="schema"):
+        llm.complete_structured(instructions="List.", input=["x"], json_schema=SCHEMA)
+
+
 def test_without_jsonschema_the_answer_is_parsed_but_not_checked(
     hermes_home: Path, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

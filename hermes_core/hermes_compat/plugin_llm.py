@@ -513,6 +513,10 @@ def _parse_json(text: str, json_schema: Any) -> Any:
         raise ValueError(f"json_schema is not a valid JSON Schema: {exc.message}") from exc
     except jsonschema.ValidationError as exc:
         raise ValueError(f"the model's JSON does not match the schema: {exc.message}") from exc
+    except RecursionError as exc:
+        raise ValueError(
+            "the model's JSON is nested too deeply to check against the schema"
+        ) from exc
     return value
 
 
