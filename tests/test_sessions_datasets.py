@@ -169,6 +169,16 @@ def test_malformed_benchmark_files_are_named_and_write_nothing(
     )
 
 
+def test_longmemeval_sessions_without_ids_are_named_after_their_instance(
+    tmp_path: Path, hermes_home: Path
+) -> None:
+    instance = {"question_id": "q9", "haystack_sessions": [[{"role": "user", "content": "hi"}]]}
+    code, out = run("import", str(write(tmp_path / "lme.json", [instance])))
+    assert code == 0, out
+    with SessionStore(hermes_home / "state.db", read_only=True) as store:
+        assert [s["id"] for s in store.list_sessions()] == ["q9_session_1"]
+
+
 def test_benchmark_files_take_no_session_id(tmp_path: Path, hermes_home: Path) -> None:
     source = write(tmp_path / "locomo.json", locomo_sample())
     code, out = run("import", str(source), "--session-id", "mine")

@@ -99,12 +99,13 @@ def _locomo(sample: Mapping[str, Any], index: int, source: str) -> list[dict[str
 def _longmemeval(items: list[Mapping[str, Any]], source: str) -> list[dict[str, Any]]:
     sessions: dict[str, dict[str, Any]] = {}
     for n, item in enumerate(items, start=1):
-        where = f"LongMemEval instance {item.get('question_id') or n}"
+        instance = str(item.get("question_id") or f"instance_{n}")
+        where = f"LongMemEval instance {instance}"
         haystack = item.get("haystack_sessions")
         if not isinstance(haystack, list):
             raise DatasetError(f"{where}: haystack_sessions must be a list of sessions")
         ids = item.get("haystack_session_ids")
-        ids = [f"{where}_{k}" for k in range(len(haystack))] if ids is None else ids
+        ids = [f"{instance}_session_{k + 1}" for k in range(len(haystack))] if ids is None else ids
         dates = item.get("haystack_dates")
         dates = [None] * len(haystack) if dates is None else dates
         if (
