@@ -45,6 +45,7 @@ import pluggy
 from hermes_core.config import get_hermes_home, is_truthy, load_config, selected_provider
 from hermes_core.discovery.entry_points import entry_points_in
 from hermes_core.discovery.extract import (
+    contain,
     describe_exception,
     describe_import_failure,
     instantiate,
@@ -53,10 +54,17 @@ from hermes_core.discovery.extract import (
 from hermes_core.discovery.folders import (
     PluginFolder,
     load_folder_module,
+    printable,
     scan_plugin_folders,
     with_manifest,
 )
-from hermes_core.discovery.info import ProviderInfo, Source, missing_env_reason, probe
+from hermes_core.discovery.info import (
+    ProviderInfo,
+    Source,
+    missing_env_reason,
+    name_problem,
+    probe,
+)
 from hermes_core.discovery.policy import PluginPolicy, current_policy
 from hermes_core.discovery.registry import (
     PluginRecord,
@@ -165,7 +173,7 @@ def _from_registration(reg: Registration) -> _Candidate:
         )
     try:
         provider = instantiate(reg.obj)
-        name = str(provider.name)
+        name = str(contain(getattr, provider, "name"))
     except Exception as exc:  # PluginError from instantiate, or a raising ``name``
         cause = str(exc) if isinstance(exc, PluginError) else describe_exception(exc)
         return _Candidate(reg.plugin, base, label, _fail(cause))
@@ -188,18 +196,26 @@ def _pluggy_candidates(registry: PluginRegistry) -> Iterator[_Candidate]:
 def _folder_candidates(plugins_dir: Path, source: Source, home: Path) -> Iterator[_Candidate]:
     for folder in scan_plugin_folders(plugins_dir):
         folder = with_manifest(folder)
+        name = printable(folder.name)
         info = ProviderInfo(
-            name=folder.name,
+            name=name,
             description=folder.description,
             source=source,
             version=folder.version,
-            path=str(folder.root),
+            path=printable(str(folder.root)),
             required_env=folder.required_env,
+            warnings=folder.manifest_problems,
         )
-        label = f"{source} plugin at {folder.root}"
+        label = f"{source} plugin at {info.path}"
+        load = _folder_loader(folder, home)
+        if name != folder.name:  # config.yaml (UTF-8 text) could never select it
+            load = _fail(
+                f"the folder name {name!r} is not valid UTF-8, so memory.provider cannot "
+                "select it; rename the directory"
+            )
         alias = folder.manifest_name
         aliases = (alias,) if alias and alias != folder.name else ()
-        yield _Candidate(folder.name, info, label, _folder_loader(folder, home), aliases)
+        yield _Candidate(name, info, label, load, aliases)
 
 
 def _prepare_hermes_plugin(home: Path, folder: PluginFolder | None = None) -> None:
@@ -237,8 +253,8 @@ def _hermes_entry_point_candidates(home: Path) -> Iterator[_Candidate]:
         def load(ep: Any = ref.entry_point, label: str = label) -> Any:
             _prepare_hermes_plugin(home)
             try:
-                obj = ep.load()
-            except (Exception, SystemExit) as exc:  # SystemExit from a plugin counts too
+                obj = contain(ep.load)
+            except Exception as exc:  # PluginCrash: a plugin's SystemExit counts too
                 cause = describe_import_failure(exc)
                 raise PluginError(f"importing {ep.value} raised {cause}") from exc
             return provider_from_object(obj, label, ep.name)
@@ -271,6 +287,8 @@ def _candidates(home: Path) -> Iterator[_Candidate]:
 
 def _describe(candidate: _Candidate) -> ProviderInfo:
     """Load and probe *candidate*; any failure becomes one warning and the entry's error."""
+    for warning in candidate.info.warnings:
+        logger.warning("Memory provider %r: %s", candidate.name, warning)
     try:
         provider = candidate.load()
     except PluginError as exc:
@@ -454,13 +472,20 @@ def activate_providers(
         _warn_not_activated(name, "could not be found or loaded")
         return activated
     try:
-        available = provider.is_available()
+        problem = name_problem(contain(getattr, provider, "name"), name)
+    except Exception as exc:
+        problem = f"name raised {describe_exception(exc)}"
+    if problem:
+        _warn_not_activated(name, f"is refused: its {problem}")
+        return activated
+    try:
+        available = contain(provider.is_available)
     except Exception as exc:
         _warn_not_activated(name, f"failed its availability check ({describe_exception(exc)})")
         return activated
     if not available:
         try:
-            reason = provider.unavailable_reason()
+            reason = contain(provider.unavailable_reason)
         except Exception as exc:
             reason = f"unavailable_reason() raised {describe_exception(exc)}"
         if not reason and (folder := plugin_folder(name, home)) is not None:
@@ -468,8 +493,8 @@ def activate_providers(
         _warn_not_activated(name, f"is not available: {reason or 'no reason given'}")
         return activated
     try:
-        provider.get_tool_schemas()
-        manager.add_provider(provider)
+        contain(provider.get_tool_schemas)
+        contain(manager.add_provider, provider)
     except Exception as exc:
         _warn_not_activated(name, f"could not be registered ({describe_exception(exc)})")
         return activated

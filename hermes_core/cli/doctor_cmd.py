@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import sqlite3
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -119,6 +121,12 @@ def check_settings(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     return found
 
 
+_MANIFEST_FIX = (
+    "fix the plugin's plugin.yaml (a mapping of name, description, version and "
+    "requires_env strings) or delete it: it is optional"
+)
+
+
 def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     """The builtin and the selected provider load; every discovered provider's status."""
     from hermes_core.config import selected_provider
@@ -131,8 +139,13 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
         found.append(Finding("ok", "builtin provider installed"))
     except PluginError as exc:
         found.append(Finding("fail", str(exc), "pip install hermes-memory-builtin"))
-    listing = discover_providers(home)
+    with contextlib.redirect_stdout(sys.stderr):  # a plugin printing while it loads
+        listing = discover_providers(home)
     for info in listing:
+        found += [
+            Finding("warn", f"provider {info.name!r} ({info.source}): {warning}", _MANIFEST_FIX)
+            for warning in info.warnings
+        ]
         if info.name == "builtin":
             continue
         if info.error:

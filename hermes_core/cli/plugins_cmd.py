@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 from typing import TYPE_CHECKING
 
 import click
@@ -40,6 +42,7 @@ def _render_provider(info: ProviderInfo) -> str:
     if info.provider_name and info.provider_name != info.name:
         lines.append(f"    provider name: {info.provider_name}")
     lines.append(f"    status: {_status_line(info)}")
+    lines += [f"    warning: {warning}" for warning in info.warnings]
     if not info.shadowed_by and not info.error:
         lines.append(f"    hooks:  {', '.join(info.hooks) or '(required hooks only)'}")
     return "\n".join(lines)
@@ -66,7 +69,9 @@ def plugins(as_json: bool, show_all: bool) -> None:
     """List memory providers: name, distribution, source, hooks and availability."""
     from hermes_core.plugins import discover_providers, list_plugins
 
-    found = discover_providers(include_shadowed=show_all)
+    # A plugin that prints while it loads must not corrupt the listing (or the JSON).
+    with contextlib.redirect_stdout(sys.stderr):
+        found = discover_providers(include_shadowed=show_all)
     shown = found if show_all else [p for p in found if not p.error]
     hidden = len(found) - len(shown)
     records = list_plugins() if show_all else []

@@ -27,8 +27,36 @@ _REQUIRED_METHODS = ("is_available", "initialize", "get_tool_schemas")
 
 def describe_exception(exc: BaseException) -> str:
     """``"ValueError: bad key"`` — the cause as shown in warnings and listings."""
+    if isinstance(exc, PluginCrash):
+        return str(exc)
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class PluginCrash(Exception):
+    """A plugin raised a :class:`BaseException` that is not :class:`Exception`.
+
+    ``SystemExit`` (``sys.exit()`` in a plugin), ``GeneratorExit``,
+    ``asyncio.CancelledError`` or a plugin's own ``BaseException`` subclass is
+    the plugin failing, not the process being asked to stop: :func:`contain`
+    turns it into this exception so every ``except Exception`` on the way treats
+    it as the plugin's failure. Only ``KeyboardInterrupt`` (the user's Ctrl-C)
+    is let through.
+    """
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(describe_exception(original))
+        self.original = original
+
+
+def contain(call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``call(*args, **kwargs)``; a plugin's non-``Exception`` failure raised as PluginCrash."""
+    try:
+        return call(*args, **kwargs)
+    except (Exception, KeyboardInterrupt):
+        raise
+    except BaseException as exc:
+        raise PluginCrash(exc) from exc
 
 
 def describe_import_failure(exc: BaseException) -> str:
@@ -88,14 +116,14 @@ def instantiate(obj: Any) -> Any:
         return as_provider(obj)
     if is_provider_class(obj):
         try:
-            return as_provider(obj())
+            return as_provider(contain(obj))
         except Exception as exc:
             raise PluginError(
                 f"creating {_callable_name(obj)} raised {describe_exception(exc)}"
             ) from exc
     if callable(obj) and not isinstance(obj, type):
         try:
-            result = obj()
+            result = contain(obj)
         except Exception as exc:
             raise PluginError(
                 f"factory {_callable_name(obj)}() raised {describe_exception(exc)}"
@@ -130,7 +158,7 @@ def _from_register(
 
     ctx = PluginContext(plugin_id, label)
     try:
-        register(ctx)
+        contain(register, ctx)
     except Exception as exc:
         if not ctx.providers:
             logger.debug("%s: register(ctx) raised %s", label, describe_exception(exc))
@@ -142,6 +170,18 @@ def _from_register(
         )
     if not ctx.providers:
         return None, "register(ctx) did not call ctx.register_memory_provider()"
+    if len(ctx.providers) > 1:
+        logger.warning(
+            "%s: register(ctx) registered %d memory providers; using the first (%s) and "
+            "ignoring the rest: a plugin offers one provider, so give each its own plugin",
+            label,
+            len(ctx.providers),
+            _callable_name(
+                type(ctx.providers[0])
+                if is_provider_instance(ctx.providers[0])
+                else ctx.providers[0]
+            ),
+        )
     provider = instantiate(ctx.providers[0])
     attach_tools(provider, ctx.tools, label)
     attach_hooks(provider, ctx.hooks, label)
@@ -167,7 +207,7 @@ def _from_namespace(namespace: Any, label: str, plugin_id: str) -> Any:
     classes.sort(key=lambda cls: cls.__module__ != own_module)
     for cls in classes:
         try:
-            return as_provider(cls())
+            return as_provider(contain(cls))
         except Exception as exc:
             problems.append(f"creating {cls.__qualname__} raised {describe_exception(exc)}")
     if not problems:

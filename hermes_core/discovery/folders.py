@@ -19,7 +19,9 @@ Rules (those of Hermes Agent, so its plugins are found in the same places):
   a module that fails to import is removed again so a fixed plugin can load.
 
 An optional ``plugin.yaml`` (read as UTF-8 with or without BOM) gives ``name``,
-``description`` and ``version``.
+``description``, ``version`` and ``requires_env``; a bad one (unreadable, over
+64 KiB, not a mapping, a field of the wrong type) is ignored in whole or in part
+and each problem is reported with the plugin, never costing it its load.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import logging
+import os
 import re
 import sys
 import threading
@@ -35,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_core.discovery.extract import describe_exception, describe_import_failure
+from hermes_core.discovery.extract import contain, describe_exception, describe_import_failure
 from hermes_core.errors import PluginError
 
 logger = logging.getLogger("hermes_core.plugins")
@@ -45,6 +48,14 @@ MARKERS = ("register_memory_provider", "MemoryProvider")
 NAMESPACE = "_hermes_user_memory"
 MANIFEST = "plugin.yaml"
 PROJECT_MARKERS = (MANIFEST, "pyproject.toml", "setup.py", "setup.cfg")
+MANIFEST_MAX_BYTES = 64 * 1024
+# plugin.yaml field -> (accepted types, how to say them); other fields are kept as they are
+MANIFEST_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "name": ((str, int, float), "a string"),
+    "description": ((str,), "a string"),
+    "version": ((str, int, float), "a string"),
+    "requires_env": ((str, list), "a list of variable names"),
+}
 
 
 @dataclass(frozen=True)
@@ -55,6 +66,7 @@ class PluginFolder:
     root: Path
     package_dir: Path
     manifest: dict[str, Any] = field(default_factory=dict, compare=False)
+    manifest_problems: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def description(self) -> str:
@@ -103,9 +115,14 @@ class PluginFolder:
         """The synthetic module name this plugin is imported under."""
         import hashlib  # only needed once a folder plugin is loaded
 
-        digest = hashlib.sha256(str(self.package_dir.resolve()).encode()).hexdigest()[:16]
+        digest = hashlib.sha256(os.fsencode(self.package_dir.resolve())).hexdigest()[:16]
         safe = re.sub(r"\W", "_", self.name)
         return f"{NAMESPACE}.{safe}__source_{digest}"
+
+
+def printable(text: str) -> str:
+    """*text* (a file name or path) with bytes that are not UTF-8 shown as ``\\xff`` escapes."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def mentions_memory_provider(init_file: Path) -> bool:
@@ -141,21 +158,57 @@ def _package_dir(plugin_root: Path) -> Path | None:
     return packages[0] if len(packages) == 1 else None
 
 
-def read_manifest(plugin_root: Path, package_dir: Path) -> dict[str, Any]:
-    """``plugin.yaml`` of a plugin (root first, then the package); ``{}`` if absent or bad."""
+def _checked_fields(data: dict[Any, Any], path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The fields of *data* whose type hermes-memory can use, and one problem per other field."""
+    kept: dict[str, Any] = {}
+    problems = []
+    for key, value in data.items():
+        expected = MANIFEST_FIELDS.get(key) if isinstance(key, str) else None
+        if expected is None or value is None or isinstance(value, expected[0]):
+            kept[str(key)] = value
+        else:  # never str() the value: an alias bomb expands to gigabytes
+            problems.append(
+                f"{path}: {key} must be {expected[1]}, not {type(value).__name__}; ignoring it"
+            )
+    return kept, problems
+
+
+def read_manifest(plugin_root: Path, package_dir: Path) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """``plugin.yaml`` of a plugin (root first, then the package), and what was wrong with it.
+
+    The manifest is optional: an absent one is ``{}``; an unreadable, oversized
+    or malformed one is ``{}`` plus the problem, and a field of the wrong type
+    is dropped with its problem, so the plugin still loads.
+    """
     import yaml
 
     for directory in dict.fromkeys((plugin_root, package_dir)):
         path = directory / MANIFEST
-        if not path.is_file():
+        if not path.exists():
             continue
         try:
+            size = path.stat().st_size
+            if not path.is_file():
+                return {}, (f"{path} is not a file; ignoring it",)
+            if size > MANIFEST_MAX_BYTES:
+                return {}, (
+                    f"{path} is {size} bytes, more than the {MANIFEST_MAX_BYTES} a plugin.yaml "
+                    "may have; ignoring it",
+                )
             data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-            logger.warning("Ignoring %s: %s", path, describe_exception(exc))
-            return {}
-        return data if isinstance(data, dict) else {}
-    return {}
+        except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError) as exc:
+            cause = " ".join(describe_exception(exc).split())
+            return {}, (f"{path} cannot be read, ignoring it: {cause}",)
+        if data is None:  # an empty file
+            return {}, ()
+        if not isinstance(data, dict):
+            return {}, (
+                f"{path} holds a {type(data).__name__}, not a mapping of name, description, "
+                "version; ignoring it",
+            )
+        kept, problems = _checked_fields(data, path)
+        return kept, tuple(problems)
+    return {}, ()
 
 
 def scan_plugin_folders(plugins_dir: Path) -> list[PluginFolder]:
@@ -169,9 +222,9 @@ def scan_plugin_folders(plugins_dir: Path) -> list[PluginFolder]:
 
 
 def with_manifest(folder: PluginFolder) -> PluginFolder:
-    """*folder* with its ``plugin.yaml`` read."""
-    manifest = read_manifest(folder.root, folder.package_dir)
-    return PluginFolder(folder.name, folder.root, folder.package_dir, manifest)
+    """*folder* with its ``plugin.yaml`` read (and what was wrong with it)."""
+    manifest, problems = read_manifest(folder.root, folder.package_dir)
+    return PluginFolder(folder.name, folder.root, folder.package_dir, manifest, problems)
 
 
 _locks_guard = threading.Lock()
@@ -209,8 +262,8 @@ def _preload_siblings(package: types.ModuleType, package_dir: Path) -> None:
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         try:
-            spec.loader.exec_module(module)
-        except (Exception, SystemExit) as exc:  # a sibling may fail; __init__ decides
+            contain(spec.loader.exec_module, module)
+        except Exception as exc:  # a sibling may fail; __init__ decides
             sys.modules.pop(name, None)
             logger.debug("Pre-loading %s failed: %s", path, describe_exception(exc))
             continue
@@ -235,11 +288,11 @@ def load_folder_module(folder: PluginFolder) -> types.ModuleType:
         sys.modules[module_name] = module
         try:
             _preload_siblings(module, folder.package_dir)
-            spec.loader.exec_module(module)
+            contain(spec.loader.exec_module, module)
         except BaseException as exc:
             _forget(module_name)  # never leave a half-run module behind
-            if not isinstance(exc, Exception | SystemExit):
-                raise
+            if not isinstance(exc, Exception):
+                raise  # Ctrl-C
             raise PluginError(f"importing {init} raised {describe_import_failure(exc)}") from exc
         return module
 
@@ -269,10 +322,10 @@ def load_folder_submodule(folder: PluginFolder, stem: str) -> types.ModuleType:
         module = importlib.util.module_from_spec(spec)
         sys.modules[full_name] = module
         try:
-            spec.loader.exec_module(module)
+            contain(spec.loader.exec_module, module)
         except BaseException as exc:
             sys.modules.pop(full_name, None)
-            if not isinstance(exc, Exception | SystemExit):
-                raise
+            if not isinstance(exc, Exception):
+                raise  # Ctrl-C
             raise PluginError(f"importing {path} raised {describe_import_failure(exc)}") from exc
         return module

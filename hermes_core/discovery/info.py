@@ -10,7 +10,9 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 from hermes_core.discovery.adapter import unwrap
-from hermes_core.discovery.extract import describe_exception, provider_bases
+from hermes_core.discovery.extract import contain, describe_exception, provider_bases
+
+BUILTIN_NAME = "builtin"
 
 Source = Literal["entry_point", "folder", "project", "hermes_entry_point"]
 
@@ -54,7 +56,9 @@ class ProviderInfo:
     what the loaded instance calls itself. ``error`` is set when the plugin is
     broken (it could not be imported, created or probed); ``shadowed_by`` names
     the source that won when another source offers the same name;
-    ``required_env`` is a folder plugin's ``requires_env`` from ``plugin.yaml``.
+    ``required_env`` is a folder plugin's ``requires_env`` from ``plugin.yaml``;
+    ``warnings`` are problems that do not stop the plugin (a ``plugin.yaml``
+    that had to be ignored, say).
     """
 
     name: str
@@ -71,6 +75,7 @@ class ProviderInfo:
     plugin: str | None = None
     shadowed_by: str | None = None
     required_env: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
 
     @property
     def status(self) -> str:
@@ -86,6 +91,7 @@ class ProviderInfo:
         data = asdict(self)
         data["hooks"] = list(self.hooks)
         data["required_env"] = list(self.required_env)
+        data["warnings"] = list(self.warnings)
         data["status"] = self.status
         return data
 
@@ -104,6 +110,22 @@ def missing_env_reason(required: Sequence[str]) -> str:
         f"{', '.join(missing)} {'is' if one else 'are'} not set (plugin.yaml requires_env); "
         f"set {'it' if one else 'them'} in the environment or in $HERMES_HOME/.env"
     )
+
+
+def name_problem(name: Any, listed_as: str) -> str | None:
+    """Why *name* (what a provider calls itself) cannot be used, or ``None`` when it can.
+
+    The manager keys tools, logs and the builtin-first rule on that name: it must
+    be a non-empty string, and ``builtin`` belongs to the builtin provider alone.
+    """
+    if not isinstance(name, str) or not name.strip():
+        return f"name is {name!r}; a provider's name must be a non-empty string"
+    if name == BUILTIN_NAME and listed_as != BUILTIN_NAME:
+        return (
+            f"name is {BUILTIN_NAME!r}, which is reserved for hermes-memory's builtin "
+            "provider; the plugin must give its provider a name of its own"
+        )
+    return None
 
 
 def implemented_hooks(provider_class: type) -> tuple[str, ...]:
@@ -148,25 +170,29 @@ def probe(provider: Any, info: ProviderInfo) -> ProviderInfo:
         "description": info.description or first_doc_line(own),
     }
     try:
-        changes["provider_name"] = str(provider.name)
+        name = contain(getattr, provider, "name")
     except Exception as exc:
         return info.with_changes(**changes, error=f"name raised {describe_exception(exc)}")
+    changes["provider_name"] = str(name)
+    problem = name_problem(name, info.name)
+    if problem:
+        return info.with_changes(**changes, error=problem)
     try:
-        available = bool(provider.is_available())
+        available = bool(contain(provider.is_available))
     except Exception as exc:
         error = f"is_available() raised {describe_exception(exc)}"
         return info.with_changes(**changes, error=error)
     changes["available"] = available
     if not available:
         try:
-            reason = str(provider.unavailable_reason() or "")
+            reason = str(contain(provider.unavailable_reason) or "")
         except Exception as exc:
             reason = f"(unavailable_reason() raised {describe_exception(exc)})"
         changes["unavailable_reason"] = reason or missing_env_reason(info.required_env)
         return info.with_changes(**changes)
     # Registration reads the tool schemas first; a provider failing here would fail there.
     try:
-        schemas = provider.get_tool_schemas()
+        schemas = contain(provider.get_tool_schemas)
     except Exception as exc:
         return info.with_changes(
             **{**changes, "available": False},

@@ -20,7 +20,7 @@ import pluggy
 from hermes_core import hookspecs
 from hermes_core.config import get_hermes_home
 from hermes_core.discovery.entry_points import entry_points_in, forget_entry_points
-from hermes_core.discovery.extract import describe_exception
+from hermes_core.discovery.extract import contain, describe_exception
 from hermes_core.discovery.policy import PluginPolicy, current_policy
 
 logger = logging.getLogger("hermes_core.plugins")
@@ -112,7 +112,7 @@ class PluginRegistry:
             register: Callable[[Any], None] = collected.append
             arguments = {"register": register}
             try:
-                impl.function(**{name: arguments[name] for name in impl.argnames})
+                contain(impl.function, **{name: arguments[name] for name in impl.argnames})
             except Exception as exc:
                 cause = f"register_memory_providers() raised {describe_exception(exc)}"
                 if not collected:
@@ -155,9 +155,9 @@ def build_registry(policy: PluginPolicy) -> PluginRegistry:
             logger.info("Plugin %s is blocked by the plugin allow/block lists", label)
             continue
         try:
-            plugin = ref.entry_point.load()
+            plugin = contain(ref.entry_point.load)
             pm.register(plugin, name=ref.name)
-        except (Exception, SystemExit) as exc:  # SystemExit from a plugin counts too
+        except Exception as exc:  # PluginCrash: a plugin's SystemExit counts too
             cause = describe_exception(exc)
             logger.warning("Plugin %s could not be loaded: %s", label, cause)
             registry.record(

@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hermes_core.discovery.extract import describe_exception
+from hermes_core.discovery.extract import contain, describe_exception
 from hermes_core.hermes_compat.hooks import SUPPORTED_HOOKS, keyword_names, run_awaitable
 
 logger = logging.getLogger("hermes_core.plugins")
@@ -76,7 +76,7 @@ class PluginTool:
         if self.check_fn is None:
             return True
         try:
-            return bool(self.check_fn())
+            return bool(contain(self.check_fn))
         except Exception as exc:
             logger.debug("check_fn of tool %r raised %s; hiding it", self.name, exc)
             return False
@@ -88,9 +88,9 @@ class PluginTool:
             if self.accepts is None
             else {k: v for k, v in kwargs.items() if k in self.accepts}
         )
-        result = self.handler(args, **passed)
+        result = contain(self.handler, args, **passed)
         if inspect.isawaitable(result):
-            result = run_awaitable(result)
+            result = contain(run_awaitable, result)
         if isinstance(result, str):
             return result
         return json.dumps(result, ensure_ascii=False, default=str)

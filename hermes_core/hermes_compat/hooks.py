@@ -33,7 +33,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from hermes_core.discovery.extract import describe_exception
+from hermes_core.discovery.extract import contain, describe_exception
 
 __all__ = ["SUPPORTED_HOOKS", "attach_hooks", "keyword_names", "run_awaitable"]
 
@@ -104,8 +104,10 @@ class _HookRunner:
         results = []
         for callback in self.hooks.get(name, ()):
             try:
-                result = callback(**_only(keyword_names(callback), values))
-                results.append(run_awaitable(result) if inspect.isawaitable(result) else result)
+                result = contain(callback, **_only(keyword_names(callback), values))
+                results.append(
+                    contain(run_awaitable, result) if inspect.isawaitable(result) else result
+                )
             except Exception as exc:
                 logger.warning("%s: %s hook raised %s", self.label, name, describe_exception(exc))
         return results
@@ -163,7 +165,7 @@ def attach_hooks(provider: Any, hooks: Hooks, label: str) -> None:
         def prefetch_with_hooks(query: str, *, session_id: str = "") -> str:
             session = _only(prefetch_takes_session, {"session_id": session_id})
             try:
-                own = prefetch(query, **session)
+                own = contain(prefetch, query, **session)
             except Exception as exc:  # its hooks may still recall something
                 logger.debug("%s: prefetch raised %s", label, describe_exception(exc))
                 own = ""
