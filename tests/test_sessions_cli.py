@@ -94,7 +94,7 @@ def test_show_by_prefix_and_title(db: Path) -> None:
     assert code == 0
     assert json.loads(out)["session"]["id"] == "20240501_aaa"
     code, out = run("show", "2024")
-    assert code != 0 and "No session matches" in out
+    assert code != 0 and "several session ids" in out and "20240502_bbb" in out
 
 
 def test_missing_database_is_explained(tmp_path: Path, hermes_home: Path) -> None:
@@ -235,6 +235,212 @@ def test_bad_import_names_lines_and_writes_nothing(tmp_path: Path, db: Path) -> 
     assert "line 1:" not in out and "nothing was imported" in out
     with SessionStore(db, read_only=True) as store:
         assert store.message_count() == count
+
+
+def _message_count(db: Path) -> int:
+    with SessionStore(db, read_only=True) as store:
+        return store.message_count()
+
+
+@pytest.mark.parametrize(
+    "stamp",
+    ["0001-01-01", "9999-12-31T23:59:59", 10**400, 1e300, -5, 1_700_000_000_000],
+)
+def test_import_refuses_times_outside_1970_to_3000(tmp_path: Path, db: Path, stamp: object) -> None:
+    path = tmp_path / "dates.jsonl"
+    line = json.dumps({"role": "user", "content": "x", "timestamp": stamp})
+    path.write_text(json.dumps({"role": "user", "content": "fine"}) + "\n" + line + "\n")
+    before = _message_count(db)
+    code, out = run("import", str(path), "--db", str(db))
+    assert code == 1, out  # an error message, not a traceback (exit code 1 either way)
+    assert "line 2:" in out and "between 1970 and 3000" in out and "nothing was imported" in out
+    assert _message_count(db) == before
+
+
+def test_import_refuses_nan_and_infinite_times(tmp_path: Path, db: Path) -> None:
+    path = tmp_path / "nan.jsonl"
+    path.write_text(
+        '{"role": "user", "content": "x", "timestamp": NaN}\n'
+        '{"messages": [{"role": "user", "content": "y"}], "started_at": Infinity}\n'
+    )
+    code, out = run("import", str(path), "--db", str(db))
+    assert code == 1 and "line 1:" in out and "line 2:" in out and '"started_at"' in out
+
+
+def test_import_names_the_lines_of_clashing_ids_and_titles(tmp_path: Path, db: Path) -> None:
+    path = tmp_path / "clash.jsonl"
+    path.write_text(
+        "\n".join(
+            json.dumps(line)
+            for line in [
+                {"role": "user", "content": "a", "session_id": "loose"},
+                {"messages": [{"role": "user", "content": "b"}], "session_id": "c1", "title": "T"},
+                {"messages": [{"role": "user", "content": "c"}], "session_id": "c1"},
+                {"messages": [{"role": "user", "content": "d"}], "session_id": "loose"},
+                {"messages": [{"role": "user", "content": "e"}], "title": "T"},
+                {"messages": [{"role": "user", "content": "f"}], "title": "t" * 101},
+            ]
+        )
+    )
+    before = _message_count(db)
+    code, out = run("import", str(path), "--db", str(db))
+    assert code == 1, out
+    assert "line 3: session id 'c1' is already used on line 2" in out
+    assert "line 4: session id 'loose' is already used on line 1" in out
+    assert "line 5: session title 'T' is already used on line 2" in out
+    assert "line 6: Title too long" in out
+    assert _message_count(db) == before
+
+
+def test_import_of_a_title_already_in_the_database_is_explained(tmp_path: Path, db: Path) -> None:
+    path = tmp_path / "title.jsonl"
+    path.write_text(
+        json.dumps({"messages": [{"role": "user", "content": "x"}], "title": "Nginx fix"})
+    )
+    before = _message_count(db)
+    code, out = run("import", str(path), "--db", str(db))
+    assert code == 1
+    assert str(path) in out and "'Nginx fix' is already used by session '20240501_aaa'" in out
+    assert "nothing was imported" in out
+    assert _message_count(db) == before
+
+
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        ({"role": "user", "content": "x", "session_id": {"a": 1}}, '"session_id" must be text'),
+        ({"role": "assistant", "content": "x", "finish_reason": {"a": 1}}, '"finish_reason"'),
+        ({"role": "tool", "content": "x", "tool_call_id": ["c"]}, '"tool_call_id" must be text'),
+        ({"messages": [{"role": "user", "content": "x"}], "source": ["cli"]}, '"source"'),
+        ({"messages": [{"role": "user", "content": "x"}], "title": ["T"]}, '"title" must be text'),
+        ({"role": "assistant", "tool_calls": "not json"}, '"tool_calls" must be a list'),
+    ],
+)
+def test_import_fields_of_the_wrong_type_are_named(
+    tmp_path: Path, db: Path, line: dict[str, object], error: str
+) -> None:
+    path = tmp_path / "types.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    code, out = run("import", str(path), "--db", str(db))
+    assert code == 1 and "line 1:" in out and error in out, out
+
+
+def test_import_reads_tool_calls_stored_as_json_text(tmp_path: Path, db: Path) -> None:
+    calls = [{"id": "c1", "function": {"name": "read_file", "arguments": '{"path": "/etc/hosts"}'}}]
+    path = tmp_path / "calls.jsonl"
+    path.write_text(
+        json.dumps({"role": "assistant", "content": None, "tool_calls": json.dumps(calls)})
+        + "\n"
+        + json.dumps({"role": "tool", "content": "127.0.0.1", "tool_call_id": 7})
+        + "\n"
+    )
+    code, out = run("import", str(path), "--db", str(db), "--session-id", "calls")
+    assert code == 0, out
+    with SessionStore(db, read_only=True) as store:
+        messages = store.get_messages("calls")
+    assert messages[0]["tool_calls"] == calls  # decoded once, not stored as a JSON string of JSON
+    assert messages[1]["tool_call_id"] == "7"
+
+
+def test_import_with_a_too_long_title_option_is_explained(tmp_path: Path, db: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps({"role": "user", "content": "x"}))
+    code, out = run("import", str(path), "--db", str(db), "--title", "x" * 200)
+    assert code == 1 and "--title" in out and "Title too long" in out
+
+
+def test_locomo_sample_with_one_speaker_twice_is_refused(tmp_path: Path, db: Path) -> None:
+    sample = {
+        "sample_id": "conv-x",
+        "conversation": {
+            "speaker_a": "Ana",
+            "speaker_b": "Ana ",
+            "session_1": [{"speaker": "Ana", "text": "hi", "dia_id": "D1:1"}],
+        },
+    }
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps([sample]))
+    code, out = run("import", str(path), "--db", str(db))
+    assert code == 1 and "conv-x" in out and "both 'Ana'" in out
+
+
+def test_locomo_samples_with_one_id_are_refused_clearly(tmp_path: Path, db: Path) -> None:
+    sample = {
+        "sample_id": "conv-x",
+        "conversation": {
+            "speaker_a": "Ana",
+            "speaker_b": "Ben",
+            "session_1": [{"speaker": "Ana", "text": "hi", "dia_id": "D1:1"}],
+        },
+    }
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps([sample, sample]))
+    code, out = run("import", str(path), "--db", str(db))
+    assert code == 1 and str(path) in out and "'conv-x_session_1'" in out
+    assert "UNIQUE" not in out
+
+
+@pytest.mark.parametrize("option", ["--since", "--until"])
+def test_bad_time_option_is_named(db: Path, option: str) -> None:
+    code, out = run("search", "nginx", option, "soonish")
+    assert code == 2 and f"Invalid value for '{option}'" in out
+
+
+def test_stored_control_characters_are_shown_not_obeyed(hermes_home: Path) -> None:
+    with SessionStore(hermes_home / "state.db") as store:
+        store.create_session("esc")
+        store.append_message("esc", "user", "nginx \x1b]0;pwned\x07 \x1b[2J done\rover\r\nnext")
+    for args in (("show", "esc"), ("search", "nginx"), ("list",)):
+        code, out = run(*args)
+        assert code == 0, out
+        assert "\x1b" not in out and "\x07" not in out and "\r" not in out
+    code, out = run("show", "esc")
+    assert "nginx \\x1b]0;pwned\\x07 \\x1b[2J done\\x0dover\nnext" in out
+
+
+def test_show_of_an_ambiguous_prefix_lists_the_candidates(hermes_home: Path) -> None:
+    with SessionStore(hermes_home / "state.db") as store:
+        for sid in ("run_a", "run_b", "rx"):
+            store.create_session(sid)
+    code, out = run("show", "run")
+    assert code == 1 and "several session ids" in out and "run_a, run_b" in out
+    assert "rx" not in out
+    code, out = run("show", "run_")  # '_' is a character of the id, not a wildcard
+    assert code == 1 and "several session ids" in out
+    code, out = run("show", "r%")
+    assert code == 1 and "No session matches 'r%'" in out
+
+
+@pytest.mark.parametrize("query", ["", "   ", "?!", "\x00"])
+def test_search_without_words_says_so(db: Path, query: str) -> None:
+    code, out = run("search", query)
+    assert code == 2 and "no words to search for" in out
+
+
+def test_import_of_one_pretty_printed_conversation(tmp_path: Path, db: Path) -> None:
+    path = tmp_path / "conversation.json"
+    conversation = {
+        "session_id": "pretty",
+        "messages": [
+            {"role": "user", "content": "the cron job never fires"},
+            {"role": "assistant", "content": "The crontab had no trailing newline."},
+        ],
+    }
+    path.write_text(json.dumps(conversation, indent=2))
+    code, out = run("import", str(path), "--db", str(db))
+    assert code == 0, out
+    with SessionStore(db, read_only=True) as store:
+        assert [m["content"] for m in store.get_messages("pretty")][1].startswith("The crontab")
+
+
+def test_import_into_a_non_database_file_names_it_and_leaves_it(tmp_path: Path) -> None:
+    path = tmp_path / "history.jsonl"
+    path.write_text(json.dumps({"role": "user", "content": "x"}) + "\n")
+    before = path.read_bytes()
+    code, out = run("import", str(path), "--db", str(path))
+    assert code == 1 and str(path) in out and "not an intact SQLite database" in out
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["history.jsonl"]
 
 
 def test_import_of_non_utf8_or_empty_files(tmp_path: Path) -> None:

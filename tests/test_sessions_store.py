@@ -499,6 +499,51 @@ def test_corrupt_file_error_names_it(tmp_path: Path) -> None:
     assert path.read_bytes().startswith(b"this is not a database")
 
 
+def test_damaged_file_is_not_blamed_on_permissions(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    with SessionStore(path) as store:
+        store.create_session("s")
+    header = path.read_bytes()[:100]
+    path.write_bytes(header + b"\xff" * 8000)  # a valid header over scribbled pages
+    for read_only in (False, True):
+        with pytest.raises(SessionStoreError) as info:
+            SessionStore(path, read_only=read_only)
+        assert str(path) in str(info.value) and "not an intact SQLite database" in str(info.value)
+        assert "writable" not in str(info.value)
+    assert path.read_bytes() == header + b"\xff" * 8000
+
+
+def test_empty_file_read_only_says_it_is_empty(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    path.touch()
+    with pytest.raises(SessionStoreError, match="is empty"):
+        SessionStore(path, read_only=True)
+    assert path.read_bytes() == b""
+
+
+def test_file_of_a_newer_version_is_read_but_never_downgraded(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    with SessionStore(path) as store:
+        store.create_session("s")
+        store.append_message("s", "user", "nginx upstream")
+    newer = SCHEMA_VERSION + 1
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE schema_version SET version = ?", (newer,))
+    conn.execute("UPDATE state_meta SET value = ? WHERE key = 'hermes_memory.schema'", (newer,))
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(SessionStoreError, match="newer hermes-memory") as info:
+        SessionStore(path)
+    assert str(path) in str(info.value) and "Upgrade" in str(info.value)
+    assert path.read_bytes() == before
+    with SessionStore(path, read_only=True) as reader:
+        assert [hit["session_id"] for hit in reader.search_messages("nginx")] == ["s"]
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT version FROM schema_version").fetchall() == [(newer,)]
+    conn.close()
+
+
 def test_other_sqlite_database_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "other.db"
     conn = sqlite3.connect(path)
@@ -523,6 +568,66 @@ def test_read_only_store_refuses_writes_and_missing_files(tmp_path: Path) -> Non
         pytest.raises(SessionStoreError, match="read-only"),
     ):
         reader.create_session("s")
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("finish_reason", {"a": 1}),
+        ("tool_call_id", ["c1"]),
+        ("tool_name", {"x"}),
+        ("token_count", "12"),
+    ],
+)
+def test_message_fields_of_the_wrong_type_are_named(
+    store: SessionStore, field: str, value: object
+) -> None:
+    store.create_session("s")
+    with pytest.raises(SessionStoreError, match=field):
+        store.append_messages(
+            "s", [{"role": "user", "content": "a"}, {"role": "tool", field: value}]
+        )
+    assert store.message_count("s") == 0
+
+
+def test_numeric_ids_are_stored_as_text_and_huge_times_fall_back(store: SessionStore) -> None:
+    store.create_session("s")
+    before = time.time()
+    store.append_message("s", "tool", "ok", tool_call_id=7, timestamp=10**400)  # type: ignore[arg-type]
+    (message,) = store.get_messages("s")
+    assert message["tool_call_id"] == "7"
+    assert before <= message["timestamp"] <= time.time()
+
+
+def test_import_of_two_sessions_with_one_id_or_title_is_refused(store: SessionStore) -> None:
+    one = {"id": "a", "messages": [{"role": "user", "content": "x"}]}
+    with pytest.raises(SessionStoreError, match="Two imported sessions have the id 'a'"):
+        store.import_sessions([one, dict(one)])
+    titled = [{**one, "title": "T"}, {**one, "id": "b", "title": "T"}]
+    with pytest.raises(SessionStoreError, match="Two imported sessions have the title 'T'"):
+        store.import_sessions(titled)
+    with pytest.raises(SessionTitleError, match=r"Session 'a'.*too long.*Nothing was imported"):
+        store.import_sessions([{**one, "title": "t" * 101}])
+    assert store.session_count() == 0
+
+
+def test_search_and_listing_arguments_out_of_range(store: SessionStore) -> None:
+    store.create_session("abc")
+    store.create_session("abd")
+    store.append_messages("abc", [{"role": "user", "content": f"nginx {n}"} for n in range(3)])
+    assert len(store.search_messages("nginx", limit=10**30)) == 3
+    assert store.search_messages("nginx", offset=10**30) == []
+    assert len(store.list_sessions(limit=10**30)) == 2
+    assert [hit["session_id"] for hit in store.search_messages("nginx", session_ids="abc")] == [
+        "abc"
+    ] * 3  # one id, not its characters
+    assert store.search_messages("nginx", exclude_session_ids="abc") == []
+    for bad in ({"limit": "5"}, {"since": "yesterday"}, {"until": float("nan")}):
+        with pytest.raises(SessionStoreError, match=next(iter(bad))):
+            store.search_messages("nginx", **bad)  # type: ignore[arg-type]
+    with pytest.raises(SessionStoreError, match="active_since"):
+        store.list_sessions(active_since="today")  # type: ignore[arg-type]
+    assert store.resolve_session_id("") is None  # not "the only id starting with nothing"
 
 
 def test_closed_store_says_so(tmp_path: Path) -> None:

@@ -93,7 +93,8 @@ def parse_when(value: str | None, *, edge: Literal["since", "until"] = "since") 
         return span.since if edge == "since" else span.until
     raise click.BadParameter(
         f"{value!r} is neither a duration (7d, 12h, 30m, 2w), an ISO date (2024-05-01) nor "
-        "a time such as 'yesterday', 'last week' or 'May 2023'."
+        "a time such as 'yesterday', 'last week' or 'May 2023'.",
+        param_hint=f"'--{edge}'",
     )
 
 
@@ -107,8 +108,20 @@ def _echo_json(value: Any) -> None:
     click.echo(json.dumps(value, ensure_ascii=False, indent=2, default=str))
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _shown(text: str) -> str:
+    """Stored text made safe for a terminal: control characters are shown, not obeyed.
+
+    An escape sequence or a lone carriage return in a message could otherwise
+    restyle, retitle or overwrite the terminal; they print as ``\\x1b``, ``\\x0d``.
+    """
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text.replace("\r\n", "\n"))
+
+
 def _highlight(snippet: str) -> str:
-    parts = re.split(r">>>|<<<", snippet.replace("\n", " "))
+    parts = re.split(r">>>|<<<", _shown(snippet.replace("\n", " ")))
     return "".join(click.style(p, bold=True) if i % 2 else p for i, p in enumerate(parts))
 
 
@@ -159,8 +172,10 @@ def list_cmd(
     for row in rows:
         label = row.get("title") or row.get("preview") or ""
         click.echo(
-            f"{row['id']}  {_when(row.get('started_at'))}  {row.get('source') or '-':<9} "
-            f"{row.get('message_count') or 0:>5} msgs  {label}"
+            _shown(
+                f"{row['id']}  {_when(row.get('started_at'))}  {row.get('source') or '-':<9} "
+                f"{row.get('message_count') or 0:>5} msgs  {label}"
+            )
         )
 
 
@@ -194,6 +209,13 @@ def search_cmd(
     QUERY may be keywords, a question, "a phrase", prefix*, AND/OR/NOT, or
     Chinese/Japanese/Korean text of any length.
     """
+    from hermes_core.sessions import parse_query
+
+    if parse_query(query).empty:
+        raise click.BadParameter(
+            f"{query!r} holds no words to search for; give keywords or a question.",
+            param_hint="'QUERY'",
+        )
     since_ts, until_ts = parse_when(since), parse_when(until, edge="until")
     if _no_history_yet(db, as_json):
         return
@@ -220,8 +242,10 @@ def search_cmd(
         matches = f"  ({hit['matches']} matches)" if group else ""
         role = f"{hit['role']} ({hit['name']})" if hit.get("name") else hit["role"]
         click.echo(
-            f"{hit['session_id']}  {_when(hit.get('timestamp'))}  {hit.get('source') or '-'}  "
-            f"{role}  #{hit['id']}{matches}"
+            _shown(
+                f"{hit['session_id']}  {_when(hit.get('timestamp'))}  "
+                f"{hit.get('source') or '-'}  {role}  #{hit['id']}{matches}"
+            )
         )
         click.echo(f"    {_highlight(hit.get('snippet') or '')}")
 
@@ -238,6 +262,15 @@ def show_cmd(session_id: str, db: Path | None, as_json: bool) -> None:
             by_title = store.get_session_by_title(session_id)
             resolved = by_title["id"] if by_title else None
         if resolved is None:
+            several = store.session_ids_starting_with(session_id, limit=6) if session_id else []
+            if len(several) > 1:
+                shown = ", ".join(several[:5]) + (", …" if len(several) > 5 else "")
+                raise click.ClickException(
+                    _shown(
+                        f"{session_id!r} is the start of several session ids in {store.path} "
+                        f"({shown}); give more of the id."
+                    )
+                )
             raise click.ClickException(
                 f"No session matches {session_id!r} in {store.path}; "
                 "see `hermes-memory sessions list`."
@@ -249,19 +282,19 @@ def show_cmd(session_id: str, db: Path | None, as_json: bool) -> None:
         _echo_json({"session": session, "lineage": lineage, "messages": messages})
         return
     assert session is not None
-    click.echo(click.style(f"Session {resolved}", bold=True))
+    click.echo(click.style(_shown(f"Session {resolved}"), bold=True))
     for key in ("title", "source", "model", "parent_session_id", "end_reason"):
         if session.get(key):
-            click.echo(f"  {key}: {session[key]}")
+            click.echo(_shown(f"  {key}: {session[key]}"))
     click.echo(
         f"  started: {_when(session.get('started_at'))}  ended: {_when(session.get('ended_at'))}"
     )
     if len(lineage) > 1:
-        click.echo(f"  conversation: {' -> '.join(lineage)}")
+        click.echo(_shown(f"  conversation: {' -> '.join(lineage)}"))
     from hermes_core.sessions.transcript import format_conversation
 
     click.echo("")
-    click.echo(format_conversation(messages))
+    click.echo(_shown(format_conversation(messages)))
 
 
 def _existing(db: Path | None) -> Path:
@@ -354,6 +387,9 @@ def import_cmd(
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
     with _store(db, read_only=False) as store:
-        count = store.import_sessions(sessions_read)
+        try:
+            count = store.import_sessions(sessions_read)
+        except HermesMemoryError as exc:
+            raise click.ClickException(f"Cannot import {path}: {exc}") from exc
         where = store.path
     click.echo(f"Imported {count} messages in {len(sessions_read)} session(s) into {where}.")

@@ -55,6 +55,11 @@ def _locomo(sample: Mapping[str, Any], index: int, source: str) -> list[dict[str
     if not all(isinstance(name, str) and name.strip() for name in speakers):
         raise DatasetError(f"LoCoMo sample {sample_id}: speaker_a and speaker_b must be names")
     speakers = [name.strip() for name in speakers]
+    if speakers[0] == speakers[1]:
+        raise DatasetError(
+            f"LoCoMo sample {sample_id}: speaker_a and speaker_b are both {speakers[0]!r}; "
+            "they must name the two people of the conversation"
+        )
     roles = {speakers[0]: "user", speakers[1]: "assistant"}
     numbers = sorted(
         int(match.group(1))

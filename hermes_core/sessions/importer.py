@@ -23,6 +23,7 @@ transaction, so a file is imported completely or not at all.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -31,8 +32,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from hermes_core.errors import SessionImportError
+from hermes_core.errors import SessionImportError, SessionTitleError
 from hermes_core.sessions.datasets import DatasetError, dataset_sessions
+from hermes_core.sessions.store import MAX_TIMESTAMP
+from hermes_core.sessions.titles import sanitize_title
 
 __all__ = ["MAX_REPORTED_ERRORS", "VALID_ROLES", "read_jsonl"]
 
@@ -77,26 +80,53 @@ def _parse_date(text: str) -> datetime | None:
 def _timestamp(value: Any) -> float | None:
     if value is None:
         return None
+    number: float | None = None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, str) and (parsed := _parse_date(value)) is not None:
-        return parsed.timestamp()
-    raise _LineError(
-        '"timestamp" must be epoch seconds, ISO 8601 or a date such as "2023/05/20 (Sat) 02:21" '
-        f'or "1:56 pm on 8 May, 2023", got {value!r:.60}'
-    )
+        with contextlib.suppress(OverflowError):
+            number = float(value)
+    elif isinstance(value, str) and (parsed := _parse_date(value)) is not None:
+        with contextlib.suppress(ValueError, OverflowError, OSError):  # year 1, 9999
+            number = parsed.timestamp()
+    else:
+        raise _LineError(
+            '"timestamp" must be epoch seconds, ISO 8601 or a date such as '
+            f'"2023/05/20 (Sat) 02:21" or "1:56 pm on 8 May, 2023", got {value!r:.60}'
+        )
+    if number is None or not 0 < number < MAX_TIMESTAMP:
+        raise _LineError(
+            f'"timestamp" {value!r:.60} is not a time between 1970 and 3000 (epoch values are '
+            "seconds, not milliseconds)"
+        )
+    return number
 
 
-def _check_tool_calls(value: Any) -> None:
+def _tool_calls(value: Any) -> list[Any] | None:
+    """The tool calls of a message: a list, or that list as JSON text (as Hermes stores it)."""
     if value is None:
-        return
+        return None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except (json.JSONDecodeError, RecursionError):
+            value = None
     if not isinstance(value, list):
-        raise _LineError('"tool_calls" must be a list of tool calls')
+        raise _LineError('"tool_calls" must be a list of tool calls (or that list as JSON text)')
     for n, call in enumerate(value):
         function = call.get("function") if isinstance(call, Mapping) else None
         name = function.get("name") if isinstance(function, Mapping) else None
         if not isinstance(call, Mapping) or not isinstance(name or call.get("name"), str):
             raise _LineError(f'tool call #{n + 1} needs "function": {{"name": ...}}')
+    return value
+
+
+def _text_field(data: Mapping[str, Any], key: str, what: str) -> str | None:
+    """*data[key]* when it is text (a number becomes its digits); ``None`` when absent."""
+    value = data.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise _LineError(f'"{key}" must be text ({what}), got {value!r:.40}')
 
 
 def _message(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -110,28 +140,53 @@ def _message(data: Mapping[str, Any]) -> dict[str, Any]:
         raise _LineError(
             f'"content" must be text, a list of parts or null, got {type(content).__name__}'
         )
-    _check_tool_calls(data.get("tool_calls"))
     name = data.get("name")
     if name is not None and not isinstance(name, str):
         raise _LineError(f'"name" must be text (who spoke, or the tool), got {name!r:.40}')
     message: dict[str, Any] = {"role": role, "content": content}
-    for key in ("tool_calls", "tool_call_id", "name", "finish_reason"):
-        if data.get(key) is not None:
-            message[key] = data[key]
+    fields = {
+        "tool_calls": _tool_calls(data.get("tool_calls")),
+        "tool_call_id": _text_field(data, "tool_call_id", "the id of the call answered"),
+        "name": name,
+        "finish_reason": _text_field(data, "finish_reason", "why the model stopped"),
+    }
+    message.update((key, value) for key, value in fields.items() if value is not None)
     stamp = _timestamp(data.get("timestamp"))
     if stamp is not None:
         message["timestamp"] = stamp
     return message
 
 
-def _read_dataset(path: Path, text: str, source: str) -> list[dict[str, Any]] | None:
-    """The sessions of a LoCoMo or LongMemEval file (one JSON document), else ``None``."""
+def _title(data: Mapping[str, Any]) -> str | None:
+    try:
+        return sanitize_title(_text_field(data, "title", "the conversation's name"))
+    except SessionTitleError as exc:
+        raise _LineError(str(exc)) from exc
+
+
+def _claim(first_line: dict[tuple[str, str], int], key: tuple[str, str], number: int) -> None:
+    """Note that line *number* names a session by *key* (its id or title), used once per file."""
+    earlier = first_line.setdefault(key, number)
+    if earlier != number:
+        what, value = key
+        raise _LineError(
+            f"session {what} {value!r} is already used on line {earlier}; give each "
+            f"conversation its own {what}"
+        )
+
+
+def _document(text: str) -> Any:
+    """The file as one JSON array or object, else ``None`` (JSONL, or broken JSON)."""
     if not text.lstrip().startswith(("[", "{")):
         return None
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except (json.JSONDecodeError, RecursionError):
-        return None  # JSONL, or broken: the line-by-line reader reports it
+        return None  # the line-by-line reader reports what is wrong
+
+
+def _read_dataset(path: Path, data: Any, source: str) -> list[dict[str, Any]] | None:
+    """The sessions of a LoCoMo or LongMemEval file (one JSON document), else ``None``."""
     try:
         sessions = dataset_sessions(data, source)
     except DatasetError as exc:
@@ -142,7 +197,7 @@ def _read_dataset(path: Path, text: str, source: str) -> list[dict[str, Any]] | 
                 f"{path} is one JSON array, but not a LoCoMo or LongMemEval file; import "
                 "JSONL (one message or conversation object per line) or one of those."
             )
-        return None  # a one-line JSONL file
+        return None  # one message or conversation object: read as a line of JSONL
     for session in sessions:
         try:
             started = _timestamp(session.pop("started_at", None))
@@ -182,8 +237,13 @@ def read_jsonl(
     except OSError as exc:
         raise SessionImportError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
     base_id = session_id or _file_id(path, raw)
+    try:
+        title = sanitize_title(title)
+    except SessionTitleError as exc:
+        raise SessionImportError(f"--title: {exc}") from exc
     loose: dict[str, list[dict[str, Any]]] = {}
     conversations: list[dict[str, Any]] = []
+    first_line: dict[tuple[str, str], int] = {}
     errors: list[str] = []
     try:
         text = raw.decode("utf-8-sig")
@@ -191,7 +251,8 @@ def read_jsonl(
         raise SessionImportError(
             f"{path} is not UTF-8 text (byte {exc.start}); save it as UTF-8 JSONL and retry."
         ) from exc
-    dataset = _read_dataset(path, text, source)
+    document = _document(text)
+    dataset = None if document is None else _read_dataset(path, document, source)
     if dataset is not None:
         if session_id or title:
             raise SessionImportError(
@@ -199,7 +260,9 @@ def read_jsonl(
                 "import it without --session-id and --title."
             )
         return dataset
-    for number, line in enumerate(text.splitlines(), start=1):
+    # One object may be pretty-printed over several lines; it is still one line of JSONL.
+    lines = [json.dumps(document)] if isinstance(document, dict) else text.splitlines()
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
@@ -223,11 +286,16 @@ def read_jsonl(
                         messages.append(_message(item))
                     except _LineError as exc:
                         raise _LineError(f"message #{n}: {exc}") from exc
-                conversation = {
-                    "id": str(data.get("session_id") or f"{base_id}_{number}"),
-                    "title": data.get("title") if isinstance(data.get("title"), str) else None,
-                    "source": str(data.get("source") or source),
-                    "model": data.get("model") if isinstance(data.get("model"), str) else None,
+                conversation_id = (
+                    _text_field(data, "session_id", "the conversation's id")
+                    or f"{base_id}_{number}"
+                )
+                conversation_title = _title(data)
+                conversation: dict[str, Any] = {
+                    "id": conversation_id,
+                    "title": conversation_title,
+                    "source": _text_field(data, "source", "where it happened") or source,
+                    "model": _text_field(data, "model", "the model's name"),
                     "messages": messages,
                 }
                 try:
@@ -238,10 +306,16 @@ def read_jsonl(
                     conversation["started_at"] = started
                     for message in messages:
                         message.setdefault("timestamp", started)  # the store keeps their order
+                _claim(first_line, ("id", conversation_id), number)
+                if conversation_title is not None:
+                    _claim(first_line, ("title", conversation_title), number)
                 conversations.append(conversation)
             else:
-                owner = str(data.get("session_id") or base_id)
-                loose.setdefault(owner, []).append(_message(data))
+                owner = _text_field(data, "session_id", "the conversation's id") or base_id
+                message = _message(data)
+                if owner not in loose:
+                    _claim(first_line, ("id", owner), number)
+                loose.setdefault(owner, []).append(message)
         except _LineError as exc:
             errors.append(f"line {number}: {exc}")
             if len(errors) >= MAX_REPORTED_ERRORS:

@@ -127,11 +127,50 @@ def _now() -> float:
     return time.time()
 
 
+MAX_TIMESTAMP = 32503680000.0
+"""Epoch seconds of the year 3000: later times (or milliseconds) are not dates of a chat."""
+
+
 def _sane_timestamp(value: Any, fallback: float) -> float:
-    number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if number and 0 < float(value) < 32503680000:  # before the year 3000
-        return float(value)
-    return fallback
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return fallback
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond any float
+        return fallback
+    return number if 0 < number < MAX_TIMESTAMP else fallback
+
+
+def _label(message: Mapping[str, Any], key: str) -> str | None:
+    """A short text field of *message* (a number becomes its digits); ``None`` when absent."""
+    value = message.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    raise SessionStoreError(
+        f"A message's {key} must be text, got {type(value).__name__}: {dict(message)!r:.200}"
+    )
+
+
+MAX_ROWS = 1_000_000_000
+"""A limit or offset above this is read as this (SQLite's integers stop at 2**63)."""
+
+
+def _count(value: Any, what: str) -> int:
+    """A limit or offset as a whole number in [0, MAX_ROWS]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise SessionStoreError(f"{what} must be a number of rows, got {value!r:.40}.")
+    return int(max(0, min(value, MAX_ROWS)))
+
+
+def _epoch(value: Any, what: str) -> float | None:
+    """A time filter as epoch seconds (``None`` when absent)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise SessionStoreError(f"{what} must be epoch seconds (a number), got {value!r:.40}.")
+    return float(max(-MAX_TIMESTAMP, min(value, MAX_TIMESTAMP)))
 
 
 def _row_dict(cursor: sqlite3.Cursor, row: Sequence[Any]) -> dict[str, Any]:
@@ -171,13 +210,20 @@ class SessionStore:
         try:
             self._conn = open_connection(self.path, read_only=read_only)
         except sqlite3.Error as exc:
-            hint = (
-                "Check the path (--db or HERMES_HOME)."
-                if read_only
-                else "The database and its folder must be writable (SQLite also writes "
-                "-wal and -shm files beside it); fix the permissions or point HERMES_HOME "
-                "elsewhere."
-            )
+            text = str(exc).lower()
+            if "not a database" in text or "malformed" in text:
+                hint = (
+                    "It is not an intact SQLite database: check the path (--db or "
+                    "HERMES_HOME), or move the file aside and restore a backup."
+                )
+            elif read_only:
+                hint = "Check the path (--db or HERMES_HOME)."
+            else:
+                hint = (
+                    "The database and its folder must be writable (SQLite also writes "
+                    "-wal and -shm files beside it); fix the permissions or point HERMES_HOME "
+                    "elsewhere."
+                )
             raise SessionStoreError(f"Cannot open {self.path}: {exc}. {hint}") from exc
         self._writer = WriteLock(self._conn, self.path, write_patience)
         self._closed = False
@@ -202,6 +248,11 @@ class SessionStore:
                 "Point --db / HERMES_HOME at a state.db, or move this file aside."
             ) from exc
         if self.read_only:
+            if not names:
+                raise SessionStoreError(
+                    f"{self.path} is empty (no tables), not a session database. Check the "
+                    "path (--db or HERMES_HOME)."
+                )
             if not {"sessions", "messages"} <= names:
                 raise SessionStoreError(
                     f"{self.path} is a SQLite database but holds no Hermes sessions "
@@ -219,6 +270,13 @@ class SessionStore:
             raise SessionStoreError(
                 f"{self.path} is another application's SQLite database; refusing to add "
                 "session tables to it. Choose a different path."
+            )
+        if layout is not None and layout.version > SCHEMA_VERSION:
+            raise SessionStoreError(
+                f"{self.path} was written by a newer hermes-memory (schema version "
+                f"{layout.version}; this one knows up to {SCHEMA_VERSION}), so this version "
+                "only reads it (read_only=True) and never downgrades it. Upgrade "
+                "hermes-memory to write to it."
             )
         self._with_busy_retry(lambda: enable_wal(self._conn))
         if layout is None or layout.version != SCHEMA_VERSION:
@@ -568,21 +626,31 @@ class SessionStore:
                     f"A message's name must be text (who spoke it), got {type(name).__name__}: "
                     f"{dict(message)!r:.200}"
                 )
-            tool_name = message.get("tool_name")
+            tool_call_id, tool_name, finish_reason = (
+                _label(message, key) for key in ("tool_call_id", "tool_name", "finish_reason")
+            )
             if role == "tool":
                 tool_name, name = tool_name or name, None
+            token_count = message.get("token_count")
+            if token_count is not None and (
+                not isinstance(token_count, (int, float)) or isinstance(token_count, bool)
+            ):
+                raise SessionStoreError(
+                    f"A message's token_count must be a number, got "
+                    f"{type(token_count).__name__}: {dict(message)!r:.200}"
+                )
             rows.append(
                 (
                     session_id,
                     role,
                     content,
                     parts,
-                    message.get("tool_call_id"),
+                    tool_call_id,
                     tool_calls,
                     tool_name,
                     stamp,
-                    message.get("token_count"),
-                    message.get("finish_reason"),
+                    token_count,
+                    finish_reason,
                     name or None,
                 )
             )
@@ -634,20 +702,45 @@ class SessionStore:
                 )
             )
             message_rows.extend(rows)
-            title = sanitize_title(session.get("title"))
+            try:
+                title = sanitize_title(session.get("title"))
+            except SessionTitleError as exc:
+                raise SessionTitleError(
+                    f"Session {session_id!r}: {exc} Nothing was imported."
+                ) from exc
             if title:
                 titles.append((title, session_id))
 
+        ids = [row[0] for row in session_rows]
+        for values, what in ((ids, "id"), ([title for title, _ in titles], "title")):
+            seen: set[str] = set()
+            for value in values:
+                if value in seen:
+                    raise SessionStoreError(
+                        f"Two imported sessions have the {what} {value!r}; nothing was "
+                        f"imported. Give each session its own {what}."
+                    )
+                seen.add(value)
+
         def write(conn: sqlite3.Connection) -> int:
-            ids = [(row[0],) for row in session_rows]
             clash = conn.execute(
                 "SELECT id FROM sessions WHERE id IN (SELECT value FROM json_each(?)) LIMIT 1",
-                (json.dumps([i[0] for i in ids]),),
+                (json.dumps(ids),),
             ).fetchone()
             if clash is not None:
                 raise SessionStoreError(
                     f"Session {clash[0]!r} already exists in {self.path}; nothing was imported. "
                     "Import under a new session id."
+                )
+            taken = conn.execute(
+                "SELECT title, id FROM sessions WHERE title IN (SELECT value FROM json_each(?)) "
+                "LIMIT 1",
+                (json.dumps([title for title, _ in titles]),),
+            ).fetchone()
+            if taken is not None:
+                raise SessionStoreError(
+                    f"The title {taken[0]!r} is already used by session {taken[1]!r} in "
+                    f"{self.path}; nothing was imported. Import under another title."
                 )
             conn.executemany(
                 "INSERT INTO sessions(id, source, user_id, model, parent_session_id, started_at, "
@@ -698,16 +791,25 @@ class SessionStore:
     def resolve_session_id(self, prefix: str) -> str | None:
         """An exact id, else the one id starting with *prefix*; ``None`` if none or several."""
 
-        def read(conn: sqlite3.Connection) -> str | None:
-            if self._exists(conn, prefix):
-                return prefix
-            escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            rows = conn.execute(
-                "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' LIMIT 2", (escaped + "%",)
-            ).fetchall()
-            return rows[0][0] if len(rows) == 1 else None
+        if not prefix:
+            return None
+        if self._read(lambda conn: self._exists(conn, prefix)):
+            return prefix
+        found = self.session_ids_starting_with(prefix, limit=2)
+        return found[0] if len(found) == 1 else None
 
-        return self._read(read)
+    def session_ids_starting_with(self, prefix: str, limit: int = 5) -> list[str]:
+        """Up to *limit* session ids that start with *prefix*, in id order."""
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return self._read(
+            lambda conn: [
+                row[0]
+                for row in conn.execute(
+                    "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?",
+                    (escaped + "%", int(limit)),
+                )
+            ]
+        )
 
     def get_messages(self, session_id: str) -> list[dict[str, Any]]:
         """Every visible message of the session in order, ``tool_calls`` decoded."""
@@ -841,18 +943,20 @@ class SessionStore:
         active at or after *active_since* (a compressed conversation is as
         recent as the newest session of its chain).
         """
+        rows, skip = _count(limit, "limit"), _count(offset, "offset")
+        since, until = _epoch(active_since, "active_since"), _epoch(active_until, "active_until")
         return self._read(
             lambda conn: listing.list_sessions(
                 conn,
                 self.layout,
-                limit=limit,
-                offset=offset,
+                limit=rows,
+                offset=skip,
                 source=source,
                 exclude_sources=tuple(exclude_sources),
                 collapse_lineage=collapse_lineage,
                 order_by_last_active=order_by_last_active,
-                active_since=active_since,
-                active_until=active_until,
+                active_since=since,
+                active_until=until,
             )
         )
 
@@ -893,8 +997,8 @@ class SessionStore:
         exclude_sources: Sequence[str] | str | None = None,
         since: float | None = None,
         until: float | None = None,
-        session_ids: Sequence[str] = (),
-        exclude_session_ids: Sequence[str] = (),
+        session_ids: Sequence[str] | str = (),
+        exclude_session_ids: Sequence[str] | str = (),
         limit: int = 20,
         offset: int = 0,
         context: bool = False,
@@ -909,11 +1013,12 @@ class SessionStore:
             roles=_names(role_filter),
             sources=_names(source_filter),
             exclude_sources=_names(exclude_sources),
-            since=since,
-            until=until,
-            session_ids=tuple(session_ids),
-            exclude_session_ids=tuple(exclude_session_ids),
+            since=_epoch(since, "since"),
+            until=_epoch(until, "until"),
+            session_ids=_ids(session_ids),
+            exclude_session_ids=_ids(exclude_session_ids),
         )
+        limit, offset = _count(limit, "limit"), _count(offset, "offset")
 
         def read(conn: sqlite3.Connection) -> list[dict[str, Any]]:
             if self._session_info.sync(conn):  # another commit may have queued CJK rows
@@ -935,6 +1040,11 @@ class SessionStore:
             )
 
         return self._read(read)
+
+
+def _ids(value: Sequence[str] | str) -> tuple[str, ...]:
+    """Session ids: a list of them, or one id (never split into characters)."""
+    return (value,) if isinstance(value, str) else tuple(str(item) for item in value)
 
 
 def _names(value: Sequence[str] | str | None) -> tuple[str, ...]:

@@ -85,16 +85,62 @@ _SYSTEM_PROMPT = (
 
 
 def _coerce_int(value: Any, default: int, low: int, high: int) -> int:
+    """*value* as a whole number in [low, high]; *default* when it is not a finite number."""
     if isinstance(value, bool):
         number = default
     elif isinstance(value, int):
         number = value
     else:
         try:
-            number = int(str(value).strip())
-        except (TypeError, ValueError):
+            number = int(float(str(value).strip()))  # 2.0 and "2" are 2
+        except (TypeError, ValueError, OverflowError):
             number = default
     return max(low, min(high, number))
+
+
+class _ArgumentError(ValueError):
+    """An argument the tool cannot use; the message says how to call it instead."""
+
+
+def _query_text(value: Any) -> str:
+    """The query the model sent: text, a number, or a list of words (joined)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return " ".join(item.strip() for item in value if item.strip())
+    raise _ArgumentError(
+        f"query must be text (a question or keywords), got {type(value).__name__}; "
+        "omit it to list recent conversations."
+    )
+
+
+SEARCHABLE_ROLES = ("user", "assistant", "system", "tool", "developer", "function")
+
+
+def _role_filter(value: Any) -> list[str]:
+    """The roles to search (``[]`` for all): comma-separated text or a list of names."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        items: list[Any] = value.split(",")
+    elif isinstance(value, list):
+        items = value
+    else:
+        items = [value]
+    roles = [item.strip().lower() for item in items if isinstance(item, str) and item.strip()]
+    unknown = [item for item in items if not isinstance(item, str)] + [
+        role for role in roles if role not in SEARCHABLE_ROLES
+    ]
+    if unknown:
+        raise _ArgumentError(
+            f"role_filter: unknown role {unknown[0]!r}; use comma-separated roles from "
+            f"{', '.join(SEARCHABLE_ROLES)} (e.g. 'user,assistant'), or omit it to search all."
+        )
+    return list(dict.fromkeys(roles))
 
 
 def _coerce_float(value: Any, default: float) -> float:
@@ -229,8 +275,11 @@ class SessionSearchTool:
         return json.dumps(result, ensure_ascii=False, default=str)
 
     def _run(self, args: Mapping[str, Any]) -> dict[str, Any]:
-        raw_query = args.get("query")
-        query = raw_query.strip() if isinstance(raw_query, str) else ""
+        try:
+            query = _query_text(args.get("query"))
+            roles = _role_filter(args.get("role_filter"))
+        except _ArgumentError as exc:
+            return {"success": False, "error": str(exc)}
         limit = _coerce_int(args.get("limit", DEFAULT_LIMIT), DEFAULT_LIMIT, 1, MAX_LIMIT)
         try:
             store = self._open_store()
@@ -247,7 +296,6 @@ class SessionSearchTool:
         current = store.get_lineage_members(self.session_id) if self.session_id else set()
         if not query:
             return self._recent(store, limit, current)
-        roles = _roles(args.get("role_filter"))
         span, rest = find_time_span(query)
         if span is None:
             return self._search(store, query, roles, limit, current)

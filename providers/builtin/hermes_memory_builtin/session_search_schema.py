@@ -37,8 +37,8 @@ SESSION_SEARCH_SCHEMA: dict[str, Any] = {
             },
             "role_filter": {
                 "type": "string",
-                "description": "Comma-separated roles to search, e.g. 'user' or "
-                "'user,assistant'. Default: all.",
+                "description": "Comma-separated roles to search (user, assistant, system, "
+                "tool), e.g. 'user' or 'user,assistant'. Default: all.",
             },
             "limit": {
                 "type": "integer",

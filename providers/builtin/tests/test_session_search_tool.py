@@ -111,6 +111,49 @@ def test_odd_arguments_never_raise(home: Path, args: Any) -> None:
     tool.close()
 
 
+@pytest.mark.parametrize(
+    ("query", "expected"), [(["nginx", "502"], "nginx 502"), (502, "502"), ("  nginx ", "nginx")]
+)
+def test_query_as_words_or_number_is_searched(home: Path, query: Any, expected: str) -> None:
+    tool = SessionSearchTool(home, {})
+    result = call(tool, query=query)
+    assert result["success"] is True and result["query"] == expected
+    assert result["count"] > 0 and "mode" not in result  # searched, not a recent listing
+    tool.close()
+
+
+@pytest.mark.parametrize("query", [{"text": "nginx"}, True, ["nginx", 3]])
+def test_unusable_query_is_an_error(home: Path, query: Any) -> None:
+    tool = SessionSearchTool(home, {})
+    result = call(tool, query=query)
+    assert result["success"] is False and "query must be text" in result["error"]
+    tool.close()
+
+
+@pytest.mark.parametrize("limit", [2.0, "2", "2.0", 2.9])
+def test_limit_as_float_or_text_is_honoured(home: Path, limit: Any) -> None:
+    tool = SessionSearchTool(home, {})
+    assert call(tool, query="nginx 502", limit=limit)["count"] == 2
+    tool.close()
+
+
+@pytest.mark.parametrize("role_filter", ["garbage", "user,robot", 5, ["user", None], {"r": 1}])
+def test_unknown_role_filter_is_an_error_not_an_empty_answer(home: Path, role_filter: Any) -> None:
+    tool = SessionSearchTool(home, {})
+    result = call(tool, query="nginx", role_filter=role_filter)
+    assert result["success"] is False and "role_filter" in result["error"]
+    assert "user, assistant" in result["error"]
+    tool.close()
+
+
+@pytest.mark.parametrize("role_filter", ["User", " assistant , user ", ["user"], "", None])
+def test_role_filter_forms(home: Path, role_filter: Any) -> None:
+    tool = SessionSearchTool(home, {})
+    result = call(tool, query="nginx", role_filter=role_filter)
+    assert result["success"] is True and result["count"] > 0
+    tool.close()
+
+
 # -- recent listing -------------------------------------------------------------------------------
 
 
