@@ -74,7 +74,7 @@ def test_a_list_at_the_top_level_is_refused(
         ("memory:\n  memory_char_limit: abc\n", "memory.memory_char_limit"),
         ("memory:\n  memory_char_limit: -5\n", "memory.memory_char_limit"),
         ("memory:\n  user_char_limit: 99999999999999999999\n", "memory.user_char_limit"),
-        ("memory:\n  memory_enabled: 'yes'\n", "memory.memory_enabled"),
+        ("memory:\n  memory_enabled: 'maybe'\n", "memory.memory_enabled"),
         ("memory: 5\n", "memory must be a mapping"),
         ("memory:\n  provider: 42\n", "memory.provider"),
         ("memory:\n  prefetch_timeout: -2\n", "memory.prefetch_timeout"),

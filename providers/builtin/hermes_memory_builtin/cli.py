@@ -9,6 +9,7 @@ govern what the agent sees; these commands can always reach both files.
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -20,6 +21,24 @@ if TYPE_CHECKING:
     from hermes_memory_builtin.store import MemoryStore
 
 TARGET_CHOICE = click.Choice(["memory", "user"])
+
+# C0 and C1 control characters except tab and newline: a terminal would obey them.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _visible(text: str) -> str:
+    """*text* safe to print on a terminal, with nothing hidden from the person reading it.
+
+    A file edited outside the tool can hold terminal escape sequences (which
+    could conceal or redraw lines) and invisible characters; both are shown
+    as code points (``<U+001B>``) instead of being sent raw.
+    """
+    from hermes_memory_builtin.threats import INVISIBLE_CHARS
+
+    text = _CONTROL.sub(lambda match: f"<U+{ord(match.group()):04X}>", text)
+    if INVISIBLE_CHARS.isdisjoint(text):
+        return text
+    return "".join(f"<U+{ord(char):04X}>" if char in INVISIBLE_CHARS else char for char in text)
 
 
 def _open_store() -> MemoryStore:
@@ -45,11 +64,12 @@ def _report(result: dict[str, Any]) -> None:
     lines = [f"Error: {result.get('error', 'the change failed')}"]
     if result.get("matches"):
         lines.append("Matching entries:")
-        lines.extend(f"  - {entry}" for entry in result["matches"])
+        lines.extend(f"  - {_visible(entry)}" for entry in result["matches"])
     if "current_entries" in result:
         lines.append("Current entries:")
         lines.extend(
-            f"  [{number}] {entry}" for number, entry in enumerate(result["current_entries"], 1)
+            f"  [{number}] {_visible(entry)}"
+            for number, entry in enumerate(result["current_entries"], 1)
         )
     if result.get("remediation"):
         lines.append(f"Next: {result['remediation']}")
@@ -119,7 +139,7 @@ def _print_target(name: str, filename: str, item: dict[str, Any]) -> None:
     if not count:
         click.echo("  (no entries)")
     for number, entry in enumerate(item["entries"], 1):
-        text = entry["text"].replace("\n", "\n      ")
+        text = _visible(entry["text"]).replace("\n", "\n      ")
         click.echo(f"  [{number}] {text}")
         if entry["threats"]:
             click.echo(

@@ -15,7 +15,9 @@ editor saving by rename, a sync tool) may write the file without taking our
 lock, and its save must not be overwritten by a change computed from the
 older text. On Linux the check and the rename are one atomic step
 (``renameat2(RENAME_EXCHANGE)``); elsewhere the file is checked just before
-the rename.
+the rename. The new file keeps the permission bits of the one it replaces
+(a new file is private to its owner), and a file that is read-only for this
+process is refused rather than replaced.
 """
 
 from __future__ import annotations
@@ -102,14 +104,27 @@ def _kind(mode: int) -> str:
     return "a special file"
 
 
+def _is_link(path: Path) -> bool:
+    """Whether *path* is a symbolic link; ``False`` when it cannot even be looked at
+    (missing, or a folder without search permission: opening it reports why)."""
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _dangling_link(path: Path) -> str | None:
     """Why *path* cannot be used when it is a symbolic link leading nowhere, else ``None``."""
-    if not path.is_symlink():
+    if not _is_link(path):
         return None
     target = Path(os.path.realpath(path))
-    if target.exists():
-        return None
-    return f"it is a symbolic link to {target}, which does not exist"
+    try:
+        os.stat(target)
+    except (FileNotFoundError, NotADirectoryError):
+        return f"it is a symbolic link to {target}, which does not exist"
+    except OSError:
+        return None  # there, but out of reach: opening it reports why
+    return None
 
 
 def write_target(path: Path) -> Path:
@@ -122,7 +137,7 @@ def write_target(path: Path) -> Path:
         raise MemoryStoreError(
             f"Cannot write {path}: {problem}. Create that file (or remove the link), then retry."
         )
-    return Path(os.path.realpath(path)) if path.is_symlink() else path
+    return Path(os.path.realpath(path)) if _is_link(path) else path
 
 
 def read_memory_file(path: Path) -> FileRead:
@@ -215,14 +230,37 @@ def _write_failure(path: Path, exc: OSError) -> MemoryStoreError:
     )
 
 
-def _write_temp(target: Path, text: str) -> Path:
-    """*text* in a new fsynced temporary file beside *target*."""
+def _existing_mode(path: Path, target: Path) -> int | None:
+    """The permission bits of *target* (``None`` when it does not exist yet).
+
+    Raises :class:`MemoryStoreError` when the file is read-only for this
+    process: a rename would replace it anyway, but the owner made it
+    read-only to keep it as it is.
+    """
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode) & 0o777
+    except OSError:
+        return None
+    if not os.access(target, os.W_OK):
+        raise MemoryStoreError(
+            f"Cannot write {path}: the file is read-only. Nothing was changed. Make it "
+            f"writable (chmod u+w {target}) to let memory change it, or leave it read-only "
+            "to keep it as it is."
+        )
+    return mode
+
+
+def _write_temp(target: Path, text: str, mode: int | None) -> Path:
+    """*text* in a new fsynced temporary file beside *target*, with permission bits *mode*
+    (default: private to the owner)."""
     fd, tmp_name = tempfile.mkstemp(
         prefix=temp_prefix_for(target), suffix=TEMP_SUFFIX, dir=target.parent
     )
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as handle:
+            if mode is not None and hasattr(os, "fchmod"):
+                os.fchmod(fd, mode)  # a shared (0640) file stays shared after the rename
             handle.write(text.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
@@ -240,9 +278,10 @@ def atomic_write_text(path: Path, text: str) -> None:
     original file is then untouched and no temporary file is left.
     """
     target = write_target(path)
+    mode = _existing_mode(path, target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = _write_temp(target, text)
+        tmp = _write_temp(target, text, mode)
     except OSError as exc:
         raise _write_failure(path, exc) from exc
     try:
@@ -362,9 +401,10 @@ def replace_if_unchanged(path: Path, text: str, expected: FileIdentity | None) -
     file is left.
     """
     target = write_target(path)
+    mode = _existing_mode(path, target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = _write_temp(target, text)
+        tmp = _write_temp(target, text, mode)
     except OSError as exc:
         raise _write_failure(path, exc) from exc
     try:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hermes_core.config import cfg_get, config_section
+from hermes_core.config import TRUTHY_STRINGS, cfg_get, config_section
 from hermes_core.errors import ConfigError
 
 DEFAULT_MEMORY_CHAR_LIMIT = 2200
@@ -23,7 +23,7 @@ def _char_limit(config: Mapping[str, Any] | None, key: str, default: int) -> int
         number = None
     elif isinstance(value, int):
         number = value
-    elif isinstance(value, str) and value.strip().isdigit():
+    elif isinstance(value, str) and value.strip().isdecimal():
         number = int(value.strip())  # "20000" written with quotes still means 20000
     else:
         number = None
@@ -41,13 +41,18 @@ def _char_limit(config: Mapping[str, Any] | None, key: str, default: int) -> int
     return number
 
 
+_FALSY_STRINGS = frozenset({"0", "false", "no", "off"})
+
+
 def _flag(config: Mapping[str, Any] | None, key: str) -> bool:
     value = cfg_get(config, key)
     if value is None:
         return True
-    if not isinstance(value, bool):
-        raise ConfigError(f"{key} must be true or false, found {value!r}. Fix it in config.yaml.")
-    return value
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in TRUTHY_STRINGS | _FALSY_STRINGS:
+        return value.strip().lower() in TRUTHY_STRINGS  # 'no' written with quotes means off
+    raise ConfigError(f"{key} must be true or false, found {value!r}. Fix it in config.yaml.")
 
 
 @dataclass(frozen=True)

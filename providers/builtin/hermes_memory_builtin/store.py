@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import reprlib
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -73,24 +74,37 @@ def memory_dir_for(hermes_home: str | os.PathLike[str] | None = None) -> Path:
 
 
 def _coerce_limit(value: Any, name: str) -> int:
-    if isinstance(value, bool):
-        raise ConfigError(f"{name} must be a whole number of characters, found {value!r}.")
+    wrong = ConfigError(f"{name} must be a whole number of characters, found {echo_value(value)}.")
+    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+        raise wrong  # 2.5 is not a number of characters, and int() would drop the .5
     try:
         number = int(value)
-    except (TypeError, ValueError):
-        raise ConfigError(
-            f"{name} must be a whole number of characters, found {value!r}."
-        ) from None
+    except (TypeError, ValueError, OverflowError):
+        raise wrong from None
     if number < 1:
         raise ConfigError(f"{name} must be at least 1, found {number}.")
     return number
+
+
+_ECHO = reprlib.Repr()
+_ECHO.maxstring = _ECHO.maxother = _PREVIEW_CHARS
+_ECHO.maxlevel = 2
+
+
+def echo_value(value: Any) -> str:
+    """*value* as an error message may quote it: a short ``repr`` whatever its size or depth.
+
+    Lone surrogates and control characters come out escaped, so the message
+    can always be encoded and printed.
+    """
+    return _ECHO.repr(value)
 
 
 def _preview(entry: str, chars: int = _PREVIEW_CHARS) -> str:
     return entry if len(entry) <= chars else entry[:chars] + "..."
 
 
-def _bounded(entries: Sequence[str]) -> list[str]:
+def bounded_entries(entries: Sequence[str]) -> list[str]:
     """*entries* for a result: long ones shortened, and no more than the result can carry."""
     shown: list[str] = []
     used = 0
@@ -392,7 +406,9 @@ class MemoryStore:
 
     def _target(self, target: Any) -> Target:
         if not isinstance(target, str) or target not in TARGETS:
-            raise _Refusal(_failure(f"Invalid memory target {target!r}. Use 'memory' or 'user'."))
+            raise _Refusal(
+                _failure(f"Invalid memory target {echo_value(target)}. Use 'memory' or 'user'.")
+            )
         spec = TARGETS[target]
         if not self._enabled[spec.name]:
             key = "memory_enabled" if spec.name == "memory" else "user_profile_enabled"
@@ -506,7 +522,7 @@ class MemoryStore:
 
     def _state(self, spec: Target, entries: Sequence[str]) -> dict[str, Any]:
         return {
-            "current_entries": _bounded(entries),
+            "current_entries": bounded_entries(entries),
             "usage": format_counts(total_chars(entries), self.char_limit(spec.name)),
         }
 
@@ -526,7 +542,7 @@ class MemoryStore:
             f"'{_preview(old)}' matches {len(candidates)} different entries. Use a longer part "
             "of the one you mean (see matches).",
             target=spec.name,
-            matches=_bounded([_preview(entry) for entry in candidates]),
+            matches=bounded_entries([_preview(entry) for entry in candidates]),
         )
 
     def _drift_refusal(self, spec: Target, entry: str, old: str) -> _Refusal:
@@ -623,6 +639,29 @@ class MemoryStore:
             self._commit(spec, [e for i, e in enumerate(entries) if i != index])
             return self._success(spec, "Entry removed.", removed_entry=previous)
 
+    def _longer_than_budget(
+        self, spec: Target, before: Sequence[str], written: Sequence[str]
+    ) -> str | None:
+        """Why one of the *written* entries, new compared with *before*, is refused for its
+        length alone, or ``None``.
+
+        A batch may shrink an over-budget file by merging entries, but never
+        into one entry longer than the whole budget: the drift guard would then
+        take it for pasted-in text and refuse to change it ever after. (A single
+        ``replace`` cannot: an entry longer than the budget replacing a shorter
+        one always grows the file.)
+        """
+        limit = self.char_limit(spec.name)
+        old = set(before)
+        for text in written:
+            if drift.is_oversized(text, limit) and text not in old:
+                return (
+                    f"The new entry '{_preview(text)}' is {len(text):,} characters, more than "
+                    f"the whole {limit:,}-character budget of {spec.filename}. Shorten it, or "
+                    "split it into several smaller entries."
+                )
+        return None
+
     def _fits(self, spec: Target, before: Sequence[str], after: Sequence[str]) -> bool:
         """Within budget, or at least no larger than before (an over-budget file may shrink)."""
         size = total_chars(after)
@@ -639,7 +678,8 @@ class MemoryStore:
                 )
             )
         action = raw.get("action")
-        label = f"Operation {number} ({action if isinstance(action, str) else 'unknown'})"
+        shown = echo_value(action)[1:-1] if isinstance(action, str) else "unknown"
+        label = f"Operation {number} ({shown})"
         if action not in ACTIONS:
             raise _Refusal(
                 _failure(
@@ -647,7 +687,7 @@ class MemoryStore:
                 )
             )
         content_value = raw.get("content")
-        if content_value is None or content_value == "":
+        if content_value is None or (isinstance(content_value, str) and not content_value.strip()):
             content_value = raw.get("new_text")
         try:
             content = self._clean_text(content_value, "content") or None
@@ -731,6 +771,11 @@ class MemoryStore:
                         target=spec.name,
                         usage=usage,
                     )
+                )
+            too_long = self._longer_than_budget(spec, entries, working)
+            if too_long:
+                return self._counted(
+                    _failure(too_long + BATCH_ABORT_SUFFIX, target=spec.name, usage=usage)
                 )
             self._commit(spec, working)
             extra: dict[str, Any] = {}

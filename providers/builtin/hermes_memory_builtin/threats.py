@@ -10,12 +10,15 @@ How a scan works:
    the time of a scan (callers refuse to store text longer than that).
 2. Invisible format characters (zero-width spaces, bidi overrides, Unicode tag
    characters …) are reported on the raw text, in the order they occur.
-3. The text is NFKC-folded (full-width ``ｃａｔ`` becomes ``cat``), Cyrillic and
-   Greek letters that look like Latin ones are read as those (``іgnore`` with a
-   Cyrillic ``і`` is ``ignore``), and every pattern of the requested scope is
-   searched case-insensitively. Free text
-   between keywords is limited to a few words, and every repetition is
-   bounded, so no pattern can backtrack catastrophically.
+3. The text is NFKD-folded (full-width ``ｃａｔ`` becomes ``cat``), combining
+   marks are dropped (``ïgnore`` is ``ignore``), Cyrillic and Greek letters and
+   Latin small capitals that look like plain Latin ones are read as those
+   (``іgnore`` with a Cyrillic ``і`` is ``ignore``), blank fillers are read as
+   spaces, and format characters (soft hyphen, direction marks) are read both
+   as nothing and as a space. Every pattern of the requested scope is searched
+   case-insensitively. Free text between keywords is limited to a few words,
+   and every repetition is bounded, so no pattern can backtrack
+   catastrophically.
 
 Scopes are cumulative: ``all`` runs the patterns that are always suspicious,
 ``context`` adds the ones for text injected as context, ``strict`` (used for
@@ -66,10 +69,14 @@ _BASE_INVISIBLE = (
     0x2068,  # first strong isolate
     0x2069,  # pop directional isolate
 )
-# Unicode tag characters spell out hidden ASCII ("ASCII smuggling").
+# Unicode tag characters spell out hidden ASCII ("ASCII smuggling"); the supplementary
+# variation selectors (VS17-VS256) can carry a hidden byte each after any character.
 _TAG_CHARACTERS = (0xE0001, *range(0xE0020, 0xE0080))
+_SUPPLEMENTARY_VARIATION_SELECTORS = tuple(range(0xE0100, 0xE01F0))
 
-INVISIBLE_CHARS: frozenset[str] = frozenset(chr(cp) for cp in (*_BASE_INVISIBLE, *_TAG_CHARACTERS))
+INVISIBLE_CHARS: frozenset[str] = frozenset(
+    chr(cp) for cp in (*_BASE_INVISIBLE, *_TAG_CHARACTERS, *_SUPPLEMENTARY_VARIATION_SELECTORS)
+)
 """Characters that render as nothing and can hide instructions from a reader."""
 
 # Letters of other scripts drawn like Latin ones, read as those Latin letters by the
@@ -77,9 +84,15 @@ INVISIBLE_CHARS: frozenset[str] = frozenset(chr(cp) for cp in (*_BASE_INVISIBLE,
 _LOOKALIKES = str.maketrans(
     "аеіјорсухѕԁԛԝһӏАВЕКМНОРСТХІЈЅУ"  # Cyrillic
     "αεικνορτυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ"  # Greek
-    "ıɩɡ",  # Latin variants
-    "aeijopcyxsdqwhlABEKMHOPCTXIJSYaeiknoptuxABEZHIKMNOPTYXiig",
+    "ıɩɡ"  # Latin variants
+    "ᴀʙᴄᴅᴇɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ",  # Latin small capitals
+    "aeijopcyxsdqwhlABEKMHOPCTXIJSYaeiknoptuxABEZHIKMNOPTYXiigabcdeghijklmnoprstuvwyz",
 )
+# Fillers that render as blank space: read as a space, so they cannot join two words.
+_BLANKS = {cp: " " for cp in (0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800)}
+# Combining marks (``ig\u0301nore``, variation selectors) are dropped before the
+# patterns run; format characters are read both ways (see ``_folds``).
+_MARK_CATEGORIES = frozenset({"Mn", "Me"})
 
 
 @dataclass(frozen=True)
@@ -359,9 +372,14 @@ def _matchers(scope: str) -> tuple[_Matcher, ...]:
     return tuple(_Matcher(pattern) for pattern in _CATALOGUE if pattern.scope in reach)
 
 
-def _matching_ids(folded: str, scope: str) -> list[str]:
-    state = _ScanState(folded)
-    return [matcher.id for matcher in _matchers(scope) if matcher.hit(folded, state)]
+def _matching_ids(text: str, scope: str) -> list[str]:
+    """Ids of the patterns of *scope* that match any folded reading of *text*."""
+    states = [_ScanState(folded) for folded in _folds(text)]
+    return [
+        matcher.id
+        for matcher in _matchers(scope)
+        if any(matcher.hit(state.text, state) for state in states)
+    ]
 
 
 def _check_scope(scope: str) -> None:
@@ -369,9 +387,27 @@ def _check_scope(scope: str) -> None:
         raise ValueError(f"Unknown scan scope {scope!r}; use one of {', '.join(SCOPES)}.")
 
 
-def _fold(text: str) -> str:
-    """*text* as the patterns see it: NFKC, then look-alike letters read as Latin."""
-    return unicodedata.normalize("NFKC", text).translate(_LOOKALIKES)
+def _folds(text: str) -> list[str]:
+    """*text* as the patterns see it: NFKD, without combining marks, blank fillers read
+    as spaces and look-alike letters read as Latin.
+
+    A format character (soft hyphen, direction mark …) may sit inside a word
+    (``ig\u00adnore``) or stand for the space between two (``ignore\u180eall``),
+    so text holding one is given in two readings: without them, and with each
+    read as a space.
+    """
+    if text.isascii():
+        return [text]
+    decomposed = unicodedata.normalize("NFKD", text.translate(_BLANKS)).translate(_BLANKS)
+    categories = {char: unicodedata.category(char) for char in set(decomposed) if char >= "\x80"}
+    dropped: dict[int, str | None] = {
+        ord(char): None for char, category in categories.items() if category in _MARK_CATEGORIES
+    }
+    formats = [ord(char) for char, category in categories.items() if category == "Cf"]
+    readings = [decomposed.translate({**dropped, **dict.fromkeys(formats)})]
+    if formats:
+        readings.append(decomposed.translate({**dropped, **dict.fromkeys(formats, " ")}))
+    return [reading.translate(_LOOKALIKES) for reading in readings]
 
 
 def _invisible_in_order(text: str) -> list[str]:
@@ -391,7 +427,7 @@ def scan_for_threats(content: str, scope: str = "context") -> list[str]:
     _check_scope(scope)
     text = content[:MAX_SCAN_CHARS]
     found = [f"invisible_unicode_U+{ord(ch):04X}" for ch in _invisible_in_order(text)]
-    found.extend(_matching_ids(_fold(text), scope))
+    found.extend(_matching_ids(text, scope))
     return found
 
 
@@ -406,7 +442,7 @@ def first_threat_message(content: str, scope: str = "strict") -> str | None:
             f"U+{ord(invisible[0]):04X}, which can hide instructions from a reader. "
             "Remove it and retry."
         )
-    ids = _matching_ids(_fold(text), scope)
+    ids = _matching_ids(text, scope)
     if not ids:
         return None
     return (

@@ -15,7 +15,7 @@ from typing import Any
 from hermes_core.errors import MemoryStoreError
 from hermes_memory_builtin.entries import total_chars
 from hermes_memory_builtin.snapshot import format_counts
-from hermes_memory_builtin.store import ACTIONS, MemoryStore, Result
+from hermes_memory_builtin.store import ACTIONS, MemoryStore, Result, bounded_entries, echo_value
 from hermes_memory_builtin.targets import TARGET_NAMES, TARGETS
 
 TOOL_NAME = "memory"
@@ -173,7 +173,9 @@ class MemoryTool:
                     " There is no read action: memory as of the session start is in your "
                     "system prompt, and every successful write reports the new usage."
                 )
-            return _failure(f"Unknown action {action!r}. Use add, replace or remove.{hint}")
+            return _failure(
+                f"Unknown action {echo_value(action)}. Use add, replace or remove.{hint}"
+            )
 
         if action == "add":
             if _is_blank(content):
@@ -199,6 +201,6 @@ class MemoryTool:
             f"was given. Call {action} again with old_text set to part of one of the "
             "current_entries below.",
             target=target,
-            current_entries=entries,
+            current_entries=bounded_entries(entries),
             usage=format_counts(total_chars(entries), store.char_limit(target)),
         )

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from hermes_memory_builtin.store import MemoryStore
-from memory_support import read_entries
+from memory_support import read_entries, write_entries
 
 
 def _seed(store: MemoryStore, *entries: str) -> bytes:
@@ -176,3 +176,37 @@ def test_one_bad_operation_changes_nothing(
     assert "current_entries" not in result
     assert store.path("memory").read_bytes() == before
     assert store.memory_entries == ["entry one", "entry two"]
+
+
+def test_blank_content_falls_back_to_new_text_as_in_a_single_call(store: MemoryStore) -> None:
+    result = store.apply_batch("memory", [{"action": "add", "content": "  ", "new_text": "fact"}])
+    assert result["success"] is True
+    assert store.memory_entries == ["fact"]
+
+
+def test_shrinking_an_over_budget_file_never_writes_an_entry_longer_than_the_budget(
+    store: MemoryStore,
+) -> None:
+    write_entries(store.path("memory"), ["a" * 400, "b" * 400])
+    before = store.path("memory").read_bytes()
+    merged = "merged: " + "m" * 550
+    result = store.apply_batch(
+        "memory",
+        [
+            {"action": "remove", "old_text": "bbb"},
+            {"action": "replace", "old_text": "aaa", "content": merged},
+        ],
+    )
+    assert result["success"] is False
+    assert "550" not in result["error"] and "558 characters" in result["error"]
+    assert "500-character budget" in result["error"]
+    assert store.path("memory").read_bytes() == before
+    smaller = store.apply_batch(
+        "memory",
+        [
+            {"action": "remove", "old_text": "bbb"},
+            {"action": "replace", "old_text": "aaa", "content": "merged: " + "m" * 300},
+        ],
+    )
+    assert smaller["success"] is True
+    assert store.remove("memory", "merged")["success"] is True

@@ -251,3 +251,75 @@ def test_a_read_only_memory_folder_refuses_writes_and_says_what_to_fix(
     assert str(memory_dir) in add["error"] and "writable" in add["error"]
     assert (memory_dir / "MEMORY.md").read_text(encoding="utf-8") == "kept"
     assert sorted(p.name for p in memory_dir.iterdir()) == ["MEMORY.md"]
+
+
+_LOAD_SCRIPT = """
+import json, sys
+from hermes_memory_builtin.store import MemoryStore
+from hermes_memory_builtin.tool import MemoryTool
+store = MemoryStore(sys.argv[1])
+store.load_from_disk()
+tool = MemoryTool(store)
+print(json.dumps({
+    "error": store.read_error("memory"),
+    "prompt": store.format_for_system_prompt("memory"),
+    "remove": json.loads(tool({"action": "remove", "target": "memory"})),
+    "add": store.add("memory", "a fact"),
+}))
+"""
+
+
+def test_a_memory_folder_without_search_permission_is_reported_not_a_crash(
+    memory_dir: Path, tmp_path: Path
+) -> None:
+    prefix = _unprivileged(tmp_path)
+    write_entries(memory_dir / "MEMORY.md", ["kept"])
+    memory_dir.chmod(0o600)  # readable listing, but its files cannot be reached
+    try:
+        done = subprocess.run(
+            [*prefix, sys.executable, "-c", _LOAD_SCRIPT, str(memory_dir)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        memory_dir.chmod(0o755)
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout)
+    assert "Permission denied" in outcome["error"]
+    assert outcome["prompt"] is None
+    assert outcome["remove"]["success"] is False
+    assert outcome["add"]["success"] is False and "Permission denied" in outcome["add"]["error"]
+    assert (memory_dir / "MEMORY.md").read_text(encoding="utf-8") == "kept"
+
+
+def test_a_read_only_memory_file_is_not_replaced(memory_dir: Path, tmp_path: Path) -> None:
+    prefix = _unprivileged(tmp_path)
+    write_entries(memory_dir / "MEMORY.md", ["frozen on purpose"])
+    (memory_dir / "MEMORY.md").chmod(0o444)
+    try:
+        done = subprocess.run(
+            [*prefix, sys.executable, "-c", _ADD_SCRIPT, str(memory_dir)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        (memory_dir / "MEMORY.md").chmod(0o644)
+    assert done.returncode == 0, done.stderr
+    add = json.loads(done.stdout)["add"]
+    assert add["success"] is False
+    assert "read-only" in add["error"] and "chmod u+w" in add["error"]
+    assert (memory_dir / "MEMORY.md").read_text(encoding="utf-8") == "frozen on purpose"
+    assert sorted(p.name for p in memory_dir.iterdir()) == ["MEMORY.md", "MEMORY.md.lock"]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_a_write_keeps_the_permissions_of_the_file_it_replaces(store: MemoryStore) -> None:
+    path = store.path("memory")
+    write_entries(path, ["shared with the group"])
+    path.chmod(0o640)
+    assert store.add("memory", "a second fact")["success"] is True
+    assert path.stat().st_mode & 0o777 == 0o640
+    assert store.add("user", "a new file")["success"] is True
+    assert store.path("user").stat().st_mode & 0o777 == 0o600

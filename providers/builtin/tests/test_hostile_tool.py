@@ -195,3 +195,33 @@ def test_through_the_manager_none_and_junk_everywhere_get_json(hermes_home: Path
         answer = json.loads(text)
         assert answer.get("success") is False and answer.get("error"), (args, answer)
     manager.shutdown_all()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"action": "a" * 1_000_000, "target": "memory"},
+        {"action": "add", "target": "t" * 1_000_000, "content": "x"},
+        {"action": ["add"] * 100_000, "target": "memory"},
+        {"target": "memory", "operations": [{"action": "z" * 1_000_000}]},
+        {"target": "memory", "operations": [{"action": "\ud800"}]},
+        {"action": "\udfff", "target": "\ud800"},
+    ],
+)
+def test_huge_or_undecodable_actions_and_targets_are_named_briefly(
+    tool: MemoryTool, store: MemoryStore, args: dict[str, Any]
+) -> None:
+    answer = _answer(tool, args)
+    assert answer["success"] is False
+    assert len(answer["error"]) < 400
+    assert "action" in answer["error"] or "target" in answer["error"]
+    assert not store.path("memory").exists()
+
+
+def test_a_missing_old_text_on_a_huge_file_answers_with_bounded_entries(
+    tool: MemoryTool, store: MemoryStore
+) -> None:
+    write_entries(store.path("memory"), [f"pasted note {n}: " + "w" * 400 for n in range(2_000)])
+    answer = _answer(tool, {"action": "remove", "target": "memory"})
+    assert answer["success"] is False and "needs old_text" in answer["error"]
+    assert answer["current_entries"][-1].startswith("[... ")

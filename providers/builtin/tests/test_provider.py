@@ -102,6 +102,14 @@ def test_with_both_files_disabled_there_is_no_memory_tool(hermes_home: Path) -> 
     assert provider.system_prompt_block() == ""
 
 
+@pytest.mark.parametrize("off", ["no", "False", " off ", "0"])
+def test_a_switch_written_as_text_is_read_as_meant(hermes_home: Path, off: str) -> None:
+    _config(hermes_home, {"memory_enabled": off, "user_profile_enabled": "yes"})
+    provider = _started(hermes_home)
+    schema = next(s for s in provider.get_tool_schemas() if s["name"] == "memory")
+    assert schema["parameters"]["properties"]["target"]["enum"] == ["user"]
+
+
 def test_a_broken_setting_falls_back_to_defaults(
     hermes_home: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

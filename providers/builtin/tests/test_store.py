@@ -6,6 +6,7 @@ import logging
 from pathlib import Path
 
 import pytest
+from hermes_memory_builtin.settings import MemorySettings
 from hermes_memory_builtin.snapshot import blocked_marker
 from hermes_memory_builtin.store import MemoryStore
 from hermes_memory_builtin.targets import MEMORY, USER
@@ -27,6 +28,18 @@ def test_limits_given_as_strings_are_numbers() -> None:
     assert MemoryStore(memory_char_limit="20000").char_limit("memory") == 20000
     with pytest.raises(ConfigError, match="memory_char_limit"):
         MemoryStore(memory_char_limit="lots")
+
+
+@pytest.mark.parametrize("limit", [2.5, float("inf"), float("nan"), "\u00b2", [2200]])
+def test_limits_that_are_not_whole_numbers_are_refused_by_name(limit: object) -> None:
+    with pytest.raises(ConfigError, match="memory_char_limit must be a whole number"):
+        MemoryStore(memory_char_limit=limit)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("value", ["\u00b2", "\u00b9\u2070", "\u2463"])
+def test_configured_limits_that_only_look_like_digits_are_config_errors(value: str) -> None:
+    with pytest.raises(ConfigError, match=r"memory\.user_char_limit"):
+        MemorySettings.from_config({"memory": {"user_char_limit": value}})
 
 
 def test_memory_dir_follows_hermes_home_at_call_time(
