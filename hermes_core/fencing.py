@@ -172,9 +172,9 @@ def _find_span_open(folded: str, start: int = 0) -> int:
         start = index + 1
 
 
-def _held_suffix(folded: str, tag: str, max_len: int) -> int:
-    """Length of the longest suffix of *folded* (≤ max_len) that is a prefix of *tag*."""
-    for length in range(min(max_len, len(folded)), 0, -1):
+def _held_suffix(folded: str, start: int, tag: str, max_len: int) -> int:
+    """Length of the longest suffix of ``folded[start:]`` (≤ max_len) that is a prefix of *tag*."""
+    for length in range(min(max_len, len(folded) - start), 0, -1):
         if tag.startswith(folded[-length:]):
             return length
     return 0
@@ -212,27 +212,30 @@ class StreamingContextScrubber:
             return ""
         work = self._buffer + text
         self._buffer = ""
+        # One folded copy and a moving position: linear in the chunk, however many
+        # spans it holds (a whole reply is one chunk for scrub_context_spans).
+        folded = work.translate(_ASCII_FOLD)
         out: list[str] = []
-        while work:
-            folded = work.translate(_ASCII_FOLD)
+        pos = 0
+        while pos < len(work):
             if self._in_span:
-                index = folded.find(CLOSE_TAG)
+                index = folded.find(CLOSE_TAG, pos)
                 if index < 0:
-                    held = _held_suffix(folded, CLOSE_TAG, len(CLOSE_TAG) - 1)
+                    held = _held_suffix(folded, pos, CLOSE_TAG, len(CLOSE_TAG) - 1)
                     self._buffer = work[len(work) - held :] if held else ""
                     break
-                work = work[index + len(CLOSE_TAG) :]
+                pos = index + len(CLOSE_TAG)
                 self._in_span = False
                 continue
-            index = _find_span_open(folded)
+            index = _find_span_open(folded, pos)
             if index < 0:
                 # A complete tag at the end waits for the next character to decide.
-                held = _held_suffix(folded, OPEN_TAG, len(OPEN_TAG))
-                out.append(work[: len(work) - held])
+                held = _held_suffix(folded, pos, OPEN_TAG, len(OPEN_TAG))
+                out.append(work[pos : len(work) - held])
                 self._buffer = work[len(work) - held :] if held else ""
                 break
-            out.append(work[:index])
-            work = work[index + len(OPEN_TAG) :]
+            out.append(work[pos:index])
+            pos = index + len(OPEN_TAG)
             self._in_span = True
         return "".join(out)
 

@@ -43,7 +43,11 @@ from typing import Any
 from hermes_core.config import get_hermes_home
 from hermes_core.errors import PreCompressCheckpointError
 from hermes_core.fencing import clean_text
-from hermes_core.provider import PRE_COMPRESS_CHECKPOINT_API_VERSION, MemoryProvider
+from hermes_core.provider import (
+    PRE_COMPRESS_CHECKPOINT_API_VERSION,
+    TOOL_NAME_PATTERN,
+    MemoryProvider,
+)
 from hermes_core.redaction import redact_egress
 from hermes_core.workers import SKIPPED, TIMED_OUT, BackgroundWorker, PrefetchLane
 from hermes_core.writeshim import MemoryWriteShim
@@ -122,22 +126,54 @@ _SYNC_OPTIONAL_KEYWORDS = frozenset({"session_id", "messages", "turn_author"})
 _REFUSED = object()  # a hand-off that could not be redacted
 
 
+def _schema_problem(schema: Any) -> tuple[dict[str, Any] | None, str]:
+    """The plain form of *schema* and ``""``, or ``None`` and what makes it unusable."""
+    if not isinstance(schema, dict):
+        return None, f"a tool schema of type {type(schema).__name__} (not a dict)"
+    inner = schema.get("function") if schema.get("type") == "function" else schema
+    if not isinstance(inner, dict):
+        return None, "a tool schema whose 'function' is not a dict"
+    name = inner.get("name")
+    if not isinstance(name, str) or not name.strip():
+        return None, "a tool schema without a name"
+    if not TOOL_NAME_PATTERN.match(name):
+        return None, (
+            f"tool {name!r}, but tool names must match {TOOL_NAME_PATTERN.pattern} "
+            "(letters, digits, _ and -, at most 64)"
+        )
+    if "parameters" in inner and not isinstance(inner["parameters"], dict):
+        return None, (
+            f"tool {name!r} with parameters of type {type(inner['parameters']).__name__}; "
+            'use a JSON-Schema object such as {"type": "object", "properties": {}}'
+        )
+    if "description" in inner and not isinstance(inner["description"], str):
+        return None, (
+            f"tool {name!r} with a description of type {type(inner['description']).__name__}; "
+            "use a string"
+        )
+    try:
+        # A copy that survives the request encoder: strict JSON, no unpaired surrogates.
+        encoded = json.dumps(inner, ensure_ascii=False, allow_nan=False)
+        plain: dict[str, Any] = json.loads(clean_text(encoded))
+    except (TypeError, ValueError, RecursionError) as exc:
+        return None, (
+            f"tool {name!r} whose schema is not JSON ({exc}); use only dicts, lists, "
+            "strings, finite numbers, booleans and None"
+        )
+    return plain, ""
+
+
 def normalize_tool_schema(schema: Any) -> dict[str, Any] | None:
     """Return the plain ``{"name", "description", "parameters"}`` form of a tool schema.
 
-    Unwraps the OpenAI ``{"type": "function", "function": {...}}`` form; returns
-    ``None`` for anything that is not a dict or has no non-empty string ``name``
-    (a nameless tool makes strict model backends reject the whole request).
+    Unwraps the OpenAI ``{"type": "function", "function": {...}}`` form and
+    returns a JSON copy with unpaired surrogates replaced. Returns ``None`` for
+    a schema a strict model backend would reject the whole request for (and so
+    every turn): not a dict, a name that is missing or does not match
+    ``^[a-zA-Z0-9_-]{1,64}$``, ``parameters`` that are not a dict, a description
+    that is not a string, or content that is not JSON (a set, NaN).
     """
-    if not isinstance(schema, dict):
-        return None
-    inner = schema.get("function") if schema.get("type") == "function" else schema
-    if not isinstance(inner, dict):
-        return None
-    name = inner.get("name")
-    if not isinstance(name, str) or not name.strip():
-        return None
-    return copy.deepcopy(inner)
+    return _schema_problem(schema)[0]
 
 
 def _bounded_text(provider: str, hook: str, text: str, limit: int) -> str:
@@ -347,15 +383,18 @@ class MemoryManager:
         )
         return True
 
-    @staticmethod
-    def _normalized_schemas(name: str, schemas: Iterable[Any]) -> tuple[dict[str, Any], ...]:
+    def _normalized_schemas(self, name: str, schemas: Iterable[Any]) -> tuple[dict[str, Any], ...]:
         normalized = []
         for schema in list(schemas):
-            tool = normalize_tool_schema(schema)
+            tool, problem = _schema_problem(schema)
             if tool is None:
-                logger.warning(
-                    "Memory provider '%s' declared a tool schema without a name; it is ignored.",
+                self._warn_once(
                     name,
+                    problem,
+                    "Memory provider '%s' declared %s; it is ignored. "
+                    "Fix the schema in the provider's get_tool_schemas().",
+                    name,
+                    problem,
                 )
                 continue
             normalized.append(tool)
@@ -470,8 +509,23 @@ class MemoryManager:
         except Exception as exc:
             logger.error("Memory provider '%s' tool '%s' failed: %s", entry.name, tool_name, exc)
             return _tool_error(f"Memory tool '{tool_name}' failed: {exc}")
-        if not isinstance(result, str):
-            result = json.dumps(result, ensure_ascii=False, default=str)
+        if isinstance(result, bytes | bytearray):
+            result = bytes(result).decode("utf-8", errors="replace")
+        elif not isinstance(result, str):
+            try:
+                result = json.dumps(result, ensure_ascii=False, default=str)
+            except (TypeError, ValueError, RecursionError) as exc:  # e.g. tuple keys, a cycle
+                logger.error(
+                    "Memory provider '%s' tool '%s' returned %s that is not JSON: %s",
+                    entry.name,
+                    tool_name,
+                    type(result).__name__,
+                    exc,
+                )
+                return _tool_error(
+                    f"Memory tool '{tool_name}' returned a result that cannot be encoded as "
+                    f"JSON ({exc})."
+                )
         result = clean_text(result)
         if len(result) > MAX_TOOL_RESULT_CHARS:
             logger.warning(

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 __all__ = [
     "INDICATOR_GLYPH",
     "PRE_COMPRESS_CHECKPOINT_API_VERSION",
+    "TOOL_NAME_PATTERN",
     "MemoryProvider",
     "RecallStatus",
     "ctx_bound",
@@ -32,6 +33,9 @@ PRE_COMPRESS_CHECKPOINT_API_VERSION = 2
 
 INDICATOR_GLYPH = "🧠"
 """Default glyph of a recall indicator line."""
+
+TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+"""Tool names every major model API accepts (what ``get_tool_schemas`` names must match)."""
 
 
 @dataclass(frozen=True)

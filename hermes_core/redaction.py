@@ -99,6 +99,7 @@ _PEM_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----")
 _PEM_END = "-----END"
 _PEM_TAIL = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----")
 _TOKEN = re.compile(r"[A-Za-z0-9_\-./+]{16,}")
+_MIN_TOKEN = 16  # the shortest _TOKEN
 _NOT_SECRET_VALUES = frozenset({"true", "false", "null", "none", "nil", "undefined"})
 
 
@@ -128,6 +129,7 @@ class _Scrubber:
 
     def __init__(self) -> None:
         self.removed: set[str] = set()
+        self._by_prefix: dict[str, list[str]] | None = None
 
     def _remember(self, secret: str) -> None:
         self.removed.update(_TOKEN.findall(secret))
@@ -194,13 +196,39 @@ class _Scrubber:
         return original if text == original else text
 
     def propagate(self, text: str) -> str:
-        """Replace tokens removed elsewhere in the hand-off (longest first)."""
+        """Replace tokens removed elsewhere in the hand-off.
+
+        Every occurrence of every removed token is covered, and each run of
+        covered text becomes one :data:`REDACTED`. Removed tokens are indexed
+        by their first 16 characters, so the cost grows with the text, not
+        with text times the number of removed tokens.
+        """
         if text.startswith("data:"):
             return text
-        for token in sorted(self.removed, key=len, reverse=True):
-            if token in text:
-                text = text.replace(token, REDACTED)
-        return text
+        if self._by_prefix is None:
+            self._by_prefix = {}
+            for token in sorted(self.removed, key=len, reverse=True):
+                self._by_prefix.setdefault(token[:_MIN_TOKEN], []).append(token)
+        by_prefix = self._by_prefix
+        pieces: list[str] = []
+        pos = 0
+        start = end = -1  # the covered span being built
+        # A token is made of _TOKEN characters only, so each occurrence lies in one run.
+        for run in _TOKEN.finditer(text):
+            for index in range(run.start(), run.end() - _MIN_TOKEN + 1):
+                for token in by_prefix.get(text[index : index + _MIN_TOKEN], ()):
+                    if text.startswith(token, index):
+                        if index >= end:
+                            if end >= 0:
+                                pieces += (text[pos:start], REDACTED)
+                                pos = end
+                            start = index
+                        end = max(end, index + len(token))
+                        break  # the longest token here covers the shorter ones
+        if end < 0:
+            return text
+        pieces += (text[pos:start], REDACTED, text[end:])
+        return "".join(pieces)
 
 
 def _walk(value: Any, on_str: Callable[[str], str], path: set[int], depth: int) -> Any:

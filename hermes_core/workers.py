@@ -175,7 +175,8 @@ class BackgroundWorker:
         self._idle = threading.Condition(self._lock)
         self._pending: set[_Task] = set()
         self._stopped = False
-        spawn_context_thread(self._serve, name=name).start()  # RuntimeError: no thread
+        self._thread = spawn_context_thread(self._serve, name=name)
+        self._thread.start()  # RuntimeError: no thread
 
     def submit(
         self, kind: str, fn: Callable[[], Any], context: contextvars.Context | None = None
@@ -222,7 +223,17 @@ class BackgroundWorker:
                     self._idle.notify_all()
 
     def flush(self, timeout: float | None) -> bool:
-        """Wait until everything submitted so far has run; False on timeout."""
+        """Wait until everything submitted so far has run; False on timeout.
+
+        Called from one of the worker's own tasks it returns False at once: the
+        task calling it is part of what it would wait for.
+        """
+        if threading.current_thread() is self._thread:
+            logger.warning(
+                "%s: flush called from its own background task; not waiting (it would never end)",
+                self.name,
+            )
+            return False
         try:
             marker = self._enqueue(_Task("flush", _noop, None), bounded=False)
         except RuntimeError:  # stopped: what was queued before still runs

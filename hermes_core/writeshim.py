@@ -5,8 +5,9 @@ implement each of them:
 
 - **keyword**: ``on_memory_write(action, target, content, metadata=None)`` (or
   ``**kwargs``) — the current contract; metadata is passed by keyword;
-- **positional**: four positional parameters whose fourth has another name,
-  e.g. ``(action, target, content, meta)`` — metadata is passed positionally;
+- **positional**: four positional parameters whose fourth has another name or
+  is positional-only, e.g. ``(action, target, content, meta)`` or
+  ``(action, target, content, metadata, /)`` — metadata is passed positionally;
 - **legacy**: ``on_memory_write(action, target, content)`` — no metadata at all.
 
 :class:`MemoryWriteShim` picks the shape once, from the bound method's
@@ -42,17 +43,22 @@ class WriteCallShape(enum.Enum):
 def write_call_shape(method: Callable[..., Any]) -> WriteCallShape:
     """Choose the call shape for a bound ``on_memory_write`` method.
 
-    Keyword when the signature cannot be read, takes ``**kwargs`` or has a
-    parameter named ``metadata``; positional when at least four parameters can
-    be filled positionally; legacy otherwise.
+    Positional when the fourth positional parameter is positional-only (it
+    cannot take ``metadata=``, whatever its name); otherwise keyword when the
+    signature cannot be read, takes ``**kwargs`` or has a parameter named
+    ``metadata``; positional when at least four parameters can be filled
+    positionally; legacy otherwise.
     """
     try:
         parameters = list(inspect.signature(method).parameters.values())
     except (TypeError, ValueError):
         return WriteCallShape.KEYWORD
+    positional = [p for p in parameters if p.kind in _POSITIONAL_KINDS]
+    if len(positional) >= 4 and positional[3].kind is inspect.Parameter.POSITIONAL_ONLY:
+        return WriteCallShape.POSITIONAL
     if any(p.kind is inspect.Parameter.VAR_KEYWORD or p.name == "metadata" for p in parameters):
         return WriteCallShape.KEYWORD
-    if sum(p.kind in _POSITIONAL_KINDS for p in parameters) >= 4:
+    if len(positional) >= 4:
         return WriteCallShape.POSITIONAL
     return WriteCallShape.LEGACY
 

@@ -287,3 +287,15 @@ def test_no_fenced_payload_escapes(case: tuple[str, list[str]]) -> None:
     output = stream(chunks)
     assert "SECRET-" not in output
     assert "NOT new user input" not in output
+
+
+@pytest.mark.timeout(60)
+def test_a_whole_reply_full_of_spans_is_scrubbed_in_linear_time() -> None:
+    # A non-streamed reply is scrubbed as one chunk; re-scanning the rest after each
+    # span made a 1 MB reply of echoed blocks take minutes.
+    span = f"{OPEN_TAG}\nsecret{CLOSE_TAG}ok "
+    reply = span * (1_000_000 // len(span))
+    assert scrub_context_spans(reply) == "ok " * (1_000_000 // len(span))
+    scrubber = StreamingContextScrubber()
+    streamed = "".join(scrubber.feed(reply[i : i + 65_536]) for i in range(0, len(reply), 65_536))
+    assert streamed + scrubber.flush() == "ok " * (1_000_000 // len(span))

@@ -200,6 +200,54 @@ def test_unpaired_surrogates_from_the_model_never_poison_the_session(
         next_turn_works(session, server)
 
 
+def test_unpaired_surrogates_typed_by_the_user_never_poison_the_session(
+    hermes_home: Path, server: StreamingServer
+) -> None:
+    # A terminal hands undecodable bytes to input() as lone surrogates ("caf\xe9").
+    with build_session(hermes_home, server) as session:
+        server.script(FakeReply(content="noted"))
+        assert session.run_turn("caf\udce9 au lait").content == "noted"
+        assert session.messages[0]["content"] == "caf\ufffd au lait"
+        assert server.chat_requests[-1].messages[-1]["content"] == "caf\ufffd au lait"
+        assert_consistent(session, hermes_home)
+        next_turn_works(session, server)
+        server.script(FakeReply(content="sub-answer"))
+        assert session.delegate("check caf\udce9", system_message="be \ud800 brief") == (
+            "sub-answer"
+        )
+        child = server.chat_requests[-1].messages
+        assert child[-1]["content"] == "check caf\ufffd" and "\ufffd" in child[0]["content"]
+    with SessionStore(hermes_home / "state.db", read_only=True) as store:
+        ended = [row["end_reason"] for row in store.list_sessions(collapse_lineage=False)]
+    assert sorted(ended) == ["delegation_complete", "user_exit"]
+
+
+class UnencodableToolProvider(RecordingProvider):
+    """Declares tools a request encoder or a strict backend cannot take, and one good tool."""
+
+    def get_tool_schemas(self) -> list[dict[str, Any]]:
+        return [
+            {"name": "bad_set", "parameters": {"type": "object", "enum": {1, 2}}},
+            {"name": "bad_nan", "parameters": {"type": "number", "maximum": float("nan")}},
+            {"name": "bad name", "parameters": {"type": "object"}},
+            {"name": "bad_params", "parameters": "a string"},
+            {"name": "odd_text", "description": "lone \ud800", "parameters": {"type": "object"}},
+        ]
+
+
+def test_tool_schemas_no_request_could_carry_never_break_a_turn(
+    hermes_home: Path, server: StreamingServer
+) -> None:
+    with build_session(hermes_home, server, UnencodableToolProvider()) as session:
+        server.script(FakeReply(content="fine"))
+        assert session.run_turn("hello there").content == "fine"
+        sent = server.chat_requests[-1].body["tools"]
+        names = [tool["function"]["name"] for tool in sent]
+        assert names == ["memory", "session_search", "odd_text"]
+        assert sent[-1]["function"]["description"] == "lone \ufffd"
+        next_turn_works(session, server)
+
+
 # -- runaway models --------------------------------------------------------------------------
 
 

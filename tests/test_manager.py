@@ -224,7 +224,42 @@ def test_schemas_are_normalized_and_nameless_ones_skipped(
         manager = manager_with(Recorder("ext", tools=tools))
     assert [s["name"] for s in manager.get_all_tool_schemas()] == ["x_grep", "x_find"]
     assert all("type" not in s for s in manager.get_all_tool_schemas())
-    assert sum("without a name" in r.getMessage() for r in caplog.records) == 2
+    warnings = [r.getMessage() for r in caplog.records]
+    assert sum("a tool schema without a name" in w for w in warnings) == 1
+    assert sum("a tool schema of type str (not a dict)" in w for w in warnings) == 1
+
+
+@pytest.mark.parametrize(
+    ("schema", "reason"),
+    [
+        ({"name": "recall memories", "parameters": {}}, "tool names must match"),
+        ({"name": "x" * 65, "parameters": {}}, "tool names must match"),
+        ({"name": "ext_recall", "parameters": "query: str"}, "parameters of type str"),
+        ({"name": "ext_recall", "description": ["list"]}, "description of type list"),
+        ({"name": "ext_recall", "parameters": {"enum": {1, 2}}}, "not JSON"),
+        ({"name": "ext_recall", "parameters": {"maximum": float("inf")}}, "not JSON"),
+    ],
+)
+def test_schemas_a_request_could_not_carry_are_dropped_with_the_reason(
+    caplog: pytest.LogCaptureFixture, schema: dict[str, Any], reason: str
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="hermes_core.manager"):
+        manager = manager_with(Recorder("ext", tools=[schema, tool("ext_fine")]))
+        manager.initialize_all("s1")  # re-reads the schemas; the warning is not repeated
+    assert normalize_tool_schema(schema) is None
+    assert manager.get_all_tool_names() == {"ext_fine"}
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert "Memory provider 'ext' declared" in warning and reason in warning
+    assert "Fix the schema" in warning
+
+
+def test_unpaired_surrogates_in_a_schema_are_replaced() -> None:
+    schema = {"name": "ext_recall", "description": "odd \ud800", "parameters": {"k": "\udfff"}}
+    assert normalize_tool_schema(schema) == {
+        "name": "ext_recall",
+        "description": "odd \ufffd",
+        "parameters": {"k": "\ufffd"},
+    }
 
 
 def test_tools_of_all_providers_are_listed_and_routed() -> None:
@@ -291,6 +326,34 @@ def test_failing_tool_becomes_a_json_error_logged_at_error(
         answer = json.loads(manager.handle_tool_call("ext_recall", {}))
     assert answer == {"error": "Memory tool 'ext_recall' failed: ext handle_tool_call exploded"}
     assert [r.levelname for r in caplog.records] == ["ERROR"]
+
+
+def test_tool_results_json_cannot_encode_become_a_json_error() -> None:
+    class Odd(Recorder):
+        result: Any = None
+
+        def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> Any:
+            return self.result
+
+    cyclic: dict[str, Any] = {}
+    cyclic["self"] = cyclic
+    for result in ({("a", "b"): 1}, cyclic):
+        provider = Odd("ext", tools=[tool("ext_recall")])
+        provider.result = result
+        manager = manager_with(provider)
+        answer = json.loads(manager.handle_tool_call("ext_recall", {}))
+        assert answer["error"].startswith(
+            "Memory tool 'ext_recall' returned a result that cannot be encoded as JSON"
+        )
+
+
+def test_tool_results_in_bytes_are_decoded() -> None:
+    class Raw(Recorder):
+        def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> Any:
+            return b'{"found": "caf\xe9"}'
+
+    manager = manager_with(Raw("ext", tools=[tool("ext_recall")]))
+    assert json.loads(manager.handle_tool_call("ext_recall", {})) == {"found": "caf\ufffd"}
 
 
 def test_tool_arguments_are_redacted_without_touching_the_callers_dict() -> None:

@@ -196,6 +196,26 @@ def test_hostile_input_is_scanned_in_linear_time(hostile: str) -> None:
     assert isinstance(redact_egress(hostile), str)
 
 
+@pytest.mark.timeout(60)
+def test_many_distinct_secrets_in_a_long_transcript_are_removed_in_linear_time() -> None:
+    # Each removed token is looked for in every string; checking every token against
+    # every string took minutes for a transcript with thousands of keys.
+    keys = [f"{index:05d}Zq8Lm3Np7Rt2Vx6B" for index in range(20_000)]
+    transcript = [
+        {"role": "tool", "content": f"line {i}: token={key}"} for i, key in enumerate(keys)
+    ]
+    transcript.append({"role": "user", "content": " ".join(keys[:50])})
+    result = redact_egress(transcript)
+    assert result[7] == {"role": "tool", "content": "line 7: token=[redacted]"}
+    assert result[-1]["content"] == " ".join([REDACTED] * 50)
+
+
+def test_overlapping_removed_tokens_leave_no_fragment() -> None:
+    first, second = "AAAA1111BBBB2222CCCC", "CCCC3333DDDD4444"
+    hand_off = [f"api_key={first}", f"secret: {second}", f"both: {first}3333DDDD4444 end"]
+    assert redact_egress(hand_off)[2] == f"both: {REDACTED} end"
+
+
 # ---------------------------------------------------------------- properties
 
 BASE62 = string.ascii_letters + string.digits

@@ -119,3 +119,18 @@ def test_demo_cleans_up_its_temporary_home(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_demo_refuses_a_home_in_use_and_leaves_it_untouched(tmp_path: Path) -> None:
+    home = tmp_path / "real-home"
+    (home / "memories").mkdir(parents=True)
+    config = "memory:\n  provider: honcho\nmodel:\n  base_url: https://api.example.com/v1\n"
+    (home / "config.yaml").write_text(config, encoding="utf-8")
+    (home / "memories" / "MEMORY.md").write_text("- my real fact\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["demo", "--home", str(home)])
+    assert result.exit_code == 1
+    assert f"--home {home} is not empty" in result.output
+    assert "leave out --home" in result.output
+    assert (home / "config.yaml").read_text(encoding="utf-8") == config
+    assert (home / "memories" / "MEMORY.md").read_text(encoding="utf-8") == "- my real fact\n"
+    assert sorted(p.name for p in home.iterdir()) == ["config.yaml", "memories"]

@@ -251,6 +251,79 @@ def test_compression_never_separates_tool_calls_and_keeps_ends(
         assert at == len(out) - 1 or out[at + 1]["role"] != role
 
 
+# ---------------------------------------------------------------- property: odd transcripts
+
+_odd_content = st.one_of(
+    st.none(),
+    st.text(max_size=40),
+    st.lists(
+        st.one_of(st.fixed_dictionaries({"type": st.just("text"), "text": st.text(max_size=20)})),
+        max_size=3,
+    ),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+_odd_call = st.one_of(
+    st.fixed_dictionaries(
+        {
+            "id": st.sampled_from(["a", "b", "c", None]),
+            "function": st.fixed_dictionaries(
+                {"name": st.text(max_size=5), "arguments": st.text(max_size=10)}
+            ),
+        }
+    ),
+    st.text(max_size=3),
+    st.none(),
+)
+_odd_message = st.one_of(
+    st.fixed_dictionaries(
+        {
+            "role": st.sampled_from(["user", "assistant", "system", "tool", "?"]),
+            "content": _odd_content,
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "role": st.just("assistant"),
+            "content": _odd_content,
+            "tool_calls": st.one_of(st.lists(_odd_call, max_size=3), st.just('[{"id": "a"}]')),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "role": st.just("tool"),
+            "content": _odd_content,
+            "tool_call_id": st.sampled_from(["a", "b", "c", None]),
+        }
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_odd_message, max_size=25), st.booleans())
+def test_odd_transcripts_compress_into_answered_tool_calls(
+    messages: list[Message], with_model: bool
+) -> None:
+    # Tool results before their call or without one, tool_calls as a JSON string,
+    # parts lists, empty content: compression neither fails nor leaves a call unanswered.
+    s = CompressionSettings(context_window=256, protect_first_n=2, protect_last_n=3)
+    compressor = ContextCompressor(
+        s, summarizer=(lambda prompt: "checkpoint") if with_model else None
+    )
+    result = compressor.compress(messages)
+    if result is None:
+        return
+    for at, message in enumerate(result.messages):
+        calls = message.get("tool_calls")
+        if message.get("role") == "assistant" and calls is not None:
+            assert isinstance(calls, list) and calls
+            for call in calls:
+                later = result.messages[at + 1 :]
+                assert any(m.get("tool_call_id") == call["id"] for m in later)
+        if message.get("role") == "tool":
+            earlier = [c for m in result.messages[:at] for c in m.get("tool_calls") or []]
+            assert any(c["id"] == message.get("tool_call_id") for c in earlier)
+
+
 # ---------------------------------------------------------------- summaries
 
 

@@ -136,3 +136,14 @@ def test_a_bounded_worker_refuses_beyond_max_pending_but_still_flushes() -> None
         worker.stop()
     with pytest.raises(ValueError, match="max_pending"):
         BackgroundWorker("nonsense", max_pending=0)
+
+
+def test_flush_from_one_of_its_own_tasks_returns_false_instead_of_deadlocking(
+    worker: BackgroundWorker,
+) -> None:
+    # A provider's hook, running on the worker, waiting for the worker (no timeout).
+    inner = worker.submit("reentrant", lambda: worker.flush(None))
+    after = worker.submit("after", lambda: "ran")
+    assert inner.result(timeout=30) is False
+    assert after.result(timeout=30) == "ran"
+    assert worker.flush(30) is True

@@ -149,3 +149,20 @@ def test_every_call_gets_a_fresh_metadata_dict() -> None:
     first, second = (call[1]["metadata"] for call in provider.calls)
     assert first == {"k": "v"} and first is not metadata
     assert second == {}
+
+
+def test_a_positional_only_metadata_parameter_gets_metadata_positionally() -> None:
+    class PositionalOnly:
+        def __init__(self) -> None:
+            self.calls: list[Any] = []
+
+        def on_memory_write(
+            self, action: str, target: str, content: str, metadata: Any = None, /, **kw: Any
+        ) -> None:
+            self.calls.append((action, target, content, metadata, kw))
+
+    provider = PositionalOnly()
+    shim = MemoryWriteShim(provider)
+    assert shim.shape is WriteCallShape.POSITIONAL
+    shim("add", "memory", "fact", {"session_id": "s1"})
+    assert provider.calls == [("add", "memory", "fact", {"session_id": "s1"}, {})]

@@ -121,7 +121,7 @@ def _hermes_home(home: Path | None, keep: bool) -> Iterator[Path]:
 @click.option(
     "--home",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Run in this HERMES_HOME (kept afterwards) instead of a temporary one.",
+    help="Run in this new or empty HERMES_HOME (kept afterwards) instead of a temporary one.",
 )
 @click.option("--keep", is_flag=True, help="Keep the temporary HERMES_HOME and print its path.")
 def demo(home: Path | None, keep: bool) -> None:
@@ -129,6 +129,8 @@ def demo(home: Path | None, keep: bool) -> None:
     from hermes_core.runtime.scripted import ScriptedModel
     from hermes_core.testing.openai_fake import FakeOpenAIServer
 
+    if home is not None:
+        _refuse_a_used_home(home)
     report = _Report()
     with (
         _hermes_home(home, keep) as path,
@@ -147,6 +149,20 @@ def demo(home: Path | None, keep: bool) -> None:
         click.secho(f"{len(report.failed)} check(s) failed: {report.failed}", fg="red", bold=True)
         raise SystemExit(1)
     click.secho(f"All {report.passed} checks passed.", fg="green", bold=True)
+
+
+def _refuse_a_used_home(home: Path) -> None:
+    """Stop before the demo overwrites a real home's config.yaml, memories or sessions."""
+    try:
+        used = home.exists() and any(home.iterdir())
+    except OSError as exc:
+        raise click.ClickException(f"Cannot use --home {home}: {exc}") from exc
+    if used:
+        raise click.ClickException(
+            f"--home {home} is not empty. The demo writes its own config.yaml, memories and "
+            "state.db there and would overwrite or add to what is there; pass a new or empty "
+            "directory, or leave out --home to run in a temporary one."
+        )
 
 
 def _open(path: Path, title: str) -> Any:

@@ -190,20 +190,32 @@ def select_window(
 
 
 def repair_tool_pairs(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Drop tool results without their call and tool calls without their result."""
-    answered = {str(m.get("tool_call_id")) for m in messages if _role(m) == "tool"}
+    """Drop tool results without an earlier call and tool calls without a later result.
+
+    ``tool_calls`` that are not a list of dicts (a JSON string, say) count as no calls,
+    and an assistant message left without calls loses its ``tool_calls`` key.
+    """
+    last_result = {
+        str(m.get("tool_call_id")): i for i, m in enumerate(messages) if _role(m) == "tool"
+    }
     issued: set[str] = set()
     repaired: list[dict[str, Any]] = []
-    for message in messages:
-        if _role(message) == "assistant" and message.get("tool_calls"):
-            calls = [c for c in message["tool_calls"] if str(c.get("id")) in answered]
+    for index, message in enumerate(messages):
+        if _role(message) == "assistant" and "tool_calls" in message:
+            raw = message["tool_calls"]
+            listed = raw if isinstance(raw, list) else []  # a JSON string, say: unusable
+            calls = [
+                c
+                for c in listed
+                if isinstance(c, Mapping) and last_result.get(str(c.get("id")), -1) > index
+            ]
             issued.update(str(c.get("id")) for c in calls)
             fixed = dict(message)
             if calls:
                 fixed["tool_calls"] = calls
             else:
-                fixed.pop("tool_calls")
-                if not content_text(fixed.get("content")).strip():
+                fixed.pop("tool_calls")  # an empty list is refused by strict backends
+                if raw and not content_text(fixed.get("content")).strip():
                     fixed["content"] = "(tool call removed)"
             repaired.append(fixed)
         elif _role(message) == "tool":

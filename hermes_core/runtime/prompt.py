@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from hermes_core.fencing import sanitize_context
+from hermes_core.fencing import clean_text, sanitize_context
 
 __all__ = [
     "CONTEXT_FILE_NAMES",
@@ -172,4 +172,6 @@ class PromptParts:
             date_line(self.started),
             platform_hint(self.platform),
         )
-        return "\n\n".join(p.strip() for p in parts if p and p.strip())
+        # clean_text: one unpaired surrogate (a host's system message, say) would make
+        # every request of the session fail to encode.
+        return clean_text("\n\n".join(p.strip() for p in parts if p and p.strip()))

@@ -46,6 +46,7 @@ from hermes_core.errors import ConfigError, LLMError, LLMNotConfiguredError, Ses
 from hermes_core.fencing import (
     StreamingContextScrubber,
     build_memory_context_block,
+    clean_text,
     scrub_context_spans,
 )
 from hermes_core.llm import ChatClient, ChatResponse, ToolCall, Usage
@@ -516,6 +517,9 @@ class AgentSession:
         self._ensure_started()
         if not isinstance(user_message, str) or not user_message.strip():
             raise ValueError("user_message must be a non-empty string")
+        # An unpaired surrogate (from a terminal's undecodable bytes, say) cannot be
+        # encoded into a request: kept in the transcript, it would fail every later turn.
+        user_message = clean_text(user_message)
         if self.client is None:
             raise LLMNotConfiguredError(
                 "No model endpoint is configured. Set model.base_url and model.model in "
@@ -662,7 +666,7 @@ class AgentSession:
         compressed = self.compressor.compress(
             self._messages,
             provider_context=provider_context,
-            focus=focus,
+            focus=clean_text(focus) if focus else focus,
             today=self._clock().date(),
             redact=redact_egress,
         )
@@ -748,6 +752,7 @@ class AgentSession:
         self._ensure_started()
         if self.client is None:
             raise LLMNotConfiguredError("Delegation needs a model; set model.base_url.")
+        task, system_message = clean_text(task), clean_text(system_message)
         child_id = new_session_id(self._clock())
         self._store_call(
             self.store.create_session,

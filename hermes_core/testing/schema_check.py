@@ -9,14 +9,13 @@ is reported as one sentence naming the tool, what is wrong, and how to fix it.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from typing import Any
 
+from hermes_core.provider import TOOL_NAME_PATTERN
+
 __all__ = ["TOOL_NAME_PATTERN", "tool_schema_problems"]
 
-TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-"""Tool names every major model API accepts."""
 
 _FORBIDDEN_TOP_LEVEL = ("anyOf", "oneOf", "allOf", "enum", "not")
 _JSON_TYPES = {"string", "number", "integer", "boolean", "array", "object", "null"}
