@@ -70,3 +70,7 @@ class LLMError(HermesMemoryError):
 
 class LLMNotConfiguredError(LLMError):
     """No model endpoint is configured (set ``model.base_url`` and ``model.model``)."""
+
+
+class MessageTooLongError(LLMError, ValueError):
+    """A user message cannot fit the model's context window; it was not stored."""

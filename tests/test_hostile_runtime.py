@@ -20,10 +20,11 @@ from typing import Any
 import pytest
 from runtime_kit import RecordingProvider, build_session
 
-from hermes_core.errors import LLMError
+from hermes_core.errors import LLMError, MessageTooLongError
 from hermes_core.llm import ChatClient
 from hermes_core.manager import MAX_PROMPT_BLOCK_CHARS, MAX_RECALL_CHARS, MAX_TOOL_RESULT_CHARS
 from hermes_core.provider import MemoryProvider
+from hermes_core.runtime.compression import CompressionSettings
 from hermes_core.runtime.session import AgentSession, RuntimeSettings
 from hermes_core.sessions import SessionStore
 from hermes_core.testing.http_fake import Reply
@@ -220,6 +221,26 @@ def test_unpaired_surrogates_typed_by_the_user_never_poison_the_session(
     with SessionStore(hermes_home / "state.db", read_only=True) as store:
         ended = [row["end_reason"] for row in store.list_sessions(collapse_lineage=False)]
     assert sorted(ended) == ["delegation_complete", "user_exit"]
+
+
+def test_a_message_bigger_than_the_context_window_is_refused_and_the_session_goes_on(
+    hermes_home: Path, server: StreamingServer
+) -> None:
+    with build_session(
+        hermes_home, server, compression=CompressionSettings(context_window=20_000)
+    ) as session:
+        server.script(FakeReply(content="first answer"))
+        assert session.run_turn("hello").content == "first answer"
+        requests = len(server.chat_requests)
+        with pytest.raises(MessageTooLongError, match=r"model\.context_window: 20,000") as caught:
+            session.run_turn("log line\n" * 20_000)  # about 45,000 tokens
+        assert isinstance(caught.value, LLMError) and "not sent or stored" in str(caught.value)
+        assert len(server.chat_requests) == requests
+        assert [m["content"] for m in session.messages] == ["hello", "first answer"]
+        assert_consistent(session, hermes_home)
+        server.script(FakeReply(content="a message that fits"))
+        assert session.run_turn("log line\n" * 5_000).content == "a message that fits"
+        next_turn_works(session, server)
 
 
 class UnencodableToolProvider(RecordingProvider):

@@ -45,6 +45,21 @@ def test_chat_runs_turns_and_commands(hermes_home: Path, server: FakeOpenAIServe
     assert sorted(str(r["end_reason"]) for r in rows) == ["new_session", "user_exit"]
 
 
+@pytest.mark.parametrize("stream", [(), ("--no-stream",)])
+def test_chat_shows_escape_sequences_in_a_reply_instead_of_obeying_them(
+    hermes_home: Path, server: FakeOpenAIServer, stream: tuple[str, ...]
+) -> None:
+    server.script(FakeReply(content="done\x1b]0;pwned\x07 \x1b[2Jcleared\rover"))
+    result = CliRunner().invoke(
+        cli,
+        ["chat", "--base-url", server.base_url, "--model", "fake-model", *stream],
+        input="hello\n/exit\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert "done<U+001B>]0;pwned<U+0007> <U+001B>[2Jcleared<U+000D>over" in result.output
+
+
 def test_chat_without_a_model_explains_what_to_set(hermes_home: Path) -> None:
     result = subprocess.run(
         [*CLI, "chat"], input="", capture_output=True, text=True, timeout=60, check=False

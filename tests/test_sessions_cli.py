@@ -395,7 +395,7 @@ def test_stored_control_characters_are_shown_not_obeyed(hermes_home: Path) -> No
         assert code == 0, out
         assert "\x1b" not in out and "\x07" not in out and "\r" not in out
     code, out = run("show", "esc")
-    assert "nginx \\x1b]0;pwned\\x07 \\x1b[2J done\\x0dover\nnext" in out
+    assert "nginx <U+001B>]0;pwned<U+0007> <U+001B>[2J done<U+000D>over\nnext" in out
 
 
 def test_show_of_an_ambiguous_prefix_lists_the_candidates(hermes_home: Path) -> None:

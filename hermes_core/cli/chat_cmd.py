@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from hermes_core.cli.terminal import shown
 from hermes_core.config import get_hermes_home, load_config, set_config_value
 from hermes_core.errors import HermesMemoryError, LLMError, LLMNotConfiguredError
 from hermes_core.llm import ChatClient
@@ -40,7 +41,7 @@ def _client(config: dict[str, Any], home: Path) -> ChatClient:
 
 def _print_tool(run: Any) -> None:
     args = ", ".join(f"{k}={v!r}" for k, v in run.arguments.items())
-    click.secho(f"\n  [tool {run.name}({args[:120]})]", fg="cyan", err=True)
+    click.secho(shown(f"\n  [tool {run.name}({args[:120]})]"), fg="cyan", err=True)
 
 
 @click.command()
@@ -169,7 +170,7 @@ def _turn(session: Any, line: str) -> None:
     click.echo("assistant> ", nl=False)
     try:
         result = session.run_turn(
-            line, on_text=lambda text: click.echo(text, nl=False), on_tool=_print_tool
+            line, on_text=lambda text: click.echo(shown(text), nl=False), on_tool=_print_tool
         )
     except KeyboardInterrupt:
         click.secho("\n[interrupted — your message is saved; the answer was not]", err=True)

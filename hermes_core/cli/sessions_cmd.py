@@ -19,6 +19,7 @@ from typing import Any, Literal, TypeVar
 
 import click
 
+from hermes_core.cli.terminal import shown
 from hermes_core.errors import HermesMemoryError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -108,20 +109,8 @@ def _echo_json(value: Any) -> None:
     click.echo(json.dumps(value, ensure_ascii=False, indent=2, default=str))
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def _shown(text: str) -> str:
-    """Stored text made safe for a terminal: control characters are shown, not obeyed.
-
-    An escape sequence or a lone carriage return in a message could otherwise
-    restyle, retitle or overwrite the terminal; they print as ``\\x1b``, ``\\x0d``.
-    """
-    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text.replace("\r\n", "\n"))
-
-
 def _highlight(snippet: str) -> str:
-    parts = re.split(r">>>|<<<", _shown(snippet.replace("\n", " ")))
+    parts = re.split(r">>>|<<<", shown(snippet.replace("\n", " ")))
     return "".join(click.style(p, bold=True) if i % 2 else p for i, p in enumerate(parts))
 
 
@@ -172,7 +161,7 @@ def list_cmd(
     for row in rows:
         label = row.get("title") or row.get("preview") or ""
         click.echo(
-            _shown(
+            shown(
                 f"{row['id']}  {_when(row.get('started_at'))}  {row.get('source') or '-':<9} "
                 f"{row.get('message_count') or 0:>5} msgs  {label}"
             )
@@ -242,7 +231,7 @@ def search_cmd(
         matches = f"  ({hit['matches']} matches)" if group else ""
         role = f"{hit['role']} ({hit['name']})" if hit.get("name") else hit["role"]
         click.echo(
-            _shown(
+            shown(
                 f"{hit['session_id']}  {_when(hit.get('timestamp'))}  "
                 f"{hit.get('source') or '-'}  {role}  #{hit['id']}{matches}"
             )
@@ -264,11 +253,11 @@ def show_cmd(session_id: str, db: Path | None, as_json: bool) -> None:
         if resolved is None:
             several = store.session_ids_starting_with(session_id, limit=6) if session_id else []
             if len(several) > 1:
-                shown = ", ".join(several[:5]) + (", …" if len(several) > 5 else "")
+                listed = ", ".join(several[:5]) + (", …" if len(several) > 5 else "")
                 raise click.ClickException(
-                    _shown(
+                    shown(
                         f"{session_id!r} is the start of several session ids in {store.path} "
-                        f"({shown}); give more of the id."
+                        f"({listed}); give more of the id."
                     )
                 )
             raise click.ClickException(
@@ -282,19 +271,19 @@ def show_cmd(session_id: str, db: Path | None, as_json: bool) -> None:
         _echo_json({"session": session, "lineage": lineage, "messages": messages})
         return
     assert session is not None
-    click.echo(click.style(_shown(f"Session {resolved}"), bold=True))
+    click.echo(click.style(shown(f"Session {resolved}"), bold=True))
     for key in ("title", "source", "model", "parent_session_id", "end_reason"):
         if session.get(key):
-            click.echo(_shown(f"  {key}: {session[key]}"))
+            click.echo(shown(f"  {key}: {session[key]}"))
     click.echo(
         f"  started: {_when(session.get('started_at'))}  ended: {_when(session.get('ended_at'))}"
     )
     if len(lineage) > 1:
-        click.echo(_shown(f"  conversation: {' -> '.join(lineage)}"))
+        click.echo(shown(f"  conversation: {' -> '.join(lineage)}"))
     from hermes_core.sessions.transcript import format_conversation
 
     click.echo("")
-    click.echo(_shown(format_conversation(messages)))
+    click.echo(shown(format_conversation(messages)))
 
 
 def _existing(db: Path | None) -> Path:

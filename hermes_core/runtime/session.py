@@ -42,7 +42,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.config import cfg_get, config_section, get_hermes_home, load_config
-from hermes_core.errors import ConfigError, LLMError, LLMNotConfiguredError, SessionStoreError
+from hermes_core.errors import (
+    ConfigError,
+    LLMError,
+    LLMNotConfiguredError,
+    MessageTooLongError,
+    SessionStoreError,
+)
 from hermes_core.fencing import (
     StreamingContextScrubber,
     build_memory_context_block,
@@ -386,6 +392,20 @@ class AgentSession:
             + estimate_text_tokens(pending)
         )
 
+    def _check_fits(self, user_message: str) -> None:
+        """Refuse a message no request could carry: stored, it would fail every later turn."""
+        window = self.compressor.settings.context_window
+        fixed = estimate_text_tokens(self._system_prompt) + estimate_tools_tokens(self._tools)
+        needed = estimate_text_tokens(user_message)
+        if needed + fixed > window:
+            raise MessageTooLongError(
+                f"This message is about {needed:,} tokens, but the model's context window "
+                f"(model.context_window: {window:,}) has room for about {max(0, window - fixed):,} "
+                "beside the system prompt and tools. It was not sent or stored: shorten it or "
+                "send it in parts, or raise model.context_window in config.yaml if the model "
+                "takes more."
+            )
+
     # -- lifecycle ---------------------------------------------------------------------
     def start(self) -> str:
         """Create the session row, initialize providers, freeze the system prompt."""
@@ -526,6 +546,7 @@ class AgentSession:
                 f"{self.hermes_home / 'config.yaml'} (or HERMES_MODEL_BASE_URL and "
                 "HERMES_MODEL), or run `hermes-memory demo` for the offline demo."
             )
+        self._check_fits(user_message)
         result = TurnResult(content="", session_id=self._session_id)
         if self.compressor.should_compress(self.context_tokens(user_message)):
             result.compression = self.compress(force=False)

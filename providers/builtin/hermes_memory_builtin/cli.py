@@ -9,11 +9,11 @@ govern what the agent sees; these commands can always reach both files.
 from __future__ import annotations
 
 import json
-import re
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from hermes_core.cli.terminal import shown
 from hermes_core.config import load_config
 from hermes_core.errors import HermesMemoryError
 
@@ -21,9 +21,6 @@ if TYPE_CHECKING:
     from hermes_memory_builtin.store import MemoryStore
 
 TARGET_CHOICE = click.Choice(["memory", "user"])
-
-# C0 and C1 control characters except tab and newline: a terminal would obey them.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _visible(text: str) -> str:
@@ -35,7 +32,7 @@ def _visible(text: str) -> str:
     """
     from hermes_memory_builtin.threats import INVISIBLE_CHARS
 
-    text = _CONTROL.sub(lambda match: f"<U+{ord(match.group()):04X}>", text)
+    text = shown(text)
     if INVISIBLE_CHARS.isdisjoint(text):
         return text
     return "".join(f"<U+{ord(char):04X}>" if char in INVISIBLE_CHARS else char for char in text)
