@@ -34,7 +34,7 @@ from hermes_core.resilience import CircuitBreaker, retry_policy
 from hermes_memory_honcho.settings import HonchoSettings
 from hermes_memory_honcho.writes import MAX_MESSAGES_PER_CALL, OutgoingMessage
 
-__all__ = ["HonchoClient", "is_service_failure", "is_transient"]
+__all__ = ["HonchoClient", "is_refusal", "is_service_failure", "is_transient"]
 
 T = TypeVar("T")
 RETRYABLE = (TimeoutError, ConnectionError, RateLimitError, ServerError)
@@ -53,6 +53,22 @@ def is_service_failure(exc: BaseException) -> bool:
     if isinstance(exc, APIError) and not isinstance(exc, RateLimitError | ServerError):
         return not 400 <= exc.status < 500
     return True
+
+
+def is_refusal(exc: BaseException) -> bool:
+    """Whether *exc* refuses this request for good, so sending it again cannot succeed.
+
+    A 4xx answer other than 401/403 (a key the user can fix), 408 and 429, or
+    text that cannot be encoded. Such a write is dropped instead of blocking
+    every write queued after it.
+    """
+    if isinstance(exc, UnicodeError):
+        return True
+    return (
+        isinstance(exc, APIError)
+        and 400 <= exc.status < 500
+        and exc.status not in (401, 403, 408, 429)
+    )
 
 
 class HonchoClient:

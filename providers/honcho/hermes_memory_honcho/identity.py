@@ -22,6 +22,6 @@ def to_honcho_id(raw: str) -> str:
     """Map any non-empty *raw* id to a valid Honcho id, one-to-one in practice."""
     if _SAFE.match(raw):
         return raw
-    digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:10]
+    digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:10]
     cleaned = _UNSAFE.sub("_", raw).strip("_") or "id"
     return f"{cleaned[: MAX_ID_LENGTH - len(digest) - 1]}-{digest}"

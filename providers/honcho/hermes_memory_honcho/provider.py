@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_core.config import get_hermes_home
 from hermes_core.errors import CircuitOpenError, ConfigError
-from hermes_core.fencing import sanitize_context
+from hermes_core.fencing import clean_text, sanitize_context
 from hermes_core.provider import MemoryProvider, RecallStatus, is_trivial_prompt
 from hermes_core.workers import BackgroundWorker
 from hermes_memory_honcho.chunking import chunk_text
@@ -322,6 +322,7 @@ class HonchoMemoryProvider(MemoryProvider):
         client, settings = self._get_client(), self._settings
         if client is None or settings is None:
             return None
+        query = clean_text(query)
         sections: list[str] = []
         card: list[str] = []
         succeeded = False
@@ -332,7 +333,11 @@ class HonchoMemoryProvider(MemoryProvider):
                 sections.append(
                     "## What Honcho knows about the user\n" + peer.representation.strip()
                 )
-            card = [fact for fact in (peer.peer_card or []) if fact.strip()]
+            card = [
+                " ".join(fact.split())
+                for fact in (peer.peer_card or [])
+                if isinstance(fact, str) and fact.strip()
+            ]
             if card:
                 sections.append("## User profile card\n" + "\n".join(f"- {f}" for f in card))
         except Exception as exc:
@@ -383,7 +388,9 @@ class HonchoMemoryProvider(MemoryProvider):
         queued = [
             OutgoingMessage(session, peer, chunk)
             for peer, text in ((self._user_peer, user_content), (self._ai_peer, assistant_content))
-            for chunk in chunk_text(sanitize_context(text or ""), settings.message_max_chars)
+            for chunk in chunk_text(
+                clean_text(sanitize_context(str(text or ""))), settings.message_max_chars
+            )
         ]
         self._enqueue(queued)
 
@@ -397,8 +404,8 @@ class HonchoMemoryProvider(MemoryProvider):
         """Mirror builtin USER.md changes as Honcho conclusions about the user."""
         if not self._writes_enabled or not self._active or target != "user":
             return
-        previous = str((metadata or {}).get("previous_content") or "").strip()
-        content = (content or "").strip()
+        previous = clean_text(str((metadata or {}).get("previous_content") or "").strip())
+        content = clean_text(str(content or "").strip())
         session = to_honcho_id(self._session_id)
         if action == "add" and content:
             self._enqueue([ConclusionWrite(session, content=content)])
@@ -448,17 +455,25 @@ class HonchoMemoryProvider(MemoryProvider):
             return None
 
     def _flush(self) -> bool:
-        """Send queued writes in order; stop at the first failure (they stay queued)."""
+        """Send queued writes in order; stop at the first failure (they stay queued).
+
+        A write Honcho refuses for good (a 4xx other than 401/403/408/429) is
+        dropped with a warning, so it cannot hold back every write after it; a
+        refused batch is sent again one message at a time to find the culprit.
+        """
+        from hermes_memory_honcho.client import is_refusal
+
         with self._lock:
             self._flush_queued = False
         client = self._get_client()
+        one_by_one = False
         while client is not None:
             with self._lock:
                 if not self._pending:
                     return True
                 head = self._pending[0]
                 batch: list[Any] = [head]
-                if isinstance(head, OutgoingMessage):
+                if isinstance(head, OutgoingMessage) and not one_by_one:
                     for op in list(self._pending)[1:MAX_MESSAGES_PER_CALL]:
                         if not isinstance(op, OutgoingMessage) or op.session_id != head.session_id:
                             break
@@ -469,10 +484,16 @@ class HonchoMemoryProvider(MemoryProvider):
                 else:
                     self._write_conclusion(client, head)
             except Exception as exc:
-                logger.info(
-                    "Honcho write failed (%d queued, will retry): %s", len(self._pending), exc
-                )
-                return False
+                if not is_refusal(exc):
+                    logger.info(
+                        "Honcho write failed (%d queued, will retry): %s", len(self._pending), exc
+                    )
+                    return False
+                if len(batch) > 1:
+                    one_by_one = True
+                    continue
+                logger.warning("Honcho refused a queued write and it was dropped: %s", exc)
+                one_by_one = False
             with self._lock:
                 for op in batch:
                     if self._pending and self._pending[0] is op:

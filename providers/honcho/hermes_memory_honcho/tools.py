@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.errors import ProviderError
+from hermes_core.fencing import clean_text
 from hermes_memory_honcho.settings import REASONING_LEVELS
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ def _optional(args: Mapping[str, Any], key: str, kind: type, label: str) -> Any:
 def _text(args: Mapping[str, Any], key: str, *, required: bool) -> str | None:
     value = _optional(args, key, str, "a string")
     if value is not None and value.strip():
-        return str(value.strip())
+        return clean_text(value.strip())
     if required:
         raise ToolInputError(f"'{key}' is required and must be a non-empty string.")
     return None
@@ -167,7 +168,7 @@ class HonchoTools:
         if card is not None:
             if not all(isinstance(fact, str) for fact in card):
                 raise ToolInputError("'card' must be a list of strings.")
-            facts = [fact.strip() for fact in card if fact.strip()]
+            facts = [clean_text(fact.strip()) for fact in card if fact.strip()]
             self._require_writes()
             stored = self.client.set_card(self.user_peer, facts)
             return {"result": f"Peer card updated ({len(stored)} facts).", "card": stored}

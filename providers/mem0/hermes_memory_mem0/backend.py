@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from hermes_core.fencing import clean_text
 
 __all__ = ["AddResult", "Mem0Backend", "MemoryHit", "parse_hits"]
 
@@ -96,10 +99,17 @@ def parse_hits(data: Any) -> list[MemoryHit] | None:
         hits.append(
             MemoryHit(
                 id=str(memory_id),
-                memory=text,
-                score=float(score) if isinstance(score, int | float) else None,
+                memory=clean_text(text),
+                score=_score(score),
                 metadata=dict(metadata) if isinstance(metadata, Mapping) else {},
                 user_id=str(user_id) if isinstance(user_id, str) else None,
             )
         )
     return hits
+
+
+def _score(value: Any) -> float | None:
+    """A relevance score as a finite number; ``None`` when missing or not one (NaN, text)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None

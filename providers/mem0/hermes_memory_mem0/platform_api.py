@@ -167,8 +167,10 @@ def translate_platform_error(exc: BaseException) -> Exception:
         return Mem0TransientError(f"Cannot reach Mem0: {exc}", repeatable=True)
     if code.startswith("NET_") or isinstance(exc, httpx.TransportError):
         return Mem0TransientError(f"Mem0 request failed: {exc}", repeatable=False)
-    if isinstance(exc, json.JSONDecodeError):
+    if isinstance(exc, json.JSONDecodeError | RecursionError):
         return Mem0TransientError(f"Mem0 answered malformed JSON: {exc}", repeatable=False)
+    if isinstance(exc, httpx.InvalidURL):
+        return Mem0ClientError(f"Mem0 request not sent: {exc} (is the memory id right?)")
     if isinstance(exc, ValueError):
         if "api key" in str(exc).lower():
             return Mem0BackendError(f"{exc} Export MEM0_API_KEY.")

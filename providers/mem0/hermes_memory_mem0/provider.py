@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from hermes_core.config import get_hermes_home, load_config
 from hermes_core.errors import ConfigError, HermesMemoryError
-from hermes_core.fencing import sanitize_context
+from hermes_core.fencing import clean_text, sanitize_context
 from hermes_core.provider import MemoryProvider, RecallStatus, is_trivial_prompt
 from hermes_core.resilience import CircuitBreaker
 from hermes_core.workers import BackgroundWorker
@@ -47,7 +47,7 @@ from hermes_memory_mem0.settings import (
     load_settings,
     save_settings,
 )
-from hermes_memory_mem0.text import format_recall, truncate_at_sentence
+from hermes_memory_mem0.text import format_recall, one_line, truncate_at_sentence
 
 __all__ = ["MIRROR_SOURCE", "Mem0MemoryProvider"]
 
@@ -178,7 +178,7 @@ class Mem0MemoryProvider(MemoryProvider):
         home = Path(str(kwargs.get("hermes_home") or get_hermes_home()))
         self._hermes_home = home
         self._session_id = session_id or ""
-        self._platform = str(kwargs.get("platform") or "cli")
+        self._platform = clean_text(str(kwargs.get("platform") or "cli"))
         self._agent_context = str(kwargs.get("agent_context") or "primary")
         self._last_recall_count = None
         try:
@@ -330,15 +330,17 @@ class Mem0MemoryProvider(MemoryProvider):
         self, query: str, *, top_k: int | None = None, rerank: bool | None = None
     ) -> list[MemoryHit]:
         settings = self._settings
-        return self._call(
+        limit = top_k or settings.top_k
+        hits = self._call(
             lambda backend: backend.search(
-                query,
+                clean_text(query),
                 user_id=self._user_id,
-                top_k=top_k or settings.top_k,
+                top_k=limit,
                 rerank=settings.rerank if rerank is None else rerank,
                 threshold=settings.threshold,
             )
         )
+        return hits[:limit]  # a server may answer more than it was asked for
 
     # -- writes -------------------------------------------------------------------------
 
@@ -358,14 +360,19 @@ class Mem0MemoryProvider(MemoryProvider):
         turn = [
             {
                 "role": role,
-                "content": truncate_at_sentence(sanitize_context(str(text or "")), limit),
+                "content": truncate_at_sentence(
+                    clean_text(sanitize_context(str(text or ""))), limit
+                ),
             }
             for role, text in (("user", user_content), ("assistant", assistant_content))
         ]
         turn = [message for message in turn if message["content"]]
         if not turn:
             return
-        metadata = {"channel": self._platform, "session_id": session_id or self._session_id}
+        metadata = {
+            "channel": self._platform,
+            "session_id": clean_text(session_id or self._session_id),
+        }
         user_id, agent_id, infer = self._user_id, self._settings.agent_id, self._settings.sync_infer
         self._queue(
             writes,
@@ -406,9 +413,9 @@ class Mem0MemoryProvider(MemoryProvider):
         details: Mapping[str, Any],
     ) -> None:
         """Apply one builtin write to the memories this provider mirrored for *target*."""
-        content = sanitize_context(content).strip()
-        previous = str(details.get("previous_content") or "").strip()
-        old_text = str(details.get("old_text") or "").strip()
+        content = clean_text(sanitize_context(content)).strip()
+        previous = clean_text(str(details.get("previous_content") or "")).strip()
+        old_text = clean_text(str(details.get("old_text") or "")).strip()
         copies: list[MemoryHit] = []
         if action in ("replace", "remove"):
             copies = _mirrored_copies(backend, user_id, target, previous, old_text or content)
@@ -477,7 +484,9 @@ class Mem0MemoryProvider(MemoryProvider):
             top_k = tools.optional_int(tool_name, args, "top_k", self._settings.top_k, 1, 50)
             rerank = tools.optional_bool(tool_name, args, "rerank", self._settings.rerank)
             hits = self._search(query, top_k=top_k, rerank=rerank)
-            found = [{"id": hit.id, "memory": hit.memory, "score": hit.score} for hit in hits]
+            found = [
+                {"id": hit.id, "memory": one_line(hit.memory), "score": hit.score} for hit in hits
+            ]
             result: dict[str, Any] = {"results": found, "count": len(found)}
             if not found:
                 result["result"] = "No relevant memories found."

@@ -7,9 +7,17 @@ from collections.abc import Sequence
 
 from hermes_memory_mem0.backend import MemoryHit
 
-__all__ = ["RECALL_HEADING", "format_recall", "truncate_at_sentence"]
+__all__ = [
+    "MAX_MEMORY_CHARS",
+    "RECALL_HEADING",
+    "format_recall",
+    "one_line",
+    "truncate_at_sentence",
+]
 
 RECALL_HEADING = "## Mem0 Memory"
+MAX_MEMORY_CHARS = 1000
+"""A recalled memory longer than this is cut (with "…"), so one huge memory cannot flood a turn."""
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
 
 
@@ -32,12 +40,18 @@ def truncate_at_sentence(text: str, limit: int) -> str:
     return head.rstrip()
 
 
+def one_line(text: str) -> str:
+    """*text* on one line without NUL characters, cut at :data:`MAX_MEMORY_CHARS`."""
+    flat = " ".join(text.replace("\x00", "").split())
+    return flat if len(flat) <= MAX_MEMORY_CHARS else flat[: MAX_MEMORY_CHARS - 1].rstrip() + "…"
+
+
 def format_recall(hits: Sequence[MemoryHit]) -> str:
     """The prefetch block: a heading and one bullet per distinct memory (``""`` if none)."""
     seen: set[str] = set()
     lines = []
     for hit in hits:
-        memory = " ".join(hit.memory.split())
+        memory = one_line(hit.memory)
         if memory and memory not in seen:
             seen.add(memory)
             lines.append(f"- {memory}")

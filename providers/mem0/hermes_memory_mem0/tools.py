@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hermes_core.fencing import clean_text
 from hermes_memory_mem0.errors import Mem0ClientError
 
 __all__ = [
@@ -113,7 +114,7 @@ def required_text(tool: str, args: Mapping[str, Any], key: str) -> str:
         value = str(value)
     if not isinstance(value, str) or not value.strip():
         raise Mem0ClientError(f"{tool} needs a non-empty string '{key}'.")
-    return value.strip()
+    return clean_text(value.strip())
 
 
 def optional_int(
@@ -129,7 +130,7 @@ def optional_int(
         number = float(value)
         if number != int(number):
             raise ValueError
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise Mem0ClientError(f"{tool}: '{key}' must be an integer, got {value!r}.") from None
     return max(low, min(high, int(number)))
 

@@ -10,6 +10,7 @@ models, so nothing above this module depends on the SDK's types.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -18,6 +19,7 @@ import httpx
 import supermemory
 
 from hermes_core.errors import CircuitOpenError
+from hermes_core.fencing import clean_text
 from hermes_core.resilience import CircuitBreaker, retry_policy
 from hermes_memory_supermemory.errors import BreakerOpenError, ServiceError
 from hermes_memory_supermemory.records import Memory, Metadata, Profile
@@ -28,6 +30,36 @@ _TRANSIENT_STATUS = frozenset({408, 429})
 _BREAKER_STATUS = frozenset({401, 403})
 
 T = TypeVar("T")
+
+
+def _outgoing(metadata: Metadata) -> Metadata:
+    """*metadata* with unpaired surrogates replaced in every text (they cannot be sent)."""
+    clean: Metadata = {}
+    for key, value in metadata.items():
+        if isinstance(value, str):
+            clean[clean_text(key)] = clean_text(value)
+        elif isinstance(value, list | tuple):
+            clean[clean_text(key)] = [clean_text(str(item)) for item in value]
+        else:
+            clean[clean_text(key)] = value
+    return clean
+
+
+def _similarity(value: Any) -> float:
+    """A similarity from the service as a number in 0-1 (0 when missing or not a number)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return 0.0
+    return min(1.0, max(0.0, float(value)))
+
+
+def _fact_texts(facts: Any) -> list[str]:
+    """The non-empty texts of a profile section, skipping entries of the wrong shape."""
+    texts = []
+    for fact in facts if isinstance(facts, list) else []:
+        memory = getattr(fact, "memory", None)
+        if isinstance(memory, str) and memory.strip():
+            texts.append(clean_text(memory.strip()))
+    return texts
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -107,7 +139,7 @@ class SupermemoryService:
             raise ServiceError(
                 f"Supermemory {what} failed: {exc}", retryable=counts_against_service(exc)
             ) from exc
-        except (AttributeError, TypeError, ValueError, KeyError) as exc:
+        except (AttributeError, TypeError, ValueError, KeyError, RecursionError) as exc:
             # An answer that does not have the documented shape.
             raise ServiceError(
                 f"Supermemory {what} returned an unexpected answer: {exc}", retryable=True
@@ -131,9 +163,9 @@ class SupermemoryService:
         def run() -> dict[str, str]:
             ref = self._client.add(
                 namespace,
-                content=content,
-                id=doc_id,
-                metadata=metadata,
+                content=clean_text(content),
+                id=clean_text(doc_id),
+                metadata=_outgoing(metadata),
                 timeout=self._timeout,
                 **extra,
             )
@@ -146,7 +178,7 @@ class SupermemoryService:
 
         def run() -> int:
             result = self._client.documents.delete(
-                namespace, ids=list(doc_ids), timeout=self._timeout
+                namespace, ids=[clean_text(i) for i in doc_ids], timeout=self._timeout
             )
             return int(result.count)
 
@@ -155,31 +187,40 @@ class SupermemoryService:
     def search(
         self, namespace: str, query: str, *, limit: int, search_mode: str | None = None
     ) -> list[Memory]:
-        """``POST /ns/{ns}/search``; memories (or chunks) best first."""
+        """``POST /ns/{ns}/search``; memories (or chunks) best first, at most *limit*.
+
+        An entry without text (or of the wrong shape) is skipped; a similarity
+        that is missing or not a number counts as 0, and it is clamped to 0-1.
+        """
 
         def run() -> list[Memory]:
             response = self._client.search(
                 namespace,
-                query=query,
+                query=clean_text(query),
                 limit=limit,
                 search_mode=search_mode or self.settings.search_mode,
                 timeout=self._timeout,
             )
             found = []
-            for item in response.results:
-                text = item.memory or item.chunk or ""
-                if not text.strip():
+            results = response.results
+            for item in results if isinstance(results, list) else []:
+                text = getattr(item, "memory", None) or getattr(item, "chunk", None)
+                if not isinstance(text, str) or not text.strip():
                     continue
                 system = getattr(item, "system", None)
+                updated = getattr(system, "updated_at", None)
+                metadata = getattr(item, "metadata", None)
                 found.append(
                     Memory(
-                        id=str(item.id),
-                        text=text.strip(),
-                        similarity=float(item.similarity or 0.0),
-                        updated_at=str(getattr(system, "updated_at", "") or ""),
-                        metadata=dict(item.metadata or {}),
+                        id=clean_text(str(getattr(item, "id", ""))),
+                        text=clean_text(text.strip()),
+                        similarity=_similarity(getattr(item, "similarity", None)),
+                        updated_at=updated if isinstance(updated, str) else "",
+                        metadata=dict(metadata) if isinstance(metadata, dict) else {},
                     )
                 )
+                if len(found) >= limit:
+                    break
             return found
 
         return self._call("search", run)
@@ -190,10 +231,7 @@ class SupermemoryService:
         def run() -> Profile:
             response = self._client.profile(namespace, timeout=self._timeout)
             body = response.profile
-            return Profile(
-                static=[f.memory.strip() for f in body.static if f.memory and f.memory.strip()],
-                dynamic=[f.memory.strip() for f in body.dynamic if f.memory and f.memory.strip()],
-            )
+            return Profile(static=_fact_texts(body.static), dynamic=_fact_texts(body.dynamic))
 
         return self._call("profile", run)
 
@@ -202,7 +240,7 @@ class SupermemoryService:
 
         def run() -> dict[str, Any]:
             result = self._client.memories.forget(
-                namespace, ids=list(memory_ids), timeout=self._timeout
+                namespace, ids=[clean_text(i) for i in memory_ids], timeout=self._timeout
             )
             errors = [{"id": str(e.id), "error": str(e.error)} for e in result.errors]
             return {"count": int(result.count), "errors": errors}

@@ -8,12 +8,14 @@ Schemas suit strict function-calling backends: a plain ``object`` at the top
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from hermes_core.fencing import clean_text
 from hermes_memory_supermemory.errors import ToolArgumentError
 from hermes_memory_supermemory.records import Metadata
-from hermes_memory_supermemory.render import render_profile
+from hermes_memory_supermemory.render import one_line, render_profile
 from hermes_memory_supermemory.turns import explicit_document_id
 
 if TYPE_CHECKING:
@@ -105,14 +107,19 @@ def _text(args: Mapping[str, Any], key: str, *, required: bool) -> str:
         return ""
     if not isinstance(value, str):
         raise ToolArgumentError(f"'{key}' must be a string, got {type(value).__name__}.")
-    return value.strip()
+    return clean_text(value.strip())
 
 
 def _limit(args: Mapping[str, Any]) -> int:
     value = args.get("limit")
     if value is None:
         return DEFAULT_SEARCH_LIMIT
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value != int(value)
+    ):
         raise ToolArgumentError(f"'limit' must be an integer from 1 to {MAX_SEARCH_LIMIT}.")
     return max(1, min(MAX_SEARCH_LIMIT, int(value)))
 
@@ -143,6 +150,10 @@ class Tools:
         }
         if name not in handlers:
             raise ToolArgumentError(f"Unknown Supermemory tool '{name}'.")
+        if not isinstance(args, Mapping):
+            raise ToolArgumentError(
+                f"Arguments of '{name}' must be a JSON object, got {type(args).__name__}."
+            )
         return handlers[name](args)
 
     def _require_writes(self) -> None:
@@ -177,7 +188,7 @@ class Tools:
         results = [
             {
                 "id": hit.id,
-                "content": hit.text,
+                "content": one_line(hit.text),
                 "similarity": round(hit.similarity * 100),
                 "updated_at": hit.updated_at,
             }

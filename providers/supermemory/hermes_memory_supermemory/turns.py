@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from hermes_core.fencing import sanitize_context
+from hermes_core.fencing import clean_text, sanitize_context
 from hermes_core.provider import is_trivial_prompt
 
 MIN_CAPTURE_CHARS = 20
@@ -27,8 +27,12 @@ class Turn:
     assistant: str
 
     def cleaned(self) -> Turn:
-        """The turn without recalled-memory fences (recall must never be re-ingested)."""
-        return Turn(sanitize_context(self.user).strip(), sanitize_context(self.assistant).strip())
+        """The turn without recalled-memory fences (recall must never be re-ingested) and
+        with unpaired surrogates replaced (they cannot be sent)."""
+        return Turn(
+            clean_text(sanitize_context(self.user)).strip(),
+            clean_text(sanitize_context(self.assistant)).strip(),
+        )
 
     def worth_capturing(self) -> bool:
         """False for trivial prompts (``ok``, ``/cmd``) and near-empty exchanges."""
@@ -44,7 +48,7 @@ class Turn:
 def _digest(*parts: str) -> str:
     hasher = hashlib.sha256()
     for part in parts:
-        hasher.update(part.encode("utf-8"))
+        hasher.update(clean_text(part).encode("utf-8"))
         hasher.update(b"\x00")
     return hasher.hexdigest()[:24]
 
