@@ -2,10 +2,16 @@
 
 Every error raised on purpose by hermes-core or a bundled provider derives from
 :class:`HermesMemoryError`, so a host can catch them all with one ``except``.
-Messages say what was wrong and what to do next.
+Messages say what was wrong and what to do next. :class:`PluginCrash` is not
+one of them: it stands for plugin or provider code failing with a
+``BaseException`` (``sys.exit()``, say), which :func:`contain` turns into an
+ordinary exception wherever such code is called.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 
 class HermesMemoryError(Exception):
@@ -74,3 +80,37 @@ class LLMNotConfiguredError(LLMError):
 
 class MessageTooLongError(LLMError, ValueError):
     """A user message cannot fit the model's context window; it was not stored."""
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``"ValueError: bad key"`` — the cause as shown in warnings and listings."""
+    if isinstance(exc, PluginCrash):
+        return str(exc)
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class PluginCrash(Exception):
+    """A plugin raised a :class:`BaseException` that is not :class:`Exception`.
+
+    ``SystemExit`` (``sys.exit()`` in a plugin), ``GeneratorExit``,
+    ``asyncio.CancelledError`` or a plugin's own ``BaseException`` subclass is
+    the plugin failing, not the process being asked to stop: :func:`contain`
+    turns it into this exception so every ``except Exception`` on the way treats
+    it as the plugin's failure. Only ``KeyboardInterrupt`` (the user's Ctrl-C)
+    is let through.
+    """
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(describe_exception(original))
+        self.original = original
+
+
+def contain(call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``call(*args, **kwargs)``; a plugin's non-``Exception`` failure raised as PluginCrash."""
+    try:
+        return call(*args, **kwargs)
+    except (Exception, KeyboardInterrupt):
+        raise
+    except BaseException as exc:
+        raise PluginCrash(exc) from exc

@@ -9,6 +9,9 @@ to all of them so that one provider failing never fails a turn:
   tool schemas are read before any state changes;
 - **isolation**: each provider's hook runs inside its own ``try``; failures are
   logged (at the level listed in ``docs/manager.md``) and the others still run;
+  a ``BaseException`` from provider code (``sys.exit()``, ``GeneratorExit``)
+  counts as its failure (:func:`hermes_core.errors.contain`), only
+  ``KeyboardInterrupt`` propagates;
 - **bounded recall**: an external ``prefetch`` runs on that provider's own
   daemon thread and is waited for at most ``external_prefetch_timeout`` seconds;
   while a timed-out call is still running the provider is skipped, and its late
@@ -41,7 +44,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from hermes_core.config import get_hermes_home
-from hermes_core.errors import PreCompressCheckpointError
+from hermes_core.errors import PreCompressCheckpointError, contain
 from hermes_core.fencing import clean_text
 from hermes_core.provider import (
     PRE_COMPRESS_CHECKPOINT_API_VERSION,
@@ -222,11 +225,35 @@ def _keyword_names(method: Callable[..., Any], skip: int = 0) -> frozenset[str] 
     )
 
 
+def _takes_session_id_positionally(method: Callable[..., Any]) -> bool:
+    """Whether *method*'s second parameter is positional-only and is the session id.
+
+    It is when it is named ``session_id`` or has no default (a required slot
+    only the session id can fill), as in ``prefetch(query, session_id, /)``.
+    """
+    try:
+        parameters = list(inspect.signature(method).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    return (
+        len(parameters) >= 2
+        and parameters[1].kind is inspect.Parameter.POSITIONAL_ONLY
+        and (parameters[1].name == "session_id" or parameters[1].default is parameters[1].empty)
+    )
+
+
 def _session_aware(method: Callable[..., Any]) -> Callable[[Any, str], Any]:
-    """``method(query, session_id=...)``, or ``method(query)`` for a legacy signature."""
+    """``method(query, session_id=...)``, ``method(query, session_id)`` or ``method(query)``.
+
+    The session id goes by keyword when the method accepts it so, positionally
+    when its second parameter is a positional-only session id, and not at all
+    for a legacy ``method(query)``.
+    """
     keywords = _keyword_names(method, skip=1)
     if keywords is None or "session_id" in keywords:
         return lambda query, session_id: method(query, session_id=session_id)
+    if _takes_session_id_positionally(method):
+        return lambda query, session_id: method(query, session_id)
     return lambda query, session_id: method(query)
 
 
@@ -351,12 +378,13 @@ class MemoryManager:
         one. A second external provider is refused with a warning. Tool schemas
         are read before anything changes, so a provider whose
         ``get_tool_schemas`` raises leaves the manager untouched (the error
-        propagates to the caller).
+        propagates to the caller; a ``BaseException`` other than
+        ``KeyboardInterrupt`` as :class:`~hermes_core.errors.PluginCrash`).
         """
         name = provider.name
         if name != BUILTIN_PROVIDER_NAME and self._refuse_second_external(name):
             return False
-        schemas = self._normalized_schemas(name, provider.get_tool_schemas())
+        schemas = self._normalized_schemas(name, contain(provider.get_tool_schemas))
         registration = _Registration.build(provider, name, schemas)
         with self._lock:
             if not registration.builtin and self._refuse_second_external(name):
@@ -449,7 +477,9 @@ class MemoryManager:
         refreshed = []
         for entry in self._entries:
             try:
-                schemas = self._normalized_schemas(entry.name, entry.provider.get_tool_schemas())
+                schemas = self._normalized_schemas(
+                    entry.name, contain(entry.provider.get_tool_schemas)
+                )
             except Exception as exc:
                 logger.warning(
                     "Memory provider '%s' get_tool_schemas failed after initialize; "
@@ -505,7 +535,9 @@ class MemoryManager:
         if entry is None:
             return _tool_error(f"No memory provider handles tool '{tool_name}'")
         try:
-            result = entry.provider.handle_tool_call(tool_name, redact_egress(args), **kwargs)
+            result = contain(
+                entry.provider.handle_tool_call, tool_name, redact_egress(args), **kwargs
+            )
         except Exception as exc:
             logger.error("Memory provider '%s' tool '%s' failed: %s", entry.name, tool_name, exc)
             return _tool_error(f"Memory tool '{tool_name}' failed: {exc}")
@@ -513,8 +545,9 @@ class MemoryManager:
             result = bytes(result).decode("utf-8", errors="replace")
         elif not isinstance(result, str):
             try:
-                result = json.dumps(result, ensure_ascii=False, default=str)
-            except (TypeError, ValueError, RecursionError) as exc:  # e.g. tuple keys, a cycle
+                # str() of an object in the result runs the provider's code.
+                result = contain(json.dumps, result, ensure_ascii=False, default=str)
+            except Exception as exc:  # e.g. tuple keys, a cycle, a failing __str__
                 logger.error(
                     "Memory provider '%s' tool '%s' returned %s that is not JSON: %s",
                     entry.name,
@@ -568,7 +601,7 @@ class MemoryManager:
         blocks = []
         for entry in self._entries:
             try:
-                block = entry.provider.system_prompt_block()
+                block = contain(entry.provider.system_prompt_block)
             except Exception as exc:
                 logger.warning("Memory provider '%s' system_prompt_block: %s", entry.name, exc)
                 continue
@@ -604,7 +637,7 @@ class MemoryManager:
                 kwargs if accepted is None else {k: v for k, v in kwargs.items() if k in accepted}
             )
             try:
-                entry.provider.on_turn_start(turn_number, clean, **call_kwargs)
+                contain(entry.provider.on_turn_start, turn_number, clean, **call_kwargs)
             except Exception as exc:
                 logger.debug("Memory provider '%s' on_turn_start: %s", entry.name, exc)
 
@@ -627,9 +660,9 @@ class MemoryManager:
         for entry in targets:
             try:
                 if entry.lane is None:
-                    result = entry.prefetch(clean, session_id)
+                    result = contain(entry.prefetch, clean, session_id)
                 else:
-                    result = entry.lane.run(clean, session_id, self._prefetch_timeout)
+                    result = contain(entry.lane.run, clean, session_id, self._prefetch_timeout)
             except Exception as exc:
                 logger.debug("Memory provider '%s' prefetch: %s", entry.name, exc)
                 continue
@@ -683,19 +716,11 @@ class MemoryManager:
             if "recall_status" not in entry.hooks:
                 continue
             try:
-                status = entry.provider.recall_status()
+                status = contain(entry.provider.recall_status)
+                if status is not None:  # anything but a RecallStatus fails on the way
+                    segments.append(_recall_segment(status))
             except Exception as exc:
                 logger.debug("Memory provider '%s' recall_status: %s", entry.name, exc)
-                continue
-            if status is None:
-                continue
-            if status.count == 1:
-                detail = "recalled 1 memory"
-            elif status.count > 1:
-                detail = f"recalled {status.count} memories"
-            else:
-                detail = "recalled relevant memory"
-            segments.append(f"{status.glyph} {status.provider_label} — {detail}")
         return "  ".join(segments)
 
     def queue_prefetch_all(self, query: str, *, session_id: str = "") -> None:
@@ -711,9 +736,10 @@ class MemoryManager:
             for entry in targets:
                 try:
                     if entry.warm_lane is None:
-                        entry.queue_prefetch(clean, session_id)
-                    elif entry.warm_lane.run(clean, session_id, self._prefetch_timeout) is (
-                        TIMED_OUT
+                        contain(entry.queue_prefetch, clean, session_id)
+                    elif (
+                        contain(entry.warm_lane.run, clean, session_id, self._prefetch_timeout)
+                        is TIMED_OUT
                     ):
                         logger.warning(
                             "Memory provider '%s' queue_prefetch did not return within %.1fs; "
@@ -763,7 +789,7 @@ class MemoryManager:
                 if author is not None and "turn_author" in entry.sync_keywords:
                     kwargs["turn_author"] = author
                 try:
-                    entry.provider.sync_turn(user, assistant, **kwargs)
+                    contain(entry.provider.sync_turn, user, assistant, **kwargs)
                 except Exception as exc:
                     logger.warning("Memory provider '%s' sync_turn: %s", entry.name, exc)
 
@@ -790,7 +816,7 @@ class MemoryManager:
         call_kwargs.setdefault("hermes_home", str(get_hermes_home()))
         for entry in self._entries:
             try:
-                getattr(entry.provider, hook)(session_id=session_id, **call_kwargs)
+                contain(getattr(entry.provider, hook), session_id=session_id, **call_kwargs)
             except Exception as exc:
                 logger.warning("Memory provider '%s' %s: %s", entry.name, hook, exc)
         self._refresh_tool_schemas()
@@ -804,7 +830,7 @@ class MemoryManager:
     def _end_session(self, messages: list[dict[str, Any]]) -> None:
         for entry in self._entries:
             try:
-                entry.provider.on_session_end(messages)
+                contain(entry.provider.on_session_end, messages)
             except Exception as exc:
                 logger.warning(
                     "Memory provider '%s' on_session_end: %s", entry.name, exc, exc_info=True
@@ -840,8 +866,12 @@ class MemoryManager:
             kwargs = {**kwargs, "rewound": True}
         for entry in self._entries:
             try:
-                entry.provider.on_session_switch(
-                    new_session_id, parent_session_id=parent_session_id, reset=reset, **kwargs
+                contain(
+                    entry.provider.on_session_switch,
+                    new_session_id,
+                    parent_session_id=parent_session_id,
+                    reset=reset,
+                    **kwargs,
                 )
             except Exception as exc:
                 log("Memory provider '%s' on_session_switch: %s", entry.name, exc)
@@ -917,10 +947,13 @@ class MemoryManager:
             )
             try:
                 if checkpoint and entry.pre_compress_takes_require:
-                    hook: Callable[..., str] = entry.provider.on_pre_compress
-                    text = hook(payload, require_checkpoint=require_checkpoint)
+                    text = contain(
+                        entry.provider.on_pre_compress,
+                        payload,
+                        require_checkpoint=require_checkpoint,
+                    )
                 else:
-                    text = entry.provider.on_pre_compress(payload)
+                    text = contain(entry.provider.on_pre_compress, payload)
             except Exception as exc:
                 logger.debug("Memory provider '%s' on_pre_compress: %s", entry.name, exc)
                 if require_checkpoint and checkpoint:
@@ -959,8 +992,12 @@ class MemoryManager:
         clean_task, clean_result = clean
         for entry in self._entries:
             try:
-                entry.provider.on_delegation(
-                    clean_task, clean_result, child_session_id=child_session_id, **kwargs
+                contain(
+                    entry.provider.on_delegation,
+                    clean_task,
+                    clean_result,
+                    child_session_id=child_session_id,
+                    **kwargs,
                 )
             except Exception as exc:
                 logger.debug("Memory provider '%s' on_delegation: %s", entry.name, exc)
@@ -989,7 +1026,7 @@ class MemoryManager:
         clean_content, clean_metadata = clean
         for entry in targets:
             try:
-                entry.write(action, target, clean_content, clean_metadata)
+                contain(entry.write, action, target, clean_content, clean_metadata)
             except Exception as exc:
                 with self._lock:
                     self._write_failures[entry.name] = self._write_failures.get(entry.name, 0) + 1
@@ -1131,7 +1168,7 @@ class MemoryManager:
                     lane.stop()
         for entry in reversed(self._entries):
             try:
-                entry.provider.shutdown()
+                contain(entry.provider.shutdown)
             except Exception as exc:
                 logger.warning("Memory provider '%s' shutdown: %s", entry.name, exc)
 
@@ -1159,6 +1196,18 @@ class MemoryManager:
                 state["abandoned_prefetches"],
                 running,
             )
+
+
+def _recall_segment(status: Any) -> str:
+    """``"🧠 Honcho — recalled 3 memories"`` for a :class:`RecallStatus`."""
+    count = status.count
+    if count == 1:
+        detail = "recalled 1 memory"
+    elif count > 1:
+        detail = f"recalled {count} memories"
+    else:
+        detail = "recalled relevant memory"
+    return f"{status.glyph} {status.provider_label} — {detail}"
 
 
 def _committed_entry(result: Mapping[str, Any], action: str, index: int | None) -> Any:

@@ -210,3 +210,40 @@ def test_console_script_exit_code(tmp_path: Path) -> None:
     )
     assert result.returncode == 1
     assert "does not exist" in result.stdout
+
+
+LINGERING_PLUGIN = (
+    provider_source("lingering")
+    + """
+import threading
+
+threading.Thread(target=threading.Event().wait, name="lingering-poller").start()
+"""
+)
+
+
+@pytest.mark.parametrize(
+    ("command", "config", "status"),
+    [
+        ("plugins", "", 0),
+        ("doctor", "", 0),
+        ("doctor", "runtime:\n  hook_timeout: -5\n", 1),  # a problem: the status is kept
+    ],
+)
+def test_a_plugin_thread_that_never_ends_does_not_hang_the_command(
+    hermes_home: Path, command: str, config: str, status: int
+) -> None:
+    folder_plugin(hermes_home / "plugins", "lingering", LINGERING_PLUGIN)
+    (hermes_home / "config.yaml").write_text(config, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", "from hermes_core.cli import main; main()", command],
+        capture_output=True,
+        text=True,
+        timeout=60,  # without the fix the process never exits
+        check=False,
+    )
+    assert done.returncode == status, done.stderr
+    assert "lingering" in done.stdout
+    warnings = [line for line in done.stderr.splitlines() if "lingering-poller" in line]
+    assert len(warnings) == 1
+    assert "Not waiting for thread(s) a plugin left running: lingering-poller" in warnings[0]

@@ -335,9 +335,21 @@ def test_tool_results_json_cannot_encode_become_a_json_error() -> None:
         def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> Any:
             return self.result
 
+    class Unprintable:
+        def __init__(self, error: BaseException) -> None:
+            self.error = error
+
+        def __str__(self) -> str:
+            raise self.error
+
     cyclic: dict[str, Any] = {}
     cyclic["self"] = cyclic
-    for result in ({("a", "b"): 1}, cyclic):
+    for result in (
+        {("a", "b"): 1},
+        cyclic,
+        {"hit": Unprintable(RuntimeError("no text"))},
+        [Unprintable(SystemExit(2))],
+    ):
         provider = Odd("ext", tools=[tool("ext_recall")])
         provider.result = result
         manager = manager_with(provider)
@@ -465,6 +477,23 @@ def test_describe_recall_reports_providers_that_recalled() -> None:
     silent = manager_with(Counted("builtin", "", RecallStatus("Notes", 2)))
     silent.prefetch_all("q")
     assert silent.describe_recall() == ""
+
+
+def test_describe_recall_skips_a_status_that_is_not_a_recall_status() -> None:
+    class Odd(Recorder):
+        def __init__(self, name: str, status: Any) -> None:
+            super().__init__(name, recall="text")
+            self.status = status
+
+        def recall_status(self) -> Any:
+            return self.status
+
+    manager = manager_with(Odd("builtin", {"count": 3}), Odd("ext", RecallStatus("Honcho", 2)))
+    manager.prefetch_all("q")
+    assert manager.describe_recall() == "🧠 Honcho — recalled 2 memories"
+    wrong_count = manager_with(Odd("builtin", RecallStatus("Notes", "3")))  # type: ignore[arg-type]
+    wrong_count.prefetch_all("q")
+    assert wrong_count.describe_recall() == ""
 
 
 # ---------------------------------------------------------------- turn hooks
@@ -708,6 +737,110 @@ def test_each_hook_isolates_a_failing_provider(
     assert f"Memory provider 'builtin' {hook}" in failures[0].getMessage()
 
 
+class OwnCrash(BaseException):
+    """A provider's own ``BaseException`` subclass."""
+
+
+class Crasher(Recorder):
+    """A Recorder whose ``fail`` hooks raise *crash*, a ``BaseException``, instead."""
+
+    def __init__(self, name: str, crash: BaseException, fail: tuple[str, ...], **kw: Any) -> None:
+        super().__init__(name, fail=fail, **kw)
+        self.crash = crash
+
+    def _record(self, hook: str, *args: Any) -> None:
+        self.calls.append((hook, *args))
+        if hook in self.fail:
+            raise self.crash
+
+    def on_memory_write(
+        self, action: str, target: str, content: str, metadata: dict[str, Any] | None = None
+    ) -> None:
+        self._record("on_memory_write", action, target, content)
+
+    def recall_status(self) -> RecallStatus | None:
+        self._record("recall_status")
+        return RecallStatus(self.name, 1)
+
+
+CRASHES = [SystemExit(3), GeneratorExit(), OwnCrash("its own")]
+
+
+def _flushed(call: Any) -> Any:
+    def run(manager: MemoryManager) -> None:
+        call(manager)
+        assert manager.flush_pending(timeout=10)
+
+    return run
+
+
+@pytest.mark.parametrize("crash", CRASHES, ids=lambda crash: type(crash).__name__)
+@pytest.mark.parametrize(
+    ("hook", "call"),
+    [
+        ("system_prompt_block", lambda m: m.build_system_prompt()),
+        ("prefetch", lambda m: m.prefetch_all("q")),
+        ("on_turn_start", lambda m: m.on_turn_start(1, "q")),
+        ("sync_turn", _flushed(lambda m: m.sync_all("u", "a"))),
+        ("queue_prefetch", _flushed(lambda m: m.queue_prefetch_all("q"))),
+        ("on_session_end", lambda m: m.on_session_end([])),
+        (
+            "on_session_end",
+            _flushed(lambda m: m.commit_session_boundary_async([], new_session_id="s2")),
+        ),
+        ("on_session_switch", lambda m: m.on_session_switch("s2")),
+        ("on_pre_compress", lambda m: m.on_pre_compress([])),
+        ("on_delegation", lambda m: m.on_delegation("t", "r")),
+        ("initialize", lambda m: m.initialize_all("s1")),
+        ("shutdown", lambda m: m.shutdown_all()),
+    ],
+)
+def test_a_provider_raising_a_base_exception_fails_alone(
+    hook: str, call: Any, crash: BaseException, caplog: pytest.LogCaptureFixture
+) -> None:
+    failing = Crasher("builtin", crash, fail=(hook,))
+    healthy = Recorder("ext")
+    manager = manager_with(failing, healthy)
+    with caplog.at_level(logging.DEBUG, logger="hermes_core.manager"):
+        call(manager)
+    assert healthy.hook_calls(hook), f"{hook} did not reach the healthy provider"
+    assert any(
+        f"Memory provider 'builtin' {hook}: {type(crash).__name__}" in r.getMessage()
+        for r in caplog.records
+    )
+    if hook != "shutdown":  # the background worker is still alive: later writes arrive
+        manager.sync_all("later", "turn")
+        assert manager.flush_pending(timeout=10)
+        assert ("later", "turn", "", None) in healthy.hook_calls("sync_turn")
+
+
+@pytest.mark.parametrize("crash", CRASHES, ids=lambda crash: type(crash).__name__)
+def test_an_external_raising_a_base_exception_fails_alone(crash: BaseException) -> None:
+    external = Crasher(
+        "ext",
+        crash,
+        fail=("prefetch", "handle_tool_call", "on_memory_write", "recall_status"),
+        tools=[tool("ext_recall")],
+    )
+    manager = manager_with(Recorder("builtin", recall="builtin recall"), external)
+    assert manager.prefetch_all("q") == "builtin recall"  # the external's own thread
+    answer = json.loads(manager.handle_tool_call("ext_recall", {}))
+    assert answer["error"].startswith(f"Memory tool 'ext_recall' failed: {type(crash).__name__}")
+    manager.on_memory_write("add", "memory", "a fact")
+    assert manager.write_mirror_failures == {"ext": 1}
+    external.fail = {"recall_status"}
+    external.recall = "ext recall"
+    assert manager.prefetch_all("q") == "builtin recall\n\next recall"
+    assert manager.describe_recall() == ""
+    manager.shutdown_all()
+
+
+def test_keyboard_interrupt_in_a_provider_still_stops_the_host() -> None:
+    manager = manager_with(Crasher("builtin", KeyboardInterrupt(), fail=("on_turn_start",)))
+    with pytest.raises(KeyboardInterrupt):
+        manager.on_turn_start(1, "q")
+
+
 class LegacyRecall(MemoryProvider):
     """A provider written against an older contract: no ``session_id`` keywords."""
 
@@ -744,6 +877,38 @@ def test_prefetch_hooks_without_session_id_keyword_still_work() -> None:
     assert manager.flush_pending(timeout=5)
     assert legacy.queries == ["what editor?"]
     assert legacy.queued == ["next question"]
+    manager.shutdown_all()
+
+
+def test_prefetch_hooks_with_a_positional_only_session_id_receive_it() -> None:
+    class PositionalOnly(LegacyRecall):
+        def __init__(self) -> None:
+            super().__init__()
+            self.sessions: list[str] = []
+
+        def prefetch(self, query: str, sid: str, /) -> str:  # type: ignore[override]
+            self.sessions.append(sid)
+            return f"recall for {sid}"
+
+        def queue_prefetch(self, query: str, session_id: str = "", /) -> None:  # type: ignore[override]
+            self.sessions.append(f"warm {session_id}")
+
+    external = PositionalOnly()
+    manager = manager_with(Recorder("builtin"), external)
+    assert manager.prefetch_all("what editor?", session_id="s1") == "recall for s1"
+    manager.queue_prefetch_all("next", session_id="s1")
+    assert manager.flush_pending(timeout=5)
+    manager.shutdown_all()
+    assert external.sessions == ["s1", "warm s1"]
+
+
+def test_a_defaulted_positional_only_slot_of_another_name_gets_no_session_id() -> None:
+    class Limit(LegacyRecall):
+        def prefetch(self, query: str, limit: int = 5, /) -> str:  # type: ignore[override]
+            return f"top {limit}"
+
+    manager = manager_with(Recorder("builtin"), Limit())
+    assert manager.prefetch_all("what editor?", session_id="s1") == "top 5"
     manager.shutdown_all()
 
 

@@ -7,10 +7,13 @@ commands through the ``register_commands`` hook.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import os
 import sys
+import threading
+import time
 from typing import Any
 
 import click
@@ -36,6 +39,9 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 logger = logging.getLogger(__name__)
+
+LINGERING_THREAD_GRACE = 2.0
+"""Seconds ``main`` waits for non-daemon threads a plugin left running before leaving them."""
 
 
 class LazyGroup(click.Group):
@@ -104,7 +110,25 @@ def cli(verbose: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> Any:
-    """Console-script entry point: run the CLI, turning our errors into clean messages."""
+    """Console-script entry point: run the CLI, turning our errors into clean messages.
+
+    Python waits for every non-daemon thread before it exits, so a plugin that
+    starts one (when imported, say) and never stops it would hang the command
+    after its output. Such threads still running :data:`LINGERING_THREAD_GRACE`
+    seconds after the command finished are named in a warning and the process
+    exits with the command's status without waiting for them.
+    """
+    started = set(threading.enumerate())
+    try:
+        result = _run(argv)
+    except SystemExit as exc:
+        _leave_lingering_threads(started, exc.code)
+        raise
+    _leave_lingering_threads(started, result)
+    return result
+
+
+def _run(argv: list[str] | None) -> Any:
     try:
         result = cli.main(args=argv, prog_name="hermes-memory", standalone_mode=False)
     except click.exceptions.Abort:
@@ -126,6 +150,40 @@ def main(argv: list[str] | None = None) -> Any:
     if isinstance(result, int) and result:
         sys.exit(result)
     return result
+
+
+def _leave_lingering_threads(started: set[threading.Thread], status: Any) -> None:
+    """Exit now with *status* if non-daemon threads begun since *started* do not end.
+
+    hermes-memory's own threads are daemons, so these are a plugin's.
+    """
+    deadline = time.monotonic() + LINGERING_THREAD_GRACE
+    lingering = []
+    for thread in threading.enumerate():
+        if thread in started or thread.daemon or thread is threading.current_thread():
+            continue
+        thread.join(max(0.0, deadline - time.monotonic()))
+        if thread.is_alive():
+            lingering.append(thread.name)
+    if not lingering:
+        return
+    logger.warning(
+        "Not waiting for thread(s) a plugin left running: %s. A plugin should start "
+        "background threads as daemon threads or stop them in its provider's shutdown().",
+        ", ".join(sorted(lingering)),
+    )
+    if status is None:
+        code = 0
+    elif isinstance(status, int):
+        code = status
+    else:  # sys.exit("message"): Python prints the message and exits with 1
+        print(status, file=sys.stderr)
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing more to say
+            stream.flush()
+    logging.shutdown()
+    os._exit(code)
 
 
 def _describe_os_error(exc: OSError) -> str:

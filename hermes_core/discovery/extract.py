@@ -17,46 +17,12 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any, TypeGuard
 
-from hermes_core.errors import PluginError
+from hermes_core.errors import PluginError, contain, describe_exception
 from hermes_core.provider import MemoryProvider
 
 logger = logging.getLogger("hermes_core.plugins")
 
 _REQUIRED_METHODS = ("is_available", "initialize", "get_tool_schemas")
-
-
-def describe_exception(exc: BaseException) -> str:
-    """``"ValueError: bad key"`` — the cause as shown in warnings and listings."""
-    if isinstance(exc, PluginCrash):
-        return str(exc)
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-class PluginCrash(Exception):
-    """A plugin raised a :class:`BaseException` that is not :class:`Exception`.
-
-    ``SystemExit`` (``sys.exit()`` in a plugin), ``GeneratorExit``,
-    ``asyncio.CancelledError`` or a plugin's own ``BaseException`` subclass is
-    the plugin failing, not the process being asked to stop: :func:`contain`
-    turns it into this exception so every ``except Exception`` on the way treats
-    it as the plugin's failure. Only ``KeyboardInterrupt`` (the user's Ctrl-C)
-    is let through.
-    """
-
-    def __init__(self, original: BaseException) -> None:
-        super().__init__(describe_exception(original))
-        self.original = original
-
-
-def contain(call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """``call(*args, **kwargs)``; a plugin's non-``Exception`` failure raised as PluginCrash."""
-    try:
-        return call(*args, **kwargs)
-    except (Exception, KeyboardInterrupt):
-        raise
-    except BaseException as exc:
-        raise PluginCrash(exc) from exc
 
 
 def describe_import_failure(exc: BaseException) -> str:

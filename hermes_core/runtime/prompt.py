@@ -16,7 +16,9 @@ The date line carries the day, not the time, for the same reason.
 
 from __future__ import annotations
 
+import codecs
 import logging
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -54,6 +56,9 @@ CONTEXT_FILE_NAMES: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md", ".cursorrules")
 MAX_CONTEXT_FILE_CHARS = 20_000
 """Per-file cap; longer files keep their head and tail around an omission marker."""
 
+_HEAD_SHARE = 0.7  # of a clipped file's characters, the share taken from its head
+_READ_WHOLE_BYTES = 1 << 20  # larger files: only the head and tail the clip keeps are read
+
 MEMORY_GUIDANCE = (
     "Use the memory tool to save durable facts worth knowing in a later conversation: "
     "the user's name, role and preferences (target 'user'), and facts about the "
@@ -84,12 +89,11 @@ def load_identity(hermes_home: Path) -> str:
     try:
         if not path.is_file():  # absent, or a folder or named pipe that would block a read
             return DEFAULT_IDENTITY
-        text = path.read_text(encoding="utf-8-sig")
+        text = _read_clipped(path, MAX_CONTEXT_FILE_CHARS, errors="strict")
     except (OSError, UnicodeDecodeError) as exc:
         logger.warning("Ignoring %s (%s); using the default identity.", path, exc)
         return DEFAULT_IDENTITY
-    text = sanitize_context(text).strip()
-    return _clip(text, MAX_CONTEXT_FILE_CHARS) if text else DEFAULT_IDENTITY
+    return text or DEFAULT_IDENTITY
 
 
 def tool_guidance(tool_names: Iterable[str]) -> str:
@@ -106,10 +110,52 @@ def tool_guidance(tool_names: Iterable[str]) -> str:
 def _clip(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
-    head = int(limit * 0.7)
-    tail = limit - head
-    omitted = len(text) - limit
-    return f"{text[:head]}\n[… {omitted} characters omitted …]\n{text[-tail:]}"
+    head = int(limit * _HEAD_SHARE)
+    return _clipped(text[:head], len(text) - limit, text[len(text) - (limit - head) :])
+
+
+def _clipped(head: str, omitted: int, tail: str) -> str:
+    return f"{head}\n[… {omitted} characters omitted …]\n{tail}"
+
+
+def _read_clipped(path: Path, limit: int, *, errors: str) -> str:
+    """The UTF-8 text of *path*, fences removed, stripped and clipped to *limit* characters.
+
+    A file of up to :data:`_READ_WHOLE_BYTES` (or four bytes a character of
+    *limit*) is read whole. Of a larger one only the bytes the clip can keep are
+    read, its head and its tail, so a multi-gigabyte file costs no more than a
+    small one; the omitted count then estimates the unread middle's characters
+    from its size (exact for ASCII).
+    *errors* is the decoding error handler (``"strict"`` raises
+    :class:`UnicodeDecodeError`).
+    """
+    with path.open("rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size <= max(_READ_WHOLE_BYTES, 4 * limit):
+            text = handle.read().decode("utf-8-sig", errors)
+            return _clip(sanitize_context(text).strip(), limit)
+        head_chars = int(limit * _HEAD_SHARE)
+        tail_chars = limit - head_chars
+        head_raw = handle.read(4 * head_chars)  # UTF-8 takes at most 4 bytes a character
+        handle.seek(size - 4 * tail_chars)
+        tail_raw = handle.read(4 * tail_chars)
+    # Not final: a character the window cuts in two is left out, not an error.
+    head_text = codecs.getincrementaldecoder("utf-8-sig")(errors).decode(head_raw)
+    skip = 0  # the continuation bytes of a character that began before the tail window
+    while skip < 3 and skip < len(tail_raw) and tail_raw[skip] & 0xC0 == 0x80:
+        skip += 1
+    tail_text = tail_raw[skip:].decode("utf-8", errors)
+    head = sanitize_context(head_text).lstrip()
+    tail = sanitize_context(tail_text).rstrip()
+    kept_head, kept_tail = head[:head_chars], tail[len(tail) - tail_chars :]
+    if not (kept_head or kept_tail):
+        return ""
+    # The unread middle in characters, at the windows' characters per byte.
+    read_chars = len(head_text) + len(tail_text)
+    read_bytes = len((head_text + tail_text).encode("utf-8"))
+    unread = round((size - len(head_raw) - len(tail_raw)) * read_chars / read_bytes)
+    omitted = unread + len(head) - len(kept_head) + len(tail) - len(kept_tail)
+    return _clipped(kept_head, omitted, kept_tail)
 
 
 def context_files_block(
@@ -127,12 +173,11 @@ def context_files_block(
         try:
             if not path.is_file():
                 continue
-            text = path.read_text(encoding="utf-8-sig", errors="replace")
+            text = _read_clipped(path, max_chars, errors="replace")
         except OSError:
             continue
-        text = sanitize_context(text).strip()
         if text:
-            sections.append(f"## {name}\n\n{_clip(text, max_chars)}")
+            sections.append(f"## {name}\n\n{text}")
     if not sections:
         return ""
     return "# Project context\n\n" + "\n\n".join(sections)
