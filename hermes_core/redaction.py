@@ -33,6 +33,8 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from hermes_core.fencing import clean_text
+
 __all__ = ["REDACTED", "redact_egress"]
 
 REDACTED = "[redacted]"
@@ -278,9 +280,11 @@ def redact_egress(value: _T) -> _T:
     objects are never mutated: unchanged containers come back as they are and
     changed ones are copied (keeping dict, list and namedtuple subclasses). A
     cycle or nesting deeper than 64 levels is replaced by a placeholder string.
+    Unpaired surrogates become U+FFFD, so no provider is handed text it cannot
+    encode.
     """
     scrubber = _Scrubber()
-    result = _walk(value, scrubber.scrub, set(), 0)
+    result = _walk(value, lambda text: scrubber.scrub(clean_text(text)), set(), 0)
     if scrubber.removed:
         result = _walk(result, scrubber.propagate, set(), 0)
     return result

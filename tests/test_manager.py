@@ -450,6 +450,20 @@ def test_prefetch_query_is_redacted() -> None:
     assert external.hook_calls("prefetch")[0][0] == "use [redacted] please"
 
 
+def test_unpaired_surrogates_never_reach_a_provider() -> None:
+    external = Recorder("ext")
+    manager = manager_with(Recorder("builtin"), external)
+    manager.prefetch_all("caf\udce9 \ud800 au lait")
+    assert external.hook_calls("prefetch")[0][0] == "caf\ufffd \ufffd au lait"
+    manager.sync_all("lone \udfff", "ok", messages=[{"role": "user", "content": "lone \udfff"}])
+    assert manager.flush_pending(5)
+    user, _assistant, *_rest = external.hook_calls("sync_turn")[0]
+    assert user == "lone \ufffd"
+    # nothing a provider was handed is unencodable
+    json.dumps(external.calls, ensure_ascii=False, default=str).encode("utf-8")
+    manager.shutdown_all()
+
+
 def test_describe_recall_reports_providers_that_recalled() -> None:
     class Counted(Recorder):
         def __init__(self, name: str, recall: str, status: RecallStatus | None) -> None:
