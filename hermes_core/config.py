@@ -6,6 +6,7 @@ and tests can switch it; it defaults to ``~/.hermes``.
 
 from __future__ import annotations
 
+import copy
 import os
 import tempfile
 from collections.abc import Mapping
@@ -61,12 +62,43 @@ def load_config(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, 
         raise ConfigError(
             f"Cannot read {path}: {exc.strerror or exc}. Fix the file or its permissions."
         ) from exc
+    return parse_config(path, text)
+
+
+_parsed: dict[tuple[Path, str], dict[str, Any] | ConfigError] = {}
+"""The last few config texts read and what they gave: commands read config.yaml
+many times, and a hostile one can take a second to refuse."""
+
+
+def parse_config(path: Path, text: str) -> dict[str, Any]:
+    """*text* (read from *path*) as a config mapping; :class:`ConfigError` naming *path* if not.
+
+    Refuses text that is not YAML, not a mapping, nested too deeply or whose
+    aliases expand past :data:`MAX_CONFIG_VALUES`. Each call returns a fresh copy.
+    """
+    known = _parsed.get((path, text))
+    if known is None:
+        try:
+            known = _parse_text(path, text)
+        except ConfigError as exc:
+            known = exc
+        if len(_parsed) >= 8:
+            _parsed.clear()
+        _parsed[(path, text)] = known
+    if isinstance(known, ConfigError):
+        raise ConfigError(str(known))
+    return copy.deepcopy(known)
+
+
+def _parse_text(path: Path, text: str) -> dict[str, Any]:
     import yaml  # imported here: commands that never read config skip its cost
 
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{_describe_yaml_error(path, exc)} Fix the syntax and retry.") from exc
+    except RecursionError as exc:
+        raise ConfigError(f"{path} is nested too deeply to read. Flatten it and retry.") from exc
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -74,7 +106,32 @@ def load_config(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, 
             f"{path} must hold a mapping at the top level (lines like `memory:` and "
             f"`model:`), found a {type(data).__name__}. Fix the file and retry."
         )
+    if not _within(data, MAX_CONFIG_VALUES):
+        raise ConfigError(
+            f"{path} expands to more than {MAX_CONFIG_VALUES:,} values: its YAML aliases "
+            "(*name) repeat or contain themselves. Write the values out and retry."
+        )
     return data
+
+
+MAX_CONFIG_VALUES = 100_000
+"""Values a config.yaml may expand to, aliases counted each time they are used."""
+
+
+def _within(data: Any, budget: int) -> bool:
+    """True when *data* holds at most *budget* values, counting shared ones each time."""
+    stack = [data]
+    while stack:
+        budget -= 1
+        if budget < 0:
+            return False
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return True
 
 
 def _describe_yaml_error(path: Path, exc: Exception) -> str:

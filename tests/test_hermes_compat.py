@@ -145,6 +145,13 @@ def test_hermes_cli_config_load_config_expands_env_and_never_raises(
     with caplog.at_level(logging.WARNING):
         assert load_config() == {}
     assert "not valid YAML" in caplog.text
+    laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{n}: &{n} [{', '.join([f'*{p}'] * 10)}]\n" for p, n in zip("abcdefgh", "bcdefghi")
+    )
+    get_config_path().write_text(laughs + "mine: *i\n")  # 10**9 values once expanded
+    with caplog.at_level(logging.WARNING):
+        assert load_config() == {} and read_raw_config() == {}
+    assert "expands to more than" in caplog.text
 
 
 def test_hermes_cli_config_env_helpers(

@@ -68,6 +68,37 @@ def test_a_list_at_the_top_level_is_refused(
     assert code == 1 and "must hold a mapping" in err
 
 
+BILLION_LAUGHS = "".join(
+    f"{name}: &{name} [{', '.join([f'*{prev}'] * 9) if prev else ', '.join(['lol'] * 9)}]\n"
+    for prev, name in zip(["", *"abcdefgh"], "abcdefghi", strict=True)
+)
+
+
+@pytest.mark.parametrize(
+    ("config", "named", "command"),
+    [
+        (BILLION_LAUGHS + "memory:\n  provider: *i\n", "expands to more than", "doctor"),
+        ("memory: &m\n  nested: *m\n", "expands to more than", "doctor"),
+        # PyYAML itself takes most of a second to give up on this; one read is enough
+        ("x: " + "[" * 1_000 + "]" * 1_000 + "\n", "nested too deeply", "plugins"),
+    ],
+    ids=["alias_bomb", "self_reference", "too_deep"],
+)
+def test_a_config_that_would_expand_without_end_is_refused(
+    hermes_home: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    config: str,
+    named: str,
+    command: str,
+) -> None:
+    write_config(hermes_home, config)
+    code, out, err = run(capsys, monkeypatch, command)
+    assert named in out + err
+    code, out, err = run(capsys, monkeypatch, "memory", "show")
+    assert code == 1 and named in err
+
+
 @pytest.mark.parametrize(
     ("config", "named"),
     [

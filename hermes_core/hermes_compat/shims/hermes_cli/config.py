@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from hermes_core import config as _core
-from hermes_core.config import get_hermes_home
+from hermes_core.config import get_hermes_home, parse_config
 from hermes_core.errors import ConfigError
 from hermes_core.hermes_compat.dotenv import read_profile_env
 from hermes_core.hermes_compat.finder import missing_attribute
@@ -64,14 +64,11 @@ def read_user_config_raw(path: str | os.PathLike[str] | None = None) -> dict[str
     except (OSError, UnicodeDecodeError) as exc:
         logger.warning("Cannot read %s (%s); reading it as empty.", target, exc)
         return {}
-    import yaml
-
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        logger.warning("%s is not valid YAML (%s); reading it as empty.", target, exc)
+        return parse_config(target, text)
+    except ConfigError as exc:
+        logger.warning("%s; reading it as empty.", exc)
         return {}
-    return data if isinstance(data, dict) else {}
 
 
 def read_raw_config() -> dict[str, Any]:
