@@ -144,6 +144,15 @@ def test_capabilities_parse_names_and_refuse_unknown_ones() -> None:
         parse_capabilities(["telepathy"])
 
 
+def test_a_capability_string_is_read_as_names_not_letters() -> None:
+    expected = {Capability.TOOLS, Capability.SYNC}
+    assert parse_capabilities("tools, sync") == expected
+    assert parse_capabilities(["tools,sync"]) == expected
+    assert parse_capabilities("tools") == {Capability.TOOLS}
+    with pytest.raises(ValueError, match=r"must be a collection of names .* not bool"):
+        parse_capabilities(True)  # type: ignore[arg-type]
+
+
 def test_the_pytest_plugin_imports_nothing_but_itself() -> None:
     code = (
         "import sys, hermes_core.testing.plugin; "
@@ -195,3 +204,21 @@ def test_the_report_renders_each_outcome_with_its_reason() -> None:
     assert "XFAIL e: known gap" in text
     assert text.endswith("Result: 1 passed, 2 skipped, 1 xfailed, 1 failed")
     assert not report.ok
+
+
+def test_a_collection_error_is_reported_not_lost(tmp_path: Path) -> None:
+    from hermes_core.testing.runner import run_pytest
+
+    (tmp_path / "test_broken.py").write_text("import no_such_module_here\n", encoding="utf-8")
+    run = run_pytest([tmp_path / "test_broken.py"], cwd=tmp_path)
+    assert run.report is not None, run.output
+    assert run.report.exitstatus == 2 and not run.report.ok
+    [error] = run.report.failed
+    assert (error.outcome, error.when) == ("error", "collect")
+    assert "No module named 'no_such_module_here'" in error.message
+
+
+def test_a_stopped_run_is_never_ok() -> None:
+    report = ConformanceReport(results=[TestResult("test_a", "test_a", "passed")], exitstatus=None)
+    assert not report.ok
+    assert ConformanceReport(results=[TestResult("test_a", "test_a", "passed")]).ok

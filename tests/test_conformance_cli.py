@@ -134,3 +134,65 @@ def test_a_run_where_everything_skips_is_not_a_pass(hermes_home: Path) -> None:
     assert result.exit_code == 1
     assert "Result: 3 skipped" in result.output
     assert "No test passed, so nothing was shown to conform" in result.output
+
+
+def test_a_selection_matching_no_test_says_nothing_was_checked(hermes_home: Path) -> None:
+    _plugin(hermes_home, "dict-notes", _dict_provider_source())
+    result = _run("dict-notes", "-k", "no_test_has_this_name")
+    assert result.exit_code == 1, result.output
+    assert "Result: no tests ran" in result.output
+    assert "No test matched -k 'no_test_has_this_name', so nothing was checked" in result.output
+    assert "all were skipped" not in result.output
+
+
+def test_a_bad_selection_shows_the_pytest_error(hermes_home: Path) -> None:
+    _plugin(hermes_home, "dict-notes", _dict_provider_source())
+    result = CliRunner().invoke(cli, ["conformance", "dict-notes", "-k", "users and (("])
+    assert result.exit_code == 1, result.output
+    assert "Wrong expression passed to '-k'" in result.output
+    assert "pytest could not run the suite (exit status 4)" in result.output
+
+
+def test_a_run_stopped_by_its_timeout_names_the_hung_test(hermes_home: Path) -> None:
+    hanging = _dict_provider_source(
+        replace="    def is_available(self) -> bool:",
+        by="    def system_prompt_block(self) -> str:\n"
+        "        threading.Event().wait()\n"
+        "        return ''\n\n"
+        "    def is_available(self) -> bool:",
+    )
+    _plugin(hermes_home, "dict-notes", hanging)
+    result = _run("dict-notes", "-k", "stable_identifier or optional_hooks", "--timeout", "30")
+    assert result.exit_code == 1, result.output
+    assert "PASS  name is a stable identifier" in result.output
+    assert "ERROR optional hooks honour return types" in result.output
+    assert "a call it made into the provider never returned" in result.output
+    assert "The run was stopped at its time limit (30s, --timeout)" in result.output
+    assert result.output.count("Result: 1 passed, 1 error") == 1
+
+
+def test_an_unknown_declared_capability_is_refused_naming_the_class(hermes_home: Path) -> None:
+    source = _dict_provider_source(
+        replace='            "session_end_extraction",\n', by='            "telepathy",\n'
+    )
+    _plugin(hermes_home, "dict-notes", source)
+    result = CliRunner().invoke(cli, ["conformance", "dict-notes"])
+    assert result.exit_code == 1, result.output
+    assert "declares capabilities the suite does not know" in result.output
+    assert "DictProvider.conformance_capabilities: unknown capability 'telepathy'" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_comma_separated_capabilities_are_accepted(hermes_home: Path) -> None:
+    _plugin(hermes_home, "dict-notes", _dict_provider_source())
+    result = _run("dict-notes", "-c", "tools,sync", "-k", "declared_tools", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["capabilities"] == ["sync", "tools"]
+
+
+def test_a_provider_name_with_quotes_runs(hermes_home: Path) -> None:
+    name = 'notes"""x\'s'
+    _plugin(hermes_home, name, _dict_provider_source(name=name))
+    result = _run(name, "-k", "stable_identifier")
+    assert result.exit_code == 0, result.output
+    assert "PASS  name is a stable identifier" in result.output

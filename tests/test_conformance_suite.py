@@ -24,6 +24,11 @@ SELECTION = " or ".join(
         "(Echoing and fenced)",
         "(NetworkCheck and no_network)",
         "(RaisingTool and bad_arguments)",
+        "(DictToolResult and valid_arguments)",
+        "(RaisingAvailability and is_available)",
+        "(HangingSync and (remembered_fact or fenced or mirrored or switches))",
+        "(ThreadBoundSqlite and overlap)",
+        "(UnlockedFile and overlap)",
         "(Overrides and (not_overridden or users_are_isolated))",
     ]
 )
@@ -101,6 +106,52 @@ def test_raising_on_bad_tool_arguments_fails(report: ConformanceReport) -> None:
         report, "test_tool_calls_with_bad_arguments_return_json_errors", "TestRaisingToolProvider"
     )
     assert "raised KeyError" in message and "json.dumps" in message
+
+
+def test_a_tool_returning_a_dict_fails_asking_for_a_json_string(
+    report: ConformanceReport,
+) -> None:
+    message = _failure(
+        report, "test_tool_calls_with_valid_arguments_return_json", "TestDictToolResultProvider"
+    )
+    assert "returned dict" in message and "return a JSON string" in message
+
+
+def test_raising_in_is_available_fails_asking_for_false(report: ConformanceReport) -> None:
+    for test in ("test_is_available_makes_no_network_call", "test_is_available_in_the_test_setup"):
+        message = _failure(report, test, "TestRaisingAvailabilityProvider")
+        assert "raised RuntimeError('NOTES_URL is not set')" in message
+        assert "return False from is_available()" in message
+
+
+def test_a_hanging_sync_turn_fails_each_round_trip_instead_of_hanging(
+    report: ConformanceReport,
+) -> None:
+    for test in (
+        "test_remembered_fact_is_recalled",
+        "test_fenced_recall_is_not_reingested",
+        "test_memory_survives_session_switches",
+    ):
+        message = _failure(report, test, "TestHangingSyncProvider")
+        assert "sync_turn() did not return within 0.5s (settle_timeout)" in message
+    # a hook other than sync_turn is not blamed: the mirror test never syncs a turn
+    mirrored = report.find("test_builtin_memory_writes_are_mirrored", "TestHangingSyncProvider")
+    assert mirrored.outcome == "passed", mirrored
+
+
+@pytest.mark.parametrize(
+    ("cls", "expected"),
+    [
+        ("TestThreadBoundSqliteProvider", "sync_turn() raised ProgrammingError"),
+        ("TestUnlockedFileProvider", "prefetch() raised JSONDecodeError"),
+    ],
+)
+def test_a_store_that_is_not_thread_safe_fails(
+    report: ConformanceReport, cls: str, expected: str
+) -> None:
+    message = _failure(report, "test_background_writes_overlap_foreground_reads", cls)
+    assert "with prefetch() running on another thread" in message
+    assert expected in message and "guard shared state with a lock" in message
 
 
 def test_overriding_a_standard_test_without_xfail_fails_the_guard(

@@ -145,8 +145,9 @@ def test_hermes_cli_config_load_config_expands_env_and_never_raises(
     with caplog.at_level(logging.WARNING):
         assert load_config() == {}
     assert "not valid YAML" in caplog.text
+    pairs = zip("abcdefgh", "bcdefghi", strict=True)
     laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{n}: &{n} [{', '.join([f'*{p}'] * 10)}]\n" for p, n in zip("abcdefgh", "bcdefghi")
+        f"{n}: &{n} [{', '.join([f'*{p}'] * 10)}]\n" for p, n in pairs
     )
     get_config_path().write_text(laughs + "mine: *i\n")  # 10**9 values once expanded
     with caplog.at_level(logging.WARNING):

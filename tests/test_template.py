@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -62,8 +64,14 @@ def test_names_map_to_valid_distribution_package_and_provider_names(
 @pytest.mark.parametrize(
     ("typed", "message"),
     [
-        ("builtin", "reserved for hermes-memory's own provider"),
+        ("builtin", "is the name of one of hermes-memory's own providers"),
+        ("Honcho", "is the name of one of hermes-memory's own providers (hermes-memory-honcho)"),
+        ("hermes-memory-mem0", "is the name of one of hermes-memory's own providers"),
+        ("supermemory", "is the name of one of hermes-memory's own providers"),
+        ("web", "would get the tool 'web_search', which belongs to the host agent"),
+        ("Session", "would get the tool 'session_search'"),
         ("!!!", "has no ASCII letters or digits"),
+        ("   ", "has no ASCII letters or digits"),
         ("x" * 41, "longer than 40 characters"),
     ],
 )
@@ -123,6 +131,124 @@ def test_awkward_titles_render_valid_python(tmp_path: Path) -> None:
     assert "Ana\\u0027s \\u0027Quick\\u0027 Notes" in (package / "provider.py").read_text(
         encoding="utf-8"
     )
+
+
+def test_backslashes_and_line_breaks_in_answers_render_valid_files(tmp_path: Path) -> None:
+    dest = tmp_path / "project"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "new-provider",
+            "C:\\Users Notes",
+            "--dest",
+            str(dest),
+            "--description",
+            "Notes kept in C:\\Users\\me\\notes\\\nand\ttabs\\",
+            "--author",
+            "Ann\nO'Neil \\ Team",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    package = dest / "hermes_memory_c_users_notes"
+    for path in package.glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        if path.name == "__init__.py":
+            assert ast.get_docstring(tree) == "Notes kept in C:\\Users\\me\\notes\\ and tabs\\"
+    pyproject = tomllib.loads((dest / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pyproject["project"]["description"] == "Notes kept in C:\\Users\\me\\notes\\ and tabs\\"
+    assert pyproject["project"]["authors"] == [{"name": "Ann O'Neil \\ Team"}]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"provider_name": "honcho"}, "one of hermes-memory's own providers"),
+        ({"provider_name": "web"}, "would clash with a tool of the host agent"),
+        ({"provider_name": "notes", "description": "two\nlines"}, "on one line"),
+        ({"provider_name": "notes", "author_name": "two\nlines"}, "on one line"),
+    ],
+)
+def test_copier_refuses_the_same_answers(
+    tmp_path: Path, data: dict[str, str], message: str
+) -> None:
+    from copier import run_copy
+
+    with pytest.raises(ValueError, match=message):
+        run_copy(
+            str(template_dir()),
+            tmp_path / "p",
+            data={"provider_title": "X", **data},
+            defaults=True,
+            quiet=True,
+        )
+    assert not (tmp_path / "p").exists()
+
+
+def test_a_name_already_installed_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    info = site / "hermes_memory_team_wiki-2.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: hermes-memory-team-wiki\nVersion: 2.0\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(site))
+    result = CliRunner().invoke(cli, ["new-provider", "Team Wiki", "--dest", str(tmp_path / "p")])
+    assert result.exit_code == 1, result.output
+    assert "hermes-memory-team-wiki is already installed (version 2.0)" in result.output
+    assert "pip uninstall hermes-memory-team-wiki" in result.output
+    assert not (tmp_path / "p").exists()
+
+
+@pytest.mark.parametrize("kind", ["under-a-file", "symlink-loop"])
+def test_an_unusable_destination_is_refused_before_rendering(tmp_path: Path, kind: str) -> None:
+    if kind == "under-a-file":
+        (tmp_path / "afile").write_text("mine", encoding="utf-8")
+        dest, expected = tmp_path / "afile" / "project", "afile is a file, so"
+    else:
+        (tmp_path / "loop").symlink_to(tmp_path / "loop")
+        dest, expected = tmp_path / "loop", "exists and is not a directory"
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = CliRunner().invoke(cli, ["new-provider", "notes", "--dest", str(dest)])
+    assert result.exit_code == 1, result.output
+    assert expected in result.output and "choose another --dest" in result.output
+    assert "Traceback" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_rendering_into_an_empty_folder_leaves_no_staging_behind(tmp_path: Path) -> None:
+    dest = tmp_path / "empty"
+    dest.mkdir()
+    result = CliRunner().invoke(cli, ["new-provider", "notes", "--dest", str(dest)])
+    assert result.exit_code == 0, result.output
+    assert [p.name for p in tmp_path.iterdir()] == ["empty"]
+    assert not [p for p in dest.iterdir() if p.name.startswith(".hermes-memory-render-")]
+    assert (dest / "hermes_memory_notes" / "provider.py").is_file()
+
+
+@pytest.mark.parametrize("existing", [True, False], ids=["empty-dest", "new-dest"])
+def test_an_interrupted_render_leaves_nothing_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, existing: bool
+) -> None:
+    import copier
+
+    real_run_copy = copier.run_copy
+
+    def render_then_interrupt(*args: object, **kwargs: object) -> None:
+        real_run_copy(*args, **kwargs)  # every file written, then Ctrl-C
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(copier, "run_copy", render_then_interrupt)
+    dest = tmp_path / "dest"
+    if existing:
+        dest.mkdir()
+    result = CliRunner().invoke(cli, ["new-provider", "notes", "--dest", str(dest)])
+    assert result.exit_code != 0
+    if existing:
+        assert list(dest.iterdir()) == []
+    else:
+        assert not dest.exists()
 
 
 def test_copier_copy_renders_the_same_project(rendered: Path, tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ import click
 if TYPE_CHECKING:  # pragma: no cover
     from hermes_core.discovery.info import ProviderInfo
     from hermes_core.testing.capabilities import Capability
+    from hermes_core.testing.report import ConformanceReport
 
 
 NOT_CHECKED_HERE = {
@@ -102,7 +103,12 @@ def _capabilities_in_force(
             )
         if chosen is not None:
             return chosen, "given with --capability"
-        declared = declared_capabilities(provider)
+        try:
+            declared = declared_capabilities(provider)
+        except ValueError as exc:
+            raise click.ClickException(
+                f"The provider {name!r} declares capabilities the suite does not know: {exc}"
+            ) from None
         if declared is not None:
             return declared, "declared by the provider (conformance_capabilities)"
         return inferred_capabilities(provider), (
@@ -182,9 +188,12 @@ def conformance(
         timeout=timeout,
     )
     report = run.report
-    if report is None:
+    if report is None or (not report.results and report.exitstatus not in (0, 5, None)):
         click.echo(run.output[-4000:], err=True)
-        raise click.ClickException("pytest produced no report; its output is above.")
+        status = "no report" if report is None else f"exit status {report.exitstatus}"
+        raise click.ClickException(
+            f"pytest could not run the suite ({status}); its output is above."
+        )
     if as_json:
         click.echo(
             json.dumps(
@@ -209,6 +218,23 @@ def conformance(
         click.echo("")
         click.echo(report.render(verbose=full))
     if not report.ok:
-        if not report.failed and not as_json:
-            click.echo("No test passed, so nothing was shown to conform (all were skipped).")
+        explanation = _why_not_ok(report, select, timeout)
+        if explanation and not as_json:
+            click.echo(explanation)
         raise SystemExit(1)
+
+
+def _why_not_ok(report: ConformanceReport, select: str | None, timeout: float) -> str | None:
+    """Why a run that is not ok failed, when the rendered results do not already say it."""
+    if report.exitstatus is None:
+        return (
+            f"The run was stopped at its time limit ({timeout:g}s, --timeout); "
+            "the results above are those of the tests that finished."
+        )
+    if report.failed:
+        return None
+    if not report.results:
+        if select:
+            return f"No test matched -k {select!r}, so nothing was checked; fix the expression."
+        return "pytest collected no test, so nothing was checked."
+    return "No test passed, so nothing was shown to conform (all were skipped)."

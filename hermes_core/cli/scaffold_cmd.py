@@ -9,7 +9,12 @@ no other command needs it.
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
+import os
 import re
+import shutil
+import tempfile
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +22,10 @@ from pathlib import Path
 import click
 
 MAX_NAME_LENGTH = 40
-RESERVED_NAMES = frozenset({"builtin"})
+RESERVED_NAMES = frozenset({"builtin", "honcho", "mem0", "supermemory"})
+"""The providers of hermes-memory itself: their distributions and packages are taken."""
+TEMPLATE_TOOL_SUFFIXES = ("remember", "search", "forget")
+"""The template's tools are ``<tool prefix>_<suffix>`` (see plugin_template/.../provider.py)."""
 _PREFIX_WORDS = ("hermes", "memory")
 
 
@@ -43,6 +51,18 @@ class ProviderNames:
         """``TeamNotesMemoryProvider``."""
         return "".join(word.capitalize() for word in self.provider.split("-")) + "MemoryProvider"
 
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        """``team_notes_remember``, ``team_notes_search``, ``team_notes_forget``."""
+        prefix = self.provider.replace("-", "_")
+        return tuple(f"{prefix}_{suffix}" for suffix in TEMPLATE_TOOL_SUFFIXES)
+
+
+def one_line(text: str) -> str:
+    """*text* with control characters and runs of whitespace collapsed to single spaces."""
+    visible = "".join(" " if unicodedata.category(c) == "Cc" else c for c in text)
+    return " ".join(visible.split())
+
 
 def provider_names(raw: str) -> ProviderNames:
     """Derive the provider names from what the user typed (``"Team Notes"``, ``TeamNotes``…).
@@ -51,7 +71,7 @@ def provider_names(raw: str) -> ProviderNames:
     ``hermes-memory-`` is dropped. Raises ``click.BadParameter`` saying what to
     type instead when nothing usable remains.
     """
-    title = " ".join(raw.split())
+    title = one_line(raw)
     ascii_text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
     spaced = re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", ascii_text)
     words = [w.lower() for w in re.findall(r"[A-Za-z0-9]+", spaced)]
@@ -74,10 +94,100 @@ def provider_names(raw: str) -> ProviderNames:
         )
     if slug in RESERVED_NAMES:
         raise click.BadParameter(
-            f"{slug!r} is reserved for hermes-memory's own provider; choose another name.",
+            f"{slug!r} is the name of one of hermes-memory's own providers "
+            f"(hermes-memory-{slug}); choose another name.",
             param_hint="NAME",
         )
-    return ProviderNames(title=title, provider=slug)
+    names = ProviderNames(title=title, provider=slug)
+    from hermes_core.manager import RESERVED_TOOL_NAMES
+
+    taken = [tool for tool in names.tool_names if tool in RESERVED_TOOL_NAMES]
+    if taken:
+        raise click.BadParameter(
+            f"the provider {slug!r} would get the tool {taken[0]!r}, which belongs to the host "
+            "agent or the builtin provider; choose another name (e.g. "
+            f"'{slug}-notes').",
+            param_hint="NAME",
+        )
+    return names
+
+
+def _refuse_installed(names: ProviderNames) -> None:
+    """Refuse names an installed distribution or package already uses."""
+    try:
+        installed = importlib.metadata.distribution(names.distribution)
+    except importlib.metadata.PackageNotFoundError:
+        installed = None
+    if installed is not None:
+        raise click.ClickException(
+            f"A distribution named {names.distribution} is already installed "
+            f"(version {installed.version}); a second one would replace it. Choose another "
+            f"name, or `pip uninstall {names.distribution}` first."
+        )
+    if importlib.util.find_spec(names.package) is not None:
+        raise click.ClickException(
+            f"A Python package named {names.package} is already importable; the new project's "
+            "package would clash with it. Choose another name."
+        )
+
+
+def _check_destination(target: Path) -> None:
+    """Refuse a destination that is not empty, or whose nearest existing folder is unusable."""
+    if target.is_dir():
+        if any(target.iterdir()):
+            raise click.ClickException(
+                f"{target} already exists and is not empty; choose another --dest "
+                "(`copier recopy` re-renders an existing project)."
+            )
+        return
+    if target.exists() or target.is_symlink():
+        raise click.ClickException(
+            f"{target} exists and is not a directory; choose another --dest."
+        )
+    ancestor = target.parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise click.ClickException(
+            f"{ancestor} is a file, so {target} cannot be created; choose another --dest."
+        )
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise click.ClickException(
+            f"{ancestor} is not writable by you, so {target} cannot be created there; "
+            "choose another --dest."
+        )
+
+
+def _render(answers: dict[str, str], target: Path) -> None:
+    """Render the template into *target* all at once: on any failure nothing is left behind.
+
+    copier renders into a hidden staging folder inside *target*; the finished
+    files are then moved up (renames within one folder). A failed or
+    interrupted render removes what it made, and *target* itself when this
+    command created it.
+    """
+    from copier import run_copy
+
+    created = not target.exists()
+    target.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".hermes-memory-render-", dir=target))
+    moved: list[Path] = []
+    try:
+        run_copy(str(template_dir()), staging / "project", data=answers, defaults=True, quiet=True)
+        for entry in sorted((staging / "project").iterdir()):
+            moved.append(entry.rename(target / entry.name))
+    except BaseException:
+        if created:
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            for path in moved:
+                if path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
+        raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def template_dir() -> Path:
@@ -110,25 +220,22 @@ def new_provider(name: str, dest: Path | None, description: str | None, author: 
     pip install 'hermes-core[scaffold]'.
     """
     names = provider_names(name)
-    try:
-        from copier import run_copy
-    except ImportError:
+    if importlib.util.find_spec("copier") is None:
         raise click.ClickException(
             "new-provider renders its template with copier, which is not installed. "
             "Install it with: pip install 'hermes-core[scaffold]'"
-        ) from None
-    target = (dest or Path.cwd() / names.distribution).expanduser().resolve()
-    if target.exists() and any(target.iterdir()):
-        raise click.ClickException(
-            f"{target} already exists and is not empty; choose another --dest "
-            "(`copier recopy` re-renders an existing project)."
         )
+    _refuse_installed(names)
+    # realpath, not resolve(): a symlink loop must reach _check_destination, not raise.
+    target = Path(os.path.realpath((dest or Path.cwd() / names.distribution).expanduser()))
+    _check_destination(target)
     answers = {"provider_title": names.title, "provider_name": names.provider}
-    if description:
-        answers["description"] = description
-    if author:
-        answers["author_name"] = author
-    run_copy(str(template_dir()), target, data=answers, defaults=True, quiet=True)
+    # pyproject.toml needs one-line values (core metadata headers cannot hold a newline).
+    if description and one_line(description):
+        answers["description"] = one_line(description)
+    if author and one_line(author):
+        answers["author_name"] = one_line(author)
+    _render(answers, target)
     click.echo(f"Created {names.distribution} in {target}")
     click.echo(f"  provider name: {names.provider}   package: {names.package}")
     click.echo("Next steps:")

@@ -36,15 +36,29 @@ CAPABILITIES_ATTRIBUTE = "conformance_capabilities"
 conformance`` when no test class declares them)."""
 
 
-def parse_capabilities(values: Iterable[str | Capability]) -> frozenset[Capability]:
-    """Capabilities from names; an unknown name raises ``ValueError`` listing the valid ones."""
+def parse_capabilities(values: str | Iterable[str | Capability]) -> frozenset[Capability]:
+    """Capabilities from names; an unknown name raises ``ValueError`` listing the valid ones.
+
+    Names may be separated by commas or spaces inside one string (``"tools, sync"``,
+    ``-c tools,sync``); a string is never read as a sequence of one-letter names.
+    """
+    if isinstance(values, str):
+        values = [values]
+    elif not isinstance(values, Iterable):
+        raise ValueError(
+            "capabilities must be a collection of names such as {'tools', 'recall'}, "
+            f"not {type(values).__name__}"
+        )
     parsed = set()
     for value in values:
-        try:
-            parsed.add(Capability(str(value).strip().lower().replace("-", "_")))
-        except ValueError:
-            valid = ", ".join(c.value for c in Capability)
-            raise ValueError(f"unknown capability {value!r}; valid capabilities: {valid}") from None
+        for name in str(value).replace(",", " ").split():
+            try:
+                parsed.add(Capability(name.lower().replace("-", "_")))
+            except ValueError:
+                valid = ", ".join(c.value for c in Capability)
+                raise ValueError(
+                    f"unknown capability {name!r}; valid capabilities: {valid}"
+                ) from None
     return frozenset(parsed)
 
 
@@ -80,4 +94,7 @@ def declared_capabilities(provider: Any) -> frozenset[Capability] | None:
     declared = getattr(provider, CAPABILITIES_ATTRIBUTE, None)
     if declared is None:
         return None
-    return parse_capabilities(declared)
+    try:
+        return parse_capabilities(declared)
+    except ValueError as exc:
+        raise ValueError(f"{type(provider).__name__}.{CAPABILITIES_ATTRIBUTE}: {exc}") from None

@@ -8,13 +8,16 @@ opt-in.
   environment) for tests that ask for it; a ``conftest.py`` fixture of the same
   name takes precedence.
 * ``--hermes-conformance-report PATH``: write a JSON report of the run (each
-  test's outcome, skip reason or failure message), which
-  ``hermes-memory conformance`` renders for people.
+  test's outcome, skip reason or failure message, and collection errors),
+  which ``hermes-memory conformance`` renders for people. The file is replaced
+  as each test starts and ends and names the test still ``running``, so a run
+  stopped by its time limit still says which test hung and what came before.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -22,7 +25,6 @@ from typing import Any
 import pytest
 
 REPORT_OPTION = "--hermes-conformance-report"
-_RESULTS = pytest.StashKey[list[dict[str, Any]]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -37,8 +39,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if config.getoption("hermes_conformance_report", None):
-        config.stash[_RESULTS] = []
+    path = config.getoption("hermes_conformance_report", None)
+    if path:
+        config.pluginmanager.register(_Recorder(Path(path)), "hermes-conformance-recorder")
 
 
 @pytest.fixture
@@ -60,45 +63,81 @@ def _message(call: pytest.CallInfo[Any]) -> str:
     return text or call.excinfo.typename
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Generator[Any]:
-    # old-style wrapper on purpose: this module loads in every pytest run (pytest >= 7).
-    outcome = yield
-    results = item.config.stash.get(_RESULTS, None)
-    if results is None:
-        return
-    report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
-    entry: dict[str, Any] | None = None
-    if report.skipped and hasattr(report, "wasxfail"):
-        entry = {"outcome": "xfailed", "message": report.wasxfail}
-    elif report.skipped:
-        longrepr = report.longrepr
-        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
-        entry = {"outcome": "skipped", "message": reason.removeprefix("Skipped: ")}
-    elif report.failed:
-        entry = {
-            "outcome": "failed" if report.when == "call" else "error",
-            "message": _message(call),
-        }
-    elif report.when == "call":
-        entry = {"outcome": "xpassed" if hasattr(report, "wasxfail") else "passed", "message": ""}
-    if entry is not None:
-        function = getattr(item, "function", None)
-        doc = (getattr(function, "__doc__", None) or "").strip()
-        entry.update(
-            nodeid=item.nodeid,
-            name=getattr(function, "__name__", item.name),
-            test=item.name,
-            when=report.when,
-            purpose=doc.splitlines()[0] if doc else "",
-        )
-        results.append(entry)
+def _describe(item: pytest.Item) -> dict[str, str]:
+    function = getattr(item, "function", None)
+    doc = (getattr(function, "__doc__", None) or "").strip()
+    return {
+        "nodeid": item.nodeid,
+        "name": getattr(function, "__name__", item.name),
+        "test": item.name,
+        "purpose": doc.splitlines()[0] if doc else "",
+    }
 
 
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    results = session.config.stash.get(_RESULTS, None)
-    path = session.config.getoption("hermes_conformance_report", None)
-    if results is None or not path:
-        return
-    payload = {"exitstatus": int(exitstatus), "results": results}
-    Path(path).write_text(json.dumps(payload, indent=2, ensure_ascii=False), encoding="utf-8")
+class _Recorder:
+    """Collects the outcomes of one run and keeps the report file up to date."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.results: list[dict[str, Any]] = []
+        self.running: dict[str, str] | None = None
+
+    def write(self, exitstatus: int | None) -> None:
+        """Replace the report file atomically: a reader never sees half of it."""
+        payload = {"exitstatus": exitstatus, "running": self.running, "results": self.results}
+        partial = self.path.with_name(f".{self.path.name}.partial")
+        partial.write_text(json.dumps(payload, indent=2, ensure_ascii=False), encoding="utf-8")
+        os.replace(partial, self.path)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.results.append(
+                {
+                    "outcome": "error",
+                    "message": str(report.longrepr).strip(),
+                    "nodeid": report.nodeid,
+                    "name": report.nodeid,
+                    "test": report.nodeid,
+                    "when": "collect",
+                    "purpose": "",
+                }
+            )
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[Any]:
+        self.running = _describe(item)
+        self.write(None)
+        yield
+        self.running = None
+        self.write(None)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[Any]
+    ) -> Generator[Any]:
+        # old-style wrapper on purpose: this module loads in every pytest run (pytest >= 7).
+        outcome = yield
+        report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+        entry: dict[str, Any] | None = None
+        if report.skipped and hasattr(report, "wasxfail"):
+            entry = {"outcome": "xfailed", "message": report.wasxfail}
+        elif report.skipped:
+            longrepr = report.longrepr
+            reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+            entry = {"outcome": "skipped", "message": reason.removeprefix("Skipped: ")}
+        elif report.failed:
+            entry = {
+                "outcome": "failed" if report.when == "call" else "error",
+                "message": _message(call),
+            }
+        elif report.when == "call":
+            entry = {
+                "outcome": "xpassed" if hasattr(report, "wasxfail") else "passed",
+                "message": "",
+            }
+        if entry is not None:
+            entry.update(_describe(item), when=report.when)
+            self.results.append(entry)
+
+    def pytest_sessionfinish(self, exitstatus: int) -> None:
+        self.write(int(exitstatus))

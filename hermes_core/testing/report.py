@@ -39,25 +39,27 @@ class ConformanceReport:
     """All results of one run, in the order pytest reported them."""
 
     results: list[TestResult] = field(default_factory=list)
-    exitstatus: int = 0
+    exitstatus: int | None = 0
+    """pytest's exit status; ``None`` when the run was stopped before it finished."""
+    running: TestResult | None = None
+    """The test that had started but not finished when the run was stopped."""
 
     @classmethod
     def from_json(cls, path: str | Path) -> ConformanceReport:
-        """Read the file written by ``--hermes-conformance-report``."""
+        """Read the file written by ``--hermes-conformance-report``.
+
+        ``exitstatus`` is ``None`` and ``running`` names a test when the run was
+        stopped before pytest finished.
+        """
         data: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
-        results = [
-            TestResult(
-                name=str(r.get("name", "")),
-                test=str(r.get("test", r.get("name", ""))),
-                outcome=str(r.get("outcome", "")),
-                message=str(r.get("message") or ""),
-                purpose=str(r.get("purpose") or ""),
-                when=str(r.get("when") or "call"),
-                nodeid=str(r.get("nodeid") or ""),
-            )
-            for r in data.get("results", [])
-        ]
-        return cls(results=results, exitstatus=int(data.get("exitstatus", 0)))
+        results = [_result(r) for r in data.get("results", [])]
+        status = data.get("exitstatus")
+        running = data.get("running")
+        return cls(
+            results=results,
+            exitstatus=None if status is None else int(status),
+            running=_result(running) if isinstance(running, dict) else None,
+        )
 
     def find(self, name: str, cls: str = "") -> TestResult:
         """The result of test *name* (``test_x`` or ``test_x[param]``), in class *cls* if given."""
@@ -77,8 +79,12 @@ class ConformanceReport:
 
     @property
     def ok(self) -> bool:
-        """True when nothing failed and at least one test ran."""
-        return not self.failed and bool(self.by_outcome("passed", "xfailed", "xpassed"))
+        """True when the run finished, nothing failed and at least one test ran."""
+        return (
+            self.exitstatus is not None
+            and not self.failed
+            and bool(self.by_outcome("passed", "xfailed", "xpassed"))
+        )
 
     def counts(self) -> dict[str, int]:
         """How many results had each outcome."""
@@ -120,6 +126,18 @@ class ConformanceReport:
                 lines.extend(f"        {line}" for line in _trim(r.message, verbose).splitlines())
         lines.append(f"\nResult: {self.summary()}")
         return "\n".join(lines).lstrip("\n")
+
+
+def _result(data: dict[str, Any]) -> TestResult:
+    return TestResult(
+        name=str(data.get("name", "")),
+        test=str(data.get("test", data.get("name", ""))),
+        outcome=str(data.get("outcome", "")),
+        message=str(data.get("message") or ""),
+        purpose=str(data.get("purpose") or ""),
+        when=str(data.get("when") or "call"),
+        nodeid=str(data.get("nodeid") or ""),
+    )
 
 
 def _group_by_message(results: list[TestResult]) -> list[tuple[str, list[TestResult]]]:

@@ -81,7 +81,13 @@ def _machine(suite: ProviderConformance, pool: ProviderPool) -> type[RuleBasedSt
             def switch_session(self, reset: bool) -> None:
                 self.sessions += 1
                 parent, self.session = self.session, f"{self.session}-{self.sessions}"
-                self.provider.on_session_switch(self.session, parent_session_id=parent, reset=reset)
+                suite._hook(
+                    self.provider,
+                    "on_session_switch",
+                    self.session,
+                    parent_session_id=parent,
+                    reset=reset,
+                )
 
         @rule(data=st.data())
         def recall(self, data: st.DataObject) -> None:

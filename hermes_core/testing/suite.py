@@ -24,6 +24,7 @@ from __future__ import annotations
 import itertools
 import json
 import secrets
+import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -123,6 +124,14 @@ def _plain_schemas(provider: MemoryProvider) -> list[dict[str, Any]]:
     return plain
 
 
+def _raised_in_availability(label: str, exc: Exception) -> str:
+    return _fix(
+        f"is_available()/unavailable_reason() on {label} provider raised {exc!r}.",
+        "never raise there: return False from is_available() and say what is missing in "
+        "unavailable_reason() (the host asks at startup, and a raise counts the provider broken).",
+    )
+
+
 def _xfail_reason(function: Any) -> str:
     for mark in getattr(function, "pytestmark", []):
         if mark.name == "xfail":
@@ -211,7 +220,10 @@ class ProviderConformance:
     def declared(self, provider: MemoryProvider) -> frozenset[Capability]:
         """The capabilities the suite holds *provider* to."""
         if self.capabilities is not None:
-            return parse_capabilities(self.capabilities)
+            try:
+                return parse_capabilities(self.capabilities)
+            except ValueError as exc:
+                raise ValueError(f"{type(self).__name__}.capabilities: {exc}") from None
         declared = declared_capabilities(provider)
         return declared if declared is not None else inferred_capabilities(provider)
 
@@ -237,15 +249,27 @@ class ProviderConformance:
                 )
                 return
 
+    def _hook(self, provider: MemoryProvider, hook: str, *args: Any, **kwargs: Any) -> Any:
+        """Call *provider*'s *hook*; one that hangs fails the test instead of the whole run."""
+        outcome = call_within(self.settle_timeout, getattr(provider, hook), *args, **kwargs)
+        assert outcome.finished, _fix(
+            f"{hook}() did not return within {self.settle_timeout}s (settle_timeout).",
+            f"{hook}() must return promptly: bound every backend call it makes with a timeout "
+            "and hand slow work to a background thread.",
+        )
+        if outcome.error is not None:
+            raise outcome.error
+        return outcome.result
+
     def remember(self, provider: MemoryProvider, fact: str, *, session_id: str) -> None:
         """Store *fact* (default: a completed turn through ``sync_turn``), then settle."""
-        provider.sync_turn(fact, "Noted.", session_id=session_id)
+        self._hook(provider, "sync_turn", fact, "Noted.", session_id=session_id)
         self.settle(provider)
 
     def recall(self, provider: MemoryProvider, query: str, *, session_id: str) -> str:
         """What the provider recalls for *query* (default: ``queue_prefetch`` then ``prefetch``)."""
         self.settle(provider)
-        provider.queue_prefetch(query, session_id=session_id)
+        self._hook(provider, "queue_prefetch", query, session_id=session_id)
         self.settle(provider)
         outcome = call_within(self.prefetch_budget, provider.prefetch, query, session_id=session_id)
         assert outcome.finished, _fix(
@@ -303,6 +327,8 @@ class ProviderConformance:
                 except OSError as exc:
                     attempts.append(f"raised {exc!r}")
                     available, reason = None, ""
+                except Exception as exc:
+                    raise AssertionError(_raised_in_availability(label, exc)) from exc
             assert not attempts, _fix(
                 f"is_available()/unavailable_reason() on {label} provider used the network: "
                 f"{attempts}.",
@@ -318,7 +344,11 @@ class ProviderConformance:
 
     def test_is_available_in_the_test_setup(self, provider: MemoryProvider) -> None:
         """The provider under test is available; otherwise every other test proves nothing."""
-        assert provider.is_available(), _fix(
+        try:
+            available = provider.is_available()
+        except Exception as exc:
+            raise AssertionError(_raised_in_availability("an initialized", exc)) from exc
+        assert available, _fix(
             f"is_available() is False: {provider.unavailable_reason() or 'no reason given'}",
             "configure the backend in create_provider/init_kwargs (for example point it at a "
             "local fake server and set its API key) so the provider can run.",
@@ -540,8 +570,19 @@ class ProviderConformance:
         """``shutdown`` ends within ``shutdown_budget``, queued writes included; twice is safe."""
         provider = provider_factory.start()
         for topic in TOPICS[:3]:
-            provider.sync_turn(fact_text(topic, _token()), "Noted.", session_id=DEFAULT_SESSION)
-        provider.queue_prefetch(query_text("harbor"), session_id=DEFAULT_SESSION)
+            self._hook(
+                provider,
+                "sync_turn",
+                fact_text(topic, _token()),
+                "Noted.",
+                session_id=DEFAULT_SESSION,
+            )
+        self._hook(
+            provider,
+            "queue_prefetch",
+            query_text("harbor"),
+            session_id=DEFAULT_SESSION,
+        )
         outcome = provider_factory.stop(provider, self.shutdown_budget)
         assert outcome.finished, _fix(
             f"shutdown() did not return within {self.shutdown_budget}s (shutdown_budget).",
@@ -583,6 +624,61 @@ class ProviderConformance:
             "make sure writes reach the backend and recall searches it.",
         )
 
+    def test_background_writes_overlap_foreground_reads(self, provider: MemoryProvider) -> None:
+        """Turns synced on one thread while another thread recalls are all kept, with no error."""
+        self.require(provider, Capability.SYNC, Capability.RECALL)
+        tokens = {topic: _token() for topic in TOPICS}
+        writing = threading.Event()
+        writing.set()
+        read_errors: list[BaseException] = []
+
+        def write_all() -> None:
+            try:
+                for topic, token in tokens.items():
+                    provider.sync_turn(
+                        fact_text(topic, token), "Noted.", session_id=DEFAULT_SESSION
+                    )
+            finally:
+                writing.clear()
+
+        def read_while_writing() -> None:
+            topics = itertools.cycle(TOPICS)
+            while writing.is_set() and not read_errors:
+                try:
+                    result = provider.prefetch(query_text(next(topics)), session_id=DEFAULT_SESSION)
+                    assert isinstance(result, str), f"prefetch() returned {result!r}"
+                except BaseException as exc:  # reported below, with what to fix
+                    read_errors.append(exc)
+
+        reader = threading.Thread(target=read_while_writing, name="conformance-reader", daemon=True)
+        reader.start()
+        written = call_within(self.settle_timeout, write_all)
+        writing.clear()
+        reader.join(self.prefetch_budget)
+        if not written.finished:
+            problem = f"sync_turn() did not return within {self.settle_timeout}s"
+        elif written.error is not None:
+            problem = f"sync_turn() raised {written.error!r}"
+        elif read_errors:
+            problem = f"prefetch() raised {read_errors[0]!r}"
+        else:
+            problem = ""
+        assert not problem, _fix(
+            f"with prefetch() running on another thread, {problem}.",
+            "the host syncs turns on a background thread while the turn's thread recalls and "
+            "calls tools: guard shared state with a lock, write files atomically (temp file + "
+            "os.replace), and give each thread its own "
+            "database connection (or one opened with check_same_thread=False under a lock).",
+        )
+        self.settle(provider)
+        for topic, token in tokens.items():
+            self._assert_recalled(
+                self._recalls(provider, topic, DEFAULT_SESSION),
+                token,
+                "a turn synced while another thread was recalling was lost",
+                "guard the store with a lock: concurrent read-modify-write loses writes.",
+            )
+
     def test_fenced_recall_is_not_reingested(self, provider: MemoryProvider) -> None:
         """Recalled ``<memory-context>`` text inside a user message is never stored again."""
         self.require(provider, Capability.SYNC, Capability.RECALL)
@@ -592,7 +688,7 @@ class ProviderConformance:
             + "\n\n"
             + build_memory_context_block(fact_text("orchid", echoed))
         )
-        provider.sync_turn(user_text, "Noted.", session_id=DEFAULT_SESSION)
+        self._hook(provider, "sync_turn", user_text, "Noted.", session_id=DEFAULT_SESSION)
         self.settle(provider)
         for topic in ("orchid", "lantern"):
             text = self._recalls(provider, topic, DEFAULT_SESSION)
@@ -618,7 +714,13 @@ class ProviderConformance:
         for context in ("subagent", "cron"):
             token = tokens[context] = _token()
             other = provider_factory.start(f"{context}-session", agent_context=context)
-            other.sync_turn(fact_text("compass", token), "Noted.", session_id=f"{context}-session")
+            self._hook(
+                other,
+                "sync_turn",
+                fact_text("compass", token),
+                "Noted.",
+                session_id=f"{context}-session",
+            )
             self.settle(other)
             provider_factory.stop(other)
         text = self._recalls(reader, "compass", DEFAULT_SESSION)
@@ -687,10 +789,14 @@ class ProviderConformance:
         self.require(provider, Capability.CROSS_SESSION, Capability.RECALL)
         token = _token()
         self.remember(provider, fact_text("glacier", token), session_id=DEFAULT_SESSION)
-        provider.on_session_switch(
-            "conformance-compressed", parent_session_id=DEFAULT_SESSION, reason="compression"
+        self._hook(
+            provider,
+            "on_session_switch",
+            "conformance-compressed",
+            parent_session_id=DEFAULT_SESSION,
+            reason="compression",
         )
-        provider.on_session_switch("conformance-new", reset=True)
+        self._hook(provider, "on_session_switch", "conformance-new", reset=True)
         text = self._recalls(provider, "glacier", "conformance-new")
         self._assert_recalled(
             text,
@@ -703,7 +809,7 @@ class ProviderConformance:
         """After ``on_session_switch(reset=True)`` new writes are recalled, not a stale cache."""
         self.require(provider, Capability.RECALL)
         self._recalls(provider, "meadow", DEFAULT_SESSION)  # warm any per-session cache
-        provider.on_session_switch("conformance-after-reset", reset=True)
+        self._hook(provider, "on_session_switch", "conformance-after-reset", reset=True)
         token = _token()
         self.remember(provider, fact_text("meadow", token), session_id="conformance-after-reset")
         text = self._recalls(provider, "meadow", "conformance-after-reset")
@@ -719,7 +825,7 @@ class ProviderConformance:
         self.require(provider, Capability.SESSION_SCOPED, Capability.RECALL)
         token = _token()
         self.remember(provider, fact_text("violin", token), session_id=DEFAULT_SESSION)
-        provider.on_session_switch("conformance-other", reset=True)
+        self._hook(provider, "on_session_switch", "conformance-other", reset=True)
         text = self._recalls(provider, "violin", "conformance-other")
         self._assert_not_recalled(
             text,
@@ -727,7 +833,7 @@ class ProviderConformance:
             "another session's memory leaked into a new session",
             "scope reads by the session id.",
         )
-        provider.on_session_switch(DEFAULT_SESSION)
+        self._hook(provider, "on_session_switch", DEFAULT_SESSION)
         text = self._recalls(provider, "violin", DEFAULT_SESSION)
         self._assert_recalled(
             text,
@@ -739,7 +845,12 @@ class ProviderConformance:
     def test_writes_follow_the_switched_session(self, provider: MemoryProvider) -> None:
         """A turn synced without a session id after a switch belongs to the new session."""
         self.require(provider, Capability.SESSION_SCOPED, Capability.RECALL)
-        provider.on_session_switch("conformance-switched", parent_session_id=DEFAULT_SESSION)
+        self._hook(
+            provider,
+            "on_session_switch",
+            "conformance-switched",
+            parent_session_id=DEFAULT_SESSION,
+        )
         token = _token()
         self.remember(provider, fact_text("orchid", token), session_id="")
         text = self._recalls(provider, "orchid", "conformance-switched")
@@ -750,7 +861,7 @@ class ProviderConformance:
             "track the current session id in "
             "on_session_switch() and use it when session_id is empty.",
         )
-        provider.on_session_switch("conformance-elsewhere", reset=True)
+        self._hook(provider, "on_session_switch", "conformance-elsewhere", reset=True)
         text = self._recalls(provider, "orchid", "conformance-elsewhere")
         self._assert_not_recalled(
             text,
@@ -815,10 +926,15 @@ class ProviderConformance:
         self.require(provider, Capability.MIRROR, Capability.RECALL)
         first, second = fact_text("saffron", _token()), fact_text("saffron", _token())
         meta = {"session_id": DEFAULT_SESSION, "write_origin": "assistant_tool"}
-        provider.on_memory_write("add", "user", first, dict(meta))
-        provider.on_memory_write("add", "user", first, dict(meta))
-        provider.on_memory_write(
-            "remove", "user", "", {**meta, "previous_content": fact_text("saffron", _token())}
+        self._hook(provider, "on_memory_write", "add", "user", first, dict(meta))
+        self._hook(provider, "on_memory_write", "add", "user", first, dict(meta))
+        self._hook(
+            provider,
+            "on_memory_write",
+            "remove",
+            "user",
+            "",
+            {**meta, "previous_content": fact_text("saffron", _token())},
         )
         self.settle(provider)
         text = self._recalls(provider, "saffron", DEFAULT_SESSION)
@@ -828,8 +944,13 @@ class ProviderConformance:
             "a mirrored builtin 'add' was not recalled",
             "store on_memory_write('add', ...) content.",
         )
-        provider.on_memory_write(
-            "replace", "user", second, {**meta, "previous_content": first, "old_text": first}
+        self._hook(
+            provider,
+            "on_memory_write",
+            "replace",
+            "user",
+            second,
+            {**meta, "previous_content": first, "old_text": first},
         )
         self.settle(provider)
         text = self._recalls(provider, "saffron", DEFAULT_SESSION)
@@ -845,7 +966,14 @@ class ProviderConformance:
             "a mirrored 'replace' kept the old text (or a duplicate of it)",
             "on 'replace', remove metadata['previous_content'] and every copy of it.",
         )
-        provider.on_memory_write("remove", "user", "", {**meta, "previous_content": second})
+        self._hook(
+            provider,
+            "on_memory_write",
+            "remove",
+            "user",
+            "",
+            {**meta, "previous_content": second},
+        )
         self.settle(provider)
         text = self._recalls(provider, "saffron", DEFAULT_SESSION)
         self._assert_not_recalled(
@@ -863,9 +991,9 @@ class ProviderConformance:
             {"role": "user", "content": fact_text("harbor", token)},
             {"role": "assistant", "content": "Noted, I will remember that."},
         ]
-        provider.on_session_end(messages)
+        self._hook(provider, "on_session_end", messages)
         self.settle(provider)
-        provider.on_session_switch("conformance-next", reset=True)
+        self._hook(provider, "on_session_switch", "conformance-next", reset=True)
         text = self._recalls(provider, "harbor", "conformance-next")
         self._assert_recalled(
             text,

@@ -12,11 +12,16 @@ import pytest
 from sample_providers import (
     BlockingPrefetchProvider,
     DictProvider,
+    DictToolResultProvider,
     EchoingProvider,
+    HangingSyncProvider,
     LeakyUsersProvider,
     MalformedSchemaProvider,
     NetworkCheckProvider,
+    RaisingAvailabilityProvider,
     RaisingToolProvider,
+    ThreadBoundSqliteProvider,
+    UnlockedFileProvider,
 )
 
 from hermes_core import MemoryProvider
@@ -38,6 +43,11 @@ TestLeakyUsersProvider = _suite(LeakyUsersProvider)
 TestEchoingProvider = _suite(EchoingProvider)
 TestNetworkCheckProvider = _suite(NetworkCheckProvider)
 TestRaisingToolProvider = _suite(RaisingToolProvider)
+TestDictToolResultProvider = _suite(DictToolResultProvider)
+TestRaisingAvailabilityProvider = _suite(RaisingAvailabilityProvider)
+TestHangingSyncProvider = _suite(HangingSyncProvider, settle_timeout=0.5)
+TestThreadBoundSqliteProvider = _suite(ThreadBoundSqliteProvider)
+TestUnlockedFileProvider = _suite(UnlockedFileProvider)
 
 
 class TestOverridesWithoutReason(ProviderConformance):

@@ -7,19 +7,29 @@ from __future__ import annotations
 
 import json
 import socket
+import sqlite3
 import threading
+import time
+from pathlib import Path
 from typing import Any
 
-from dict_provider import DictProvider
+from dict_provider import DictProvider, _words
+
+from hermes_core import sanitize_context
 
 __all__ = [
     "BlockingPrefetchProvider",
     "DictProvider",
+    "DictToolResultProvider",
     "EchoingProvider",
+    "HangingSyncProvider",
     "LeakyUsersProvider",
     "MalformedSchemaProvider",
     "NetworkCheckProvider",
+    "RaisingAvailabilityProvider",
     "RaisingToolProvider",
+    "ThreadBoundSqliteProvider",
+    "UnlockedFileProvider",
 ]
 
 _RELEASE = threading.Event()
@@ -73,3 +83,73 @@ class RaisingToolProvider(DictProvider):
 
     def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> str:
         return json.dumps({"results": self._search(args["query"].lower())})
+
+
+class DictToolResultProvider(DictProvider):
+    """Breaks handle_tool_call: returns a dict instead of a JSON string."""
+
+    def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> Any:
+        return {"results": []}
+
+
+class RaisingAvailabilityProvider(DictProvider):
+    """Breaks is_available: once initialized, it raises instead of answering False."""
+
+    def is_available(self) -> bool:
+        if self.session:
+            raise RuntimeError("NOTES_URL is not set")
+        return True
+
+
+class HangingSyncProvider(DictProvider):
+    """Breaks sync_turn: it waits on a backend that never answers, with no timeout."""
+
+    def sync_turn(
+        self,
+        user_content: str,
+        assistant_content: str,
+        *,
+        session_id: str = "",
+        messages: list[dict[str, Any]] | None = None,
+    ) -> None:
+        _RELEASE.wait()
+
+
+class ThreadBoundSqliteProvider(DictProvider):
+    """Breaks thread safety: one SQLite connection, usable only by the thread that opened it."""
+
+    def initialize(self, session_id: str, **kwargs: Any) -> None:
+        super().initialize(session_id, **kwargs)
+        self.db = sqlite3.connect(Path(kwargs["hermes_home"]) / "notes.db")
+        self.db.execute("CREATE TABLE IF NOT EXISTS notes (text TEXT)")
+
+    def _add(self, text: str) -> None:
+        self.db.execute("INSERT INTO notes VALUES (?)", (sanitize_context(text),))
+
+    def _search(self, query: str) -> list[str]:
+        wanted = _words(query)
+        rows = self.db.execute("SELECT text FROM notes").fetchall()
+        return [text for (text,) in rows if wanted & _words(text)]
+
+
+class UnlockedFileProvider(DictProvider):
+    """Breaks thread safety: rewrites its JSON file in place while readers parse it."""
+
+    def initialize(self, session_id: str, **kwargs: Any) -> None:
+        super().initialize(session_id, **kwargs)
+        self.path = Path(kwargs["hermes_home"]) / "notes.json"
+
+    def _load(self) -> list[str]:
+        return json.loads(self.path.read_text(encoding="utf-8")) if self.path.exists() else []
+
+    def _add(self, text: str) -> None:
+        notes = self._load()
+        notes.append(sanitize_context(text))
+        with self.path.open("w", encoding="utf-8") as file:  # truncated first: readers see ""
+            file.flush()
+            time.sleep(0.005)  # a slow disk widens the window every real store has
+            file.write(json.dumps(notes))
+
+    def _search(self, query: str) -> list[str]:
+        wanted = _words(query)
+        return [text for text in self._load() if wanted & _words(text)]
