@@ -75,12 +75,11 @@ BILLION_LAUGHS = "".join(
 
 
 @pytest.mark.parametrize(
-    ("config", "named", "command"),
+    ("config", "named"),
     [
-        (BILLION_LAUGHS + "memory:\n  provider: *i\n", "expands to more than", "doctor"),
-        ("memory: &m\n  nested: *m\n", "expands to more than", "doctor"),
-        # PyYAML itself takes most of a second to give up on this; one read is enough
-        ("x: " + "[" * 1_000 + "]" * 1_000 + "\n", "nested too deeply", "plugins"),
+        (BILLION_LAUGHS + "memory:\n  provider: *i\n", "expands to more than"),
+        ("memory: &m\n  nested: *m\n", "expands to more than"),
+        ("x: " + "[" * 1_000 + "]" * 1_000 + "\n", "nested too deeply"),
     ],
     ids=["alias_bomb", "self_reference", "too_deep"],
 )
@@ -90,12 +89,13 @@ def test_a_config_that_would_expand_without_end_is_refused(
     monkeypatch: pytest.MonkeyPatch,
     config: str,
     named: str,
-    command: str,
 ) -> None:
     write_config(hermes_home, config)
-    code, out, err = run(capsys, monkeypatch, command)
-    assert named in out + err
-    code, out, err = run(capsys, monkeypatch, "memory", "show")
+    code, out, _ = run(capsys, monkeypatch, "doctor")
+    assert code == 1 and any(
+        line.startswith("[FAIL]") and named in line for line in out.splitlines()
+    )
+    code, _, err = run(capsys, monkeypatch, "memory", "show")
     assert code == 1 and named in err
 
 

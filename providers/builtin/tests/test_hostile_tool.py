@@ -185,7 +185,6 @@ def test_through_the_manager_none_and_junk_everywhere_get_json(hermes_home: Path
         {"action": None, "target": None, "content": None, "old_text": None, "operations": None},
         {"action": "add", "target": "memory", "content": {"nested": {"deep": [None]}}},
         {"action": "add", "target": ["memory"], "content": "x"},
-        {"action": "add", "target": "memory", "content": "\ud800"},
         {"action": "remove", "target": "memory", "old_text": "\udfff" * 3},
         {"operations": [None, 1, "x"], "target": "memory"},
     ]
@@ -194,6 +193,15 @@ def test_through_the_manager_none_and_junk_everywhere_get_json(hermes_home: Path
         text.encode("utf-8")
         answer = json.loads(text)
         assert answer.get("success") is False and answer.get("error"), (args, answer)
+    # The manager hands providers no unpaired surrogates: U+FFFD stands in, as in model replies.
+    added = json.loads(
+        manager.handle_tool_call(
+            "memory", {"action": "add", "target": "memory", "content": "a\ud800"}
+        )
+    )
+    assert added["success"] is True
+    text = (hermes_home / "memories" / "MEMORY.md").read_text(encoding="utf-8")
+    assert text.strip() == "a\ufffd"
     manager.shutdown_all()
 
 
