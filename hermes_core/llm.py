@@ -16,17 +16,22 @@ or with ``HERMES_MODEL_BASE_URL`` / ``HERMES_MODEL`` / ``HERMES_API_KEY``
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from email.utils import parsedate_to_datetime
+from typing import Any, TypeVar
 
 import httpx
 from tenacity import (
+    RetryCallState,
     retry,
     retry_if_exception,
     stop_after_attempt,
+    stop_before_delay,
     wait_random_exponential,
 )
 
@@ -42,19 +47,86 @@ __all__ = [
     "Usage",
 ]
 
+_T = TypeVar("_T")
+
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RETRIES = 3
 DEFAULT_ANSWER_TIMEOUT = 1800.0
 """Seconds one streamed answer may take from first to last byte (``model.answer_timeout``)."""
 MAX_ANSWER_CHARS = 1_000_000
 """Characters of text and tool arguments one answer may carry; no real answer comes close."""
+TOOL_CALL_CHARS = 100
+"""What each tool call counts towards :data:`MAX_ANSWER_CHARS` besides its name and
+arguments, so an answer of endless empty tool calls is a runaway too."""
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+"""Bytes of one JSON answer or one streamed event line read before the answer is refused."""
+MAX_ERROR_BYTES = 16 * 1024
+"""Bytes of an error answer's body read to quote in the error message."""
+MAX_RETRY_WAIT = 8.0
+"""Longest wait between two attempts; a ``Retry-After`` asking for more is not honoured."""
+
+_USERINFO_RE = re.compile(r"(?<=//)[^/?#@]*@")
+_LINE_BREAK_RE = re.compile(rb"\r\n|\r|\n")
+_HEADER_NAME_RE = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
+def _redact_url(url: str) -> str:
+    """*url* with any ``user:password@`` replaced, for messages."""
+    return _USERINFO_RE.sub("***@", url)
+
+
+def _printable(text: str) -> str:
+    """*text* with control characters escaped, so a message cannot drive a terminal."""
+    return "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text
+    )
+
+
+def _credential_problem(value: str, *, spaces: bool = False) -> str | None:
+    """Why *value* cannot be sent in an HTTP header (``None`` when it can); never quotes it.
+
+    Spaces are refused too unless *spaces* (a key or password has none).
+    """
+    for position, ch in enumerate(value, 1):
+        if ch in "\r\n":
+            kind = "a line break"
+        elif ch in " \t":
+            if ch == " " and spaces:
+                continue
+            kind = "a space or tab"
+        elif ch < " " or ch == "\x7f":
+            kind = "a control character"
+        elif ch > "\x7f":
+            kind = "a non-ASCII character"
+        else:
+            continue
+        return f"{kind} (character {position})"
+    return None
+
+
+def _retry_after(headers: httpx.Headers) -> float | None:
+    """Seconds a ``Retry-After`` header asks to wait (0 for a past date), or ``None``."""
+    value = headers.get("retry-after", "").strip()
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            return None
+        seconds = when.timestamp() - time.time()
+    return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
 def _clean_value(value: Any) -> Any:
     """*value* (decoded JSON) with every string passed through :func:`clean_text`."""
     if isinstance(value, str):
         return clean_text(value)
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return [_clean_value(item) for item in value]
     if isinstance(value, dict):
         return {clean_text(str(k)): _clean_value(v) for k, v in value.items()}
@@ -62,16 +134,29 @@ def _clean_value(value: Any) -> Any:
 
 
 def _content_text(content: Any) -> str:
-    """A message's ``content``: a string, or the text of a list of content parts."""
-    if isinstance(content, str):
-        return content
+    """A message's ``content``: a string, the text of a list of content parts, or none.
+
+    Anything else (a number, an object) is not an answer: :class:`LLMError`.
+    """
+    if content is None or isinstance(content, str):
+        return content or ""
     if isinstance(content, list):
         return "".join(
             part["text"]
             for part in content
             if isinstance(part, Mapping) and isinstance(part.get("text"), str)
         )
-    return ""
+    raise LLMError(
+        f"Model sent content that is not text ({type(content).__name__}: {content!r:.100}); "
+        "the server is not OpenAI-compatible at that URL, or is misbehaving."
+    )
+
+
+def _too_long() -> LLMError:
+    return LLMError(
+        f"The model's answer passed {MAX_ANSWER_CHARS:,} characters without ending, so "
+        "it was stopped (a runaway generation). Retry, or ask for a shorter answer."
+    )
 
 
 class _Done:
@@ -182,28 +267,72 @@ def _seconds(key: str, value: Any) -> float | None:
     return seconds
 
 
+def _endpoint_url(base_url: str) -> httpx.URL:
+    """*base_url* parsed and checked, without its fragment; :class:`LLMError` if unusable."""
+    shown = _printable(_redact_url(base_url))[:120]
+    fix = "(e.g. http://localhost:8000/v1). Fix model.base_url or --base-url."
+    if not base_url.strip().lower().startswith(("http://", "https://")):
+        raise LLMError(
+            f"The model base URL must start with http:// or https://, got {shown!r} {fix}"
+        )
+    try:
+        url = httpx.URL(base_url.strip())
+        port = url.port
+    except (httpx.InvalidURL, ValueError) as exc:
+        # httpx may quote the part it stumbled on: not when that could be a password.
+        reason = "" if _USERINFO_RE.search(base_url) else f" ({_printable(str(exc))})"
+        raise LLMError(f"The model base URL {shown!r} is not a valid URL{reason} {fix}") from None
+    if not url.host:
+        raise LLMError(f"The model base URL {shown!r} names no host {fix}")
+    if port is not None and not 0 < port < 65536:
+        raise LLMError(f"The model base URL {shown!r} has port {port}, out of range {fix}")
+    if any(_credential_problem(part) for part in (url.username, url.password)):
+        raise LLMError(f"The user or password in the model base URL {shown!r} is not usable {fix}")
+    return url.copy_with(fragment=None)
+
+
+class _StatusError(httpx.HTTPStatusError):
+    """The endpoint answered a status other than 2xx; ``body`` is the start of its body.
+
+    ``response`` holds that start too, so it can be read after the connection closed.
+    """
+
+    def __init__(self, response: httpx.Response, body: bytes) -> None:
+        read = httpx.Response(
+            response.status_code, headers=response.headers, content=body, request=response.request
+        )
+        super().__init__(f"HTTP {response.status_code}", request=response.request, response=read)
+        self.status = response.status_code
+        self.body = body.decode("utf-8", "replace")
+        self.content_type = response.headers.get("content-type", "")
+        self.retry_after = _retry_after(response.headers)
+        self.location = response.headers.get("location", "")
+
+
 def _retryable(exc: BaseException) -> bool:
     if isinstance(exc, httpx.TransportError):
         return True
-    if isinstance(exc, httpx.HTTPStatusError):
-        return exc.response.status_code in (408, 409, 429) or exc.response.status_code >= 500
+    if isinstance(exc, _StatusError):
+        return exc.status in (408, 409, 429) or exc.status >= 500
     return False
 
 
-def _describe_http_error(exc: Exception, url: str) -> str:
-    if isinstance(exc, httpx.HTTPStatusError):
-        body = exc.response.text[:300]
-        hint = ""
-        if exc.response.status_code in (401, 403):
-            hint = " Check the API key (model.api_key_env or HERMES_API_KEY)."
-        elif exc.response.status_code == 404:
-            hint = " Check model.base_url (it usually ends in /v1) and model.model."
-        return f"Model endpoint {url} answered HTTP {exc.response.status_code}: {body}{hint}"
-    if isinstance(exc, httpx.TimeoutException):
-        return f"Model endpoint {url} timed out; raise model.timeout or check the server."
-    if isinstance(exc, httpx.TransportError):
-        return f"Cannot reach model endpoint {url}: {exc}. Is the server running?"
-    return f"Model endpoint {url} failed: {exc}"
+def _status_hint(exc: _StatusError) -> str:
+    """What to do about an HTTP status, as a sentence (``""`` when there is nothing to say)."""
+    if exc.status in (401, 403):
+        return " Check the API key (model.api_key_env or HERMES_API_KEY)."
+    if exc.status == 404:
+        return " Check model.base_url (it usually ends in /v1) and model.model."
+    if exc.status == 429:
+        asked = f" (it asked to wait {exc.retry_after:.0f}s)" if exc.retry_after else ""
+        return f" The endpoint is rate-limiting requests{asked}; wait, then retry."
+    if 300 <= exc.status < 400:
+        where = f" to {_redact_url(exc.location)[:200]}" if exc.location else ""
+        return (
+            f" It redirected{where}, which is not followed (the API key would go with it): "
+            "set model.base_url to the final address."
+        )
+    return ""
 
 
 class ChatStream:
@@ -212,12 +341,13 @@ class ChatStream:
     Iteration raises :class:`LLMError` when the stream is malformed, ends
     before the model finished (no ``[DONE]`` and no ``finish_reason``), runs
     past *deadline* (a ``time.monotonic()`` value) or grows past
-    :data:`MAX_ANSWER_CHARS`.
+    :data:`MAX_ANSWER_CHARS`. *events* yields ``None`` for bytes that carried
+    no event (keep-alive comments), so the deadline holds while they last.
     """
 
     def __init__(
         self,
-        events: Iterator[dict[str, Any] | _Done],
+        events: Iterator[dict[str, Any] | _Done | None],
         model: str,
         *,
         deadline: float | None = None,
@@ -235,12 +365,22 @@ class ChatStream:
         self.response: ChatResponse | None = None
 
     def __iter__(self) -> Iterator[str]:
+        try:
+            yield from self._read()
+        finally:  # stopped early (an error, the reader gave up): the connection closes now
+            close = getattr(self._events, "close", None)
+            if close is not None:
+                close()
+
+    def _read(self) -> Iterator[str]:
         done = False
         for chunk in self._events:
             if isinstance(chunk, _Done):
                 done = True
                 break
             self._check_bounds()
+            if chunk is None:
+                continue
             usage = _usage_from(chunk.get("usage"))
             if usage is not None:
                 self._usage = usage
@@ -250,8 +390,8 @@ class ChatStream:
                     raise LLMError(f"Model streamed malformed tool_calls: {calls!r:.200}")
                 for call in calls:
                     self._merge_tool_call(call)
-                text = delta.get("content")
-                if isinstance(text, str) and text:
+                text = _content_text(delta.get("content"))
+                if text:
                     text = clean_text(text)
                     self._grow(len(text))
                     self._text.append(text)
@@ -299,10 +439,7 @@ class ChatStream:
     def _grow(self, chars: int) -> None:
         self._size += chars
         if self._size > MAX_ANSWER_CHARS:
-            raise LLMError(
-                f"The model's answer passed {MAX_ANSWER_CHARS:,} characters without ending, so "
-                "it was stopped (a runaway generation). Retry, or ask for a shorter answer."
-            )
+            raise _too_long()
 
     def _merge_tool_call(self, call: Any) -> None:
         if not isinstance(call, Mapping):
@@ -312,6 +449,8 @@ class ChatStream:
             index = int(index)
         if isinstance(index, bool) or not isinstance(index, int):
             raise LLMError(f"Model streamed a tool call with a malformed index: {call!r:.200}")
+        if index not in self._calls:
+            self._grow(TOOL_CALL_CHARS)
         slot = self._calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
         if call.get("id"):
             slot["id"] = clean_text(str(call["id"]))
@@ -325,7 +464,14 @@ class ChatStream:
 
 
 class ChatClient:
-    """Chat completions against any OpenAI-compatible endpoint."""
+    """Chat completions against any OpenAI-compatible endpoint.
+
+    *base_url* may carry a query string (sent with every request, e.g.
+    ``?api-version=…``) and ``user:password@`` (sent as HTTP Basic auth, which
+    takes the place of the API key); ``self.base_url`` is the address without
+    either, fit to show. Each call, retries included, ends within
+    *answer_timeout* seconds; *timeout* bounds connecting and each wait for data.
+    """
 
     def __init__(
         self,
@@ -343,23 +489,35 @@ class ChatClient:
             raise LLMNotConfiguredError("No model base_url given; set model.base_url.")
         if not model:
             raise LLMNotConfiguredError("No model name given; set model.model.")
-        if not base_url.lower().startswith(("http://", "https://")):
-            raise LLMError(
-                f"The model base URL must start with http:// or https://, got {base_url!r:.80} "
-                "(e.g. http://localhost:8000/v1). Fix model.base_url or --base-url."
-            )
         if not timeout > 0 or not answer_timeout > 0:
             raise ValueError("timeout and answer_timeout must be positive")
-        self.base_url = base_url.rstrip("/")
+        url = _endpoint_url(base_url)
+        self.base_url = str(url.copy_with(userinfo=b"", query=None)).rstrip("/")
         self.model = model
         self.timeout = timeout
         self.answer_timeout = answer_timeout
         self.max_retries = max(1, int(max_retries))
         headers = {"Content-Type": "application/json", **dict(extra_headers or {})}
+        for name, value in headers.items():
+            if not _HEADER_NAME_RE.fullmatch(name) or _credential_problem(value, spaces=True):
+                raise LLMError(f"Extra header {name!r:.60} is not a valid HTTP header; fix it.")
         if api_key:
+            problem = _credential_problem(api_key)
+            if problem:
+                raise LLMError(
+                    f"The API key contains {problem}, so it cannot be sent: copy it again "
+                    "without it (check model.api_key, the variable named by model.api_key_env, "
+                    "HERMES_API_KEY or OPENAI_API_KEY)."
+                )
             headers["Authorization"] = f"Bearer {api_key}"
+        self._secrets = [secret for secret in (api_key, url.password) if secret]
         self._http = httpx.Client(
-            base_url=self.base_url, headers=headers, timeout=timeout, transport=transport
+            base_url=self.base_url,
+            params=url.params,
+            headers=headers,
+            auth=httpx.BasicAuth(url.username, url.password) if url.username else None,
+            timeout=timeout,
+            transport=transport,
         )
 
     @classmethod
@@ -406,14 +564,20 @@ class ChatClient:
             or env.get("HERMES_API_KEY")
             or env.get("OPENAI_API_KEY")
         )
-        if api_key is not None and (
-            not isinstance(api_key, str) or any(ch.isspace() for ch in api_key.strip())
-        ):
+        if api_key is not None and not isinstance(api_key, str):
             raise LLMError(
-                f"The API key for {section} is not a single word of text (check "
-                f"{section}.api_key or the variable named by {section}.api_key_env)."
+                f"The API key for {section} must be text (check {section}.api_key or the "
+                f"variable named by {section}.api_key_env)."
             )
-        options["api_key"] = api_key.strip() if api_key else None
+        api_key = api_key.strip() if api_key else None
+        problem = _credential_problem(api_key) if api_key else None
+        if problem:
+            raise LLMError(
+                f"The API key for {section} contains {problem}, so it cannot be sent: copy it "
+                f"again without it (check {section}.api_key or the variable named by "
+                f"{section}.api_key_env)."
+            )
+        options["api_key"] = api_key
         options.update(overrides)
         return cls(str(base_url), str(model), **options)
 
@@ -433,7 +597,7 @@ class ChatClient:
         tools: Sequence[Mapping[str, Any]] | None,
         options: Mapping[str, Any],
         stream: bool,
-    ) -> dict[str, Any]:
+    ) -> bytes:
         payload: dict[str, Any] = {"model": self.model, "messages": list(messages)}
         if tools:
             payload["tools"] = [
@@ -444,15 +608,139 @@ class ChatClient:
             payload["stream"] = True
             payload["stream_options"] = {"include_usage": True}
         payload.update({k: v for k, v in options.items() if v is not None})
-        return payload
+        # Unpaired surrogates (text that was never valid) become U+FFFD instead
+        # of failing the request on encoding, every time the turn is retried.
+        try:
+            return json.dumps(_clean_value(payload), ensure_ascii=False, allow_nan=False).encode()
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise LLMError(
+                f"The request to the model cannot be sent as JSON ({exc}): messages, tools and "
+                "options must be JSON data (text, numbers, lists, objects; no NaN)."
+            ) from exc
 
-    def _with_retries(self, fn: Any) -> Any:
-        return retry(
-            retry=retry_if_exception(_retryable),
-            stop=stop_after_attempt(self.max_retries),
-            wait=wait_random_exponential(multiplier=0.5, max=8.0),
-            reraise=True,
-        )(fn)
+    def _with_retries(self, fn: Callable[[], _T], deadline: float) -> _T:
+        """``fn()`` retried on connection errors, 408/409/429 and 5xx, within *deadline*.
+
+        Waits are jittered exponential back-off, or what ``Retry-After`` asks
+        when that is at most :data:`MAX_RETRY_WAIT`; no wait or attempt runs
+        past *deadline*.
+        """
+        jitter = wait_random_exponential(multiplier=0.5, max=MAX_RETRY_WAIT)
+
+        def wait(state: RetryCallState) -> float:
+            failure = state.outcome.exception() if state.outcome else None
+            asked = failure.retry_after if isinstance(failure, _StatusError) else None
+            delay = jitter(state)
+            if asked is not None and asked <= MAX_RETRY_WAIT:
+                delay = max(delay, asked)
+            return max(0.0, min(delay, deadline - time.monotonic()))
+
+        try:
+            return retry(
+                retry=retry_if_exception(_retryable),
+                stop=stop_after_attempt(self.max_retries)
+                | stop_before_delay(max(0.0, deadline - time.monotonic())),
+                wait=wait,
+                reraise=True,
+            )(fn)()
+        except _StatusError as exc:
+            body = self._snippet(exc.body.strip(), 300)
+            raise LLMError(
+                f"Model endpoint {self.base_url} answered HTTP {exc.status}"
+                f"{f': {body}' if body else '.'}{_status_hint(exc)}"
+            ) from exc
+        except httpx.HTTPError as exc:
+            raise LLMError(self._describe(exc)) from exc
+
+    def _describe(self, exc: httpx.HTTPError) -> str:
+        if isinstance(exc, httpx.TimeoutException):
+            return (
+                f"Model endpoint {self.base_url} timed out; raise model.timeout or check the "
+                "server."
+            )
+        if isinstance(exc, httpx.TransportError):
+            return (
+                f"Cannot reach model endpoint {self.base_url}: {self._snippet(str(exc), 300)}. "
+                "Is the server running?"
+            )
+        return f"Model endpoint {self.base_url} failed: {self._snippet(str(exc), 300)}"
+
+    def _snippet(self, text: str, limit: int) -> str:
+        """*text* cut to *limit* characters, secrets masked and control characters escaped."""
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        return _printable(text[:limit])
+
+    def _overdue(self, budget: float) -> LLMError:
+        return LLMError(
+            f"Model endpoint {self.base_url} did not finish answering within {budget:g}s, so the "
+            "call was stopped. Retry, or raise model.answer_timeout for a slow model."
+        )
+
+    def _open(
+        self, payload: bytes, timeout: float | None, deadline: float, budget: float
+    ) -> httpx.Response:
+        """Send the request; the response (body unread) when its status is 2xx."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise self._overdue(budget)
+        request = self._http.build_request(
+            "POST",
+            "/chat/completions",
+            content=payload,
+            timeout=min(timeout or self.timeout, remaining),
+        )
+        response = self._http.send(request, stream=True)
+        if not response.is_success:
+            try:
+                body, _ = self._read(response, deadline, budget, MAX_ERROR_BYTES)
+            finally:
+                response.close()
+            raise _StatusError(response, body)
+        return response
+
+    def _read(
+        self, response: httpx.Response, deadline: float, budget: float, limit: int
+    ) -> tuple[bytes, bool]:
+        """(body, complete): read until the end or *limit* bytes; past *deadline* it raises."""
+        data = bytearray()
+        for chunk in response.iter_bytes():
+            data += chunk
+            if len(data) > limit:
+                return bytes(data[:limit]), False
+            if time.monotonic() > deadline:
+                raise self._overdue(budget)
+        return bytes(data), True
+
+    def _whole_answer(
+        self, response: httpx.Response, deadline: float, budget: float
+    ) -> ChatResponse:
+        """Read and parse a JSON answer (closing *response*)."""
+        try:
+            body, complete = self._read(response, deadline, budget, MAX_RESPONSE_BYTES)
+        finally:
+            response.close()
+        if not complete:
+            raise LLMError(
+                f"Model endpoint {self.base_url} sent more than {MAX_RESPONSE_BYTES:,} bytes "
+                "for one answer, so it was refused (a runaway generation or the wrong server)."
+            )
+        if not body.strip():
+            raise LLMError(
+                f"Model endpoint {self.base_url} answered with an empty body: the server at "
+                "that URL is not OpenAI-compatible, or is misbehaving."
+            )
+        try:
+            data = json.loads(body)
+        except (ValueError, RecursionError) as exc:
+            page = "html" in response.headers.get("content-type", "").lower()
+            raise LLMError(
+                f"Model endpoint {self.base_url} returned non-JSON"
+                f"{' (an HTML page)' if page else ''}: "
+                f"{self._snippet(body.decode('utf-8', 'replace'), 200)!r}. Check model.base_url "
+                "(it usually ends in /v1): the server there is not an OpenAI-compatible API."
+            ) from exc
+        return self._parse_completion(data)
 
     def chat(
         self,
@@ -460,29 +748,24 @@ class ChatClient:
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
         timeout: float | None = None,
+        answer_timeout: float | None = None,
         **options: Any,
     ) -> ChatResponse:
-        """One non-streaming completion; raises :class:`LLMError` with a clear cause."""
+        """One non-streaming completion; raises :class:`LLMError` with a clear cause.
+
+        *timeout* overrides ``self.timeout`` (connecting, each wait for data) and
+        *answer_timeout* ``self.answer_timeout`` (the whole call, retries included).
+        """
         payload = self._payload(messages, tools, options, stream=False)
+        budget = answer_timeout or self.answer_timeout
+        deadline = time.monotonic() + budget
 
-        def send() -> httpx.Response:
-            response = self._http.post(
-                "/chat/completions", json=payload, timeout=timeout or self.timeout
+        def send() -> ChatResponse:
+            return self._whole_answer(
+                self._open(payload, timeout, deadline, budget), deadline, budget
             )
-            response.raise_for_status()
-            return response
 
-        try:
-            response = self._with_retries(send)()
-        except httpx.HTTPError as exc:
-            raise LLMError(_describe_http_error(exc, self.base_url)) from exc
-        try:
-            data = response.json()
-        except (ValueError, RecursionError) as exc:
-            raise LLMError(
-                f"Model endpoint {self.base_url} returned non-JSON: {response.text[:200]!r}"
-            ) from exc
-        return self._parse_completion(data)
+        return self._with_retries(send, deadline)
 
     def _parse_completion(self, data: Any) -> ChatResponse:
         choices = data.get("choices") if isinstance(data, Mapping) else None
@@ -509,9 +792,13 @@ class ChatClient:
                     arguments=clean_text(str(arguments or "")),
                 )
             )
+        content = _content_text(message.get("content"))
+        size = sum(TOOL_CALL_CHARS + len(c.name) + len(c.arguments) for c in calls)
+        if len(content) + size > MAX_ANSWER_CHARS:
+            raise _too_long()
         finish = choices[0].get("finish_reason")
         return ChatResponse(
-            content=clean_text(_content_text(message.get("content"))),
+            content=clean_text(content),
             tool_calls=calls,
             usage=_usage_from(data.get("usage")),
             finish_reason=clean_text(finish) if isinstance(finish, str) else None,
@@ -524,52 +811,122 @@ class ChatClient:
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
         timeout: float | None = None,
+        answer_timeout: float | None = None,
         **options: Any,
     ) -> ChatStream:
-        """A streaming completion; connection errors before the first byte are retried."""
+        """A streaming completion; connection errors before the first byte are retried.
+
+        *timeout* and *answer_timeout* override the client's as for :meth:`chat`.
+        A server that ignores ``stream`` and sends one JSON answer is read as a
+        stream of that one answer.
+        """
         payload = self._payload(messages, tools, options, stream=True)
-
-        def open_stream() -> httpx.Response:
-            request = self._http.build_request(
-                "POST", "/chat/completions", json=payload, timeout=timeout or self.timeout
-            )
-            response = self._http.send(request, stream=True)
-            if response.status_code >= 400:
-                response.read()
-                response.close()
-                response.raise_for_status()
-            return response
-
-        try:
-            response = self._with_retries(open_stream)()
-        except httpx.HTTPError as exc:
-            raise LLMError(_describe_http_error(exc, self.base_url)) from exc
-        return ChatStream(
-            self._sse_events(response),
-            self.model,
-            deadline=time.monotonic() + self.answer_timeout,
-            answer_timeout=self.answer_timeout,
+        budget = answer_timeout or self.answer_timeout
+        deadline = time.monotonic() + budget
+        response = self._with_retries(
+            lambda: self._open(payload, timeout, deadline, budget), deadline
         )
+        kind = response.headers.get("content-type", "").lower()
+        if "json" in kind:
+            try:
+                answer = self._whole_answer(response, deadline, budget)
+            except httpx.HTTPError as exc:
+                raise LLMError(self._describe(exc)) from exc
+            events: Iterator[dict[str, Any] | _Done | None] = _as_events(answer)
+        elif "html" in kind:
+            response.close()
+            raise LLMError(
+                f"Model endpoint {self.base_url} answered with an HTML page instead of a stream. "
+                "Check model.base_url (it usually ends in /v1): the server there is not an "
+                "OpenAI-compatible API."
+            )
+        else:
+            events = self._sse_events(response)
+        return ChatStream(events, self.model, deadline=deadline, answer_timeout=budget)
 
-    def _sse_events(self, response: httpx.Response) -> Iterator[dict[str, Any] | _Done]:
+    def _sse_events(self, response: httpx.Response) -> Iterator[dict[str, Any] | _Done | None]:
+        """The events of a server-sent-event stream; ``None`` for bytes that carried none."""
         try:
-            for line in response.iter_lines():
-                if not line.startswith("data:"):
+            for line in _lines(response):
+                if line is None or not line.startswith("data:"):
+                    yield None
                     continue
                 data = line[5:].strip()
+                if not data:  # an empty event: a keep-alive
+                    yield None
+                    continue
                 if data == "[DONE]":
                     yield _DONE
                     break
                 try:
                     event = json.loads(data)
                 except (json.JSONDecodeError, RecursionError) as exc:
-                    raise LLMError(f"Model streamed malformed JSON: {data[:200]!r}") from exc
+                    raise LLMError(
+                        f"Model streamed malformed JSON: {self._snippet(data, 200)!r}"
+                    ) from exc
                 if not isinstance(event, dict):
-                    raise LLMError(f"Model streamed an event that is not an object: {data:.200}")
+                    raise LLMError(
+                        f"Model streamed an event that is not an object: {self._snippet(data, 200)}"
+                    )
                 if "error" in event:
-                    raise LLMError(f"Model endpoint reported an error: {event['error']!r:.300}")
+                    raise LLMError(
+                        "Model endpoint reported an error: "
+                        f"{self._snippet(repr(event['error']), 300)}"
+                    )
                 yield event
         except httpx.HTTPError as exc:
-            raise LLMError(_describe_http_error(exc, self.base_url)) from exc
+            raise LLMError(self._describe(exc)) from exc
         finally:
             response.close()
+
+
+def _lines(response: httpx.Response) -> Iterator[str | None]:
+    """The lines of *response* as they arrive, and ``None`` after each read.
+
+    A line longer than :data:`MAX_RESPONSE_BYTES` is refused: no event is that
+    long, so the server is not sending server-sent events.
+    """
+    pending = bytearray()
+    for chunk in response.iter_bytes():
+        pending += chunk
+        if b"\n" in chunk or b"\r" in chunk:
+            *lines, rest = _LINE_BREAK_RE.split(bytes(pending))
+            pending = bytearray(rest)
+            for line in lines:
+                yield line.decode("utf-8", "replace")
+        if len(pending) > MAX_RESPONSE_BYTES:
+            raise LLMError(
+                f"The model stream sent more than {MAX_RESPONSE_BYTES:,} bytes without a line "
+                "break, so it was stopped: the server is not sending server-sent events."
+            )
+        yield None
+    if pending:
+        yield pending.decode("utf-8", "replace")
+
+
+def _as_events(answer: ChatResponse) -> Iterator[dict[str, Any] | _Done | None]:
+    """A whole answer as the one stream event that carries it, then ``[DONE]``."""
+    usage = answer.usage
+    yield {
+        "choices": [
+            {
+                "delta": {
+                    "content": answer.content,
+                    "tool_calls": [
+                        {"index": i, **call.to_message()}
+                        for i, call in enumerate(answer.tool_calls)
+                    ],
+                },
+                "finish_reason": answer.finish_reason or "stop",
+            }
+        ],
+        "usage": None
+        if usage is None
+        else {
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "total_tokens": usage.total_tokens,
+            "prompt_tokens_details": {"cached_tokens": usage.cached_tokens},
+        },
+    }
+    yield _DONE

@@ -490,3 +490,14 @@ def test_a_model_checkpoint_that_ignores_its_budget_is_cut() -> None:
     result = compressor.compress(conversation(8))
     assert result is not None
     assert len(result.summary) == 800 and result.summary.endswith("…")
+
+
+@pytest.mark.parametrize("tool_calls", [5, "abc", {"function": {"name": "x"}}, None])
+def test_tool_calls_that_are_not_a_list_are_no_calls(tool_calls: object) -> None:
+    messages = [
+        user("fix the build"),
+        {"role": "assistant", "content": "ok", "tool_calls": tool_calls},
+    ]
+    assert "TOOL CALL" not in serialize_turns(messages)
+    summary = extractive_summary(messages)
+    assert "fix the build" in summary and "[tool:" not in summary

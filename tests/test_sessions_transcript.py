@@ -203,3 +203,16 @@ def test_previews_and_windows_are_cut_from_the_text(text: str, query: str, chars
     cut = truncate_around_matches(text, query, max_chars=max(chars, 1))
     body = cut.removeprefix(EARLIER_MARKER).removesuffix(LATER_MARKER)
     assert body in text and len(body) <= max(chars, 1)
+
+
+def test_a_long_transcript_with_a_long_query_is_cut_around_its_rare_words() -> None:
+    common = ["deploy", "server", "error", "fix", "config", "restart", "log", "user"]
+    filler = [f"{common[i % 8]}{'' if i % 3 else 's'} note{i % 97}" for i in range(90_000)]
+    middle = len(filler) // 2
+    filler[middle:middle] = ["the pottery kiln cracked at 1200 degrees"]
+    text = " ".join(filler)
+    query = " ".join(["pottery", "kiln", *common, *(f"note{n}" for n in range(22))])
+    window = truncate_around_matches(text, query, 20_000)
+    assert "pottery kiln cracked" in window
+    assert window.startswith(EARLIER_MARKER) and window.endswith(LATER_MARKER)
+    assert "pottery kiln" in match_preview(window, query, 600)

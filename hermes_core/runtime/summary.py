@@ -125,8 +125,9 @@ def _clip_middle(text: str, limit: int, head: int, tail: int) -> str:
 
 def _tool_calls(message: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     """``(id, name, arguments)`` of each tool call of an assistant message."""
+    raw = message.get("tool_calls")
     calls = []
-    for call in message.get("tool_calls") or []:
+    for call in raw if isinstance(raw, list) else []:
         if not isinstance(call, Mapping):
             continue
         function = call.get("function")

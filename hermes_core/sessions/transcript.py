@@ -48,6 +48,8 @@ EXCERPT_GAP = "\n\n[…]\n\n"
 """Between the two excerpts of a :func:`match_preview`."""
 TURN_SEPARATOR = "\n\n"
 """Between the turns of :func:`format_conversation`; windows open at a turn when one is near."""
+MAX_CANDIDATE_WINDOWS = 20_000
+"""Most places a window is tried at (the occurrences of the rarest query words first)."""
 
 
 def _text(content: Any) -> str:
@@ -162,18 +164,20 @@ def _near(sorted_spots: list[int], spot: int) -> bool:
     return i < len(sorted_spots) and sorted_spots[i] < spot + CO_OCCURRENCE_CHARS
 
 
-def _turn_start_in(text: str, low: int, high: int) -> int:
-    """The last turn start in ``[low, high]`` (the text's start counts), or -1.
+def _turn_starts(text: str) -> list[int]:
+    """Where each turn of *text* starts: after every (possibly overlapping) separator."""
+    return [m.start() + len(TURN_SEPARATOR) for m in re.finditer(r"(?=\n\n)", text)]
 
-    The search is bounded, so placing many windows in one huge turn stays linear.
-    """
+
+def _turn_start_in(turns: list[int], low: int, high: int) -> int:
+    """The last turn start in ``[low, high]``, or -1; the text's start when *low* reaches it."""
     if low <= 0:
-        return max(0, _turn_start_in(text, 1, high))
-    found = text.rfind(TURN_SEPARATOR, low - len(TURN_SEPARATOR), high)
-    return -1 if found < 0 else found + len(TURN_SEPARATOR)
+        return 0
+    i = bisect.bisect_right(turns, high) - 1
+    return turns[i] if i >= 0 and turns[i] >= low else -1
 
 
-def _window_start(text: str, spot: int, size: int) -> int:
+def _window_start(text_len: int, turns: list[int], spot: int, size: int) -> int:
     """A quarter of *size* before *spot*, moved to a turn's start when one is near.
 
     Back to the start of the turn the quarter begins in when that is within
@@ -182,13 +186,15 @@ def _window_start(text: str, spot: int, size: int) -> int:
     the quarter, so a window does not open in the middle of a sentence.
     """
     start = max(0, spot - size // 4)
-    before = _turn_start_in(text, start - size // 4, start)
-    start = before if before >= 0 else max(start, _turn_start_in(text, start, spot))
-    if start > len(text) - size:  # the end of the text: the window slides back to a turn
-        start = max(0, len(text) - size)
-        turn = text.find(TURN_SEPARATOR, start, spot)
-        if start and turn >= 0 and not text.startswith(TURN_SEPARATOR, start - len(TURN_SEPARATOR)):
-            start = turn + len(TURN_SEPARATOR)
+    before = _turn_start_in(turns, start - size // 4, start)
+    start = before if before >= 0 else max(start, _turn_start_in(turns, start, spot))
+    if start > text_len - size:  # the end of the text: the window slides back to a turn
+        start = max(0, text_len - size)
+        i = bisect.bisect_left(turns, start + len(TURN_SEPARATOR))
+        j = bisect.bisect_left(turns, start)
+        at_turn = j < len(turns) and turns[j] == start
+        if start and i < len(turns) and turns[i] <= spot and not at_turn:
+            start = turns[i]
     return start
 
 
@@ -205,21 +211,52 @@ def _best_window(text: str, spots: dict[str, list[int]], size: int) -> int:
     speaker's name. Of equal windows, the one opened at the rarest needle wins,
     then the earliest, so the match is near the start and what follows it
     (usually its answer) is kept.
+
+    Windows are tried at the occurrences of the rarest needles, at most
+    :data:`MAX_CANDIDATE_WINDOWS` of them, and one sweep over them in order of
+    their start keeps a count of each needle's occurrences inside, so a long
+    transcript searched with a long query stays fast.
     """
     total = sum(len(positions) for positions in spots.values())
     weights = {needle: math.log(1 + total / len(positions)) for needle, positions in spots.items()}
+    order = list(spots)
+    tried: list[tuple[int, int]] = []  # (spot, needle index), rarest needles first
+    for index in sorted(range(len(order)), key=lambda i: len(spots[order[i]])):
+        room = MAX_CANDIDATE_WINDOWS - len(tried)
+        if tried and len(spots[order[index]]) > room:
+            break
+        tried.extend((spot, index) for spot in spots[order[index]][:room])
+    turns = _turn_starts(text)
+    candidates = sorted(
+        (_window_start(len(text), turns, spot, size), -spot, index) for spot, index in tried
+    )
+    occurrences = sorted(
+        (spot, index) for index, needle in enumerate(order) for spot in spots[needle]
+    )
+    inside = [0] * len(order)
+    mask = 0  # bit i: needle i occurs in the current window
+    covered_by_mask: dict[int, float] = {}
+    entered = left = 0
     best_start, best_score = 0, (-1.0, -1.0, 0)
-    for needle, positions in spots.items():
-        for spot in positions:
-            start = _window_start(text, spot, size)
-            covered = sum(
-                weights[other]
-                for other, places in spots.items()
-                if _any_within(places, start, start + size)
+    for start, negative_spot, index in candidates:
+        while entered < len(occurrences) and occurrences[entered][0] < start + size:
+            needle = occurrences[entered][1]
+            inside[needle] += 1
+            mask |= 1 << needle
+            entered += 1
+        while left < entered and occurrences[left][0] < start:
+            needle = occurrences[left][1]
+            inside[needle] -= 1
+            if not inside[needle]:
+                mask &= ~(1 << needle)
+            left += 1
+        if mask not in covered_by_mask:
+            covered_by_mask[mask] = sum(
+                weights[needle] for i, needle in enumerate(order) if mask >> i & 1
             )
-            score = (round(covered, 9), round(weights[needle], 9), -spot)
-            if score > best_score:
-                best_start, best_score = start, score
+        score = (round(covered_by_mask[mask], 9), round(weights[order[index]], 9), negative_spot)
+        if score > best_score:
+            best_start, best_score = start, score
     return best_start
 
 

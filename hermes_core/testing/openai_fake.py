@@ -34,8 +34,12 @@ class FakeReply:
     """One scripted answer.
 
     ``status`` other than 200 sends ``body`` (or a JSON error) with that status;
-    ``raw_body`` sends those exact bytes with status 200; ``drop_connection``
-    closes the socket without answering; ``delay`` sleeps first.
+    ``raw_body`` sends those exact bytes with status 200; ``raw_stream`` sends
+    those chunks one by one as an event stream (malformed lines, keep-alive
+    comments, a missing ``[DONE]``: whatever the test scripts), then closes;
+    ``drop_connection`` closes the socket without answering; ``delay`` sleeps
+    first. ``headers`` are added to the answer (``Retry-After``, ``Location``)
+    and ``content_type`` replaces its type (an HTML error page, say).
     """
 
     content: str = ""
@@ -48,6 +52,9 @@ class FakeReply:
     raw_body: bytes | None = None
     drop_connection: bool = False
     chunk_size: int = 8
+    raw_stream: Iterable[bytes] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    content_type: str | None = None
 
 
 class RecordedRequest(http_fake.RecordedRequest):
@@ -161,10 +168,31 @@ class FakeOpenAIServer(FakeHTTPServer):
             return Reply(drop=True)
         if reply.status != 200:
             if reply.body is not None:
-                return Reply(reply.status, reply.body.encode(), content_type="text/plain")
-            return Reply(reply.status, self.error_body(reply.status, "scripted error"))
+                return Reply(
+                    reply.status,
+                    reply.body.encode(),
+                    content_type=reply.content_type or "text/plain",
+                    headers=reply.headers,
+                )
+            return Reply(
+                reply.status,
+                self.error_body(reply.status, "scripted error"),
+                headers=reply.headers,
+            )
+        if reply.raw_stream is not None:
+            return Reply(
+                200,
+                content_type=reply.content_type or "text/event-stream",
+                headers={"Cache-Control": "no-cache", **reply.headers},
+                stream=reply.raw_stream,
+            )
         if reply.raw_body is not None:
-            return Reply(200, reply.raw_body)
+            return Reply(
+                200,
+                reply.raw_body,
+                content_type=reply.content_type or "application/json",
+                headers=reply.headers,
+            )
         usage = reply.usage or {
             "prompt_tokens": _estimate_tokens(body.get("messages", [])),
             "completion_tokens": _estimate_tokens(reply.content),
@@ -189,7 +217,7 @@ class FakeOpenAIServer(FakeHTTPServer):
             return Reply(
                 200,
                 content_type="text/event-stream",
-                headers={"Cache-Control": "no-cache"},
+                headers={"Cache-Control": "no-cache", **reply.headers},
                 stream=_sse(events),
             )
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
@@ -204,6 +232,7 @@ class FakeOpenAIServer(FakeHTTPServer):
                 "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                 "usage": usage,
             },
+            headers=reply.headers,
         )
 
 

@@ -33,6 +33,7 @@ import concurrent.futures
 import json
 import logging
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -40,6 +41,8 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_core.config import cfg_get
 from hermes_core.errors import HermesMemoryError, LLMError
+from hermes_core.fencing import sanitize_context
+from hermes_core.runtime.summary import strip_reasoning
 from hermes_core.sessions import SessionStore
 from hermes_core.sessions.question import names_a_topic
 from hermes_core.sessions.timespan import TimeSpan, find_time_span
@@ -143,12 +146,19 @@ def _role_filter(value: Any) -> list[str]:
     return list(dict.fromkeys(roles))
 
 
+MAX_SECONDS = 86_400.0
+"""Longest ``timeout`` / ``overall_timeout`` honoured; more is read as a day."""
+
+
 def _coerce_float(value: Any, default: float) -> float:
+    """*value* as seconds, at most :data:`MAX_SECONDS`; *default* when not a positive number."""
     try:
         number = float(value)
     except (TypeError, ValueError):
         return default
-    return number if number > 0 else default
+    if isinstance(value, bool) or not number > 0:  # NaN is not > 0 either
+        return default
+    return min(number, MAX_SECONDS)
 
 
 def _roles(value: Any) -> list[str]:
@@ -180,10 +190,14 @@ def format_when(stamp: Any) -> str:
 
 
 def usable_summary(text: Any) -> str | None:
-    """*text* stripped and capped, or ``None`` when it is empty or not readable prose."""
+    """*text* stripped and capped, or ``None`` when it is empty or not readable prose.
+
+    Reasoning (``<think>…</think>``) and memory fences are removed first: a
+    recap must not smuggle a ``<memory-context>`` block into the agent's turn.
+    """
     if not isinstance(text, str):
         return None
-    text = text.strip()
+    text = sanitize_context(strip_reasoning(text)).strip()
     if not text:
         return None
     printable = sum(1 for char in text if char.isprintable() or char in "\n\t")
@@ -458,13 +472,22 @@ class SessionSearchTool:
         max_tokens = _coerce_int(
             self._setting("max_tokens", DEFAULT_SUMMARY_TOKENS), DEFAULT_SUMMARY_TOKENS, 64, 32_000
         )
+        deadline = time.monotonic() + overall
         executor = concurrent.futures.ThreadPoolExecutor(
             max_workers=min(self.max_concurrency, len(prepared)),
             thread_name_prefix="session-summary",
         )
         futures = [
             executor.submit(
-                self._summarise_one, client, query, hit, session, window, call_timeout, max_tokens
+                self._summarise_one,
+                client,
+                query,
+                hit,
+                session,
+                window,
+                call_timeout,
+                deadline,
+                max_tokens,
             )
             for hit, session, window in prepared
         ]
@@ -501,9 +524,13 @@ class SessionSearchTool:
         session: dict[str, Any],
         window: str,
         timeout: float,
+        deadline: float,
         max_tokens: int,
     ) -> tuple[str | None, tuple[int, int] | None]:
-        if not window.strip():
+        # The whole call, retries included, ends by the search's deadline, so no
+        # abandoned call outlives it (and keeps the process from exiting).
+        budget = min(timeout, deadline - time.monotonic())
+        if not window.strip() or budget <= 0:
             return None, None
         name = session.get("title") or hit["session_id"]
         user = (
@@ -516,7 +543,8 @@ class SessionSearchTool:
         try:
             response = client.chat(
                 [{"role": "system", "content": _SYSTEM_PROMPT}, {"role": "user", "content": user}],
-                timeout=timeout,
+                timeout=budget,
+                answer_timeout=budget,
                 temperature=0.1,
                 max_tokens=max_tokens,
             )
