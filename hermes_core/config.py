@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -152,13 +153,57 @@ def _describe_yaml_error(path: Path, exc: Exception) -> str:
 def save_config(
     config: Mapping[str, Any], hermes_home: str | os.PathLike[str] | None = None
 ) -> Path:
-    """Write *config* to ``config.yaml`` atomically (temp file, fsync, rename)."""
+    """Write *config* to ``config.yaml`` atomically (temp file, fsync, rename).
+
+    The file is rewritten from *config*: comments and formatting in it are not
+    kept. A symlinked ``config.yaml`` is written where it points and an existing
+    file keeps its permissions. Raises :class:`ConfigError` (and leaves the file
+    as it was) when *config* cannot be written as YAML or the file cannot be
+    replaced.
+    """
+    text = _dump_yaml(config)
     path = config_path(hermes_home)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            mode: int | None = stat.S_IMODE(path.stat().st_mode)
+        except FileNotFoundError:
+            mode = None
+        write_text_atomically(path, text, mode=mode)
+    except OSError as exc:
+        raise ConfigError(
+            f"Cannot write {path}: {exc.strerror or exc}. Check that {path.parent} is a "
+            "writable folder with free space; the file was not changed."
+        ) from exc
+    return path
+
+
+def _dump_yaml(config: Mapping[str, Any]) -> str:
+    """*config* as YAML text; :class:`ConfigError` naming the problem when it cannot be."""
     import yaml
 
-    write_text_atomically(path, yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True))
-    return path
+    if not isinstance(config, Mapping):
+        raise ConfigError(
+            f"The configuration to save must be a mapping of settings, got {type(config).__name__}."
+        )
+    try:
+        text = yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True)
+        if "\x85" in text:  # PyYAML folds a NEL in a quoted string into a space: escape it
+            text = yaml.safe_dump(dict(config), sort_keys=False)
+    except yaml.representer.RepresenterError as exc:
+        value = exc.args[1] if len(exc.args) > 1 else None
+        raise ConfigError(
+            f"Cannot save a value of type {type(value).__name__} in config.yaml: use "
+            "text, numbers, booleans, lists and mappings only."
+        ) from exc
+    except RecursionError as exc:
+        raise ConfigError(
+            "The configuration to save is nested too deeply (or contains itself) to "
+            "write as YAML. Flatten it and retry."
+        ) from exc
+    return text
 
 
 def write_text_atomically(path: Path, text: str, *, mode: int | None = None) -> None:
@@ -229,14 +274,28 @@ def config_section(config: Mapping[str, Any] | None, dotted_key: str) -> Mapping
 
 
 def set_config_value(config: dict[str, Any], dotted_key: str, value: Any) -> None:
-    """Set ``"a.b.c"`` in nested dicts, creating intermediate dicts."""
-    parts = dotted_key.split(".")
+    """Set ``"a.b.c"`` in nested dicts, creating intermediate dicts.
+
+    Raises :class:`ConfigError`, leaving *config* unchanged, when *dotted_key*
+    has an empty part (``"a..b"``) or passes through a value that is not a
+    mapping (``model: gpt-4o`` for ``"model.base_url"``), which would be lost.
+    """
+    parts = dotted_key.split(".") if isinstance(dotted_key, str) else [""]
+    if not all(part.strip() for part in parts):
+        raise ConfigError(
+            f"{dotted_key!r} is not a setting name: use dot-separated names such as model.base_url."
+        )
     node = config
-    for part in parts[:-1]:
+    for depth, part in enumerate(parts[:-1]):
         child = node.get(part)
-        if not isinstance(child, dict):
-            child = {}
-            node[part] = child
+        if child is None:
+            child = node[part] = {}
+        elif not isinstance(child, dict):
+            section = ".".join(parts[: depth + 1])
+            raise ConfigError(
+                f"Cannot set {dotted_key}: {section} holds a {type(child).__name__}, not a "
+                f"section of settings. Change {section} in config.yaml to a mapping first."
+            )
         node = child
     node[parts[-1]] = value
 

@@ -3,11 +3,13 @@
 The file holds ``KEY=value`` lines in the format Hermes Agent reads and
 writes: blank lines and ``#`` comments, an optional ``export`` prefix, a value
 bare (a `` #`` after whitespace starts a comment) or in single or double quotes
-(``\\"`` and ``\\\\`` escapes inside double quotes). :func:`get_secret` reads a
-key from the process environment first, then from the file. :func:`write_dotenv`
-sets or removes keys in place: other lines stay as they were, the file is
-replaced atomically with mode 0600, and concurrent writers (threads or
-processes) take turns on a lock file, each re-reading the file under the lock.
+(``\\"`` and ``\\\\`` escapes inside double quotes). Lines end at ``\\n``,
+``\\r\\n`` or ``\\r``. :func:`get_secret` reads a key from the process environment
+first, then from the file. :func:`write_dotenv` sets or removes keys in place:
+other lines stay byte for byte as they were (line endings and a UTF-8 BOM
+included), the file is replaced atomically with mode 0600, and concurrent
+writers (threads or processes) take turns on a lock file, each re-reading the
+file under the lock.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
 import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -33,6 +36,11 @@ DOTENV_FILENAME = ".env"
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BARE = re.compile(r"[A-Za-z0-9_./:@+,=-]+")  # written without quotes
+_EXPORT = re.compile(r"export[ \t]+")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # one line with its ending
+_DOUBLE_QUOTED = re.compile(r'"((?:[^"\\]+|\\.)*)"')
+_COMMENT = re.compile(r"\s#")
+_BOM = "\ufeff"
 _write_lock = threading.Lock()
 
 
@@ -45,8 +53,9 @@ def dotenv_path(hermes_home: str | os.PathLike[str] | None = None) -> Path:
 def _split(line: str) -> tuple[str, str]:
     """``(key, raw value)`` of a ``KEY=value`` line; ``("", "")`` for anything else."""
     text = line.strip()
-    if text.startswith("export "):
-        text = text.removeprefix("export ").lstrip()
+    export = _EXPORT.match(text)
+    if export:
+        text = text[export.end() :]
     key, sep, raw = text.partition("=")
     key = key.strip()
     if not sep or not _NAME.fullmatch(key):
@@ -58,23 +67,62 @@ def _decode(raw: str) -> str:
     """The value a raw ``.env`` value stands for (quotes, escapes and comments removed)."""
     value = raw.strip()
     if not value or value[0] not in "'\"":
-        return re.split(r"\s+#", value, maxsplit=1)[0]
-    quote, end = value[0], 1
-    while end < len(value) and value[end] != quote:
-        end += 2 if quote == '"' and value[end] == "\\" else 1
-    if end >= len(value):  # no closing quote: keep the text as written
+        comment = _COMMENT.search(value)
+        return value[: comment.start()].rstrip() if comment else value
+    if value[0] == "'":
+        end = value.find("'", 1)
+        return value if end < 0 else value[1:end]  # no closing quote: keep the text as written
+    quoted = _DOUBLE_QUOTED.match(value)
+    if quoted is None:
         return value
-    inner = value[1:end]
-    return re.sub(r"\\(.)", r"\1", inner) if quote == '"' else inner
+    # a backslash escapes the character after it, a doubled backslash stands for one
+    return "\\".join(part.replace("\\", "") for part in quoted.group(1).split("\\\\"))
 
 
-def _read_lines(path: Path) -> list[str]:
+def _read_text(path: Path) -> str:
+    """The text of *path* as stored (BOM and line endings kept); "" when it does not exist.
+
+    Only a regular file is read: a directory, FIFO or device (a symlink to
+    ``/dev/zero``) is refused rather than read forever.
+    """
     try:
-        return path.read_text(encoding="utf-8-sig").splitlines()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except (FileNotFoundError, NotADirectoryError):
-        return []
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"Cannot read {path}: {exc}. Fix the file or its permissions.") from exc
+        return ""
+    except OSError as exc:
+        raise ConfigError(
+            f"Cannot read {path}: {exc.strerror or exc}. Fix the file or its permissions."
+        ) from exc
+    try:
+        kind = os.fstat(fd).st_mode
+        if stat.S_ISDIR(kind):
+            raise ConfigError(
+                f"Cannot read {path}: it is a directory, not a file. Move it aside and retry."
+            )
+        if not stat.S_ISREG(kind):
+            raise ConfigError(
+                f"Cannot read {path}: it is not a regular file. Replace it with a text "
+                "file of KEY=value lines."
+            )
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise ConfigError(
+            f"Cannot read {path}: {exc.strerror or exc}. Fix the file or its permissions."
+        ) from exc
+    finally:
+        os.close(fd)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"Cannot read {path}: not valid UTF-8 at byte {exc.start}. Save it as UTF-8 text."
+        ) from exc
+
+
+def _lines(text: str) -> list[str]:
+    """*text* cut into lines, each with its line ending (the last one may have none)."""
+    return _LINE.findall(text.removeprefix(_BOM))
 
 
 def read_dotenv(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, str]:
@@ -83,7 +131,7 @@ def read_dotenv(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, 
     Raises :class:`ConfigError` naming the file when it exists but cannot be read.
     """
     values: dict[str, str] = {}
-    for line in _read_lines(dotenv_path(hermes_home)):
+    for line in _lines(_read_text(dotenv_path(hermes_home))):
         key, raw = _split(line)
         if key:
             values[key] = _decode(raw)
@@ -126,12 +174,26 @@ def _encode(name: str, value: str) -> str:
     """*value* as it must be written so that :func:`read_dotenv` gives it back."""
     if not isinstance(value, str):
         raise ConfigError(f"The value of {name} must be text, got {type(value).__name__}.")
-    if value.splitlines() != [value]:
+    if "\n" in value or "\r" in value:
         raise ConfigError(
             f"The value of {name} contains a line break; a .env value must be a single line."
         )
+    if "\x00" in value:
+        raise ConfigError(
+            f"The value of {name} contains a NUL character, which no environment variable "
+            "can hold. Check that the value was copied whole."
+        )
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ConfigError(
+            f"The value of {name} is not valid text (an unpaired surrogate at position "
+            f"{exc.start}). Check that the value was copied whole."
+        ) from exc
     if _BARE.fullmatch(value):
         return value
+    if "${" in value and "'" not in value:
+        return f"'{value}'"  # single quotes: Hermes expands ${VAR} inside double quotes
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
@@ -156,11 +218,14 @@ def write_dotenv(
 ) -> Path:
     """Set each key of *updates* in ``$HERMES_HOME/.env``; ``None`` or "" removes the key.
 
-    A key already in the file keeps its place (and its ``export`` prefix), a
-    repeated key is reduced to one line, new keys are appended; every other line,
-    comments included, is kept as it was. Every key and value is checked before
-    the file is touched: a bad one raises :class:`ConfigError` and writes nothing.
-    The file is replaced atomically and left with mode 0600. Returns its path.
+    A key already in the file keeps its place, its ``export`` prefix and its line
+    ending; a repeated key is reduced to one line, new keys are appended; every
+    other line, comments included, is kept byte for byte. Every key and value is
+    checked before the file is touched: a bad one raises :class:`ConfigError`
+    and writes nothing. The file is replaced atomically and left with mode 0600;
+    a failure to write (read-only folder, full disk) raises :class:`ConfigError`
+    and leaves the file as it was. A symlinked ``.env`` is updated where it
+    points. Returns the path written.
     """
     for name in updates:
         _check_name(name)
@@ -170,25 +235,45 @@ def write_dotenv(
     }
     path = dotenv_path(hermes_home)
     if path.is_symlink():
-        path = path.resolve()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(path):
-        lines = _read_lines(path)
-        pending = dict(encoded)
-        seen: set[str] = set()
-        out: list[str] = []
-        for line in lines:
-            key = _split(line)[0]
-            if key not in encoded:
-                out.append(line)
-                continue
-            if key in seen:
-                continue  # a duplicate of a key being set: drop it
-            seen.add(key)
-            new = pending.pop(key)
-            if new is not None:
-                export = "export " if line.strip().startswith("export ") else ""
-                out.append(f"{export}{key}={new}")
-        out.extend(f"{key}={value}" for key, value in pending.items() if value is not None)
-        write_text_atomically(path, "".join(f"{line}\n" for line in out), mode=0o600)
+        path = Path(os.path.realpath(path))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(path):
+            text = _updated(_read_text(path), encoded)
+            write_text_atomically(path, text, mode=0o600)
+    except OSError as exc:
+        raise ConfigError(
+            f"Cannot write {path}: {exc.strerror or exc}. Check that {path.parent} is a "
+            "writable folder with free space; the file was not changed."
+        ) from exc
     return path
+
+
+def _updated(text: str, encoded: Mapping[str, str | None]) -> str:
+    """*text* of a ``.env`` with the keys of *encoded* set (or removed when ``None``)."""
+    lines = _lines(text)
+    ending = next((_ending(line) for line in lines if _ending(line)), "\n")
+    if lines and not _ending(lines[-1]):
+        lines[-1] += ending
+    pending = dict(encoded)
+    seen: set[str] = set()
+    out: list[str] = [_BOM] if text.startswith(_BOM) else []
+    for line in lines:
+        key = _split(line)[0]
+        if key not in encoded:
+            out.append(line)
+            continue
+        if key in seen:
+            continue  # a duplicate of a key being set: drop it
+        seen.add(key)
+        new = pending.pop(key)
+        if new is not None:
+            export = _EXPORT.match(line.lstrip())
+            out.append(f"{export.group() if export else ''}{key}={new}{_ending(line)}")
+    out.extend(f"{key}={value}{ending}" for key, value in pending.items() if value is not None)
+    return "".join(out)
+
+
+def _ending(line: str) -> str:
+    """The line ending of *line* (``\\n``, ``\\r\\n``, ``\\r``), "" when it has none."""
+    return line[len(line.rstrip("\r\n")) :]

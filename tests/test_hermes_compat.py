@@ -445,6 +445,20 @@ def test_profile_env_is_loaded_without_overriding_and_taken_back(
     assert os.environ["ALREADY_SET"] == "from-process"
 
 
+def test_a_profile_env_value_no_environment_can_hold_is_skipped_with_a_warning(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    for key in ("NUL_KEY", "GOOD_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    (hermes_home / ".env").write_bytes(b'NUL_KEY="sk-se\x00cret"\nGOOD_KEY=fine\n')
+    hermes_compat.prepare(hermes_home)
+    assert "NUL_KEY" not in os.environ
+    assert os.environ["GOOD_KEY"] == "fine"
+    assert "NUL_KEY" in caplog.text and "NUL character" in caplog.text
+    assert "sk-se" not in caplog.text
+    hermes_compat.uninstall()
+
+
 def test_uninstall_removes_the_finder_and_its_modules(compat: None) -> None:
     importlib.import_module("agent.memory_provider")
     hermes_compat.uninstall()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import resource
+import signal
 import stat
 from pathlib import Path
 
@@ -113,6 +115,8 @@ def test_blank_or_none_removes_a_key_and_duplicates_collapse(hermes_home: Path) 
         ({"HAS SPACE": None}, "not a valid .env key"),
         ({"GOOD": "ok", "ACME_KEY": "line one\nline two"}, "line break"),
         ({"ACME_KEY": "carriage\rreturn"}, "line break"),
+        ({"ACME_KEY": "nul\x00byte"}, "NUL character"),
+        ({"ACME_KEY": "half \udc80 surrogate"}, "not valid text"),
     ],
 )
 def test_bad_input_is_refused_and_nothing_is_written(
@@ -186,3 +190,106 @@ def test_values_that_need_it_are_quoted_and_escaped(hermes_home: Path) -> None:
         "SPACED": " a b ",
         "QUOTES": 'say "hi" \\',
     }
+
+
+def test_other_lines_keep_their_bytes_crlf_bom_and_odd_characters(hermes_home: Path) -> None:
+    path = hermes_home / ".env"
+    original = (
+        "\ufeff# keys \x0c page break\r\n"
+        "export\tACME_KEY=old\r\n"
+        "WIDE='a\u2028b'\r\n"
+        "OLD_MAC=1\rLAST=no newline"
+    ).encode()
+    path.write_bytes(original)
+    assert read_dotenv() == {
+        "ACME_KEY": "old",
+        "WIDE": "a\u2028b",
+        "OLD_MAC": "1",
+        "LAST": "no newline",
+    }
+    write_dotenv({"ACME_KEY": "new", "ADDED": "x"})
+    assert (
+        path.read_bytes()
+        == (
+            "\ufeff# keys \x0c page break\r\n"
+            "export\tACME_KEY=new\r\n"
+            "WIDE='a\u2028b'\r\n"
+            "OLD_MAC=1\rLAST=no newline\r\n"
+            "ADDED=x\r\n"
+        ).encode()
+    )
+
+
+def test_a_value_with_a_variable_reference_is_written_literally(hermes_home: Path) -> None:
+    # Hermes expands ${VAR} inside double quotes when it loads .env: single quotes keep it
+    write_dotenv({"TEMPLATE": "pre${HOME}post", "BOTH": "it's ${HOME}"})
+    assert (hermes_home / ".env").read_text().splitlines() == [
+        "TEMPLATE='pre${HOME}post'",
+        'BOTH="it\'s ${HOME}"',
+    ]
+    assert read_dotenv() == {"TEMPLATE": "pre${HOME}post", "BOTH": "it's ${HOME}"}
+
+
+def test_pathological_lines_are_read_in_one_pass(hermes_home: Path) -> None:
+    # a scan that backtracks over each whitespace run or escape never finishes on these
+    (hermes_home / ".env").write_text(
+        "SPACES=x" + " \t" * 200_000 + "y\n"
+        'ESCAPES="' + "\\y" * 200_000 + '"\n'
+        'OPEN="' + "\\y" * 200_000 + "\n"
+    )
+    values = read_dotenv()
+    assert values["SPACES"] == "x" + " \t" * 200_000 + "y"
+    assert values["ESCAPES"] == "y" * 200_000
+    assert values["OPEN"] == '"' + "\\y" * 200_000
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "loop"])
+def test_a_file_that_is_not_a_regular_file_is_refused_not_read_forever(
+    hermes_home: Path, kind: str
+) -> None:
+    path = hermes_home / ".env"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        path.symlink_to("/dev/zero")
+    else:
+        path.symlink_to(path)
+    expected = "Too many levels" if kind == "loop" else "not a regular file"
+    with pytest.raises(ConfigError, match=expected):
+        read_dotenv()
+    with pytest.raises(ConfigError, match=expected):
+        write_dotenv({"ACME_KEY": "k"})
+
+
+def test_a_hermes_home_that_is_a_file_is_a_config_error(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.write_text("not a folder")
+    assert read_dotenv(home) == {}
+    with pytest.raises(ConfigError, match=r"Cannot write .*home/\.env.*writable folder"):
+        write_dotenv({"ACME_KEY": "k"}, home)
+    assert home.read_text() == "not a folder"
+
+
+def _write_past_file_size_limit(home: str, limit: int) -> None:
+    """Write a value bigger than *limit* bytes with files capped at *limit* (a full disk)."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    try:
+        write_dotenv({"BIG_KEY": "v" * (2 * limit)}, home)
+    except ConfigError as exc:
+        assert "the file was not changed" in str(exc), exc
+        assert "vvvv" not in str(exc)
+        os._exit(0)
+    os._exit(1)
+
+
+def test_a_failed_write_leaves_the_file_whole_and_no_temp_file(hermes_home: Path) -> None:
+    path = hermes_home / ".env"
+    path.write_text("# keep me\nACME_KEY=original\n")
+    context = multiprocessing.get_context("fork")
+    child = context.Process(target=_write_past_file_size_limit, args=(str(hermes_home), 4096))
+    child.start()
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    assert path.read_text() == "# keep me\nACME_KEY=original\n"
+    assert sorted(p.name for p in hermes_home.iterdir()) == [".env", ".env.lock"]

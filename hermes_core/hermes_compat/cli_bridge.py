@@ -14,6 +14,7 @@ with ``set_defaults(func=...)``, else ``<provider>_command``.
 from __future__ import annotations
 
 import argparse
+import inspect
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,6 +26,9 @@ from hermes_core.config import get_hermes_home, load_config, selected_provider
 from hermes_core.discovery.extract import describe_exception
 from hermes_core.discovery.folders import PluginFolder, load_folder_submodule
 from hermes_core.errors import ConfigError, PluginError
+from hermes_core.hermes_compat.dotenv import read_profile_env
+from hermes_core.hermes_compat.hooks import run_awaitable
+from hermes_core.redaction import REDACTED, redact_egress
 
 CLI_FILE = "cli.py"
 
@@ -72,6 +76,35 @@ def _handler(module: Any, name: str, args: argparse.Namespace) -> Callable[[Any]
     return None
 
 
+class _PluginFailure(Exception):
+    """The plugin's ``register_cli``, argument parsing or handler failed; the text says how."""
+
+
+def _call(function: Callable[[Any], Any], argument: Any) -> Any:
+    """``function(argument)``, its result awaited when it is awaitable (an async handler).
+
+    ``SystemExit`` (a handler's ``sys.exit(1)``) and ``KeyboardInterrupt`` pass
+    through; any other failure is raised as :class:`_PluginFailure`.
+    """
+    try:
+        result = function(argument)
+        if inspect.isawaitable(result):
+            result = run_awaitable(result)
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except BaseException as exc:
+        raise _PluginFailure(describe_exception(exc)) from exc
+    return result
+
+
+def _failure(home: Path, message: str) -> click.ClickException:
+    """*message* as a CLI error, with the profile's secrets and anything key-like removed."""
+    for value in read_profile_env(home).values():
+        if len(value) >= 8:
+            message = message.replace(value, REDACTED)
+    return click.ClickException(redact_egress(message))
+
+
 def _command(name: str, folder: PluginFolder, home: Path) -> click.Command:
     description = folder.description or f"Manage the {name} memory plugin."
 
@@ -92,7 +125,7 @@ def _command(name: str, folder: PluginFolder, home: Path) -> click.Command:
         try:
             module = load_folder_submodule(folder, "cli")
         except PluginError as exc:
-            raise click.ClickException(f"memory plugin {name!r}: {exc}") from exc
+            raise _failure(home, f"memory plugin {name!r}: {exc}") from exc
         register_cli = getattr(module, "register_cli", None)
         if not callable(register_cli):
             raise click.ClickException(
@@ -101,22 +134,22 @@ def _command(name: str, folder: PluginFolder, home: Path) -> click.Command:
         parser = argparse.ArgumentParser(prog=f"hermes-memory {name}", description=description)
         parser.set_defaults(hermes_home=str(home))
         try:
-            register_cli(parser)
-        except Exception as exc:
-            raise click.ClickException(
-                f"memory plugin {name!r}: register_cli() in {cli_path} raised "
-                f"{describe_exception(exc)}"
-            ) from exc
-        args = parser.parse_args(list(argv))
+            _call(register_cli, parser)
+        except _PluginFailure as exc:
+            raise _failure(
+                home, f"memory plugin {name!r}: register_cli() in {cli_path} raised {exc}"
+            ) from exc.__cause__
+        try:  # the argument types and actions are the plugin's code too
+            args = _call(parser.parse_args, list(argv))
+        except _PluginFailure as exc:
+            raise _failure(home, f"memory plugin {name!r}: {exc}") from exc.__cause__
         handler = _handler(module, name, args)
         if handler is None:
             parser.print_help()
             return
         try:
-            handler(args)
-        except Exception as exc:
-            raise click.ClickException(
-                f"memory plugin {name!r}: {describe_exception(exc)}"
-            ) from exc
+            _call(handler, args)
+        except _PluginFailure as exc:
+            raise _failure(home, f"memory plugin {name!r}: {exc}") from exc.__cause__
 
     return run

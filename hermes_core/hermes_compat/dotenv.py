@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from pathlib import Path
 
 from hermes_core.errors import ConfigError
 from hermes_core.secrets import read_dotenv
@@ -46,6 +47,14 @@ def apply_profile_env(hermes_home: str | os.PathLike[str]) -> list[str]:
     with _lock:
         for key, value in values.items():
             if key in os.environ:
+                continue
+            if "\x00" in value:
+                logger.warning(
+                    "%s in %s holds a NUL character, which no environment variable can "
+                    "hold; it is not loaded. Write the value again.",
+                    key,
+                    Path(hermes_home) / ".env",
+                )
                 continue
             os.environ[key] = value
             _added[key] = value

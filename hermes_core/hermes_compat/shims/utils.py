@@ -149,6 +149,8 @@ def atomic_yaml_write(
     text = yaml.safe_dump(
         data, default_flow_style=default_flow_style, sort_keys=sort_keys, allow_unicode=True
     )
+    if "\x85" in text:  # PyYAML folds a NEL in a quoted string into a space: escape it
+        text = yaml.safe_dump(data, default_flow_style=default_flow_style, sort_keys=sort_keys)
     _atomic_write(Path(path), lambda handle: handle.write(text + (extra_content or "")), mode=None)
 
 
