@@ -47,6 +47,11 @@ def load_config(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, 
             f"HERMES_HOME {path.parent} is not a directory. Point HERMES_HOME at a folder "
             "(or unset it to use ~/.hermes)."
         )
+    if path.exists() and not path.is_file() and not path.is_dir():
+        raise ConfigError(
+            f"Cannot read {path}: it is not a regular file (a pipe or a device, which could "
+            "be read forever). Replace it with a text file."
+        )
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:

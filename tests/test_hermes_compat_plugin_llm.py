@@ -6,6 +6,7 @@ import asyncio
 import importlib
 import json
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -336,6 +337,23 @@ def test_endpoint_failures_and_a_vanished_model_raise_clear_errors(
     configure(hermes_home)
     with pytest.raises(LLMNotConfiguredError, match=r"model\.base_url"):
         llm.complete([{"role": "user", "content": "hi"}])
+
+
+def _trickle() -> Iterator[bytes]:
+    """A JSON body that keeps arriving, a byte every 0.1 s, and never ends."""
+    yield b"{"
+    for _ in range(100):
+        time.sleep(0.1)
+        yield b" "
+
+
+def test_a_plugins_timeout_bounds_the_whole_call(
+    hermes_home: Path, server: FakeOpenAIServer
+) -> None:
+    llm = llm_for(hermes_home, server)
+    server.script(FakeReply(raw_stream=_trickle(), content_type="application/json"))
+    with pytest.raises(LLMError, match=r"within 0\.5s"):
+        llm.complete([{"role": "user", "content": "hi"}], timeout=0.5)
 
 
 def test_async_calls_run_concurrently(hermes_home: Path, server: FakeOpenAIServer) -> None:

@@ -170,6 +170,14 @@ def test_config_yaml_that_is_a_directory(
 # -- HERMES_HOME ----------------------------------------------------------------------------
 
 
+def test_config_yaml_that_is_a_pipe_is_refused_not_read_forever(
+    hermes_home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    os.mkfifo(hermes_home / "config.yaml")  # nothing ever writes to it: a read would block
+    code, out, _ = run(capsys, monkeypatch, "doctor")
+    assert code == 1 and "not a regular file" in out
+
+
 def test_hermes_home_pointing_at_a_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

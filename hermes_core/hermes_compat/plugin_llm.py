@@ -238,7 +238,11 @@ class PluginLlm:
         with client:
             try:
                 response = client.chat(
-                    messages, timeout=timeout, response_format=response_format, **options
+                    messages,
+                    timeout=timeout,
+                    answer_timeout=timeout,  # a plugin's timeout bounds the whole call
+                    response_format=response_format,
+                    **options,
                 )
             except LLMError as exc:
                 if response_format is None or not _rejected_request(exc):
@@ -246,7 +250,7 @@ class PluginLlm:
                 # Not every OpenAI-compatible server takes response_format; the
                 # prompt already asks for JSON, so ask again without it.
                 logger.debug("%s: endpoint refused response_format; retrying without", self)
-                response = client.chat(messages, timeout=timeout, **options)
+                response = client.chat(messages, timeout=timeout, answer_timeout=timeout, **options)
             model_name = response.model or route.model or client.model
         provider = cfg_get(config, f"{route.section}.provider") or cfg_get(config, "model.provider")
         return response, str(provider or "custom"), model_name

@@ -127,7 +127,12 @@ def call_llm(
         )
     with client:
         response = client.chat(
-            chat, tools=tools, timeout=timeout, max_tokens=max_tokens, temperature=temperature
+            chat,
+            tools=tools,
+            timeout=timeout,
+            answer_timeout=timeout,  # the caller's timeout bounds the whole call
+            max_tokens=max_tokens,
+            temperature=temperature,
         )
         return AuxiliaryResponse.of(response, client.model)
 

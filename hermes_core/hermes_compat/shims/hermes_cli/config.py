@@ -57,6 +57,9 @@ def get_env_path() -> Path:
 def read_user_config_raw(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """The mapping in *path* (default ``config.yaml``) as written; ``{}`` if missing or broken."""
     target = Path(path) if path is not None else get_config_path()
+    if target.exists() and not target.is_file():
+        logger.warning("%s is not a regular file; reading it as empty.", target)
+        return {}
     try:
         text = target.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
