@@ -246,4 +246,4 @@ def test_a_plugin_thread_that_never_ends_does_not_hang_the_command(
     assert "lingering" in done.stdout
     warnings = [line for line in done.stderr.splitlines() if "lingering-poller" in line]
     assert len(warnings) == 1
-    assert "Not waiting for thread(s) a plugin left running: lingering-poller" in warnings[0]
+    assert "still running after the command: lingering-poller" in warnings[0]

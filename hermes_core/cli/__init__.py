@@ -155,7 +155,7 @@ def _run(argv: list[str] | None) -> Any:
 def _leave_lingering_threads(started: set[threading.Thread], status: Any) -> None:
     """Exit now with *status* if non-daemon threads begun since *started* do not end.
 
-    hermes-memory's own threads are daemons, so these are a plugin's.
+    hermes-memory's own long-lived threads are daemons, so these are usually a plugin's.
     """
     deadline = time.monotonic() + LINGERING_THREAD_GRACE
     lingering = []
@@ -168,8 +168,8 @@ def _leave_lingering_threads(started: set[threading.Thread], status: Any) -> Non
     if not lingering:
         return
     logger.warning(
-        "Not waiting for thread(s) a plugin left running: %s. A plugin should start "
-        "background threads as daemon threads or stop them in its provider's shutdown().",
+        "Not waiting for thread(s) still running after the command: %s. A plugin should "
+        "start background threads as daemon threads or stop them in its provider's shutdown().",
         ", ".join(sorted(lingering)),
     )
     if status is None:
