@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hermes_memory_builtin.entries import ENTRY_DELIMITER
@@ -201,6 +202,26 @@ def _unprivileged(tmp_path: Path) -> list[str]:
     return prefix
 
 
+def _run_with_mode(
+    tmp_path: Path, target: Path, mode: int, restore: int, script: str, memory_dir: Path
+) -> dict[str, Any]:
+    """*script*'s JSON output, run without root's bypass while *target* has *mode*."""
+    prefix = _unprivileged(tmp_path)
+    target.chmod(mode)
+    try:
+        done = subprocess.run(
+            [*prefix, sys.executable, "-c", script, str(memory_dir)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        target.chmod(restore)
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
 _ADD_SCRIPT = """
 import json, sys
 from hermes_memory_builtin.store import MemoryStore
@@ -211,20 +232,8 @@ print(json.dumps({"error": store.read_error("memory"), "add": store.add("memory"
 
 
 def test_an_unreadable_file_is_left_alone(memory_dir: Path, tmp_path: Path) -> None:
-    prefix = _unprivileged(tmp_path)
     write_entries(memory_dir / "MEMORY.md", ["private"])
-    (memory_dir / "MEMORY.md").chmod(0)
-    try:
-        done = subprocess.run(
-            [*prefix, sys.executable, "-c", _ADD_SCRIPT, str(memory_dir)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    finally:
-        (memory_dir / "MEMORY.md").chmod(0o600)
-    assert done.returncode == 0, done.stderr
-    outcome = json.loads(done.stdout)
+    outcome = _run_with_mode(tmp_path, memory_dir / "MEMORY.md", 0, 0o600, _ADD_SCRIPT, memory_dir)
     assert "Permission denied" in outcome["error"]
     assert outcome["add"]["success"] is False and "Permission denied" in outcome["add"]["error"]
     assert (memory_dir / "MEMORY.md").read_text(encoding="utf-8") == "private"
@@ -233,20 +242,8 @@ def test_an_unreadable_file_is_left_alone(memory_dir: Path, tmp_path: Path) -> N
 def test_a_read_only_memory_folder_refuses_writes_and_says_what_to_fix(
     memory_dir: Path, tmp_path: Path
 ) -> None:
-    prefix = _unprivileged(tmp_path)
     write_entries(memory_dir / "MEMORY.md", ["kept"])
-    memory_dir.chmod(0o555)
-    try:
-        done = subprocess.run(
-            [*prefix, sys.executable, "-c", _ADD_SCRIPT, str(memory_dir)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    finally:
-        memory_dir.chmod(0o755)
-    assert done.returncode == 0, done.stderr
-    add = json.loads(done.stdout)["add"]
+    add = _run_with_mode(tmp_path, memory_dir, 0o555, 0o755, _ADD_SCRIPT, memory_dir)["add"]
     assert add["success"] is False
     assert str(memory_dir) in add["error"] and "writable" in add["error"]
     assert (memory_dir / "MEMORY.md").read_text(encoding="utf-8") == "kept"
@@ -272,20 +269,9 @@ print(json.dumps({
 def test_a_memory_folder_without_search_permission_is_reported_not_a_crash(
     memory_dir: Path, tmp_path: Path
 ) -> None:
-    prefix = _unprivileged(tmp_path)
     write_entries(memory_dir / "MEMORY.md", ["kept"])
-    memory_dir.chmod(0o600)  # readable listing, but its files cannot be reached
-    try:
-        done = subprocess.run(
-            [*prefix, sys.executable, "-c", _LOAD_SCRIPT, str(memory_dir)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    finally:
-        memory_dir.chmod(0o755)
-    assert done.returncode == 0, done.stderr
-    outcome = json.loads(done.stdout)
+    # 0o600: a readable listing, but its files cannot be reached
+    outcome = _run_with_mode(tmp_path, memory_dir, 0o600, 0o755, _LOAD_SCRIPT, memory_dir)
     assert "Permission denied" in outcome["error"]
     assert outcome["prompt"] is None
     assert outcome["remove"]["success"] is False
@@ -294,20 +280,9 @@ def test_a_memory_folder_without_search_permission_is_reported_not_a_crash(
 
 
 def test_a_read_only_memory_file_is_not_replaced(memory_dir: Path, tmp_path: Path) -> None:
-    prefix = _unprivileged(tmp_path)
     write_entries(memory_dir / "MEMORY.md", ["frozen on purpose"])
-    (memory_dir / "MEMORY.md").chmod(0o444)
-    try:
-        done = subprocess.run(
-            [*prefix, sys.executable, "-c", _ADD_SCRIPT, str(memory_dir)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    finally:
-        (memory_dir / "MEMORY.md").chmod(0o644)
-    assert done.returncode == 0, done.stderr
-    add = json.loads(done.stdout)["add"]
+    path = memory_dir / "MEMORY.md"
+    add = _run_with_mode(tmp_path, path, 0o444, 0o644, _ADD_SCRIPT, memory_dir)["add"]
     assert add["success"] is False
     assert "read-only" in add["error"] and "chmod u+w" in add["error"]
     assert (memory_dir / "MEMORY.md").read_text(encoding="utf-8") == "frozen on purpose"
