@@ -6,11 +6,12 @@ and tests can switch it; it defaults to ``~/.hermes``.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -167,22 +168,32 @@ def save_config(
     replaced.
     """
     text = _dump_yaml(config)
-    path = config_path(hermes_home)
-    if path.is_symlink():
-        path = Path(os.path.realpath(path))
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    with replacing(config_path(hermes_home)) as path:
         try:
             mode: int | None = stat.S_IMODE(path.stat().st_mode)
         except FileNotFoundError:
             mode = None
         write_text_atomically(path, text, mode=mode)
+    return path
+
+
+@contextlib.contextmanager
+def replacing(path: Path) -> Iterator[Path]:
+    """*path* to be rewritten: followed through a symlink, its folder created.
+
+    An ``OSError`` inside the block becomes a :class:`ConfigError` saying the
+    file was not changed (use it around :func:`write_text_atomically`).
+    """
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        yield path
     except OSError as exc:
         raise ConfigError(
             f"Cannot write {path}: {exc.strerror or exc}. Check that {path.parent} is a "
             "writable folder with free space; the file was not changed."
         ) from exc
-    return path
 
 
 def _dump_yaml(config: Mapping[str, Any]) -> str:

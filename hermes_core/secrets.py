@@ -22,7 +22,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from hermes_core.config import get_hermes_home, write_text_atomically
+from hermes_core.config import get_hermes_home, replacing, write_text_atomically
 from hermes_core.errors import ConfigError
 
 try:
@@ -233,19 +233,9 @@ def write_dotenv(
         name: None if value is None or value == "" else _encode(name, value)
         for name, value in updates.items()
     }
-    path = dotenv_path(hermes_home)
-    if path.is_symlink():
-        path = Path(os.path.realpath(path))
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with _locked(path):
-            text = _updated(_read_text(path), encoded)
-            write_text_atomically(path, text, mode=0o600)
-    except OSError as exc:
-        raise ConfigError(
-            f"Cannot write {path}: {exc.strerror or exc}. Check that {path.parent} is a "
-            "writable folder with free space; the file was not changed."
-        ) from exc
+    with replacing(dotenv_path(hermes_home)) as path, _locked(path):
+        text = _updated(_read_text(path), encoded)
+        write_text_atomically(path, text, mode=0o600)
     return path
 
 
