@@ -35,7 +35,6 @@ from __future__ import annotations
 import contextvars
 import copy
 import dataclasses
-import inspect
 import json
 import logging
 import threading
@@ -46,12 +45,10 @@ from typing import Any
 from hermes_core.config import get_hermes_home
 from hermes_core.errors import PreCompressCheckpointError, contain
 from hermes_core.fencing import clean_text
-from hermes_core.provider import (
-    PRE_COMPRESS_CHECKPOINT_API_VERSION,
-    TOOL_NAME_PATTERN,
-    MemoryProvider,
-)
+from hermes_core.provider import PRE_COMPRESS_CHECKPOINT_API_VERSION, MemoryProvider
 from hermes_core.redaction import redact_egress
+from hermes_core.signatures import keyword_names, with_session_id
+from hermes_core.toolschema import RESERVED_TOOL_NAMES, normalize_tool_schema, schema_problem
 from hermes_core.workers import SKIPPED, TIMED_OUT, BackgroundWorker, PrefetchLane
 from hermes_core.writeshim import MemoryWriteShim
 
@@ -85,98 +82,12 @@ MAX_RECALL_CHARS = 50_000
 MAX_TOOL_RESULT_CHARS = 100_000
 """Characters a tool result may have; a longer one is replaced by an error saying so."""
 
-RESERVED_TOOL_NAMES: frozenset[str] = frozenset(
-    {
-        # the builtin provider's own tools
-        "memory",
-        "session_search",
-        # the host agent's core tools (Hermes Agent's core tool set)
-        "clarify",
-        "cronjob",
-        "delegate_task",
-        "execute_code",
-        "image_generate",
-        "mixture_of_agents",
-        "patch",
-        "process",
-        "read_file",
-        "search_files",
-        "send_message",
-        "skill_manage",
-        "skill_view",
-        "skills_list",
-        "terminal",
-        "text_to_speech",
-        "todo",
-        "vision_analyze",
-        "web_extract",
-        "web_search",
-        "write_file",
-    }
-)
-"""Tool names an external provider may not claim.
-
-They belong to the builtin provider (``memory``, ``session_search``) or to the
-host agent itself; an external provider that declares one is registered
-without that tool and a warning names it. The builtin provider may own them.
-"""
-
 # Hooks the manager skips for providers that inherit MemoryProvider's no-op
 # default: calling them would do nothing, and an external prefetch would still
 # cost a thread hand-off.
 _SKIPPABLE_HOOKS = ("prefetch", "queue_prefetch", "sync_turn", "on_turn_start", "recall_status")
 _SYNC_OPTIONAL_KEYWORDS = frozenset({"session_id", "messages", "turn_author"})
 _REFUSED = object()  # a hand-off that could not be redacted
-
-
-def _schema_problem(schema: Any) -> tuple[dict[str, Any] | None, str]:
-    """The plain form of *schema* and ``""``, or ``None`` and what makes it unusable."""
-    if not isinstance(schema, dict):
-        return None, f"a tool schema of type {type(schema).__name__} (not a dict)"
-    inner = schema.get("function") if schema.get("type") == "function" else schema
-    if not isinstance(inner, dict):
-        return None, "a tool schema whose 'function' is not a dict"
-    name = inner.get("name")
-    if not isinstance(name, str) or not name.strip():
-        return None, "a tool schema without a name"
-    if not TOOL_NAME_PATTERN.match(name):
-        return None, (
-            f"tool {name!r}, but tool names must match {TOOL_NAME_PATTERN.pattern} "
-            "(letters, digits, _ and -, at most 64)"
-        )
-    if "parameters" in inner and not isinstance(inner["parameters"], dict):
-        return None, (
-            f"tool {name!r} with parameters of type {type(inner['parameters']).__name__}; "
-            'use a JSON-Schema object such as {"type": "object", "properties": {}}'
-        )
-    if "description" in inner and not isinstance(inner["description"], str):
-        return None, (
-            f"tool {name!r} with a description of type {type(inner['description']).__name__}; "
-            "use a string"
-        )
-    try:
-        # A copy that survives the request encoder: strict JSON, no unpaired surrogates.
-        encoded = json.dumps(inner, ensure_ascii=False, allow_nan=False)
-        plain: dict[str, Any] = json.loads(clean_text(encoded))
-    except (TypeError, ValueError, RecursionError) as exc:
-        return None, (
-            f"tool {name!r} whose schema is not JSON ({exc}); use only dicts, lists, "
-            "strings, finite numbers, booleans and None"
-        )
-    return plain, ""
-
-
-def normalize_tool_schema(schema: Any) -> dict[str, Any] | None:
-    """Return the plain ``{"name", "description", "parameters"}`` form of a tool schema.
-
-    Unwraps the OpenAI ``{"type": "function", "function": {...}}`` form and
-    returns a JSON copy with unpaired surrogates replaced. Returns ``None`` for
-    a schema a strict model backend would reject the whole request for (and so
-    every turn): not a dict, a name that is missing or does not match
-    ``^[a-zA-Z0-9_-]{1,64}$``, ``parameters`` that are not a dict, a description
-    that is not a string, or content that is not JSON (a set, NaN).
-    """
-    return _schema_problem(schema)[0]
 
 
 def _bounded_text(provider: str, hook: str, text: str, limit: int) -> str:
@@ -204,57 +115,6 @@ def _implements(provider: MemoryProvider, hook: str) -> bool:
         return True
     implementation = getattr(type(provider), hook, None)
     return implementation is not None and implementation is not getattr(MemoryProvider, hook)
-
-
-def _keyword_names(method: Callable[..., Any], skip: int = 0) -> frozenset[str] | None:
-    """Keyword arguments *method* accepts after its first *skip* parameters.
-
-    ``None`` means "any": the method takes ``**kwargs`` or its signature cannot
-    be read.
-    """
-    try:
-        parameters = list(inspect.signature(method).parameters.values())
-    except (TypeError, ValueError):
-        return None
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
-        return None
-    return frozenset(
-        p.name
-        for p in parameters[skip:]
-        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    )
-
-
-def _takes_session_id_positionally(method: Callable[..., Any]) -> bool:
-    """Whether *method*'s second parameter is positional-only and is the session id.
-
-    It is when it is named ``session_id`` or has no default (a required slot
-    only the session id can fill), as in ``prefetch(query, session_id, /)``.
-    """
-    try:
-        parameters = list(inspect.signature(method).parameters.values())
-    except (TypeError, ValueError):
-        return False
-    return (
-        len(parameters) >= 2
-        and parameters[1].kind is inspect.Parameter.POSITIONAL_ONLY
-        and (parameters[1].name == "session_id" or parameters[1].default is parameters[1].empty)
-    )
-
-
-def _session_aware(method: Callable[..., Any]) -> Callable[[Any, str], Any]:
-    """``method(query, session_id=...)``, ``method(query, session_id)`` or ``method(query)``.
-
-    The session id goes by keyword when the method accepts it so, positionally
-    when its second parameter is a positional-only session id, and not at all
-    for a legacy ``method(query)``.
-    """
-    keywords = _keyword_names(method, skip=1)
-    if keywords is None or "session_id" in keywords:
-        return lambda query, session_id: method(query, session_id=session_id)
-    if _takes_session_id_positionally(method):
-        return lambda query, session_id: method(query, session_id)
-    return lambda query, session_id: method(query)
 
 
 def _checkpoint_version(provider: MemoryProvider) -> int | None:
@@ -289,17 +149,17 @@ class _Registration:
     ) -> _Registration:
         builtin = name == BUILTIN_PROVIDER_NAME
         hooks = frozenset(hook for hook in _SKIPPABLE_HOOKS if _implements(provider, hook))
-        sync_keywords = _keyword_names(provider.sync_turn, skip=2)
-        pre_compress_keywords = _keyword_names(provider.on_pre_compress, skip=1)
-        prefetch = _session_aware(provider.prefetch)
-        queue_prefetch = _session_aware(provider.queue_prefetch)
+        sync_keywords = keyword_names(provider.sync_turn, skip=2)
+        pre_compress_keywords = keyword_names(provider.on_pre_compress, skip=1)
+        prefetch = with_session_id(provider.prefetch)
+        queue_prefetch = with_session_id(provider.queue_prefetch)
         return cls(
             provider=provider,
             name=name,
             builtin=builtin,
             schemas=schemas,
             hooks=hooks,
-            turn_start_keywords=_keyword_names(provider.on_turn_start, skip=2),
+            turn_start_keywords=keyword_names(provider.on_turn_start, skip=2),
             sync_keywords=(
                 _SYNC_OPTIONAL_KEYWORDS
                 if sync_keywords is None
@@ -414,7 +274,7 @@ class MemoryManager:
     def _normalized_schemas(self, name: str, schemas: Iterable[Any]) -> tuple[dict[str, Any], ...]:
         normalized = []
         for schema in list(schemas):
-            tool, problem = _schema_problem(schema)
+            tool, problem = schema_problem(schema)
             if tool is None:
                 self._warn_once(
                     name,

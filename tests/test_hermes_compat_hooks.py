@@ -184,3 +184,71 @@ def test_hooks_run_even_when_the_providers_own_method_fails(
         )
     finally:
         manager.shutdown_all()
+
+
+# A recall-only plugin in the shape of ones written against Hermes' newer hook
+# payload: it names task_id and turn_id without defaults and reads the history.
+HISTORIAN = """
+from agent.memory_provider import MemoryProvider
+
+CALLS = []
+
+
+class Historian(MemoryProvider):
+    name = "historian"
+
+    def is_available(self):
+        return True
+
+    def initialize(self, session_id, **kwargs):
+        pass
+
+    def get_tool_schemas(self):
+        return []
+
+
+def recall(session_id, task_id, turn_id, user_message, conversation_history, is_first_turn):
+    said = [m["content"] for m in conversation_history]
+    CALLS.append(("pre", task_id, turn_id, is_first_turn, said))
+    earlier = [m["content"] for m in conversation_history[:-1] if m["role"] == "user"]
+    return "Earlier you said: " + " | ".join(earlier) if earlier else None
+
+
+def seen(turn_id, user_message):
+    CALLS.append(("post", turn_id, user_message))
+
+
+def register(ctx):
+    ctx.register_memory_provider(Historian())
+    ctx.register_hook("pre_llm_call", recall)
+    ctx.register_hook("post_llm_call", seen)
+"""
+
+
+def test_pre_llm_call_gets_the_history_and_the_turn_ids_hermes_gives(hermes_home: Path) -> None:
+    folder_plugin(hermes_home / "plugins", "historian", HISTORIAN)
+    write_config(hermes_home, "historian")
+    manager = MemoryManager()
+    assert activate_providers(manager, None, hermes_home) == ["builtin", "historian"]
+    plugin = __import__(type(manager.get_provider("historian")).__module__, fromlist=["CALLS"])
+    try:
+        manager.initialize_all("s1")
+        assert manager.prefetch_all("I moved to Porto", session_id="s1") == ""
+        transcript = [
+            {"role": "user", "content": "I moved to Porto"},
+            {"role": "assistant", "content": "Nice city."},
+        ]
+        manager.sync_all("I moved to Porto", "Nice city.", session_id="s1", messages=transcript)
+        assert manager.flush_pending(timeout=10)
+        second = manager.prefetch_all("Where do I live?", session_id="s1")
+        assert second == "Earlier you said: I moved to Porto"
+        # another session starts without this one's history
+        assert manager.prefetch_all("Where do I live?", session_id="s2") == ""
+    finally:
+        manager.shutdown_all()
+    (pre1, post1, pre2, pre3) = plugin.CALLS
+    assert pre1[:2] == ("pre", "s1") and pre1[3:] == (True, ["I moved to Porto"])
+    assert post1 == ("post", pre1[2], "I moved to Porto")  # the turn's own id
+    assert pre2[3:] == (False, ["I moved to Porto", "Nice city.", "Where do I live?"])
+    assert pre2[2] != pre1[2] and len({pre1[2], pre2[2], pre3[2]}) == 3
+    assert pre3[1:2] == ("s2",) and pre3[3:] == (True, ["Where do I live?"])

@@ -99,7 +99,7 @@ def provider_names(raw: str) -> ProviderNames:
             param_hint="NAME",
         )
     names = ProviderNames(title=title, provider=slug)
-    from hermes_core.manager import RESERVED_TOOL_NAMES
+    from hermes_core.toolschema import RESERVED_TOOL_NAMES
 
     taken = [tool for tool in names.tool_names if tool in RESERVED_TOOL_NAMES]
     if taken:

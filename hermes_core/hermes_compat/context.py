@@ -40,7 +40,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_core.discovery.extract import contain, describe_exception
-from hermes_core.hermes_compat.hooks import SUPPORTED_HOOKS, keyword_names, run_awaitable
+from hermes_core.hermes_compat.hooks import SUPPORTED_HOOKS, run_awaitable
+from hermes_core.signatures import keyword_names
 
 logger = logging.getLogger("hermes_core.plugins")
 

@@ -7,16 +7,21 @@ four with the plugin's provider, at the matching provider hook, so such a
 plugin keeps working:
 
 * ``on_session_start(session_id, model, platform)`` — after ``initialize``;
-* ``pre_llm_call(session_id, user_message, conversation_history,
-  is_first_turn, model, platform, sender_id)`` — after ``prefetch``, once per
-  turn; a returned string, or the ``"context"`` of a returned dict, is added
-  to the provider's recall (fenced in ``<memory-context>`` like all recall);
-* ``post_llm_call(session_id, user_message, assistant_response,
-  conversation_history, model, platform)`` — after ``sync_turn``, on the
-  background writer;
+* ``pre_llm_call(session_id, task_id, turn_id, user_message,
+  conversation_history, is_first_turn, model, platform, parent_session_id,
+  sender_id)`` — after ``prefetch``, once per turn; ``conversation_history``
+  is the transcript as of the last synced turn plus this turn's user message,
+  as in Hermes; a returned string, or the ``"context"`` of a returned dict, is
+  added to the provider's recall (fenced in ``<memory-context>`` like all
+  recall);
+* ``post_llm_call(session_id, task_id, turn_id, user_message,
+  assistant_response, conversation_history, model, platform)`` — after
+  ``sync_turn``, on the background writer, with the ``turn_id`` its
+  ``pre_llm_call`` had;
 * ``on_session_end(session_id, completed, interrupted, model, platform)`` —
   after ``on_session_end``.
 
+``task_id`` is the session id (hermes-memory runs no separate tasks).
 Each callback gets the keyword arguments its signature names (all of them
 with ``**kwargs``); an async callback is awaited; one that raises is logged
 and skipped. Other hook names
@@ -30,31 +35,20 @@ import asyncio
 import inspect
 import logging
 import threading
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hermes_core.discovery.extract import contain, describe_exception
+from hermes_core.signatures import keyword_names, only_accepted
 
-__all__ = ["SUPPORTED_HOOKS", "attach_hooks", "keyword_names", "run_awaitable"]
+__all__ = ["SUPPORTED_HOOKS", "attach_hooks", "run_awaitable"]
 
 logger = logging.getLogger("hermes_core.plugins")
 
 SUPPORTED_HOOKS = frozenset({"on_session_start", "pre_llm_call", "post_llm_call", "on_session_end"})
 
 Hooks = Mapping[str, Sequence[Callable[..., Any]]]
-
-
-def keyword_names(fn: Callable[..., Any], skip: int = 0) -> frozenset[str] | None:
-    """Keyword arguments *fn* takes after its first *skip* parameters; ``None`` for any."""
-    try:
-        parameters = list(inspect.signature(fn).parameters.values())[skip:]
-    except (TypeError, ValueError):
-        return None
-    if any(p.kind is p.VAR_KEYWORD for p in parameters):
-        return None
-    return frozenset(
-        p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-    )
 
 
 def run_awaitable(awaitable: Any) -> Any:
@@ -83,10 +77,6 @@ def run_awaitable(awaitable: Any) -> Any:
     return outcome.get("value")
 
 
-def _only(keywords: frozenset[str] | None, values: Mapping[str, Any]) -> dict[str, Any]:
-    return dict(values) if keywords is None else {k: v for k, v in values.items() if k in keywords}
-
-
 class _HookRunner:
     """Calls a plugin's hooks with what its provider has learned about the session."""
 
@@ -97,14 +87,17 @@ class _HookRunner:
         self.model = ""
         self.platform = ""
         self.sender_id = ""
+        self.parent_session_id = ""
         self._turns: dict[str, int] = {}
+        self._history: tuple[str, list[Any]] = ("", [])
+        self._turn_id = ""
         self._lock = threading.Lock()
 
     def run(self, name: str, **values: Any) -> list[Any]:
         results = []
         for callback in self.hooks.get(name, ()):
             try:
-                result = contain(callback, **_only(keyword_names(callback), values))
+                result = contain(callback, **only_accepted(keyword_names(callback), values))
                 results.append(
                     contain(run_awaitable, result) if inspect.isawaitable(result) else result
                 )
@@ -113,17 +106,39 @@ class _HookRunner:
         return results
 
     def session(self, session_id: str) -> dict[str, Any]:
+        session_id = session_id or self.session_id
         return {
-            "session_id": session_id or self.session_id,
+            "session_id": session_id,
+            "task_id": session_id,
             "model": self.model,
             "platform": self.platform,
+            "parent_session_id": self.parent_session_id,
         }
 
-    def first_turn(self, session_id: str) -> bool:
+    def start_turn(self, session_id: str) -> tuple[bool, str]:
+        """Whether this is *session_id*'s first turn, and a new id for the turn."""
         with self._lock:
             seen = self._turns.get(session_id, 0)
             self._turns[session_id] = seen + 1
-            return seen == 0
+            self._turn_id = uuid.uuid4().hex
+            return seen == 0, self._turn_id
+
+    def turn_id(self) -> str:
+        """The id ``pre_llm_call`` got for the turn being synced (a new one if it never ran)."""
+        with self._lock:
+            turn_id, self._turn_id = self._turn_id or uuid.uuid4().hex, ""
+            return turn_id
+
+    def remember(self, session_id: str, messages: list[Any]) -> None:
+        """Keep the transcript the last synced turn ended with, for the next ``pre_llm_call``."""
+        with self._lock:
+            self._history = (session_id, messages)
+
+    def history(self, session_id: str) -> list[Any]:
+        """*session_id*'s transcript as of its last synced turn (``[]`` for another session)."""
+        with self._lock:
+            known, messages = self._history
+            return list(messages) if known == session_id else []
 
 
 def _context_of(result: Any) -> str:
@@ -151,6 +166,7 @@ def attach_hooks(provider: Any, hooks: Hooks, label: str) -> None:
             runner.platform = str(kwargs.get("platform") or "")
             runner.model = str(kwargs.get("model") or "")
             runner.sender_id = str(kwargs.get("user_id") or "")
+            runner.parent_session_id = str(kwargs.get("parent_session_id") or "")
             try:
                 return initialize(session_id, **kwargs)
             finally:
@@ -163,7 +179,7 @@ def attach_hooks(provider: Any, hooks: Hooks, label: str) -> None:
         prefetch_takes_session = keyword_names(prefetch, skip=1)
 
         def prefetch_with_hooks(query: str, *, session_id: str = "") -> str:
-            session = _only(prefetch_takes_session, {"session_id": session_id})
+            session = only_accepted(prefetch_takes_session, {"session_id": session_id})
             try:
                 own = contain(prefetch, query, **session)
             except Exception as exc:  # its hooks may still recall something
@@ -171,10 +187,15 @@ def attach_hooks(provider: Any, hooks: Hooks, label: str) -> None:
                 own = ""
             parts = [own.strip()] if isinstance(own, str) and own.strip() else []
             values = runner.session(session_id)
+            first, turn_id = runner.start_turn(values["session_id"])
             values.update(
+                turn_id=turn_id,
                 user_message=query,
-                conversation_history=[],
-                is_first_turn=runner.first_turn(values["session_id"]),
+                conversation_history=[
+                    *runner.history(values["session_id"]),
+                    {"role": "user", "content": query},
+                ],
+                is_first_turn=first,
                 sender_id=runner.sender_id,
             )
             parts += [
@@ -185,20 +206,27 @@ def attach_hooks(provider: Any, hooks: Hooks, label: str) -> None:
         wrappers["prefetch"] = prefetch_with_hooks
 
     sync_turn = originals["sync_turn"]
-    if sync_turn is not None and "post_llm_call" in runner.hooks:
+    if sync_turn is not None and runner.hooks.keys() & {"pre_llm_call", "post_llm_call"}:
         sync_takes = keyword_names(sync_turn, skip=1)
 
         def sync_turn_with_hooks(user_content: str, assistant_content: str, **kwargs: Any) -> Any:
+            session_id = str(kwargs.get("session_id") or "")
+            history = list(kwargs.get("messages") or [])
+            runner.remember(session_id or runner.session_id, history)
             try:
-                return sync_turn(user_content, assistant_content, **_only(sync_takes, kwargs))
-            finally:
-                values = runner.session(str(kwargs.get("session_id") or ""))
-                values.update(
-                    user_message=user_content,
-                    assistant_response=assistant_content,
-                    conversation_history=list(kwargs.get("messages") or []),
+                return sync_turn(
+                    user_content, assistant_content, **only_accepted(sync_takes, kwargs)
                 )
-                runner.run("post_llm_call", **values)
+            finally:
+                if "post_llm_call" in runner.hooks:
+                    values = runner.session(session_id)
+                    values.update(
+                        turn_id=runner.turn_id(),
+                        user_message=user_content,
+                        assistant_response=assistant_content,
+                        conversation_history=history,
+                    )
+                    runner.run("post_llm_call", **values)
 
         wrappers["sync_turn"] = sync_turn_with_hooks
 

@@ -358,7 +358,8 @@ class ProviderConformance:
 
     def test_tool_schemas_are_strict_backend_safe(self, provider: MemoryProvider) -> None:
         """Every tool schema is well formed and accepted by strict model backends."""
-        from hermes_core.manager import BUILTIN_PROVIDER_NAME, RESERVED_TOOL_NAMES
+        from hermes_core.manager import BUILTIN_PROVIDER_NAME
+        from hermes_core.toolschema import RESERVED_TOOL_NAMES
 
         reserved = () if provider.name == BUILTIN_PROVIDER_NAME else RESERVED_TOOL_NAMES
         problems = tool_schema_problems(provider.get_tool_schemas(), reserved_names=reserved)
