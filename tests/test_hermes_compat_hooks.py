@@ -188,23 +188,8 @@ def test_hooks_run_even_when_the_providers_own_method_fails(
 
 # A recall-only plugin in the shape of ones written against Hermes' newer hook
 # payload: it names task_id and turn_id without defaults and reads the history.
-HISTORIAN = """
-from agent.memory_provider import MemoryProvider
-
+HISTORIAN_HOOKS = """
 CALLS = []
-
-
-class Historian(MemoryProvider):
-    name = "historian"
-
-    def is_available(self):
-        return True
-
-    def initialize(self, session_id, **kwargs):
-        pass
-
-    def get_tool_schemas(self):
-        return []
 
 
 def recall(session_id, task_id, turn_id, user_message, conversation_history, is_first_turn):
@@ -226,7 +211,8 @@ def register(ctx):
 
 
 def test_pre_llm_call_gets_the_history_and_the_turn_ids_hermes_gives(hermes_home: Path) -> None:
-    folder_plugin(hermes_home / "plugins", "historian", HISTORIAN)
+    plugin_source = provider_source("historian", cls="Historian") + HISTORIAN_HOOKS
+    folder_plugin(hermes_home / "plugins", "historian", plugin_source)
     write_config(hermes_home, "historian")
     manager = MemoryManager()
     assert activate_providers(manager, None, hermes_home) == ["builtin", "historian"]
