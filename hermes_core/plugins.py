@@ -54,6 +54,7 @@ from hermes_core.discovery.extract import (
 from hermes_core.discovery.folders import (
     PluginFolder,
     load_folder_module,
+    other_plugin_folders,
     printable,
     scan_plugin_folders,
     with_manifest,
@@ -91,6 +92,7 @@ __all__ = [
     "list_plugins",
     "load_builtin_provider",
     "load_memory_provider",
+    "non_provider_folders",
     "plugin_folder",
     "plugin_policy",
     "reset_plugin_manager",
@@ -387,6 +389,23 @@ def load_memory_provider(
     else:
         logger.debug("No source offers a memory provider named %r", name)
     return None
+
+
+def non_provider_folders(hermes_home: str | os.PathLike[str] | None = None) -> list[str]:
+    """Folders under ``$HERMES_HOME/plugins`` (and, when enabled, ``./.hermes/plugins``)
+    that offer no memory provider, such as general Hermes plugins; nothing is imported.
+
+    A folder counts when neither its ``__init__.py`` nor its single package's
+    names ``MemoryProvider`` or ``register_memory_provider`` in its first 8 KB.
+    """
+    user_dir = _home(hermes_home) / "plugins"
+    project_dir = _project_plugins_dir(user_dir)
+    return [
+        printable(str(path))
+        for directory in (user_dir, project_dir)
+        if directory is not None
+        for path in other_plugin_folders(directory)
+    ]
 
 
 def plugin_folder(

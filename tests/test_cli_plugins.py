@@ -95,6 +95,35 @@ def test_plugins_all_shows_shadowed_offers(
     assert twins == [("folder", "available"), ("project", "shadowed")]
 
 
+def test_plugins_all_names_folders_that_offer_no_memory_provider(
+    plugins_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A general Hermes plugin: its recall lives in a pre_llm_call hook, no provider.
+    folder_plugin(
+        plugins_dir,
+        "memsearch",
+        "def register(ctx):\n    ctx.register_hook('pre_llm_call', lambda **kw: None)\n",
+    )
+    (plugins_dir / "notes").mkdir()  # no __init__.py at all
+    (plugins_dir / "_private").mkdir()  # hidden by the folder rules, not reported
+    project = tmp_path / "proj"
+    folder_plugin(project / ".hermes" / "plugins", "stats", "def register(ctx):\n    pass\n")
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("HERMES_ENABLE_PROJECT_PLUGINS", "1")
+
+    payload = json.loads(invoke("plugins", "--all", "--json").stdout)
+    assert payload["non_provider_folders"] == [
+        str(plugins_dir / "memsearch"),
+        str(plugins_dir / "notes"),
+        str(project / ".hermes" / "plugins" / "stats"),
+    ]
+    assert "memsearch" not in {p["name"] for p in payload["providers"]}
+    text = invoke("plugins", "--all").stdout
+    assert "Plugin folders offering no memory provider" in text
+    assert f"  {plugins_dir / 'memsearch'}\n" in text
+    assert "memsearch" not in invoke("plugins").stdout  # only with --all
+
+
 def test_plugins_with_nothing_found_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HERMES_MEMORY_PLUGINS_ALLOW", "")
     pm = get_plugin_manager()

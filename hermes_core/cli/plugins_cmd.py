@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from hermes_core.cli.terminal import shown as shown_text
+
 if TYPE_CHECKING:  # pragma: no cover
     from hermes_core.discovery.info import ProviderInfo
     from hermes_core.discovery.registry import PluginRecord
@@ -63,11 +65,14 @@ def _render_plugin(record: PluginRecord) -> str:
     "--all",
     "show_all",
     is_flag=True,
-    help="Also list broken and shadowed providers and every pluggy plugin.",
+    help=(
+        "Also list broken and shadowed providers, every pluggy plugin and the plugin "
+        "folders that offer no memory provider."
+    ),
 )
 def plugins(as_json: bool, show_all: bool) -> None:
     """List memory providers: name, distribution, source, hooks and availability."""
-    from hermes_core.plugins import discover_providers, list_plugins
+    from hermes_core.plugins import discover_providers, list_plugins, non_provider_folders
 
     # A plugin that prints while it loads must not corrupt the listing (or the JSON).
     with contextlib.redirect_stdout(sys.stderr):
@@ -75,10 +80,12 @@ def plugins(as_json: bool, show_all: bool) -> None:
     shown = found if show_all else [p for p in found if not p.error]
     hidden = len(found) - len(shown)
     records = list_plugins() if show_all else []
+    others = non_provider_folders() if show_all else []
     if as_json:
         payload: dict[str, object] = {"providers": [p.to_dict() for p in shown]}
         if show_all:
             payload["plugins"] = [r.to_dict() for r in records]
+            payload["non_provider_folders"] = others
         click.echo(json.dumps(payload, indent=2))
         return
     if not shown:
@@ -97,3 +104,11 @@ def plugins(as_json: bool, show_all: bool) -> None:
             click.echo(f"  {_render_plugin(record)}")
         if not records:
             click.echo("  (none)")
+        if others:
+            click.echo(
+                "\nPlugin folders offering no memory provider (their __init__.py names neither "
+                "MemoryProvider nor register_memory_provider; hermes-memory runs only memory "
+                "providers, not general Hermes plugins):"
+            )
+            for path in others:
+                click.echo(f"  {shown_text(path)}")

@@ -221,6 +221,11 @@ def scan_plugin_folders(plugins_dir: Path) -> list[PluginFolder]:
     return found
 
 
+def other_plugin_folders(plugins_dir: Path) -> list[Path]:
+    """Folders under *plugins_dir* that hold no memory plugin (general Hermes plugins, say)."""
+    return [child for child in _visible_dirs(plugins_dir) if _package_dir(child) is None]
+
+
 def with_manifest(folder: PluginFolder) -> PluginFolder:
     """*folder* with its ``plugin.yaml`` read (and what was wrong with it)."""
     manifest, problems = read_manifest(folder.root, folder.package_dir)
