@@ -174,6 +174,7 @@ def test_doctor_warns_about_a_broken_plugin_that_is_not_selected(
         ("home_is_a_file", "is not a directory", "point HERMES_HOME elsewhere"),
         ("bad_yaml", "is not valid YAML", "edit"),
         ("unknown_provider", "memory.provider is 'ghost' but no such provider", "install"),
+        ("general_plugin", "plugins/hooky offers no memory provider (its __init__.py", "install"),
         ("unavailable_provider", "memory.provider 'offline' is not available: set KEY", "reason"),
         ("broken_provider", "memory.provider 'cracked' is broken", "reinstall"),
         ("blocked_provider", "the plugin lists exclude it", "allow list"),
@@ -199,6 +200,9 @@ def test_doctor_reports_problems_with_a_fix(
         config.write_text("memory: [unclosed\n", encoding="utf-8")
     elif setup == "unknown_provider":
         config.write_text("memory:\n  provider: ghost\n", encoding="utf-8")
+    elif setup == "general_plugin":
+        folder_plugin(plugins, "hooky", "def register(ctx):\n    ctx.register_hook('x', 1)\n")
+        config.write_text("memory:\n  provider: hooky\n", encoding="utf-8")
     elif setup == "unavailable_provider":
         folder_plugin(
             plugins,

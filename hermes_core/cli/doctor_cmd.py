@@ -131,7 +131,12 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     """The builtin and the selected provider load; every discovered provider's status."""
     from hermes_core.config import selected_provider
     from hermes_core.errors import PluginError
-    from hermes_core.plugins import discover_providers, load_builtin_provider, plugin_policy
+    from hermes_core.plugins import (
+        discover_providers,
+        load_builtin_provider,
+        non_provider_folders,
+        plugin_policy,
+    )
 
     found: list[Finding] = []
     try:
@@ -180,10 +185,18 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
         )
     elif match is None:
         names = ", ".join(i.name for i in listing if i.name != "builtin") or "none"
+        general = [path for path in non_provider_folders(home) if Path(path).name == selected]
         found.append(
             Finding(
                 "fail",
-                f"memory.provider is {selected!r} but no such provider was found (found: {names})",
+                f"memory.provider is {selected!r} but no such provider was found (found: {names})"
+                + (
+                    f"; the folder {general[0]} offers no memory provider (its __init__.py "
+                    "names neither MemoryProvider nor register_memory_provider: a general "
+                    "Hermes plugin, which hermes-memory does not run)"
+                    if general
+                    else ""
+                ),
                 "install the provider's package, add its folder under "
                 f"{home / 'plugins'}, or change memory.provider in config.yaml",
             )
