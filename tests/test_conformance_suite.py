@@ -7,6 +7,8 @@ breaks one promise of the contract.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -180,3 +182,27 @@ def test_overriding_the_guard_itself_is_refused() -> None:
             (ProviderConformance,),
             {"test_standard_tests_are_not_overridden": lambda self: None},
         )
+
+
+def test_a_conformance_class_pytest_would_skip_is_named_in_a_warning(tmp_path: Path) -> None:
+    module = tmp_path / "test_notes_provider.py"
+    module.write_text(
+        "from hermes_core.testing import ProviderConformance\n\n\n"
+        "class NotesConformance(ProviderConformance):\n    pass\n\n\n"
+        "class Disabled(ProviderConformance):\n    __test__ = False\n\n\n"
+        "def test_something():\n    pass\n",
+        encoding="utf-8",
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", str(module), "-p", "no:cacheprovider", "-W", "default"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout
+    assert "NotesConformance subclasses ProviderConformance but pytest does not collect" in (
+        run.stdout
+    )
+    assert "Rename it TestNotesConformance" in run.stdout
+    assert "Disabled subclasses" not in run.stdout  # __test__ = False is deliberate

@@ -7,6 +7,9 @@ opt-in.
 * ``hermes_home`` fixture: a temporary ``HERMES_HOME`` (exported to the
   environment) for tests that ask for it; a ``conftest.py`` fixture of the same
   name takes precedence.
+* a collection warning for a :class:`~hermes_core.testing.ProviderConformance`
+  subclass whose name pytest does not collect (``ConformanceNotes`` rather than
+  ``TestNotes``): otherwise the suite would silently not run.
 * ``--hermes-conformance-report PATH``: write a JSON report of the run (each
   test's outcome, skip reason or failure message, and collection errors),
   which ``hermes-memory conformance`` renders for people. The file is replaced
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -42,6 +46,28 @@ def pytest_configure(config: pytest.Config) -> None:
     path = config.getoption("hermes_conformance_report", None)
     if path:
         config.pluginmanager.register(_Recorder(Path(path)), "hermes-conformance-recorder")
+
+
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> None:
+    """Warn about a conformance class pytest will pass over; never collects anything itself."""
+    suite = sys.modules.get("hermes_core.testing.suite")  # unimported: nothing can subclass it
+    if suite is None or not isinstance(obj, type) or obj is suite.ProviderConformance:
+        return None
+    if (
+        issubclass(obj, suite.ProviderConformance)
+        and isinstance(collector, pytest.Module)
+        and obj.__module__ == collector.obj.__name__
+        and getattr(obj, "__test__", True)
+        and not collector.istestclass(obj, name)
+    ):
+        collector.warn(
+            pytest.PytestCollectionWarning(
+                f"{name} subclasses ProviderConformance but pytest does not collect it: its "
+                "name does not match python_classes (by default names starting with 'Test'). "
+                f"Rename it Test{name} so the conformance suite runs."
+            )
+        )
+    return None
 
 
 @pytest.fixture
