@@ -189,6 +189,10 @@ def test_hooks_run_even_when_the_providers_own_method_fails(
 # A recall-only plugin in the shape of ones written against Hermes' newer hook
 # payload: it names task_id and turn_id without defaults and reads the history.
 HISTORIAN_HOOKS = """
+    def prefetch(self, query, session_id, /):  # the session id only by position
+        return "Own recall for " + session_id
+
+
 CALLS = []
 
 
@@ -219,7 +223,7 @@ def test_pre_llm_call_gets_the_history_and_the_turn_ids_hermes_gives(hermes_home
     plugin = __import__(type(manager.get_provider("historian")).__module__, fromlist=["CALLS"])
     try:
         manager.initialize_all("s1")
-        assert manager.prefetch_all("I moved to Porto", session_id="s1") == ""
+        assert manager.prefetch_all("I moved to Porto", session_id="s1") == "Own recall for s1"
         transcript = [
             {"role": "user", "content": "I moved to Porto"},
             {"role": "assistant", "content": "Nice city."},
@@ -227,9 +231,9 @@ def test_pre_llm_call_gets_the_history_and_the_turn_ids_hermes_gives(hermes_home
         manager.sync_all("I moved to Porto", "Nice city.", session_id="s1", messages=transcript)
         assert manager.flush_pending(timeout=10)
         second = manager.prefetch_all("Where do I live?", session_id="s1")
-        assert second == "Earlier you said: I moved to Porto"
+        assert second == "Own recall for s1\n\nEarlier you said: I moved to Porto"
         # another session starts without this one's history
-        assert manager.prefetch_all("Where do I live?", session_id="s2") == ""
+        assert manager.prefetch_all("Where do I live?", session_id="s2") == "Own recall for s2"
     finally:
         manager.shutdown_all()
     (pre1, post1, pre2, pre3) = plugin.CALLS

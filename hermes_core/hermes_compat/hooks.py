@@ -40,7 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hermes_core.discovery.extract import contain, describe_exception
-from hermes_core.signatures import keyword_names, only_accepted
+from hermes_core.signatures import keyword_names, only_accepted, with_session_id
 
 __all__ = ["SUPPORTED_HOOKS", "attach_hooks", "run_awaitable"]
 
@@ -176,12 +176,11 @@ def attach_hooks(provider: Any, hooks: Hooks, label: str) -> None:
 
     prefetch = originals["prefetch"]
     if prefetch is not None and "pre_llm_call" in runner.hooks:
-        prefetch_takes_session = keyword_names(prefetch, skip=1)
+        own_prefetch = with_session_id(prefetch)
 
         def prefetch_with_hooks(query: str, *, session_id: str = "") -> str:
-            session = only_accepted(prefetch_takes_session, {"session_id": session_id})
             try:
-                own = contain(prefetch, query, **session)
+                own = contain(own_prefetch, query, session_id)
             except Exception as exc:  # its hooks may still recall something
                 logger.debug("%s: prefetch raised %s", label, describe_exception(exc))
                 own = ""
@@ -207,7 +206,7 @@ def attach_hooks(provider: Any, hooks: Hooks, label: str) -> None:
 
     sync_turn = originals["sync_turn"]
     if sync_turn is not None and runner.hooks.keys() & {"pre_llm_call", "post_llm_call"}:
-        sync_takes = keyword_names(sync_turn, skip=1)
+        sync_takes = keyword_names(sync_turn, skip=2)
 
         def sync_turn_with_hooks(user_content: str, assistant_content: str, **kwargs: Any) -> Any:
             session_id = str(kwargs.get("session_id") or "")
