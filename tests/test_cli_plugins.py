@@ -121,7 +121,9 @@ def test_plugins_all_names_folders_that_offer_no_memory_provider(
     text = invoke("plugins", "--all").stdout
     assert "Plugin folders offering no memory provider" in text
     assert f"  {plugins_dir / 'memsearch'}\n" in text
-    assert "memsearch" not in invoke("plugins").stdout  # only with --all
+    brief = invoke("plugins").stdout
+    assert "memsearch" not in brief  # listed only with --all, counted without it
+    assert "3 plugin folder(s) offer no memory provider; `hermes-memory plugins --all`" in brief
 
 
 def test_plugins_with_nothing_found_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:

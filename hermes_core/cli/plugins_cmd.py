@@ -80,7 +80,7 @@ def plugins(as_json: bool, show_all: bool) -> None:
     shown = found if show_all else [p for p in found if not p.error]
     hidden = len(found) - len(shown)
     records = list_plugins() if show_all else []
-    others = non_provider_folders() if show_all else []
+    others = non_provider_folders()
     if as_json:
         payload: dict[str, object] = {"providers": [p.to_dict() for p in shown]}
         if show_all:
@@ -97,6 +97,11 @@ def plugins(as_json: bool, show_all: bool) -> None:
     if hidden:
         click.echo(
             f"\n{hidden} broken provider(s) hidden; `hermes-memory plugins --all` shows why."
+        )
+    if others and not show_all:
+        click.echo(
+            f"\n{len(others)} plugin folder(s) offer no memory provider; "
+            "`hermes-memory plugins --all` lists them."
         )
     if show_all:
         click.echo("\nPluggy plugins (entry-point group hermes_memory):")
