@@ -290,6 +290,22 @@ def test_tool_call_names_and_arguments_are_searchable(store: SessionStore) -> No
     assert store.search_messages("function") == []
 
 
+def test_a_hit_in_tool_call_arguments_shows_the_call_in_its_snippet(store: SessionStore) -> None:
+    store.create_session("s")
+    command = {"command": "kubectl rollout undo deploy/web", "note": "回滚"}
+    function = {"name": "terminal", "arguments": json.dumps(command, ensure_ascii=False)}
+    call = {"id": "c1", "type": "function", "function": function}
+    calling = store.append_message("s", "assistant", None, tool_calls=[call])
+    # A question gets a text snippet: the call reads as written, not as its JSON envelope.
+    question = store.search_messages("how did we roll back with kubectl rollout?")
+    assert ids(question) == [calling]
+    assert question[0]["snippet"].startswith('terminal({"command": ">>>kubectl<<< rollout undo')
+    assert '"function"' not in question[0]["snippet"]
+    keywords = store.search_messages("kubectl rollout")
+    assert ids(keywords) == [calling] and ">>>kubectl<<< >>>rollout<<<" in keywords[0]["snippet"]
+    assert ">>>回滚<<<" in store.search_messages("回滚")[0]["snippet"]
+
+
 def test_updates_and_deletes_keep_every_index_exact(store: SessionStore) -> None:
     """Any writer (here the plain sqlite3 module) keeps the three indexes exact."""
     store.create_session("s")

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from hermes_core.sessions.transcript import (
+    CALL_ARGUMENTS_KEEP,
     EARLIER_MARKER,
     EXCERPT_GAP,
     LATER_MARKER,
+    describe_tool_calls,
     format_conversation,
     match_preview,
     truncate_around_matches,
@@ -43,6 +48,46 @@ def test_format_conversation_roles_and_tools() -> None:
     assert len(blocks[3]) < 600
     assert blocks[4:6] == ["[ASSISTANT]: [Called: a]", "[ASSISTANT]: Done"]
     assert blocks[6] == "[SYSTEM]: parts"
+
+
+def test_tool_calls_show_their_arguments() -> None:
+    calls = [
+        {
+            "id": "call_1",
+            "type": "function",
+            "function": {
+                "name": "terminal",
+                "arguments": '{"command": "kubectl rollout undo deploy/web", '
+                '"city": "\\u5317\\u4eac"}',
+            },
+        },
+        {"name": "read_file", "arguments": {"path": "/etc/nginx/nginx.conf"}},
+        {"function": {"name": "note", "arguments": "not json,\n  kept   as text"}},
+        {"function": {"name": "ping", "arguments": "{}"}},
+    ]
+    described = describe_tool_calls(calls)
+    assert described == (
+        'terminal({"command": "kubectl rollout undo deploy/web", "city": "北京"}), '
+        'read_file({"path": "/etc/nginx/nginx.conf"}), note(not json, kept as text), ping'
+    )
+    assert describe_tool_calls(json.dumps(calls)) == described  # the stored column's JSON text
+    text = format_conversation([{"role": "assistant", "content": None, "tool_calls": calls}])
+    assert text == f"[ASSISTANT]: [Called: {described}]"
+
+
+def test_long_tool_call_arguments_keep_their_start() -> None:
+    body = "x" * 5000
+    arguments = json.dumps({"path": "a.py", "body": body})
+    described = describe_tool_calls([{"function": {"name": "write_file", "arguments": arguments}}])
+    assert described.startswith('write_file({"path": "a.py", "body": "xxx')
+    assert described.endswith("…)")
+    assert len(described) == len("write_file()") + CALL_ARGUMENTS_KEEP + 1
+
+
+@pytest.mark.parametrize("junk", [None, "", "not json", "{}", 42, [1, None, "x"], {"a": 1}])
+def test_malformed_tool_calls_never_raise(junk: object) -> None:
+    assert isinstance(describe_tool_calls(junk), str)
+    assert describe_tool_calls([None, 3]) == "?, ?"
 
 
 def test_short_text_is_unchanged() -> None:

@@ -32,6 +32,7 @@ from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
 from hermes_core.sessions.question import Plan, plan_query, stem
 from hermes_core.sessions.routing import LIKE, Candidates, compile_query, fts_term, route_term
 from hermes_core.sessions.sessioninfo import Fields, SessionInfo
+from hermes_core.sessions.transcript import describe_tool_calls
 from hermes_core.sessions.wordforms import lemma
 
 __all__ = ["SearchFilters", "group_by_session", "search_messages"]
@@ -238,10 +239,9 @@ def _hits(
         if snippets and not snippet:
             text = content if isinstance(content, str) and content else ""
             if not any(n in text.lower() for n in needles):
+                calls = describe_tool_calls(tool_calls) if tool_calls else ""
                 text = " ".join(
-                    part
-                    for part in (text, tool_name or "", tool_calls or "")
-                    if isinstance(part, str)
+                    part for part in (text, tool_name, calls) if isinstance(part, str) and part
                 )
             snippet = _text_snippet(text, needles)
         source, model, started, title = sessions[session_id]

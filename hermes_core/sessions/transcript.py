@@ -34,6 +34,7 @@ __all__ = [
     "EARLIER_MARKER",
     "EXCERPT_GAP",
     "LATER_MARKER",
+    "describe_tool_calls",
     "format_conversation",
     "match_preview",
     "query_needles",
@@ -43,6 +44,8 @@ __all__ = [
 EARLIER_MARKER = "...[earlier conversation truncated]...\n\n"
 LATER_MARKER = "\n\n...[later conversation truncated]..."
 TOOL_OUTPUT_KEEP = 250
+CALL_ARGUMENTS_KEEP = 400
+"""Characters of one tool call's arguments kept in a transcript (the start; the rest is cut)."""
 CO_OCCURRENCE_CHARS = 200
 EXCERPT_GAP = "\n\n[…]\n\n"
 """Between the two excerpts of a :func:`match_preview`."""
@@ -65,17 +68,48 @@ def _text(content: Any) -> str:
     return json.dumps(content, ensure_ascii=False)
 
 
-def _call_names(tool_calls: Any) -> list[str]:
-    names = []
+def _arguments_text(arguments: Any) -> str:
+    """A call's arguments on one line: JSON decoded (so ``\\u`` escapes read as text), cut."""
+    value = arguments
+    if isinstance(arguments, str):
+        try:
+            value = json.loads(arguments)
+        except ValueError:
+            value = arguments
+    if value in (None, "", {}, []):
+        return ""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    if len(text) > CALL_ARGUMENTS_KEEP:
+        text = text[:CALL_ARGUMENTS_KEEP] + "…"
+    return text
+
+
+def describe_tool_calls(tool_calls: Any) -> str:
+    """Tool calls (a list, or its JSON text) as ``name(arguments), name``; "" for none.
+
+    Names come from ``function.name`` or ``name`` (``?`` when missing); each
+    call's arguments are decoded and kept to :data:`CALL_ARGUMENTS_KEEP`
+    characters, so a transcript shows the command that was run, not only the tool.
+    """
+    if isinstance(tool_calls, str):
+        try:
+            tool_calls = json.loads(tool_calls)
+        except ValueError:
+            return ""
+    calls = []
     for call in tool_calls if isinstance(tool_calls, list) else []:
-        name = None
+        name = arguments = None
         if isinstance(call, Mapping):
             function = call.get("function")
             if isinstance(function, Mapping):
-                name = function.get("name")
+                name, arguments = function.get("name"), function.get("arguments")
             name = name or call.get("name")
-        names.append(str(name) if name else "?")
-    return names
+            arguments = arguments if arguments is not None else call.get("arguments")
+        args = _arguments_text(arguments)
+        label = str(name) if name else "?"
+        calls.append(f"{label}({args})" if args else label)
+    return ", ".join(calls)
 
 
 def format_conversation(messages: Sequence[Mapping[str, Any]]) -> str:
@@ -84,7 +118,8 @@ def format_conversation(messages: Sequence[Mapping[str, Any]]) -> str:
     A user or assistant message with a speaker's ``name`` reads ``[USER:Ana]: …``.
     Tool results read ``[TOOL:name]: …`` and keep only their first and last 250
     characters when longer than 500; an assistant message that called tools
-    first lists them (``[ASSISTANT]: [Called: a, b]``).
+    first lists them with their arguments
+    (``[ASSISTANT]: [Called: terminal({"command": "make test"}), b]``).
     """
     blocks = []
     for message in messages:
@@ -102,7 +137,7 @@ def format_conversation(messages: Sequence[Mapping[str, Any]]) -> str:
             blocks.append(f"{label}: {content}")
             continue
         if role == "assistant" and message.get("tool_calls"):
-            blocks.append(f"[ASSISTANT]: [Called: {', '.join(_call_names(message['tool_calls']))}]")
+            blocks.append(f"[ASSISTANT]: [Called: {describe_tool_calls(message['tool_calls'])}]")
             if content.strip():
                 blocks.append(f"[ASSISTANT]: {content}")
             continue

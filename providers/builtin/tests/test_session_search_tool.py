@@ -233,6 +233,31 @@ def test_no_model_means_previews(home: Path) -> None:
     tool.close()
 
 
+def test_previews_show_the_command_a_tool_call_ran(hermes_home: Path) -> None:
+    command = "helm rollback payments 41 --namespace prod"
+    with SessionStore(hermes_home / "state.db") as store:
+        store.create_session("ops", source="cli")
+        store.append_message("ops", "user", "The payments release is broken, undo it.")
+        store.append_message(
+            "ops",
+            "assistant",
+            None,
+            tool_calls=[
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "terminal", "arguments": json.dumps({"command": command})},
+                }
+            ],
+        )
+        store.append_message("ops", "tool", "Rollback was a success!", tool_call_id="c1")
+    tool = SessionSearchTool(hermes_home, {})
+    result = call(tool, query="which helm rollback revision did we use?")
+    assert [entry["session_id"] for entry in result["results"]] == ["ops"]
+    assert command in result["results"][0]["summary"]
+    tool.close()
+
+
 def test_no_match(home: Path, server: FakeOpenAIServer) -> None:
     tool = SessionSearchTool(home, _config(server))
     result = call(tool, query="zeppelin")
