@@ -169,6 +169,15 @@ def test_doctor_warns_about_a_broken_plugin_that_is_not_selected(
     assert "0 problem(s), 1 warning(s)" in result.stdout
 
 
+def test_doctor_says_when_an_unavailable_provider_gives_no_reason(
+    builtin: None, hermes_home: Path
+) -> None:
+    # Hermes plugins have no unavailable_reason(): the line must not end in "unavailable: "
+    folder_plugin(hermes_home / "plugins", "silent", provider_source("silent", available=False))
+    result = doctor()
+    assert "[ok  ] provider 'silent' is unavailable: no reason given" in result.stdout
+
+
 @pytest.mark.parametrize(
     ("setup", "expected", "fix"),
     [

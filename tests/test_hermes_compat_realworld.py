@@ -238,3 +238,95 @@ def test_a_duck_typed_provider_returned_and_registered_by_register(hermes_home: 
     assert manager.prefetch_all("hello") == ""  # the contract's default prefetch
     manager.shutdown_all()
     assert provider.turns == ["hello there"]
+
+
+SKILLS_TOO_PLUGIN = '''
+"""A memory provider that also offers its backend's playbooks as Hermes skills."""
+from agent.memory_provider import MemoryProvider
+from agent.skill_providers import SkillMetadata, SkillPayload, skill_provider
+
+
+class PlaybookSkills:
+    namespace = "pb"
+
+    def list_skills(self):
+        return [SkillMetadata(name="deploy", description="How we deploy.")]
+
+    def resolve_skill(self, name):
+        return SkillPayload(name=name, content="# deploy")
+
+    def read_supporting_file(self, name, file_path):
+        return None
+
+
+@skill_provider("pb-decorated")
+class DecoratedSkills(PlaybookSkills):
+    pass
+
+
+class PlaybookProvider(MemoryProvider):
+    name = "playbook"
+
+    def is_available(self):
+        return True
+
+    def initialize(self, session_id, **kwargs):
+        pass
+
+    def get_tool_schemas(self):
+        return []
+
+    def prefetch(self, query, *, session_id=""):
+        return "; ".join(s.name for s in PlaybookSkills().list_skills())
+
+
+def register(ctx):
+    ctx.register_memory_provider(PlaybookProvider())
+    if hasattr(ctx, "register_skill_provider"):
+        ctx.register_skill_provider(PlaybookSkills(), namespace="pb")
+'''
+
+
+def test_a_provider_that_also_offers_skills_loads_and_its_skills_are_ignored(
+    hermes_home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    folder_plugin(hermes_home / "plugins", "playbook", SKILLS_TOO_PLUGIN)
+
+    with caplog.at_level("INFO", logger="hermes_core.plugins"):
+        provider = load_memory_provider("playbook")
+
+    assert provider is not None and provider.name == "playbook"
+    assert provider.prefetch("deploy") == "deploy"
+    assert "skill provider 'pb-decorated' ignored: hermes-memory has no skills" in caplog.text
+    assert "ctx.register_skill_provider(" in caplog.text and "has no skills" in caplog.text
+
+
+def test_skill_provider_types_keep_hermes_defaults_and_namespace_rule(hermes_home: Path) -> None:
+    hermes_compat.install()
+    from agent.skill_providers import (  # type: ignore[import-not-found]
+        SkillPayload,
+        SkillProvider,
+        register_skill_provider,
+    )
+
+    payload = SkillPayload(name="deploy", content="# deploy")
+    assert payload.readiness_status == "available" and payload.tags == []
+    assert payload.setup_needed is False
+
+    class Skills:
+        namespace = ""
+
+        def list_skills(self):
+            return []
+
+        def resolve_skill(self, name):
+            return None
+
+        def read_supporting_file(self, name, file_path):
+            return None
+
+    skills = Skills()
+    assert isinstance(skills, SkillProvider)
+    assert register_skill_provider(skills, "ops_1") is skills and skills.namespace == "ops_1"
+    with pytest.raises(ValueError, match="namespace 'bad name'"):
+        register_skill_provider(skills, "bad name")

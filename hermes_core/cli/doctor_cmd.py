@@ -164,9 +164,8 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
         elif info.available:
             found.append(Finding("ok", f"provider {info.name!r} is available"))
         else:
-            found.append(
-                Finding("ok", f"provider {info.name!r} is unavailable: {info.unavailable_reason}")
-            )
+            reason = info.unavailable_reason or "no reason given"
+            found.append(Finding("ok", f"provider {info.name!r} is unavailable: {reason}"))
     selected = selected_provider(config) if config is not None else None
     if selected is None:
         found.append(Finding("ok", "memory.provider not set: builtin memory only"))

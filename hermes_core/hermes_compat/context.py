@@ -47,6 +47,7 @@ logger = logging.getLogger("hermes_core.plugins")
 
 IGNORED_REASONS: dict[str, str] = {
     "register_skill": "hermes-memory has no skills",
+    "register_skill_provider": "hermes-memory has no skills",
     "register_hook": (
         "hermes-memory runs only the turn and session hooks of a memory plugin "
         "(on_session_start, pre_llm_call, post_llm_call, on_session_end)"

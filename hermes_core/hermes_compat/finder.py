@@ -40,6 +40,7 @@ COMPAT_MODULES: dict[str, tuple[str, bool]] = {
     "agent.secret_scope": ("agent/secret_scope.py", False),
     "agent.redact": ("agent/redact.py", False),
     "agent.plugin_llm": ("agent/plugin_llm.py", False),
+    "agent.skill_providers": ("agent/skill_providers.py", False),
     # outside agent/ so that only this finder, which checks the condition, can load it
     "agent.auxiliary_client": ("agent_auxiliary_client.py", False),
     "tools": ("tools/__init__.py", True),
