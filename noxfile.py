@@ -45,7 +45,9 @@ def tests(session: nox.Session, dist: str) -> None:
             "-e", f"{ROOT}[testing,scaffold]", "-e", f"{ROOT / 'providers' / 'builtin'}[test]"
         )
         # jsonschema: ctx.llm checks structured answers against a schema when it is installed.
-        session.install("pytest-timeout", "jsonschema")
+        # python-dotenv: tests/test_secrets.py checks our .env reader against it (Hermes reads
+        # .env with it); 1.2.4 is the first with the grammar we match.
+        session.install("pytest-timeout", "jsonschema", "python-dotenv>=1.2.4")
         session.run("pytest", "tests", *session.posargs)
     else:
         install_provider(session, dist)

@@ -1,15 +1,27 @@
 """Secrets in ``$HERMES_HOME/.env``: API keys stay out of ``config.yaml``.
 
-The file holds ``KEY=value`` lines in the format Hermes Agent reads and
-writes: blank lines and ``#`` comments, an optional ``export`` prefix, a value
-bare (a `` #`` after whitespace starts a comment) or in single or double quotes
-(``\\"`` and ``\\\\`` escapes inside double quotes). Lines end at ``\\n``,
-``\\r\\n`` or ``\\r``. :func:`get_secret` reads a key from the process environment
-first, then from the file. :func:`write_dotenv` sets or removes keys in place:
-other lines stay byte for byte as they were (line endings and a UTF-8 BOM
-included), the file is replaced atomically with mode 0600, and concurrent
-writers (threads or processes) take turns on a lock file, each re-reading the
-file under the lock.
+Hermes Agent reads this file with python-dotenv, and so does this module: a
+key's value is what ``dotenv_values(path, interpolate=False)`` gives (the tests
+check it against python-dotenv itself). Blank lines and ``#`` comments are
+skipped; ``export`` before a key is allowed; a value is bare (cut at a ``#``
+after whitespace, trailing whitespace dropped), in single quotes (``\\'`` and
+``\\\\`` escapes) or in double quotes (``\\n``, ``\\t``, ``\\"``, ``\\\\`` and the
+other C escapes); a quoted value may span several lines. A statement
+python-dotenv cannot parse (a quote never closed, text after a closing quote)
+is skipped, a later line for the same key wins, and a bare ``KEY`` without
+``=`` unsets it, as ``load_dotenv`` does. Lines end at ``\\n``, ``\\r\\n`` or
+``\\r`` (a line break inside a quoted value reads as ``\\n``). ``${NAME}`` is not
+expanded: values are read as written, whatever the environment holds, as
+Hermes' own ``.env`` reader does (its ``load_dotenv`` at start-up expands them,
+which is why :func:`write_dotenv` refuses to write one).
+
+:func:`get_secret` reads a key from the process environment first, then from
+the file. :func:`write_dotenv` sets or removes keys in place: a key bound over
+several lines is replaced or removed whole, other lines stay byte for byte as
+they were (line endings and a UTF-8 BOM included), each value is written on one
+line so that python-dotenv reads it back exactly, the file is replaced
+atomically with mode 0600, and concurrent writers (threads or processes) take
+turns on a lock file, each re-reading the file under the lock.
 """
 
 from __future__ import annotations
@@ -21,6 +33,7 @@ import stat
 import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 from hermes_core.config import get_hermes_home, replacing, write_text_atomically
 from hermes_core.errors import ConfigError
@@ -35,11 +48,41 @@ __all__ = ["DOTENV_FILENAME", "dotenv_path", "get_secret", "read_dotenv", "write
 DOTENV_FILENAME = ".env"
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_BARE = re.compile(r"[A-Za-z0-9_./:@+,=-]+")  # written without quotes
-_EXPORT = re.compile(r"export[ \t]+")
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # one line with its ending
-_DOUBLE_QUOTED = re.compile(r'"((?:[^"\\]+|\\.)*)"')
-_COMMENT = re.compile(r"\s#")
+# Written without quotes. A backslash too: python-dotenv before 1.2.3 (Hermes pins 1.2.2) reads
+# a quoted value ending in an escaped backslash, "C:\\dir\\", past its closing quote.
+_BARE = re.compile(r"[A-Za-z0-9_./:@+,=\\-]+")
+# python-dotenv's grammar (dotenv/parser.py), token by token.
+_LEADING_SPACE = re.compile(r"\s*")
+_EXPORT = re.compile(r"(?:export[^\S\r\n]+)?")
+_QUOTED_KEY = re.compile(r"'([^']+)'")
+_KEY = re.compile(r"[^=#\s]+")
+_SPACE = re.compile(r"[^\S\r\n]*")
+_EQUALS = re.compile(r"=[^\S\r\n]*")
+_SINGLE_QUOTED = re.compile(r"'((?:\\.|[^'\\])*)'", re.DOTALL)
+_DOUBLE_QUOTED = re.compile(r'"((?:\\.|[^"\\])*)"', re.DOTALL)
+_QUOTED = (_QUOTED_KEY, _SINGLE_QUOTED, _DOUBLE_QUOTED)  # each reads on to its closing quote
+_UNQUOTED = re.compile(r"[^\r\n]*")
+_COMMENT = re.compile(r"(?:[^\S\r\n]*#[^\r\n]*)?")
+_END_OF_LINE = re.compile(r"[^\S\r\n]*(?:\r\n|\n|\r|\Z)")
+_REST_OF_LINE = re.compile(r"[^\r\n]*(?:\r|\n|\r\n)?")
+_INLINE_COMMENT = re.compile(r"\s#")  # a bare value's comment: a "#" after whitespace
+_SINGLE_QUOTE_ESCAPES = re.compile(r"\\[\\']")
+_DOUBLE_QUOTE_ESCAPES = re.compile(r"\\[\\'\"abfnrtv]")
+_UNESCAPED = {
+    "\\\\": "\\",
+    "\\'": "'",
+    '\\"': '"',
+    "\\a": "\a",
+    "\\b": "\b",
+    "\\f": "\f",
+    "\\n": "\n",
+    "\\r": "\r",
+    "\\t": "\t",
+    "\\v": "\v",
+}
+_ESCAPED = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"})
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_REFERENCE = re.compile(r"\$\{[^}:]*(?::-[^}]*)?\}")  # what python-dotenv's load_dotenv expands
 _BOM = "\ufeff"
 _write_lock = threading.Lock()
 
@@ -50,33 +93,111 @@ def dotenv_path(hermes_home: str | os.PathLike[str] | None = None) -> Path:
     return home / DOTENV_FILENAME
 
 
-def _split(line: str) -> tuple[str, str]:
-    """``(key, raw value)`` of a ``KEY=value`` line; ``("", "")`` for anything else."""
-    text = line.strip()
-    export = _EXPORT.match(text)
-    if export:
-        text = text[export.end() :]
-    key, sep, raw = text.partition("=")
-    key = key.strip()
-    if not sep or not _NAME.fullmatch(key):
-        return "", ""
-    return key, raw
+class _Statement(NamedTuple):
+    """One statement of a ``.env`` text, cut where python-dotenv cuts it."""
+
+    key: str | None  # None: blank lines, a comment, or a statement that does not parse
+    value: str | None  # None: a key without "=" (python-dotenv's "variable without a value")
+    start: int  # where the line holding the key (or the statement) starts
+    end: int  # after the statement's last line ending
+    export: str  # the "export " prefix as written
+    unclosed_at: int | None  # where a quote opens that is never closed
 
 
-def _decode(raw: str) -> str:
-    """The value a raw ``.env`` value stands for (quotes, escapes and comments removed)."""
-    value = raw.strip()
-    if not value or value[0] not in "'\"":
-        comment = _COMMENT.search(value)
-        return value[: comment.start()].rstrip() if comment else value
-    if value[0] == "'":
-        end = value.find("'", 1)
-        return value if end < 0 else value[1:end]  # no closing quote: keep the text as written
-    quoted = _DOUBLE_QUOTED.match(value)
-    if quoted is None:
-        return value
-    # a backslash escapes the character after it, a doubled backslash stands for one
-    return "\\".join(part.replace("\\", "") for part in quoted.group(1).split("\\\\"))
+class _Unparsable(Exception):
+    """python-dotenv cannot parse the statement at *pos*; *unclosed*: a quote there never closes."""
+
+    def __init__(self, pos: int, unclosed: bool) -> None:
+        super().__init__(pos)
+        self.pos = pos
+        self.unclosed = unclosed
+
+
+def _read(pattern: re.Pattern[str], text: str, pos: int) -> re.Match[str]:
+    """*pattern* matched at *pos*; :class:`_Unparsable` when it does not match there."""
+    match = pattern.match(text, pos)
+    if match is None:
+        # a quoted token fails only on a quote never closed, or on an empty key ('')
+        raise _Unparsable(pos, pattern in _QUOTED and not text.startswith("''", pos))
+    return match
+
+
+def _unescape(escapes: re.Pattern[str], raw: str) -> str:
+    """Quoted text *raw* decoded: its line breaks read as ``\\n``, its *escapes* replaced."""
+    return escapes.sub(lambda m: _UNESCAPED[m.group()], _LINE_BREAK.sub("\n", raw))
+
+
+def _key(text: str, pos: int) -> tuple[str | None, int]:
+    """The key at *pos* (None before a comment) and where it ends."""
+    if text.startswith("#", pos):
+        return None, pos
+    if text.startswith("'", pos):
+        match = _read(_QUOTED_KEY, text, pos)
+        return _LINE_BREAK.sub("\n", match.group(1)), match.end()
+    match = _read(_KEY, text, pos)
+    return match.group(), match.end()
+
+
+def _value(text: str, pos: int) -> tuple[str, int]:
+    """The value at *pos* (after ``=`` and its spaces) and where it ends."""
+    if text.startswith("'", pos):
+        match = _read(_SINGLE_QUOTED, text, pos)
+        return _unescape(_SINGLE_QUOTE_ESCAPES, match.group(1)), match.end()
+    if text.startswith('"', pos):
+        match = _read(_DOUBLE_QUOTED, text, pos)
+        return _unescape(_DOUBLE_QUOTE_ESCAPES, match.group(1)), match.end()
+    match = _read(_UNQUOTED, text, pos)
+    bare = match.group()
+    comment = _INLINE_COMMENT.search(bare)
+    return (bare[: comment.start()] if comment else bare).rstrip(), match.end()
+
+
+def _statement(text: str, mark: int) -> _Statement:
+    """The statement of *text* starting at *mark* (python-dotenv's ``parse_binding``)."""
+    pos = _read(_LEADING_SPACE, text, mark).end()
+    start = max(mark, text.rfind("\n", mark, pos) + 1, text.rfind("\r", mark, pos) + 1)
+    if pos == len(text):
+        return _Statement(None, None, start, pos, "", None)
+    try:
+        export = _read(_EXPORT, text, pos).group()
+        key, pos = _key(text, pos + len(export))
+        pos = _read(_SPACE, text, pos).end()
+        value = None
+        if text.startswith("=", pos):
+            equals = _read(_EQUALS, text, pos).group()
+            pos += len(equals)
+            if len(equals) > 1 and text.startswith("#", pos):
+                value = ""  # KEY= # comment
+            else:
+                value, pos = _value(text, pos)
+        pos = _read(_COMMENT, text, pos).end()
+        pos = _read(_END_OF_LINE, text, pos).end()
+    except _Unparsable as exc:
+        end = _read(_REST_OF_LINE, text, exc.pos).end()
+        return _Statement(None, None, start, end, "", exc.pos if exc.unclosed else None)
+    return _Statement(key, value, start, pos, export, None)
+
+
+def _statements(text: str) -> Iterator[_Statement]:
+    """Every statement of *text* (a ``.env`` without its BOM), in order."""
+    pos = 0
+    while pos < len(text):
+        statement = _statement(text, pos)
+        yield statement
+        pos = statement.end
+
+
+def _values(text: str) -> dict[str, str]:
+    """The keys *text* sets and their values, as ``load_dotenv`` would set them."""
+    values: dict[str, str] = {}
+    for statement in _statements(text):
+        if statement.key is None:
+            continue
+        if statement.value is None:
+            values.pop(statement.key, None)
+        else:
+            values[statement.key] = statement.value
+    return values
 
 
 def _read_text(path: Path) -> str:
@@ -120,22 +241,15 @@ def _read_text(path: Path) -> str:
         ) from exc
 
 
-def _lines(text: str) -> list[str]:
-    """*text* cut into lines, each with its line ending (the last one may have none)."""
-    return _LINE.findall(text.removeprefix(_BOM))
-
-
 def read_dotenv(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, str]:
-    """Every ``KEY=value`` of ``$HERMES_HOME/.env`` (a later line wins); ``{}`` when absent.
+    """The keys ``$HERMES_HOME/.env`` sets and their values; ``{}`` when it does not exist.
 
-    Raises :class:`ConfigError` naming the file when it exists but cannot be read.
+    These are python-dotenv's ``dotenv_values(path, interpolate=False)`` less the
+    keys it reads as ``None`` (a ``KEY`` without ``=``), which ``load_dotenv`` does
+    not set. Raises :class:`ConfigError` naming the file when it exists but cannot
+    be read.
     """
-    values: dict[str, str] = {}
-    for line in _lines(_read_text(dotenv_path(hermes_home))):
-        key, raw = _split(line)
-        if key:
-            values[key] = _decode(raw)
-    return values
+    return _values(_read_text(dotenv_path(hermes_home)).removeprefix(_BOM))
 
 
 def get_secret(
@@ -171,13 +285,13 @@ def _check_name(name: str) -> None:
 
 
 def _encode(name: str, value: str) -> str:
-    """*value* as it must be written so that :func:`read_dotenv` gives it back."""
+    """*value* as written on one line so that python-dotenv (and :func:`read_dotenv`) reads it back.
+
+    A value ``load_dotenv`` would expand is refused: no quoting keeps Hermes from
+    expanding it.
+    """
     if not isinstance(value, str):
         raise ConfigError(f"The value of {name} must be text, got {type(value).__name__}.")
-    if "\n" in value or "\r" in value:
-        raise ConfigError(
-            f"The value of {name} contains a line break; a .env value must be a single line."
-        )
     if "\x00" in value:
         raise ConfigError(
             f"The value of {name} contains a NUL character, which no environment variable "
@@ -190,11 +304,15 @@ def _encode(name: str, value: str) -> str:
             f"The value of {name} is not valid text (an unpaired surrogate at position "
             f"{exc.start}). Check that the value was copied whole."
         ) from exc
+    if _REFERENCE.search(value):
+        raise ConfigError(
+            f"The value of {name} contains a ${{...}} reference, which Hermes replaces with "
+            "the variable's value when it loads .env (python-dotenv does so whatever the "
+            f"quoting), so it would not arrive as written. Set {name} in the environment instead."
+        )
     if _BARE.fullmatch(value):
         return value
-    if "${" in value and "'" not in value:
-        return f"'{value}'"  # single quotes: Hermes expands ${VAR} inside double quotes
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + value.translate(_ESCAPED) + '"'  # line breaks as \n and \r escapes
 
 
 @contextlib.contextmanager
@@ -219,51 +337,82 @@ def write_dotenv(
     """Set each key of *updates* in ``$HERMES_HOME/.env``; ``None`` or "" removes the key.
 
     A key already in the file keeps its place, its ``export`` prefix and its line
-    ending; a repeated key is reduced to one line, new keys are appended; every
-    other line, comments included, is kept byte for byte. Every key and value is
-    checked before the file is touched: a bad one raises :class:`ConfigError`
-    and writes nothing. The file is replaced atomically and left with mode 0600;
-    a failure to write (read-only folder, full disk) raises :class:`ConfigError`
-    and leaves the file as it was. A symlinked ``.env`` is updated where it
-    points. Returns the path written.
+    ending; a key bound over several lines (a quoted value with line breaks) is
+    replaced or removed whole; a repeated key is reduced to one binding, new keys
+    are appended; every other line, comments included, is kept byte for byte.
+    A value is written on one line (a line break as a ``\\n`` escape in double
+    quotes) that python-dotenv reads back exactly. Every key and value is checked
+    before the file is touched: a bad one raises :class:`ConfigError` and writes
+    nothing, as does a quote in the file that is never closed and would take in
+    the new lines. The file is replaced atomically and left with mode 0600; a
+    failure to write (read-only folder, full disk) raises :class:`ConfigError` and
+    leaves the file as it was. A symlinked ``.env`` is updated where it points.
+    Returns the path written.
     """
     for name in updates:
         _check_name(name)
+    wanted = {
+        name: None if value is None or value == "" else value for name, value in updates.items()
+    }
     encoded = {
-        name: None if value is None or value == "" else _encode(name, value)
-        for name, value in updates.items()
+        name: None if value is None else _encode(name, value) for name, value in wanted.items()
     }
     with replacing(dotenv_path(hermes_home)) as path, _locked(path):
-        text = _updated(_read_text(path), encoded)
-        write_text_atomically(path, text, mode=0o600)
+        old = _read_text(path)
+        new = _updated(old, encoded)
+        _check_reads_back(path, old, new, wanted)
+        write_text_atomically(path, new, mode=0o600)
     return path
 
 
 def _updated(text: str, encoded: Mapping[str, str | None]) -> str:
     """*text* of a ``.env`` with the keys of *encoded* set (or removed when ``None``)."""
-    lines = _lines(text)
-    ending = next((_ending(line) for line in lines if _ending(line)), "\n")
-    if lines and not _ending(lines[-1]):
-        lines[-1] += ending
+    bom = _BOM if text.startswith(_BOM) else ""
+    body = text.removeprefix(_BOM)
+    first_break = _LINE_BREAK.search(body)
+    ending = first_break.group() if first_break else "\n"
+    if body and not _ending(body):
+        body += ending
     pending = dict(encoded)
-    seen: set[str] = set()
-    out: list[str] = [_BOM] if text.startswith(_BOM) else []
-    for line in lines:
-        key = _split(line)[0]
-        if key not in encoded:
-            out.append(line)
+    out = [bom]
+    kept = 0  # body[:kept] is already in out
+    for statement in _statements(body):
+        key = statement.key
+        if key is None or key not in encoded:
             continue
-        if key in seen:
-            continue  # a duplicate of a key being set: drop it
-        seen.add(key)
-        new = pending.pop(key)
-        if new is not None:
-            export = _EXPORT.match(line.lstrip())
-            out.append(f"{export.group() if export else ''}{key}={new}{_ending(line)}")
+        out.append(body[kept : statement.start])
+        kept = statement.end
+        if key in pending:  # the first binding of the key: later ones are dropped
+            new = pending.pop(key)
+            if new is not None:
+                line_ending = _ending(body[statement.start : statement.end])
+                out.append(f"{statement.export}{key}={new}{line_ending}")
+    out.append(body[kept:])
     out.extend(f"{key}={value}{ending}" for key, value in pending.items() if value is not None)
     return "".join(out)
 
 
-def _ending(line: str) -> str:
-    """The line ending of *line* (``\\n``, ``\\r\\n``, ``\\r``), "" when it has none."""
-    return line[len(line.rstrip("\r\n")) :]
+def _check_reads_back(path: Path, old: str, new: str, wanted: Mapping[str, str | None]) -> None:
+    """Raise :class:`ConfigError` unless *new* reads as *old* with *wanted* set."""
+    expected = _values(old.removeprefix(_BOM))
+    for name, value in wanted.items():
+        if value is None:
+            expected.pop(name, None)
+        else:
+            expected[name] = value
+    if _values(new.removeprefix(_BOM)) == expected:
+        return
+    # Only a quote never closed reads past its own statement, so one takes in the new lines.
+    body = old.removeprefix(_BOM)
+    pos = next(s.unclosed_at for s in _statements(body) if s.unclosed_at is not None)
+    line = len(_LINE_BREAK.findall(body, 0, pos)) + 1
+    raise ConfigError(
+        f"Cannot update {path}: the quote opened on line {line} is never closed, so "
+        "python-dotenv (and Hermes) would read the new lines as part of its value. Close or "
+        "remove that quote and retry; the file was not changed."
+    )
+
+
+def _ending(text: str) -> str:
+    """The line ending *text* ends with (``\\n``, ``\\r\\n``, ``\\r``), "" when none."""
+    return text[len(text.rstrip("\r\n")) :]

@@ -10,11 +10,20 @@ import stat
 from pathlib import Path
 
 import pytest
+from dotenv import dotenv_values
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hermes_core.errors import ConfigError
 from hermes_core.secrets import dotenv_path, get_secret, read_dotenv, write_dotenv
+
+PEM = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg\nNOT_A_KEY=inside\n-----END PRIVATE KEY-----"
+
+
+def _dotenv(path: Path) -> dict[str, str]:
+    """What python-dotenv's load_dotenv would set from *path*, ${NAME} left as written."""
+    values = dotenv_values(path, interpolate=False)
+    return {key: value for key, value in values.items() if value is not None}
 
 
 def test_dotenv_path_follows_hermes_home(hermes_home: Path, tmp_path: Path) -> None:
@@ -35,11 +44,14 @@ def test_reads_keys_with_export_quotes_and_comments(hermes_home: Path) -> None:
         "EQUALS=a=b==\n"
         'UNTERMINATED="open\n'
         "not a pair\n"
-        "1BAD=ignored\n"
+        "1ODD.NAME=kept\n"
         "REPEATED=first\n"
-        "REPEATED=second\n",
+        "REPEATED=second\n"
+        "UNSET=value\n"
+        "UNSET\n",
         encoding="utf-8",
     )
+    # as python-dotenv reads it: a statement it cannot parse is skipped, any name is a key
     assert read_dotenv() == {
         "PLAIN": "abc",
         "EXPORTED": "single quoted",
@@ -48,7 +60,7 @@ def test_reads_keys_with_export_quotes_and_comments(hermes_home: Path) -> None:
         "COMMENTED": "value",
         "HASHED": "abc#def",
         "EQUALS": "a=b==",
-        "UNTERMINATED": '"open',
+        "1ODD.NAME": "kept",
         "REPEATED": "second",
     }
 
@@ -113,8 +125,8 @@ def test_blank_or_none_removes_a_key_and_duplicates_collapse(hermes_home: Path) 
     [
         ({"1BAD": "x"}, "not a valid .env key"),
         ({"HAS SPACE": None}, "not a valid .env key"),
-        ({"GOOD": "ok", "ACME_KEY": "line one\nline two"}, "line break"),
-        ({"ACME_KEY": "carriage\rreturn"}, "line break"),
+        ({"GOOD": "ok", "ACME_KEY": "pre${HOME}post"}, r"\$\{\.\.\.\} reference"),
+        ({"ACME_KEY": "${NAME:-default}"}, "in the environment instead"),
         ({"ACME_KEY": "nul\x00byte"}, "NUL character"),
         ({"ACME_KEY": "half \udc80 surrogate"}, "not valid text"),
     ],
@@ -137,22 +149,6 @@ def test_a_symlinked_file_is_updated_where_it_points(hermes_home: Path, tmp_path
     write_dotenv({"ACME_KEY": "k"})
     assert (hermes_home / ".env").is_symlink()
     assert target.read_text() == "OTHER=1\nACME_KEY=k\n"
-
-
-_value = st.text(
-    alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"), max_size=40
-).filter(lambda v: v and v.splitlines() == [v])
-
-
-@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=60)
-@given(value=_value, comment=st.sampled_from(["# note", "", "# KEY=looks like a key"]))
-def test_any_single_line_value_round_trips(hermes_home: Path, value: str, comment: str) -> None:
-    path = hermes_home / ".env"
-    path.write_text(f"{comment}\nOTHER=unchanged\n", encoding="utf-8")
-    write_dotenv({"ACME_KEY": value})
-    assert read_dotenv()["ACME_KEY"] == value
-    assert read_dotenv()["OTHER"] == "unchanged"
-    assert path.read_text(encoding="utf-8").splitlines()[:2] == [comment, "OTHER=unchanged"]
 
 
 def _write_keys(home: str, worker: int, count: int) -> None:
@@ -179,17 +175,20 @@ def test_concurrent_writers_in_several_processes_lose_no_update(hermes_home: Pat
 
 
 def test_values_that_need_it_are_quoted_and_escaped(hermes_home: Path) -> None:
-    write_dotenv({"SIMPLE": "sk-abc_123.x/y:z@w+v,u=", "SPACED": " a b ", "QUOTES": 'say "hi" \\'})
-    assert (hermes_home / ".env").read_text().splitlines() == [
-        "SIMPLE=sk-abc_123.x/y:z@w+v,u=",
-        'SPACED=" a b "',
-        'QUOTES="say \\"hi\\" \\\\"',
-    ]
-    assert read_dotenv() == {
+    values = {
         "SIMPLE": "sk-abc_123.x/y:z@w+v,u=",
+        "WINDOWS": "C:\\dir\\",  # bare: python-dotenv < 1.2.3 misreads "C:\\dir\\"
         "SPACED": " a b ",
         "QUOTES": 'say "hi" \\',
     }
+    write_dotenv(values)
+    assert (hermes_home / ".env").read_text().splitlines() == [
+        "SIMPLE=sk-abc_123.x/y:z@w+v,u=",
+        "WINDOWS=C:\\dir\\",
+        'SPACED=" a b "',
+        'QUOTES="say \\"hi\\" \\\\"',
+    ]
+    assert read_dotenv() == _dotenv(hermes_home / ".env") == values
 
 
 def test_other_lines_keep_their_bytes_crlf_bom_and_odd_characters(hermes_home: Path) -> None:
@@ -220,14 +219,26 @@ def test_other_lines_keep_their_bytes_crlf_bom_and_odd_characters(hermes_home: P
     )
 
 
-def test_a_value_with_a_variable_reference_is_written_literally(hermes_home: Path) -> None:
-    # Hermes expands ${VAR} inside double quotes when it loads .env: single quotes keep it
-    write_dotenv({"TEMPLATE": "pre${HOME}post", "BOTH": "it's ${HOME}"})
-    assert (hermes_home / ".env").read_text().splitlines() == [
-        "TEMPLATE='pre${HOME}post'",
-        'BOTH="it\'s ${HOME}"',
-    ]
-    assert read_dotenv() == {"TEMPLATE": "pre${HOME}post", "BOTH": "it's ${HOME}"}
+def test_a_variable_reference_is_read_as_written_and_never_written(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # load_dotenv (so Hermes) expands ${NAME} in any quotes; read_dotenv reads the text as written
+    monkeypatch.setenv("HERMES_TEST_REF", "expanded")
+    path = hermes_home / ".env"
+    path.write_text("SINGLE='${HERMES_TEST_REF}'\nDOUBLE=\"${HERMES_TEST_REF}\"\nBARE=${X:-d}\n")
+    assert read_dotenv() == {
+        "SINGLE": "${HERMES_TEST_REF}",
+        "DOUBLE": "${HERMES_TEST_REF}",
+        "BARE": "${X:-d}",
+    }
+    assert dotenv_values(path) == {"SINGLE": "expanded", "DOUBLE": "expanded", "BARE": "d"}
+    # so write_dotenv refuses a value Hermes would expand, and writes the near misses as they are
+    with pytest.raises(ConfigError, match=r"SINGLE contains a \$\{\.\.\.\} reference"):
+        write_dotenv({"SINGLE": "it's ${HERMES_TEST_REF}"})
+    near_misses = {"OPEN": "${HERMES_TEST_REF", "COLON": "${A:b}", "DOLLAR": "$HERMES_TEST_REF"}
+    write_dotenv(near_misses)
+    assert read_dotenv() == dotenv_values(path, interpolate=False)
+    assert {key: dotenv_values(path)[key] for key in near_misses} == near_misses
 
 
 def test_pathological_lines_are_read_in_one_pass(hermes_home: Path) -> None:
@@ -236,11 +247,14 @@ def test_pathological_lines_are_read_in_one_pass(hermes_home: Path) -> None:
         "SPACES=x" + " \t" * 200_000 + "y\n"
         'ESCAPES="' + "\\y" * 200_000 + '"\n'
         'OPEN="' + "\\y" * 200_000 + "\n"
+        'RUN="' + "a" * 200_000 + "\\\n"  # (?:[^"\\]+|\\.)* would try each way to cut it
+        "AFTER=1\n"
     )
     values = read_dotenv()
     assert values["SPACES"] == "x" + " \t" * 200_000 + "y"
-    assert values["ESCAPES"] == "y" * 200_000
-    assert values["OPEN"] == '"' + "\\y" * 200_000
+    assert values["ESCAPES"] == "\\y" * 200_000  # python-dotenv keeps an unknown escape
+    assert values["AFTER"] == "1"
+    assert "OPEN" not in values and "RUN" not in values  # a quote never closed: skipped
 
 
 @pytest.mark.parametrize("kind", ["fifo", "device", "loop"])
@@ -293,3 +307,180 @@ def test_a_failed_write_leaves_the_file_whole_and_no_temp_file(hermes_home: Path
     assert child.exitcode == 0
     assert path.read_text() == "# keep me\nACME_KEY=original\n"
     assert sorted(p.name for p in hermes_home.iterdir()) == [".env", ".env.lock"]
+
+
+# -- as python-dotenv reads it: multi-line values, escapes, and writing them back -------------
+
+
+def test_a_quoted_value_spanning_lines_is_one_value(hermes_home: Path) -> None:
+    path = hermes_home / ".env"
+    path.write_bytes(
+        (
+            f'PRIVATE_KEY="{PEM}"\n'
+            'CREDENTIALS=\'{\r\n  "type": "service_account",\r\n  "id": "x=1"\r\n}\'\r\n'
+            "AFTER=1\n"
+        ).encode()
+    )
+    assert (
+        read_dotenv()
+        == _dotenv(path)
+        == {
+            "PRIVATE_KEY": PEM,
+            "CREDENTIALS": '{\n  "type": "service_account",\n  "id": "x=1"\n}',
+            "AFTER": "1",
+        }
+    )
+
+
+def test_escapes_are_decoded_as_python_dotenv_decodes_them(hermes_home: Path) -> None:
+    path = hermes_home / ".env"
+    path.write_text(
+        'DOUBLE="a\\nb\\tc\\\\d\\"e\\\'f\\qg"\n'  # "a\nb\tc\\d\"e\'f\qg"
+        "SINGLE='a\\nb\\\\c\\'d'\n"  # 'a\nb\\c\'d'
+        "BARE=a\\nb\n"
+    )
+    assert (
+        read_dotenv()
+        == _dotenv(path)
+        == {
+            "DOUBLE": "a\nb\tc\\d\"e'f\\qg",  # an unknown escape keeps its backslash
+            "SINGLE": "a\\nb\\c'd",  # only \\ and \' are escapes in single quotes
+            "BARE": "a\\nb",
+        }
+    )
+
+
+def test_a_value_spanning_lines_is_replaced_and_removed_whole(hermes_home: Path) -> None:
+    path = hermes_home / ".env"
+    path.write_text(f"# keys\nexport PRIVATE_KEY=\"{PEM}\"\nOTHER=1\nGONE='a\nB=b'\nLAST=2\n")
+    write_dotenv({"PRIVATE_KEY": "new", "GONE": None})
+    assert path.read_text() == "# keys\nexport PRIVATE_KEY=new\nOTHER=1\nLAST=2\n"
+    assert read_dotenv() == _dotenv(path) == {"PRIVATE_KEY": "new", "OTHER": "1", "LAST": "2"}
+
+
+def test_a_value_with_line_breaks_is_written_on_one_line_and_read_back(hermes_home: Path) -> None:
+    path = hermes_home / ".env"
+    path.write_text("OTHER=1\n")
+    write_dotenv({"PRIVATE_KEY": PEM, "MIXED": "a\r\nb\rc\\n"})
+    assert path.read_bytes().decode().split("\n") == [
+        "OTHER=1",
+        'PRIVATE_KEY="' + PEM.replace("\n", "\\n") + '"',
+        'MIXED="a\\r\\nb\\rc\\\\n"',
+        "",
+    ]
+    assert (
+        read_dotenv()
+        == _dotenv(path)
+        == {"OTHER": "1", "PRIVATE_KEY": PEM, "MIXED": "a\r\nb\rc\\n"}
+    )
+
+
+def test_a_key_without_a_value_unsets_it_and_every_binding_is_replaced(hermes_home: Path) -> None:
+    path = hermes_home / ".env"
+    path.write_text("ACME_KEY=old\nOTHER=1\nACME_KEY\n")
+    assert read_dotenv() == _dotenv(path) == {"OTHER": "1"}
+    write_dotenv({"ACME_KEY": "new"})
+    assert path.read_text() == "ACME_KEY=new\nOTHER=1\n"
+
+
+def test_a_quote_never_closed_that_would_take_in_new_lines_is_named(hermes_home: Path) -> None:
+    path = hermes_home / ".env"
+    original = 'A=1\nBROKEN="no closing quote\nB=2\n'
+    path.write_text(original)
+    assert read_dotenv() == _dotenv(path) == {"A": "1", "B": "2"}
+    with pytest.raises(ConfigError, match=r"quote opened on line 2 is never closed.*not changed"):
+        write_dotenv({"NEW": "two words"})
+    assert path.read_text() == original
+    write_dotenv({"NEW": "bare", "B": "3"})  # nothing quoted: the broken statement stays apart
+    assert read_dotenv() == _dotenv(path) == {"A": "1", "B": "3", "NEW": "bare"}
+
+
+# -- properties, with python-dotenv as the oracle ----------------------------------------------
+
+_LINE_ENDING = st.sampled_from(["\n", "\r\n", "\r"])
+_NAMES = ["ACME_KEY", "A", "b2", "export", "1BAD", "a.b", "é", "'quoted key'", "''"]
+
+
+def _quoted(quote: str) -> st.SearchStrategy[str]:
+    """A value in *quote*: any text, escapes known and unknown, raw line breaks."""
+    piece = st.one_of(
+        st.text(st.characters(exclude_categories=["Cs"], exclude_characters=quote + "\\")),
+        st.sampled_from(["\\n", "\\t", "\\\\", '\\"', "\\'", "\\a", "\\q", "\n", "\r\n", "\r"]),
+        st.sampled_from(["NAME=value", "# not a comment", "${A}", "é\u2028\x85\x0b"]),
+    )
+    return st.lists(piece, max_size=5).map(lambda parts: quote + "".join(parts) + quote)
+
+
+_BARE_TEXT = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\r\n"))
+_STATEMENT = st.one_of(
+    st.sampled_from(["", "  ", "# comment", "  # KEY=not a key", "not a statement", "ACME_KEY"]),
+    st.builds(
+        "".join,
+        st.tuples(
+            st.sampled_from(["", " ", "\t"]),
+            st.sampled_from(["", "export ", "export\t"]),
+            st.sampled_from(_NAMES),
+            st.sampled_from(["=", " = ", "=\t", "= "]),
+            st.one_of(
+                _quoted('"'),
+                _quoted("'"),
+                _BARE_TEXT,  # may hold ' #', '#', quotes, trailing spaces
+                st.sampled_from(['"never closed', "'never closed", "# comment", "#hash"]),
+            ),
+            st.sampled_from(["", "  # note", " junk", "\t"]),
+        ),
+    ),
+)
+_STRUCTURED = st.builds(
+    lambda bom, lines, last: bom + "".join(text + ending for text, ending in lines) + last,
+    st.sampled_from(["", "\ufeff"]),
+    st.lists(st.tuples(_STATEMENT, _LINE_ENDING), max_size=8),
+    st.one_of(st.just(""), _STATEMENT),  # a last line without a line ending
+)
+_SOUP = ["ACME_KEY", "A", "export ", " ", "\t", "=", "'", '"', "\\", "#", "\n", "\r\n", "\r"]
+_SOUP += ["\\n", "é", "\u2028", "\x85", "\x0b", "\x00", "\ufeff", "${A}", "x y"]
+_DOTENV_TEXT = st.one_of(_STRUCTURED, st.lists(st.sampled_from(_SOUP), max_size=30).map("".join))
+_NEW_VALUE = st.one_of(
+    st.none(),
+    st.just(""),
+    st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00")).filter(
+        lambda value: "${" not in value
+    ),
+    st.sampled_from([PEM, "a\r\nb", "ends in \\", 'say "hi"', " padded ", "it's", "a # b"]),
+)
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=200)
+@given(text=_DOTENV_TEXT)
+def test_reads_every_file_as_python_dotenv_does(hermes_home: Path, text: str) -> None:
+    path = hermes_home / ".env"
+    path.write_bytes(text.encode("utf-8"))
+    assert read_dotenv() == _dotenv(path)
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=150)
+@given(
+    text=_DOTENV_TEXT,
+    updates=st.dictionaries(
+        st.sampled_from(["ACME_KEY", "A", "b2", "NEW_KEY"]), _NEW_VALUE, min_size=1, max_size=3
+    ),
+)
+def test_what_is_written_reads_back_the_same_in_python_dotenv(
+    hermes_home: Path, text: str, updates: dict[str, str | None]
+) -> None:
+    path = hermes_home / ".env"
+    path.write_bytes(text.encode("utf-8"))
+    before = read_dotenv()
+    try:
+        write_dotenv(updates)
+    except ConfigError as exc:  # a quote never closed would take in the new lines
+        assert "is never closed" in str(exc)
+        assert path.read_bytes() == text.encode("utf-8")
+        return
+    kept = {key: value for key, value in before.items() if key not in updates}
+    written = {key: value for key, value in updates.items() if value}
+    assert read_dotenv() == _dotenv(path) == kept | written
+    loaded = dotenv_values(path)  # as Hermes loads it: ${NAME} expanded, and none written
+    assert {key: loaded[key] for key in written} == written
+    if not any(key in text for key in updates):  # only appended: the file before is untouched
+        assert path.read_bytes().startswith(text.encode("utf-8"))

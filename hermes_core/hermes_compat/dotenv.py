@@ -48,6 +48,13 @@ def apply_profile_env(hermes_home: str | os.PathLike[str]) -> list[str]:
         for key, value in values.items():
             if key in os.environ:
                 continue
+            if "=" in key or "\x00" in key:
+                logger.warning(
+                    "A key in %s contains '=' or a NUL character, which no environment "
+                    "variable name can hold; it is not loaded. Rename it.",
+                    Path(hermes_home) / ".env",
+                )
+                continue
             if "\x00" in value:
                 logger.warning(
                     "%s in %s holds a NUL character, which no environment variable can "
