@@ -11,11 +11,17 @@ import copy
 import os
 import stat
 import tempfile
-from collections.abc import Iterator, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from hermes_core.errors import ConfigError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: threads are still serialised
+    fcntl = None  # type: ignore[assignment]
 
 CONFIG_FILENAME = "config.yaml"
 
@@ -175,6 +181,45 @@ def save_config(
             mode = None
         write_text_atomically(path, text, mode=mode)
     return path
+
+
+def update_config(
+    change: Callable[[dict[str, Any]], object],
+    hermes_home: str | os.PathLike[str] | None = None,
+) -> Path:
+    """Read ``config.yaml``, let *change* edit the dict in place, and save it, under a lock.
+
+    Writers using this function in other threads or processes take turns on
+    ``config.yaml.lock``, each reading what the previous one saved, so two setup
+    runs at once both keep their settings (a plain :func:`load_config` then
+    :func:`save_config` can lose the other's). If *change* raises, nothing is
+    written. Returns the path written.
+    """
+    with replacing(config_path(hermes_home)) as path, file_lock(path):
+        config = load_config(hermes_home)
+        change(config)
+        return save_config(config, hermes_home)
+
+
+_thread_locks: dict[Path, threading.Lock] = {}
+_thread_locks_guard = threading.Lock()
+
+
+@contextlib.contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """Hold ``<path>.lock`` (mode 0600): writers of *path* in any thread or process take turns."""
+    with _thread_locks_guard:
+        lock = _thread_locks.setdefault(path, threading.Lock())
+    with lock:
+        if fcntl is None:  # pragma: no cover
+            yield
+            return
+        fd = os.open(path.with_name(f"{path.name}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
 
 
 @contextlib.contextmanager

@@ -26,22 +26,15 @@ turns on a lock file, each re-reading the file under the lock.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import stat
-import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from hermes_core.config import get_hermes_home, replacing, write_text_atomically
+from hermes_core.config import file_lock, get_hermes_home, replacing, write_text_atomically
 from hermes_core.errors import ConfigError
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: threads are still serialised
-    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["DOTENV_FILENAME", "dotenv_path", "get_secret", "read_dotenv", "write_dotenv"]
 
@@ -84,7 +77,6 @@ _ESCAPED = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"})
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _REFERENCE = re.compile(r"\$\{[^}:]*(?::-[^}]*)?\}")  # what python-dotenv's load_dotenv expands
 _BOM = "\ufeff"
-_write_lock = threading.Lock()
 
 
 def dotenv_path(hermes_home: str | os.PathLike[str] | None = None) -> Path:
@@ -315,22 +307,6 @@ def _encode(name: str, value: str) -> str:
     return '"' + value.translate(_ESCAPED) + '"'  # line breaks as \n and \r escapes
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Serialise writers of *path* across threads and processes."""
-    with _write_lock:
-        if fcntl is None:  # pragma: no cover
-            yield
-            return
-        lock_path = path.with_name(f"{path.name}.lock")
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # closing releases the lock
-
-
 def write_dotenv(
     updates: Mapping[str, str | None], hermes_home: str | os.PathLike[str] | None = None
 ) -> Path:
@@ -357,7 +333,7 @@ def write_dotenv(
     encoded = {
         name: None if value is None else _encode(name, value) for name, value in wanted.items()
     }
-    with replacing(dotenv_path(hermes_home)) as path, _locked(path):
+    with replacing(dotenv_path(hermes_home)) as path, file_lock(path):
         old = _read_text(path)
         new = _updated(old, encoded)
         _check_reads_back(path, old, new, wanted)

@@ -8,6 +8,7 @@ import os
 import resource
 import signal
 import stat
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 from plugin_kit import write_files
 from thirdparty_kit import run_cli, write_config
 
-from hermes_core.config import load_config, save_config, set_config_value
+from hermes_core.config import load_config, save_config, set_config_value, update_config
 from hermes_core.errors import ConfigError
 
 
@@ -192,6 +193,46 @@ def test_readers_see_a_whole_config_while_processes_rewrite_it(hermes_home: Path
         assert process.exitcode == 0
     assert load_config()["round"] == 24
     assert sorted(p.name for p in hermes_home.iterdir()) == ["config.yaml"]
+
+
+def _set_keys(home: str, writer: int, count: int) -> None:
+    for index in range(count):
+        update_config(
+            partial(set_config_value, dotted_key=f"w{writer}.k{index}", value=index), home
+        )
+
+
+def test_processes_updating_config_at_once_lose_no_setting(hermes_home: Path) -> None:
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: notes\n")
+    context = multiprocessing.get_context("fork")
+    writers = [
+        context.Process(target=_set_keys, args=(str(hermes_home), writer, 15))
+        for writer in range(4)
+    ]
+    for process in writers:
+        process.start()
+    for process in writers:
+        process.join(timeout=60)
+        assert process.exitcode == 0
+    assert load_config() == {
+        "memory": {"provider": "notes"},
+        **{f"w{w}": {f"k{i}": i for i in range(15)} for w in range(4)},
+    }
+
+
+def test_a_failed_update_writes_nothing(hermes_home: Path) -> None:
+    path = hermes_home / "config.yaml"
+    path.write_text("# mine\nmemory: {provider: notes}\n")
+
+    def change(config: dict[str, Any]) -> None:
+        config["memory"]["provider"] = "other"
+        raise ConfigError("refused")
+
+    with pytest.raises(ConfigError, match="refused"):
+        update_config(change)
+    assert path.read_text() == "# mine\nmemory: {provider: notes}\n"
+    update_config(lambda config: config.update(extra=1))
+    assert load_config() == {"memory": {"provider": "notes"}, "extra": 1}
 
 
 def _cli_plugin(home: Path, name: str, cli: str) -> None:

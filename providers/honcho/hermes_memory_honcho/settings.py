@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hermes_core.config import load_config, save_config
+from hermes_core.config import load_config, update_config
 from hermes_core.errors import ConfigError
 from hermes_core.secrets import dotenv_path, read_dotenv, write_dotenv
 
@@ -346,15 +346,18 @@ def save_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str]
             secrets[field.env[0]] = coerced
         else:
             plain[key] = coerced
-    config = load_config(home)
-    section = dict(_section(config, home / "config.yaml"))
-    for key, value in plain.items():
-        if value is None:
-            section.pop(key, None)
-        else:
-            section[key] = value
+    _section(load_config(home), home / "config.yaml")  # a malformed section fails first
     if secrets:
         write_dotenv(secrets, home)
     if plain:
-        config[SECTION] = section
-        save_config(config, home)
+
+        def merge(config: dict[str, Any]) -> None:
+            section = dict(_section(config, home / "config.yaml"))
+            for key, value in plain.items():
+                if value is None:
+                    section.pop(key, None)
+                else:
+                    section[key] = value
+            config[SECTION] = section
+
+        update_config(merge, home)

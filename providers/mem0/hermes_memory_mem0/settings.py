@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_core.config import cfg_get, load_config, save_config
+from hermes_core.config import cfg_get, load_config, update_config
 from hermes_core.errors import ConfigError
 from hermes_core.secrets import read_dotenv, write_dotenv
 
@@ -318,24 +318,32 @@ def save_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str]
     removes it); everything else is merged into config.yaml's ``mem0:`` section.
     Everything is validated before anything is written.
     """
-    config = load_config(hermes_home)
-    section = cfg_get(config, SECTION, None)
-    merged: dict[str, Any] = dict(section) if isinstance(section, Mapping) else {}
+
+    def merged_with(section: object) -> dict[str, Any]:
+        merged: dict[str, Any] = dict(section) if isinstance(section, Mapping) else {}
+        for key, value in values.items():
+            if key == "api_key":
+                continue
+            top, _, sub = str(key).partition(".")
+            if sub:
+                local = merged.get(top)
+                merged[top] = {**(local if isinstance(local, Mapping) else {}), sub: value}
+            else:
+                merged[top] = value
+        return merged
+
     api_key: str | None = None
-    for key, value in values.items():
-        if key == "api_key":
-            api_key = "" if value is None else str(value).strip()
-            if not api_key.isprintable() or " " in api_key:
-                raise ConfigError("The Mem0 API key must be one word without spaces.")
-            continue
-        top, _, sub = str(key).partition(".")
-        if sub:
-            local = merged.get(top)
-            merged[top] = {**(local if isinstance(local, Mapping) else {}), sub: value}
-        else:
-            merged[top] = value
-    load_settings({SECTION: merged}, env={})  # validate before writing
+    if "api_key" in values:
+        value = values["api_key"]
+        api_key = "" if value is None else str(value).strip()
+        if not api_key.isprintable() or " " in api_key:
+            raise ConfigError("The Mem0 API key must be one word without spaces.")
+    # validate before writing anything
+    load_settings({SECTION: merged_with(cfg_get(load_config(hermes_home), SECTION, None))}, env={})
     if api_key is not None:
         write_dotenv({API_KEY_ENV: api_key}, hermes_home)
-    config[SECTION] = merged
-    return save_config(config, hermes_home)
+
+    def merge(config: dict[str, Any]) -> None:
+        config[SECTION] = merged_with(cfg_get(config, SECTION, None))
+
+    return update_config(merge, hermes_home)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hermes_core.config import cfg_get, load_config, save_config
+from hermes_core.config import cfg_get, load_config, update_config
 from hermes_core.errors import ConfigError
 from hermes_core.secrets import read_dotenv, write_dotenv
 
@@ -334,9 +334,9 @@ def write_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str
     if isinstance(secret, str):  # first: it refuses a bad value before writing anything
         write_dotenv({API_KEY_ENV: secret.strip()}, home)
     if clean:
-        config = load_config(home)
-        section = config.get(SECTION)
-        merged = dict(section) if isinstance(section, Mapping) else {}
-        merged.update(clean)
-        config[SECTION] = merged
-        save_config(config, home)
+
+        def merge(config: dict[str, Any]) -> None:
+            section = config.get(SECTION)
+            config[SECTION] = {**(section if isinstance(section, Mapping) else {}), **clean}
+
+        update_config(merge, home)
