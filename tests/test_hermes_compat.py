@@ -451,7 +451,7 @@ def test_a_profile_env_value_no_environment_can_hold_is_skipped_with_a_warning(
     for key in ("NUL_KEY", "GOOD_KEY"):
         monkeypatch.delenv(key, raising=False)
     (hermes_home / ".env").write_bytes(
-        b'NUL_KEY="sk-se\x00cret"\n\'A=B\'=sk-eq\n\'N\x00K\'=sk-nul\nGOOD_KEY=fine\n'
+        b"NUL_KEY=\"sk-se\x00cret\"\n'A=B'=sk-eq\n'N\x00K'=sk-nul\nGOOD_KEY=fine\n"
     )
     hermes_compat.prepare(hermes_home)  # keys python-dotenv reads but no environment can hold
     assert "NUL_KEY" not in os.environ and "A" not in os.environ
