@@ -146,6 +146,25 @@ def test_tool_call_counting(store: SessionStore) -> None:
     assert conversation[1] == {"role": "tool", "content": "r1", "tool_call_id": "c1", "name": "x"}
 
 
+def test_a_tool_result_without_a_name_takes_the_name_of_its_call(store: SessionStore) -> None:
+    store.create_session("s")
+    calls = [
+        {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}},
+        {"id": "c2", "name": "read_file", "arguments": {}},
+    ]
+    store.append_messages(
+        "s",
+        [
+            {"role": "assistant", "content": None, "tool_calls": json.dumps(calls)},
+            {"role": "tool", "content": "sunny", "tool_call_id": "c1"},
+            {"role": "tool", "content": "text", "tool_call_id": "c2", "name": "cat"},
+            {"role": "tool", "content": "lost", "tool_call_id": "c9"},
+        ],
+    )
+    assert [m["tool_name"] for m in store.get_messages("s")[1:]] == ["get_weather", "cat", None]
+    assert sorted(h["role"] for h in store.search_messages("get_weather")) == ["assistant", "tool"]
+
+
 def test_tool_calls_json_string_is_not_double_encoded(store: SessionStore) -> None:
     store.create_session("s")
     text = json.dumps([{"id": "c", "function": {"name": "f", "arguments": "{}"}}])

@@ -112,6 +112,21 @@ def _count_calls(role: str, tool_calls: Any) -> int:
     return len(value) if isinstance(value, list) else 1
 
 
+def _called_tools(tool_calls: Any) -> dict[str, str]:
+    """``call id -> tool name`` of an assistant message's tool calls."""
+    value = _decode_json(tool_calls) if isinstance(tool_calls, str) else tool_calls
+    names = {}
+    for call in value if isinstance(value, list) else []:
+        if not isinstance(call, Mapping):
+            continue
+        function = call.get("function")
+        name = function.get("name") if isinstance(function, Mapping) else None
+        name = name or call.get("name")
+        if isinstance(call.get("id"), str) and isinstance(name, str) and name:
+            names[call["id"]] = name
+    return names
+
+
 def _hint(exc: sqlite3.DatabaseError) -> str:
     """What to do next when SQLite reports damage."""
     text = str(exc).lower()
@@ -575,7 +590,8 @@ class SessionStore:
         and optionally ``tool_calls``, ``tool_call_id``, ``tool_name``, ``name``,
         ``token_count``, ``finish_reason``, ``timestamp``. ``name`` is the speaker of
         a user or assistant message, and the tool of a tool result without
-        ``tool_name`` (OpenAI's convention).
+        ``tool_name`` (OpenAI's convention); a result with neither takes the name
+        of the call it answers when that call is among *messages*.
         """
         rows, calls = self._message_rows(session_id, messages)
         if not rows:
@@ -608,6 +624,7 @@ class SessionStore:
     ) -> tuple[list[tuple[Any, ...]], int]:
         rows: list[tuple[Any, ...]] = []
         calls = 0
+        called: dict[str, str] = {}  # call id -> tool name, for results that omit the name
         last = 0.0
         now = _now()
         for message in messages:
@@ -629,8 +646,10 @@ class SessionStore:
             tool_call_id, tool_name, finish_reason = (
                 _label(message, key) for key in ("tool_call_id", "tool_name", "finish_reason")
             )
+            if role == "assistant" and message.get("tool_calls"):
+                called.update(_called_tools(message.get("tool_calls")))
             if role == "tool":
-                tool_name, name = tool_name or name, None
+                tool_name, name = tool_name or name or called.get(tool_call_id or ""), None
             token_count = message.get("token_count")
             if token_count is not None and (
                 not isinstance(token_count, (int, float)) or isinstance(token_count, bool)
