@@ -3,8 +3,10 @@
 Each test plugin is written here, in the shape of a published one: a plugin
 that subclasses a provider bundled with Hermes (``from plugins.memory.mem0
 import Mem0MemoryProvider``), a thin bridge to a package of its own project
-that is not installed, and a provider that is not a ``MemoryProvider``
-subclass whose ``register`` both registers and returns it.
+that is not installed, a provider that is not a ``MemoryProvider``
+subclass whose ``register`` both registers and returns it, one that drives an
+async SDK on its own event loop (hindsight's shape) and one that declares its
+settings in a ``config_schema.py``.
 """
 
 from __future__ import annotations
@@ -330,3 +332,191 @@ def test_skill_provider_types_keep_hermes_defaults_and_namespace_rule(hermes_hom
     assert register_skill_provider(skills, "ops_1") is skills and skills.namespace == "ops_1"
     with pytest.raises(ValueError, match="namespace 'bad name'"):
         register_skill_provider(skills, "bad name")
+
+
+ASYNC_SDK_PLUGIN = '''
+"""Drives an async SDK from sync hooks on a loop thread of its own, as hindsight does."""
+import asyncio
+import threading
+
+from agent.memory_provider import MemoryProvider
+from hermes_time import now as _hermes_now
+from hermes_cli.input_decode import safe_input
+
+_loop = asyncio.new_event_loop()
+threading.Thread(target=_loop.run_forever, daemon=True).start()
+
+
+async def _recall(query):
+    await asyncio.sleep(0)
+    return f"recalled {query}"
+
+
+def _run_sync(coro):
+    from agent.async_utils import safe_schedule_threadsafe
+
+    future = safe_schedule_threadsafe(coro, _loop)
+    if future is None:
+        raise RuntimeError("loop unavailable")
+    return future.result(timeout=5)
+
+
+class LoopProvider(MemoryProvider):
+    name = "looped"
+
+    def is_available(self):
+        return True
+
+    def initialize(self, session_id, **kwargs):
+        self.started = _hermes_now()
+
+    def get_tool_schemas(self):
+        return []
+
+    def prefetch(self, query, *, session_id=""):
+        return _run_sync(_recall(query))
+
+    def shutdown(self):
+        _loop.call_soon_threadsafe(_loop.stop)
+
+
+def register(ctx):
+    ctx.register_memory_provider(LoopProvider())
+'''
+
+
+def test_a_plugin_on_its_own_event_loop_schedules_through_agent_async_utils(
+    hermes_home: Path,
+) -> None:
+    folder_plugin(hermes_home / "plugins", "looped", ASYNC_SDK_PLUGIN)
+    (hermes_home / "config.yaml").write_text("timezone: Asia/Kolkata\n", encoding="utf-8")
+
+    provider = load_memory_provider("looped")
+    assert provider is not None
+    provider.initialize("s1")
+    assert provider.prefetch("deploy window") == "recalled deploy window"
+    assert str(provider.started.tzinfo) == "Asia/Kolkata"  # type: ignore[attr-defined]
+    provider.shutdown()
+
+    from agent.async_utils import safe_schedule_threadsafe  # type: ignore[import-not-found]
+
+    async def never_run() -> None:
+        raise AssertionError("scheduled on a missing loop")
+
+    coro = never_run()
+    assert safe_schedule_threadsafe(coro, None) is None
+    assert coro.cr_frame is None  # closed: no "never awaited" warning
+
+
+def test_hermes_time_follows_the_environment_then_config_yaml(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    hermes_compat.install()
+    import hermes_time  # type: ignore[import-not-found]
+
+    hermes_time.reset_cache()
+    config = hermes_home / "config.yaml"
+    config.write_text("timezone: Europe/Madrid\n", encoding="utf-8")
+    assert str(hermes_time.get_timezone()) == "Europe/Madrid"
+    monkeypatch.setenv("HERMES_TIMEZONE", "Asia/Tokyo")
+    assert str(hermes_time.now().tzinfo) == "Asia/Tokyo"
+    monkeypatch.setenv("HERMES_TIMEZONE", "Mars/Olympus")
+    with caplog.at_level("WARNING", logger="hermes_core.hermes_compat"):
+        assert hermes_time.get_timezone() is None
+    assert "Invalid timezone 'Mars/Olympus'" in caplog.text
+    assert hermes_time.now().tzinfo is not None  # the machine's local zone, still aware
+    monkeypatch.delenv("HERMES_TIMEZONE")
+    config.write_text("timezone: Asia/Kolkata\n", encoding="utf-8")
+    assert str(hermes_time.get_timezone()) == "Europe/Madrid"  # cached until reset
+    hermes_time.reset_cache()
+    assert str(hermes_time.get_timezone()) == "Asia/Kolkata"
+
+
+def test_safe_input_decodes_only_shifted_keys(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hermes_compat.install()
+    from hermes_cli.input_decode import (  # type: ignore[import-not-found]
+        decode_modified_key_sequences,
+        safe_input,
+    )
+
+    assert decode_modified_key_sequences("\x1b[27;2;84~ok \x1b[72;2u\x1b[73;3u") == "Tok HI"
+    kept = "\x1b[27;3;84~ \x1b[27;2;13~ \x1b[57427;2u \x1b[84u \x1b[27;5;84~"
+    assert decode_modified_key_sequences(kept) == kept  # Alt, Enter, functional, bare, Ctrl
+    monkeypatch.setattr("builtins.input", lambda prompt="": "\x1b[27;2;65~PI key")
+    assert safe_input("API key: ") == "API key"
+
+
+CONFIG_SCHEMA_PLUGIN = '''
+"""Declares its settings in config_schema.py, Hermes' declarative form."""
+from agent.memory_provider import MemoryProvider
+
+from .config_schema import CONFIG_SCHEMA
+
+
+class DeclaredProvider(MemoryProvider):
+    name = "declared"
+
+    def is_available(self):
+        return True
+
+    def initialize(self, session_id, **kwargs):
+        pass
+
+    def get_tool_schemas(self):
+        return []
+
+    def get_config_schema(self):
+        return [
+            {"key": f.key, "description": f.label, "secret": f.is_secret, "default": f.default}
+            for f in CONFIG_SCHEMA.fields
+        ]
+
+
+def register(ctx):
+    ctx.register_memory_provider(DeclaredProvider())
+'''
+
+CONFIG_SCHEMA_FILE = """
+from plugins.memory.config_schema import (
+    KIND_SECRET,
+    KIND_SELECT,
+    ProviderConfigSchema,
+    ProviderField,
+    ProviderFieldOption,
+)
+
+CONFIG_SCHEMA = ProviderConfigSchema(
+    name="declared",
+    label="Declared",
+    fields=(
+        ProviderField(key="mode", label="Mode", kind=KIND_SELECT, default="cloud",
+                      options=(ProviderFieldOption("cloud", "Cloud"),), inline=True),
+        ProviderField(key="api_key", label="API key", kind=KIND_SECRET, env_key="DECLARED_KEY"),
+    ),
+)
+"""
+
+
+def test_a_plugin_declaring_its_settings_in_config_schema_py_loads(hermes_home: Path) -> None:
+    folder_plugin(
+        hermes_home / "plugins",
+        "declared",
+        CONFIG_SCHEMA_PLUGIN,
+        **{"config_schema.py": CONFIG_SCHEMA_FILE},
+    )
+
+    provider = load_memory_provider("declared")
+
+    assert provider is not None and provider.name == "declared"
+    assert provider.get_config_schema() == [
+        {"key": "mode", "description": "Mode", "secret": False, "default": "cloud"},
+        {"key": "api_key", "description": "API key", "secret": True, "default": ""},
+    ]
+    from plugins.memory.config_schema import (  # type: ignore[import-not-found]
+        ProviderConfigSchema,
+    )
+
+    schema = ProviderConfigSchema(name="x", label="X")
+    assert schema.storage == "flat_json" and schema.inline_fields() == ()

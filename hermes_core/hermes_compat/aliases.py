@@ -30,7 +30,12 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from hermes_core.discovery.folders import NAMESPACE
-from hermes_core.hermes_compat.finder import MARKER, HermesCompatFinder, found_elsewhere
+from hermes_core.hermes_compat.finder import (
+    COMPAT_MODULES,
+    MARKER,
+    HermesCompatFinder,
+    found_elsewhere,
+)
 
 PREFIX = "plugins.memory."
 
@@ -127,6 +132,8 @@ class PluginAliasFinder(importlib.abc.MetaPathFinder):
         if not getattr(sys.modules.get("plugins"), MARKER, False):
             return None  # a real ``plugins`` package owns these names
         plugin, _, rest = fullname[len(PREFIX) :].partition(".")
+        if PREFIX + plugin in COMPAT_MODULES:
+            return None  # a module of Hermes' own plugins.memory package, not a plugin
         with _lock:
             real_root = _aliases.get(plugin)
         if real_root is None or real_root not in sys.modules:  # not loaded, or its load failed

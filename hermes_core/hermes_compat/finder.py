@@ -41,6 +41,7 @@ COMPAT_MODULES: dict[str, tuple[str, bool]] = {
     "agent.redact": ("agent/redact.py", False),
     "agent.plugin_llm": ("agent/plugin_llm.py", False),
     "agent.skill_providers": ("agent/skill_providers.py", False),
+    "agent.async_utils": ("agent/async_utils.py", False),
     # outside agent/ so that only this finder, which checks the condition, can load it
     "agent.auxiliary_client": ("agent_auxiliary_client.py", False),
     "tools": ("tools/__init__.py", True),
@@ -48,9 +49,12 @@ COMPAT_MODULES: dict[str, tuple[str, bool]] = {
     "hermes_constants": ("hermes_constants.py", False),
     "hermes_cli": ("hermes_cli/__init__.py", True),
     "hermes_cli.config": ("hermes_cli/config.py", False),
+    "hermes_cli.input_decode": ("hermes_cli/input_decode.py", False),
     "hermes_state": ("hermes_state.py", False),
+    "hermes_time": ("hermes_time.py", False),
     "plugins": ("plugins/__init__.py", True),
     "plugins.memory": ("plugins/memory/__init__.py", True),
+    "plugins.memory.config_schema": ("plugins/memory/config_schema.py", False),
     "utils": ("utils.py", False),
 }
 
