@@ -42,6 +42,7 @@ from hermes_core.testing.capabilities import (
 from hermes_core.testing.netguard import block_network
 from hermes_core.testing.pool import DEFAULT_SESSION, ProviderPool, call_within
 from hermes_core.testing.schema_check import tool_schema_problems
+from hermes_core.writeshim import MemoryWriteShim
 
 __all__ = ["ProviderConformance", "StoreInspector"]
 
@@ -250,8 +251,13 @@ class ProviderConformance:
                 return
 
     def _hook(self, provider: MemoryProvider, hook: str, *args: Any, **kwargs: Any) -> Any:
-        """Call *provider*'s *hook*; one that hangs fails the test instead of the whole run."""
-        outcome = call_within(self.settle_timeout, getattr(provider, hook), *args, **kwargs)
+        """Call *provider*'s *hook*; one that hangs fails the test instead of the whole run.
+
+        ``on_memory_write`` goes through :class:`MemoryWriteShim`, as the manager
+        delivers it, so each of Hermes' signatures for it is called the way it accepts.
+        """
+        method = MemoryWriteShim(provider) if hook == "on_memory_write" else getattr(provider, hook)
+        outcome = call_within(self.settle_timeout, method, *args, **kwargs)
         assert outcome.finished, _fix(
             f"{hook}() did not return within {self.settle_timeout}s (settle_timeout).",
             f"{hook}() must return promptly: bound every backend call it makes with a timeout "
@@ -506,7 +512,7 @@ class ProviderConformance:
         calls.append(
             (
                 "on_memory_write",
-                lambda: provider.on_memory_write(
+                lambda: MemoryWriteShim(provider)(
                     "add", "user", "Prefers short answers.", {"session_id": DEFAULT_SESSION}
                 ),
             )

@@ -16,6 +16,7 @@ from sample_providers import (
     EchoingProvider,
     HangingSyncProvider,
     LeakyUsersProvider,
+    LegacyWriteProvider,
     MalformedSchemaProvider,
     NetworkCheckProvider,
     RaisingAvailabilityProvider,
@@ -40,6 +41,9 @@ TestDictProvider = _suite(DictProvider)
 TestBlockingPrefetchProvider = _suite(BlockingPrefetchProvider, prefetch_budget=0.5)
 TestMalformedSchemaProvider = _suite(MalformedSchemaProvider)
 TestLeakyUsersProvider = _suite(LeakyUsersProvider)
+TestLegacyWriteProvider = _suite(
+    LegacyWriteProvider, capabilities={"recall", "sync", "prefetch", "tools", "mirror"}
+)
 TestEchoingProvider = _suite(EchoingProvider)
 TestNetworkCheckProvider = _suite(NetworkCheckProvider)
 TestRaisingToolProvider = _suite(RaisingToolProvider)

@@ -24,6 +24,7 @@ __all__ = [
     "EchoingProvider",
     "HangingSyncProvider",
     "LeakyUsersProvider",
+    "LegacyWriteProvider",
     "MalformedSchemaProvider",
     "NetworkCheckProvider",
     "RaisingAvailabilityProvider",
@@ -41,6 +42,14 @@ class BlockingPrefetchProvider(DictProvider):
     def prefetch(self, query: str, *, session_id: str = "") -> str:
         _RELEASE.wait()
         return ""
+
+
+class LegacyWriteProvider(DictProvider):
+    """Valid: the first ``on_memory_write`` of Hermes, three arguments and no metadata."""
+
+    def on_memory_write(self, action: str, target: str, content: str) -> None:  # type: ignore[override]
+        if action == "add":
+            self._add(content)
 
 
 class MalformedSchemaProvider(DictProvider):
