@@ -90,6 +90,27 @@ def test_malformed_tool_calls_never_raise(junk: object) -> None:
     assert describe_tool_calls([None, 3]) == "?, ?"
 
 
+def test_tool_call_json_too_deep_or_too_long_to_decode_is_still_shown() -> None:
+    deep_text = "[" * 100_000 + "]" * 100_000
+    nested: dict[str, object] = {}
+    inner = nested
+    for _ in range(100_000):
+        inner["a"] = {}
+        inner = inner["a"]  # type: ignore[assignment]
+    calls = [
+        {"function": {"name": "deep", "arguments": deep_text}},
+        {"name": "nested", "arguments": nested},
+        {"name": "long", "arguments": "x" * 10_000_000},
+    ]
+    deep, nested_call, long = describe_tool_calls(calls).split(", ")
+    assert deep.startswith("deep([[[") and deep.endswith("…)")
+    assert nested_call == "nested((arguments nested too deeply to show))"
+    assert long == "long(" + "x" * CALL_ARGUMENTS_KEEP + "…)"
+    assert describe_tool_calls(deep_text) == ""
+    text = format_conversation([{"role": "assistant", "content": "", "tool_calls": calls}])
+    assert text.startswith("[ASSISTANT]: [Called: deep(")
+
+
 def test_short_text_is_unchanged() -> None:
     assert truncate_around_matches("short text", "text", max_chars=100) == "short text"
 

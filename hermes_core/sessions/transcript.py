@@ -46,6 +46,8 @@ LATER_MARKER = "\n\n...[later conversation truncated]..."
 TOOL_OUTPUT_KEEP = 250
 CALL_ARGUMENTS_KEEP = 400
 """Characters of one tool call's arguments kept in a transcript (the start; the rest is cut)."""
+ARGUMENTS_DECODE_LIMIT = 100_000
+"""Longer tool-call JSON is shown as written, not decoded (a transcript needs only its start)."""
 CO_OCCURRENCE_CHARS = 200
 EXCERPT_GAP = "\n\n[…]\n\n"
 """Between the two excerpts of a :func:`match_preview`."""
@@ -68,17 +70,28 @@ def _text(content: Any) -> str:
     return json.dumps(content, ensure_ascii=False)
 
 
+def _decoded(text: str) -> Any:
+    """*text* as JSON when it is (and not too long or too deep to decode), else *text*."""
+    if len(text) > ARGUMENTS_DECODE_LIMIT:
+        return text
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+
+
 def _arguments_text(arguments: Any) -> str:
     """A call's arguments on one line: JSON decoded (so ``\\u`` escapes read as text), cut."""
-    value = arguments
-    if isinstance(arguments, str):
-        try:
-            value = json.loads(arguments)
-        except ValueError:
-            value = arguments
+    value = _decoded(arguments) if isinstance(arguments, str) else arguments
     if value in (None, "", {}, []):
         return ""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    if isinstance(value, str):
+        text = value[: CALL_ARGUMENTS_KEEP * 4]
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=str)
+        except (ValueError, RecursionError):
+            text = "(arguments nested too deeply to show)"
     text = " ".join(text.split())
     if len(text) > CALL_ARGUMENTS_KEEP:
         text = text[:CALL_ARGUMENTS_KEEP] + "…"
@@ -93,10 +106,7 @@ def describe_tool_calls(tool_calls: Any) -> str:
     characters, so a transcript shows the command that was run, not only the tool.
     """
     if isinstance(tool_calls, str):
-        try:
-            tool_calls = json.loads(tool_calls)
-        except ValueError:
-            return ""
+        tool_calls = _decoded(tool_calls)
     calls = []
     for call in tool_calls if isinstance(tool_calls, list) else []:
         name = arguments = None
