@@ -199,6 +199,8 @@ def _folder_candidates(plugins_dir: Path, source: Source, home: Path) -> Iterato
     for folder in scan_plugin_folders(plugins_dir):
         folder = with_manifest(folder)
         name = printable(folder.name)
+        alias = folder.manifest_name
+        aliases = (alias,) if alias and alias != folder.name else ()
         info = ProviderInfo(
             name=name,
             description=folder.description,
@@ -207,6 +209,7 @@ def _folder_candidates(plugins_dir: Path, source: Source, home: Path) -> Iterato
             path=printable(str(folder.root)),
             required_env=folder.required_env,
             warnings=folder.manifest_problems,
+            aliases=aliases,
         )
         label = f"{source} plugin at {info.path}"
         load = _folder_loader(folder, home)
@@ -215,8 +218,6 @@ def _folder_candidates(plugins_dir: Path, source: Source, home: Path) -> Iterato
                 f"the folder name {name!r} is not valid UTF-8, so memory.provider cannot "
                 "select it; rename the directory"
             )
-        alias = folder.manifest_name
-        aliases = (alias,) if alias and alias != folder.name else ()
         yield _Candidate(name, info, label, load, aliases)
 
 
@@ -342,6 +343,19 @@ def discover_providers(
         listing.append(info)
     listing.sort(key=lambda i: (SOURCE_PRECEDENCE.index(i.source), bool(i.shadowed_by), i.name))
     return listing
+
+
+def selected_entry(listing: list[ProviderInfo], name: str) -> ProviderInfo | None:
+    """The entry of *listing* that ``memory.provider: <name>`` selects.
+
+    As :func:`load_memory_provider` chooses: the entry named *name*, else the one
+    folder whose ``plugin.yaml`` name it is (``None`` when several are).
+    """
+    exact = [info for info in listing if info.name == name]
+    if exact:
+        return exact[0]
+    by_alias = [info for info in listing if name in info.aliases]
+    return by_alias[0] if len(by_alias) == 1 else None
 
 
 def load_memory_provider(

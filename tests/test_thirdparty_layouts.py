@@ -100,6 +100,19 @@ def test_project_root_layout_is_selected_by_its_plugin_yaml_name(hermes_home: Pa
     assert info.version == "2.0.0" and info.provider_name == "pipmem"
 
 
+def test_doctor_and_conformance_accept_the_plugin_yaml_name(hermes_home: Path) -> None:
+    # A clone under its repository's name (hermes-llmwiki/, name: llmwiki) runs when
+    # selected by its plugin.yaml name; doctor and conformance must find it too.
+    install(hermes_home, fixture("pipmem"))
+    write_config(hermes_home, "pipmem")
+    doctor = run_cli("doctor")
+    assert "memory.provider 'pipmem' is available" in doctor.stdout, doctor.stdout
+    assert "no such provider" not in doctor.stdout
+    conformance = run_cli("conformance", "pipmem", "-k", "stable_identifier")
+    assert "No memory provider named" not in conformance.stderr, conformance.stderr
+    assert conformance.returncode == 0, conformance.stdout + conformance.stderr
+
+
 def test_secrets_come_from_the_profile_env_file(hermes_home: Path) -> None:
     spec = fixture("vault")
     install(hermes_home, spec)

@@ -47,17 +47,17 @@ def _scratch_home(config_from: Path | None) -> Iterator[Path]:
 
 
 def _find_provider(name: str) -> ProviderInfo:
-    from hermes_core.plugins import discover_providers
+    from hermes_core.plugins import discover_providers, selected_entry
 
     found = discover_providers()
-    for info in found:
-        if info.name == name:
-            if info.error:
-                raise click.ClickException(
-                    f"The provider {name!r} is installed but broken: {info.error}\n"
-                    "Run `hermes-memory plugins --all` for details."
-                )
-            return info
+    info = selected_entry(found, name)
+    if info is not None:
+        if info.error:
+            raise click.ClickException(
+                f"The provider {name!r} is installed but broken: {info.error}\n"
+                "Run `hermes-memory plugins --all` for details."
+            )
+        return info
     names = ", ".join(sorted(i.name for i in found)) or "none"
     raise click.ClickException(
         f"No memory provider named {name!r} was found (installed: {names}).\n"

@@ -136,6 +136,7 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
         load_builtin_provider,
         non_provider_folders,
         plugin_policy,
+        selected_entry,
     )
 
     found: list[Finding] = []
@@ -170,7 +171,7 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     if selected is None:
         found.append(Finding("ok", "memory.provider not set: builtin memory only"))
         return found
-    match = next((info for info in listing if info.name == selected), None)
+    match = selected_entry(listing, selected)
     policy = plugin_policy(home)
     if match is None and not policy.permits(selected):
         found.append(

@@ -58,7 +58,8 @@ class ProviderInfo:
     the source that won when another source offers the same name;
     ``required_env`` is a folder plugin's ``requires_env`` from ``plugin.yaml``;
     ``warnings`` are problems that do not stop the plugin (a ``plugin.yaml``
-    that had to be ignored, say).
+    that had to be ignored, say); ``aliases`` are other names ``memory.provider``
+    may use for it (a folder's ``plugin.yaml`` name, when it differs).
     """
 
     name: str
@@ -76,6 +77,7 @@ class ProviderInfo:
     shadowed_by: str | None = None
     required_env: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
 
     @property
     def status(self) -> str:
@@ -92,6 +94,7 @@ class ProviderInfo:
         data["hooks"] = list(self.hooks)
         data["required_env"] = list(self.required_env)
         data["warnings"] = list(self.warnings)
+        data["aliases"] = list(self.aliases)
         data["status"] = self.status
         return data
 
