@@ -123,6 +123,55 @@ def test_complete_answers_through_the_configured_model(
     assert body["messages"][1] == {"role": "user", "content": "What does the user drink?"}
 
 
+def test_complete_offers_tools_and_returns_the_calls_the_model_made(
+    hermes_home: Path, server: FakeOpenAIServer
+) -> None:
+    server.script(
+        FakeReply(tool_calls=[{"id": "c1", "name": "recall", "arguments": '{"query": "tea"}'}]),
+        "Plain answer.",
+    )
+    llm = llm_for(hermes_home, server)
+    recall = {
+        "type": "function",
+        "function": {"name": "recall", "parameters": {"type": "object", "properties": {}}},
+    }
+    choice = {"type": "function", "function": {"name": "recall"}}
+    messages = [{"role": "user", "content": "What does the user drink?"}]
+    result = llm.complete(messages, tools=[recall], tool_choice=choice, purpose="bridge")
+    assert result.tool_calls == [
+        {
+            "id": "c1",
+            "type": "function",
+            "function": {"name": "recall", "arguments": '{"query": "tea"}'},
+        }
+    ]
+    body = server.chat_requests[-1].body
+    assert (body["tools"], body["tool_choice"]) == ([recall], choice)
+    # no tools offered: no tools and no tool_choice sent, and no calls come back
+    plain = llm.complete(messages, tools=None, tool_choice="auto")
+    assert (plain.text, plain.tool_calls) == ("Plain answer.", [])
+    assert "tools" not in server.chat_requests[-1].body
+    assert "tool_choice" not in server.chat_requests[-1].body
+
+
+@pytest.mark.parametrize(
+    ("tools", "choice", "problem"),
+    [
+        ({"name": "recall"}, None, "must be a list"),
+        (["recall"], None, "tool 0 is not a function schema"),
+        ([{"parameters": {}}], None, "tool 0 is not a function schema"),
+        ([{"name": "recall"}], 3, "tool_choice must be"),
+    ],
+)
+def test_malformed_tools_are_refused_before_any_call(
+    hermes_home: Path, server: FakeOpenAIServer, tools: Any, choice: Any, problem: str
+) -> None:
+    llm = llm_for(hermes_home, server)
+    with pytest.raises(ValueError, match=problem):
+        llm.complete([{"role": "user", "content": "hi"}], tools=tools, tool_choice=choice)
+    assert server.chat_requests == []
+
+
 @pytest.mark.parametrize(
     ("messages", "problem"),
     [

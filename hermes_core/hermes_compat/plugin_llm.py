@@ -87,7 +87,12 @@ class PluginLlmUsage:
 
 @dataclass
 class PluginLlmCompleteResult:
-    """The answer of :meth:`PluginLlm.complete`."""
+    """The answer of :meth:`PluginLlm.complete`.
+
+    ``tool_calls`` holds the calls the model made when it was offered ``tools``,
+    in OpenAI's wire form (``{"id", "type": "function", "function": {"name",
+    "arguments"}}``); it is empty otherwise.
+    """
 
     text: str
     provider: str
@@ -95,6 +100,7 @@ class PluginLlmCompleteResult:
     agent_id: str
     usage: PluginLlmUsage = field(default_factory=PluginLlmUsage)
     audit: dict[str, Any] = field(default_factory=dict)
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -217,6 +223,7 @@ class PluginLlm:
         messages: list[dict[str, Any]],
         request: _Request,
         response_format: dict[str, Any] | None,
+        tools: _Tools | None,
     ) -> tuple[Any, str, str]:
         """Send *messages*; return ``(ChatResponse, provider, model)``."""
         from hermes_core.llm import ChatClient
@@ -235,6 +242,8 @@ class PluginLlm:
         timeout = request.timeout
         if route.model:
             options["model"] = route.model
+        if tools is not None:
+            options["tools"], options["tool_choice"] = tools.schemas, tools.choice
         with client:
             try:
                 response = client.chat(
@@ -270,12 +279,13 @@ class PluginLlm:
         chat: list[dict[str, Any]],
         request: _Request,
         response_format: dict[str, Any] | None = None,
+        tools: _Tools | None = None,
         **audit: str,
-    ) -> tuple[str, dict[str, Any]]:
-        """Gate, route and send *chat*; return its text and the result's other fields."""
+    ) -> tuple[Any, dict[str, Any]]:
+        """Gate, route and send *chat*; return the reply and the result's other fields."""
         config = load_config()
         route = self._route(config, request)
-        response, provider, model = self._call(route, config, chat, request, response_format)
+        response, provider, model = self._call(route, config, chat, request, response_format, tools)
         usage = _usage(response.usage)
         purpose = request.purpose
         logger.info(
@@ -286,7 +296,7 @@ class PluginLlm:
             purpose or "-",
             usage.total_tokens,
         )
-        return response.content, {
+        return response, {
             "provider": provider,
             "model": model,
             "agent_id": route.agent_id or "default",
@@ -312,19 +322,25 @@ class PluginLlm:
         profile: str | None = None,
         purpose: str | None = None,
         task: str | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: str | Mapping[str, Any] | None = None,
     ) -> PluginLlmCompleteResult:
         """One chat completion of OpenAI-style *messages* on the configured model.
 
-        Raises :class:`PluginLlmTrustError` for an override the operator did not
-        allow, ``ValueError`` for malformed messages,
+        *tools* (OpenAI function schemas) and *tool_choice* are sent as given;
+        the calls the model makes come back in ``result.tool_calls``. Raises
+        :class:`PluginLlmTrustError` for an override the operator did not allow,
+        ``ValueError`` for malformed messages or tools,
         :class:`~hermes_core.errors.LLMNotConfiguredError` without a model and
         :class:`~hermes_core.errors.LLMError` when the endpoint fails.
         """
         request = _Request(
             provider, model, agent_id, profile, task, temperature, max_tokens, timeout, purpose
         )
-        text, fields = self._send("complete", _chat_messages(messages), request)
-        return PluginLlmCompleteResult(text=text, **fields)
+        offered = _tools(tools, tool_choice)
+        response, fields = self._send("complete", _chat_messages(messages), request, tools=offered)
+        calls = [call.to_message() for call in response.tool_calls]
+        return PluginLlmCompleteResult(text=response.content, tool_calls=calls, **fields)
 
     def complete_structured(
         self,
@@ -365,9 +381,10 @@ class PluginLlm:
             provider, model, agent_id, profile, task, temperature, max_tokens, timeout, purpose
         )
         response_format = _response_format(json_schema, schema_name) if wants_json else None
-        text, fields = self._send(
+        response, fields = self._send(
             "complete_structured", chat, request, response_format, schema_name=schema_name or ""
         )
+        text = response.content
         parsed = _parse_json(text, json_schema) if wants_json else _NOT_JSON
         if parsed is _NOT_JSON:
             return PluginLlmStructuredResult(text=text, **fields)
@@ -385,6 +402,33 @@ class PluginLlm:
 
 
 _NOT_JSON = object()
+
+
+class _Tools(NamedTuple):
+    schemas: list[dict[str, Any]]
+    choice: str | dict[str, Any] | None
+
+
+def _tools(tools: Any, choice: Any) -> _Tools | None:
+    """*tools* and *tool_choice* checked; ``None`` when no tools are offered."""
+    if isinstance(tools, (str, bytes, Mapping)) or not isinstance(tools, Sequence | None):
+        raise ValueError("ctx.llm.complete: tools must be a list of OpenAI function schemas")
+    if not tools:
+        return None
+    for n, tool in enumerate(tools):
+        function = tool.get("function", tool) if isinstance(tool, Mapping) else None
+        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+            raise ValueError(
+                f"ctx.llm.complete: tool {n} is not a function schema with a name: {tool!r:.80}"
+            )
+    if choice is not None and not isinstance(choice, (str, Mapping)):
+        raise ValueError(
+            "ctx.llm.complete: tool_choice must be 'auto', 'none', 'required' or "
+            f"{{'type': 'function', 'function': {{'name': ...}}}}, got {choice!r:.80}"
+        )
+    return _Tools(
+        [dict(tool) for tool in tools], dict(choice) if isinstance(choice, Mapping) else choice
+    )
 
 
 def _rejected_request(exc: LLMError) -> bool:
