@@ -43,7 +43,7 @@ from typing import Any
 import pluggy
 
 from hermes_core.config import get_hermes_home, is_truthy, load_config, selected_provider
-from hermes_core.discovery.entry_points import entry_points_in
+from hermes_core.discovery.entry_points import entry_points_in, package_dir_of
 from hermes_core.discovery.extract import (
     contain,
     describe_exception,
@@ -89,6 +89,7 @@ __all__ = [
     "activate_providers",
     "discover_providers",
     "get_plugin_manager",
+    "hermes_entry_point_folder",
     "list_plugins",
     "load_builtin_provider",
     "load_memory_provider",
@@ -445,6 +446,30 @@ def plugin_folder(
     by_manifest = [f for f in permitted if f.manifest_name == name]
     matches = by_directory or by_manifest
     return matches[0] if matches else None
+
+
+def hermes_entry_point_folder(
+    name: str, hermes_home: str | os.PathLike[str] | None = None
+) -> PluginFolder | None:
+    """The package directory of the ``hermes_agent.memory_providers`` entry point *name*.
+
+    This is where Hermes looks for a pip-installed provider's ``cli.py`` and
+    ``plugin.yaml``. ``None`` when no permitted entry point has that name, when
+    a ``hermes_memory`` plugin offers the name first, or when the entry point's
+    module is not a package; nothing is imported.
+    """
+    home = _home(hermes_home)
+    policy = current_policy(home)
+    for ref in entry_points_in(HERMES_ENTRY_POINT_GROUP):
+        if ref.name != name or not policy.permits(ref.name, ref.distribution):
+            continue
+        if any(candidate.name == name for candidate in _pluggy_candidates(get_registry())):
+            return None
+        directory = package_dir_of(ref.entry_point)
+        if directory is None:
+            return None
+        return with_manifest(PluginFolder(name, directory, directory))
+    return None
 
 
 def load_builtin_provider() -> MemoryProvider:

@@ -205,6 +205,60 @@ def test_cli_py_failures_are_reported_cleanly(hermes_home: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
+PIPNOTES_MODULES = {
+    "pipnotes/__init__.py": (
+        "raise RuntimeError('the plugin itself must not run for its cli.py')\n"
+    ),
+    "pipnotes/plugin.yaml": "name: pipnotes\ndescription: Notes kept by a pip-installed plugin.\n",
+    "pipnotes/labels.py": "GREETING = 'pipnotes here'\n",
+    "pipnotes/cli.py": (
+        "from .labels import GREETING\n\n\n"
+        "def register_cli(subparser):\n"
+        "    subs = subparser.add_subparsers(dest='action')\n"
+        "    subs.add_parser('status', help='show what is stored')\n\n\n"
+        "def pipnotes_command(args):\n"
+        "    print(f'{GREETING}: {args.action}')\n"
+    ),
+    "pipflat.py": "def register(ctx):\n    pass\n",
+}
+
+
+def _install_pipnotes(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    install_distribution(
+        site,
+        "hermes-pipnotes",
+        entry_points={
+            "hermes_agent.memory_providers": {
+                "pipnotes": "pipnotes:register",
+                "pipflat": "pipflat:register",
+            }
+        },
+        modules=PIPNOTES_MODULES,
+    )
+    monkeypatch.setenv("PYTHONPATH", str(site))
+
+
+def test_an_installed_plugins_cli_py_runs_as_a_hermes_memory_command(
+    hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Hermes finds a pip-installed provider's cli.py in its entry point's package.
+    _install_pipnotes(tmp_path / "site", monkeypatch)
+    write_config(hermes_home, "pipnotes")
+    result = run_cli("pipnotes", "status")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "pipnotes here: status"  # relative import; no __init__ run
+    assert "Notes kept by a pip-installed plugin." in run_cli("--help").stdout
+
+
+def test_an_installed_plugin_that_is_a_module_has_no_cli_py(
+    hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _install_pipnotes(tmp_path / "site", monkeypatch)
+    write_config(hermes_home, "pipflat")  # a lone pipflat.py has no directory for a cli.py
+    result = run_cli("pipflat", "status")
+    assert result.returncode != 0 and "No such command 'pipflat'" in result.stderr
+
+
 def test_a_cli_py_without_register_cli_adds_no_command(hermes_home: Path) -> None:
     write_files(
         hermes_home / "plugins" / "setup_only",

@@ -9,9 +9,11 @@ that one scan.
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
 import sys
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -80,3 +82,29 @@ def forget_entry_points() -> None:
     global _scan
     with _scan_lock:
         _scan = None
+
+
+def package_dir_of(entry_point: importlib.metadata.EntryPoint) -> Path | None:
+    """The directory of the package an entry point's module is, found without importing it.
+
+    ``None`` when the module is a plain ``.py`` file (it has no directory of its
+    own), a namespace or extension module, or cannot be found. Only the
+    top-level name goes through ``find_spec`` (which, for a dotted name, would
+    run the parent packages); the rest is walked on disk.
+    """
+    parts = entry_point.value.partition(":")[0].strip().split(".")
+    if not all(part.isidentifier() for part in parts):
+        return None
+    try:
+        spec = importlib.util.find_spec(parts[0])
+    except (ImportError, ValueError):
+        return None
+    origin = Path(spec.origin) if spec is not None and spec.origin else None
+    if origin is None or origin.name != "__init__.py":
+        return None
+    directory = origin.parent
+    for part in parts[1:]:
+        directory = directory / part
+        if not (directory / "__init__.py").is_file():
+            return None
+    return directory

@@ -2,7 +2,9 @@
 
 A Hermes memory plugin may ship a ``cli.py`` next to its ``__init__.py`` with
 ``register_cli(parser)`` (which builds an argparse tree) and a handler named
-``<provider>_command(args)``. As in Hermes, only the provider selected by
+``<provider>_command(args)``. The plugin is a folder in ``$HERMES_HOME/plugins``
+or, as in newer Hermes releases, the package a ``hermes_agent.memory_providers``
+entry point names. As in Hermes, only the provider selected by
 ``memory.provider`` gets a command, only when its ``cli.py`` defines
 ``register_cli``, and only its ``cli.py`` is imported (not the plugin), so the
 command works even when the plugin itself cannot load. The arguments are
@@ -35,7 +37,7 @@ CLI_FILE = "cli.py"
 
 def add_active_plugin_command(group: click.Group, reserved: Sequence[str] = ()) -> None:
     """Add the active plugin's ``cli.py`` to *group* as a command named after the provider."""
-    from hermes_core.plugins import plugin_folder
+    from hermes_core.plugins import hermes_entry_point_folder, plugin_folder
 
     home = get_hermes_home()
     try:
@@ -45,9 +47,12 @@ def add_active_plugin_command(group: click.Group, reserved: Sequence[str] = ()) 
     if not name or name in group.commands or name in reserved:
         return
     folder = plugin_folder(name, home)
+    installed = folder is None
+    if installed:
+        folder = hermes_entry_point_folder(name, home)
     if folder is None or not _defines_register_cli(folder.package_dir / CLI_FILE):
         return
-    group.add_command(_command(name, folder, home))
+    group.add_command(_command(name, folder, home, installed=installed))
 
 
 def _defines_register_cli(path: Path) -> bool:
@@ -105,7 +110,8 @@ def _failure(home: Path, message: str) -> click.ClickException:
     return click.ClickException(redact_egress(message))
 
 
-def _command(name: str, folder: PluginFolder, home: Path) -> click.Command:
+def _command(name: str, folder: PluginFolder, home: Path, *, installed: bool) -> click.Command:
+    """The click command running *folder*'s ``cli.py``; *installed*: an entry point's package."""
     description = folder.description or f"Manage the {name} memory plugin."
 
     @click.command(
@@ -120,7 +126,8 @@ def _command(name: str, folder: PluginFolder, home: Path) -> click.Command:
         from hermes_core import hermes_compat
 
         hermes_compat.prepare(home)
-        hermes_compat.register_alias(folder.name, folder.module_name, folder.package_name)
+        if not installed:  # an installed package is imported by its own name, not plugins.memory.*
+            hermes_compat.register_alias(folder.name, folder.module_name, folder.package_name)
         cli_path = folder.package_dir / CLI_FILE
         try:
             module = load_folder_submodule(folder, "cli")
