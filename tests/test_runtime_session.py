@@ -206,6 +206,7 @@ def test_hooks_run_in_lifecycle_order_with_their_arguments(
         "platform": "cli",
         "agent_context": "primary",
         "agent_identity": "default",
+        "agent_workspace": "hermes",
         "session_title": "Hooks",
     }
     assert "RECORDER-BLOCK" in session.system_prompt
@@ -463,8 +464,26 @@ def test_providers_get_the_profile_as_agent_identity(
     session.start()
     ((_, kwargs),) = recorder.calls_to("initialize")
     assert kwargs["agent_identity"] == identity
-    assert "agent_workspace" not in kwargs  # no working directory configured
+    assert kwargs["agent_workspace"] == "hermes"  # the name Hermes gives, not a directory
+    assert "cwd" not in kwargs  # no working directory configured
     session.close()
+
+
+def test_providers_get_the_working_directory_as_cwd_and_a_configured_workspace(
+    tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    settings = RuntimeSettings.from_config(
+        {"runtime": {"agent_workspace": " team "}}, working_dir=tmp_path
+    )
+    recorder = RecordingProvider()
+    session = build_session(tmp_path / "home", server, recorder, settings=settings)
+    session.start()
+    ((_, kwargs),) = recorder.calls_to("initialize")
+    assert (kwargs["agent_workspace"], kwargs["cwd"]) == ("team", str(tmp_path))
+    session.close()
+    for bad in ("", "  ", 7):
+        with pytest.raises(ConfigError, match=r"runtime\.agent_workspace"):
+            RuntimeSettings.from_config({"runtime": {"agent_workspace": bad}})
 
 
 def test_agent_identity_must_be_text() -> None:

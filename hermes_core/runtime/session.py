@@ -7,9 +7,9 @@ a :class:`~hermes_core.sessions.SessionStore` and a
 of Hermes Agent's lifecycle:
 
 * **start** — ``initialize_all(session_id, hermes_home=…, platform=…,
-  agent_context="primary", agent_identity=…)``, then the system prompt is assembled once
-  (:mod:`hermes_core.runtime.prompt`) and cached; every model call of the
-  session sends the same bytes;
+  agent_context="primary", agent_identity=…, agent_workspace="hermes")``, then
+  the system prompt is assembled once (:mod:`hermes_core.runtime.prompt`) and
+  cached; every model call of the session sends the same bytes;
 * **each turn** — ``on_turn_start``; ``prefetch_all`` (skipped for trivial
   prompts), fenced by ``build_memory_context_block`` and appended to the API
   copy of the user message only; the model call; tool calls routed through
@@ -100,6 +100,10 @@ MAX_TOOL_ITERATIONS = 100
 """The most rounds of tool calls one turn may take (``runtime.max_tool_iterations``)."""
 MAX_TOOL_CALLS_PER_REPLY = 1_000
 """The most tool calls run from one reply (``runtime.max_tool_calls_per_reply``)."""
+DEFAULT_AGENT_WORKSPACE = "hermes"
+"""``agent_workspace`` given to providers: the name Hermes Agent gives, so a plugin
+that keys its storage on it (a Hindsight bank, a scope-recall scope) finds the
+same data as under Hermes."""
 
 _UNSET: Any = object()
 _MAX_SECONDS = 86_400.0
@@ -178,6 +182,8 @@ class RuntimeSettings:
     user_id: str = ""
     agent_identity: str = ""
     """The profile name given to providers; empty: derived from ``HERMES_HOME``."""
+    agent_workspace: str = DEFAULT_AGENT_WORKSPACE
+    """The workspace name given to providers; Hermes Agent always gives ``"hermes"``."""
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_tool_iterations <= MAX_TOOL_ITERATIONS:
@@ -217,6 +223,13 @@ class RuntimeSettings:
         if not isinstance(identity, str):
             raise ConfigError(f"runtime.agent_identity must be a string, got {identity!r}.")
         values["agent_identity"] = identity.strip()
+        workspace = cfg_get(config, "runtime.agent_workspace", DEFAULT_AGENT_WORKSPACE)
+        if not isinstance(workspace, str) or not workspace.strip():
+            raise ConfigError(
+                f"runtime.agent_workspace must be a non-empty name, got {workspace!r}; "
+                f"leave it out to use {DEFAULT_AGENT_WORKSPACE!r}, as Hermes Agent does."
+            )
+        values["agent_workspace"] = workspace.strip()
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 
@@ -420,9 +433,10 @@ class AgentSession:
             "platform": self.settings.platform,
             "agent_context": "primary",
             "agent_identity": self.settings.agent_identity or profile_name(self.hermes_home),
+            "agent_workspace": self.settings.agent_workspace,
         }
         if self.settings.working_dir is not None:
-            init_kwargs["agent_workspace"] = str(self.settings.working_dir)
+            init_kwargs["cwd"] = str(self.settings.working_dir)
         if self.settings.user_id:
             init_kwargs["user_id"] = self.settings.user_id
         if self._title:
