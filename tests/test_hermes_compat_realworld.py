@@ -444,6 +444,8 @@ def test_safe_input_decodes_only_shifted_keys(
     assert decode_modified_key_sequences("\x1b[27;2;84~ok \x1b[72;2u\x1b[73;3u") == "Tok HI"
     kept = "\x1b[27;3;84~ \x1b[27;2;13~ \x1b[57427;2u \x1b[84u \x1b[27;5;84~"
     assert decode_modified_key_sequences(kept) == kept  # Alt, Enter, functional, bare, Ctrl
+    huge = "\x1b[27;" + "2" * 5000 + ";84~\x1b[" + "9" * 5000 + ";2u"
+    assert decode_modified_key_sequences(huge) == huge  # no int() of a 5000-digit number
     monkeypatch.setattr("builtins.input", lambda prompt="": "\x1b[27;2;65~PI key")
     assert safe_input("API key: ") == "API key"
 

@@ -20,8 +20,8 @@ __all__ = ["decode_modified_key_sequences", "safe_input"]
 # The modifier parameter is 1 + a bit mask, so plain Shift is 2 in both
 # protocols; Kitty's alternate report mode adds the event type (repeat 3,
 # release 4). Under modifyOtherKeys 3 means Alt, so only 2 is decoded there.
-_MODIFY_OTHER_KEYS = re.compile(r"\x1b\[27;(\d+);(\d+)~")
-_KITTY_CSI_U = re.compile(r"\x1b\[(\d+)(?:;(\d+))?u")
+_MODIFY_OTHER_KEYS = re.compile(r"\x1b\[27;(\d{1,7});(\d{1,7})~")
+_KITTY_CSI_U = re.compile(r"\x1b\[(\d{1,7})(?:;(\d{1,7}))?u")
 _SHIFT = frozenset({2})
 _KITTY_SHIFT = frozenset({2, 3, 4})
 _PRIVATE_USE_KEYS = range(0xE000, 0xF8FF + 1)  # Kitty's functional keys (Enter, arrows, ...)
