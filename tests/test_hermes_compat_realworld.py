@@ -522,3 +522,141 @@ def test_a_plugin_declaring_its_settings_in_config_schema_py_loads(hermes_home: 
 
     schema = ProviderConfigSchema(name="x", label="X")
     assert schema.storage == "flat_json" and schema.inline_fields() == ()
+
+
+UPLOADING_PLUGIN = '''
+"""Stores turns and uploads files the model names, as Hermes' bundled openviking and retaindb do."""
+from agent.file_safety import raise_if_read_blocked
+from agent.memory_provider import MemoryProvider
+from agent.message_content import flatten_message_text
+from agent.skill_commands import extract_user_instruction_from_skill_message
+
+
+class UploadingProvider(MemoryProvider):
+    name = "uploading"
+
+    def is_available(self):
+        return True
+
+    def initialize(self, session_id, **kwargs):
+        self.stored = []
+
+    def get_tool_schemas(self):
+        return []
+
+    def sync_turn(self, user_content, assistant_content, *, session_id=""):
+        user = extract_user_instruction_from_skill_message(flatten_message_text(user_content))
+        if user is not None:
+            self.stored.append(user)
+
+    def upload(self, path):
+        raise_if_read_blocked(path)
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+
+
+def register(ctx):
+    ctx.register_memory_provider(UploadingProvider())
+'''
+
+
+def test_a_plugin_importing_hermes_message_skill_and_file_helpers_loads_and_uses_them(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    folder_plugin(hermes_home / "plugins", "uploading", UPLOADING_PLUGIN)
+    provider = load_memory_provider("uploading")
+    assert provider is not None
+    provider.initialize("s1")
+
+    provider.sync_turn(
+        [{"type": "text", "text": "deploy on"}, {"type": "image_url", "image_url": {}}, "Tuesday"],
+        "ok",
+    )
+    skill_turn = (
+        '[IMPORTANT: The user has invoked the "ops" skill. The full skill content is loaded '
+        "below.]\n\nbody\n\nThe user has provided the following instruction alongside the skill "
+        "invocation: ship it\n\n[Runtime note: cwd]"
+    )
+    provider.sync_turn(skill_turn, "ok")
+    provider.sync_turn(skill_turn.split("\n\nThe user")[0], "ok")  # a bare /skill: skipped
+    assert provider.stored == ["deploy on\nTuesday", "ship it"]  # type: ignore[attr-defined]
+
+    notes = tmp_path / "notes.md"
+    notes.write_text("window: Tuesday", encoding="utf-8")
+    assert provider.upload(str(notes)) == "window: Tuesday"  # type: ignore[attr-defined]
+    (hermes_home / ".env").write_text("KEY=secret\n", encoding="utf-8")
+    for denied in (hermes_home / ".env", hermes_home / "auth.json", tmp_path / ".env.local"):
+        with pytest.raises(ValueError, match="Access denied"):
+            provider.upload(str(denied))  # type: ignore[attr-defined]
+
+
+PROFILED_PLUGIN = '''
+"""Scopes a shared client per Hermes profile, as Hermes' bundled honcho does."""
+import itertools
+
+from agent.memory_provider import MemoryProvider
+from hermes_cli.profiles import _get_default_hermes_home, get_active_profile_name, list_profiles
+from plugins.plugin_utils import SingletonSlot, lazy_singleton
+
+_client = SingletonSlot()
+_builds = itertools.count(1)
+
+
+@lazy_singleton
+def shared_settings():
+    return {"root": str(_get_default_hermes_home()), "build": next(_builds)}
+
+
+class ProfiledProvider(MemoryProvider):
+    name = "profiled"
+
+    def is_available(self):
+        return True
+
+    def initialize(self, session_id, **kwargs):
+        self.client = _client.get(lambda: {"peer": get_active_profile_name()})
+        self.profiles = [(p.name, p.is_default) for p in list_profiles()]
+        self.settings = shared_settings()
+
+    def get_tool_schemas(self):
+        return []
+
+
+def register(ctx):
+    ctx.register_memory_provider(ProfiledProvider())
+'''
+
+
+def test_a_plugin_scoping_by_hermes_profile_loads_and_reads_the_profiles(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "root"
+    work = root / "profiles" / "work"
+    for home in (root, work, root / "profiles" / "Bad Name", root / "profiles" / "coder"):
+        home.mkdir(parents=True, exist_ok=True)
+    monkeypatch.setenv("HERMES_HOME", str(work))
+    folder_plugin(work / "plugins", "profiled", PROFILED_PLUGIN)
+    provider = load_memory_provider("profiled")
+    assert provider is not None
+    provider.initialize("s1")
+    assert provider.client == {"peer": "work"}  # type: ignore[attr-defined]
+    assert provider.profiles == [  # type: ignore[attr-defined]
+        ("default", True),
+        ("coder", False),
+        ("work", False),
+    ]
+    assert provider.settings == {"root": str(root), "build": 1}  # type: ignore[attr-defined]
+    provider.initialize("s2")  # built once: the slot and the singleton keep their first object
+    assert provider.settings["build"] == 1  # type: ignore[attr-defined]
+
+    from hermes_cli.profiles import get_active_profile_name  # type: ignore[import-not-found]
+    from plugins.plugin_utils import SingletonSlot  # type: ignore[import-not-found]
+
+    monkeypatch.setenv("HERMES_HOME", str(root))
+    assert get_active_profile_name() == "default"
+    slot = SingletonSlot()
+    with pytest.raises(RuntimeError):
+        slot.get(lambda: (_ for _ in ()).throw(RuntimeError("backend down")))
+    assert slot.peek() is None and slot.get(lambda: "built") == "built"  # a failed build retries
+    slot.reset()
+    assert slot.peek() is None

@@ -42,6 +42,9 @@ COMPAT_MODULES: dict[str, tuple[str, bool]] = {
     "agent.plugin_llm": ("agent/plugin_llm.py", False),
     "agent.skill_providers": ("agent/skill_providers.py", False),
     "agent.async_utils": ("agent/async_utils.py", False),
+    "agent.message_content": ("agent/message_content.py", False),
+    "agent.skill_commands": ("agent/skill_commands.py", False),
+    "agent.file_safety": ("agent/file_safety.py", False),
     # outside agent/ so that only this finder, which checks the condition, can load it
     "agent.auxiliary_client": ("agent_auxiliary_client.py", False),
     "tools": ("tools/__init__.py", True),
@@ -50,11 +53,13 @@ COMPAT_MODULES: dict[str, tuple[str, bool]] = {
     "hermes_cli": ("hermes_cli/__init__.py", True),
     "hermes_cli.config": ("hermes_cli/config.py", False),
     "hermes_cli.input_decode": ("hermes_cli/input_decode.py", False),
+    "hermes_cli.profiles": ("hermes_cli/profiles.py", False),
     "hermes_state": ("hermes_state.py", False),
     "hermes_time": ("hermes_time.py", False),
     "plugins": ("plugins/__init__.py", True),
     "plugins.memory": ("plugins/memory/__init__.py", True),
     "plugins.memory.config_schema": ("plugins/memory/config_schema.py", False),
+    "plugins.plugin_utils": ("plugins/plugin_utils.py", False),
     "utils": ("utils.py", False),
 }
 
@@ -62,8 +67,6 @@ COMPAT_MODULES: dict[str, tuple[str, bool]] = {
 NOT_PROVIDED: dict[str, str] = {
     "agent.auxiliary_client": "Hermes Agent's auxiliary LLM client (call_llm)",
     "agent.context_engine": "Hermes Agent's context-engine plugin interface",
-    "agent.file_safety": "Hermes Agent's file-access policy",
-    "agent.skill_commands": "Hermes Agent's skill commands (hermes-memory has no skills)",
     "hermes_cli.plugins": (
         "Hermes Agent's general plugin manager (PluginContext, get_plugin_manager); memory "
         "plugins receive their context through register(ctx)"
