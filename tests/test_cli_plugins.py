@@ -159,6 +159,27 @@ def test_doctor_passes_on_a_healthy_home(builtin: None, hermes_home: Path) -> No
     assert "0 problem(s)" in result.stdout
 
 
+def test_doctor_warns_when_the_selected_name_shadows_another_plugin(
+    builtin: None, hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder_plugin(hermes_home / "plugins", "twin", provider_source("twin"))
+    project = tmp_path / "proj"
+    folder_plugin(project / ".hermes" / "plugins", "twin", provider_source("twin"))
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("HERMES_ENABLE_PROJECT_PLUGINS", "yes")
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: twin\n", encoding="utf-8")
+    result = doctor()
+    assert result.exit_code == 0, result.stdout
+    assert "memory.provider 'twin' is available" in result.stdout
+    assert (
+        "[WARN] memory.provider 'twin' is the folder provider; the project provider of the "
+        f"same name at {project / '.hermes' / 'plugins' / 'twin'} is shadowed" in result.stdout
+    )
+    assert "rename its folder and set memory.provider to the new name" in result.stdout
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: other\n", encoding="utf-8")
+    assert "shadowed" not in doctor().stdout  # only the selected name is worth a warning
+
+
 def test_doctor_warns_about_a_broken_plugin_that_is_not_selected(
     builtin: None, hermes_home: Path
 ) -> None:

@@ -146,7 +146,9 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     except PluginError as exc:
         found.append(Finding("fail", str(exc), "pip install hermes-memory-builtin"))
     with contextlib.redirect_stdout(sys.stderr):  # a plugin printing while it loads
-        listing = discover_providers(home)
+        everything = discover_providers(home, include_shadowed=True)
+    listing = [info for info in everything if not info.shadowed_by]
+    shadowed = [info for info in everything if info.shadowed_by]
     for info in listing:
         found += [
             Finding("warn", f"provider {info.name!r} ({info.source}): {warning}", _MANIFEST_FIX)
@@ -220,6 +222,19 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
         )
     else:
         found.append(Finding("ok", f"memory.provider {selected!r} is available"))
+    if match is not None:
+        found += [
+            Finding(
+                "warn",
+                f"memory.provider {selected!r} is the {match.source} provider; the "
+                f"{info.source} provider of the same name at {info.path or '?'} is shadowed "
+                "and never loaded",
+                "to use the shadowed one, rename its folder and set memory.provider to the "
+                "new name (or uninstall the other); otherwise remove it",
+            )
+            for info in shadowed
+            if info.name == match.name
+        ]
     return found
 
 
