@@ -486,6 +486,36 @@ def test_providers_get_the_working_directory_as_cwd_and_a_configured_workspace(
             RuntimeSettings.from_config({"runtime": {"agent_workspace": bad}})
 
 
+def test_a_gateway_host_passes_its_chat_context_to_providers(
+    tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    context = {"user_name": "Ana", "chat_id": "c-42", "gateway_session_key": "tg:dm:42"}
+    settings = RuntimeSettings(platform="telegram", user_id="u1", provider_context=context)
+    recorder = RecordingProvider()
+    session = build_session(tmp_path / "home", server, recorder, settings=settings)
+    session.start()
+    ((_, kwargs),) = recorder.calls_to("initialize")
+    assert {key: kwargs[key] for key in context} == context
+    assert (kwargs["platform"], kwargs["user_id"]) == ("telegram", "u1")
+    session.close()
+
+
+@pytest.mark.parametrize(
+    ("context", "problem"),
+    [
+        ({"user_id": "u2"}, "cannot set 'user_id'"),
+        ({"agent_workspace": "x"}, "cannot set 'agent_workspace'"),
+        ({"chat id": "c"}, "must be a keyword name"),
+        ({"chat_id": 42}, r"provider_context\['chat_id'\] must be text"),
+    ],
+)
+def test_provider_context_cannot_replace_what_the_runtime_gives(
+    context: dict[str, object], problem: str
+) -> None:
+    with pytest.raises(ConfigError, match=problem):
+        RuntimeSettings(provider_context=context)  # type: ignore[arg-type]
+
+
 def test_agent_identity_must_be_text() -> None:
     with pytest.raises(ConfigError, match=r"runtime\.agent_identity"):
         RuntimeSettings.from_config({"runtime": {"agent_identity": 7}})

@@ -100,6 +100,21 @@ MAX_TOOL_ITERATIONS = 100
 """The most rounds of tool calls one turn may take (``runtime.max_tool_iterations``)."""
 MAX_TOOL_CALLS_PER_REPLY = 1_000
 """The most tool calls run from one reply (``runtime.max_tool_calls_per_reply``)."""
+_OWN_INIT_KEYS = frozenset(
+    {
+        "session_id",
+        "hermes_home",
+        "platform",
+        "agent_context",
+        "agent_identity",
+        "agent_workspace",
+        "cwd",
+        "user_id",
+        "session_title",
+        "parent_session_id",
+    }
+)
+"""``initialize`` keywords the runtime itself gives; ``provider_context`` cannot replace them."""
 DEFAULT_AGENT_WORKSPACE = "hermes"
 """``agent_workspace`` given to providers: the name Hermes Agent gives, so a plugin
 that keys its storage on it (a Hindsight bank, a scope-recall scope) finds the
@@ -184,8 +199,24 @@ class RuntimeSettings:
     """The profile name given to providers; empty: derived from ``HERMES_HOME``."""
     agent_workspace: str = DEFAULT_AGENT_WORKSPACE
     """The workspace name given to providers; Hermes Agent always gives ``"hermes"``."""
+    provider_context: Mapping[str, str] = field(default_factory=dict)
+    """More ``initialize`` keywords, as a gateway host gives them: ``user_name``,
+    ``user_id_alt``, ``chat_id``, ``chat_name``, ``chat_type``, ``thread_id``,
+    ``gateway_session_key``…"""
 
     def __post_init__(self) -> None:
+        for key, value in self.provider_context.items():
+            if not isinstance(key, str) or not key.isidentifier():
+                raise ConfigError(f"provider_context key {key!r} must be a keyword name.")
+            if key in _OWN_INIT_KEYS:
+                raise ConfigError(
+                    f"provider_context cannot set {key!r}: the runtime gives it (set it "
+                    "through its own setting, such as user_id or agent_workspace)."
+                )
+            if not isinstance(value, str):
+                raise ConfigError(
+                    f"provider_context[{key!r}] must be text, got {type(value).__name__}."
+                )
         if not 1 <= self.max_tool_iterations <= MAX_TOOL_ITERATIONS:
             raise ConfigError(
                 f"runtime.max_tool_iterations must be between 1 and {MAX_TOOL_ITERATIONS}, "
@@ -429,6 +460,7 @@ class AgentSession:
         session_id = new_session_id(self._clock())
         self._create_row(session_id, title=self._title)
         init_kwargs: dict[str, Any] = {
+            **self.settings.provider_context,
             "hermes_home": str(self.hermes_home),
             "platform": self.settings.platform,
             "agent_context": "primary",
