@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 from urllib.parse import quote
@@ -28,7 +29,7 @@ from tenacity import (
 
 from hermes_core.errors import SessionStoreError
 
-__all__ = ["WriteLock", "is_busy", "open_connection"]
+__all__ = ["WriteLock", "is_busy", "is_undecodable", "lenient_text", "open_connection"]
 
 T = TypeVar("T")
 
@@ -47,6 +48,30 @@ def is_busy(exc: BaseException) -> bool:
         return False
     text = str(exc).lower()
     return "locked" in text or "busy" in text
+
+
+def is_undecodable(exc: BaseException) -> bool:
+    """True when a read met text that is not UTF-8 (stored by another program)."""
+    return isinstance(exc, sqlite3.OperationalError) and "Could not decode to UTF-8" in str(exc)
+
+
+def _lenient_decode(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
+
+
+@contextmanager
+def lenient_text(conn: sqlite3.Connection) -> Iterator[None]:
+    """Within the block, *conn* reads text that is not UTF-8 with U+FFFD for the bad bytes.
+
+    Python's ``sqlite3`` cannot store such text, but a C or Go program can; read
+    strictly, one such row fails every query that returns it.
+    """
+    saved = conn.text_factory
+    conn.text_factory = _lenient_decode
+    try:
+        yield
+    finally:
+        conn.text_factory = saved
 
 
 def _uri(path: Path, *, read_only: bool, immutable: bool = False) -> str:

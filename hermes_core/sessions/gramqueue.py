@@ -15,6 +15,7 @@ import sqlite3
 from collections.abc import Mapping
 
 from hermes_core.sessions.cjk import cjk_grams
+from hermes_core.sessions.connection import lenient_text
 from hermes_core.sessions.schema import indexed_name_sql
 
 __all__ = ["drain_gram_queue", "gram_text_sql", "tool_calls_text"]
@@ -30,8 +31,22 @@ def gram_text_sql(row: str, speaker: bool = True) -> str:
     return f"{row}.content, {name}, {row}.tool_calls"
 
 
+def _decoded(text: str) -> object:
+    """*text* parsed as JSON when it is a JSON object or array, else *text* itself."""
+    if not text.lstrip().startswith(("{", "[")):
+        return text
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+
+
 def tool_calls_text(raw: str | None) -> str:
-    """Every string inside a stored ``tool_calls`` JSON value, space-separated."""
+    """Every string inside a stored ``tool_calls`` JSON value, space-separated.
+
+    Arguments stored as JSON text are decoded too, so CJK a client wrote as
+    ``\\uXXXX`` escapes (``json.dumps``' default) is seen as the letters it is.
+    """
     try:
         value = json.loads(raw) if isinstance(raw, str) else raw
     except (ValueError, RecursionError):
@@ -44,9 +59,13 @@ def tool_calls_text(raw: str | None) -> str:
     while pending:
         node = pending.pop()
         if isinstance(node, str):
-            strings.append(node)
+            inner = _decoded(node)
+            if isinstance(inner, str):
+                strings.append(inner)
+            else:
+                pending.append(inner)
         elif isinstance(node, Mapping):
-            pending.extend(reversed(list(node.values())))
+            pending.extend(reversed([*node.keys(), *node.values()]))
         elif isinstance(node, list):
             pending.extend(reversed(node))
     return " ".join(strings)
@@ -59,10 +78,11 @@ def drain_gram_queue(conn: sqlite3.Connection) -> int:
     """
     if conn.execute("SELECT 1 FROM messages_cjk_pending LIMIT 1").fetchone() is None:
         return 0
-    rows = conn.execute(
-        f"SELECT q.id, {gram_text_sql('m')} FROM messages_cjk_pending AS q "
-        "JOIN messages AS m ON m.id = q.id"
-    ).fetchall()
+    with lenient_text(conn):  # a row another program wrote as non-UTF-8 must not stop writes
+        rows = conn.execute(
+            f"SELECT q.id, {gram_text_sql('m')} FROM messages_cjk_pending AS q "
+            "JOIN messages AS m ON m.id = q.id"
+        ).fetchall()
     entries = [
         (mid, grams)
         for mid, content, name, tool_calls in rows

@@ -92,6 +92,7 @@ def _gram_problems(conn: sqlite3.Connection, layout: Layout) -> list[str]:
     """Rows the gram index lacks or holds wrongly (it is filled by Python, not FTS5)."""
     speaker = "name" in layout.message_columns  # a read-only file older than version 3 lacks it
     columns = tuple(c for c in TEXT_COLUMNS if speaker or c != "name")
+    escaped = layout.version >= 4  # older files never indexed CJK written as \uXXXX
     problems = []
     stray = conn.execute(
         f"SELECT count(*) FROM {GRAM_INDEX} WHERE rowid NOT IN (SELECT id FROM messages)"
@@ -100,7 +101,7 @@ def _gram_problems(conn: sqlite3.Connection, layout: Layout) -> list[str]:
         problems.append(f"full-text index {GRAM_INDEX} holds {stray} deleted or excluded messages")
     candidates = conn.execute(
         f"SELECT {gram_text_sql('m', speaker)} FROM messages AS m WHERE "
-        f"({has_cjk_sql('m', columns)}) AND m.id NOT IN (SELECT rowid FROM {GRAM_INDEX}) "
+        f"({has_cjk_sql('m', columns, escaped)}) AND m.id NOT IN (SELECT rowid FROM {GRAM_INDEX}) "
         "AND m.id NOT IN (SELECT id FROM messages_cjk_pending)"
     )
     missing = sum(1 for row in candidates if cjk_grams((row[0], row[1], tool_calls_text(row[2]))))

@@ -23,7 +23,9 @@ arguments:
 
 The first two are external-content tables over views, so the text is stored
 once (in ``messages``); the views and the triggers share one SQL expression per
-column, which FTS5 requires for deletes to stay exact. The gram index cannot be
+column, which FTS5 requires for deletes to stay exact. Tool-call arguments are
+indexed as their keys and values when they hold an escape (``\\n``, ``\\"``,
+``\\uXXXX``), else as written. The gram index cannot be
 computed in SQL, so its trigger only queues the row in ``messages_cjk_pending``
 and the store tokenises queued rows inside the same write transaction; any
 other writer (the ``sqlite3`` shell, an older build) leaves rows queued and the
@@ -43,11 +45,12 @@ __all__ = [
     "has_cjk_sql",
     "indexed_name_sql",
     "queue_cjk_rows",
+    "reindex_escaped_arguments",
     "replace_index_triggers",
     "schema_sql",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Layout version of a hermes-memory ``state.db`` (also stored in ``schema_version``)."""
 
 MARKER_KEY = "hermes_memory.schema"
@@ -104,7 +107,7 @@ CREATE INDEX IF NOT EXISTS idx_messages_speaker ON messages(session_id, name)
 
 # Tool-call names and arguments as plain text: 'read_file {"path": "/etc/x"}'.
 # Anything that is not a JSON array of objects is indexed as it is.
-_TOOL_CALLS_TEXT = (
+_TOOL_CALLS_TEXT_V3 = (
     "CASE WHEN json_valid({r}.tool_calls) THEN"
     " CASE WHEN json_type({r}.tool_calls) = 'array' THEN"
     " (SELECT group_concat("
@@ -112,6 +115,36 @@ _TOOL_CALLS_TEXT = (
     " || ' ' || COALESCE(json_extract(j.value, '$.function.arguments'),"
     " json_extract(j.value, '$.arguments'), ''), ' ')"
     " FROM json_each({r}.tool_calls) AS j WHERE j.type = 'object')"
+    " ELSE {r}.tool_calls END"
+    " ELSE {r}.tool_calls END"
+)
+
+# Since version 4, arguments holding an escape (a line break written as \n, a
+# quote, non-ASCII written as \uXXXX) are indexed decoded, as their keys and
+# values: 'write_file path /srv/a.py content import os'. Before, the words after
+# each escape were glued to its letter ('nimport') and escaped CJK was never
+# seen. Arguments without any escape are indexed as written, as in version 3,
+# so upgrading re-indexes only the rows that had one. Arguments holding a
+# surrogate (an emoji written as \ud83d\ude00) or NUL escape stay as written too.
+_ARGUMENT_WORDS = (
+    "(SELECT group_concat(CASE WHEN typeof(t.key) = 'text' THEN t.key || ' ' ELSE '' END"
+    " || COALESCE(t.atom, ''), ' ') FROM json_tree(c.args) AS t"
+    " WHERE typeof(t.key) = 'text' OR t.atom IS NOT NULL)"
+)
+# SQLite decodes a lone surrogate (\ud800) to bytes that are not UTF-8 and
+# stops a value at \u0000: such arguments stay as written.
+_UNSAFE_ESCAPES = "(c.args GLOB '*\\u[dD][89abcdefABCDEF]*' OR instr(c.args, '\\u0000') > 0)"
+_TOOL_CALLS_TEXT = (
+    "CASE WHEN json_valid({r}.tool_calls) THEN"
+    " CASE WHEN json_type({r}.tool_calls) = 'array' THEN"
+    " (SELECT group_concat(c.name || ' ' || CASE WHEN instr(c.args, '\\') > 0"
+    f" AND json_valid(c.args) AND NOT {_UNSAFE_ESCAPES}"
+    f" THEN COALESCE({_ARGUMENT_WORDS}, '') ELSE c.args END, ' ')"
+    " FROM (SELECT"
+    " COALESCE(json_extract(j.value, '$.function.name'), json_extract(j.value, '$.name'), '')"
+    " AS name, COALESCE(json_extract(j.value, '$.function.arguments'),"
+    " json_extract(j.value, '$.arguments'), '') AS args"
+    " FROM json_each({r}.tool_calls) AS j WHERE j.type = 'object') AS c)"
     " ELSE {r}.tool_calls END"
     " ELSE {r}.tool_calls END"
 )
@@ -168,6 +201,13 @@ END;
 """
 
 
+# The external-content indexes: (table, tokenizer, which rows it holds).
+_INDEXES = (
+    ("messages_fts", "porter unicode61 remove_diacritics 2", ""),
+    ("messages_fts_trigram", "trigram", "{r}.role <> 'tool'"),
+)
+
+
 def _cjk_sql() -> str:
     has_new = has_cjk_sql("new")
     return f"""
@@ -191,30 +231,29 @@ END;
 
 def schema_sql() -> str:
     """The complete DDL of the current layout (every statement ``IF NOT EXISTS``)."""
-    return (
-        CORE_SQL
-        + INDEX_SQL
-        + _fts_sql("messages_fts", "porter unicode61 remove_diacritics 2")
-        + _fts_sql("messages_fts_trigram", "trigram", rows="{r}.role <> 'tool'")
-        + _cjk_sql()
-    )
+    return CORE_SQL + INDEX_SQL + "".join(_fts_sql(*index) for index in _INDEXES) + _cjk_sql()
 
 
 TEXT_COLUMNS = ("content", "tool_name", "name", "tool_calls")
 """The ``messages`` columns the indexes read (``name`` is absent before version 3)."""
 
 
-def has_cjk_sql(row: str, columns: tuple[str, ...] = TEXT_COLUMNS) -> str:
+def has_cjk_sql(row: str, columns: tuple[str, ...] = TEXT_COLUMNS, escaped: bool = True) -> str:
     """An SQL condition: message *row* (a table name or alias) may hold CJK text.
 
     The ASCII test (character count equals byte count) skips the costlier
-    ``GLOB`` for the usual English row.
+    ``GLOB`` for the usual English row. Tool calls holding a ``\\u`` escape
+    qualify too unless not *escaped* (version 3 did not decode them); the
+    tokeniser decodes them and keeps only what is CJK.
     """
-    return " OR ".join(
+    tests = [
         f"CASE WHEN length({row}.{column}) = length(CAST({row}.{column} AS BLOB)) THEN 0"
         f" ELSE {row}.{column} GLOB '*{_DETECT_CLASS}*' END"
         for column in columns
-    )
+    ]
+    if escaped and "tool_calls" in columns:  # arguments may spell CJK as \uXXXX escapes
+        tests.append(f"instr({row}.tool_calls, '\\u') > 0")
+    return " OR ".join(tests)
 
 
 def queue_cjk_rows(conn: sqlite3.Connection) -> None:
@@ -241,11 +280,44 @@ def replace_index_triggers(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def reindex_escaped_arguments(conn: sqlite3.Connection) -> None:
+    """Re-index the tool calls whose arguments hold an escape (version 4 decodes them).
+
+    Each such row is deleted from the word and trigram indexes with exactly the
+    text version 3 indexed, and added back with the decoded text; rows whose
+    text is the same either way (no escape) are left alone. Rows whose escapes
+    may hide CJK are queued for the gram index.
+    """
+    old = _TOOL_CALLS_TEXT_V3.format(r="m")
+    new = _TOOL_CALLS_TEXT.format(r="m")
+    name = indexed_name_sql("m")
+    changed = (
+        f"m.tool_calls IS NOT NULL AND instr(m.tool_calls, '\\') > 0 AND ({old}) IS NOT ({new})"
+    )
+    for table, _tokenizer, rows in _INDEXES:
+        keep = (rows or "1").format(r="m")
+        conn.execute(
+            f"INSERT INTO {table}({table}, rowid, content, tool_name, tool_calls) "
+            f"SELECT 'delete', m.id, m.content, {name}, {old} FROM messages AS m "
+            f"WHERE {changed} AND {keep}"
+        )
+        conn.execute(
+            f"INSERT INTO {table}(rowid, content, tool_name, tool_calls) "
+            f"SELECT m.id, m.content, {name}, {new} FROM messages AS m WHERE {changed} AND {keep}"
+        )
+    conn.execute(
+        "INSERT OR IGNORE INTO messages_cjk_pending(id) "
+        "SELECT id FROM messages WHERE instr(tool_calls, '\\u') > 0"
+    )
+    replace_index_triggers(conn)
+
+
 # version -> migration run once when a file is brought up to that version.
 # New tables and columns need no entry: apply_schema() creates what is missing.
 _MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     2: queue_cjk_rows,
     3: replace_index_triggers,
+    4: reindex_escaped_arguments,
 }
 
 

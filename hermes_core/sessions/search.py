@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_core.sessions.cjk import contains_cjk
-from hermes_core.sessions.connection import is_busy
+from hermes_core.sessions.connection import is_busy, is_undecodable
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
 from hermes_core.sessions.question import Plan, plan_query, stem
@@ -638,8 +638,8 @@ def search_messages(
     try:
         rows = search.plan_rows(plan, need)
     except sqlite3.OperationalError as exc:
-        if "locked" in str(exc).lower():
-            raise
+        if "locked" in str(exc).lower() or is_undecodable(exc):
+            raise  # the store retries, or reads the bad text leniently
         log.warning("search for %r failed in SQLite (%s); returning no hits", parsed.text, exc)
         return []
     rows = rows[offset:need]

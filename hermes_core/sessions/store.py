@@ -26,6 +26,8 @@ from hermes_core.sessions.connection import (
     WriteLock,
     enable_wal,
     is_busy,
+    is_undecodable,
+    lenient_text,
     open_connection,
     restrict_permissions,
 )
@@ -326,7 +328,13 @@ class SessionStore:
             raise SessionStoreError(f"The session store for {self.path} is closed.")
         with self._writer.lock:
             try:
-                return fn(self._conn)
+                try:
+                    return fn(self._conn)
+                except sqlite3.OperationalError as exc:
+                    if not is_undecodable(exc):
+                        raise
+                    with lenient_text(self._conn):  # a row another program wrote as non-UTF-8
+                        return fn(self._conn)
             except sqlite3.DatabaseError as exc:
                 if is_busy(exc):
                     raise SessionStoreError(f"{self.path} is busy: {exc}; retry.") from exc
