@@ -186,3 +186,17 @@ def test_text_another_program_stored_as_invalid_utf8_is_read_with_replacements(
         assert store.check() == []
     with SessionStore(path, read_only=True) as reader:
         assert sorted(h["id"] for h in reader.search_messages("rollback")) == [1, 2]
+
+
+def test_a_question_counts_words_inside_a_multi_line_command(tmp_path: Path) -> None:
+    # Coverage of the question reads the decoded arguments: 'helm' follows a '\n' escape.
+    command = "cd /srv/charts\nhelm rollback payments 41\nkubectl get pods"
+    with SessionStore(tmp_path / "state.db") as store:
+        store.create_session("did_it")
+        store.append_message("did_it", "user", "the release is broken, undo it")
+        store.append_message("did_it", "assistant", "", tool_calls=_call({"command": command}))
+        store.create_session("talked_about_it")
+        store.append_message("talked_about_it", "user", "helm is nice. payments asked about kubectl")
+        store.append_message("talked_about_it", "assistant", "sure, rollback docs are in the wiki")
+        hits = store.search_messages("How did we rollback payments with helm and kubectl?")
+    assert hits[0]["session_id"] == "did_it"

@@ -27,6 +27,7 @@ from typing import Any
 
 from hermes_core.sessions.cjk import contains_cjk
 from hermes_core.sessions.connection import is_busy, is_undecodable
+from hermes_core.sessions.gramqueue import tool_calls_text
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
 from hermes_core.sessions.question import Plan, plan_query, stem
@@ -462,11 +463,14 @@ def _coverage(
             hits.append(row[0])
     tool_calls = "tool_calls" if "tool_calls" in layout.message_columns else "NULL"
     texts = {
-        mid: " ".join(part for part in parts if isinstance(part, str)).lower()
-        for mid, *parts in conn.execute(
-            f"SELECT id, substr(content, 1, {_COVERAGE_CHARS}), tool_name, "
-            f"substr({tool_calls}, 1, {_COVERAGE_CHARS}) FROM messages "
-            "WHERE id IN (SELECT value FROM json_each(?))",
+        mid: " ".join(
+            part
+            for part in (content, name, calls and tool_calls_text(calls)[:_COVERAGE_CHARS])
+            if isinstance(part, str)
+        ).lower()
+        for mid, content, name, calls in conn.execute(
+            f"SELECT id, substr(content, 1, {_COVERAGE_CHARS}), tool_name, {tool_calls} "
+            "FROM messages WHERE id IN (SELECT value FROM json_each(?))",
             (json.dumps([mid for hits in evidence.values() for mid in hits]),),
         )
     }
