@@ -196,3 +196,25 @@ def test_a_provider_name_with_quotes_runs(hermes_home: Path) -> None:
     result = _run(name, "-k", "stable_identifier")
     assert result.exit_code == 0, result.output
     assert "PASS  name is a stable identifier" in result.output
+
+
+def test_config_from_brings_the_providers_own_settings_files(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    # Hermes plugins keep settings beside config.yaml (honcho.json) or in a folder of
+    # their own (hindsight/config.json); a run with --config-from needs them too.
+    configured = tmp_path / "configured-home"
+    (configured / "dict-notes").mkdir(parents=True)
+    (configured / "dict-notes.json").write_text('{"workspace": "w"}', encoding="utf-8")
+    (configured / "dict-notes" / "config.json").write_text('{"bank": "b"}', encoding="utf-8")
+    source = _dict_provider_source(
+        replace="    def is_available(self) -> bool:\n        return True",
+        by="    def is_available(self) -> bool:\n"
+        "        home = get_hermes_home()\n"
+        "        return (home / 'dict-notes.json').is_file() and "
+        "(home / 'dict-notes' / 'config.json').is_file()",
+    )
+    _plugin(hermes_home, "dict-notes", source)
+    result = _run("dict-notes", "--config-from", str(configured), "-k", "in_the_test_setup")
+    assert result.exit_code == 0, result.output
+    assert "PASS  is available in the test setup" in result.output

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,15 +26,15 @@ NOT_CHECKED_HERE = {
 
 
 @contextmanager
-def _scratch_home(config_from: Path | None) -> Iterator[Path]:
+def _scratch_home(config_from: Path | None, provider: str) -> Iterator[Path]:
     """An empty HERMES_HOME (seeded with *config_from*'s configuration), active meanwhile."""
+    from hermes_core.testing.home import seed_home
+
     previous = os.environ.get("HERMES_HOME")
     with tempfile.TemporaryDirectory(prefix="hermes-conformance-home-") as tmp:
         home = Path(tmp)
         if config_from is not None:
-            for name in ("config.yaml", ".env"):
-                if (config_from / name).is_file():
-                    shutil.copy2(config_from / name, home / name)
+            seed_home(config_from, home, provider)
         os.environ["HERMES_HOME"] = str(home)
         try:
             yield home
@@ -84,7 +83,7 @@ def _capabilities_in_force(
         chosen = parse_capabilities(given) if given else None
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--capability") from None
-    with _scratch_home(config_from) as home:
+    with _scratch_home(config_from, name) as home:
         if plugins_dir is not None:
             (home / "plugins").symlink_to(plugins_dir, target_is_directory=True)
         provider = load_memory_provider(name, home)
@@ -135,7 +134,10 @@ def _positive_seconds(value: float) -> float:
 @click.option(
     "--config-from",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
-    help="Copy config.yaml and .env from this HERMES_HOME into every test's empty home.",
+    help=(
+        "Copy config.yaml, .env and the provider's own settings files from this "
+        "HERMES_HOME into every test's empty home."
+    ),
 )
 @click.option("-k", "select", metavar="EXPR", help="Only run tests matching this -k expression.")
 @click.option(
