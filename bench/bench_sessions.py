@@ -43,7 +43,7 @@ from report import percentile, write_section  # noqa: E402
 from hermes_core.sessions import SessionStore, parse_query  # noqa: E402
 from hermes_core.sessions.connection import open_connection  # noqa: E402
 from hermes_core.sessions.question import plan_query  # noqa: E402
-from hermes_core.sessions.schema import apply_schema  # noqa: E402
+from hermes_core.sessions.schema import SCHEMA_VERSION, apply_schema, stored_version  # noqa: E402
 
 # -- the corpus ---------------------------------------------------------------------------
 
@@ -109,6 +109,10 @@ def _zipf_weights(n: int) -> list[float]:
     return cumulative
 
 
+CORPUS_VERSION = 2
+"""Bumped whenever Corpus generates different text, so kept databases are rebuilt."""
+
+
 class Corpus:
     """A deterministic generator of realistic sessions (seeded)."""
 
@@ -145,12 +149,19 @@ class Corpus:
 
     def tool_call(self) -> tuple[str, dict[str, Any]]:
         name = self.rng.choice(TOOLS)
+        args: dict[str, str]
         if name in ("read_file", "write_file", "list_directory"):
             args = {"path": "/srv/" + "/".join(self.rng.choices(TECH, k=3)) + ".py"}
+            if name == "write_file":  # a file's lines: escaped line breaks in the arguments
+                args["content"] = "\n".join(self.words_(6) for _ in range(self.rng.randint(2, 12)))
         elif name == "run_command":
             args = {
                 "command": " ".join(self.rng.choices(TECH, k=4)) + " --" + self.rng.choice(TECH)
             }
+            if self.rng.random() < 0.3:  # a multi-line command
+                args["command"] = f"cd /srv/{self.rng.choice(TECH)}\n{args['command']}"
+        elif self.rng.random() < 0.03:  # json.dumps' default writes CJK as \uXXXX escapes
+            args = {"query": self.chinese(2, 5)}
         else:
             args = {"query": self.words_(5)}
         call_id = f"call_{self.rng.getrandbits(40):010x}"
@@ -315,6 +326,7 @@ def build(workdir: Path, total: int, batch: int) -> dict[str, Any]:
     store.close()
     return {
         "messages": done,
+        "corpus": CORPUS_VERSION,
         "floor_rate": done / floor_wall,
         "ours_rate": done / ours_wall,
         "floor_cpu_rate": done / floor_cpu,
@@ -753,6 +765,22 @@ def report(
     return "\n".join(lines)
 
 
+def _reusable(workdir: Path) -> bool:
+    """True when kept databases hold this corpus in the current layout (else they are rebuilt)."""
+    figures = workdir / "build.json"
+    if not figures.is_file() or json.loads(figures.read_text()).get("corpus") != CORPUS_VERSION:
+        return False
+    for name in ("floor.db", "ours.db"):
+        conn = open_connection(workdir / name, read_only=True)
+        try:
+            if stored_version(conn) != SCHEMA_VERSION:
+                print(f"{workdir / name} has an older layout; rebuilding")
+                return False
+        finally:
+            conn.close()
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20k messages only")
@@ -772,7 +800,7 @@ def main(argv: list[str] | None = None) -> int:
         for total in sizes:
             workdir = root / str(total)
             figures = workdir / "build.json"
-            if args.reuse and figures.is_file():
+            if args.reuse and _reusable(workdir):
                 print(f"reusing {total:,} messages in {workdir}")
                 reused = json.loads(figures.read_text())
                 built_at = datetime.fromtimestamp(figures.stat().st_mtime, tz=UTC)
