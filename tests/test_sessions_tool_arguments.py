@@ -196,7 +196,8 @@ def test_a_question_counts_words_inside_a_multi_line_command(tmp_path: Path) -> 
         store.append_message("did_it", "user", "the release is broken, undo it")
         store.append_message("did_it", "assistant", "", tool_calls=_call({"command": command}))
         store.create_session("talked_about_it")
-        store.append_message("talked_about_it", "user", "helm is nice. payments asked about kubectl")
-        store.append_message("talked_about_it", "assistant", "sure, rollback docs are in the wiki")
+        # Three of the four words; the command holds all four, two of them after a '\n'.
+        store.append_message("talked_about_it", "user", "helm is nice. payments asked kubectl")
+        store.append_message("talked_about_it", "assistant", "sure, docs are in the wiki")
         hits = store.search_messages("How did we rollback payments with helm and kubectl?")
     assert hits[0]["session_id"] == "did_it"
