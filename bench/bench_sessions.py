@@ -16,7 +16,8 @@ machine:
 
 Usage: ``python bench/bench_sessions.py`` (100k and 1M messages; minutes) or
 ``--quick`` (20k messages). The generated mix is English technical chat, about
-3 % Chinese, tool calls and tool output.
+3 % Chinese, tool calls as clients write them (JSON arguments with escaped line
+breaks, CJK as ``\\uXXXX``) and tool output.
 """
 
 from __future__ import annotations

@@ -165,6 +165,34 @@ def test_a_tool_result_without_a_name_takes_the_name_of_its_call(store: SessionS
     assert sorted(h["role"] for h in store.search_messages("get_weather")) == ["assistant", "tool"]
 
 
+def test_a_result_stored_after_its_call_takes_the_calls_name(store: SessionStore) -> None:
+    # A host storing the reply's calls, then each result as it comes, one write each.
+    store.create_session("s")
+    store.create_session("other")
+    store.append_message(
+        "other", "assistant", None, tool_calls=[{"id": "c2", "name": "elsewhere", "arguments": {}}]
+    )
+    store.append_message(
+        "s",
+        "assistant",
+        None,
+        tool_calls=[
+            {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
+        ],
+    )
+    store.append_message("s", "user", "meanwhile")
+    store.append_message("s", "tool", "sunny", tool_call_id="c1")
+    store.append_message("s", "tool", "not this session's call", tool_call_id="c2")
+    store.append_message("s", "tool", "named", tool_call_id="c1", tool_name="weather_v2")
+    assert [m["tool_name"] for m in store.get_messages("s")[2:]] == [
+        "get_weather",
+        None,
+        "weather_v2",
+    ]
+    assert sorted(h["role"] for h in store.search_messages("get_weather")) == ["assistant", "tool"]
+    assert store.get_messages_as_conversation("s")[2]["name"] == "get_weather"
+
+
 def test_tool_calls_json_string_is_not_double_encoded(store: SessionStore) -> None:
     store.create_session("s")
     text = json.dumps([{"id": "c", "function": {"name": "f", "arguments": "{}"}}])

@@ -114,6 +114,31 @@ def _count_calls(role: str, tool_calls: Any) -> int:
     return len(value) if isinstance(value, list) else 1
 
 
+_EARLIER_CALLS = 20
+"""How many of a session's last tool-calling assistant messages name a result's call."""
+
+
+def _name_results_of_earlier_calls(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+    """Give nameless tool results in *rows* the name of a call stored earlier (in place).
+
+    A host that stores a reply's tool calls and then each result as it comes
+    (one ``append_message`` each) leaves the calls out of the result's batch.
+    """
+    wanting = [n for n, row in enumerate(rows) if row[1] == "tool" and row[6] is None and row[4]]
+    if not wanting:
+        return
+    called: dict[str, str] = {}
+    for (tool_calls,) in conn.execute(
+        "SELECT tool_calls FROM messages WHERE session_id = ? AND role = 'assistant' "
+        f"AND tool_calls IS NOT NULL ORDER BY id DESC LIMIT {_EARLIER_CALLS}",
+        (rows[0][0],),
+    ):
+        called = {**_called_tools(tool_calls), **called}  # the latest call with an id wins
+    for n in wanting:
+        if rows[n][4] in called:
+            rows[n] = (*rows[n][:6], called[rows[n][4]], *rows[n][7:])
+
+
 def _called_tools(tool_calls: Any) -> dict[str, str]:
     """``call id -> tool name`` of an assistant message's tool calls."""
     value = _decode_json(tool_calls) if isinstance(tool_calls, str) else tool_calls
@@ -599,13 +624,15 @@ class SessionStore:
         ``token_count``, ``finish_reason``, ``timestamp``. ``name`` is the speaker of
         a user or assistant message, and the tool of a tool result without
         ``tool_name`` (OpenAI's convention); a result with neither takes the name
-        of the call it answers when that call is among *messages*.
+        of the call it answers, among *messages* or the session's last
+        assistant messages with tool calls.
         """
         rows, calls = self._message_rows(session_id, messages)
         if not rows:
             return []
 
         def write(conn: sqlite3.Connection) -> list[int]:
+            _name_results_of_earlier_calls(conn, rows)
             try:
                 ids = self._insert_messages(conn, rows)
             except sqlite3.IntegrityError as exc:
