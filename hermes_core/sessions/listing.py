@@ -17,7 +17,7 @@ from typing import Any
 from hermes_core.sessions import lineage
 from hermes_core.sessions.layout import Layout
 
-__all__ = ["PREVIEW_CHARS", "list_sessions", "preview"]
+__all__ = ["PREVIEW_CHARS", "last_activity", "list_sessions", "preview"]
 
 PREVIEW_CHARS = 60
 _HANDOFF_PREFIXES = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
@@ -104,6 +104,12 @@ def _last_active(conn: sqlite3.Connection, layout: Layout, ids: Sequence[str]) -
         (json.dumps(list(ids)),),
     ).fetchone()
     return None if row is None else row[0]
+
+
+def last_activity(conn: sqlite3.Connection, layout: Layout) -> float | None:
+    """When the most recently active session was last active (``None``: no sessions)."""
+    row = conn.execute(f"SELECT MAX({_activity_sql(layout, 's')}) FROM sessions AS s").fetchone()
+    return None if row is None or row[0] is None else float(row[0])
 
 
 def list_sessions(

@@ -1014,6 +1014,10 @@ class SessionStore:
             )
         )
 
+    def last_activity(self) -> float | None:
+        """When the most recently active session was last active (epoch seconds; ``None``: none)."""
+        return self._read(lambda conn: listing.last_activity(conn, self.layout))
+
     # -- maintenance -------------------------------------------------------------------
     def check(self) -> list[str]:
         """What is wrong with the file, one sentence each; ``[]`` when it is healthy.

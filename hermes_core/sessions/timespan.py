@@ -5,7 +5,8 @@ work on yesterday?". :func:`find_time_span` finds the first such phrase,
 turns it into an interval of epoch seconds in local time, and returns the
 question without it. Relative phrases and calendar dates ("on 8 May 2023",
 "2023-05-08", "in March", "2023年5月") are both read; a date without a year
-is its latest occurrence up to today. Spans are deliberately generous ("last
+is its latest occurrence up to today, or up to the end of the stored history
+when that is earlier. Spans are deliberately generous ("last
 week" runs from the start of last week until now), because a caller falls
 back to searching all of history when a span holds nothing.
 """
@@ -288,16 +289,22 @@ def _chinese_calendar_span(match: re.Match[str], now: datetime) -> tuple[datetim
     return _date_span(now, match.group("zh_y"), month, match.group("zh_d"))
 
 
-def find_time_span(text: str, now: datetime | None = None) -> tuple[TimeSpan | None, str]:
+def find_time_span(
+    text: str, now: datetime | None = None, history_end: datetime | None = None
+) -> tuple[TimeSpan | None, str]:
     """The first time phrase of *text* (relative or a date) as a span, and *text* without it.
 
-    *now* (default: the current local time) anchors the phrase. Returns
-    ``(None, text)`` when *text* names no time, or is longer than
-    :data:`MAX_QUESTION_CHARS` (a pasted log, not a question).
+    *now* (default: the current local time) anchors the phrase. A date without
+    a year is its latest occurrence up to *history_end* (when the stored
+    conversations end) if that is earlier than *now*: asked in 2026 of an
+    archive that ends in 2023, "in May" is May 2023. Returns ``(None, text)``
+    when *text* names no time, or is longer than :data:`MAX_QUESTION_CHARS` (a
+    pasted log, not a question).
     """
     if len(text) > MAX_QUESTION_CHARS:
         return None, text
     now = now or datetime.now().astimezone()
+    dated = now if history_end is None else min(now, history_end.astimezone())
     found: list[tuple[re.Match[str], tuple[datetime, datetime]]] = []
     english = _ENGLISH.search(text)
     if english is not None:
@@ -308,7 +315,7 @@ def find_time_span(text: str, now: datetime | None = None) -> tuple[TimeSpan | N
     for pattern, span in ((_DATES, _calendar_span), (_CHINESE_DATES, _chinese_calendar_span)):
         for date in pattern.finditer(text):
             try:
-                since, until = span(date, now)
+                since, until = span(date, dated)
             except ValueError:  # 31 February: not a date, look further
                 continue
             if since <= now:  # "plans in 2030" names a topic, not when we talked

@@ -313,6 +313,12 @@ class SessionSearchTool:
         span, rest = find_time_span(query)
         if span is None:
             return self._search(store, query, roles, limit, current)
+        newest = store.last_activity()
+        if newest is not None and newest < span.since:  # "in May" of an archive ending in 2023
+            ended = datetime.fromtimestamp(newest)
+            earlier, rest_earlier = find_time_span(query, history_end=ended)
+            if earlier is not None:  # None: "29 February" in a year that has none
+                span, rest = earlier, rest_earlier
         if not names_a_topic(rest):
             listed = self._recent(store, limit, current, span)
             if listed["count"]:

@@ -11,6 +11,7 @@ import pytest
 from hermes_memory_builtin.session_search import SessionSearchTool
 
 from hermes_core.sessions import SessionStore
+from hermes_core.sessions.timespan import find_time_span
 
 
 def _at(days_back: int, hour: int) -> float:
@@ -89,7 +90,31 @@ def test_a_calendar_date_narrows_a_dated_history(hermes_home: Path) -> None:
     assert answer["time_range"]["phrase"] == "in May 2023"
     listed = call(tool, "What did we talk about on 20 June 2023?")
     assert [r["session_id"] for r in listed["results"]] == ["june_bikes"]
-    # a month without a year is its latest one: May 2023 holds nothing then, so all history
-    fallback = call(tool, "Ben's knee in May")
-    assert {r["session_id"] for r in fallback["results"][:2]} == {"may_knee", "june_knee"}
+    # a month without a year is its latest one in the history, which ends in June 2023
+    yearless = call(tool, "Ben's knee in May")
+    assert [r["session_id"] for r in yearless["results"]] == ["may_knee"]
+    assert yearless["time_range"]["phrase"] == "in May"
+    assert yearless["time_range"]["from"].startswith("2023-05-01")
+    # a span that holds no match still falls back to all history
+    fallback = call(tool, "the promotion at the bike shop in May")
+    assert fallback["results"][0]["session_id"] == "june_bikes"
     assert fallback["message"].endswith("from any time.")
+    # a day the history's last year does not have is not a date there
+    leap = call(tool, "Ben's knee on 29 February")
+    assert {r["session_id"] for r in leap["results"][:2]} == {"may_knee", "june_knee"}
+
+
+def test_a_date_without_a_year_is_read_in_the_years_of_the_history() -> None:
+    now = datetime(2026, 11, 30, 12, 0).astimezone()
+    ended = datetime(2023, 8, 2, 16, 30).astimezone()
+    for phrase, month in (("in May", 5), ("on 8 May", 5), ("in December", 12), ("3月", 3)):
+        today, _ = find_time_span(f"what happened {phrase}", now=now)
+        then, rest = find_time_span(f"what happened {phrase}", now=now, history_end=ended)
+        assert today is not None and then is not None, phrase
+        assert datetime.fromtimestamp(then.since).month == month
+        assert datetime.fromtimestamp(then.since).year == (2022 if month == 12 else 2023)
+        assert datetime.fromtimestamp(today.since).year == (2025 if month == 12 else 2026)
+        assert rest == "what happened"
+    # relative phrases and dates with a year are read against the present as before
+    for phrase in ("last week", "yesterday", "in May 2021"):
+        assert find_time_span(phrase, now=now, history_end=ended) == find_time_span(phrase, now=now)
