@@ -107,9 +107,22 @@ def _last_active(conn: sqlite3.Connection, layout: Layout, ids: Sequence[str]) -
 
 
 def last_activity(conn: sqlite3.Connection, layout: Layout) -> float | None:
-    """When the most recently active session was last active (``None``: no sessions)."""
-    row = conn.execute(f"SELECT MAX({_activity_sql(layout, 's')}) FROM sessions AS s").fetchone()
-    return None if row is None or row[0] is None else float(row[0])
+    """The latest session start or last activity on record (``None``: no sessions).
+
+    Reads ``sessions`` only (a file without ``last_activity_at`` gives the
+    latest start); values that are not numbers are skipped.
+    """
+    columns = ["started_at"]
+    if "last_activity_at" in layout.session_columns:
+        columns.append("last_activity_at")
+    found = [
+        conn.execute(
+            f"SELECT MAX({column}) FROM sessions WHERE typeof({column}) IN ('integer', 'real')"
+        ).fetchone()[0]
+        for column in columns
+    ]
+    numbers = [float(value) for value in found if value is not None]
+    return max(numbers) if numbers else None
 
 
 def list_sessions(

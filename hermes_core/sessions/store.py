@@ -1015,7 +1015,7 @@ class SessionStore:
         )
 
     def last_activity(self) -> float | None:
-        """When the most recently active session was last active (epoch seconds; ``None``: none)."""
+        """The latest session start or activity on record (epoch seconds; ``None``: none)."""
         return self._read(lambda conn: listing.last_activity(conn, self.layout))
 
     # -- maintenance -------------------------------------------------------------------

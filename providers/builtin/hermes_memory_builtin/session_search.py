@@ -171,6 +171,15 @@ def _roles(value: Any) -> list[str]:
     return [str(item).strip() for item in items if str(item).strip()]
 
 
+def _history_end(store: SessionStore) -> datetime | None:
+    """When the stored conversations end, as a local time (``None``: none, or no date)."""
+    newest = store.last_activity()
+    try:
+        return None if newest is None else datetime.fromtimestamp(newest).astimezone()
+    except (ValueError, OverflowError, OSError):  # a timestamp no calendar holds
+        return None
+
+
 def _time_range(span: TimeSpan) -> dict[str, str]:
     return {
         "phrase": span.phrase,
@@ -313,9 +322,8 @@ class SessionSearchTool:
         span, rest = find_time_span(query)
         if span is None:
             return self._search(store, query, roles, limit, current)
-        newest = store.last_activity()
-        if newest is not None and newest < span.since:  # "in May" of an archive ending in 2023
-            ended = datetime.fromtimestamp(newest)
+        ended = _history_end(store)
+        if ended is not None and ended.timestamp() < span.since:  # an archive ending in 2023
             earlier, rest_earlier = find_time_span(query, history_end=ended)
             if earlier is not None:  # None: "29 February" in a year that has none
                 span, rest = earlier, rest_earlier

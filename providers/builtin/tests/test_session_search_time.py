@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -118,3 +119,24 @@ def test_a_date_without_a_year_is_read_in_the_years_of_the_history() -> None:
     # relative phrases and dates with a year are read against the present as before
     for phrase in ("last week", "yesterday", "in May 2021"):
         assert find_time_span(phrase, now=now, history_end=ended) == find_time_span(phrase, now=now)
+
+
+@pytest.mark.parametrize("started_at", ["'last tuesday'", "1e20", "-1e20"])
+def test_a_session_dated_with_nonsense_does_not_stop_a_dated_question(
+    hermes_home: Path, started_at: str
+) -> None:
+    path = hermes_home / "state.db"
+    with SessionStore(path) as store:
+        stamp = datetime(2023, 5, 27, 19, 10).astimezone().timestamp()
+        store.create_session("may_knee", source="cli", started_at=stamp)
+        store.append_message("may_knee", "user", "My knee swelled up.", timestamp=stamp)
+    conn = sqlite3.connect(path)  # another program's row, dated with something no clock says
+    conn.execute(
+        "INSERT INTO sessions(id, source, started_at, last_activity_at) "
+        f"VALUES ('odd', 'cli', {started_at}, {started_at})"
+    )
+    conn.commit()
+    conn.close()
+    answer = call(SessionSearchTool(hermes_home), "my knee in May")
+    assert answer["success"] is True
+    assert [r["session_id"] for r in answer["results"]] == ["may_knee"]
