@@ -282,3 +282,20 @@ def test_a_long_transcript_with_a_long_query_is_cut_around_its_rare_words() -> N
     assert "pottery kiln cracked" in window
     assert window.startswith(EARLIER_MARKER) and window.endswith(LATER_MARKER)
     assert "pottery kiln" in match_preview(window, query, 600)
+
+
+def test_a_multi_line_command_reads_as_words_and_is_found_in_a_preview() -> None:
+    command = "cd /srv/charts\nhelm rollback payments 41\tnow"
+    calls = [{"function": {"name": "terminal", "arguments": json.dumps({"command": command})}}]
+    assert describe_tool_calls(calls) == (
+        'terminal({"command": "cd /srv/charts helm rollback payments 41 now"})'
+    )
+    windows = json.dumps({"path": "C:\\new\\tab", "quote": 'say "hi"'})
+    assert describe_tool_calls([{"name": "read", "arguments": windows}]) == (
+        'read({"path": "C:\\\\new\\\\tab", "quote": "say \\"hi\\""})'  # other escapes stay
+    )
+    filler = [{"role": "user", "content": f"unrelated chatter number {n} " * 8} for n in range(40)]
+    transcript = format_conversation(
+        [*filler, {"role": "assistant", "content": None, "tool_calls": calls}, *filler]
+    )
+    assert "helm rollback" in match_preview(transcript, "helm")

@@ -80,6 +80,10 @@ def _decoded(text: str) -> Any:
         return text
 
 
+_LAYOUT_ESCAPE = re.compile(r"\\(.)")
+"""A JSON escape pair; read left to right, so an escaped backslash is never split."""
+
+
 def _arguments_text(arguments: Any) -> str:
     """A call's arguments on one line: JSON decoded (so ``\\u`` escapes read as text), cut."""
     value = _decoded(arguments) if isinstance(arguments, str) else arguments
@@ -92,6 +96,10 @@ def _arguments_text(arguments: Any) -> str:
             text = json.dumps(value, ensure_ascii=False, default=str)
         except (ValueError, RecursionError):
             text = "(arguments nested too deeply to show)"
+        # A value's line breaks and tabs as spaces: 'cd /srv\nhelm' would hide 'helm'.
+        text = _LAYOUT_ESCAPE.sub(
+            lambda m: " " if m.group(1) in "nrt" else m.group(0), text[: CALL_ARGUMENTS_KEEP * 4]
+        )
     text = " ".join(text.split())
     if len(text) > CALL_ARGUMENTS_KEEP:
         text = text[:CALL_ARGUMENTS_KEEP] + "…"
