@@ -182,3 +182,27 @@ def test_requires_env_explains_an_unavailable_plugin_that_gives_no_reason(
         "builtin",
         "quiet",
     ]
+
+
+def test_requires_env_entries_marked_optional_are_not_reported_missing(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manifest = (
+        "name: hy\nrequires_env:\n"
+        "  - {name: HY_USER, required: true}\n"
+        "  - {name: HY_MODE, required: false}\n"
+        "  - {name: HY_AGENT, required: 'no'}\n"
+        "  - {name: HY_REGION}\n"
+        "  - HY_TOKEN\n"
+    )
+    folder_plugin(
+        hermes_home / "plugins",
+        "hy",
+        provider_source("hy", available=False),
+        **{"plugin.yaml": manifest},
+    )
+    for name in ("HY_USER", "HY_MODE", "HY_AGENT", "HY_REGION", "HY_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    (info,) = [i for i in discover_providers(hermes_home) if i.name == "hy"]
+    assert info.required_env == ("HY_USER", "HY_REGION", "HY_TOKEN")
+    assert info.unavailable_reason.startswith("HY_USER, HY_REGION, HY_TOKEN are not set")

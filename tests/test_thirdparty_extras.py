@@ -272,3 +272,51 @@ def test_a_cli_py_without_register_cli_adds_no_command(hermes_home: Path) -> Non
     assert "setup_only" not in run_cli("--help").stdout
     result = run_cli("setup_only", "status")
     assert result.returncode != 0 and "No such command 'setup_only'" in result.stderr
+
+
+def test_a_cli_py_that_imports_register_cli_from_its_package_adds_the_command(
+    hermes_home: Path,
+) -> None:
+    # An installer that copies a package into the plugin folder and re-exports its CLI.
+    write_files(
+        hermes_home / "plugins" / "relay",
+        {
+            "__init__.py": "from agent.memory_provider import MemoryProvider\n",
+            "cli.py": "from .relay_pkg.cli import register_cli, relay_command  # noqa: F401\n",
+            "relay_pkg/__init__.py": "",
+            "relay_pkg/cli.py": (
+                "def register_cli(subparser):\n"
+                "    subparser.add_argument('action')\n\n\n"
+                "def relay_command(args):\n"
+                "    print(f'relayed {args.action}')\n"
+            ),
+        },
+    )
+    write_config(hermes_home, "relay")
+    result = run_cli("relay", "status")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "relayed status"
+
+
+@pytest.mark.parametrize(
+    ("source", "provides"),
+    [
+        ("def register_cli(parser):\n    pass\n", True),
+        ("async def register_cli(parser):\n    pass\n", True),
+        ("from .pkg.cli import register_cli\n", True),
+        ("from .pkg.cli import build as register_cli\n", True),
+        ("import register_cli\n", True),
+        ("register_cli = make_cli()\n", True),
+        ("try:\n    from .cli_impl import register_cli\nexcept ImportError:\n    pass\n", True),
+        ("# register_cli is in the package\ndef cmd_setup(args):\n    pass\n", False),
+        ("class Cli:\n    def register_cli(self, parser):\n        pass\n", False),
+        ("def setup():\n    from .x import register_cli\n", False),
+        ("def register_cli(:\n", True),  # unreadable: importing it says what is wrong
+    ],
+)
+def test_which_cli_py_provides_register_cli(tmp_path: Path, source: str, provides: bool) -> None:
+    from hermes_core.hermes_compat.cli_bridge import _defines_register_cli
+
+    path = tmp_path / "cli.py"
+    path.write_text(source, encoding="utf-8")
+    assert _defines_register_cli(path) is provides

@@ -58,6 +58,13 @@ MANIFEST_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
 }
 
 
+def _optional(required: object) -> bool:
+    """Whether a ``requires_env`` entry's ``required`` value says it is optional."""
+    if isinstance(required, str):
+        return required.strip().lower() in ("false", "no", "off", "0")
+    return required is False or required == 0
+
+
 @dataclass(frozen=True)
 class PluginFolder:
     """A plugin directory that passed the text heuristic."""
@@ -84,13 +91,19 @@ class PluginFolder:
         """``requires_env`` from ``plugin.yaml``: the environment variables the plugin needs.
 
         Read from a list of names, a list of ``{name: …}`` entries or one
-        comma-separated string; anything else is ignored.
+        comma-separated string; anything else is ignored. An entry marked
+        ``required: false`` is optional (a setting the plugin can do without)
+        and is not counted.
         """
         value = self.manifest.get("requires_env")
         items = value.split(",") if isinstance(value, str) else value
         if not isinstance(items, list):
             return ()
-        names = (item.get("name") if isinstance(item, dict) else item for item in items)
+        names = (
+            item.get("name") if isinstance(item, dict) else item
+            for item in items
+            if not (isinstance(item, dict) and _optional(item.get("required", True)))
+        )
         return tuple(name.strip() for name in names if isinstance(name, str) and name.strip())
 
     @property

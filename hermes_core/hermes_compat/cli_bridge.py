@@ -5,8 +5,8 @@ A Hermes memory plugin may ship a ``cli.py`` next to its ``__init__.py`` with
 ``<provider>_command(args)``. The plugin is a folder in ``$HERMES_HOME/plugins``
 or, as in newer Hermes releases, the package a ``hermes_agent.memory_providers``
 entry point names. As in Hermes, only the provider selected by
-``memory.provider`` gets a command, only when its ``cli.py`` defines
-``register_cli``, and only its ``cli.py`` is imported (not the plugin), so the
+``memory.provider`` gets a command, only when its ``cli.py`` defines or
+imports ``register_cli``, and only its ``cli.py`` is imported (not the plugin), so the
 command works even when the plugin itself cannot load. The arguments are
 handed to argparse unchanged (``--help`` included); the parsed namespace also
 carries ``hermes_home``. The handler is ``args.func`` when a subcommand set one
@@ -16,6 +16,7 @@ with ``set_defaults(func=...)``, else ``<provider>_command``.
 from __future__ import annotations
 
 import argparse
+import ast
 import inspect
 import re
 from collections.abc import Callable, Sequence
@@ -33,6 +34,7 @@ from hermes_core.hermes_compat.hooks import run_awaitable
 from hermes_core.redaction import REDACTED, redact_egress
 
 CLI_FILE = "cli.py"
+REGISTER_CLI = "register_cli"
 
 
 def add_active_plugin_command(group: click.Group, reserved: Sequence[str] = ()) -> None:
@@ -55,19 +57,42 @@ def add_active_plugin_command(group: click.Group, reserved: Sequence[str] = ()) 
     group.add_command(_command(name, folder, home, installed=installed))
 
 
-def _defines_register_cli(path: Path) -> bool:
-    """Whether *path* is a ``cli.py`` that defines ``register_cli``, read without importing it.
+def _binds_register_cli(statements: list[ast.stmt]) -> bool:
+    """Whether module-level *statements* bind ``register_cli`` (def, assignment or import)."""
+    for node in statements:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.name == REGISTER_CLI:
+                return True
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any((alias.asname or alias.name) == REGISTER_CLI for alias in node.names):
+                return True
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == REGISTER_CLI for t in targets):
+                return True
+        elif isinstance(node, (ast.If, ast.Try, ast.With)):  # guarded imports and definitions
+            nested = [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
+            nested += [stmt for handler in getattr(node, "handlers", []) for stmt in handler.body]
+            if _binds_register_cli(nested):
+                return True
+    return False
 
-    As in Hermes, a ``cli.py`` with other helpers only (a setup function) adds no command.
+
+def _defines_register_cli(path: Path) -> bool:
+    """Whether *path* is a ``cli.py`` that provides ``register_cli``, read without importing it.
+
+    Defined there or imported into it (``from .package.cli import register_cli``),
+    as Hermes reads the attribute of the imported module. As in Hermes, a
+    ``cli.py`` with other helpers only (a setup function) adds no command.
     """
     try:
         source = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    return (
-        re.search(r"^\s*(?:async\s+)?def\s+register_cli\b|^register_cli\s*=", source, re.M)
-        is not None
-    )
+    try:
+        return _binds_register_cli(ast.parse(source).body)
+    except (SyntaxError, ValueError, RecursionError):  # importing it will say what is wrong
+        return re.search(rf"\b{REGISTER_CLI}\b", source) is not None
 
 
 def _handler(module: Any, name: str, args: argparse.Namespace) -> Callable[[Any], Any] | None:
@@ -133,7 +158,7 @@ def _command(name: str, folder: PluginFolder, home: Path, *, installed: bool) ->
             module = load_folder_submodule(folder, "cli")
         except PluginError as exc:
             raise _failure(home, f"memory plugin {name!r}: {exc}") from exc
-        register_cli = getattr(module, "register_cli", None)
+        register_cli = getattr(module, REGISTER_CLI, None)
         if not callable(register_cli):
             raise click.ClickException(
                 f"memory plugin {name!r}: {cli_path} defines no register_cli(parser)"
