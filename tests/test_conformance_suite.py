@@ -20,7 +20,7 @@ CASES = Path(__file__).parent / "conformance_cases" / "cases_suite.py"
 SELECTION = " or ".join(
     [
         "TestDictProvider",
-        "(LegacyWrite and (background_hooks or mirrored))",
+        "(LegacyWrite and (background_hooks or mirrored or optional_hooks))",
         "(Blocking and prefetch_returns)",
         "(Malformed and strict_backend)",
         "(Leaky and users_are_isolated)",
@@ -73,6 +73,9 @@ def test_a_provider_with_hermes_first_memory_write_signature_is_called_as_it_acc
 ) -> None:
     hooks = report.find("test_background_hooks_do_not_block", "TestLegacyWriteProvider")
     assert hooks.outcome == "passed", hooks
+    # on_pre_compress returning None ("nothing to keep"), as both managers read it
+    optional = report.find("test_optional_hooks_honour_return_types", "TestLegacyWriteProvider")
+    assert optional.outcome == "passed", optional
     # it cannot honour 'replace' or 'remove' without metadata, and the mirror test says so
     message = _failure(report, "test_builtin_memory_writes_are_mirrored", "TestLegacyWriteProvider")
     assert "TypeError" not in message and "a mirrored 'replace'" in message

@@ -51,6 +51,9 @@ class LegacyWriteProvider(DictProvider):
         if action == "add":
             self._add(content)
 
+    def on_pre_compress(self, messages: list[dict[str, Any]]) -> None:  # type: ignore[override]
+        return None  # nothing to keep, as many Hermes plugins say it
+
 
 class MalformedSchemaProvider(DictProvider):
     """Breaks strict backends: a bad tool name, top-level anyOf, no description."""
