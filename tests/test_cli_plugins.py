@@ -12,7 +12,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from plugin_kit import ensure_builtin, folder_plugin, fresh_discovery, provider_source
+from plugin_kit import (
+    ensure_builtin,
+    folder_plugin,
+    fresh_discovery,
+    install_distribution,
+    provider_source,
+)
 
 from hermes_core.cli import cli
 from hermes_core.plugins import get_plugin_manager
@@ -172,12 +178,40 @@ def test_doctor_warns_when_the_selected_name_shadows_another_plugin(
     assert result.exit_code == 0, result.stdout
     assert "memory.provider 'twin' is available" in result.stdout
     assert (
-        "[WARN] memory.provider 'twin' is the folder provider; the project provider of the "
-        f"same name at {project / '.hermes' / 'plugins' / 'twin'} is shadowed" in result.stdout
+        "[WARN] memory.provider 'twin' is the folder ($HERMES_HOME/plugins) provider "
+        f"({hermes_home / 'plugins' / 'twin'}); the project folder (./.hermes/plugins) provider "
+        f"of the same name ({project / '.hermes' / 'plugins' / 'twin'}) is shadowed"
+        in result.stdout
     )
     assert "rename its folder and set memory.provider to the new name" in result.stdout
     (hermes_home / "config.yaml").write_text("memory:\n  provider: other\n", encoding="utf-8")
     assert "shadowed" not in doctor().stdout  # only the selected name is worth a warning
+
+
+def test_doctor_names_an_installed_provider_a_folder_shadows(
+    builtin: None, hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An installer that copies its package into plugins/ while its entry point stays.
+    site = tmp_path / "site"
+    install_distribution(
+        site,
+        "hermes-twin",
+        entry_points={"hermes_agent.memory_providers": {"twin": "twin_pkg:register"}},
+        modules={"twin_pkg/__init__.py": "def register(ctx):\n    pass\n"},
+    )
+    monkeypatch.syspath_prepend(str(site))
+    folder_plugin(hermes_home / "plugins", "twin", provider_source("twin"))
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: twin\n", encoding="utf-8")
+    result = doctor()
+    assert (
+        "the entry point (hermes_agent.memory_providers) provider of the same name "
+        "(distribution hermes-twin) is shadowed and never loaded" in result.stdout
+    )
+    assert (
+        f"to use the installed one, remove or rename {hermes_home / 'plugins' / 'twin'}; "
+        "otherwise uninstall hermes-twin" in result.stdout
+    )
+    assert " ? " not in result.stdout and "hermes_entry_point" not in result.stdout
 
 
 def test_doctor_warns_about_a_broken_plugin_that_is_not_selected(

@@ -11,9 +11,12 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hermes_core.discovery.info import ProviderInfo
 
 Level = Literal["ok", "warn", "fail"]
 
@@ -223,19 +226,39 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     else:
         found.append(Finding("ok", f"memory.provider {selected!r} is available"))
     if match is not None:
-        found += [
-            Finding(
-                "warn",
-                f"memory.provider {selected!r} is the {match.source} provider; the "
-                f"{info.source} provider of the same name at {info.path or '?'} is shadowed "
-                "and never loaded",
-                "to use the shadowed one, rename its folder and set memory.provider to the "
-                "new name (or uninstall the other); otherwise remove it",
-            )
-            for info in shadowed
-            if info.name == match.name
-        ]
+        hidden = [info for info in shadowed if info.name == match.name]
+        found += [_shadowed_finding(selected, match, info) for info in hidden]
     return found
+
+
+def _where(info: ProviderInfo) -> str:
+    """Where a discovered provider comes from: its folder, or the distribution installing it."""
+    if info.path:
+        return info.path
+    return f"distribution {info.distribution}" if info.distribution else "an unknown place"
+
+
+def _shadowed_finding(selected: str, match: ProviderInfo, info: ProviderInfo) -> Finding:
+    """The warning for *info*, a provider of the selected name that *match* hides."""
+    from hermes_core.discovery.info import SOURCE_LABELS
+
+    label = SOURCE_LABELS.get(info.source, info.source)
+    problem = (
+        f"memory.provider {selected!r} is the {SOURCE_LABELS.get(match.source, match.source)} "
+        f"provider ({_where(match)}); the {label} provider of the same name ({_where(info)}) "
+        "is shadowed and never loaded"
+    )
+    if info.source in ("folder", "project"):
+        fix = (
+            "to use the shadowed one, rename its folder and set memory.provider to the new "
+            "name; otherwise remove it"
+        )
+    else:
+        fix = (
+            f"to use the installed one, remove or rename {_where(match)}; otherwise "
+            f"uninstall {info.distribution or 'its distribution'}"
+        )
+    return Finding("warn", problem, fix)
 
 
 def check_state_db(home: Path) -> list[Finding]:
