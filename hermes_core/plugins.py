@@ -52,8 +52,10 @@ from hermes_core.discovery.extract import (
     provider_from_object,
 )
 from hermes_core.discovery.folders import (
+    MISPLACED_PARENTS,
     PluginFolder,
     load_folder_module,
+    misplaced_plugin_folders,
     other_plugin_folders,
     printable,
     scan_plugin_folders,
@@ -93,6 +95,7 @@ __all__ = [
     "list_plugins",
     "load_builtin_provider",
     "load_memory_provider",
+    "misplaced_plugins",
     "non_provider_folders",
     "plugin_folder",
     "plugin_policy",
@@ -413,14 +416,31 @@ def non_provider_folders(hermes_home: str | os.PathLike[str] | None = None) -> l
     A folder counts when neither its ``__init__.py`` nor its single package's
     names ``MemoryProvider`` or ``register_memory_provider`` in its first 8 KB.
     """
-    user_dir = _home(hermes_home) / "plugins"
+    home = _home(hermes_home)
+    user_dir = home / "plugins"
     project_dir = _project_plugins_dir(user_dir)
+    holders = {home / parent for parent in MISPLACED_PARENTS}  # see misplaced_plugins()
     return [
         printable(str(path))
         for directory in (user_dir, project_dir)
         if directory is not None
         for path in other_plugin_folders(directory)
+        if not (path in holders and misplaced_plugin_folders(home))
     ]
+
+
+def misplaced_plugins(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, str]:
+    """Memory-plugin folders where no scan looks, by name: ``name -> path``; nothing is imported.
+
+    Some installers put a plugin in ``$HERMES_HOME/plugins/memory/<name>/`` (a
+    level Hermes does not scan either) or in Hermes Agent's own install tree,
+    ``$HERMES_HOME/hermes-agent/plugins/memory/<name>/``; it is found once it is
+    moved or copied to ``$HERMES_HOME/plugins/<name>/``.
+    """
+    found: dict[str, str] = {}
+    for path in misplaced_plugin_folders(_home(hermes_home)):
+        found.setdefault(path.name, printable(str(path)))
+    return found
 
 
 def plugin_folder(

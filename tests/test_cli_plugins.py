@@ -346,3 +346,39 @@ def test_a_plugin_thread_that_never_ends_does_not_hang_the_command(
     warnings = [line for line in done.stderr.splitlines() if "lingering-poller" in line]
     assert len(warnings) == 1
     assert "still running after the command: lingering-poller" in warnings[0]
+
+
+def test_plugin_folders_installed_where_no_scan_looks_are_named_with_the_move(
+    builtin: None, hermes_home: Path
+) -> None:
+    # Installers that put a plugin one level too deep, or into Hermes' own install tree.
+    folder_plugin(hermes_home / "plugins" / "memory", "cortext", provider_source("cortext"))
+    bundled = hermes_home / "hermes-agent" / "plugins" / "memory"
+    folder_plugin(bundled, "harnessmemory", provider_source("harnessmemory"))
+    general = hermes_home / "plugins" / "memory" / "notes_tool"
+    general.mkdir(parents=True)
+    (general / "__init__.py").write_text("def register(ctx):\n    pass\n", encoding="utf-8")
+
+    listed = invoke("plugins", "--all")
+    assert "Memory plugin folders where no scan looks" in listed.stdout
+    assert str(hermes_home / "plugins" / "memory" / "cortext") in listed.stdout
+    assert str(bundled / "harnessmemory") in listed.stdout
+    assert "notes_tool" not in listed.stdout  # not a memory plugin: nothing to move
+    # plugins/memory itself is not called a general plugin offering no provider
+    assert "Plugin folders offering no memory provider" not in listed.stdout
+    payload = json.loads(invoke("plugins", "--all", "--json").stdout)
+    assert payload["misplaced_folders"] == {
+        "cortext": str(hermes_home / "plugins" / "memory" / "cortext"),
+        "harnessmemory": str(bundled / "harnessmemory"),
+    }
+
+    (hermes_home / "config.yaml").write_text(
+        "memory:\n  provider: harnessmemory\n", encoding="utf-8"
+    )
+    result = doctor()
+    assert result.exit_code == 1
+    assert f"a plugin folder of that name is at {bundled / 'harnessmemory'}" in result.stdout
+    assert (
+        f"copy or move {bundled / 'harnessmemory'} to "
+        f"{hermes_home / 'plugins' / 'harnessmemory'}" in result.stdout
+    )

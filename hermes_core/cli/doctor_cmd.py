@@ -137,6 +137,7 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     from hermes_core.plugins import (
         discover_providers,
         load_builtin_provider,
+        misplaced_plugins,
         non_provider_folders,
         plugin_policy,
         selected_entry,
@@ -191,6 +192,7 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     elif match is None:
         names = ", ".join(i.name for i in listing if i.name != "builtin") or "none"
         general = [path for path in non_provider_folders(home) if Path(path).name == selected]
+        misplaced = misplaced_plugins(home).get(selected)
         found.append(
             Finding(
                 "fail",
@@ -201,8 +203,15 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
                     "Hermes plugin, which hermes-memory does not run)"
                     if general
                     else ""
+                )
+                + (
+                    f"; a plugin folder of that name is at {misplaced}, where no scan looks"
+                    if misplaced
+                    else ""
                 ),
-                "install the provider's package, add its folder under "
+                f"copy or move {misplaced} to {home / 'plugins' / selected}"
+                if misplaced
+                else "install the provider's package, add its folder under "
                 f"{home / 'plugins'}, or change memory.provider in config.yaml",
             )
         )

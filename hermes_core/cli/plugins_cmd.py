@@ -72,7 +72,12 @@ def _render_plugin(record: PluginRecord) -> str:
 )
 def plugins(as_json: bool, show_all: bool) -> None:
     """List memory providers: name, distribution, source, hooks and availability."""
-    from hermes_core.plugins import discover_providers, list_plugins, non_provider_folders
+    from hermes_core.plugins import (
+        discover_providers,
+        list_plugins,
+        misplaced_plugins,
+        non_provider_folders,
+    )
 
     # A plugin that prints while it loads must not corrupt the listing (or the JSON).
     with contextlib.redirect_stdout(sys.stderr):
@@ -81,11 +86,13 @@ def plugins(as_json: bool, show_all: bool) -> None:
     hidden = len(found) - len(shown)
     records = list_plugins() if show_all else []
     others = non_provider_folders()
+    misplaced = misplaced_plugins() if show_all else {}
     if as_json:
         payload: dict[str, object] = {"providers": [p.to_dict() for p in shown]}
         if show_all:
             payload["plugins"] = [r.to_dict() for r in records]
             payload["non_provider_folders"] = others
+            payload["misplaced_folders"] = misplaced
         click.echo(json.dumps(payload, indent=2))
         return
     if not shown:
@@ -116,4 +123,12 @@ def plugins(as_json: bool, show_all: bool) -> None:
                 "providers, not general Hermes plugins):"
             )
             for path in others:
+                click.echo(f"  {shown_text(path)}")
+        if misplaced:
+            click.echo(
+                "\nMemory plugin folders where no scan looks (plugins/memory/<name>/, or Hermes "
+                "Agent's own install tree): move or copy each to $HERMES_HOME/plugins/<name>/ "
+                "to use it:"
+            )
+            for path in misplaced.values():
                 click.echo(f"  {shown_text(path)}")

@@ -239,6 +239,21 @@ def other_plugin_folders(plugins_dir: Path) -> list[Path]:
     return [child for child in _visible_dirs(plugins_dir) if _package_dir(child) is None]
 
 
+MISPLACED_PARENTS = (Path("plugins") / "memory", Path("hermes-agent") / "plugins" / "memory")
+"""Where, under ``HERMES_HOME``, installers put memory plugins that no scan reaches:
+one level too deep, or Hermes Agent's own install tree (its bundled providers' folder)."""
+
+
+def misplaced_plugin_folders(home: Path) -> list[Path]:
+    """Memory-plugin folders under :data:`MISPLACED_PARENTS` of *home*; nothing is imported."""
+    return [
+        child
+        for parent in MISPLACED_PARENTS
+        for child in _visible_dirs(home / parent)
+        if _package_dir(child) is not None
+    ]
+
+
 def with_manifest(folder: PluginFolder) -> PluginFolder:
     """*folder* with its ``plugin.yaml`` read (and what was wrong with it)."""
     manifest, problems = read_manifest(folder.root, folder.package_dir)
