@@ -251,6 +251,7 @@ def _hermes_entry_point_candidates(home: Path) -> Iterator[_Candidate]:
             distribution=ref.distribution,
             version=ref.version,
             plugin=ref.name,
+            module=ref.entry_point.module,
         )
         label = (
             f"entry point {plugin_label(ref.name, ref.distribution, ref.version)} "

@@ -214,6 +214,36 @@ def test_doctor_names_an_installed_provider_a_folder_shadows(
     assert " ? " not in result.stdout and "hermes_entry_point" not in result.stdout
 
 
+def test_doctor_does_not_warn_when_a_folder_reexports_the_installed_package(
+    builtin: None, hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The layout pgvector's and memoryrouter's installers write: a folder shim that
+    # imports the package whose entry point offers the same name.
+    site = tmp_path / "site"
+    install_distribution(
+        site,
+        "hermes-twin",
+        entry_points={"hermes_agent.memory_providers": {"twin": "twin_pkg.provider:Provider"}},
+        modules={"twin_pkg/__init__.py": "", "twin_pkg/provider.py": provider_source("twin")},
+    )
+    monkeypatch.syspath_prepend(str(site))
+    folder_plugin(
+        hermes_home / "plugins",
+        "twin",
+        "from twin_pkg.provider import Provider  # a MemoryProvider\n\n\n"
+        "def register(ctx):\n    ctx.register_memory_provider(Provider())\n",
+    )
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: twin\n", encoding="utf-8")
+    result = doctor()
+    assert result.exit_code == 0, result.stdout
+    assert "shadowed" not in result.stdout
+    assert (
+        f"memory.provider 'twin': {hermes_home / 'plugins' / 'twin'} loads the package twin_pkg "
+        "that the entry point (hermes_agent.memory_providers) of distribution hermes-twin "
+        "offers too" in result.stdout
+    )
+
+
 def test_doctor_warns_about_a_broken_plugin_that_is_not_selected(
     builtin: None, hermes_home: Path
 ) -> None:

@@ -247,11 +247,32 @@ def _where(info: ProviderInfo) -> str:
     return f"distribution {info.distribution}" if info.distribution else "an unknown place"
 
 
+def _installed_package(info: ProviderInfo) -> str | None:
+    """The top-level package of *info*'s code, unless it is a folder plugin's own module."""
+    from hermes_core.discovery.folders import NAMESPACE
+
+    package = (info.module or "").split(".")[0]
+    return package if package and package != NAMESPACE else None
+
+
+def _same_package(first: ProviderInfo, second: ProviderInfo) -> bool:
+    """Whether both providers' code comes from one installed package (a folder re-export)."""
+    package = _installed_package(first)
+    return package is not None and package == _installed_package(second)
+
+
 def _shadowed_finding(selected: str, match: ProviderInfo, info: ProviderInfo) -> Finding:
     """The warning for *info*, a provider of the selected name that *match* hides."""
     from hermes_core.discovery.info import SOURCE_LABELS
 
     label = SOURCE_LABELS.get(info.source, info.source)
+    if _same_package(match, info):  # an installer's folder that imports the installed package
+        return Finding(
+            "ok",
+            f"memory.provider {selected!r}: {_where(match)} loads the package "
+            f"{_installed_package(info)} that the {label} of {_where(info)} offers too; "
+            "one provider, found twice",
+        )
     problem = (
         f"memory.provider {selected!r} is the {SOURCE_LABELS.get(match.source, match.source)} "
         f"provider ({_where(match)}); the {label} provider of the same name ({_where(info)}) "

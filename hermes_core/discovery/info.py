@@ -59,7 +59,9 @@ class ProviderInfo:
     ``required_env`` is a folder plugin's ``requires_env`` from ``plugin.yaml``;
     ``warnings`` are problems that do not stop the plugin (a ``plugin.yaml``
     that had to be ignored, say); ``aliases`` are other names ``memory.provider``
-    may use for it (a folder's ``plugin.yaml`` name, when it differs).
+    may use for it (a folder's ``plugin.yaml`` name, when it differs);
+    ``module`` is the module of the provider's class (of an entry point's target,
+    when it was not loaded).
     """
 
     name: str
@@ -78,6 +80,7 @@ class ProviderInfo:
     required_env: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
+    module: str | None = None
 
     @property
     def status(self) -> str:
@@ -168,6 +171,7 @@ def probe(provider: Any, info: ProviderInfo) -> ProviderInfo:
     """
     own = unwrap(provider)  # the plugin's object, when it had to be adapted
     changes: dict[str, Any] = {
+        "module": type(own).__module__,
         "hooks": implemented_hooks(type(own)),
         "path": info.path or source_file(own),
         "description": info.description or first_doc_line(own),
