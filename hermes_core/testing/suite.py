@@ -388,8 +388,10 @@ class ProviderConformance:
         )
         assert names == before, _fix(
             f"tools before initialize() were {before}, after {names}.",
-            "declare the same tools before initialize(): discovery reads them from a new "
-            "instance, and a tool that appears later is never routed.",
+            "declare the same tools before initialize(): discovery lists them from a new "
+            "instance, and Hermes Agent indexes tools when the provider is added, before "
+            "initialize(), so a tool that appears later is never routed there (hermes-memory "
+            "reads them again after initialize()).",
         )
 
     def test_declared_tools_are_exposed(self, provider: MemoryProvider) -> None:
