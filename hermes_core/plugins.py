@@ -567,8 +567,9 @@ def activate_providers(
             reason = contain(provider.unavailable_reason)
         except Exception as exc:
             reason = f"unavailable_reason() raised {describe_exception(exc)}"
-        if not reason and (folder := plugin_folder(name, home)) is not None:
-            reason = missing_env_reason(folder.required_env)
+        if not reason:
+            folder = plugin_folder(name, home)
+            reason = missing_env_reason(folder.required_env if folder else (), provider)
         _warn_not_activated(name, f"is not available: {reason or 'no reason given'}")
         return activated
     try:

@@ -206,3 +206,37 @@ def test_requires_env_entries_marked_optional_are_not_reported_missing(
     (info,) = [i for i in discover_providers(hermes_home) if i.name == "hy"]
     assert info.required_env == ("HY_USER", "HY_REGION", "HY_TOKEN")
     assert info.unavailable_reason.startswith("HY_USER, HY_REGION, HY_TOKEN are not set")
+
+
+def test_an_unavailable_plugin_without_a_reason_is_explained_by_its_config_schema(
+    builtin: None,
+    manager: MemoryManager,
+    hermes_home: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    schema = (
+        "\n    def get_config_schema(self):\n"
+        "        return [\n"
+        "            {'key': 'api_key', 'required': True, 'env_var': 'MEMANTO_KEY'},\n"
+        "            {'key': 'region', 'required': False, 'env_var': 'MEMANTO_REGION'},\n"
+        "            {'key': 'url', 'required': True},\n"
+        "            'not a field',\n"
+        "        ]\n"
+    )
+    folder_plugin(
+        hermes_home / "plugins", "memanto", provider_source("memanto", available=False) + schema
+    )
+    monkeypatch.delenv("MEMANTO_KEY", raising=False)
+    monkeypatch.delenv("MEMANTO_REGION", raising=False)
+    (info,) = [i for i in discover_providers(hermes_home) if i.name == "memanto"]
+    assert info.unavailable_reason == (
+        "MEMANTO_KEY is not set (required by its config schema); "
+        "set it in the environment or in $HERMES_HOME/.env"
+    )
+    with caplog.at_level(logging.WARNING):
+        activate_providers(manager, {"memory": {"provider": "memanto"}}, hermes_home)
+    assert "MEMANTO_KEY is not set (required by its config schema)" in caplog.text
+    monkeypatch.setenv("MEMANTO_KEY", "k")  # set, and still unavailable: the plugin's silence
+    (info,) = [i for i in discover_providers(hermes_home) if i.name == "memanto"]
+    assert info.unavailable_reason == ""

@@ -106,16 +106,41 @@ class ProviderInfo:
         return replace(self, **changes)
 
 
-def missing_env_reason(required: Sequence[str]) -> str:
-    """Why a plugin that gave no reason is unavailable, when its declared variables are unset."""
-    missing = [name for name in required if not os.environ.get(name)]
+def _missing(required: Sequence[str], declared_in: str) -> str:
+    missing = [name for name in dict.fromkeys(required) if not os.environ.get(name)]
     if not missing:
         return ""
     one = len(missing) == 1
     return (
-        f"{', '.join(missing)} {'is' if one else 'are'} not set (plugin.yaml requires_env); "
+        f"{', '.join(missing)} {'is' if one else 'are'} not set ({declared_in}); "
         f"set {'it' if one else 'them'} in the environment or in $HERMES_HOME/.env"
     )
+
+
+def missing_env_reason(required: Sequence[str], provider: Any = None) -> str:
+    """Why a plugin that gave no reason is unavailable, when variables it declares are unset.
+
+    The variables come from ``plugin.yaml``'s ``requires_env`` (*required*), else
+    from the ``env_var`` of the required fields of *provider*'s
+    ``get_config_schema()`` (the setup wizard's list).
+    """
+    reason = _missing(required, "plugin.yaml requires_env")
+    if reason or provider is None:
+        return reason
+    try:
+        schema = contain(provider.get_config_schema)
+    except Exception:  # a description that cannot be read explains nothing
+        return ""
+    fields = schema if isinstance(schema, list) else []
+    names = [
+        field["env_var"]
+        for field in fields
+        if isinstance(field, dict)
+        and field.get("required") is True
+        and isinstance(field.get("env_var"), str)
+        and field["env_var"].strip()
+    ]
+    return _missing(names, "required by its config schema")
 
 
 def name_problem(name: Any, listed_as: str) -> str | None:
@@ -195,7 +220,7 @@ def probe(provider: Any, info: ProviderInfo) -> ProviderInfo:
             reason = str(contain(provider.unavailable_reason) or "")
         except Exception as exc:
             reason = f"(unavailable_reason() raised {describe_exception(exc)})"
-        changes["unavailable_reason"] = reason or missing_env_reason(info.required_env)
+        changes["unavailable_reason"] = reason or missing_env_reason(info.required_env, provider)
         return info.with_changes(**changes)
     # Registration reads the tool schemas first; a provider failing here would fail there.
     try:
