@@ -212,6 +212,9 @@ def test_doctor_names_an_installed_provider_a_folder_shadows(
         "otherwise uninstall hermes-twin" in result.stdout
     )
     assert " ? " not in result.stdout and "hermes_entry_point" not in result.stdout
+    listed = invoke("plugins", "--all").stdout.split("\n\n")
+    (shadowed,) = [block for block in listed if "hermes-twin" in block]
+    assert "status: shadowed" in shadowed and "module: twin_pkg" in shadowed
 
 
 def test_doctor_does_not_warn_when_a_folder_reexports_the_installed_package(

@@ -41,6 +41,8 @@ def _render_provider(info: ProviderInfo) -> str:
     lines.append(f"    source: {SOURCE_LABELS[info.source]}")
     if info.path:
         lines.append(f"    path:   {info.path}")
+    elif info.module:  # an entry point that was not loaded: where it would load from
+        lines.append(f"    module: {info.module}")
     if info.provider_name and info.provider_name != info.name:
         lines.append(f"    provider name: {info.provider_name}")
     lines.append(f"    status: {_status_line(info)}")
