@@ -188,18 +188,28 @@ def test_doctor_warns_when_the_selected_name_shadows_another_plugin(
     assert "shadowed" not in doctor().stdout  # only the selected name is worth a warning
 
 
-def test_doctor_names_an_installed_provider_a_folder_shadows(
-    builtin: None, hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _install_twin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, init: str, **modules: str
 ) -> None:
-    # An installer that copies its package into plugins/ while its entry point stays.
+    """Distribution hermes-twin on sys.path: package twin_pkg, Hermes entry point twin."""
     site = tmp_path / "site"
     install_distribution(
         site,
         "hermes-twin",
-        entry_points={"hermes_agent.memory_providers": {"twin": "twin_pkg:register"}},
-        modules={"twin_pkg/__init__.py": "def register(ctx):\n    pass\n"},
+        entry_points={"hermes_agent.memory_providers": {"twin": target}},
+        modules={
+            "twin_pkg/__init__.py": init,
+            **{f"twin_pkg/{name}.py": text for name, text in modules.items()},
+        },
     )
     monkeypatch.syspath_prepend(str(site))
+
+
+def test_doctor_names_an_installed_provider_a_folder_shadows(
+    builtin: None, hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An installer that copies its package into plugins/ while its entry point stays.
+    _install_twin(tmp_path, monkeypatch, "twin_pkg:register", "def register(ctx):\n    pass\n")
     folder_plugin(hermes_home / "plugins", "twin", provider_source("twin"))
     (hermes_home / "config.yaml").write_text("memory:\n  provider: twin\n", encoding="utf-8")
     result = doctor()
@@ -222,14 +232,9 @@ def test_doctor_does_not_warn_when_a_folder_reexports_the_installed_package(
 ) -> None:
     # The layout pgvector's and memoryrouter's installers write: a folder shim that
     # imports the package whose entry point offers the same name.
-    site = tmp_path / "site"
-    install_distribution(
-        site,
-        "hermes-twin",
-        entry_points={"hermes_agent.memory_providers": {"twin": "twin_pkg.provider:Provider"}},
-        modules={"twin_pkg/__init__.py": "", "twin_pkg/provider.py": provider_source("twin")},
+    _install_twin(
+        tmp_path, monkeypatch, "twin_pkg.provider:Provider", "", provider=provider_source("twin")
     )
-    monkeypatch.syspath_prepend(str(site))
     folder_plugin(
         hermes_home / "plugins",
         "twin",
