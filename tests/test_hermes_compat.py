@@ -245,8 +245,32 @@ def test_missing_hermes_names_fail_with_a_clear_message(compat: None) -> None:
         importlib.import_module("agent.auxiliary_client")
     assert caught.value.name == "agent.auxiliary_client"
     assert "agent.auxiliary_client" not in sys.modules
-    with pytest.raises(ModuleNotFoundError, match="general plugin manager"):
-        importlib.import_module("hermes_cli.plugins")
+    with pytest.raises(ModuleNotFoundError, match="masked prompt for secrets"):
+        importlib.import_module("hermes_cli.secret_prompt")
+
+
+def test_a_plugin_can_build_its_own_context_for_llm(compat: None, hermes_home: Path) -> None:
+    # qdrant-memory, given a context without llm (no model configured), builds one itself.
+    from hermes_cli.plugins import (  # type: ignore[import-not-found]
+        PluginContext,
+        PluginManifest,
+        get_plugin_manager,
+    )
+
+    from hermes_core.errors import LLMNotConfiguredError
+
+    manifest = PluginManifest(name="qdrant-memory", key="qdrant_memory", version="0.5.1")
+    assert manifest.key == "qdrant_memory" and manifest.version == "0.5.1"
+    ctx = PluginContext(manifest, get_plugin_manager())
+    assert get_plugin_manager().list_plugins() == []
+    ctx.register_command("qdrant", lambda: None)  # ignored, logged
+    assert ctx.ignored == ["register_command"]
+    llm = ctx.llm
+    assert llm is ctx.llm
+    with pytest.raises(LLMNotConfiguredError):
+        llm.complete(messages=[{"role": "user", "content": "hi"}])
+    with pytest.raises(ImportError, match="cannot import name 'invoke_hook'"):
+        from hermes_cli.plugins import invoke_hook  # noqa: F401
 
 
 def test_plugins_fall_back_when_an_unprovided_name_is_missing(hermes_home: Path) -> None:

@@ -53,6 +53,7 @@ COMPAT_MODULES: dict[str, tuple[str, bool]] = {
     "hermes_cli": ("hermes_cli/__init__.py", True),
     "hermes_cli.config": ("hermes_cli/config.py", False),
     "hermes_cli.input_decode": ("hermes_cli/input_decode.py", False),
+    "hermes_cli.plugins": ("hermes_cli/plugins.py", False),
     "hermes_cli.profiles": ("hermes_cli/profiles.py", False),
     "hermes_state": ("hermes_state.py", False),
     "hermes_time": ("hermes_time.py", False),
@@ -67,10 +68,8 @@ COMPAT_MODULES: dict[str, tuple[str, bool]] = {
 NOT_PROVIDED: dict[str, str] = {
     "agent.auxiliary_client": "Hermes Agent's auxiliary LLM client (call_llm)",
     "agent.context_engine": "Hermes Agent's context-engine plugin interface",
-    "hermes_cli.plugins": (
-        "Hermes Agent's general plugin manager (PluginContext, get_plugin_manager); memory "
-        "plugins receive their context through register(ctx)"
-    ),
+    "hermes_cli.secret_prompt": "Hermes Agent's masked prompt for secrets in its setup wizard",
+    "hermes_cli.curses_ui": "Hermes Agent's terminal menus for its setup wizard",
     "tools.environments": "Hermes Agent's terminal backends",
     "tools.hook_output_spill": "Hermes Agent's settings for spilling long hook output to files",
     "tools.memory_tool": (
