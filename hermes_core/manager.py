@@ -674,12 +674,45 @@ class MemoryManager:
     def _initialize(self, hook: str, session_id: str, kwargs: dict[str, Any]) -> None:
         call_kwargs = {key: value for key, value in kwargs.items() if value is not None}
         call_kwargs.setdefault("hermes_home", str(get_hermes_home()))
+        failed = []
         for entry in self._entries:
             try:
                 contain(getattr(entry.provider, hook), session_id=session_id, **call_kwargs)
             except Exception as exc:
-                logger.warning("Memory provider '%s' %s: %s", entry.name, hook, exc)
+                cause = exc.__cause__ or exc.__context__
+                logger.warning(
+                    "Memory provider '%s' %s: %s%s",
+                    entry.name,
+                    hook,
+                    exc,
+                    f" (caused by {cause!r})" if cause is not None else "",
+                )
+                if not entry.builtin:
+                    failed.append(entry)
+        dropped = [entry for entry in failed if not self._still_available(entry)]
+        if dropped:
+            with self._lock:
+                self._install([entry for entry in self._entries if entry not in dropped])
         self._refresh_tool_schemas()
+
+    def _still_available(self, entry: _Registration) -> bool:
+        """After a failed ``initialize``: whether the provider still says it can run.
+
+        One that now reports itself unavailable (it shut itself down) is dropped
+        for this manager's life; one that still says yes stays, as in Hermes.
+        """
+        try:
+            available = bool(contain(entry.provider.is_available))
+        except Exception as exc:
+            available = False
+            logger.debug("Memory provider '%s' is_available raised %s", entry.name, exc)
+        if not available:
+            logger.warning(
+                "Memory provider '%s' is not used for the rest of this session: it failed to "
+                "initialize and now reports itself unavailable",
+                entry.name,
+            )
+        return available
 
     def on_session_end(self, messages: Sequence[dict[str, Any]] | None) -> None:
         """A real session boundary: hand each provider a redacted copy of the transcript."""

@@ -670,6 +670,52 @@ def test_initialize_all_passes_session_and_kwargs_to_every_provider(hermes_home:
     assert external.hook_calls("initialize") == [expected]
 
 
+class SelfDisabling(Recorder):
+    """Fails to initialize and then reports itself unavailable (it shut itself down)."""
+
+    def __init__(self, name: str = "ext", *, still_available: bool = False) -> None:
+        super().__init__(name, tools=[tool("ext_search")], recall="remembered")
+        self.still_available = still_available
+        self.started = True
+
+    def is_available(self) -> bool:
+        return self.started or self.still_available
+
+    def initialize(self, session_id: str, **kwargs: Any) -> None:
+        self.started = False
+        try:
+            raise OSError("config file is missing")
+        except OSError as exc:
+            raise RuntimeError("startup aborted") from exc
+
+
+def test_a_provider_that_fails_to_initialize_and_says_it_cannot_run_is_dropped(
+    hermes_home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    builtin, external = Recorder("builtin"), SelfDisabling()
+    manager = manager_with(builtin, external)
+    with caplog.at_level(logging.WARNING):
+        manager.initialize_all("s1")
+    assert "startup aborted (caused by OSError('config file is missing'))" in caplog.text
+    assert "'ext' is not used for the rest of this session" in caplog.text
+    assert manager.provider_names == ["builtin"]
+    assert "ext_search" not in {s["name"] for s in manager.get_all_tool_schemas()}
+    assert manager.prefetch_all("anything") == ""
+    manager.sync_all("hello", "hi", session_id="s1")
+    assert manager.flush_pending(timeout=5)
+    assert external.hook_calls("sync_turn") == []
+
+
+def test_a_provider_that_fails_to_initialize_but_still_says_it_can_run_stays(
+    hermes_home: Path,
+) -> None:
+    # Hermes keeps such a provider; so does hermes-memory.
+    manager = manager_with(Recorder("builtin"), SelfDisabling(still_available=True))
+    manager.initialize_all("s1")
+    assert manager.provider_names == ["builtin", "ext"]
+    assert "ext_search" in {s["name"] for s in manager.get_all_tool_schemas()}
+
+
 def test_initialize_for_inspection_never_calls_initialize(tmp_path: Path) -> None:
     external = Recorder("ext")
     manager = manager_with(external)
