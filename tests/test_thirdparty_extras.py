@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -320,3 +323,61 @@ def test_which_cli_py_provides_register_cli(tmp_path: Path, source: str, provide
     path = tmp_path / "cli.py"
     path.write_text(source, encoding="utf-8")
     assert _defines_register_cli(path) is provides
+
+
+FAKEPLUG_MODULES = {
+    "fakeplug/__init__.py": (
+        "from agent.memory_provider import MemoryProvider  # Hermes' module, at the top\n"
+    ),
+    "fakeplug/installer.py": (
+        "import os, sys\n"
+        "from pathlib import Path\n\n"
+        "from hermes_cli.config import load_config, save_config\n"
+        "from hermes_constants import get_hermes_home\n\n\n"
+        "def main():\n"
+        "    if '--help' in sys.argv:\n"
+        "        print('usage: fakeplug-install [--select]')\n"
+        "        return 0\n"
+        "    home = Path(get_hermes_home())\n"
+        "    (home / 'plugins' / 'fakeplug').mkdir(parents=True, exist_ok=True)\n"
+        "    if '--select' in sys.argv:\n"
+        "        config = load_config()\n"
+        "        config.setdefault('memory', {})['provider'] = 'fakeplug'\n"
+        "        save_config(config)\n"
+        "    token = os.environ['FAKE_TOKEN']\n"
+        "    print(f'installed into {home} with token {token}')\n"
+        "    return 3\n"
+    ),
+}
+
+
+def test_a_plugins_installer_script_runs_with_hermes_modules_served(
+    hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    install_distribution(
+        site,
+        "fakeplug",
+        entry_points={"console_scripts": {"fakeplug-install": "fakeplug.installer:main"}},
+        modules=FAKEPLUG_MODULES,
+    )
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    (hermes_home / ".env").write_text("FAKE_TOKEN=t0k\n", encoding="utf-8")
+    # Run as Hermes users do, outside Hermes: the plugin's import of agent.* fails.
+    plain = subprocess.run(
+        [sys.executable, "-c", "import fakeplug.installer"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        check=False,
+    )
+    assert "No module named 'agent'" in plain.stderr
+    result = run_cli("hermes-run", "fakeplug-install", "--select")
+    assert result.returncode == 3, result.stderr  # the script's own exit status
+    assert result.stdout.strip() == f"installed into {hermes_home} with token t0k"
+    assert (hermes_home / "plugins" / "fakeplug").is_dir()
+    assert "provider: fakeplug" in (hermes_home / "config.yaml").read_text(encoding="utf-8")
+    helped = run_cli("hermes-run", "fakeplug-install", "--help")
+    assert helped.returncode == 0 and helped.stdout.strip() == "usage: fakeplug-install [--select]"
+    missing = run_cli("hermes-run", "no-such-script")
+    assert missing.returncode == 1 and "No installed console script is named" in missing.stderr

@@ -36,6 +36,10 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
         "hermes_core.cli.scaffold_cmd:new_provider",
         "Create a new provider distribution from the template.",
     ),
+    "hermes-run": (
+        "hermes_core.cli.hermes_run_cmd:hermes_run",
+        "Run a Hermes plugin's installed script with Hermes' modules served.",
+    ),
 }
 
 logger = logging.getLogger(__name__)
