@@ -123,6 +123,35 @@ def test_hermes_cli_config_cfg_get_takes_one_argument_per_key(
     assert cfg_get(None, "a") is None
 
 
+def test_hermes_cli_config_save_writes_secrets_back_as_their_templates(
+    compat: None, hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A plugin that loads, edits and saves on every initialize (memorylake) must not
+    # write the expanded secrets into config.yaml.
+    from hermes_cli.config import load_config, save_config  # type: ignore[import-not-found]
+
+    monkeypatch.setenv("VISION_KEY", "sk-very-secret")
+    monkeypatch.setenv("REGION", "eu")
+    (hermes_home / "config.yaml").write_text(
+        "auxiliary:\n  vision:\n    api_key: ${VISION_KEY}\n    base_url: https://${REGION}.x\n"
+        "hosts: ['${REGION}-a', '${REGION}-b']\nchanged: ${REGION}\n",
+        encoding="utf-8",
+    )
+    config = load_config()
+    assert config["auxiliary"]["vision"]["api_key"] == "sk-very-secret"
+    config["plugins"] = {"memorylake": {"skills": True}}
+    config["changed"] = "us"  # an edited value is written as edited
+    save_config(config)
+    text = (hermes_home / "config.yaml").read_text(encoding="utf-8")
+    assert "sk-very-secret" not in text
+    assert "${VISION_KEY}" in text and "https://${REGION}.x" in text
+    assert "${REGION}-a" in text and "changed: us" in text
+    assert load_config()["plugins"] == {"memorylake": {"skills": True}}
+    (hermes_home / "config.yaml").write_text("{broken: [", encoding="utf-8")
+    save_config({"memory": {"provider": "mine"}})  # a broken file is replaced, as before
+    assert load_config() == {"memory": {"provider": "mine"}}
+
+
 def test_hermes_cli_config_load_config_expands_env_and_never_raises(
     compat: None,
     hermes_home: Path,

@@ -3,7 +3,8 @@
 Differences from hermes-core's own :mod:`hermes_core.config` that Hermes
 plugins rely on: ``cfg_get(config, "a", "b", default=...)`` takes one argument
 per key; ``load_config()`` never raises (a broken file is logged and read as
-empty) and expands ``${VAR}`` references from the environment; Hermes' built-in
+empty) and expands ``${VAR}`` references from the environment, which
+``save_config()`` writes back as the templates they came from; Hermes' built-in
 defaults are not merged in (plugins read their settings with defaults anyway).
 """
 
@@ -100,9 +101,30 @@ def load_config_readonly() -> dict[str, Any]:
     return load_config()
 
 
+def _templates_kept(new: Any, written: Any) -> Any:
+    """*new*, with each value that is the expansion of a ``${VAR}`` template in *written*
+    (the file as it is) put back as that template."""
+    if isinstance(new, str) and isinstance(written, str):
+        return written if _ENV_REF.search(written) and _expand(written) == new else new
+    if isinstance(new, Mapping) and isinstance(written, Mapping):
+        return {
+            key: _templates_kept(value, written[key]) if key in written else value
+            for key, value in new.items()
+        }
+    if isinstance(new, list) and isinstance(written, list) and len(new) == len(written):
+        return [_templates_kept(value, old) for value, old in zip(new, written, strict=True)]
+    return new
+
+
 def save_config(config: Mapping[str, Any]) -> None:
-    """Write *config* to ``config.yaml`` atomically."""
-    _core.save_config(config)
+    """Write *config* to ``config.yaml`` atomically, keeping its ``${VAR}`` templates.
+
+    :func:`load_config` expands ``${VAR}``; a plugin that loads, edits and saves
+    would otherwise write the secrets themselves into the file. As in Hermes,
+    a value still equal to its template's expansion is written as the template.
+    """
+    with _core.replacing(get_config_path()) as path, _core.file_lock(path):
+        _core.save_config(_templates_kept(config, read_user_config_raw(path)))
 
 
 def cfg_get(config: Any, *keys: str, default: Any = None) -> Any:
