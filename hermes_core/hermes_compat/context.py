@@ -143,6 +143,7 @@ class PluginContext:
         self.providers: list[Any] = []
         self.tools: list[PluginTool] = []
         self.ignored: list[str] = []
+        self.skipped_tools: list[str] = []
         self.auxiliary_tasks: set[str] = set()
         self.hooks: dict[str, list[Callable[..., Any]]] = {}
         self._llm: Any = None
@@ -161,8 +162,17 @@ class PluginContext:
         try:
             tool = _tool_from(*args, **kwargs)
         except (TypeError, ValueError) as exc:
-            logger.warning(
-                "%s: ctx.register_tool(%r) skipped: %s", self.label, name, describe_exception(exc)
+            # One warning per plugin: a plugin calling it the same wrong way for each of
+            # its tools (remnic: 118) would otherwise flood every load.
+            self.skipped_tools.append(str(name))
+            first = len(self.skipped_tools) == 1
+            logger.log(
+                logging.WARNING if first else logging.DEBUG,
+                "%s: ctx.register_tool(%r) skipped: %s%s",
+                self.label,
+                name,
+                describe_exception(exc),
+                "; its other skipped registrations are logged at DEBUG" if first else "",
             )
             return
         self.tools.append(tool)
