@@ -123,6 +123,39 @@ def test_hermes_cli_config_cfg_get_takes_one_argument_per_key(
     assert cfg_get(None, "a") is None
 
 
+def test_hermes_home_override_and_key_as_newer_plugins_use_them(
+    compat: None, hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hermes_constants  # type: ignore[import-not-found]
+    from hermes_cli.config import (  # type: ignore[import-not-found]
+        get_env_value_prefer_dotenv,
+    )
+    from hermes_cli.config import get_hermes_home as config_home
+
+    from hermes_core.config import get_hermes_home as core_home
+
+    assert hermes_constants.get_hermes_home_override() is None
+    assert hermes_constants.hermes_home_key() == hermes_constants.hermes_home_key(
+        str(hermes_home) + "/./"
+    )
+    other = tmp_path / "elsewhere"
+    token = hermes_constants.set_hermes_home_override(other)
+    try:
+        assert hermes_constants.get_hermes_home() == other == config_home()
+        assert hermes_constants.hermes_home_key().endswith("elsewhere")
+        assert core_home() == hermes_home  # hermes-core's own code keeps HERMES_HOME
+    finally:
+        hermes_constants.reset_hermes_home_override(token)
+    assert hermes_constants.get_hermes_home() == hermes_home
+
+    (hermes_home / ".env").write_text("PACO_URL=from-dotenv\n", encoding="utf-8")
+    monkeypatch.setenv("PACO_URL", "from-shell")
+    monkeypatch.setenv("ONLY_SHELL", "shell")
+    assert get_env_value_prefer_dotenv("PACO_URL") == "from-dotenv"
+    assert get_env_value_prefer_dotenv("ONLY_SHELL") == "shell"
+    assert get_env_value_prefer_dotenv("NOWHERE") is None
+
+
 def test_hermes_cli_config_save_writes_secrets_back_as_their_templates(
     compat: None, hermes_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from hermes_core import config as _core
-from hermes_core.config import get_hermes_home, parse_config
+from hermes_core.config import parse_config
 from hermes_core.errors import ConfigError
 from hermes_core.hermes_compat.dotenv import read_profile_env
 from hermes_core.hermes_compat.finder import missing_attribute
+from hermes_core.hermes_compat.shims.hermes_constants import get_hermes_home
 from hermes_core.secrets import dotenv_path, write_dotenv
 
 __hermes_compat__ = True
@@ -29,6 +30,7 @@ __all__ = [
     "get_config_path",
     "get_env_path",
     "get_env_value",
+    "get_env_value_prefer_dotenv",
     "get_hermes_home",
     "load_config",
     "load_config_readonly",
@@ -146,6 +148,12 @@ def get_env_value(key: str) -> str | None:
     """*key* from the environment, else from the profile's ``.env``."""
     value = os.environ.get(key)
     return value if value is not None else load_env().get(key)
+
+
+def get_env_value_prefer_dotenv(key: str) -> str | None:
+    """*key* from the profile's ``.env``, else from the environment."""
+    value = load_env().get(key)
+    return value if value is not None else os.environ.get(key)
 
 
 def _write_env(key: str, value: str | None) -> None:
