@@ -432,6 +432,30 @@ def test_a_real_package_is_never_shadowed(
     assert importlib.import_module("hermes_constants").__hermes_compat__ is True
 
 
+def test_a_wheel_shipping_folders_into_hermes_plugins_package_does_not_hide_it(
+    compat: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # sonzai-hermes and hermes-cashew install site-packages/plugins/memory/<name>/ without
+    # plugins/__init__.py, to merge into Hermes' own package: a namespace package.
+    site = tmp_path / "site"
+    write_files(
+        site,
+        {
+            "plugins/memory/sonzai/__init__.py": "WHERE = 'site-packages'\n",
+            "plugins/context_engine/sonzai/__init__.py": "",
+        },
+    )
+    monkeypatch.syspath_prepend(str(site))
+    importlib.invalidate_caches()
+    plugins = importlib.import_module("plugins")
+    assert plugins.__hermes_compat__ is True
+    assert importlib.import_module("plugins.plugin_utils").__hermes_compat__ is True
+    assert importlib.import_module("plugins.memory.config_schema").__hermes_compat__ is True
+    # ... and the wheel's own folders are still found under the served packages
+    assert importlib.import_module("plugins.memory.sonzai").WHERE == "site-packages"
+    importlib.import_module("plugins.context_engine.sonzai")
+
+
 def test_plugin_for_real_hermes_base_class_is_discovered(
     tmp_path: Path, hermes_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -53,9 +53,12 @@ _lock = threading.Lock()
 def install() -> None:
     """Add the finders to ``sys.meta_path`` (idempotent, thread-safe).
 
-    The module finder goes last, so every other finder is asked first; the
-    ``plugins.memory.<name>`` alias finder goes first, so a plugin's absolute
-    imports of its own modules reach the copies discovery loaded.
+    The ``plugins.memory.<name>`` alias finder goes first, so a plugin's
+    absolute imports of its own modules reach the copies discovery loaded; the
+    module finder right after it, asking every other finder itself before it
+    serves a name: a real module of that name wins, while a namespace package
+    of it (folders another wheel ships without ``__init__.py``) would otherwise
+    be taken first and hide the served one.
     """
     global _finder, _alias_finder
     with _lock:
@@ -64,7 +67,7 @@ def install() -> None:
         if _alias_finder is None:
             _alias_finder = PluginAliasFinder()
         if _finder not in sys.meta_path:
-            sys.meta_path.append(_finder)
+            sys.meta_path.insert(0, _finder)
         if _alias_finder not in sys.meta_path:
             sys.meta_path.insert(0, _alias_finder)
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -168,26 +169,42 @@ class HermesCompatFinder(importlib.abc.MetaPathFinder):
             served = None
         if served is None and fullname not in NOT_PROVIDED:
             return None
-        parent_name, _, _ = fullname.rpartition(".")
+        parent_name, _, last = fullname.rpartition(".")
         if parent_name:
             # Serve a submodule only inside a package this layer provided.
             parent = sys.modules.get(parent_name)
             if parent is None or not getattr(parent, MARKER, False):
                 return None
-        elif found_elsewhere(fullname, skip=(HermesCompatFinder,)):
-            return None
+            # Folders other distributions put under that name (see below) continue here.
+            portions = [
+                os.path.join(entry, last)
+                for entry in getattr(parent, "__path__", ())
+                if os.path.isdir(os.path.join(entry, last))
+            ]
+        else:
+            other = spec_elsewhere(fullname, skip=(HermesCompatFinder,))
+            if other is not None and not is_namespace(other):
+                return None
+            # A namespace portion (a wheel shipping plugins/memory/<name>/ to merge into
+            # Hermes' own package) must not hide the served package: it joins it instead.
+            portions = list(other.submodule_search_locations or ()) if other is not None else []
         if served is None:
             return importlib.machinery.ModuleSpec(fullname, _NotProvidedLoader())
         relative, is_package = served
         return importlib.util.spec_from_file_location(
             fullname,
             SHIMS_DIR / relative,
-            submodule_search_locations=[] if is_package else None,
+            submodule_search_locations=portions if is_package else None,
         )
 
 
-def found_elsewhere(fullname: str, skip: tuple[type, ...]) -> bool:
-    """Whether a finder on ``sys.meta_path`` other than those of *skip* locates *fullname*."""
+def is_namespace(spec: importlib.machinery.ModuleSpec) -> bool:
+    """Whether *spec* is a namespace package: folders without ``__init__.py``, no code."""
+    return spec.submodule_search_locations is not None and spec.origin in (None, "namespace")
+
+
+def spec_elsewhere(fullname: str, skip: tuple[type, ...]) -> importlib.machinery.ModuleSpec | None:
+    """The spec a finder on ``sys.meta_path`` other than those of *skip* gives *fullname*."""
     for finder in list(sys.meta_path):
         if isinstance(finder, skip):
             continue
@@ -195,11 +212,17 @@ def found_elsewhere(fullname: str, skip: tuple[type, ...]) -> bool:
         if find_spec is None:
             continue
         try:
-            if find_spec(fullname, None) is not None:
-                return True
+            spec = find_spec(fullname, None)
         except Exception:  # a misbehaving finder must not break the import
             continue
-    return False
+        if spec is not None:
+            return spec
+    return None
+
+
+def found_elsewhere(fullname: str, skip: tuple[type, ...]) -> bool:
+    """Whether a finder on ``sys.meta_path`` other than those of *skip* locates *fullname*."""
+    return spec_elsewhere(fullname, skip) is not None
 
 
 def explain_import_error(exc: BaseException) -> str | None:
