@@ -131,6 +131,46 @@ def test_reexport_from_a_namespace_subdirectory_with_register(plugins_dir: Path)
     assert provider is not None and type(provider).__name__ == "AdaptedProvider"
 
 
+STAR_SHIM = """
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "src"))
+from {package} import *
+"""
+
+
+def test_a_shim_that_star_imports_its_package_is_a_memory_plugin(
+    plugins_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # muninndb's installer: the package copied under src/, re-exported with a * import.
+    provider_with_register = provider_source("muni", cls="MuniProvider") + (
+        "\n\ndef register(ctx):\n    ctx.register_memory_provider(MuniProvider())\n"
+    )
+    folder_plugin(
+        plugins_dir,
+        "muni",
+        STAR_SHIM.format(package="muni_pkg"),
+        **{"src/muni_pkg/__init__.py": provider_with_register},
+    )
+    # ...or installed with pip, the folder only re-exporting it
+    site = tmp_path / "site"
+    (site / "inst_pkg").mkdir(parents=True)
+    (site / "inst_pkg" / "__init__.py").write_text(
+        provider_source("inst", cls="InstProvider"), encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(site))
+    folder_plugin(plugins_dir, "inst", "from inst_pkg import *\n")
+    # a * import of a package with no memory provider is still a general plugin
+    (site / "tool_pkg").mkdir()
+    (site / "tool_pkg" / "__init__.py").write_text("def register(ctx): pass\n", "utf-8")
+    folder_plugin(plugins_dir, "tooly", "from tool_pkg import *\n")
+    found = folder_entries()
+    assert {"muni", "inst"} <= set(found) and "tooly" not in found
+    muni = load_memory_provider("muni")
+    assert muni is not None and type(muni).__name__ == "MuniProvider"
+
+
 def test_pip_style_layout_without_root_init(plugins_dir: Path) -> None:
     root = plugins_dir / "mimir"
     folder_plugin(root, "hermes_mimir", provider_source("mimir"))

@@ -313,6 +313,7 @@ def test_a_cli_py_that_imports_register_cli_from_its_package_adds_the_command(
         ("from .pkg.cli import register_cli\n", True),
         ("from .pkg.cli import build as register_cli\n", True),
         ("import register_cli\n", True),
+        ("from hermes_muninndb_plugin.cli import *\n", True),
         ("register_cli = make_cli()\n", True),
         ("try:\n    from .cli_impl import register_cli\nexcept ImportError:\n    pass\n", True),
         ("# register_cli is in the package\ndef cmd_setup(args):\n    pass\n", False),

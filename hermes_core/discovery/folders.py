@@ -5,7 +5,8 @@ Rules (those of Hermes Agent, so its plugins are found in the same places):
 * only direct children of the plugins directory count, and names starting with
   ``_`` or ``.`` are skipped (``plugins/memory/<name>`` is *not* found);
 * a child qualifies when its ``__init__.py`` mentions ``register_memory_provider``
-  or ``MemoryProvider`` within its first 8 KB — a text check, nothing is imported;
+  or ``MemoryProvider`` within its first 8 KB — a text check, nothing is imported
+  (a ``from <package> import *`` shim counts when that package's file does);
   a child without a root ``__init__.py`` qualifies when it looks like a project
   root (``plugin.yaml``, ``pyproject.toml``, ``setup.py`` or ``setup.cfg``) holding
   exactly one package subdirectory that passes the same check (the layout of an
@@ -138,14 +139,55 @@ def printable(text: str) -> str:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def mentions_memory_provider(init_file: Path) -> bool:
-    """The cheap heuristic: a marker within the first 8 KB of *init_file*."""
+def _head(path: Path) -> str:
     try:
-        with init_file.open(encoding="utf-8", errors="replace") as handle:
-            head = handle.read(HEURISTIC_CHARS)
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            return handle.read(HEURISTIC_CHARS)
     except OSError:
-        return False
-    return any(marker in head for marker in MARKERS)
+        return ""
+
+
+_STAR_IMPORT = re.compile(r"^from\s+([A-Za-z_][\w.]*)\s+import\s+\*", re.M)
+
+
+def _module_file(name: str, beside: Path) -> Path | None:
+    """The file of module *name*, copied under *beside* (``src/`` too) or installed.
+
+    Nothing is imported: an installed top-level package is located, not loaded.
+    """
+    parts = name.split(".")
+    roots = [beside, beside / "src"]
+    try:
+        spec = importlib.util.find_spec(parts[0]) if parts[0].isidentifier() else None
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        roots += [Path(location).parent for location in spec.submodule_search_locations]
+    elif spec is not None and spec.origin and len(parts) == 1:
+        roots.append(Path(spec.origin).parent)  # a top-level module file
+    for root in roots:
+        base = root.joinpath(*parts)
+        for candidate in (base / "__init__.py", base.with_suffix(".py")):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def mentions_memory_provider(init_file: Path) -> bool:
+    """The cheap heuristic: a marker within the first 8 KB of *init_file*.
+
+    A shim that only re-exports a package (``from hermes_muninndb_plugin import *``,
+    the package copied beside it or installed) counts when that package's file
+    has the marker.
+    """
+    head = _head(init_file)
+    if any(marker in head for marker in MARKERS):
+        return True
+    for name in _STAR_IMPORT.findall(head):
+        found = _module_file(name, init_file.parent)
+        if found is not None and found != init_file and any(m in _head(found) for m in MARKERS):
+            return True
+    return False
 
 
 def _visible_dirs(directory: Path) -> list[Path]:

@@ -64,7 +64,8 @@ def _binds_register_cli(statements: list[ast.stmt]) -> bool:
             if node.name == REGISTER_CLI:
                 return True
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            if any((alias.asname or alias.name) == REGISTER_CLI for alias in node.names):
+            # `from .pkg.cli import *` may bring it too (muninndb); importing settles it.
+            if any((alias.asname or alias.name) in (REGISTER_CLI, "*") for alias in node.names):
                 return True
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -81,8 +82,9 @@ def _binds_register_cli(statements: list[ast.stmt]) -> bool:
 def _defines_register_cli(path: Path) -> bool:
     """Whether *path* is a ``cli.py`` that provides ``register_cli``, read without importing it.
 
-    Defined there or imported into it (``from .package.cli import register_cli``),
-    as Hermes reads the attribute of the imported module. As in Hermes, a
+    Defined there or imported into it (``from .package.cli import register_cli``,
+    or a ``*`` import that may carry it), as Hermes reads the attribute of the
+    imported module. As in Hermes, a
     ``cli.py`` with other helpers only (a setup function) adds no command.
     """
     try:
