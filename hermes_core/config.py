@@ -303,18 +303,21 @@ def model_endpoint(config: Mapping[str, Any] | None, section: str = "model") -> 
     """The ``(base_url, model)`` that *section* names, unchecked (``None`` when unset).
 
     Each falls back to the ``model`` section, then to ``HERMES_MODEL_BASE_URL``
-    (or ``OPENAI_BASE_URL``) and ``HERMES_MODEL``.
+    (or ``OPENAI_BASE_URL``) and ``HERMES_MODEL``. The model may also be given
+    as ``default``, the key Hermes Agent writes (``model: {default: …}``).
     """
 
-    def pick(key: str) -> Any:
-        value = cfg_get(config, f"{section}.{key}")
-        if value in (None, "") and section != "model":
-            value = cfg_get(config, f"model.{key}")
-        return value
+    def pick(*keys: str) -> Any:
+        for name in dict.fromkeys((section, "model")):
+            for key in keys:
+                value = cfg_get(config, f"{name}.{key}")
+                if value not in (None, ""):
+                    return value
+        return None
 
     env = os.environ
     base_url = pick("base_url") or env.get("HERMES_MODEL_BASE_URL") or env.get("OPENAI_BASE_URL")
-    return base_url or None, pick("model") or env.get("HERMES_MODEL") or None
+    return base_url or None, pick("model", "default") or env.get("HERMES_MODEL") or None
 
 
 def config_section(config: Mapping[str, Any] | None, dotted_key: str) -> Mapping[str, Any]:

@@ -232,6 +232,27 @@ def test_from_config_reads_the_model_section_and_key_env(
         assert client.chat([{"role": "user", "content": "ping"}]).content == "echo: ping"
 
 
+def test_a_hermes_config_naming_the_model_default_is_read(
+    server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Hermes Agent writes model: {default: ..., provider: ..., base_url: ...}.
+    from hermes_core.config import model_endpoint
+
+    monkeypatch.delenv("HERMES_MODEL", raising=False)
+    monkeypatch.setenv("HERMES_API_KEY", "sk-test-key")
+    config = {"model": {"default": "fake-model", "provider": "custom", "base_url": server.base_url}}
+    assert model_endpoint(config) == (server.base_url, "fake-model")
+    assert model_endpoint(config, "auxiliary.memory") == (server.base_url, "fake-model")
+    both = {"model": {"default": "old", "model": "new", "base_url": server.base_url}}
+    assert model_endpoint(both) == (server.base_url, "new")
+    task = {**config, "auxiliary": {"memory": {"default": "small"}}}
+    assert model_endpoint(task, "auxiliary.memory") == (server.base_url, "small")
+    client = ChatClient.from_config(config)
+    assert client is not None
+    with client:
+        assert client.chat([{"role": "user", "content": "hi"}]).content == "echo: hi"
+
+
 def test_from_config_falls_back_to_environment(
     server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
