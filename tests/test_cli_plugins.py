@@ -420,3 +420,27 @@ def test_plugin_folders_installed_where_no_scan_looks_are_named_with_the_move(
         f"copy or move {bundled / 'harnessmemory'} to "
         f"{hermes_home / 'plugins' / 'harnessmemory'}" in result.stdout
     )
+
+
+def test_doctor_names_a_package_that_declares_the_provider_under_another_group(
+    builtin: None, hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # spectron-hermes: a general hermes_agent.plugins entry point; hyatlas: a made-up group.
+    site = tmp_path / "site"
+    install_distribution(
+        site,
+        "spectron-hermes",
+        version="0.3.0",
+        entry_points={"hermes_agent.plugins": {"spectron": "spectron_hermes"}},
+        modules={"spectron_hermes/__init__.py": ""},
+    )
+    monkeypatch.syspath_prepend(str(site))
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: spectron\n", encoding="utf-8")
+    result = doctor()
+    assert result.exit_code == 1
+    assert (
+        "spectron-hermes 0.3.0 (hermes_agent.plugins: spectron = spectron_hermes) declares it "
+        "under an entry-point group that neither Hermes' memory loader nor hermes-memory reads"
+        in result.stdout
+    )
+    assert "run the package's own installer" in result.stdout

@@ -193,6 +193,7 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
         names = ", ".join(i.name for i in listing if i.name != "builtin") or "none"
         general = [path for path in non_provider_folders(home) if Path(path).name == selected]
         misplaced = misplaced_plugins(home).get(selected)
+        elsewhere = _other_group_entry_points(selected)
         found.append(
             Finding(
                 "fail",
@@ -208,9 +209,19 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
                     f"; a plugin folder of that name is at {misplaced}, where no scan looks"
                     if misplaced
                     else ""
+                )
+                + (
+                    f"; {elsewhere} declares it under an entry-point group that neither "
+                    "Hermes' memory loader nor hermes-memory reads (they read "
+                    "hermes_agent.memory_providers and hermes_memory)"
+                    if elsewhere
+                    else ""
                 ),
                 f"copy or move {misplaced} to {home / 'plugins' / selected}"
                 if misplaced
+                else "run the package's own installer (through `hermes-memory hermes-run` if it "
+                f"needs Hermes' modules) or copy its plugin folder to {home / 'plugins' / selected}"
+                if elsewhere
                 else "install the provider's package, add its folder under "
                 f"{home / 'plugins'}, or change memory.provider in config.yaml",
             )
@@ -238,6 +249,28 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
         hidden = [info for info in shadowed if info.name == match.name]
         found += [_shadowed_finding(selected, match, info) for info in hidden]
     return found
+
+
+def _other_group_entry_points(name: str) -> str:
+    """Installed entry points called *name* in groups discovery does not read, described."""
+    from importlib.metadata import distributions
+
+    from hermes_core.plugins import HERMES_ENTRY_POINT_GROUP
+
+    read = {"hermes_memory", HERMES_ENTRY_POINT_GROUP, "console_scripts", "gui_scripts"}
+    found = []
+    for dist in distributions():
+        try:
+            points = list(dist.entry_points)
+            label = f"{dist.metadata['Name']} {dist.version}"
+        except Exception:  # a broken distribution's metadata says nothing useful here
+            continue
+        found += [
+            f"{label} ({point.group}: {point.name} = {point.value})"
+            for point in points
+            if point.name == name and point.group not in read
+        ]
+    return ", ".join(sorted(set(found)))
 
 
 def _where(info: ProviderInfo) -> str:
