@@ -486,6 +486,27 @@ def test_providers_get_the_working_directory_as_cwd_and_a_configured_workspace(
             RuntimeSettings.from_config({"runtime": {"agent_workspace": bad}})
 
 
+def test_the_session_row_records_where_it_ran(tmp_path: Path, server: FakeOpenAIServer) -> None:
+    # Hermes' sessions carry cwd and git_repo_root; plugins scope project memory by them
+    # (local_rag reads them from state.db).
+    checkout = tmp_path / "repo"
+    (checkout / ".git").mkdir(parents=True)
+    (checkout / "src" / "app").mkdir(parents=True)
+    settings = RuntimeSettings(working_dir=checkout / "src" / "app")
+    session = build_session(tmp_path / "home", server, settings=settings)
+    session.start()
+    row = session.store.get_session(session.session_id)
+    assert row is not None
+    assert row["cwd"] == str(checkout / "src" / "app")
+    assert row["git_repo_root"] == str(checkout)
+    session.close()
+    outside = build_session(tmp_path / "home2", server, settings=RuntimeSettings())
+    outside.start()
+    row = outside.store.get_session(outside.session_id)
+    assert row is not None and row["cwd"] is None and row["git_repo_root"] is None
+    outside.close()
+
+
 def test_a_gateway_host_passes_its_chat_context_to_providers(
     tmp_path: Path, server: FakeOpenAIServer
 ) -> None:

@@ -521,6 +521,31 @@ def test_version_one_file_is_migrated_and_backfilled(tmp_path: Path) -> None:
         assert [h["session_id"] for h in store.search_messages("断")] == ["s"]
 
 
+def test_a_version_four_file_gains_where_sessions_ran(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    with SessionStore(path) as store:
+        store.create_session("old")
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("ALTER TABLE sessions DROP COLUMN cwd")
+    conn.execute("ALTER TABLE sessions DROP COLUMN git_repo_root")
+    conn.execute("UPDATE schema_version SET version = 4")
+    conn.close()
+    with SessionStore(path) as store:
+        assert store.layout.version == SCHEMA_VERSION
+        store.create_session("new", cwd="/srv/app/web", git_repo_root="/srv/app")
+        store.create_session("new", cwd="/elsewhere")  # the first writer wins
+        assert store.get_session("new")["cwd"] == "/srv/app/web"  # type: ignore[index]
+        assert store.get_session("new")["git_repo_root"] == "/srv/app"  # type: ignore[index]
+        assert store.get_session("old")["cwd"] is None  # type: ignore[index]
+    # what a Hermes plugin reads from state.db (local_rag's project scope)
+    row = (
+        sqlite3.connect(path)
+        .execute("SELECT git_repo_root, cwd FROM sessions WHERE id = 'new'")
+        .fetchone()
+    )
+    assert row == ("/srv/app", "/srv/app/web")
+
+
 def test_missing_columns_are_added_on_open(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     SessionStore(path).close()

@@ -73,6 +73,7 @@ from hermes_core.runtime.tokens import (
     estimate_text_tokens,
     estimate_tools_tokens,
 )
+from hermes_core.runtime.workspace import git_root
 
 if TYPE_CHECKING:
     from hermes_core.manager import MemoryManager
@@ -875,12 +876,15 @@ class AgentSession:
     def _create_row(
         self, session_id: str, *, title: str | None = None, parent_session_id: str | None = None
     ) -> None:
+        where = self.settings.working_dir
         self.store.create_session(
             session_id,
             source=self.settings.source or self.settings.platform,
             model=self.model_name,
             parent_session_id=parent_session_id,
             user_id=self.settings.user_id or None,
+            cwd=str(where) if where is not None else None,
+            git_repo_root=git_root(where) if where is not None else None,
         )
         if title:
             self._store_call(self.store.set_session_title, session_id, title)

@@ -50,7 +50,7 @@ __all__ = [
     "schema_sql",
 ]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Layout version of a hermes-memory ``state.db`` (also stored in ``schema_version``)."""
 
 MARKER_KEY = "hermes_memory.schema"
@@ -75,7 +75,9 @@ CREATE TABLE IF NOT EXISTS sessions (
     input_tokens INTEGER DEFAULT 0,
     output_tokens INTEGER DEFAULT 0,
     title TEXT,
-    last_activity_at REAL
+    last_activity_at REAL,
+    cwd TEXT,
+    git_repo_root TEXT
 );
 CREATE TABLE IF NOT EXISTS messages (
     id INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -414,8 +414,15 @@ class SessionStore:
         system_prompt: str | None = None,
         model_config: Mapping[str, Any] | None = None,
         started_at: float | None = None,
+        cwd: str | None = None,
+        git_repo_root: str | None = None,
     ) -> str:
-        """Create a session; if it exists, only fill its empty fields (first writer wins)."""
+        """Create a session; if it exists, only fill its empty fields (first writer wins).
+
+        *cwd* and *git_repo_root* record where the session ran (the working
+        directory and its git checkout's root), as Hermes Agent's sessions do:
+        plugins scope project memory by them.
+        """
         if not session_id:
             raise SessionStoreError("A session id is required.")
         clean_title = sanitize_title(title)
@@ -431,9 +438,11 @@ class SessionStore:
             conn.execute(
                 """
                 INSERT INTO sessions(id, source, user_id, model, model_config, system_prompt,
-                                     parent_session_id, started_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                                     parent_session_id, started_at, cwd, git_repo_root)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(id) DO UPDATE SET
+                    cwd = COALESCE(sessions.cwd, excluded.cwd),
+                    git_repo_root = COALESCE(sessions.git_repo_root, excluded.git_repo_root),
                     source = CASE WHEN sessions.source = 'unknown' THEN excluded.source
                                   ELSE sessions.source END,
                     user_id = COALESCE(sessions.user_id, excluded.user_id),
@@ -452,6 +461,8 @@ class SessionStore:
                     system_prompt,
                     parent_session_id,
                     start,
+                    cwd,
+                    git_repo_root,
                 ),
             )
             if clean_title is not None:
