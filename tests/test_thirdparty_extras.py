@@ -351,7 +351,9 @@ FAKEPLUG_MODULES = {
         "        save_config(config)\n"
         "    token = os.environ['FAKE_TOKEN']\n"
         "    print(f'installed into {home} with token {token}')\n"
-        "    return 3\n"
+        "    return 3\n\n\n"
+        "if __name__ == '__main__':\n"
+        "    sys.exit(main())\n"
     ),
 }
 
@@ -386,3 +388,10 @@ def test_a_plugins_installer_script_runs_with_hermes_modules_served(
     assert helped.returncode == 0 and helped.stdout.strip() == "usage: fakeplug-install [--select]"
     missing = run_cli("hermes-run", "no-such-script")
     assert missing.returncode == 1 and "No installed console script is named" in missing.stderr
+    # an installer with only `if __name__ == "__main__"`: as a module, or by its path
+    as_module = run_cli("hermes-run", "-m", "fakeplug.installer", "--", "--help")
+    assert as_module.returncode == 0, as_module.stderr
+    assert as_module.stdout.strip() == "usage: fakeplug-install [--select]"
+    by_path = run_cli("hermes-run", str(site / "fakeplug" / "installer.py"))
+    assert by_path.returncode == 3, by_path.stderr
+    assert by_path.stdout.strip() == f"installed into {hermes_home} with token t0k"
