@@ -246,10 +246,23 @@ def test_doctor_does_not_warn_when_a_folder_reexports_the_installed_package(
     assert result.exit_code == 0, result.stdout
     assert "shadowed" not in result.stdout
     assert (
-        f"memory.provider 'twin': {hermes_home / 'plugins' / 'twin'} loads the package twin_pkg "
+        f"memory.provider 'twin': {hermes_home / 'plugins' / 'twin'} runs the code of the package "
+        "twin_pkg "
         "that the entry point (hermes_agent.memory_providers) of distribution hermes-twin "
         "offers too" in result.stdout
     )
+
+
+def test_doctor_does_not_warn_when_a_setup_script_copied_the_installed_package(
+    builtin: None, hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # metronix's setup copies its installed package into plugins/<name>/ as it is.
+    _install_twin(tmp_path, monkeypatch, "twin_pkg:Provider", provider_source("twin"))
+    folder_plugin(hermes_home / "plugins", "twin", provider_source("twin"))
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: twin\n", encoding="utf-8")
+    result = doctor()
+    assert result.exit_code == 0, result.stdout
+    assert "shadowed" not in result.stdout and "one provider, found twice" in result.stdout
 
 
 def test_doctor_warns_about_a_broken_plugin_that_is_not_selected(

@@ -288,10 +288,30 @@ def _installed_package(info: ProviderInfo) -> str | None:
     return package if package and package != NAMESPACE else None
 
 
-def _same_package(first: ProviderInfo, second: ProviderInfo) -> bool:
-    """Whether both providers' code comes from one installed package (a folder re-export)."""
-    package = _installed_package(first)
-    return package is not None and package == _installed_package(second)
+def _same_package(folder: ProviderInfo, installed: ProviderInfo) -> bool:
+    """Whether both providers' code is one installed package: re-exported, or copied whole.
+
+    A folder that imports the package shares its module; one a setup script
+    copied from it (metronix) has the same ``__init__.py``, located without
+    importing the package.
+    """
+    package = _installed_package(installed)
+    if package is None:
+        return False
+    if package == _installed_package(folder):
+        return True
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(package)
+        origin = Path(spec.origin) if spec is not None and spec.origin else None
+        return (
+            origin is not None
+            and folder.path is not None
+            and (Path(folder.path) / "__init__.py").read_bytes() == origin.read_bytes()
+        )
+    except (ImportError, ValueError, OSError):
+        return False
 
 
 def _shadowed_finding(selected: str, match: ProviderInfo, info: ProviderInfo) -> Finding:
@@ -302,7 +322,7 @@ def _shadowed_finding(selected: str, match: ProviderInfo, info: ProviderInfo) ->
     if _same_package(match, info):  # an installer's folder that imports the installed package
         return Finding(
             "ok",
-            f"memory.provider {selected!r}: {_where(match)} loads the package "
+            f"memory.provider {selected!r}: {_where(match)} runs the code of the package "
             f"{_installed_package(info)} that the {label} of {_where(info)} offers too; "
             "one provider, found twice",
         )
