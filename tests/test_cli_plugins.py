@@ -445,7 +445,16 @@ def test_doctor_names_a_package_that_declares_the_provider_under_another_group(
         "spectron-hermes",
         version="0.3.0",
         entry_points={"hermes_agent.plugins": {"spectron": "spectron_hermes"}},
-        modules={"spectron_hermes/__init__.py": ""},
+        modules={"spectron_hermes/__init__.py": provider_source("spectron")},
+    )
+    install_distribution(  # rag-memory-plugin: hooks and tools only, no memory provider
+        site,
+        "rag-memory-plugin",
+        entry_points={"hermes_agent.plugins": {"rag-memory": "rag_memory.plugin"}},
+        modules={
+            "rag_memory/__init__.py": "",
+            "rag_memory/plugin.py": "def register(ctx):\n    ctx.register_hook('x', print)\n",
+        },
     )
     monkeypatch.syspath_prepend(str(site))
     (hermes_home / "config.yaml").write_text("memory:\n  provider: spectron\n", encoding="utf-8")
@@ -457,3 +466,27 @@ def test_doctor_names_a_package_that_declares_the_provider_under_another_group(
         in result.stdout
     )
     assert "run the package's own installer" in result.stdout
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: rag-memory\n", "utf-8")
+    general = doctor()
+    assert (
+        "rag-memory-plugin 1.0 (hermes_agent.plugins: rag-memory = rag_memory.plugin) is a "
+        "general Hermes plugin by that name (its code names no MemoryProvider)" in general.stdout
+    )
+    assert "run the package's own installer" not in general.stdout
+
+
+def test_doctor_warns_that_general_plugins_hermes_would_run_are_not_run(
+    builtin: None, hermes_home: Path
+) -> None:
+    # protagine leaves turn capture to its general plugin when plugins.enabled names it.
+    (hermes_home / "config.yaml").write_text(
+        "plugins:\n  enabled: [protagine, disk-cleanup]\n", encoding="utf-8"
+    )
+    result = doctor()
+    assert result.exit_code == 0, result.stdout
+    assert (
+        "[WARN] plugins.enabled lists protagine, disk-cleanup: Hermes Agent's general "
+        "plugins, which hermes-memory does not run" in result.stdout
+    )
+    (hermes_home / "config.yaml").write_text("plugins:\n  enabled: []\n", encoding="utf-8")
+    assert "plugins.enabled" not in doctor().stdout

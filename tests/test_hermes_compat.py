@@ -185,6 +185,26 @@ def test_hermes_cli_config_save_writes_secrets_back_as_their_templates(
     assert load_config() == {"memory": {"provider": "mine"}}
 
 
+def test_hermes_cli_config_save_takes_hermes_keywords_and_merges_the_file(
+    compat: None, hermes_home: Path
+) -> None:
+    # hologram saves only its own section with merge_existing=True.
+    from hermes_cli.config import load_config, save_config  # type: ignore[import-not-found]
+
+    (hermes_home / "config.yaml").write_text(
+        "memory:\n  provider: hologram\n  budget: 900\nmodel:\n  model: m\n", encoding="utf-8"
+    )
+    save_config({"memory": {"hologram": {"command": "hologram"}}}, merge_existing=True)
+    assert load_config() == {
+        "memory": {"provider": "hologram", "budget": 900, "hologram": {"command": "hologram"}},
+        "model": {"model": "m"},
+    }
+    save_config({"memory": {"provider": "other"}}, preserve_keys=["model"], strip_defaults=False)
+    assert load_config() == {"memory": {"provider": "other"}, "model": {"model": "m"}}
+    save_config({"x": 1})  # without them the file is what was given, as before
+    assert load_config() == {"x": 1}
+
+
 def test_hermes_cli_config_load_config_expands_env_and_never_raises(
     compat: None,
     hermes_home: Path,

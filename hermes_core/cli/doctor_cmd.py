@@ -108,7 +108,7 @@ def _settings_checks() -> list[tuple[str, Callable[[dict[str, Any]], object]]]:
 
 def check_settings(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     """Every documented setting of config.yaml has a usable value."""
-    from hermes_core.config import config_path
+    from hermes_core.config import cfg_get, config_path
     from hermes_core.errors import HermesMemoryError
 
     if config is None:
@@ -121,6 +121,20 @@ def check_settings(home: Path, config: dict[str, Any] | None) -> list[Finding]:
             found.append(Finding("fail", str(exc), f"edit {config_path(home)}"))
         else:
             found.append(Finding("ok", f"{group} settings are usable"))
+    enabled = cfg_get(config, "plugins.enabled")
+    if isinstance(enabled, list) and enabled:
+        names = ", ".join(str(name) for name in enabled)
+        found.append(
+            Finding(
+                "warn",
+                f"plugins.enabled lists {names}: Hermes Agent's general plugins, which "
+                "hermes-memory does not run (it runs the memory provider and the hooks its "
+                "plugin registers); a memory provider that leaves work to its general plugin "
+                "(turn capture, say) does less here",
+                "nothing to do if the list is for Hermes Agent; otherwise choose a memory "
+                "provider that does the work itself",
+            )
+        )
     return found
 
 
@@ -193,7 +207,7 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
         names = ", ".join(i.name for i in listing if i.name != "builtin") or "none"
         general = [path for path in non_provider_folders(home) if Path(path).name == selected]
         misplaced = misplaced_plugins(home).get(selected)
-        elsewhere = _other_group_entry_points(selected)
+        elsewhere, general_points = _other_group_entry_points(selected)
         found.append(
             Finding(
                 "fail",
@@ -215,6 +229,12 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
                     "Hermes' memory loader nor hermes-memory reads (they read "
                     "hermes_agent.memory_providers and hermes_memory)"
                     if elsewhere
+                    else ""
+                )
+                + (
+                    f"; {general_points} is a general Hermes plugin by that name (its code "
+                    "names no MemoryProvider), which no memory loader runs"
+                    if general_points and not elsewhere
                     else ""
                 ),
                 f"copy or move {misplaced} to {home / 'plugins' / selected}"
@@ -251,26 +271,33 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     return found
 
 
-def _other_group_entry_points(name: str) -> str:
-    """Installed entry points called *name* in groups discovery does not read, described."""
+def _other_group_entry_points(name: str) -> tuple[str, str]:
+    """Installed entry points called *name* in groups discovery does not read, described.
+
+    Returns ``(providers, general)``: those whose module names ``MemoryProvider``
+    (located, not imported), and those that are general Hermes plugins.
+    """
     from importlib.metadata import distributions
 
+    from hermes_core.discovery.folders import mentions_memory_provider, module_file
     from hermes_core.plugins import HERMES_ENTRY_POINT_GROUP
 
     read = {"hermes_memory", HERMES_ENTRY_POINT_GROUP, "console_scripts", "gui_scripts"}
-    found = []
+    providers, general = set(), set()
     for dist in distributions():
         try:
-            points = list(dist.entry_points)
+            points = [p for p in dist.entry_points if p.name == name and p.group not in read]
             label = f"{dist.metadata['Name']} {dist.version}"
         except Exception:  # a broken distribution's metadata says nothing useful here
             continue
-        found += [
-            f"{label} ({point.group}: {point.name} = {point.value})"
-            for point in points
-            if point.name == name and point.group not in read
-        ]
-    return ", ".join(sorted(set(found)))
+        for point in points:
+            described = f"{label} ({point.group}: {point.name} = {point.value})"
+            code = module_file(point.module)
+            if code is not None and mentions_memory_provider(code):
+                providers.add(described)
+            else:
+                general.add(described)
+    return ", ".join(sorted(providers)), ", ".join(sorted(general))
 
 
 def _where(info: ProviderInfo) -> str:

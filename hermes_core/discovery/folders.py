@@ -150,13 +150,13 @@ def _head(path: Path) -> str:
 _STAR_IMPORT = re.compile(r"^from\s+([A-Za-z_][\w.]*)\s+import\s+\*", re.M)
 
 
-def _module_file(name: str, beside: Path) -> Path | None:
+def module_file(name: str, beside: Path | None = None) -> Path | None:
     """The file of module *name*, copied under *beside* (``src/`` too) or installed.
 
     Nothing is imported: an installed top-level package is located, not loaded.
     """
     parts = name.split(".")
-    roots = [beside, beside / "src"]
+    roots = [beside, beside / "src"] if beside is not None else []
     try:
         spec = importlib.util.find_spec(parts[0]) if parts[0].isidentifier() else None
     except (ImportError, ValueError):
@@ -184,7 +184,7 @@ def mentions_memory_provider(init_file: Path) -> bool:
     if any(marker in head for marker in MARKERS):
         return True
     for name in _STAR_IMPORT.findall(head):
-        found = _module_file(name, init_file.parent)
+        found = module_file(name, init_file.parent)
         if found is not None and found != init_file and any(m in _head(found) for m in MARKERS):
             return True
     return False

@@ -11,7 +11,7 @@ defaults are not merged in (plugins read their settings with defaults anyway).
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -118,15 +118,39 @@ def _templates_kept(new: Any, written: Any) -> Any:
     return new
 
 
-def save_config(config: Mapping[str, Any]) -> None:
+def _merged(written: Any, new: Any) -> Any:
+    """*new* laid over *written*: mappings merge key by key, anything else is replaced."""
+    if isinstance(written, Mapping) and isinstance(new, Mapping):
+        return {
+            **written,
+            **{key: _merged(written.get(key), value) for key, value in new.items()},
+        }
+    return new
+
+
+def save_config(
+    config: Mapping[str, Any],
+    *,
+    strip_defaults: bool = True,
+    preserve_keys: Iterable[str] | None = None,
+    merge_existing: bool = False,
+) -> None:
     """Write *config* to ``config.yaml`` atomically, keeping its ``${VAR}`` templates.
 
     :func:`load_config` expands ``${VAR}``; a plugin that loads, edits and saves
     would otherwise write the secrets themselves into the file. As in Hermes,
     a value still equal to its template's expansion is written as the template.
+    *merge_existing* lays *config* over the file (a plugin saving only its own
+    section keeps the rest); *preserve_keys* keeps those top-level keys of the
+    file that *config* lacks. *strip_defaults* is accepted: no Hermes defaults
+    are merged in here, so there are none to strip.
     """
     with _core.replacing(get_config_path()) as path, _core.file_lock(path):
-        _core.save_config(_templates_kept(config, read_user_config_raw(path)))
+        written = read_user_config_raw(path)
+        result: Mapping[str, Any] = _merged(written, config) if merge_existing else config
+        kept = {key: written[key] for key in preserve_keys or () if key in written}
+        result = {**kept, **result}
+        _core.save_config(_templates_kept(result, written))
 
 
 def cfg_get(config: Any, *keys: str, default: Any = None) -> Any:
