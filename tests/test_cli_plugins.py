@@ -282,6 +282,11 @@ def test_doctor_says_when_an_unavailable_provider_gives_no_reason(
     folder_plugin(hermes_home / "plugins", "silent", provider_source("silent", available=False))
     result = doctor()
     assert "[ok  ] provider 'silent' is unavailable: no reason given" in result.stdout
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: silent\n", encoding="utf-8")
+    selected = doctor()
+    assert "memory.provider 'silent' is not available: no reason given" in selected.stdout
+    assert "run its own setup or init command" in selected.stdout
+    assert "do what the reason says" not in selected.stdout
 
 
 @pytest.mark.parametrize(

@@ -218,3 +218,23 @@ def test_config_from_brings_the_providers_own_settings_files(
     result = _run("dict-notes", "--config-from", str(configured), "-k", "in_the_test_setup")
     assert result.exit_code == 0, result.output
     assert "PASS  is available in the test setup" in result.output
+
+
+def test_config_from_says_what_it_copied_when_the_provider_keeps_settings_elsewhere(
+    hermes_home: Path, tmp_path: Path
+) -> None:
+    # chronalyn keeps its settings in $HERMES_HOME/memory-router/, not under its own name.
+    configured = tmp_path / "configured-home"
+    (configured / "memory-router").mkdir(parents=True)
+    (configured / "memory-router" / "config.json").write_text("{}", encoding="utf-8")
+    (configured / ".env").write_text("X=1\n", encoding="utf-8")
+    source = _dict_provider_source(
+        replace="    def is_available(self) -> bool:\n        return True",
+        by="    def is_available(self) -> bool:\n"
+        "        return (get_hermes_home() / 'memory-router' / 'config.json').is_file()",
+    )
+    _plugin(hermes_home, "dict-notes", source)
+    result = _run("dict-notes", "--config-from", str(configured), "-k", "in_the_test_setup")
+    assert result.exit_code == 1
+    assert f"The test home got .env from {configured}." in result.output
+    assert "keeps settings elsewhere in that home" in result.output

@@ -26,18 +26,20 @@ NOT_CHECKED_HERE = {
 
 
 @contextmanager
-def _scratch_home(config_from: Path | None, provider: str) -> Iterator[Path]:
-    """An empty HERMES_HOME (seeded with *config_from*'s configuration), active meanwhile."""
+def _scratch_home(config_from: Path | None, provider: str) -> Iterator[tuple[Path, list[str]]]:
+    """An empty HERMES_HOME (seeded with *config_from*'s configuration), active meanwhile.
+
+    Yields the home and the files copied into it.
+    """
     from hermes_core.testing.home import seed_home
 
     previous = os.environ.get("HERMES_HOME")
     with tempfile.TemporaryDirectory(prefix="hermes-conformance-home-") as tmp:
         home = Path(tmp)
-        if config_from is not None:
-            seed_home(config_from, home, provider)
+        copied = seed_home(config_from, home, provider) if config_from is not None else []
         os.environ["HERMES_HOME"] = str(home)
         try:
-            yield home
+            yield home, copied
         finally:
             if previous is None:
                 os.environ.pop("HERMES_HOME", None)
@@ -83,7 +85,7 @@ def _capabilities_in_force(
         chosen = parse_capabilities(given) if given else None
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--capability") from None
-    with _scratch_home(config_from, name) as home:
+    with _scratch_home(config_from, name) as (home, copied):
         if plugins_dir is not None:
             (home / "plugins").symlink_to(plugins_dir, target_is_directory=True)
         provider = load_memory_provider(name, home)
@@ -95,7 +97,10 @@ def _capabilities_in_force(
                 "Pass --config-from ~/.hermes (or another configured HERMES_HOME) to run with "
                 "its config.yaml and .env; the tests then write to the backend it configures."
                 if config_from is None
-                else f"Fix the configuration in {config_from}."
+                else f"The test home got {', '.join(copied) or 'nothing'} from {config_from}. "
+                f"If the provider is available there, it keeps settings elsewhere in that "
+                "home (a folder not named after it), which --config-from does not copy; "
+                f"otherwise fix the configuration in {config_from}."
             )
             raise click.ClickException(
                 f"The provider {name!r} is not available in the test home: {reason}\n{hint}"

@@ -260,7 +260,10 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
                 "fail",
                 f"memory.provider {selected!r} is not available: "
                 f"{match.unavailable_reason or 'no reason given'}",
-                "do what the reason says, or change memory.provider in config.yaml",
+                "do what the reason says, or change memory.provider in config.yaml"
+                if match.unavailable_reason
+                else "the plugin says nothing more: run its own setup or init command, or "
+                "check the settings its README names; or change memory.provider in config.yaml",
             )
         )
     else:
