@@ -495,3 +495,19 @@ def test_doctor_warns_that_general_plugins_hermes_would_run_are_not_run(
     )
     (hermes_home / "config.yaml").write_text("plugins:\n  enabled: []\n", encoding="utf-8")
     assert "plugins.enabled" not in doctor().stdout
+
+
+def test_a_wheel_that_installs_its_plugin_into_hermes_bundled_folder_is_named(
+    builtin: None, hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # sonzai-hermes ships site-packages/plugins/memory/sonzai/: Hermes' bundled folder
+    # when Hermes is installed in the same environment, scanned by nothing here.
+    site = tmp_path / "site"
+    folder_plugin(site / "plugins" / "memory", "sonzai", provider_source("sonzai"))
+    monkeypatch.syspath_prepend(str(site))
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: sonzai\n", encoding="utf-8")
+    result = doctor()
+    assert result.exit_code == 1
+    where = site / "plugins" / "memory" / "sonzai"
+    assert f"a plugin folder of that name is at {where}, where no scan looks" in result.stdout
+    assert f"copy or move {where} to {hermes_home / 'plugins' / 'sonzai'}" in result.stdout

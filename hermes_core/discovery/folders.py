@@ -287,11 +287,19 @@ one level too deep, or Hermes Agent's own install tree (its bundled providers' f
 
 
 def misplaced_plugin_folders(home: Path) -> list[Path]:
-    """Memory-plugin folders under :data:`MISPLACED_PARENTS` of *home*; nothing is imported."""
+    """Memory-plugin folders where no scan looks; nothing is imported.
+
+    Under :data:`MISPLACED_PARENTS` of *home*, and ``plugins/memory/`` of each
+    ``sys.path`` folder: a wheel that installs its plugin there (sonzai-hermes)
+    counts on Hermes Agent being installed in the same environment, its bundled
+    providers' folder then being that one.
+    """
+    parents = [home / parent for parent in MISPLACED_PARENTS]
+    parents += [Path(entry) / "plugins" / "memory" for entry in sys.path if entry]
     return [
         child
-        for parent in MISPLACED_PARENTS
-        for child in _visible_dirs(home / parent)
+        for parent in dict.fromkeys(parents)
+        for child in _visible_dirs(parent)
         if _package_dir(child) is not None
     ]
 
