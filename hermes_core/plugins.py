@@ -426,7 +426,7 @@ def non_provider_folders(hermes_home: str | os.PathLike[str] | None = None) -> l
         for directory in (user_dir, project_dir)
         if directory is not None
         for path in other_plugin_folders(directory)
-        if not (path in holders and misplaced_plugin_folders(home))
+        if not (path in holders and scan_plugin_folders(path))  # it holds plugins, one down
     ]
 
 

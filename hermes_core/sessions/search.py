@@ -452,6 +452,19 @@ def _with_named_speaker(
     }
 
 
+_CALLS_READ = 4 * _COVERAGE_CHARS
+"""Characters of a candidate's tool calls read; longer ones are read as written."""
+
+
+def _calls_text(calls: Any) -> str | None:
+    """A candidate's tool calls for coverage: decoded when whole within the read, else raw."""
+    if not isinstance(calls, str) or not calls:
+        return None
+    if len(calls) > _CALLS_READ:  # cut: not JSON any more, and decoding it all is costly
+        return calls[:_COVERAGE_CHARS]
+    return tool_calls_text(calls)[:_COVERAGE_CHARS]
+
+
 def _coverage(
     conn: sqlite3.Connection, layout: Layout, rows: list[tuple[Any, ...]], terms: Sequence[Term]
 ) -> dict[str, float]:
@@ -464,12 +477,11 @@ def _coverage(
     tool_calls = "tool_calls" if "tool_calls" in layout.message_columns else "NULL"
     texts = {
         mid: " ".join(
-            part
-            for part in (content, name, calls and tool_calls_text(calls)[:_COVERAGE_CHARS])
-            if isinstance(part, str)
+            part for part in (content, name, _calls_text(calls)) if isinstance(part, str)
         ).lower()
         for mid, content, name, calls in conn.execute(
-            f"SELECT id, substr(content, 1, {_COVERAGE_CHARS}), tool_name, {tool_calls} "
+            f"SELECT id, substr(content, 1, {_COVERAGE_CHARS}), tool_name, "
+            f"substr({tool_calls}, 1, {_CALLS_READ + 1}) "
             "FROM messages WHERE id IN (SELECT value FROM json_each(?))",
             (json.dumps([mid for hits in evidence.values() for mid in hits]),),
         )
