@@ -478,6 +478,22 @@ def test_doctor_names_a_package_that_declares_the_provider_under_another_group(
         "general Hermes plugin by that name (its code names no MemoryProvider)" in general.stdout
     )
     assert "run the package's own installer" not in general.stdout
+    install_distribution(  # hermes-next: a duck-typed provider in a group named for memory
+        site,
+        "hermes-next",
+        version="0.7.1",
+        entry_points={"hermes.memory": {"next": "hermes_next.provider:NextProvider"}},
+        modules={
+            "hermes_next/__init__.py": "",
+            "hermes_next/provider.py": "class NextProvider: pass\n",
+        },
+    )
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: next\n", "utf-8")
+    duck = doctor()
+    assert (
+        "hermes-next 0.7.1 (hermes.memory: next = hermes_next.provider:NextProvider) declares it "
+        "under an entry-point group" in duck.stdout
+    )
 
 
 def test_doctor_warns_that_general_plugins_hermes_would_run_are_not_run(

@@ -34,12 +34,14 @@ def test_a_well_formed_tool_list_has_no_problems() -> None:
     wrapped = {"type": "function", "function": _tool("notes_add")}
     assert tool_schema_problems([_tool(), wrapped]) == []
     assert tool_schema_problems([]) == []
+    assert tool_schema_problems((_tool(),)) == []  # Hermes iterates whatever it gets
 
 
 @pytest.mark.parametrize(
     ("schemas", "expected"),
     [
         ("not a list", "returned str"),
+        ({"notes_search": _tool()}, "returned dict"),
         ([_tool("has space")], "names must match"),
         ([_tool("x" * 65)], "names must match"),
         ([_tool(), _tool()], "declared twice"),
@@ -222,3 +224,27 @@ def test_a_stopped_run_is_never_ok() -> None:
     report = ConformanceReport(results=[TestResult("test_a", "test_a", "passed")], exitstatus=None)
     assert not report.ok
     assert ConformanceReport(results=[TestResult("test_a", "test_a", "passed")]).ok
+
+
+def test_a_factory_that_hands_out_one_shared_instance_is_refused() -> None:
+    from hermes_core.provider import MemoryProvider
+    from hermes_core.testing.pool import ProviderPool
+
+    class Shared(MemoryProvider):
+        name = "shared"
+
+        def is_available(self) -> bool:
+            return True
+
+        def initialize(self, session_id: str, **kwargs: Any) -> None:
+            pass
+
+        def get_tool_schemas(self) -> list[dict[str, Any]]:
+            return []
+
+    instance = Shared()
+    first, second = ProviderPool(lambda: instance, {}), ProviderPool(Shared, {})
+    assert first.new() is instance
+    assert second.new() is not second.new()  # a class makes a new one each time
+    with pytest.raises(TypeError, match=r"it had returned before.*inside register"):
+        ProviderPool(lambda: instance, {}).new()  # a later test's pool: the same object

@@ -237,4 +237,20 @@ def test_config_from_says_what_it_copied_when_the_provider_keeps_settings_elsewh
     result = _run("dict-notes", "--config-from", str(configured), "-k", "in_the_test_setup")
     assert result.exit_code == 1
     assert f"The test home got .env from {configured}." in result.output
-    assert "keeps settings elsewhere in that home" in result.output
+    assert "keeps settings in a file or folder" in result.output
+    assert "set them in the environment" in result.output
+
+
+def test_a_plugin_that_registers_one_module_level_instance_is_refused_up_front(
+    hermes_home: Path,
+) -> None:
+    # memory_tencentdb_cloud: register(ctx) hands Hermes a provider made at import time.
+    source = _dict_provider_source() + (
+        "\n\nSHARED = DictProvider()\n\n\ndef register(ctx):\n"
+        "    ctx.register_memory_provider(SHARED)\n"
+    )
+    _plugin(hermes_home, "dict-notes", source)
+    result = _run("dict-notes")
+    assert result.exit_code == 1
+    assert "is one shared instance" in result.output
+    assert "inside register(ctx)" in result.output

@@ -63,3 +63,19 @@ def test_a_linked_settings_folder_is_not_followed(tmp_path: Path) -> None:
     source.mkdir()
     (source / "notes").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
     assert seed_home(source, home, "notes") == []
+
+
+def test_settings_named_with_the_other_separator_are_copied(tmp_path: Path) -> None:
+    source, home = tmp_path / "configured", tmp_path / "scratch"
+    home.mkdir()
+    for name in ("config.yaml", "vertex_memory.json", "vertex_memory/settings.yaml", "vertex.json"):
+        _write(source / name)
+    assert sorted(seed_home(source, home, "vertex-memory")) == [
+        "config.yaml",
+        "vertex_memory.json",
+        "vertex_memory/settings.yaml",
+    ]
+    other = tmp_path / "other"
+    other.mkdir()
+    _write(source / "team-notes.yaml")
+    assert sorted(seed_home(source, other, "team_notes")) == ["config.yaml", "team-notes.yaml"]

@@ -401,6 +401,18 @@ def test_broken_plugin_listing_explains_unserved_names(hermes_home: Path) -> Non
     assert "auxiliary LLM client" in (found["wantsaux"].error or "")
 
 
+def test_a_library_hermes_agent_brings_is_named_with_how_to_install_it(hermes_home: Path) -> None:
+    # vertex-memory and engram import requests, which Hermes Agent installs and they don't declare.
+    folder_plugin(
+        hermes_home / "plugins",
+        "wantslib",
+        "# MemoryProvider\nraise ModuleNotFoundError('no ruamel', name='ruamel')\n",
+    )
+    error = {i.name: i for i in discover_providers()}["wantslib"].error or ""
+    assert "ruamel.yaml comes with Hermes Agent" in error
+    assert "pip install 'hermes-core[hermes-agent-deps]'" in error
+
+
 def test_only_the_exact_names_are_served(compat: None) -> None:
     for name in ("agent.other", "tools.terminal_tool", "hermes_cli.main", "hermes_cli.config.x"):
         with pytest.raises(ModuleNotFoundError):
@@ -678,3 +690,15 @@ def test_agent_redact_scrubs_secrets_with_hermes_signature(compat: None) -> None
     assert key not in RedactingFormatter("%(message)s").format(record)
     with pytest.raises(ImportError, match=r"cannot import name 'redact_terminal_output'"):
         from agent.redact import redact_terminal_output  # type: ignore[import-not-found]  # noqa: F401
+
+
+def test_the_hermes_agent_deps_extra_installs_every_library_named_in_hints() -> None:
+    import re
+    import tomllib
+
+    from hermes_core.hermes_compat.finder import HERMES_AGENT_DEPENDENCIES
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text("utf-8"))
+    extra = project["project"]["optional-dependencies"]["hermes-agent-deps"]
+    names = {re.split(r"[<>=!~ ;\[]", requirement)[0].lower() for requirement in extra}
+    assert names == {library.lower() for library in HERMES_AGENT_DEPENDENCIES.values()}

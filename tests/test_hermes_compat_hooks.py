@@ -242,3 +242,102 @@ def test_pre_llm_call_gets_the_history_and_the_turn_ids_hermes_gives(hermes_home
     assert pre2[3:] == (False, ["I moved to Porto", "Nice city.", "Where do I live?"])
     assert pre2[2] != pre1[2] and len({pre1[2], pre2[2], pre3[2]}) == 3
     assert pre3[1:2] == ("s2",) and pre3[3:] == (True, ["Where do I live?"])
+
+
+ORDERED = """
+from agent.memory_provider import MemoryProvider
+
+LOG = []
+
+
+class Ordered(MemoryProvider):
+    name = "ordered"
+
+    def is_available(self):
+        return True
+
+    def initialize(self, session_id, **kwargs):
+        LOG.append(("initialize", session_id))
+
+    def get_tool_schemas(self):
+        return []
+
+    def on_turn_start(self, turn_number, message, **kwargs):
+        LOG.append(("on_turn_start", turn_number, message))
+
+    def prefetch(self, query, *, session_id=""):
+        LOG.append(("prefetch", query))
+        return ""
+
+    def sync_turn(self, user_content, assistant_content, *, session_id=""):
+        LOG.append(("sync_turn", user_content))
+
+
+def before_call(user_message, session_id, is_first_turn, **kwargs):
+    LOG.append(("pre_llm_call", user_message, session_id, is_first_turn))
+    return "Now is the turn of: " + user_message
+
+
+def register(ctx):
+    ctx.register_memory_provider(Ordered())
+    ctx.register_hook("pre_llm_call", before_call)
+"""
+
+
+def test_pre_llm_call_runs_first_on_every_turn_as_in_hermes(hermes_home: Path) -> None:
+    from hermes_core.llm import ChatClient
+    from hermes_core.runtime.session import AgentSession
+    from hermes_core.testing.openai_fake import FakeOpenAIServer
+
+    folder_plugin(hermes_home / "plugins", "ordered", ORDERED)
+    write_config(hermes_home, "ordered")
+    with FakeOpenAIServer() as server:
+        server.script("Sure.", "You're welcome.")
+        client = ChatClient(server.base_url, server.model, max_retries=1, timeout=10.0)
+        session = AgentSession.open(hermes_home, client=client, stream=False)
+        try:
+            session.start()
+            session_id = session.session_id
+            first = session.run_turn("Book the dentist for Friday")
+            assert session.manager.flush_pending(timeout=10)
+            second = session.run_turn("thanks")  # trivial: no recall, but the hook still runs
+            assert session.manager.flush_pending(timeout=10)
+            plugin = __import__(
+                type(session.manager.get_provider("ordered")).__module__, fromlist=["LOG"]
+            )
+        finally:
+            session.close()
+    assert "Now is the turn of: Book the dentist for Friday" in first.recalled
+    assert second.recalled == ""
+    turns = [event for event in plugin.LOG if event[0] != "initialize"]
+    assert turns == [
+        ("pre_llm_call", "Book the dentist for Friday", session_id, True),
+        ("on_turn_start", 1, "Book the dentist for Friday"),
+        ("prefetch", "Book the dentist for Friday"),
+        ("sync_turn", "Book the dentist for Friday"),
+        ("pre_llm_call", "thanks", session_id, False),
+        ("on_turn_start", 2, "thanks"),
+        ("sync_turn", "thanks"),
+    ]
+
+
+def test_pre_llm_call_follows_a_session_switch(hermes_home: Path) -> None:
+    folder_plugin(hermes_home / "plugins", "ordered", ORDERED)
+    write_config(hermes_home, "ordered")
+    manager = MemoryManager()
+    assert activate_providers(manager, None, hermes_home) == ["builtin", "ordered"]
+    plugin = __import__(type(manager.get_provider("ordered")).__module__, fromlist=["LOG"])
+    try:
+        manager.initialize_all("s1")
+        manager.on_turn_start(1, "hello there")
+        assert manager.prefetch_all("hello there", session_id="s1").endswith("hello there")
+        manager.on_session_switch("s2", parent_session_id="s1")
+        manager.on_turn_start(1, "and again")
+        assert manager.prefetch_all("and again", session_id="s2").endswith("and again")
+    finally:
+        manager.shutdown_all()
+    hooks = [event for event in plugin.LOG if event[0] == "pre_llm_call"]
+    assert hooks == [
+        ("pre_llm_call", "hello there", "s1", True),
+        ("pre_llm_call", "and again", "s2", True),
+    ]

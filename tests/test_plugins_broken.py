@@ -46,8 +46,8 @@ FOLDER_BREAKAGES: dict[str, tuple[str, str]] = {
         "get_tool_schemas() raised KeyError: 'schema'",
     ),
     "get_tool_schemas_not_a_list": (
-        provider_source("broken") + method("get_tool_schemas", "return 'nope'"),
-        "get_tool_schemas() returned str, expected a list",
+        provider_source("broken") + method("get_tool_schemas", "return 42"),
+        "get_tool_schemas() returned int, expected a list of tool schemas",
     ),
     "raising_is_available": (
         provider_source("broken") + method("is_available", "raise OSError('probe failed')"),
@@ -213,3 +213,37 @@ def test_hook_failing_after_registering_keeps_what_it_registered(
         listing = {i.name: i for i in discover_providers()}
     assert listing["half"].available is True and listing["half"].error is None
     assert "second provider failed" in caplog.text and "keeping them" in caplog.text
+
+
+TOOL = (
+    "{'name': 'ping', 'description': 'Ping.', 'parameters': {'type': 'object', 'properties': {}}}"
+)
+
+
+def test_tools_in_a_tuple_are_offered_and_tools_in_a_dict_are_a_warning(
+    hermes_home: Path,
+) -> None:
+    from hermes_core.manager import MemoryManager
+
+    folder_plugin(
+        hermes_home / "plugins",
+        "tupled",
+        provider_source("tupled") + method("get_tool_schemas", f"return ({TOOL},)"),
+    )
+    folder_plugin(
+        hermes_home / "plugins",
+        "keyed",
+        provider_source("keyed") + method("get_tool_schemas", f"return {{'ping': {TOOL}}}"),
+    )
+    listing = {i.name: i for i in discover_providers()}
+    tupled, keyed = listing["tupled"], listing["keyed"]
+    assert (tupled.status, tupled.error, tupled.warnings) == ("available", None, ())
+    assert (keyed.status, keyed.error) == ("available", None)
+    assert "returned a dict, not a list of tool schemas" in keyed.warnings[0]
+    assert "none of its tools are offered" in keyed.warnings[0]
+    for name, tools in (("tupled", ["ping"]), ("keyed", [])):
+        manager = MemoryManager()
+        provider = load_memory_provider(name)
+        assert provider is not None
+        manager.add_provider(provider)
+        assert [schema["name"] for schema in manager.get_all_tool_schemas()] == tools

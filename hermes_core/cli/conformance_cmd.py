@@ -91,6 +91,13 @@ def _capabilities_in_force(
         provider = load_memory_provider(name, home)
         if provider is None:
             raise click.ClickException(f"Discovery could not load the provider {name!r}.")
+        if load_memory_provider(name, home) is provider:
+            raise click.ClickException(
+                f"The provider {name!r} is one shared instance: loading it twice gave the same "
+                "object, so each test would inherit the previous test's state. Create the "
+                "instance inside register(ctx) (ctx.register_memory_provider(MyProvider())) "
+                "rather than at module level."
+            )
         if not provider.is_available():
             reason = provider.unavailable_reason() or "no reason given"
             hint = (
@@ -98,9 +105,10 @@ def _capabilities_in_force(
                 "its config.yaml and .env; the tests then write to the backend it configures."
                 if config_from is None
                 else f"The test home got {', '.join(copied) or 'nothing'} from {config_from}. "
-                f"If the provider is available there, it keeps settings elsewhere in that "
-                "home (a folder not named after it), which --config-from does not copy; "
-                f"otherwise fix the configuration in {config_from}."
+                "If the provider is available there, it keeps settings in a file or folder "
+                f"of that home not named after it (only {name}.json-style files and a "
+                f"{name}/ folder are copied, - and _ read alike): set them in the environment "
+                f"for the run instead; otherwise fix the configuration in {config_from}."
             )
             raise click.ClickException(
                 f"The provider {name!r} is not available in the test home: {reason}\n{hint}"

@@ -277,8 +277,9 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
 def _other_group_entry_points(name: str) -> tuple[str, str]:
     """Installed entry points called *name* in groups discovery does not read, described.
 
-    Returns ``(providers, general)``: those whose module names ``MemoryProvider``
-    (located, not imported), and those that are general Hermes plugins.
+    Returns ``(providers, general)``: those in a group named for memory or whose
+    module names ``MemoryProvider`` (located, not imported), and those that are
+    general Hermes plugins.
     """
     from importlib.metadata import distributions
 
@@ -296,7 +297,10 @@ def _other_group_entry_points(name: str) -> tuple[str, str]:
         for point in points:
             described = f"{label} ({point.group}: {point.name} = {point.value})"
             code = module_file(point.module)
-            if code is not None and mentions_memory_provider(code):
+            # A group named for memory (hermes.memory) is meant for providers, duck-typed too.
+            if "memory" in point.group.lower() or (
+                code is not None and mentions_memory_provider(code)
+            ):
                 providers.add(described)
             else:
                 general.add(described)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
@@ -230,9 +230,17 @@ def probe(provider: Any, info: ProviderInfo) -> ProviderInfo:
             **{**changes, "available": False},
             error=f"get_tool_schemas() raised {describe_exception(exc)}",
         )
-    if not isinstance(schemas, list):
+    kind = type(schemas).__name__
+    if isinstance(schemas, (str, bytes, Mapping)):
+        # Registration iterates it (as Hermes does) and drops every item as no schema.
+        warning = (
+            f"get_tool_schemas() returned a {kind}, not a list of tool schemas: the provider "
+            "runs, but none of its tools are offered. Return a list of schema dicts."
+        )
+        return info.with_changes(**changes, warnings=(*info.warnings, warning))
+    if not isinstance(schemas, Iterable):
         return info.with_changes(
             **{**changes, "available": False},
-            error=f"get_tool_schemas() returned {type(schemas).__name__}, expected a list",
+            error=f"get_tool_schemas() returned {kind}, expected a list of tool schemas",
         )
     return info.with_changes(**changes)

@@ -103,6 +103,25 @@ CONDITIONAL: dict[str, Callable[[], bool]] = {"agent.auxiliary_client": model_co
 
 _ROOTS = frozenset(name.partition(".")[0] for name in (*COMPAT_MODULES, *NOT_PROVIDED))
 
+HERMES_AGENT_DEPENDENCIES: dict[str, str] = {
+    "requests": "requests",
+    "pydantic": "pydantic",
+    "openai": "openai",
+    "dotenv": "python-dotenv",
+    "rich": "rich",
+    "jinja2": "jinja2",
+    "fire": "fire",
+    "ruamel": "ruamel.yaml",
+    "croniter": "croniter",
+    "packaging": "packaging",
+    "markdown": "Markdown",
+    "jwt": "PyJWT",
+    "psutil": "psutil",
+    "prompt_toolkit": "prompt_toolkit",
+}
+"""Import name -> distribution of libraries Hermes Agent installs, which plugins written
+for it may import without declaring; the ``hermes-agent-deps`` extra installs them."""
+
 
 def provided_modules() -> list[str]:
     """The Hermes module names served unconditionally (not the stand-in parent packages)."""
@@ -230,6 +249,13 @@ def explain_import_error(exc: BaseException) -> str | None:
     if not isinstance(exc, ImportError) or not exc.name:
         return None
     name = exc.name
+    library = HERMES_AGENT_DEPENDENCIES.get(name.partition(".")[0])
+    if library is not None and isinstance(exc, ModuleNotFoundError):
+        return (
+            f"{library} comes with Hermes Agent, so plugins written for it may use it without "
+            f"declaring it: pip install {library}, or pip install 'hermes-core[hermes-agent-deps]' "
+            "for every library Hermes Agent brings"
+        )
     if name.partition(".")[0] not in _ROOTS or not served_by_compat(name):
         return None
     if name in COMPAT_MODULES and "cannot import name" in str(exc):

@@ -9,11 +9,14 @@ plugin keeps working:
 * ``on_session_start(session_id, model, platform)`` — after ``initialize``;
 * ``pre_llm_call(session_id, task_id, turn_id, user_message,
   conversation_history, is_first_turn, model, platform, parent_session_id,
-  sender_id)`` — after ``prefetch``, once per turn; ``conversation_history``
+  sender_id)`` — first thing every turn, before the provider's
+  ``on_turn_start`` and ``prefetch``, as in Hermes; ``conversation_history``
   is the transcript as of the last synced turn plus this turn's user message,
   as in Hermes; a returned string, or the ``"context"`` of a returned dict, is
-  added to the provider's recall (fenced in ``<memory-context>`` like all
-  recall);
+  added to the provider's recall for the turn (fenced in ``<memory-context>``
+  like all recall; a turn whose prompt is trivial, such as ``ok``, gets no
+  recall, so none of it). A host that calls ``prefetch`` without
+  ``on_turn_start`` gets the hooks run from ``prefetch``;
 * ``post_llm_call(session_id, task_id, turn_id, user_message,
   assistant_response, conversation_history, model, platform)`` — after
   ``sync_turn``, on the background writer, with the ``turn_id`` its
@@ -91,6 +94,7 @@ class _HookRunner:
         self._turns: dict[str, int] = {}
         self._history: tuple[str, list[Any]] = ("", [])
         self._turn_id = ""
+        self._turn_context: list[str] | None = None
         self._lock = threading.Lock()
 
     def run(self, name: str, **values: Any) -> list[Any]:
@@ -129,6 +133,17 @@ class _HookRunner:
             turn_id, self._turn_id = self._turn_id or uuid.uuid4().hex, ""
             return turn_id
 
+    def set_turn_context(self, contexts: list[str]) -> None:
+        """Keep what this turn's ``pre_llm_call`` hooks returned for the provider's recall."""
+        with self._lock:
+            self._turn_context = contexts
+
+    def take_turn_context(self) -> list[str] | None:
+        """This turn's hook context, once; ``None`` when no hook ran since the last recall."""
+        with self._lock:
+            contexts, self._turn_context = self._turn_context, None
+            return contexts
+
     def remember(self, session_id: str, messages: list[Any]) -> None:
         """Keep the transcript the last synced turn ended with, for the next ``pre_llm_call``."""
         with self._lock:
@@ -154,7 +169,14 @@ def attach_hooks(provider: Any, hooks: Hooks, label: str) -> None:
         return
     originals = {
         name: getattr(provider, name, None)
-        for name in ("initialize", "prefetch", "sync_turn", "on_session_end")
+        for name in (
+            "initialize",
+            "prefetch",
+            "on_turn_start",
+            "on_session_switch",
+            "sync_turn",
+            "on_session_end",
+        )
     }
     wrappers: dict[str, Callable[..., Any]] = {}
 
@@ -174,35 +196,59 @@ def attach_hooks(provider: Any, hooks: Hooks, label: str) -> None:
 
         wrappers["initialize"] = initialize_then_start
 
-    prefetch = originals["prefetch"]
-    if prefetch is not None and "pre_llm_call" in runner.hooks:
-        own_prefetch = with_session_id(prefetch)
+    if "pre_llm_call" in runner.hooks:
+        prefetch = originals["prefetch"]
+        own_prefetch = with_session_id(prefetch) if prefetch is not None else None
+        turn_start = originals["on_turn_start"]
+        turn_start_takes = keyword_names(turn_start, skip=2) if turn_start is not None else None
+        switch = originals["on_session_switch"]
 
-        def prefetch_with_hooks(query: str, *, session_id: str = "") -> str:
-            try:
-                own = contain(own_prefetch, query, session_id)
-            except Exception as exc:  # its hooks may still recall something
-                logger.debug("%s: prefetch raised %s", label, describe_exception(exc))
-                own = ""
-            parts = [own.strip()] if isinstance(own, str) and own.strip() else []
+        def pre_llm_call(message: str, session_id: str) -> list[str]:
             values = runner.session(session_id)
             first, turn_id = runner.start_turn(values["session_id"])
             values.update(
                 turn_id=turn_id,
-                user_message=query,
+                user_message=message,
                 conversation_history=[
                     *runner.history(values["session_id"]),
-                    {"role": "user", "content": query},
+                    {"role": "user", "content": message},
                 ],
                 is_first_turn=first,
                 sender_id=runner.sender_id,
             )
-            parts += [
-                text for text in map(_context_of, runner.run("pre_llm_call", **values)) if text
-            ]
-            return "\n\n".join(parts)
+            return [text for text in map(_context_of, runner.run("pre_llm_call", **values)) if text]
 
+        def turn_start_then_provider(turn_number: int, message: str, **kwargs: Any) -> Any:
+            # Hermes runs pre_llm_call first on every turn, then on_turn_start, then recall.
+            runner.set_turn_context(pre_llm_call(message, ""))
+            if turn_start is None:
+                return None
+            return turn_start(turn_number, message, **only_accepted(turn_start_takes, kwargs))
+
+        def prefetch_with_hooks(query: str, *, session_id: str = "") -> str:
+            own: Any = ""
+            if own_prefetch is not None:
+                try:
+                    own = contain(own_prefetch, query, session_id)
+                except Exception as exc:  # its hooks may still recall something
+                    logger.debug("%s: prefetch raised %s", label, describe_exception(exc))
+            parts = [own.strip()] if isinstance(own, str) and own.strip() else []
+            hooked = runner.take_turn_context()
+            if hooked is None:  # a host that calls prefetch without on_turn_start
+                hooked = pre_llm_call(query, session_id)
+            return "\n\n".join(parts + hooked)
+
+        def switch_then_provider(new_session_id: str, **kwargs: Any) -> Any:
+            runner.session_id = str(new_session_id or runner.session_id)
+            if "parent_session_id" in kwargs:
+                runner.parent_session_id = str(kwargs.get("parent_session_id") or "")
+            if switch is None:
+                return None
+            return switch(new_session_id, **kwargs)
+
+        wrappers["on_turn_start"] = turn_start_then_provider
         wrappers["prefetch"] = prefetch_with_hooks
+        wrappers["on_session_switch"] = switch_then_provider
 
     sync_turn = originals["sync_turn"]
     if sync_turn is not None and runner.hooks.keys() & {"pre_llm_call", "post_llm_call"}:

@@ -30,11 +30,14 @@ def _provider_settings(source: Path, provider: str) -> list[Path]:
     """*provider*'s own settings files in *source*, where Hermes plugins keep them."""
     if Path(provider).name != provider or provider in ("", ".", ".."):
         return []  # not a plain name: nothing of the home is named after it
-    found = [source / f"{provider}{suffix}" for suffix in SETTINGS_SUFFIXES]
-    folder = source / provider
-    if folder.is_dir() and not folder.is_symlink():
-        with contextlib.suppress(OSError):
-            found += sorted(folder.iterdir())
+    # A plugin named vertex-memory may keep vertex_memory.json, and the other way round.
+    names = dict.fromkeys((provider, provider.replace("-", "_"), provider.replace("_", "-")))
+    found = [source / f"{name}{suffix}" for name in names for suffix in SETTINGS_SUFFIXES]
+    for name in names:
+        folder = source / name
+        if folder.is_dir() and not folder.is_symlink():
+            with contextlib.suppress(OSError):
+                found += sorted(folder.iterdir())
     return [path for path in found if _settings_file(path)]
 
 
@@ -44,7 +47,8 @@ def seed_home(source: Path, home: Path, provider: str | None = None) -> list[str
     Always ``config.yaml`` and ``.env``. For *provider*, also the settings
     Hermes plugins keep of their own: ``<provider>.json`` (or ``.yaml``,
     ``.toml``, …) beside them (``honcho.json``) and the settings files at the
-    top of a ``<provider>/`` folder (``hindsight/config.json``). Databases,
+    top of a ``<provider>/`` folder (``hindsight/config.json``), the name also
+    read with ``-`` and ``_`` swapped (``vertex_memory.json`` for ``vertex-memory``). Databases,
     caches, subfolders and files over 1 MiB are left behind: the tests get the
     configuration, never the data.
     """

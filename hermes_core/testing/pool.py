@@ -7,7 +7,9 @@ second user, a new session, or the same user after a restart.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +19,9 @@ from hermes_core.provider import MemoryProvider
 __all__ = ["BoundedCall", "ProviderPool", "call_within"]
 
 DEFAULT_SESSION = "conformance-session"
+
+_HANDED_OUT: weakref.WeakValueDictionary[int, MemoryProvider] = weakref.WeakValueDictionary()
+"""Providers any pool has made, so one handed out twice (a shared instance) is caught."""
 
 
 @dataclass
@@ -79,6 +84,15 @@ class ProviderPool:
                 f"create_provider returned {type(provider).__name__}, not a MemoryProvider: "
                 "return a new, uninitialized instance of your provider class."
             )
+        if _HANDED_OUT.get(id(provider)) is provider:
+            raise TypeError(
+                f"create_provider returned a {type(provider).__name__} it had returned before; "
+                "every test needs a new, uninitialized instance. A plugin whose register(ctx) "
+                "registers one module-level instance must create the instance inside "
+                "register() instead."
+            )
+        with contextlib.suppress(TypeError):  # __slots__ without weak references: untracked
+            _HANDED_OUT[id(provider)] = provider
         return provider
 
     def init_kwargs(self, **overrides: Any) -> dict[str, Any]:

@@ -100,7 +100,7 @@ def tool_schema_problems(schemas: Any, *, reserved_names: Iterable[str] = ()) ->
     *reserved_names* are tool names the provider may not claim (the builtin
     provider's and the host's own tools, for an external provider).
     """
-    if not isinstance(schemas, list):
+    if not isinstance(schemas, (list, tuple)):  # Hermes iterates it; a dict gives no tools
         return [
             f"get_tool_schemas() returned {type(schemas).__name__}: return a list of "
             '{"name", "description", "parameters"} dicts ([] for no tools).'
