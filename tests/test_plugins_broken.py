@@ -247,3 +247,19 @@ def test_tools_in_a_tuple_are_offered_and_tools_in_a_dict_are_a_warning(
         assert provider is not None
         manager.add_provider(provider)
         assert [schema["name"] for schema in manager.get_all_tool_schemas()] == tools
+
+
+def test_a_provider_on_a_look_alike_base_is_explained(hermes_home: Path) -> None:
+    # formalcc-memory subclasses an async MemoryProvider ABC of its own.
+    folder_plugin(
+        hermes_home / "plugins",
+        "lookalike",
+        "from abc import ABC\n\n\nclass MemoryProvider(ABC):\n    pass\n\n\n"
+        "class FormalProvider(MemoryProvider):\n    name = 'lookalike'\n",
+    )
+    info = {i.name: i for i in discover_providers()}["lookalike"]
+    assert info.status == "broken"
+    assert (
+        "(FormalProvider extends a MemoryProvider class of the plugin's own, "
+        "not agent.memory_provider.MemoryProvider)" in (info.error or "")
+    )

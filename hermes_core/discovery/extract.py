@@ -180,8 +180,26 @@ def _from_namespace(namespace: Any, label: str, plugin_id: str) -> Any:
         problems.append(
             "no provider found: define register(ctx) calling "
             "ctx.register_memory_provider(...) or a MemoryProvider subclass"
+            + _foreign_base_note(namespace)
         )
     raise PluginError("; ".join(problems))
+
+
+def _foreign_base_note(namespace: Any) -> str:
+    """Why a class that looks like a provider is not one: it extends a look-alike base."""
+    bases = provider_bases()
+    for attr in dir(namespace):
+        value = getattr(namespace, attr, None)
+        if attr.startswith("__") or not isinstance(value, type):
+            continue
+        for base in value.__mro__[1:]:
+            if base.__name__ == "MemoryProvider" and base not in bases:
+                where = "" if base.__module__.startswith("_") else f" in {base.__module__}"
+                return (
+                    f" ({value.__qualname__} extends a MemoryProvider class of the plugin's "
+                    f"own{where}, not agent.memory_provider.MemoryProvider)"
+                )
+    return ""
 
 
 def provider_from_object(obj: Any, label: str, plugin_id: str = "") -> Any:
