@@ -245,3 +245,78 @@ def test_a_store_failure_during_compression_keeps_the_session_as_it_was(
     with SessionStore(hermes_home / "state.db", read_only=True) as store:
         rows = store.list_sessions(limit=10, collapse_lineage=False)
     assert [r["id"] for r in rows] == [before[0]]
+
+
+# ---------------------------------------------------------------- host callbacks, locked store
+
+
+def test_a_host_callback_that_raises_loses_nothing(
+    hermes_home: Path, server: FakeOpenAIServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    memory_call = {"action": "add", "target": "user", "content": "User likes green tea"}
+    server.script(FakeReply(tool_calls=[tool_call("memory", memory_call, "m1")]), "Noted.")
+
+    def broken_pipe(_: object) -> None:
+        raise BrokenPipeError("stdout closed")
+
+    with build_session(hermes_home, server) as session:
+        result = session.run_turn("I like green tea", on_text=broken_pipe, on_tool=broken_pipe)
+        assert result.content == "Noted."
+        assert [run.name for run in result.tool_runs] == ["memory"]
+        assert [m["role"] for m in session.messages] == ["user", "assistant", "tool", "assistant"]
+        assert_consistent(session, hermes_home)
+    assert sum("callback raised BrokenPipeError" in r.message for r in caplog.records) == 2
+
+
+def test_an_answer_a_locked_store_cannot_take_is_kept_and_stored_with_the_next_message(
+    hermes_home: Path,
+) -> None:
+    import sqlite3
+    import threading
+
+    from hermes_core.llm import ChatClient
+    from hermes_core.manager import MemoryManager
+    from hermes_core.plugins import load_builtin_provider
+
+    requests = []
+    released = threading.Event()
+
+    def respond(body: dict[str, Any]) -> FakeReply:
+        requests.append(body)
+        if len(requests) == 1:
+            memory_call = {"action": "add", "target": "user", "content": "User likes oolong"}
+            return FakeReply(tool_calls=[tool_call("memory", memory_call, "m1")])
+        if len(requests) == 2:  # another process takes the write lock while the answer streams
+            locker = sqlite3.connect(
+                hermes_home / "state.db", isolation_level=None, check_same_thread=False
+            )
+            locker.execute("BEGIN IMMEDIATE")
+
+            def release() -> None:
+                locker.execute("ROLLBACK")
+                locker.close()
+                released.set()
+
+            threading.Timer(2.0, release).start()
+            return FakeReply(content="Got it, you like oolong.")
+        return FakeReply(content="Oolong, as you said.")
+
+    with FakeOpenAIServer(respond) as server:
+        manager = MemoryManager()
+        manager.add_provider(load_builtin_provider())
+        store = SessionStore(hermes_home / "state.db", write_patience=0.5)
+        client = ChatClient(server.base_url, server.model, max_retries=1, timeout=10.0)
+        with AgentSession(manager, store, client, hermes_home=hermes_home) as session:
+            first = session.run_turn("I like oolong")
+            assert first.content == "Got it, you like oolong."
+            assert "1 message(s) of this conversation are not stored yet" in first.notice
+            assert session.messages[-1]["content"] == "Got it, you like oolong."
+            assert released.wait(10)
+            second = session.run_turn("What tea do I like?")
+            assert second.content == "Oolong, as you said." and second.notice == ""
+            assert_consistent(session, hermes_home)
+            assert [m["content"] for m in session.messages][-3:] == [
+                "Got it, you like oolong.",
+                "What tea do I like?",
+                "Oolong, as you said.",
+            ]

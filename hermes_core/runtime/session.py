@@ -34,12 +34,13 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hermes_core.config import cfg_get, config_section, get_hermes_home, load_config
 from hermes_core.errors import (
@@ -91,6 +92,7 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+_V = TypeVar("_V")
 
 DELEGATION_SOURCE = "delegate"
 """``source`` of a subagent's session row; never taken for a compression continuation."""
@@ -151,6 +153,28 @@ def _not_run(call: ToolCall, allowed: int) -> ToolRun:
         "ones that still matter in your next reply."
     )
     return ToolRun(call.name, {}, json.dumps({"error": error}))
+
+
+def _tolerant(callback: Callable[[_V], None] | None, name: str) -> Callable[[_V], None] | None:
+    """*callback* made harmless: an exception in the host's own code is logged once, not raised.
+
+    The turn has already run tools and called the model when a callback fires;
+    failing there (a broken pipe while printing) would leave the step unrecorded.
+    """
+    if callback is None:
+        return None
+    warned = False
+
+    def call(value: _V) -> None:
+        nonlocal warned
+        try:
+            callback(value)
+        except Exception as exc:
+            if not warned:
+                warned = True
+                logger.warning("The %s callback raised %r; the turn goes on without it", name, exc)
+
+    return call
 
 
 def _derive_title(text: str) -> str:
@@ -353,6 +377,8 @@ class AgentSession:
         self._tools: list[dict[str, Any]] = []
         self._messages: list[dict[str, Any]] = []
         self._api_content: dict[int, str] = {}
+        self._unsaved: list[tuple[str, list[dict[str, Any]]]] = []
+        self._unsaved_error = ""
         self._turn = 0
         self._reported_tokens: int | None = None
         self._closed = False
@@ -502,6 +528,17 @@ class AgentSession:
             return
         self._closed = True
         try:
+            if self._unsaved:
+                try:
+                    self._store_unsaved()
+                except SessionStoreError as exc:
+                    count = sum(len(rows) for _, rows in self._unsaved)
+                    logger.error(
+                        "%d message(s) of this conversation could not be stored in %s: %s",
+                        count,
+                        self.store.path,
+                        exc,
+                    )
             if self._session_id:
                 self._guard.call(
                     "on_session_end",
@@ -584,6 +621,7 @@ class AgentSession:
         self._ensure_started()
         if not isinstance(user_message, str) or not user_message.strip():
             raise ValueError("user_message must be a non-empty string")
+        on_text, on_tool = _tolerant(on_text, "on_text"), _tolerant(on_tool, "on_tool")
         # An unpaired surrogate (from a terminal's undecodable bytes, say) cannot be
         # encoded into a request: kept in the transcript, it would fail every later turn.
         user_message = clean_text(user_message)
@@ -676,7 +714,7 @@ class AgentSession:
                             "name": call.name,
                         }
                     )
-                self._commit(step)
+                self._commit(step, defer=True)
                 continue
             result.content = response.content
             if last_round:
@@ -689,7 +727,16 @@ class AgentSession:
             self._commit(
                 [{"role": "assistant", "content": response.content}],
                 finish_reason=response.finish_reason,
+                defer=True,
             )
+            if self._unsaved:
+                count = sum(len(rows) for _, rows in self._unsaved)
+                unsaved = (
+                    f"{count} message(s) of this conversation are not stored yet: "
+                    f"{self._unsaved_error} They are kept and stored with the next message."
+                )
+                result.notice = f"{result.notice} {unsaved}".strip()
+                logger.warning("%s", unsaved)
             break
 
         self._guard.call(
@@ -933,17 +980,43 @@ class AgentSession:
         *,
         api_content: str = "",
         finish_reason: str | None = None,
+        defer: bool = False,
     ) -> None:
-        """Store *messages* and add them to the transcript, as one Ctrl-C-proof step."""
+        """Store *messages* and add them to the transcript, as one Ctrl-C-proof step.
+
+        Messages stored earlier but not written yet go first. With *defer* (what
+        already happened: tool results, an answer the user has seen), a store that
+        stays locked keeps the rows in memory for the next commit instead of
+        raising; otherwise its error is raised and the transcript is unchanged.
+        """
         rows = [_row(message) for message in messages]
         if finish_reason and rows:
             rows[-1]["finish_reason"] = finish_reason
         with deferred_interrupt():
-            self.store.append_messages(self._session_id, rows)
+            attempted_at = time.time()
+            try:
+                if defer and self._unsaved:  # wait out a lock once a turn, not once a step
+                    raise SessionStoreError(self._unsaved_error)
+                self._store_unsaved()
+                self.store.append_messages(self._session_id, rows)
+            except SessionStoreError as exc:
+                if not defer:
+                    raise
+                for row in rows:
+                    row.setdefault("timestamp", attempted_at)
+                self._unsaved.append((self._session_id, rows))
+                self._unsaved_error = str(exc)
             start = len(self._messages)
             self._messages.extend(dict(m) for m in messages)
             if api_content:
                 self._api_content[start] = api_content
+
+    def _store_unsaved(self) -> None:
+        """Write the messages a locked store kept back, oldest first; raises while it fails."""
+        while self._unsaved:
+            session_id, rows = self._unsaved[0]
+            self.store.append_messages(session_id, rows)
+            self._unsaved.pop(0)
 
     def _call_model(
         self,
