@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from hermes_core.config import get_hermes_home
-from hermes_core.errors import PreCompressCheckpointError, contain
+from hermes_core.errors import PreCompressCheckpointError, contain, describe_exception
 from hermes_core.fencing import clean_text
 from hermes_core.provider import PRE_COMPRESS_CHECKPOINT_API_VERSION, MemoryProvider
 from hermes_core.redaction import redact_egress
@@ -726,8 +726,9 @@ class MemoryManager:
                 contain(entry.provider.on_session_end, messages)
             except Exception as exc:
                 logger.warning(
-                    "Memory provider '%s' on_session_end: %s", entry.name, exc, exc_info=True
+                    "Memory provider '%s' on_session_end: %s", entry.name, describe_exception(exc)
                 )
+                logger.debug("on_session_end of '%s' failed", entry.name, exc_info=True)
 
     def on_session_switch(
         self,

@@ -548,13 +548,16 @@ def test_on_session_end_delivers_a_redacted_copy_and_isolates_failures(
     external = Recorder("ext")
     manager = manager_with(builtin, external)
     messages = [{"role": "user", "content": "hi"}, {"role": "tool", "content": f"k={SECRET}"}]
-    with caplog.at_level(logging.WARNING, logger="hermes_core.manager"):
+    with caplog.at_level(logging.DEBUG, logger="hermes_core.manager"):
         manager.on_session_end(messages)
     expected = [{"role": "user", "content": "hi"}, {"role": "tool", "content": "k=[redacted]"}]
     assert builtin.hook_calls("on_session_end") == [(expected,)]
     assert external.hook_calls("on_session_end") == [(expected,)]
     assert messages[1]["content"] == f"k={SECRET}"
-    assert caplog.records[-1].levelname == "WARNING" and caplog.records[-1].exc_info
+    warning, detail = caplog.records[-2:]  # one line for the console, the traceback at DEBUG
+    assert (warning.levelname, warning.exc_info) == ("WARNING", None)
+    assert "RuntimeError: builtin on_session_end exploded" in warning.getMessage()
+    assert detail.levelname == "DEBUG" and detail.exc_info
     manager.on_session_end(None)
     assert external.hook_calls("on_session_end")[-1] == ([],)
 
@@ -795,6 +798,7 @@ def test_each_hook_isolates_a_failing_provider(
     failures = [r for r in caplog.records if f"{hook} exploded" in r.getMessage()]
     assert [r.levelname for r in failures] == [level]
     assert f"Memory provider 'builtin' {hook}" in failures[0].getMessage()
+    assert failures[0].exc_info is None  # one line on the console, no traceback
 
 
 class OwnCrash(BaseException):
