@@ -299,12 +299,17 @@ def cfg_get(config: Mapping[str, Any] | None, dotted_key: str, default: Any = No
     return node
 
 
-def model_endpoint(config: Mapping[str, Any] | None, section: str = "model") -> tuple[Any, Any]:
+def model_endpoint(
+    config: Mapping[str, Any] | None,
+    section: str = "model",
+    environ: Mapping[str, str] | None = None,
+) -> tuple[Any, Any]:
     """The ``(base_url, model)`` that *section* names, unchecked (``None`` when unset).
 
     Each falls back to the ``model`` section, then to ``HERMES_MODEL_BASE_URL``
-    (or ``OPENAI_BASE_URL``) and ``HERMES_MODEL``. The model may also be given
-    as ``default``, the key Hermes Agent writes (``model: {default: …}``).
+    (or ``OPENAI_BASE_URL``) and ``HERMES_MODEL`` in *environ* (default
+    ``os.environ``). The model may also be given as ``default``, the key Hermes
+    Agent writes (``model: {default: …}``).
     """
 
     def pick(*keys: str) -> Any:
@@ -315,7 +320,7 @@ def model_endpoint(config: Mapping[str, Any] | None, section: str = "model") -> 
                     return value
         return None
 
-    env = os.environ
+    env = os.environ if environ is None else environ
     base_url = pick("base_url") or env.get("HERMES_MODEL_BASE_URL") or env.get("OPENAI_BASE_URL")
     return base_url or None, pick("model", "default") or env.get("HERMES_MODEL") or None
 

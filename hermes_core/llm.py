@@ -38,6 +38,7 @@ from tenacity import (
 from hermes_core.config import cfg_get, config_section, model_endpoint
 from hermes_core.errors import LLMError, LLMNotConfiguredError
 from hermes_core.fencing import clean_text
+from hermes_core.secrets import profile_environ
 
 __all__ = [
     "ChatClient",
@@ -525,13 +526,17 @@ class ChatClient:
         cls,
         config: Mapping[str, Any] | None,
         section: str = "model",
+        *,
+        hermes_home: str | os.PathLike[str] | None = None,
         **overrides: Any,
     ) -> ChatClient | None:
         """Build a client from ``config.yaml`` and the environment, or ``None`` if unset.
 
         Keys of *section* fall back to the ``model`` section, then to
         ``HERMES_MODEL_BASE_URL`` / ``HERMES_MODEL`` / ``HERMES_API_KEY`` and
-        ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``.
+        ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``. Variables (``api_key_env``'s
+        included) are read from the environment, then from *hermes_home*'s
+        ``.env`` (default: the active ``HERMES_HOME``), where Hermes keeps keys.
         """
 
         config_section(config, section)
@@ -548,8 +553,8 @@ class ChatClient:
             seconds = _seconds(f"{section}.{key}", pick(key))
             if seconds is not None:
                 options[key] = seconds
-        env = os.environ
-        base_url, model = model_endpoint(config, section)
+        env = profile_environ(hermes_home)
+        base_url, model = model_endpoint(config, section, env)
         key_env = pick("api_key_env")
         for key, value in (("base_url", base_url), ("model", model), ("api_key_env", key_env)):
             if value not in (None, "") and not isinstance(value, str):

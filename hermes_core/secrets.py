@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections import ChainMap
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -266,6 +267,16 @@ def get_secret(
         if value:
             return value
     return ""
+
+
+def profile_environ(hermes_home: str | os.PathLike[str] | None = None) -> Mapping[str, str]:
+    """The environment as the profile sees it: ``os.environ``, then ``$HERMES_HOME/.env``.
+
+    Hermes Agent keeps API keys in ``.env`` and loads it at start-up; a variable
+    exported in the shell still wins. Raises :class:`ConfigError` when ``.env``
+    exists but cannot be read.
+    """
+    return ChainMap(os.environ, read_dotenv(hermes_home))
 
 
 def _check_name(name: str) -> None:

@@ -7,6 +7,7 @@ import re
 import socket
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -492,3 +493,24 @@ def test_endless_empty_tool_calls_are_a_runaway(server: FakeOpenAIServer) -> Non
     server.script(FakeReply(raw_stream=[f"data: {json.dumps(event)}\n\n".encode()]))
     with client_for(server) as client, pytest.raises(LLMError, match="runaway"):
         list(client.stream([{"role": "user", "content": "x"}]))
+
+
+def test_a_key_kept_in_the_profiles_dotenv_is_used(
+    server: FakeOpenAIServer, hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Hermes keeps API keys in $HERMES_HOME/.env and loads it at start-up.
+    for name in ("MY_TEST_KEY", "HERMES_MODEL_BASE_URL", "HERMES_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    (hermes_home / ".env").write_text(
+        f"MY_TEST_KEY=sk-test-key\nHERMES_MODEL_BASE_URL={server.base_url}\n", encoding="utf-8"
+    )
+    config = {"model": {"model": "fake-model", "api_key_env": "MY_TEST_KEY"}}
+    client = ChatClient.from_config(config, hermes_home=hermes_home)
+    assert client is not None and client.base_url == server.base_url
+    with client:
+        assert client.chat([{"role": "user", "content": "hi"}]).content == "echo: hi"
+    monkeypatch.setenv("MY_TEST_KEY", "sk-exported")  # the shell's value wins, as in Hermes
+    exported = ChatClient.from_config(config, hermes_home=hermes_home)
+    assert exported is not None
+    with exported, pytest.raises(LLMError, match="HTTP 401"):
+        exported.chat([{"role": "user", "content": "hi"}])

@@ -29,7 +29,7 @@ HELP_TEXT = (
 
 
 def _client(config: dict[str, Any], home: Path) -> ChatClient:
-    client = ChatClient.from_config(config)
+    client = ChatClient.from_config(config, hermes_home=home)
     if client is None:
         raise LLMNotConfiguredError(
             "No model endpoint is configured. Pass --base-url and --model, set model.base_url "

@@ -411,7 +411,7 @@ class AgentSession:
         runtime = RuntimeSettings.from_config(cfg, **settings)
         compression = CompressionSettings.from_config(cfg)
         if client is _UNSET:
-            client = ChatClient.from_config(cfg)
+            client = ChatClient.from_config(cfg, hermes_home=home)
         manager = MemoryManager(external_prefetch_timeout=runtime.prefetch_timeout)
         activate_providers(manager, cfg, home)
         home.mkdir(parents=True, exist_ok=True)
