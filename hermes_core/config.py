@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import os
+import re
 import stat
 import tempfile
 import threading
@@ -42,12 +43,50 @@ def config_path(hermes_home: str | os.PathLike[str] | None = None) -> Path:
     return home / CONFIG_FILENAME
 
 
-def load_config(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """Read ``config.yaml``; a missing or empty file is an empty dict.
+ENV_TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+"""A ``${VAR}`` reference in a ``config.yaml`` value, as Hermes Agent expands them."""
 
-    Raises :class:`ConfigError` naming the file when it is not valid YAML or not
-    a mapping at the top level.
+
+def load_config(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Read ``config.yaml`` with ``${VAR}`` references expanded; missing or empty is ``{}``.
+
+    As in Hermes Agent, a reference takes the variable's value from the
+    environment, then from the profile's ``.env``; one that is set in neither
+    stays as written. Raises :class:`ConfigError` naming the file when it is not
+    valid YAML or not a mapping at the top level.
     """
+    config = load_config_raw(hermes_home)
+    if not _has_template(config):
+        return config
+    from hermes_core.secrets import profile_environ  # secrets builds on this module
+
+    environ = profile_environ(hermes_home)
+    expanded: dict[str, Any] = _expand(config, environ)
+    return expanded
+
+
+def _has_template(value: Any) -> bool:
+    if isinstance(value, str):
+        return ENV_TEMPLATE.search(value) is not None
+    if isinstance(value, Mapping):
+        return any(_has_template(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_has_template(item) for item in value)
+    return False
+
+
+def _expand(value: Any, environ: Mapping[str, str]) -> Any:
+    if isinstance(value, str):
+        return ENV_TEMPLATE.sub(lambda m: environ.get(m.group(1), m.group(0)), value)
+    if isinstance(value, Mapping):
+        return {key: _expand(item, environ) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_expand(item, environ) for item in value]
+    return value
+
+
+def load_config_raw(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """``config.yaml`` as written, ``${VAR}`` references kept (what a writer edits)."""
     path = config_path(hermes_home)
     if path.parent.exists() and not path.parent.is_dir():
         raise ConfigError(
@@ -196,7 +235,7 @@ def update_config(
     written. Returns the path written.
     """
     with replacing(config_path(hermes_home)) as path, file_lock(path):
-        config = load_config(hermes_home)
+        config = load_config_raw(hermes_home)  # templates stay templates, secrets stay out
         change(config)
         return save_config(config, hermes_home)
 

@@ -19,7 +19,13 @@ from hypothesis import strategies as st
 from plugin_kit import write_files
 from thirdparty_kit import run_cli, write_config
 
-from hermes_core.config import load_config, save_config, set_config_value, update_config
+from hermes_core.config import (
+    load_config,
+    load_config_raw,
+    save_config,
+    set_config_value,
+    update_config,
+)
 from hermes_core.errors import ConfigError
 
 
@@ -70,7 +76,7 @@ def test_any_plain_config_round_trips(hermes_home: Path, config: dict[str, Any],
     # PyYAML folds a NEL (U+0085) inside a quoted string into a space unless it is escaped
     config = {**config, "text": nel} if nel else config
     save_config(config)
-    assert load_config() == config
+    assert load_config_raw() == config
 
 
 def test_a_nel_survives_the_hermes_atomic_yaml_write(hermes_home: Path) -> None:
@@ -336,3 +342,30 @@ def test_a_failing_argument_type_of_the_plugin_is_one_line(hermes_home: Path) ->
     assert "Traceback" not in result.stderr and "opaque-honcho" not in result.stderr
     refused = run_cli("typed", "extra")  # argparse's own refusal is left as it is
     assert refused.returncode == 2 and "unrecognized arguments: extra" in refused.stderr
+
+
+def test_env_templates_are_expanded_on_read_and_kept_on_update(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Hermes expands ${VAR} in config.yaml from the environment (its .env loaded first).
+    monkeypatch.setenv("MYURL", "http://127.0.0.1:9")
+    monkeypatch.delenv("MY_MODEL", raising=False)
+    monkeypatch.delenv("NOT_SET_ANYWHERE", raising=False)
+    (hermes_home / ".env").write_text("MY_MODEL=small-1\nMYURL=http://wrong\n", "utf-8")
+    config_file = hermes_home / "config.yaml"
+    config_file.write_text(
+        "model:\n  base_url: ${MYURL}/v1\n  model: ${MY_MODEL}\n"
+        "  note: ${NOT_SET_ANYWHERE} and $MYURL\n  list: ['${MY_MODEL}', 3]\n",
+        encoding="utf-8",
+    )
+    assert load_config()["model"] == {
+        "base_url": "http://127.0.0.1:9/v1",  # the environment wins over .env
+        "model": "small-1",
+        "note": "${NOT_SET_ANYWHERE} and $MYURL",  # unset, or not a ${...} reference: as written
+        "list": ["small-1", 3],
+    }
+    update_config(lambda config: set_config_value(config, "memory.provider", "mem0"))
+    written = config_file.read_text("utf-8")
+    assert "${MYURL}/v1" in written and "${MY_MODEL}" in written
+    assert "127.0.0.1" not in written and "small-1" not in written
+    assert load_config()["memory"] == {"provider": "mem0"}

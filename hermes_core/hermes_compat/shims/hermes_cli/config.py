@@ -10,7 +10,6 @@ defaults are not merged in (plugins read their settings with defaults anyway).
 
 import logging
 import os
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
@@ -44,7 +43,7 @@ __all__ = [
 
 logger = logging.getLogger("hermes_core.hermes_compat")
 
-_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_ENV_REF = _core.ENV_TEMPLATE
 
 
 def get_config_path() -> Path:
