@@ -160,15 +160,24 @@ def build_memory_context_block(raw_context: str | None) -> str:
     return f"{OPEN_TAG}\n{MEMORY_CONTEXT_NOTE}\n\n{clean}\n{CLOSE_TAG}"
 
 
-def _find_span_open(folded: str, start: int = 0) -> int:
-    """Index of the first open tag followed by a line break, or -1."""
+def _find_span_open(folded: str, start: int = 0) -> tuple[int, int]:
+    """The first open tag that ends its line (spaces or tabs may follow it): ``(start, end)``.
+
+    ``(-1, hold)`` when there is none, *hold* being where an open tag that only
+    spaces follow to the end of *folded* begins (the next chunk decides), else
+    ``len(folded)``.
+    """
     while True:
         index = folded.find(OPEN_TAG, start)
         if index < 0:
-            return -1
+            return -1, len(folded)
         after = index + len(OPEN_TAG)
-        if after < len(folded) and folded[after] in "\r\n":
-            return index
+        while after < len(folded) and folded[after] in " \t":
+            after += 1
+        if after == len(folded):
+            return -1, index
+        if folded[after] in "\r\n":
+            return index, after
         start = index + 1
 
 
@@ -227,15 +236,16 @@ class StreamingContextScrubber:
                 pos = index + len(CLOSE_TAG)
                 self._in_span = False
                 continue
-            index = _find_span_open(folded, pos)
+            index, end = _find_span_open(folded, pos)
             if index < 0:
-                # A complete tag at the end waits for the next character to decide.
-                held = _held_suffix(folded, pos, OPEN_TAG, len(OPEN_TAG))
+                # A complete tag at the end (and its trailing spaces) waits for the next
+                # character to decide; so does the start of one.
+                held = len(work) - end or _held_suffix(folded, pos, OPEN_TAG, len(OPEN_TAG))
                 out.append(work[pos : len(work) - held])
                 self._buffer = work[len(work) - held :] if held else ""
                 break
             out.append(work[pos:index])
-            pos = index + len(OPEN_TAG)
+            pos = end
             self._in_span = True
         return "".join(out)
 

@@ -162,6 +162,15 @@ def test_scrubber_complete_tag_at_chunk_end_waits_for_next_char() -> None:
     assert scrubber.flush() == ""
 
 
+def test_scrubber_open_tag_with_trailing_spaces_still_opens_a_span() -> None:
+    # A model echoing the fence may leave a space or tab before the line break.
+    assert stream(["Sure <memory-context> \nSECRET\n</memory-context> done"]) == "Sure  done"
+    scrubber = StreamingContextScrubber()
+    assert scrubber.feed("ok <memory-context>\t ") == "ok "  # undecided: held back
+    assert scrubber.feed(" \nSECRET</memory-context>!") == "!"
+    assert stream(["a <memory-context>  b"]) == "a <memory-context>  b"  # prose: shown
+
+
 def test_scrubber_unterminated_span_is_discarded_at_flush() -> None:
     assert stream(["visible\n<memory-context>\nleaked recall"]) == "visible\n"
 
@@ -204,7 +213,7 @@ def reference_scrub(text: str) -> str:
     folded = text.translate(
         str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
     )
-    span_open = re.compile(re.escape(OPEN_TAG) + r"(?=[\r\n])")
+    span_open = re.compile(re.escape(OPEN_TAG) + r"(?=[ \t]*[\r\n])")
     out, pos = [], 0
     while pos < len(text):
         opening = span_open.search(folded, pos)
@@ -226,6 +235,8 @@ fragments = st.sampled_from(
         CLOSE_TAG,
         "<memory-context>\n",
         "<MEMORY-context>\r",
+        "<memory-context> \t\n",
+        "\t",
         "<memory-",
         "context>",
         "</memory",
