@@ -43,6 +43,7 @@ from typing import Any
 import pluggy
 
 from hermes_core.config import get_hermes_home, is_truthy, load_config, selected_provider
+from hermes_core.discovery.deadline import PluginLoadTimeout, load_deadline
 from hermes_core.discovery.entry_points import entry_points_in, package_dir_of
 from hermes_core.discovery.extract import (
     contain,
@@ -152,6 +153,15 @@ class _Candidate:
         return policy.permits(
             self.name, self.info.plugin, self.info.distribution, self.info.provider_name
         )
+
+
+def _load(candidate: _Candidate) -> Any:
+    """*candidate*'s provider, loaded within :data:`.deadline.PLUGIN_LOAD_TIMEOUT` seconds."""
+    try:
+        with load_deadline():
+            return candidate.load()
+    except PluginLoadTimeout as exc:  # raised between the plugin's code and ours
+        raise PluginError(str(exc)) from exc
 
 
 def _static_name(obj: Any) -> str | None:
@@ -298,7 +308,7 @@ def _describe(candidate: _Candidate) -> ProviderInfo:
     for warning in candidate.info.warnings:
         logger.warning("Memory provider %r: %s", candidate.name, warning)
     try:
-        provider = candidate.load()
+        provider = _load(candidate)
     except PluginError as exc:
         logger.warning(
             "Memory provider %r (%s) is broken: %s", candidate.name, candidate.label, exc
@@ -394,7 +404,7 @@ def load_memory_provider(
             blocked = True  # a lower-precedence source may still offer the name
             continue
         try:
-            provider: MemoryProvider = candidate.load()
+            provider: MemoryProvider = _load(candidate)
         except PluginError as exc:
             logger.warning("Failed to load memory provider %r (%s): %s", name, candidate.label, exc)
             return None
@@ -500,7 +510,7 @@ def load_builtin_provider() -> MemoryProvider:
         if candidate.name != BUILTIN_PROVIDER:
             continue
         try:
-            provider: MemoryProvider = candidate.load()
+            provider: MemoryProvider = _load(candidate)
         except PluginError as exc:
             raise PluginError(
                 f"The builtin memory provider failed to load: {exc}. Reinstall it with "

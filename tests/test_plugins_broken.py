@@ -263,3 +263,20 @@ def test_a_provider_on_a_look_alike_base_is_explained(hermes_home: Path) -> None
         "(FormalProvider extends a MemoryProvider class of the plugin's own, "
         "not agent.memory_provider.MemoryProvider)" in (info.error or "")
     )
+
+
+def test_a_plugin_that_hangs_while_loading_is_cut_off_and_the_rest_load(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A blocking connect or a model download at import time used to hang every listing.
+    from hermes_core.discovery import deadline
+
+    monkeypatch.setattr(deadline, "PLUGIN_LOAD_TIMEOUT", 0.5)
+    folder_plugin(
+        hermes_home / "plugins", "stuck", "# MemoryProvider\nimport time\ntime.sleep(60)\n"
+    )
+    listing = {i.name: i for i in discover_providers()}
+    assert listing["healthy"].status == "available"
+    assert listing["stuck"].status == "broken"
+    assert "did not finish within 0.5 s" in (listing["stuck"].error or "")
+    assert load_memory_provider("healthy") is not None
