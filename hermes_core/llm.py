@@ -402,6 +402,9 @@ class ChatStream:
                 "The model stream ended before it was complete (no finish_reason and no "
                 "[DONE]): the connection was cut or the server stopped. Retry the turn."
             )
+        nameless = [c for c in self._calls.values() if not c["name"]]
+        if nameless:  # as a whole reply would be refused
+            raise LLMError(f"Model streamed a malformed tool call (no name): {nameless[0]!r:.200}")
         calls = [
             ToolCall(id=c["id"] or f"call_{i}", name=c["name"], arguments=c["arguments"])
             for i, c in sorted(self._calls.items())
@@ -776,7 +779,7 @@ class ChatClient:
         choices = data.get("choices") if isinstance(data, Mapping) else None
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
             raise LLMError(f"Model endpoint {self.base_url} returned no choices: {data!r:.300}")
-        message = choices[0].get("message") or {}
+        message = choices[0].get("message")
         if not isinstance(message, Mapping):
             raise LLMError(f"Model endpoint returned a malformed message: {message!r:.300}")
         raw_calls = message.get("tool_calls") or []

@@ -320,3 +320,21 @@ def test_an_answer_a_locked_store_cannot_take_is_kept_and_stored_with_the_next_m
                 "What tea do I like?",
                 "Oolong, as you said.",
             ]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_reply_without_a_message_or_with_a_nameless_call_fails_alike_streamed_or_not(
+    hermes_home: Path, server: FakeOpenAIServer, stream: bool
+) -> None:
+    server.script(
+        FakeReply(tool_calls=[tool_call("", {}, "x")]),
+        FakeReply(raw_body=b'{"choices": [{"message": null, "finish_reason": "stop"}]}'),
+    )
+    with build_session(hermes_home, server, settings=RuntimeSettings(stream=stream)) as session:
+        with pytest.raises(LLMError, match="malformed tool call"):
+            session.run_turn("use a tool")
+        if not stream:  # a streamed reply comes from the same script, as chunks
+            with pytest.raises(LLMError, match="malformed message"):
+                session.run_turn("again")
+        assert_consistent(session, hermes_home)
+        assert all(m["role"] == "user" for m in session.messages)
