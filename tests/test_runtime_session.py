@@ -6,6 +6,8 @@ arguments, egress redaction, tool routing and the session boundaries.
 
 from __future__ import annotations
 
+import os
+
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -540,3 +542,18 @@ def test_provider_context_cannot_replace_what_the_runtime_gives(
 def test_agent_identity_must_be_text() -> None:
     with pytest.raises(ConfigError, match=r"runtime\.agent_identity"):
         RuntimeSettings.from_config({"runtime": {"agent_identity": 7}})
+
+
+def test_a_working_directory_named_in_another_encoding_is_recorded_readably(
+    tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    # A Latin-1 folder name reaches Python as lone surrogates, which SQLite cannot store.
+    odd = Path(os.fsdecode(bytes(tmp_path) + b"/proj_caf\xe9"))
+    (odd / ".git").mkdir(parents=True)
+    session = build_session(tmp_path / "home", server, settings=RuntimeSettings(working_dir=odd))
+    session.start()
+    row = session.store.get_session(session.session_id)
+    assert row is not None
+    assert row["cwd"] == str(tmp_path) + "/proj_caf\ufffd"
+    assert row["git_repo_root"] == row["cwd"]
+    session.close()

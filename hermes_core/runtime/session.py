@@ -74,7 +74,7 @@ from hermes_core.runtime.tokens import (
     estimate_text_tokens,
     estimate_tools_tokens,
 )
-from hermes_core.runtime.workspace import git_root
+from hermes_core.runtime.workspace import git_root, path_text
 
 if TYPE_CHECKING:
     from hermes_core.manager import MemoryManager
@@ -175,6 +175,11 @@ def _tolerant(callback: Callable[[_V], None] | None, name: str) -> Callable[[_V]
                 logger.warning("The %s callback raised %r; the turn goes on without it", name, exc)
 
     return call
+
+
+def _stored_root(working_dir: Path | None) -> str | None:
+    root = git_root(working_dir) if working_dir is not None else None
+    return path_text(root) if root is not None else None
 
 
 def _derive_title(text: str) -> str:
@@ -930,8 +935,8 @@ class AgentSession:
             model=self.model_name,
             parent_session_id=parent_session_id,
             user_id=self.settings.user_id or None,
-            cwd=str(where) if where is not None else None,
-            git_repo_root=git_root(where) if where is not None else None,
+            cwd=path_text(where) if where is not None else None,
+            git_repo_root=_stored_root(where),
         )
         if title:
             self._store_call(self.store.set_session_title, session_id, title)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["git_root"]
+__all__ = ["git_root", "path_text"]
 
 _MAX_LEVELS = 128
 """Folders walked up at most (a deeper path is not a checkout anyone works in)."""
@@ -28,3 +28,12 @@ def git_root(working_dir: str | os.PathLike[str]) -> str | None:
         except OSError:
             return None
     return None
+
+
+def path_text(path: str | os.PathLike[str]) -> str:
+    """*path* as text that can be stored: bytes that are not UTF-8 become U+FFFD.
+
+    A folder name in another encoding reaches Python as lone surrogates, which
+    no UTF-8 column (nor JSON) can hold.
+    """
+    return os.fsencode(path).decode("utf-8", "replace")
