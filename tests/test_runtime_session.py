@@ -6,9 +6,8 @@ arguments, egress redaction, tool routing and the session boundaries.
 
 from __future__ import annotations
 
-import os
-
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
