@@ -206,6 +206,24 @@ def test_requires_env_entries_marked_optional_are_not_reported_missing(
     (info,) = [i for i in discover_providers(hermes_home) if i.name == "hy"]
     assert info.required_env == ("HY_USER", "HY_REGION", "HY_TOKEN")
     assert info.unavailable_reason.startswith("HY_USER, HY_REGION, HY_TOKEN are not set")
+    assert info.warnings == ()
+
+
+def test_requires_env_entries_that_name_no_variable_are_warned_about(hermes_home: Path) -> None:
+    manifest = "requires_env:\n  - {name: 5}\n  - null\n  - OK_TOKEN\n  - [nested]\n"
+    folder_plugin(
+        hermes_home / "plugins",
+        "odd",
+        provider_source("odd", available=False),
+        **{"plugin.yaml": manifest},
+    )
+    (info,) = [i for i in discover_providers(hermes_home) if i.name == "odd"]
+    assert info.required_env == ("OK_TOKEN",)
+    assert [w.split(": ", 1)[1] for w in info.warnings] == [
+        "requires_env entry 1 is a mapping without a text name, not a variable name; ignoring it",
+        "requires_env entry 2 is empty, not a variable name; ignoring it",
+        "requires_env entry 4 is a list, not a variable name; ignoring it",
+    ]
 
 
 def test_an_unavailable_plugin_without_a_reason_is_explained_by_its_config_schema(

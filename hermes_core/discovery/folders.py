@@ -213,12 +213,31 @@ def _package_dir(plugin_root: Path) -> Path | None:
     return packages[0] if len(packages) == 1 else None
 
 
+def _names_a_variable(item: object) -> bool:
+    """Whether a ``requires_env`` entry is a name or a ``{name: …}`` mapping with one."""
+    name = item.get("name") if isinstance(item, dict) else item
+    return isinstance(name, str) and bool(name.strip())
+
+
+def _described(item: object) -> str:
+    if isinstance(item, dict):
+        return "a mapping without a text name"
+    return "empty" if item is None else f"a {type(item).__name__}"
+
+
 def _checked_fields(data: dict[Any, Any], path: Path) -> tuple[dict[str, Any], list[str]]:
     """The fields of *data* whose type hermes-memory can use, and one problem per other field."""
     kept: dict[str, Any] = {}
     problems = []
     for key, value in data.items():
         expected = MANIFEST_FIELDS.get(key) if isinstance(key, str) else None
+        if key == "requires_env" and isinstance(value, list):
+            problems += [
+                f"{path}: requires_env entry {number} is {_described(item)}, not a variable "
+                "name; ignoring it"
+                for number, item in enumerate(value, start=1)
+                if not _names_a_variable(item)
+            ]
         if expected is None or value is None or isinstance(value, expected[0]):
             kept[str(key)] = value
         else:  # never str() the value: an alias bomb expands to gigabytes
