@@ -227,23 +227,12 @@ def test_a_stopped_run_is_never_ok() -> None:
 
 
 def test_a_factory_that_hands_out_one_shared_instance_is_refused() -> None:
-    from hermes_core.provider import MemoryProvider
+    from plugin_kit import StandInBuiltin
+
     from hermes_core.testing.pool import ProviderPool
 
-    class Shared(MemoryProvider):
-        name = "shared"
-
-        def is_available(self) -> bool:
-            return True
-
-        def initialize(self, session_id: str, **kwargs: Any) -> None:
-            pass
-
-        def get_tool_schemas(self) -> list[dict[str, Any]]:
-            return []
-
-    instance = Shared()
-    first, second = ProviderPool(lambda: instance, {}), ProviderPool(Shared, {})
+    instance = StandInBuiltin()
+    first, second = ProviderPool(lambda: instance, {}), ProviderPool(StandInBuiltin, {})
     assert first.new() is instance
     assert second.new() is not second.new()  # a class makes a new one each time
     with pytest.raises(TypeError, match=r"it had returned before.*inside register"):
