@@ -7,17 +7,24 @@ directory at the file's path is reported, never opened for a blocking read.
 A symbolic link is followed (a memory file kept in a dotfiles repository
 stays a link); a link to nothing is reported.
 
-Writes go to a temporary file beside the real file, are flushed and fsynced,
-then renamed over it, so a reader (or a crash) only ever sees the complete
-old or the complete new content. :func:`replace_if_unchanged` also refuses to
-replace a file that changed since it was read: another program (a text
-editor saving by rename, a sync tool) may write the file without taking our
-lock, and its save must not be overwritten by a change computed from the
-older text. On Linux the check and the rename are one atomic step
+Writes go to a temporary file beside the real file (the end of the symlink
+chain, see :func:`resolved_file`), are flushed and fsynced, then renamed
+over it, so a reader (or a crash) only ever sees the complete old or the
+complete new content. :func:`replace_if_unchanged` also refuses to replace a
+file that changed since it was read: another program (a text editor saving
+by rename, a sync tool) may write the file without taking our lock, and its
+save must not be overwritten by a change computed from the older text. On
+Linux the check and the rename are one atomic step
 (``renameat2(RENAME_EXCHANGE)``); elsewhere the file is checked just before
-the rename. The new file keeps the permission bits of the one it replaces
-(a new file is private to its owner), and a file that is read-only for this
-process is refused rather than replaced.
+the rename. The new file keeps the permission bits of the one it replaces (a
+new file is private to its owner), and a file that is read-only for this
+process is refused rather than replaced. An error raised after the new text
+reached the file says so; "the file was left unchanged" is only ever said of
+a write that replaced nothing.
+
+Temporary files of a killed writer are swept by a later write, under the lock,
+from the real file's folder only, and only once they are
+:data:`STALE_TEMP_SECONDS` old (see :func:`remove_stale_temp_files`).
 """
 
 from __future__ import annotations
@@ -38,6 +45,8 @@ from hermes_core.errors import MemoryStoreError
 
 TEMP_PREFIX = ".mem_"
 TEMP_SUFFIX = ".tmp"
+STALE_TEMP_SECONDS = 600.0
+"""Age past which a temporary file found under the lock is taken for a killed writer's."""
 
 _READ_FLAGS = (
     os.O_RDONLY
@@ -127,17 +136,45 @@ def _dangling_link(path: Path) -> str | None:
     return None
 
 
+def resolved_file(path: Path) -> Path:
+    """The real file behind *path*: the end of its symlink chain (``os.path.realpath``)
+    when *path* is a symbolic link that leads to something, else *path* itself.
+
+    Two profiles whose ``MEMORY.md`` are links to one shared file get the same
+    answer, so they take the same lock and their temporary files share one
+    folder. A link to nothing, a loop or a chain that cannot be followed
+    gives *path*: nothing is written through it, and reading it says why.
+    """
+    if not _is_link(path):
+        return path
+    try:
+        os.stat(path)
+    except OSError:
+        return path
+    return Path(os.path.realpath(path))
+
+
 def write_target(path: Path) -> Path:
     """The file a write to *path* must replace: the end of its symlink chain, or *path*.
 
-    Raises :class:`MemoryStoreError` for a symbolic link that leads nowhere.
+    Raises :class:`MemoryStoreError` for a symbolic link that leads nowhere
+    or cannot be followed (a loop).
     """
     problem = _dangling_link(path)
     if problem is not None:
         raise MemoryStoreError(
             f"Cannot write {path}: {problem}. Create that file (or remove the link), then retry."
         )
-    return Path(os.path.realpath(path)) if _is_link(path) else path
+    if not _is_link(path):
+        return path
+    try:
+        os.stat(path)
+    except OSError as exc:
+        raise MemoryStoreError(
+            f"Cannot write {path}: it is a symbolic link that cannot be followed "
+            f"({exc.strerror or exc}). Point it at a file (or remove it), then retry."
+        ) from exc
+    return Path(os.path.realpath(path))
 
 
 def read_memory_file(path: Path) -> FileRead:
@@ -192,20 +229,36 @@ def temp_prefix_for(path: Path) -> str:
     return f"{TEMP_PREFIX}{path.name}."
 
 
-def remove_stale_temp_files(path: Path) -> None:
-    """Delete temporary files a killed writer of *path* left behind.
+def remove_stale_temp_files(path: Path, *, min_age: float | None = None) -> list[Path]:
+    """Delete temporary files a killed writer of *path* left behind; return them.
 
-    Only call this while holding *path*'s lock: then no other writer can be
-    using them.
+    Only the folder of the real file (:func:`resolved_file`) is swept, for
+    the temporary files of that file, and only while holding its lock (the
+    lock of the real file, whatever link it was reached by): every writer
+    makes its temporary file while it holds that same lock, so none of them
+    can be in the middle of a write. As a second guard, for a writer that
+    does not take that lock (an older version, which locked beside the link),
+    a file created or changed less than *min_age* seconds ago (default
+    :data:`STALE_TEMP_SECONDS`; the newer of its modification and change
+    times) is left alone: a live writer holds its temporary file for the time
+    of one write and fsync, and a killed writer's leftover is only litter, so
+    it can wait. Only regular files are removed.
     """
-    targets = {path}
-    with contextlib.suppress(OSError, MemoryStoreError):
-        targets.add(write_target(path))
-    for target in targets:
-        with contextlib.suppress(OSError):
-            for stale in target.parent.glob(temp_prefix_for(target) + "*" + TEMP_SUFFIX):
-                with contextlib.suppress(OSError):
-                    stale.unlink()
+    limit = STALE_TEMP_SECONDS if min_age is None else min_age
+    target = resolved_file(path)
+    now = time.time()
+    removed: list[Path] = []
+    with contextlib.suppress(OSError):
+        for stale in target.parent.glob(temp_prefix_for(target) + "*" + TEMP_SUFFIX):
+            with contextlib.suppress(OSError):
+                info = os.lstat(stale)
+                if not stat.S_ISREG(info.st_mode):
+                    continue
+                if now - max(info.st_mtime, info.st_ctime) < limit:
+                    continue  # possibly a live writer's: never pulled from under it
+                stale.unlink()
+                removed.append(stale)
+    return removed
 
 
 def _fsync_directory(directory: Path) -> None:
@@ -223,10 +276,13 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def _write_failure(path: Path, exc: OSError) -> MemoryStoreError:
+def _write_failure(path: Path, target: Path, exc: OSError) -> MemoryStoreError:
+    """The error for a write that failed *before* anything was replaced."""
+    link = f" (a symbolic link to {target})" if target != path else ""
     return MemoryStoreError(
-        f"Failed to write memory file {path}: {exc.strerror or exc}. The file was left "
-        f"unchanged. Check that {path.parent} is a writable folder with free space, then retry."
+        f"Failed to write memory file {path}{link}: {exc.strerror or exc}. The file was left "
+        f"unchanged. Check that {target.parent} is a writable folder with free space, then "
+        "retry."
     )
 
 
@@ -250,9 +306,21 @@ def _existing_mode(path: Path, target: Path) -> int | None:
     return mode
 
 
-def _write_temp(target: Path, text: str, mode: int | None) -> Path:
+_FileKey = tuple[int, int]
+"""(device, inode): which file a path names at a given moment."""
+
+
+def _key(path: Path) -> _FileKey | None:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
+
+
+def _write_temp(target: Path, text: str, mode: int | None) -> tuple[Path, _FileKey]:
     """*text* in a new fsynced temporary file beside *target*, with permission bits *mode*
-    (default: private to the owner)."""
+    (default: private to the owner); returns its path and its (device, inode)."""
     fd, tmp_name = tempfile.mkstemp(
         prefix=temp_prefix_for(target), suffix=TEMP_SUFFIX, dir=target.parent
     )
@@ -264,10 +332,19 @@ def _write_temp(target: Path, text: str, mode: int | None) -> Path:
             handle.write(text.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
+            info = os.fstat(handle.fileno())
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return tmp
+    return tmp, (info.st_dev, info.st_ino)
+
+
+def _discard(tmp: Path, ours: _FileKey) -> None:
+    """Remove *tmp* if it is still the temporary file this write made (never another
+    program's version that an exchange left at that name)."""
+    if _key(tmp) == ours:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -281,15 +358,15 @@ def atomic_write_text(path: Path, text: str) -> None:
     mode = _existing_mode(path, target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = _write_temp(target, text, mode)
+        tmp, ours = _write_temp(target, text, mode)
     except OSError as exc:
-        raise _write_failure(path, exc) from exc
+        raise _write_failure(path, target, exc) from exc
     try:
         os.replace(tmp, target)
     except BaseException as exc:
-        tmp.unlink(missing_ok=True)
+        _discard(tmp, ours)
         if isinstance(exc, OSError):
-            raise _write_failure(path, exc) from exc
+            raise _write_failure(path, target, exc) from exc
         raise
     _fsync_directory(target.parent)
 
@@ -351,8 +428,14 @@ def _changed(path: Path) -> FileChangedError:
     )
 
 
-def _swap_in(tmp: Path, target: Path, expected: FileIdentity | None) -> None:
-    """Put *tmp* at *target* if *target* is still the version *expected*; else raise."""
+def _swap_in(tmp: Path, target: Path, expected: FileIdentity | None, ours: _FileKey) -> None:
+    """Put *tmp* at *target* if *target* is still the version *expected*; else raise.
+
+    Raises :class:`OSError` only when nothing was replaced, and
+    :class:`FileChangedError` when the file changed (none of this write is at
+    *target* then). Once the new text is at *target*, the only error is a
+    :class:`MemoryStoreError` that says so.
+    """
     if expected is None:
         try:
             if _rename_with_flags(tmp, target, _RENAME_NOREPLACE):
@@ -374,44 +457,80 @@ def _swap_in(tmp: Path, target: Path, expected: FileIdentity | None) -> None:
     if not exchanged:
         os.replace(tmp, target)
         return
-    # tmp now holds the file that was at target: it must be the version we read.
-    displaced = _identity(tmp)
+    _settle_exchange(tmp, target, expected, ours)
+
+
+def _settle_exchange(tmp: Path, target: Path, expected: FileIdentity, ours: _FileKey) -> None:
+    """After the exchange: the new text is at *target*, and *tmp* names what it displaced."""
+    try:
+        displaced = _identity(tmp)
+    except OSError:
+        displaced = None
     if displaced == expected:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # a leftover is swept by a later write
+            tmp.unlink()
         return
-    _rename_with_flags(tmp, target, _RENAME_EXCHANGE)  # put the other program's save back
-    if _identity(target) != displaced:
-        # It saved yet again in between: keep the version we took out under a new name.
-        keep = target.with_name(f"{target.name}.conflict.{time.time_ns()}")
+    if displaced is None:
+        # Removed at its temporary name by someone else (a cleaner that does not take
+        # our lock). The new text is in place, so the write is done; what it displaced
+        # was, but for a save in the last instant, the version read (checked just before
+        # the exchange), and can no longer be put back anyway.
+        return
+    # Another program saved between the check and the exchange: put its save back.
+    try:
+        if not _rename_with_flags(tmp, target, _RENAME_EXCHANGE):
+            raise OSError(errno.ENOSYS, "renameat2 is no longer available")
+    except OSError as exc:
+        raise MemoryStoreError(
+            f"{target.name} was saved by another program while this write was being made, "
+            f"and that version could not be put back ({exc.strerror or exc}): this change "
+            f"WAS saved to {target}, and the other program's version is at {tmp}. Compare "
+            "the two and keep what is needed before writing again."
+        ) from exc
+    if _key(tmp) == ours:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise _changed(target)
+    # It saved yet again in between, over this write: keep that newer save, not lost.
+    keep = target.with_name(f"{target.name}.conflict.{time.time_ns()}")
+    try:
         os.replace(tmp, keep)
-        raise FileChangedError(
-            f"{target.name} was saved by another program several times while this write was "
-            f"being made. Nothing was written; a displaced version was kept as {keep}. Retry."
-        )
-    raise _changed(target)
+    except OSError as exc:
+        keep = tmp
+        detail = f" ({exc.strerror or exc})"
+    else:
+        detail = ""
+    raise FileChangedError(
+        f"{target.name} was saved by another program several times while this write was "
+        f"being made. Nothing was written; a displaced version was kept as {keep}{detail}. "
+        "Retry."
+    )
 
 
 def replace_if_unchanged(path: Path, text: str, expected: FileIdentity | None) -> None:
     """Replace *path* with *text*, unless it is no longer the version *expected*.
 
     *expected* is the identity from :func:`read_memory_file` (``None``: the file
-    did not exist). Raises :class:`FileChangedError` when another program wrote
-    or removed the file since, and :class:`MemoryStoreError` when the write
-    fails; either way the file on disk is whatever was there, and no temporary
-    file is left.
+    did not exist). A symbolic link is written through: the file at the end
+    of its chain is replaced, and the link stays a link. Raises
+    :class:`FileChangedError` when another program wrote or removed the file
+    since, and :class:`MemoryStoreError` when the write fails; the message
+    says whether the new text reached the file (an error after the
+    replacement never claims the file was left unchanged). No temporary file
+    of this write is left behind.
     """
     target = write_target(path)
     mode = _existing_mode(path, target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = _write_temp(target, text, mode)
+        tmp, ours = _write_temp(target, text, mode)
     except OSError as exc:
-        raise _write_failure(path, exc) from exc
+        raise _write_failure(path, target, exc) from exc
     try:
-        _swap_in(tmp, target, expected)
+        _swap_in(tmp, target, expected, ours)
     except BaseException as exc:
-        tmp.unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise _write_failure(path, exc) from exc
+        _discard(tmp, ours)
+        if isinstance(exc, OSError):  # raised only before anything was replaced
+            raise _write_failure(path, target, exc) from exc
         raise
     _fsync_directory(target.parent)

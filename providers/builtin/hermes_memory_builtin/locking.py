@@ -1,8 +1,11 @@
 """Cross-process exclusive lock beside a memory file.
 
 The lock lives in a separate file (``MEMORY.md.lock``) so the data file itself
-can be replaced atomically by a rename while the lock is held. The lock file
-is opened without following symlinks and kept at mode 0600. POSIX uses
+can be replaced atomically by a rename while the lock is held. When the memory
+file is a symbolic link, the lock sits beside the real file at the end of the
+link chain, not beside the link: two profiles whose ``MEMORY.md`` are links to
+one shared file then take one lock. The lock file itself is opened without
+following symlinks and kept at mode 0600. POSIX uses
 ``fcntl.flock``; Windows locks the first byte with ``msvcrt.locking``. Each
 acquisition opens its own file descriptor, so threads of one process exclude
 each other as well as other processes.
@@ -18,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from hermes_core.errors import MemoryStoreError
+from hermes_memory_builtin.files import resolved_file
 
 try:  # POSIX
     import fcntl
@@ -40,8 +44,11 @@ class LockError(MemoryStoreError):
 
 
 def lock_path_for(path: Path) -> Path:
-    """The lock file that guards *path* (``<name>.lock`` in the same folder)."""
-    return path.with_name(path.name + LOCK_SUFFIX)
+    """The lock file that guards *path*: ``<name>.lock`` beside the real file
+    (:func:`~hermes_memory_builtin.files.resolved_file`; *path* itself unless it is a
+    symbolic link that leads to a file)."""
+    real = resolved_file(path)
+    return real.with_name(real.name + LOCK_SUFFIX)
 
 
 def _open_lock_file(lock_path: Path) -> int:
@@ -94,10 +101,12 @@ def exclusive_lock(path: Path) -> Iterator[Path]:
     """Hold the exclusive lock guarding *path* for the duration of the block.
 
     Creates the folder and the lock file when needed and yields the lock
-    file's path. Raises :class:`LockError` when the lock file is a symlink or
-    cannot be opened.
+    file's path (see :func:`lock_path_for`: beside the real file when *path*
+    is a symbolic link). Raises :class:`LockError` when the lock file is a
+    symlink or cannot be opened.
     """
-    lock_path = lock_path_for(path)
+    real = resolved_file(path)
+    lock_path = lock_path_for(real)
     try:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -105,7 +114,15 @@ def exclusive_lock(path: Path) -> Iterator[Path]:
             f"Cannot create the memory folder {lock_path.parent} ({exc.strerror or exc}). "
             "Nothing was changed. Make sure it is a writable folder, not a file, then retry."
         ) from exc
-    fd = _open_lock_file(lock_path)
+    try:
+        fd = _open_lock_file(lock_path)
+    except LockError as exc:
+        if real == path:
+            raise
+        raise LockError(
+            f"{path} is a symbolic link to {real}; writes lock and replace that file in "
+            f"its own folder. {exc}"
+        ) from exc
     try:
         try:
             _acquire(fd)

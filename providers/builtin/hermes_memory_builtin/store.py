@@ -5,7 +5,9 @@ target's lock, re-read the file (so writes of other sessions and processes
 are never lost), refuse if the file exists but cannot be read, apply the
 change to the fresh entries, check the budget, and replace the file
 atomically. Results are plain dicts, ready to be sent back to the model as
-JSON; nothing is changed on disk unless ``success`` is true.
+JSON; nothing is changed on disk unless ``success`` is true (except in one
+case that says so in its error: the change was saved, but a save another
+program made at the same instant could not be put back).
 """
 
 from __future__ import annotations
@@ -39,8 +41,9 @@ from hermes_memory_builtin.files import (
     read_memory_file,
     remove_stale_temp_files,
     replace_if_unchanged,
+    resolved_file,
 )
-from hermes_memory_builtin.locking import exclusive_lock
+from hermes_memory_builtin.locking import exclusive_lock, lock_path_for
 from hermes_memory_builtin.settings import (
     DEFAULT_MEMORY_CHAR_LIMIT,
     DEFAULT_USER_CHAR_LIMIT,
@@ -466,10 +469,21 @@ class MemoryStore:
 
     @contextlib.contextmanager
     def _exclusive(self, spec: Target) -> Iterator[list[str]]:
-        """Hold *spec*'s lock and yield its entries freshly read from disk."""
+        """Hold *spec*'s lock and yield its entries freshly read from disk.
+
+        The lock is the real file's (a symbolic link is followed first), so
+        every writer of one file excludes the others whatever link it came
+        through.
+        """
         path = self.path(spec.name)
-        with exclusive_lock(path):
-            remove_stale_temp_files(path)
+        with exclusive_lock(path) as lock_path:
+            real = resolved_file(path)
+            if lock_path_for(real) != lock_path:
+                raise FileChangedError(
+                    f"{spec.filename} was pointed at another file while this write waited "
+                    "for its lock. Nothing was written; retry."
+                )
+            remove_stale_temp_files(real)
             read = read_memory_file(path)
             if not read.ok:
                 raise _Refusal(

@@ -89,6 +89,25 @@ def test_a_dangling_symlink_is_reported_and_nothing_is_created(
     assert not missing.exists() and store.path("memory").is_symlink()
 
 
+def test_a_symlink_loop_is_reported_and_nothing_is_created(store: MemoryStore) -> None:
+    path = store.path("memory")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    other = path.with_name("loop.md")
+    path.symlink_to(other.name)
+    other.symlink_to(path.name)
+    _within(10, store.load_from_disk)
+    assert "symbolic links" in (store.read_error("memory") or "")
+    result = _within(10, store.add, "memory", "a fact")
+    assert result["success"] is False and "symbolic links" in result["error"]
+    assert path.is_symlink() and other.is_symlink()
+    # the lock stays beside the link: a loop leads to no real file to lock beside
+    assert sorted(p.name for p in path.parent.iterdir()) == [
+        "MEMORY.md",
+        "MEMORY.md.lock",
+        "loop.md",
+    ]
+
+
 def test_a_file_where_the_memories_folder_should_be(hermes_home: Path) -> None:
     folder = hermes_home / "memories"
     write_file(folder, "not a folder")
@@ -298,3 +317,36 @@ def test_a_write_keeps_the_permissions_of_the_file_it_replaces(store: MemoryStor
     assert path.stat().st_mode & 0o777 == 0o640
     assert store.add("user", "a new file")["success"] is True
     assert store.path("user").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_link_to_a_file_in_a_read_only_folder_says_which_folder_to_fix(
+    memory_dir: Path, tmp_path: Path
+) -> None:
+    """The lock and the temporary file belong beside the real file; when its folder is
+    not writable, the error names that folder (not the link's) and the link."""
+    real = tmp_path / "dotfiles" / "MEMORY.md"
+    write_entries(real, ["kept"])
+    memory_dir.mkdir(parents=True, exist_ok=True)
+    (memory_dir / "MEMORY.md").symlink_to(real)
+    add = _run_with_mode(tmp_path, real.parent, 0o555, 0o755, _ADD_SCRIPT, memory_dir)["add"]
+    assert add["success"] is False
+    assert "symbolic link" in add["error"] and str(real) in add["error"]
+    assert str(real.parent) in add["error"] and "writable" in add["error"]
+    assert real.read_text(encoding="utf-8") == "kept"
+    assert sorted(p.name for p in real.parent.iterdir()) == ["MEMORY.md"]
+    assert (memory_dir / "MEMORY.md").is_symlink()
+
+
+def test_a_link_whose_lock_exists_but_whose_folder_is_read_only_names_the_real_folder(
+    memory_dir: Path, tmp_path: Path
+) -> None:
+    real = tmp_path / "dotfiles" / "MEMORY.md"
+    write_entries(real, ["kept"])
+    write_file(real.with_name("MEMORY.md.lock"), "")
+    memory_dir.mkdir(parents=True, exist_ok=True)
+    (memory_dir / "MEMORY.md").symlink_to(real)
+    add = _run_with_mode(tmp_path, real.parent, 0o555, 0o755, _ADD_SCRIPT, memory_dir)["add"]
+    assert add["success"] is False
+    assert "left unchanged" in add["error"] and "symbolic link" in add["error"]
+    assert f"Check that {real.parent} is a writable folder" in add["error"]
+    assert real.read_text(encoding="utf-8") == "kept"

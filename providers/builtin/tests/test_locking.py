@@ -1,4 +1,4 @@
-"""The lock file beside each memory file."""
+"""The lock file beside each memory file (beside the real file when it is a symbolic link)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hermes_memory_builtin.entries import parse_entries
 from hermes_memory_builtin.locking import LockError, exclusive_lock, lock_path_for
 from hermes_memory_builtin.store import MemoryStore
 
@@ -93,3 +95,85 @@ def test_threads_of_one_process_exclude_each_other(tmp_path: Path) -> None:
     for thread in threads:
         thread.join(timeout=60)
     assert counter.read_text(encoding="utf-8") == "450"
+
+
+# -- two profiles sharing one MEMORY.md through symbolic links --------------------------------
+
+PROFILES = ("a", "b")
+SHARED_WRITERS = 4
+SHARED_ADDS = 40
+
+
+def _two_linked_homes(tmp_path: Path) -> tuple[Path, list[Path]]:
+    """``shared/MEMORY.md`` and two homes whose ``memories/MEMORY.md`` link to it."""
+    shared = tmp_path / "shared" / "MEMORY.md"
+    shared.parent.mkdir()
+    shared.write_bytes(b"")
+    memory_dirs = []
+    for profile in PROFILES:
+        memory_dir = tmp_path / profile / "memories"
+        memory_dir.mkdir(parents=True)
+        (memory_dir / "MEMORY.md").symlink_to(shared)
+        memory_dirs.append(memory_dir)
+    return shared, memory_dirs
+
+
+def test_links_to_one_file_share_the_lock_beside_the_real_file(tmp_path: Path) -> None:
+    shared, memory_dirs = _two_linked_homes(tmp_path)
+    relative = tmp_path / "c" / "notes.md"  # another name, a relative link, a chain
+    relative.parent.mkdir()
+    relative.symlink_to(Path("..") / "a" / "memories" / "MEMORY.md")
+    expected = shared.with_name("MEMORY.md.lock")
+    for path in (shared, relative, *(d / "MEMORY.md" for d in memory_dirs)):
+        assert lock_path_for(path) == expected
+        with exclusive_lock(path) as lock_path:
+            assert lock_path == expected
+    assert not [p for d in memory_dirs for p in d.iterdir() if p.name.endswith(".lock")]
+
+
+def _shared_writer(memory_dir: Path, number: int, go: Any, answers: Any) -> None:
+    store = MemoryStore(memory_dir, memory_char_limit=10_000_000)
+    go.wait(30)
+    for i in range(SHARED_ADDS):
+        entry = f"p{number}-{i:02d}"
+        result = store.add("memory", entry)
+        answers.put((entry, result["success"], result.get("error", "")))
+
+
+def test_profiles_sharing_one_file_through_links_lose_nothing_and_answer_truthfully(
+    tmp_path: Path,
+) -> None:
+    """The audit's race: 4 processes, 2 profiles, one real file. Before the lock moved to
+    the real file, adds were refused as 'kept changing', and some answered 'The file was
+    left unchanged' although their entry had landed (the other profile's temp-file cleanup
+    deleted the file displaced by the exchange)."""
+    shared, memory_dirs = _two_linked_homes(tmp_path)
+    context = multiprocessing.get_context("fork")
+    go = context.Event()
+    answers = context.Queue()
+    workers = [
+        context.Process(
+            target=_shared_writer, args=(memory_dirs[n % len(PROFILES)], n, go, answers)
+        )
+        for n in range(SHARED_WRITERS)
+    ]
+    for worker in workers:
+        worker.start()
+    go.set()
+    results = [answers.get(timeout=60) for _ in range(SHARED_WRITERS * SHARED_ADDS)]
+    for worker in workers:
+        worker.join(timeout=60)
+        assert worker.exitcode == 0
+
+    on_disk = set(parse_entries(shared.read_text(encoding="utf-8")))
+    succeeded = {entry for entry, ok, _error in results if ok}
+    failed = {entry: error for entry, ok, error in results if not ok}
+    assert succeeded <= on_disk, f"answered success, missing: {sorted(succeeded - on_disk)}"
+    landed = {entry: error for entry, error in failed.items() if entry in on_disk}
+    assert not landed, f"answered failure, yet in the file: {landed}"
+    assert failed == {}, f"{len(failed)} adds refused, e.g. {next(iter(failed.items()))}"
+    assert on_disk == succeeded
+    assert len(on_disk) == SHARED_WRITERS * SHARED_ADDS
+    assert all((d / "MEMORY.md").is_symlink() for d in memory_dirs)
+    assert sorted(p.name for p in shared.parent.iterdir()) == ["MEMORY.md", "MEMORY.md.lock"]
+    assert all(sorted(p.name for p in d.iterdir()) == ["MEMORY.md"] for d in memory_dirs)

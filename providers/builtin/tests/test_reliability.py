@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hermes_memory_builtin import files
 from hermes_memory_builtin.entries import join_entries, parse_entries
 from hermes_memory_builtin.files import TEMP_PREFIX, read_memory_file
 from hermes_memory_builtin.store import MemoryStore
@@ -136,7 +137,9 @@ def _flip_forever(memory_dir: Path, ready: Event) -> None:
 
 
 @pytest.mark.timeout(300)
-def test_a_killed_writer_leaves_the_old_or_the_new_file(tmp_path: Path) -> None:
+def test_a_killed_writer_leaves_the_old_or_the_new_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert FORK is not None
     path = tmp_path / "MEMORY.md"
     path.write_text(join_entries([*KEPT, STATE_A]), encoding="utf-8")
@@ -164,7 +167,9 @@ def test_a_killed_writer_leaves_the_old_or_the_new_file(tmp_path: Path) -> None:
         observed[last] += 1
     assert observed["A"] and observed["B"], f"the writer never got to write: {observed}"
 
-    # The lock died with its holder, and the next writer sweeps up killed writers' temp files.
+    # The lock died with its holder, and the next writer sweeps up killed writers' temp
+    # files once they are old enough to be nobody's live write (here: at once).
+    monkeypatch.setattr(files, "STALE_TEMP_SECONDS", 0.0)
     store = MemoryStore(tmp_path, memory_char_limit=ROOMY)
     assert store.replace("memory", f"state {last}", "final state")["success"] is True
     assert parse_entries(path.read_text(encoding="utf-8")) == [*KEPT, "final state"]
