@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -116,6 +117,26 @@ def test_config_from_seeds_each_test_home(hermes_home: Path, tmp_path: Path) -> 
     refused = CliRunner().invoke(cli, ["conformance", "dict-notes", "-k", "in_the_test_setup"])
     assert refused.exit_code == 1 and "not available" in refused.output
     result = _run("dict-notes", "--config-from", str(configured), "-k", "in_the_test_setup")
+    assert result.exit_code == 0, result.output
+    assert "PASS  is available in the test setup" in result.output
+
+
+def test_relative_paths_to_the_configured_home_and_plugins_work(
+    hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pytest runs the suite in a scratch folder, where a relative path points nowhere.
+    configured = tmp_path / "configured-home"
+    configured.mkdir()
+    (configured / ".env").write_text("NOTES_API_KEY=abc\n", encoding="utf-8")
+    source = _dict_provider_source(
+        replace="    def is_available(self) -> bool:\n        return True",
+        by="    def is_available(self) -> bool:\n"
+        "        return (get_hermes_home() / '.env').is_file()",
+    )
+    _plugin(hermes_home, "dict-notes", source)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HERMES_HOME", os.path.relpath(hermes_home, tmp_path))
+    result = _run("dict-notes", "--config-from", "configured-home", "-k", "in_the_test_setup")
     assert result.exit_code == 0, result.output
     assert "PASS  is available in the test setup" in result.output
 

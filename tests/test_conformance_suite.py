@@ -28,6 +28,7 @@ SELECTION = " or ".join(
         "(NetworkCheck and no_network)",
         "(RaisingTool and bad_arguments)",
         "(DictToolResult and valid_arguments)",
+        "(ArrayToolResult and (valid_arguments or bad_arguments))",
         "(RaisingAvailability and is_available)",
         "(HangingSync and (remembered_fact or fenced or mirrored or switches))",
         "(ThreadBoundSqlite and overlap)",
@@ -131,6 +132,17 @@ def test_a_tool_returning_a_dict_fails_asking_for_a_json_string(
         report, "test_tool_calls_with_valid_arguments_return_json", "TestDictToolResultProvider"
     )
     assert "returned dict" in message and "return a JSON string" in message
+
+
+def test_a_tool_answering_a_json_array_passes(report: ConformanceReport) -> None:
+    outcomes = {
+        test: report.find(test, "TestArrayToolResultProvider").outcome
+        for test in (
+            "test_tool_calls_with_valid_arguments_return_json",
+            "test_tool_calls_with_bad_arguments_return_json_errors",
+        )
+    }
+    assert set(outcomes.values()) == {"passed"}, outcomes
 
 
 def test_raising_in_is_available_fails_asking_for_false(report: ConformanceReport) -> None:

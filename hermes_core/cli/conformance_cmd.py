@@ -189,7 +189,7 @@ def conformance(
             "extra: pip install 'hermes-core[testing]'"
         )
     info = _find_provider(provider)
-    plugins_dir = get_hermes_home() / "plugins"
+    plugins_dir = get_hermes_home().absolute() / "plugins"  # linked from scratch homes
     plugins = plugins_dir if plugins_dir.is_dir() else None
     in_force, origin = _capabilities_in_force(provider, capabilities, config_from, plugins)
     unchecked = {c: why for c, why in NOT_CHECKED_HERE.items() if c in in_force}

@@ -199,8 +199,11 @@ def run_conformance(
             _TEST_MODULE.format(name=provider_name, capabilities=declared), encoding="utf-8"
         )
         env = {
-            CONFIG_FROM_ENV: str(Path(config_from).expanduser()) if config_from else "",
-            PLUGINS_FROM_ENV: str(Path(plugins_from).expanduser()) if plugins_from else "",
+            # pytest runs in a scratch folder: a relative path would point nowhere there
+            CONFIG_FROM_ENV: str(Path(config_from).expanduser().absolute()) if config_from else "",
+            PLUGINS_FROM_ENV: str(Path(plugins_from).expanduser().absolute())
+            if plugins_from
+            else "",
         }
         args = ["-k", select] if select else []
         return run_pytest([test_file], cwd=folder, args=args, env=env, timeout=timeout)

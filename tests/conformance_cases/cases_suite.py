@@ -12,6 +12,7 @@ import pytest
 from sample_providers import (
     BlockingPrefetchProvider,
     DictProvider,
+    ArrayToolResultProvider,
     DictToolResultProvider,
     EchoingProvider,
     HangingSyncProvider,
@@ -48,6 +49,7 @@ TestEchoingProvider = _suite(EchoingProvider)
 TestNetworkCheckProvider = _suite(NetworkCheckProvider)
 TestRaisingToolProvider = _suite(RaisingToolProvider)
 TestDictToolResultProvider = _suite(DictToolResultProvider)
+TestArrayToolResultProvider = _suite(ArrayToolResultProvider)
 TestRaisingAvailabilityProvider = _suite(RaisingAvailabilityProvider)
 TestHangingSyncProvider = _suite(HangingSyncProvider, settle_timeout=0.5)
 TestThreadBoundSqliteProvider = _suite(ThreadBoundSqliteProvider)

@@ -104,6 +104,14 @@ class DictToolResultProvider(DictProvider):
         return {"results": []}
 
 
+class ArrayToolResultProvider(DictProvider):
+    """Conforms: its search answers a JSON array, as memory-wire's does (Hermes passes it on)."""
+
+    def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> str:
+        answer = json.loads(super().handle_tool_call(tool_name, args, **kwargs))
+        return json.dumps(answer if "error" in answer else answer["results"])
+
+
 class RaisingAvailabilityProvider(DictProvider):
     """Breaks is_available: once initialized, it raises instead of answering False."""
 
