@@ -402,9 +402,6 @@ class ChatStream:
                 "The model stream ended before it was complete (no finish_reason and no "
                 "[DONE]): the connection was cut or the server stopped. Retry the turn."
             )
-        nameless = [c for c in self._calls.values() if not c["name"]]
-        if nameless:  # as a whole reply would be refused
-            raise LLMError(f"Model streamed a malformed tool call (no name): {nameless[0]!r:.200}")
         calls = [
             ToolCall(id=c["id"] or f"call_{i}", name=c["name"], arguments=c["arguments"])
             for i, c in sorted(self._calls.items())
@@ -788,15 +785,16 @@ class ChatClient:
         calls: list[ToolCall] = []
         for i, call in enumerate(raw_calls):
             function = call.get("function") if isinstance(call, Mapping) else None
-            if not isinstance(function, Mapping) or not function.get("name"):
+            if not isinstance(function, Mapping):
                 raise LLMError(f"Model returned a malformed tool call: {call!r:.300}")
+            # A call without a name is answered as an unknown tool, as when streamed.
             arguments = function.get("arguments")
             if isinstance(arguments, Mapping):
                 arguments = json.dumps(arguments)
             calls.append(
                 ToolCall(
                     id=clean_text(str(call.get("id") or f"call_{i}")),
-                    name=clean_text(str(function["name"])),
+                    name=clean_text(str(function.get("name") or "")),
                     arguments=clean_text(str(arguments or "")),
                 )
             )

@@ -185,7 +185,7 @@ def test_malformed_tool_call_is_a_clear_error(server: FakeOpenAIServer) -> None:
                 "message": {
                     "role": "assistant",
                     "content": "",
-                    "tool_calls": [{"id": "x", "function": {"arguments": "{}"}}],
+                    "tool_calls": [{"id": "x", "function": "memory"}],
                 },
                 "finish_reason": "tool_calls",
             }

@@ -10,9 +10,9 @@ from typing import ClassVar
 
 import pytest
 from sample_providers import (
+    ArrayToolResultProvider,
     BlockingPrefetchProvider,
     DictProvider,
-    ArrayToolResultProvider,
     DictToolResultProvider,
     EchoingProvider,
     HangingSyncProvider,
