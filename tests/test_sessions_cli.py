@@ -136,7 +136,7 @@ def test_import_jsonl_messages_and_conversations(tmp_path: Path, hermes_home: Pa
     path.write_text("\n".join(json.dumps(line) for line in lines) + "\n\n")
     code, out = run("import", str(path), "--title", "TLS")
     assert code == 0, out
-    assert "Imported 5 messages in 2 session(s)" in out
+    assert "Imported 5 messages in 2 sessions" in out
     with SessionStore(hermes_home / "state.db", read_only=True) as store:
         rows = {row["title"]: row for row in store.list_sessions()}
         assert set(rows) == {"TLS", "Go leak"}

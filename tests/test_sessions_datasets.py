@@ -68,7 +68,7 @@ def test_locomo_sessions_come_dated_with_speaker_names(tmp_path: Path, hermes_ho
     source = write(tmp_path / "locomo10.json", [locomo_sample(), locomo_sample("conv-2")])
     code, out = run("import", str(source))
     assert code == 0, out
-    assert "Imported 10 messages in 4 session(s)" in out
+    assert "Imported 10 messages in 4 sessions" in out
     with SessionStore(hermes_home / "state.db", read_only=True) as store:
         session = store.get_session("conv-1_session_1")
         assert session is not None
@@ -184,7 +184,7 @@ def test_benchmark_files_take_no_session_id(tmp_path: Path, hermes_home: Path) -
     code, out = run("import", str(source), "--session-id", "mine")
     assert code != 0 and "without --session-id" in out
     code, out = run("import", str(source))  # a single sample object works too
-    assert code == 0 and "in 2 session(s)" in out
+    assert code == 0 and "in 2 sessions" in out
 
 
 JSON = st.recursive(

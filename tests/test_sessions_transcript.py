@@ -46,7 +46,8 @@ def test_format_conversation_roles_and_tools() -> None:
     assert blocks[2] == "[ASSISTANT]: [Called: web_search, read_file, ?]"
     assert blocks[3].startswith("[TOOL:web_search]: " + "x" * 250 + "\n...[truncated]...\n")
     assert len(blocks[3]) < 600
-    assert blocks[4:6] == ["[ASSISTANT]: [Called: a]", "[ASSISTANT]: Done"]
+    # The text the model wrote before calling the tool comes first, as it was said.
+    assert blocks[4:6] == ["[ASSISTANT]: Done", "[ASSISTANT]: [Called: a]"]
     assert blocks[6] == "[SYSTEM]: parts"
 
 

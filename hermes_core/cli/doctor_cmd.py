@@ -379,14 +379,14 @@ def _shadowed_finding(selected: str, match: ProviderInfo, info: ProviderInfo) ->
 
 
 def check_state_db(home: Path) -> list[Finding]:
-    """state.db, when present, opens and has a readable schema."""
+    """state.db, when present, opens and every sessions command can read it."""
     path = home / "state.db"
     if not path.exists():
         return [Finding("ok", f"no {path} yet: it is created by the first session")]
     try:
         connection = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=5)
         try:
-            tables = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            names = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
         finally:
             connection.close()
     except sqlite3.Error as exc:
@@ -397,10 +397,62 @@ def check_state_db(home: Path) -> list[Finding]:
                 "restore it from a backup or move it aside (sessions are then lost)",
             )
         ]
+    if not names:
+        return [Finding("ok", f"{path} opens (empty: the first session fills it)")]
+    if not {"sessions", "messages"} <= names:
+        return [
+            Finding(
+                "warn",
+                f"{path} opens but holds no sessions (no 'sessions' and 'messages' tables): "
+                "it is another program's database, and sessions cannot be recorded in it",
+                "move it aside, or point HERMES_HOME at another folder",
+            )
+        ]
+    return _session_db_findings(path, len(names))
+
+
+def _session_db_findings(path: Path, objects: int) -> list[Finding]:
+    """Whether the commands can read the session database at *path* (one row per table)."""
+    from hermes_core.errors import HermesMemoryError
+    from hermes_core.sessions import SCHEMA_VERSION, SessionStore
+
+    try:
+        with SessionStore(path, read_only=True) as store:
+            layout, problems = store.layout, store.probe()
+    except HermesMemoryError as exc:
+        return [Finding("fail", str(exc), "restore it from a backup or move it aside")]
+    if problems:
+        return [
+            Finding(
+                "fail",
+                f"{path} is damaged: {'; '.join(problems)}",
+                "run `hermes-memory sessions check`, then `hermes-memory sessions repair` "
+                "(it says what to do when a rebuild cannot fix the file)",
+            )
+        ]
+    if not layout.ours:
+        return [
+            Finding(
+                "warn",
+                f"{path} was written by Hermes Agent: hermes-memory reads it but cannot record "
+                "sessions in it",
+                "point HERMES_HOME at another folder to chat; read this file with "
+                "`hermes-memory sessions list --db`",
+            )
+        ]
+    if layout.version > SCHEMA_VERSION:
+        return [
+            Finding(
+                "warn",
+                f"{path} was written by a newer hermes-memory (schema version {layout.version}); "
+                "this one only reads it",
+                "upgrade hermes-memory",
+            )
+        ]
     return [
         Finding(
             "ok",
-            f"{path} opens ({tables} schema objects); "
+            f"{path} opens ({objects} schema objects); "
             "`hermes-memory sessions check` reads it through for damage",
         )
     ]

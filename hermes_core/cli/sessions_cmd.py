@@ -28,6 +28,30 @@ _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
+class Utf8Text(click.ParamType):
+    """Text that must be valid UTF-8 (bytes in another encoding arrive as lone surrogates)."""
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """*value*, or a usage error naming the option when it is not UTF-8."""
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raw = value.encode("utf-8", "surrogateescape")
+                self.fail(
+                    f"{raw!r:.80} is not valid UTF-8 text; type it in UTF-8 (a terminal set to "
+                    "another encoding sends other bytes: check LANG / LC_ALL).",
+                    param,
+                    ctx,
+                )
+        return value
+
+
+TEXT = Utf8Text()
+
+
 def _db_option(fn: F) -> F:
     return click.option(
         "--db",
@@ -42,6 +66,11 @@ def _json_option(fn: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(fn)
 
 
+def _printable(path: Path) -> str:
+    """*path* as text any terminal encoding prints: bytes that are not UTF-8 become U+FFFD."""
+    return os.fsencode(path).decode("utf-8", "replace")
+
+
 def _no_history_yet(db: Path | None, as_json: bool = False) -> bool:
     """True (after saying so: ``[]`` in JSON mode) when the default database does not exist."""
     from hermes_core.sessions import default_db_path
@@ -50,7 +79,7 @@ def _no_history_yet(db: Path | None, as_json: bool = False) -> bool:
         if as_json:
             click.echo("[]")
         else:
-            click.echo(f"No sessions yet ({default_db_path()} does not exist).")
+            click.echo(f"No sessions yet ({_printable(default_db_path())} does not exist).")
         return True
     return False
 
@@ -122,14 +151,21 @@ def sessions() -> None:
 @sessions.command("list")
 @_db_option
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 10_000))
-@click.option("--source", default=None, help="Only sessions from this source (cli, telegram…).")
+@click.option(
+    "--source", default=None, type=TEXT, help="Only sessions from this source (cli, telegram…)."
+)
 @click.option(
     "--all", "show_all", is_flag=True, help="Also list subagent and compression children."
 )
 @click.option(
-    "--since", default=None, help="Only conversations active since: 7d, an ISO date, yesterday…"
+    "--since",
+    default=None,
+    type=TEXT,
+    help="Only conversations active since: 7d, an ISO date, yesterday…",
 )
-@click.option("--until", default=None, help="Only conversations started before this (same forms).")
+@click.option(
+    "--until", default=None, type=TEXT, help="Only conversations started before this (same forms)."
+)
 @_json_option
 def list_cmd(
     db: Path | None,
@@ -169,16 +205,32 @@ def list_cmd(
 
 
 @sessions.command("search")
-@click.argument("query")
+@click.argument("query", type=TEXT)
 @_db_option
-@click.option("--role", "roles", multiple=True, help="Only these roles (repeat or comma-separate).")
 @click.option(
-    "--source", "sources", multiple=True, help="Only these sources (repeat or comma-separate)."
+    "--role",
+    "roles",
+    multiple=True,
+    type=TEXT,
+    help="Only these roles: user, assistant, system, tool, developer, function (repeat or "
+    "comma-separate).",
 )
 @click.option(
-    "--since", default=None, help="Only messages after this: 7d, 12h, an ISO date, yesterday…"
+    "--source",
+    "sources",
+    multiple=True,
+    type=TEXT,
+    help="Only these sources (repeat or comma-separate).",
 )
-@click.option("--until", default=None, help="Only messages before this (same forms as --since).")
+@click.option(
+    "--since",
+    default=None,
+    type=TEXT,
+    help="Only messages after this: 7d, 12h, an ISO date, yesterday…",
+)
+@click.option(
+    "--until", default=None, type=TEXT, help="Only messages before this (same forms as --since)."
+)
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--group", is_flag=True, help="One line per session (its best match).")
 @_json_option
@@ -205,13 +257,19 @@ def search_cmd(
             f"{query!r} holds no words to search for; give keywords or a question.",
             param_hint="'QUERY'",
         )
+    role_filter = _roles(roles)
     since_ts, until_ts = parse_when(since), parse_when(until, edge="until")
+    if since_ts is not None and until_ts is not None and since_ts >= until_ts:
+        raise click.UsageError(
+            f"--since {since} is not before --until {until}, so no message can match; "
+            "swap them (--since is the earlier time)."
+        )
     if _no_history_yet(db, as_json):
         return
     with _store(db, read_only=True) as store:
         hits = store.search_messages(
             query,
-            role_filter=[r for value in roles for r in value.split(",")],
+            role_filter=role_filter,
             source_filter=[s for value in sources for s in value.split(",")],
             since=since_ts,
             until=until_ts,
@@ -239,8 +297,22 @@ def search_cmd(
         click.echo(f"    {_highlight(hit.get('snippet') or '')}")
 
 
+def _roles(values: tuple[str, ...]) -> list[str]:
+    """The ``--role`` values as role names; a usage error for one that is not a role."""
+    from hermes_core.sessions.importer import VALID_ROLES
+
+    roles = [r.strip().lower() for value in values for r in value.split(",") if r.strip()]
+    unknown = [role for role in roles if role not in VALID_ROLES]
+    if unknown:
+        raise click.BadParameter(
+            f"{unknown[0]!r} is not a role; use {', '.join(sorted(VALID_ROLES))}.",
+            param_hint="'--role'",
+        )
+    return roles
+
+
 @sessions.command("show")
-@click.argument("session_id")
+@click.argument("session_id", type=TEXT)
 @_db_option
 @_json_option
 def show_cmd(session_id: str, db: Path | None, as_json: bool) -> None:
@@ -315,16 +387,16 @@ def check_cmd(db: Path | None, as_json: bool) -> None:
     with _store(path, read_only=not deep) as store:
         problems = store.check()
     if as_json:
-        _echo_json({"path": str(path), "deep": deep, "problems": problems})
+        _echo_json({"path": _printable(path), "deep": deep, "problems": problems})
     elif problems:
         for problem in problems:
             click.echo(f"problem: {problem}")
     elif not layout.ours:
-        click.echo(f"ok: {path} (a Hermes Agent file: SQLite's own check only)")
+        click.echo(f"ok: {_printable(path)} (a Hermes Agent file: SQLite's own check only)")
     elif deep:
-        click.echo(f"ok: {path} (indexes checked against the messages and for damage)")
+        click.echo(f"ok: {_printable(path)} (indexes checked against the messages and for damage)")
     else:
-        click.echo(f"ok: {path} (indexes checked against the messages; read-only)")
+        click.echo(f"ok: {_printable(path)} (indexes checked against the messages; read-only)")
     if problems:
         if not as_json and layout.ours:
             click.echo("`hermes-memory sessions repair` rebuilds the search indexes.", err=True)
@@ -348,19 +420,32 @@ def repair_cmd(db: Path | None) -> None:
     with _store(path, read_only=False) as store:
         counts = store.rebuild_indexes()
     rows = ", ".join(f"{name} {count:,} rows" for name, count in counts.items())
-    click.echo(f"Rebuilt the search indexes of {path}: {rows}.")
+    click.echo(f"Rebuilt the search indexes of {_printable(path)}: {rows}.")
 
 
 @sessions.command("import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_db_option
 @click.option(
-    "--source", default="import", show_default=True, help="Source recorded on the sessions."
+    "--source",
+    default="import",
+    show_default=True,
+    type=TEXT,
+    help="Source recorded on the sessions.",
 )
 @click.option(
-    "--session-id", default=None, help="Id for a JSONL file's session (default: from the file)."
+    "--session-id",
+    default=None,
+    type=TEXT,
+    help="Id of the session of the messages that name none, or of the file's one "
+    "conversation (replacing the file's).",
 )
-@click.option("--title", default=None, help="Title for a JSONL file's session.")
+@click.option(
+    "--title",
+    default=None,
+    type=TEXT,
+    help="Title of that session (replacing the file's).",
+)
 def import_cmd(
     path: Path, db: Path | None, source: str, session_id: str | None, title: str | None
 ) -> None:
@@ -380,5 +465,7 @@ def import_cmd(
             count = store.import_sessions(sessions_read)
         except HermesMemoryError as exc:
             raise click.ClickException(f"Cannot import {path}: {exc}") from exc
-        where = store.path
-    click.echo(f"Imported {count} messages in {len(sessions_read)} session(s) into {where}.")
+        where = _printable(store.path)
+    messages = "message" if count == 1 else "messages"
+    conversations = "session" if len(sessions_read) == 1 else "sessions"
+    click.echo(f"Imported {count} {messages} in {len(sessions_read)} {conversations} into {where}.")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -29,7 +30,14 @@ from tenacity import (
 
 from hermes_core.errors import SessionStoreError
 
-__all__ = ["WriteLock", "is_busy", "is_undecodable", "lenient_text", "open_connection"]
+__all__ = [
+    "WriteLock",
+    "is_busy",
+    "is_undecodable",
+    "lenient_text",
+    "not_a_regular_file",
+    "open_connection",
+]
 
 T = TypeVar("T")
 
@@ -78,7 +86,28 @@ def _uri(path: Path, *, read_only: bool, immutable: bool = False) -> str:
     query = "mode=ro" if read_only else "mode=rwc"
     if immutable:
         query += "&immutable=1"
-    return f"file:{quote(str(path.resolve()))}?{query}"
+    # The path's bytes, percent-encoded: a name that is not UTF-8 stays the same file.
+    return f"file:{quote(os.fsencode(path.resolve()))}?{query}"
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def not_a_regular_file(path: Path) -> str | None:
+    """What *path* is when it exists but is not a regular file (``"a directory"``), else None."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None  # absent (or unreachable): opening it reports why
+    if stat.S_ISREG(mode):
+        return None
+    return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")
 
 
 def open_connection(path: Path, *, read_only: bool) -> sqlite3.Connection:

@@ -25,7 +25,7 @@ from typing import Any
 
 __all__ = ["DatasetError", "dataset_sessions"]
 
-_SESSION_KEY = re.compile(r"session_(\d+)")
+_SESSION_KEY = re.compile(r"session_([1-9][0-9]*)")  # the key is looked up by this number
 
 
 class DatasetError(ValueError):
@@ -48,9 +48,20 @@ def dataset_sessions(data: Any, source: str) -> list[dict[str, Any]] | None:
     return None
 
 
+def _name(value: Any, default: str, where: str) -> str:
+    """An id written in the file: text or a whole number (*default* when absent)."""
+    if value is None or value == "":
+        return default
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return str(value)
+    raise DatasetError(f"{where} must be text or a whole number, got {value!r:.60}")
+
+
 def _locomo(sample: Mapping[str, Any], index: int, source: str) -> list[dict[str, Any]]:
     conversation = sample["conversation"]
-    sample_id = str(sample.get("sample_id") or f"sample_{index + 1}")
+    sample_id = _name(
+        sample.get("sample_id"), f"sample_{index + 1}", f"LoCoMo sample #{index + 1}: sample_id"
+    )
     speakers = [conversation.get("speaker_a"), conversation.get("speaker_b")]
     if not all(isinstance(name, str) and name.strip() for name in speakers):
         raise DatasetError(f"LoCoMo sample {sample_id}: speaker_a and speaker_b must be names")
@@ -75,7 +86,7 @@ def _locomo(sample: Mapping[str, Any], index: int, source: str) -> list[dict[str
         messages = []
         for k, turn in enumerate(turns, start=1):
             speaker = turn.get("speaker") if isinstance(turn, Mapping) else None
-            speaker = speaker.strip() if isinstance(speaker, str) else speaker
+            speaker = speaker.strip() if isinstance(speaker, str) else None
             text = turn.get("text", "") if isinstance(turn, Mapping) else None
             if speaker not in roles or not isinstance(text, str):
                 raise DatasetError(
@@ -104,7 +115,9 @@ def _locomo(sample: Mapping[str, Any], index: int, source: str) -> list[dict[str
 def _longmemeval(items: list[Mapping[str, Any]], source: str) -> list[dict[str, Any]]:
     sessions: dict[str, dict[str, Any]] = {}
     for n, item in enumerate(items, start=1):
-        instance = str(item.get("question_id") or f"instance_{n}")
+        instance = _name(
+            item.get("question_id"), f"instance_{n}", f"LongMemEval instance #{n}: question_id"
+        )
         where = f"LongMemEval instance {instance}"
         haystack = item.get("haystack_sessions")
         if not isinstance(haystack, list):
@@ -122,8 +135,11 @@ def _longmemeval(items: list[Mapping[str, Any]], source: str) -> list[dict[str, 
                 f"{where}: haystack_sessions, haystack_session_ids and haystack_dates must be "
                 "lists of the same length"
             )
-        for session_id, when, turns in zip(ids, dates, haystack, strict=True):
-            if str(session_id) in sessions:
+        for k, (raw_id, when, turns) in enumerate(zip(ids, dates, haystack, strict=True)):
+            session_id = _name(raw_id, "", f"{where}: haystack_session_ids[{k}]")
+            if not session_id:
+                raise DatasetError(f"{where}: haystack_session_ids[{k}] is empty")
+            if session_id in sessions:
                 continue
             if not isinstance(turns, list) or not all(
                 isinstance(turn, Mapping) and isinstance(turn.get("content"), str) for turn in turns
@@ -131,9 +147,9 @@ def _longmemeval(items: list[Mapping[str, Any]], source: str) -> list[dict[str, 
                 raise DatasetError(f"{where}, session {session_id}: expected a list of messages")
             messages = [{"role": turn.get("role"), "content": turn["content"]} for turn in turns]
             if messages:
-                session: dict[str, Any] = {"id": str(session_id), "source": source}
+                session: dict[str, Any] = {"id": session_id, "source": source}
                 session["messages"] = messages
                 if when is not None:
                     session["started_at"] = when
-                sessions[str(session_id)] = session
+                sessions[session_id] = session
     return list(sessions.values())

@@ -18,29 +18,37 @@ sessions, dated and with speaker names (see :mod:`hermes_core.sessions.datasets`
 
 The whole file is checked before anything is written; every problem is
 reported with its line number and the store writes all sessions in one
-transaction, so a file is imported completely or not at all.
+transaction, so a file is imported completely or not at all. A line longer
+than :data:`MAX_LINE_BYTES` is refused as soon as it is seen (so ``/dev/zero``
+is not read into memory); only a benchmark file, one JSON array, may be longer.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import hashlib
 import json
+import os
 import re
+import stat
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from hermes_core.errors import SessionImportError, SessionTitleError
+from hermes_core.errors import SessionImportError, SessionStoreError, SessionTitleError
 from hermes_core.sessions.datasets import DatasetError, dataset_sessions
-from hermes_core.sessions.store import MAX_TIMESTAMP
+from hermes_core.sessions.store import MAX_TIMESTAMP, valid_session_id
 from hermes_core.sessions.titles import sanitize_title
 
-__all__ = ["MAX_REPORTED_ERRORS", "VALID_ROLES", "read_jsonl"]
+__all__ = ["MAX_LINE_BYTES", "MAX_REPORTED_ERRORS", "VALID_ROLES", "read_jsonl"]
 
 VALID_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 MAX_REPORTED_ERRORS = 20
+MAX_LINE_BYTES = 64 * 1024 * 1024
+"""Longest line of a JSONL file; one message or conversation is far smaller."""
+_CHUNK_BYTES = 1024 * 1024
 
 
 class _LineError(ValueError):
@@ -111,12 +119,19 @@ def _tool_calls(value: Any) -> list[Any] | None:
             value = None
     if not isinstance(value, list):
         raise _LineError('"tool_calls" must be a list of tool calls (or that list as JSON text)')
+    calls = []
     for n, call in enumerate(value):
         function = call.get("function") if isinstance(call, Mapping) else None
         name = function.get("name") if isinstance(function, Mapping) else None
         if not isinstance(call, Mapping) or not isinstance(name or call.get("name"), str):
             raise _LineError(f'tool call #{n + 1} needs "function": {{"name": ...}}')
-    return value
+        arguments = function.get("arguments") if isinstance(function, Mapping) else None
+        if isinstance(function, Mapping) and not isinstance(arguments, (str, type(None))):
+            # OpenAI sends arguments as JSON text; an object given as is is stored so.
+            text = json.dumps(arguments, ensure_ascii=False)
+            call = {**call, "function": {**function, "arguments": text}}
+        calls.append(call)
+    return calls
 
 
 def _text_field(data: Mapping[str, Any], key: str, what: str) -> str | None:
@@ -136,10 +151,9 @@ def _message(data: Mapping[str, Any]) -> dict[str, Any]:
             f'"role" must be one of {", ".join(sorted(VALID_ROLES))}, got {role!r:.40}'
         )
     content = data.get("content")
-    if content is not None and not isinstance(content, (str, list, dict)):
-        raise _LineError(
-            f'"content" must be text, a list of parts or null, got {type(content).__name__}'
-        )
+    if content is not None and not isinstance(content, (str, list)):
+        kind = "an object" if isinstance(content, dict) else type(content).__name__
+        raise _LineError(f'"content" must be text, a list of parts or null, got {kind}')
     name = data.get("name")
     if name is not None and not isinstance(name, str):
         raise _LineError(f'"name" must be text (who spoke, or the tool), got {name!r:.40}')
@@ -155,6 +169,17 @@ def _message(data: Mapping[str, Any]) -> dict[str, Any]:
     if stamp is not None:
         message["timestamp"] = stamp
     return message
+
+
+def _session_id(data: Mapping[str, Any]) -> str | None:
+    """The line's ``session_id``, ``None`` when absent; an empty or unprintable one is refused."""
+    value = _text_field(data, "session_id", "the conversation's id")
+    if value is None:
+        return None
+    try:
+        return valid_session_id(value, '"session_id"')
+    except SessionStoreError as exc:
+        raise _LineError(str(exc).rstrip(".")) from exc
 
 
 def _title(data: Mapping[str, Any]) -> str | None:
@@ -215,9 +240,61 @@ def _read_dataset(path: Path, data: Any, source: str) -> list[dict[str, Any]] | 
     return sessions
 
 
-def _file_id(path: Path, raw: bytes) -> str:
+def _file_id(path: Path, digest: str) -> str:
     stem = "".join(c if c.isalnum() else "_" for c in path.stem)[:40] or "history"
-    return f"import_{stem}_{hashlib.sha1(raw).hexdigest()[:8]}"
+    return f"import_{stem}_{digest[:8]}"
+
+
+def _read_text(path: Path) -> tuple[str, str]:
+    """The file's text and the SHA-1 of its bytes, read in chunks.
+
+    A line longer than :data:`MAX_LINE_BYTES` is refused when it is reached,
+    unless the file is a regular file holding one JSON array (a benchmark file).
+    """
+    digest = hashlib.sha1()
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    parts: list[str] = []
+    offset = newlines = run = 0  # bytes read, line breaks seen, bytes since the last one
+    unbounded: bool | None = None  # decided by the first character that is not blank
+    try:
+        with path.open("rb") as stream:
+            regular = stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+            while chunk := stream.read(_CHUNK_BYTES):
+                digest.update(chunk)
+                parts.append(_decode(path, decoder, chunk, offset))
+                if unbounded is None and (head := parts[-1].lstrip()):
+                    unbounded = regular and head.startswith("[")
+                if not unbounded:
+                    first, *rest = chunk.split(b"\n")
+                    lengths = [run + len(first), *map(len, rest)]
+                    longest = max(lengths)
+                    if longest > MAX_LINE_BYTES:
+                        raise SessionImportError(
+                            f"{path}: line {newlines + lengths.index(longest) + 1} is longer "
+                            f"than {MAX_LINE_BYTES // 2**20} MiB; nothing was imported. Give "
+                            "each message or conversation its own line, or leave out what "
+                            "makes it that large (an inlined file or image)."
+                        )
+                    run = lengths[-1]
+                    newlines += len(rest)
+                offset += len(chunk)
+            parts.append(_decode(path, decoder, b"", offset, final=True))
+    except OSError as exc:
+        raise SessionImportError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
+    return "".join(parts), digest.hexdigest()
+
+
+def _decode(
+    path: Path, decoder: codecs.IncrementalDecoder, chunk: bytes, offset: int, final: bool = False
+) -> str:
+    held = len(decoder.getstate()[0])  # the start of a character split between chunks
+    try:
+        return decoder.decode(chunk, final)
+    except UnicodeDecodeError as exc:
+        raise SessionImportError(
+            f"{path} is not UTF-8 text (byte {offset - held + exc.start}); save it as UTF-8 "
+            "JSONL and retry."
+        ) from exc
 
 
 def read_jsonl(
@@ -229,32 +306,33 @@ def read_jsonl(
 ) -> list[dict[str, Any]]:
     """Sessions (for ``SessionStore.import_sessions``) read from *path*.
 
+    *session_id* and *title* name the session of the messages that name none
+    (message lines without ``session_id``) or, in a file of one conversation,
+    that conversation, replacing what the file gives; a file of several
+    conversations that all name themselves is refused with them.
     Raises :class:`~hermes_core.errors.SessionImportError` naming every bad line
     (up to 20) when the file cannot be imported as a whole.
     """
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise SessionImportError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
-    base_id = session_id or _file_id(path, raw)
+        if session_id is not None:
+            valid_session_id(session_id, "--session-id")
+    except SessionStoreError as exc:
+        raise SessionImportError(str(exc)) from exc
     try:
         title = sanitize_title(title)
     except SessionTitleError as exc:
         raise SessionImportError(f"--title: {exc}") from exc
+    text, digest = _read_text(path)
+    base_id = _file_id(path, digest)
     loose: dict[str, list[dict[str, Any]]] = {}
     conversations: list[dict[str, Any]] = []
     first_line: dict[tuple[str, str], int] = {}
     errors: list[str] = []
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SessionImportError(
-            f"{path} is not UTF-8 text (byte {exc.start}); save it as UTF-8 JSONL and retry."
-        ) from exc
+    unnamed = False  # some messages name no session: they form the base_id session
     document = _document(text)
     dataset = None if document is None else _read_dataset(path, document, source)
     if dataset is not None:
-        if session_id or title:
+        if session_id is not None or title:
             raise SessionImportError(
                 f"{path} is a benchmark file whose sessions carry their own ids and titles; "
                 "import it without --session-id and --title."
@@ -286,10 +364,7 @@ def read_jsonl(
                         messages.append(_message(item))
                     except _LineError as exc:
                         raise _LineError(f"message #{n}: {exc}") from exc
-                conversation_id = (
-                    _text_field(data, "session_id", "the conversation's id")
-                    or f"{base_id}_{number}"
-                )
+                conversation_id = _session_id(data) or f"{base_id}_{number}"
                 conversation_title = _title(data)
                 conversation: dict[str, Any] = {
                     "id": conversation_id,
@@ -311,7 +386,8 @@ def read_jsonl(
                     _claim(first_line, ("title", conversation_title), number)
                 conversations.append(conversation)
             else:
-                owner = _text_field(data, "session_id", "the conversation's id") or base_id
+                owner = _session_id(data) or base_id
+                unnamed = unnamed or owner == base_id
                 message = _message(data)
                 if owner not in loose:
                     _claim(first_line, ("id", owner), number)
@@ -331,9 +407,20 @@ def read_jsonl(
     sessions = [
         {"id": owner, "source": source, "messages": messages} for owner, messages in loose.items()
     ]
-    if title and sessions:
-        sessions[0]["title"] = title
     sessions.extend(conversations)
     if not sessions:
         raise SessionImportError(f"{path} holds no messages; nothing to import.")
+    if session_id is not None or title:
+        if not unnamed and len(sessions) > 1:
+            raise SessionImportError(
+                f"{path} holds {len(sessions)} conversations, each naming its own session, but "
+                "--session-id and --title name one; nothing was imported. Import it without "
+                'them (each keeps the "session_id" and "title" the file gives it), or split '
+                "the file."
+            )
+        target = next(s for s in sessions if s["id"] == base_id) if unnamed else sessions[0]
+        if session_id is not None:
+            target["id"] = session_id
+        if title:
+            target["title"] = title
     return sessions

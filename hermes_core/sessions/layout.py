@@ -4,7 +4,9 @@ Readers never assume the current layout. Hermes Agent wrote three generations
 of full-text tables (external content over ``messages``; inline copies of a
 concatenated column; external content over views) and added columns over
 time. :func:`inspect_layout` reports which tables, columns and usable FTS
-indexes a file has, so search and reads adapt to it without writing anything.
+indexes a file has, so search and reads adapt to it without writing anything,
+and what makes a file unreadable as sessions (:attr:`Layout.problems`): a column
+every generation has but the file lacks, or a schema version that is not a number.
 """
 
 from __future__ import annotations
@@ -16,12 +18,26 @@ from functools import cached_property
 
 from hermes_core.sessions.schema import MARKER_KEY
 
-__all__ = ["FtsIndex", "Layout", "inspect_layout"]
+__all__ = ["REQUIRED_COLUMNS", "FtsIndex", "Layout", "inspect_layout"]
 
 WORD_INDEX = "messages_fts"
 TRIGRAM_INDEX = "messages_fts_trigram"
 GRAM_INDEX = "messages_cjk_grams"
 _KNOWN_TOKENIZERS = {"unicode61", "porter", "ascii", "trigram"}
+
+REQUIRED_COLUMNS = {
+    "sessions": (
+        "id",
+        "source",
+        "started_at",
+        "ended_at",
+        "end_reason",
+        "parent_session_id",
+        "model_config",
+    ),
+    "messages": ("id", "session_id", "role", "content", "tool_name", "timestamp"),
+}
+"""Columns readers select unconditionally; every Hermes Agent and hermes-memory layout has them."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +59,8 @@ class Layout:
     session_columns: frozenset[str]
     indexes: dict[str, FtsIndex] = field(default_factory=dict)
     has_pending_grams: bool = False
+    problems: tuple[str, ...] = ()
+    """Why the file cannot be read as sessions (``()`` when it can)."""
 
     @property
     def word(self) -> FtsIndex | None:
@@ -124,14 +142,22 @@ def inspect_layout(conn: sqlite3.Connection) -> Layout:
             return frozenset()
         return frozenset(row[1] for row in conn.execute(f"PRAGMA table_info({table})"))
 
+    problems = [
+        f"table {table} has no column {', '.join(missing)}"
+        for table, needed in REQUIRED_COLUMNS.items()
+        if table in objects and (missing := [name for name in needed if name not in columns(table)])
+    ]
     ours = False
     version = 0
-    if "state_meta" in objects:
+    if "state_meta" in objects and {"key", "value"} <= columns("state_meta"):
         row = conn.execute("SELECT value FROM state_meta WHERE key = ?", (MARKER_KEY,)).fetchone()
         ours = row is not None
-    if "schema_version" in objects:
+    if "schema_version" in objects and "version" in columns("schema_version"):
         value = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
-        version = int(value or 0)
+        parsed = _version(value)
+        if parsed is None:
+            problems.append(f"schema_version holds {value!r:.40}, not a version number")
+        version = parsed or 0
     indexes: dict[str, FtsIndex] = {}
     for name in (WORD_INDEX, TRIGRAM_INDEX, GRAM_INDEX):
         if name == GRAM_INDEX and not ours:
@@ -149,4 +175,16 @@ def inspect_layout(conn: sqlite3.Connection) -> Layout:
         session_columns=columns("sessions"),
         indexes=indexes,
         has_pending_grams="messages_cjk_pending" in objects,
+        problems=tuple(problems),
     )
+
+
+def _version(value: object) -> int | None:
+    """A stored schema version as a whole number (``0`` for none); ``None`` if it is not one."""
+    if value is None:
+        return 0
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value)  # '5', as a hand edit may store it
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) and value >= 0 else None

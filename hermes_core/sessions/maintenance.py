@@ -3,7 +3,8 @@
 Full-text indexes are derived data: when one drifts from ``messages`` (a crash
 of an old writer, a file copied mid-write, a disk error) search quietly misses
 rows or fails with "database disk image is malformed". :func:`check_database`
-says what is wrong without changing anything; :func:`rebuild_indexes` rebuilds
+says what is wrong without changing anything (:func:`probe_database` is its
+quick version, reading one row of each table); :func:`rebuild_indexes` rebuilds
 every index of a hermes-memory file from ``messages`` in one transaction, so a
 rebuild is all or nothing and other processes wait on the usual write lock
 (both read the whole file: on a large history, run them while agents are idle).
@@ -25,7 +26,7 @@ from hermes_core.sessions.gramqueue import drain_gram_queue, gram_text_sql, tool
 from hermes_core.sessions.layout import GRAM_INDEX, TRIGRAM_INDEX, WORD_INDEX, Layout
 from hermes_core.sessions.schema import TEXT_COLUMNS, apply_schema, has_cjk_sql, queue_cjk_rows
 
-__all__ = ["OUR_INDEXES", "check_database", "rebuild_indexes"]
+__all__ = ["OUR_INDEXES", "check_database", "probe_database", "rebuild_indexes"]
 
 OUR_INDEXES = (WORD_INDEX, TRIGRAM_INDEX, GRAM_INDEX)
 """The full-text indexes of a hermes-memory ``state.db``."""
@@ -59,6 +60,8 @@ def check_database(conn: sqlite3.Connection, layout: Layout, *, deep: bool) -> l
                 try:
                     conn.execute(f"INSERT INTO {name}({name}) VALUES ('integrity-check')")
                 except sqlite3.DatabaseError as exc:
+                    if is_busy(exc):
+                        raise  # another writer, not damage
                     problems.append(f"full-text index {name} is damaged ({exc})")
                     continue
             problems += (
@@ -68,6 +71,33 @@ def check_database(conn: sqlite3.Connection, layout: Layout, *, deep: bool) -> l
         if is_busy(exc):
             raise
         problems.append(f"reading the file failed: {exc}; the checks after it did not run")
+    return problems
+
+
+def probe_database(conn: sqlite3.Connection, layout: Layout) -> list[str]:
+    """What stops the commands at once, one sentence each (``[]``: nothing found).
+
+    Reads the first row of each table a command reads on every run and, on a
+    hermes-memory file, looks for each full-text index; damage deeper in a
+    table is found by :func:`check_database`, which reads everything.
+    """
+    tables = ["sessions", "messages"] + (
+        ["messages_cjk_pending"] if layout.has_pending_grams else []
+    )
+    problems = []
+    for table in tables:
+        try:
+            conn.execute(f"SELECT * FROM {table} LIMIT 1").fetchall()
+        except sqlite3.DatabaseError as exc:
+            if is_busy(exc):
+                raise
+            problems.append(f"table {table} cannot be read ({exc})")
+    if layout.ours:
+        problems += [
+            f"full-text index {name} is missing or unreadable"
+            for name in OUR_INDEXES
+            if name not in layout.indexes
+        ]
     return problems
 
 

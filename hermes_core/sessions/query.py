@@ -21,7 +21,9 @@ Rules, in order:
 * a ``*`` right after a term makes it a prefix; any other ``*`` is dropped;
 * upper-case ``AND``/``OR``/``NOT`` are operators (lower-case ones are words);
   operator runs collapse (``NOT`` wins over ``OR`` over ``AND``); leading and
-  trailing operators are dropped; a clause with only ``NOT`` terms is dropped.
+  trailing operators are dropped; a clause with only ``NOT`` terms is dropped;
+* a query with no word at all is searched for its runs of symbols (``🔥``,
+  ``€``; :attr:`Term.symbolic`), all of which must occur.
 """
 
 from __future__ import annotations
@@ -74,6 +76,11 @@ class Term(NamedTuple):
     prefix: bool = False
     substring: bool = False
     """Match anywhere inside words (the trigram index), e.g. inside ``HorizontalPodAutoscaler``."""
+
+    @property
+    def symbolic(self) -> bool:
+        """True for a run of symbols (``🔥``, ``€``), which the word indexes do not hold."""
+        return not _searchable(self.text)
 
     @property
     def simple(self) -> bool:
@@ -189,6 +196,21 @@ def _searchable(text: str) -> bool:
     return any(char.isalnum() for char in text)
 
 
+def _symbol_terms(text: str) -> list[Term]:
+    """The runs of symbols in *text* (with their marks: ``❤️``), for a query with no words."""
+    runs: list[str] = []
+    run = ""
+    for char in text:
+        kind = unicodedata.category(char)[0]
+        if kind == "S" or (kind == "M" and run):
+            run += char
+        elif run:
+            runs.append(run)
+            run = ""
+    runs.append(run)
+    return [Term(run) for run in runs if run][:MAX_TERMS]
+
+
 def parse_query(raw: object) -> ParsedQuery:
     """Sanitise *raw* (any object; ``None`` and non-strings are accepted) into a query."""
     text = _clean(raw)
@@ -241,6 +263,8 @@ def parse_query(raw: object) -> ParsedQuery:
                 include.append(term)
             pending = None
     close()
+    if not clauses and (symbols := _symbol_terms(text)):
+        clauses.append(Clause(tuple(symbols)))
     terms = tuple(term for clause in clauses for term in clause.include)
     return ParsedQuery(
         clauses=tuple(clauses),

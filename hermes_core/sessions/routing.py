@@ -8,7 +8,9 @@ the original):
   ``messages_cjk_grams``: one token, or the phrase of the term's bigrams;
 * CJK glued to other letters (``Agent通信``) → ``messages_fts_trigram`` (substring);
 * CJK in a Hermes Agent file, which has no gram index → trigram when the term
-  has 3+ characters, else a ``LIKE`` scan.
+  has 3+ characters, else a ``LIKE`` scan;
+* a run of symbols (``🔥``, ``€``), searched when a query has no words, likewise:
+  the word indexes drop symbols.
 
 When every term lands on one index the whole query is one FTS5 ``MATCH``
 (the fast path, equal to a hand-written query). Otherwise each clause becomes a
@@ -47,6 +49,8 @@ class Candidates:
 
 def route_term(term: Term, layout: Layout) -> str:
     """The FTS table name that answers *term* in *layout*, or :data:`LIKE`."""
+    if term.symbolic:
+        return layout.trigram.name if layout.trigram is not None and len(term.text) >= 3 else LIKE
     if term.substring and layout.trigram is not None and len(term.text) >= 3:
         return layout.trigram.name
     if not contains_cjk(term.text):

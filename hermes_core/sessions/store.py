@@ -12,6 +12,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -23,17 +24,20 @@ from hermes_core.errors import SessionStoreError, SessionTitleError
 from hermes_core.fencing import sanitize_context
 from hermes_core.sessions import lineage, listing
 from hermes_core.sessions.connection import (
+    READ_BUSY_TIMEOUT_MS,
+    WRITE_BUSY_TIMEOUT_MS,
     WriteLock,
     enable_wal,
     is_busy,
     is_undecodable,
     lenient_text,
+    not_a_regular_file,
     open_connection,
     restrict_permissions,
 )
 from hermes_core.sessions.gramqueue import drain_gram_queue
 from hermes_core.sessions.layout import Layout, inspect_layout
-from hermes_core.sessions.maintenance import check_database, rebuild_indexes
+from hermes_core.sessions.maintenance import check_database, probe_database, rebuild_indexes
 from hermes_core.sessions.schema import SCHEMA_VERSION, apply_schema
 from hermes_core.sessions.search import SearchFilters, search_messages
 from hermes_core.sessions.sessioninfo import SessionInfo
@@ -195,6 +199,31 @@ def _label(message: Mapping[str, Any], key: str) -> str | None:
     )
 
 
+_UNSAFE_ID_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+"""Control characters (a terminal would act on them) and text that is not UTF-8."""
+
+
+def valid_session_id(value: Any, what: str = "A session id") -> str:
+    """*value* when it is usable as a session id: non-blank text, no control characters."""
+    if not isinstance(value, str) or not value.strip():
+        raise SessionStoreError(f"{what} must be non-empty text, got {value!r:.60}.")
+    bad = _UNSAFE_ID_CHARS.search(value)
+    if bad is not None:
+        raise SessionStoreError(
+            f"{what} {value!r:.60} holds {bad.group()!r}, a control character or text that is "
+            "not UTF-8; use printable text such as letters, digits, '-' and '_'."
+        )
+    return value
+
+
+def _not_utf8(exc: UnicodeEncodeError) -> SessionStoreError:
+    """The error for text handed to the store that UTF-8 cannot encode (a lone surrogate)."""
+    return SessionStoreError(
+        f"{exc.object[:60]!r} is not valid UTF-8 text (it holds {exc.object[exc.start]!r}, "
+        "what Python makes of a byte that is not UTF-8); pass text decoded from UTF-8."
+    )
+
+
 MAX_ROWS = 1_000_000_000
 """A limit or offset above this is read as this (SQLite's integers stop at 2**63)."""
 
@@ -236,6 +265,12 @@ class SessionStore:
     ) -> None:
         self.path = Path(path) if path is not None else default_db_path()
         self.read_only = read_only
+        kind = not_a_regular_file(self.path)
+        if kind is not None:
+            raise SessionStoreError(
+                f"{self.path} is {kind}, not a regular file, so it cannot hold a session "
+                "database. Point --db (or HERMES_HOME) at the path of a regular file."
+            )
         if read_only and not self.path.is_file():
             raise SessionStoreError(
                 f"No session database at {self.path}. Check the path (--db or HERMES_HOME)."
@@ -300,19 +335,23 @@ class SessionStore:
                     f"{self.path} is a SQLite database but holds no Hermes sessions "
                     "(no 'sessions' and 'messages' tables)."
                 )
-            return self._inspect()
+            return self._readable(self._inspect())
         layout = self._inspect() if names else None
         if layout is not None and not layout.ours:
-            if "messages" in names:
+            if not {"sessions", "messages"} <= names:
                 raise SessionStoreError(
-                    f"{self.path} was written by Hermes Agent (schema version {layout.version}); "
-                    "hermes-memory opens such files read-only. Use "
-                    "SessionStore(path, read_only=True) or the read-only CLI commands."
+                    f"{self.path} is another application's SQLite database; refusing to add "
+                    "session tables to it. Choose a different path."
                 )
+            self._readable(layout)
             raise SessionStoreError(
-                f"{self.path} is another application's SQLite database; refusing to add "
-                "session tables to it. Choose a different path."
+                f"{self.path} was written by Hermes Agent (schema version {layout.version}); "
+                "hermes-memory opens such files read-only (`hermes-memory sessions "
+                "list/search/show --db`, or SessionStore(path, read_only=True)). To record "
+                "sessions, point HERMES_HOME (or --db) at another folder."
             )
+        if layout is not None:
+            self._readable(layout)
         if layout is not None and layout.version > SCHEMA_VERSION:
             raise SessionStoreError(
                 f"{self.path} was written by a newer hermes-memory (schema version "
@@ -322,13 +361,33 @@ class SessionStore:
             )
         self._with_busy_retry(lambda: enable_wal(self._conn))
         if layout is None or layout.version != SCHEMA_VERSION:
-            self._writer.run(apply_schema)
+            try:
+                self._writer.run(apply_schema)
+            except sqlite3.DatabaseError as exc:
+                raise SessionStoreError(f"Cannot prepare {self.path}: {exc}.{_hint(exc)}") from exc
             layout = self._inspect()
-        queued = layout.has_pending_grams and (
-            self._conn.execute("SELECT 1 FROM messages_cjk_pending LIMIT 1").fetchone() is not None
-        )
-        if queued:  # rows another program wrote; tokenise them now
-            self._writer.run(drain_gram_queue)
+        try:
+            queued = layout.has_pending_grams and (
+                self._conn.execute("SELECT 1 FROM messages_cjk_pending LIMIT 1").fetchone()
+                is not None
+            )
+            if queued:  # rows another program wrote; tokenise them now
+                self._writer.run(drain_gram_queue)
+        except sqlite3.DatabaseError as exc:
+            if is_busy(exc):
+                raise SessionStoreError(f"Cannot prepare {self.path}: {exc}") from exc
+            # Damage in the queue: the next write reports it, and check/repair still open.
+            log.debug("Left the CJK queue of %s for later: %s", self.path, exc)
+        return layout
+
+    def _readable(self, layout: Layout) -> Layout:
+        """*layout*, unless the file lacks what every session reader needs."""
+        if layout.problems:
+            raise SessionStoreError(
+                f"{self.path} is corrupt or not a session database: "
+                f"{'; '.join(layout.problems)}. Check the path (--db or HERMES_HOME); if it is "
+                "your state.db, restore it from a backup or move it aside to start afresh."
+            )
         return layout
 
     def _with_busy_retry(self, fn: Callable[[], T]) -> T:
@@ -364,6 +423,8 @@ class SessionStore:
                 if is_busy(exc):
                     raise SessionStoreError(f"{self.path} is busy: {exc}; retry.") from exc
                 raise SessionStoreError(f"Reading {self.path} failed: {exc}.{_hint(exc)}") from exc
+            except UnicodeEncodeError as exc:
+                raise _not_utf8(exc) from exc
 
     def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         if self._closed:
@@ -379,6 +440,8 @@ class SessionStore:
             raise SessionStoreError(f"Write to {self.path} rejected: {exc}") from exc
         except sqlite3.DatabaseError as exc:
             raise SessionStoreError(f"Write to {self.path} failed: {exc}.{_hint(exc)}") from exc
+        except UnicodeEncodeError as exc:
+            raise _not_utf8(exc) from exc
         finally:
             # data_version only moves for other connections' commits
             self._session_info.invalidate()
@@ -421,10 +484,15 @@ class SessionStore:
 
         *cwd* and *git_repo_root* record where the session ran (the working
         directory and its git checkout's root), as Hermes Agent's sessions do:
-        plugins scope project memory by them.
+        plugins scope project memory by them. Text that is not UTF-8 (a folder
+        name in another encoding) is stored with U+FFFD for each bad byte.
         """
-        if not session_id:
-            raise SessionStoreError("A session id is required.")
+        valid_session_id(session_id)
+        source = _scrub(str(source)) if source else "unknown"
+        model, user_id, system_prompt, cwd, git_repo_root = (
+            None if value is None else _scrub(str(value))
+            for value in (model, user_id, system_prompt, cwd, git_repo_root)
+        )
         clean_title = sanitize_title(title)
         config_json = json.dumps(dict(model_config)) if model_config else None
         start = _sane_timestamp(started_at, _now())
@@ -454,7 +522,7 @@ class SessionStore:
                 """,
                 (
                     session_id,
-                    source or "unknown",
+                    source,
                     user_id,
                     model,
                     config_json,
@@ -747,7 +815,10 @@ class SessionStore:
         message_rows: list[tuple[Any, ...]] = []
         titles: list[tuple[str, str]] = []
         for session in sessions:
-            session_id = str(session["id"])
+            raw_id = session.get("id")
+            if isinstance(raw_id, int) and not isinstance(raw_id, bool):
+                raw_id = str(raw_id)
+            session_id = valid_session_id(raw_id, "An imported session's id")
             rows, calls = self._message_rows(session_id, session.get("messages") or [])
             started = _sane_timestamp(session.get("started_at"), rows[0][7] if rows else _now())
             last = rows[-1][7] if rows else started
@@ -795,7 +866,8 @@ class SessionStore:
             if clash is not None:
                 raise SessionStoreError(
                     f"Session {clash[0]!r} already exists in {self.path}; nothing was imported. "
-                    "Import under a new session id."
+                    "Give the imported session another id (`sessions import --session-id` for a "
+                    'file of one conversation, or its "session_id" in the file).'
                 )
             taken = conn.execute(
                 "SELECT title, id FROM sessions WHERE title IN (SELECT value FROM json_each(?)) "
@@ -805,7 +877,9 @@ class SessionStore:
             if taken is not None:
                 raise SessionStoreError(
                     f"The title {taken[0]!r} is already used by session {taken[1]!r} in "
-                    f"{self.path}; nothing was imported. Import under another title."
+                    f"{self.path}; nothing was imported. Give the imported session another "
+                    "title (`sessions import --title` for a file of one conversation, or its "
+                    '"title" in the file).'
                 )
             conn.executemany(
                 "INSERT INTO sessions(id, source, user_id, model, parent_session_id, started_at, "
@@ -1039,7 +1113,32 @@ class SessionStore:
         file gets SQLite's ``quick_check`` only. Reads the whole file.
         """
         deep = not self.read_only and self.layout.ours
-        return self._read(lambda conn: check_database(conn, self.layout, deep=deep))
+
+        def read(conn: sqlite3.Connection) -> list[str]:
+            # FTS5's check is a write statement: wait for a writer as a reader would.
+            conn.execute(f"PRAGMA busy_timeout = {READ_BUSY_TIMEOUT_MS}")
+            try:
+                return check_database(conn, self.layout, deep=deep)
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc):
+                    raise
+                raise SessionStoreError(
+                    f"Could not check {self.path}: the database is locked by another process "
+                    "(a write in progress), which says nothing about damage; try again when "
+                    "it is idle."
+                ) from exc
+            finally:
+                timeout = READ_BUSY_TIMEOUT_MS if self.read_only else WRITE_BUSY_TIMEOUT_MS
+                conn.execute(f"PRAGMA busy_timeout = {timeout}")
+
+        return self._read(read)
+
+    def probe(self) -> list[str]:
+        """What stops the commands at once, one sentence each; ``[]`` when nothing is found.
+
+        Reads one row of each table read on every run (``check()`` reads everything).
+        """
+        return self._read(lambda conn: probe_database(conn, self.layout))
 
     def rebuild_indexes(self) -> dict[str, int]:
         """Rebuild every full-text index from ``messages``, all or nothing.
@@ -1052,7 +1151,18 @@ class SessionStore:
                 f"{self.path} is open read-only or was written by Hermes Agent; its indexes "
                 "are rebuilt by the program that owns it."
             )
-        counts = self._write(rebuild_indexes)
+        try:
+            counts = self._write(rebuild_indexes)
+        except SessionStoreError as exc:
+            cause = exc.__cause__
+            if not isinstance(cause, sqlite3.DatabaseError) or is_busy(cause):
+                raise
+            raise SessionStoreError(
+                f"Could not rebuild the search indexes of {self.path} ({cause}); nothing was "
+                "changed. The damage is in pages a rebuild cannot replace, outside the search "
+                "indexes: restore state.db from a backup. Until then its conversations can "
+                "still be read (`hermes-memory sessions list`, `sessions show ID --json`)."
+            ) from cause
         self.layout = self._inspect()
         return counts
 

@@ -136,8 +136,8 @@ def format_conversation(messages: Sequence[Mapping[str, Any]]) -> str:
     A user or assistant message with a speaker's ``name`` reads ``[USER:Ana]: …``.
     Tool results read ``[TOOL:name]: …`` and keep only their first and last 250
     characters when longer than 500; an assistant message that called tools
-    first lists them with their arguments
-    (``[ASSISTANT]: [Called: terminal({"command": "make test"}), b]``).
+    lists them with their arguments after its text, in the order the model wrote
+    them (``[ASSISTANT]: [Called: terminal({"command": "make test"}), b]``).
     """
     blocks = []
     for message in messages:
@@ -155,9 +155,9 @@ def format_conversation(messages: Sequence[Mapping[str, Any]]) -> str:
             blocks.append(f"{label}: {content}")
             continue
         if role == "assistant" and message.get("tool_calls"):
-            blocks.append(f"[ASSISTANT]: [Called: {describe_tool_calls(message['tool_calls'])}]")
             if content.strip():
                 blocks.append(f"[ASSISTANT]: {content}")
+            blocks.append(f"[ASSISTANT]: [Called: {describe_tool_calls(message['tool_calls'])}]")
             continue
         speaker = message.get("name")
         label = (

@@ -32,6 +32,7 @@ from __future__ import annotations
 import concurrent.futures
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -268,7 +269,8 @@ class SessionSearchTool:
 
     def _open_store(self) -> SessionStore | None:
         with self._lock:
-            if self._store is None and self.db_path.is_file():
+            # Anything at the path but a file is opened too, so the store says what it is.
+            if self._store is None and os.path.lexists(self.db_path):
                 self._store = SessionStore(self.db_path, read_only=True)
             return self._store
 

@@ -102,6 +102,17 @@ def test_unreadable_database_is_reported(hermes_home: Path) -> None:
     assert result["success"] is False and "state.db" in result["error"]
 
 
+def test_a_state_db_that_is_a_directory_is_reported_not_taken_for_no_history(
+    hermes_home: Path,
+) -> None:
+    (hermes_home / "state.db").mkdir()
+    tool = SessionSearchTool(hermes_home, {})
+    result = call(tool, query="nginx")
+    assert result["success"] is False
+    assert "state.db" in result["error"] and "directory" in result["error"]
+    tool.close()
+
+
 @pytest.mark.parametrize(
     "args", [None, "not a dict", {"query": 123}, {"query": ["x"]}, {"limit": object()}]
 )
