@@ -51,6 +51,7 @@ from hermes_core.discovery.extract import (
     describe_import_failure,
     instantiate,
     provider_from_object,
+    unavailable_reason_of,
 )
 from hermes_core.discovery.folders import (
     MISPLACED_PARENTS,
@@ -574,7 +575,7 @@ def activate_providers(
         return activated
     if not available:
         try:
-            reason = contain(provider.unavailable_reason)
+            reason = unavailable_reason_of(provider)
         except Exception as exc:
             reason = f"unavailable_reason() raised {describe_exception(exc)}"
         if not reason:

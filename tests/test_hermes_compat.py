@@ -702,3 +702,33 @@ def test_the_hermes_agent_deps_extra_installs_every_library_named_in_hints() -> 
     extra = project["project"]["optional-dependencies"]["hermes-agent-deps"]
     names = {re.split(r"[<>=!~ ;\[]", requirement)[0].lower() for requirement in extra}
     assert names == {library.lower() for library in HERMES_AGENT_DEPENDENCIES.values()}
+
+
+def test_hook_output_spill_reads_its_settings_and_spills_long_text(
+    compat: None, hermes_home: Path
+) -> None:
+    # hindsight-scoped imports get_spill_config at the top of its module.
+    from tools.hook_output_spill import DEFAULT_MAX_CHARS, get_spill_config, spill_if_oversized
+
+    assert get_spill_config() == {
+        "enabled": True,
+        "max_chars": DEFAULT_MAX_CHARS,
+        "preview_head": 500,
+        "preview_tail": 500,
+        "directory": None,
+    }
+    (hermes_home / "config.yaml").write_text(
+        "hooks:\n  output_spill: {max_chars: 20, preview_head: 4, preview_tail: -1}\n", "utf-8"
+    )
+    settings = get_spill_config()
+    assert (settings["max_chars"], settings["preview_head"], settings["preview_tail"]) == (
+        20,
+        4,
+        500,  # a negative tail is not a length: the default
+    )
+    assert spill_if_oversized("short") == "short"
+    preview = spill_if_oversized("x" * 30 + "END", session_id="s/1")
+    saved = next((hermes_home / "hook_outputs" / "s_1").glob("*.txt"))
+    assert saved.read_text("utf-8") == "x" * 30 + "END\n"
+    assert str(saved) in preview and "33 characters" in preview
+    assert preview.endswith("xxxxxEND") and "--- head ---\nxxxx" in preview

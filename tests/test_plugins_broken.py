@@ -280,3 +280,16 @@ def test_a_plugin_that_hangs_while_loading_is_cut_off_and_the_rest_load(
     assert listing["stuck"].status == "broken"
     assert "did not finish within 0.5 s" in (listing["stuck"].error or "")
     assert load_memory_provider("healthy") is not None
+
+
+def test_an_unavailable_reason_given_as_a_property_is_shown(hermes_home: Path) -> None:
+    # memlite defines unavailable_reason as a property holding its install hint.
+    folder_plugin(
+        hermes_home / "plugins",
+        "propped",
+        provider_source("propped", available=False)
+        + "\n    @property\n    def unavailable_reason(self):\n"
+        "        return 'pip install memlite'\n",
+    )
+    info = {i.name: i for i in discover_providers()}["propped"]
+    assert (info.status, info.unavailable_reason) == ("unavailable", "pip install memlite")

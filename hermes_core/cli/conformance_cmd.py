@@ -74,6 +74,7 @@ def _capabilities_in_force(
     Fails when the provider cannot run in an empty home (configured from
     *config_from*): the suite would then prove nothing.
     """
+    from hermes_core.discovery.extract import unavailable_reason_of
     from hermes_core.plugins import load_memory_provider
     from hermes_core.testing.capabilities import (
         declared_capabilities,
@@ -99,7 +100,7 @@ def _capabilities_in_force(
                 "rather than at module level."
             )
         if not provider.is_available():
-            reason = provider.unavailable_reason() or "no reason given"
+            reason = unavailable_reason_of(provider) or "no reason given"
             hint = (
                 "Pass --config-from ~/.hermes (or another configured HERMES_HOME) to run with "
                 "its config.yaml and .env; the tests then write to the backend it configures."

@@ -36,6 +36,14 @@ def describe_import_failure(exc: BaseException) -> str:
     return f"{text} ({hint})" if hint else text
 
 
+def unavailable_reason_of(provider: Any) -> str:
+    """*provider*'s ``unavailable_reason()``; a plain string attribute (a property) counts too."""
+    reason = getattr(provider, "unavailable_reason", "")
+    if callable(reason):
+        reason = contain(reason)
+    return str(reason or "")
+
+
 def provider_bases() -> tuple[type, ...]:
     """Base classes that make a provider: ours, plus real Hermes' when it is installed."""
     bases: list[type] = [MemoryProvider]

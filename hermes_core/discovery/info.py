@@ -10,7 +10,12 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 from hermes_core.discovery.adapter import unwrap
-from hermes_core.discovery.extract import contain, describe_exception, provider_bases
+from hermes_core.discovery.extract import (
+    contain,
+    describe_exception,
+    provider_bases,
+    unavailable_reason_of,
+)
 
 BUILTIN_NAME = "builtin"
 
@@ -217,7 +222,7 @@ def probe(provider: Any, info: ProviderInfo) -> ProviderInfo:
     changes["available"] = available
     if not available:
         try:
-            reason = str(contain(provider.unavailable_reason) or "")
+            reason = unavailable_reason_of(provider)
         except Exception as exc:
             reason = f"(unavailable_reason() raised {describe_exception(exc)})"
         changes["unavailable_reason"] = reason or missing_env_reason(info.required_env, provider)

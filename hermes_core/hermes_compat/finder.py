@@ -50,6 +50,7 @@ COMPAT_MODULES: dict[str, tuple[str, bool]] = {
     "agent.auxiliary_client": ("agent_auxiliary_client.py", False),
     "tools": ("tools/__init__.py", True),
     "tools.registry": ("tools/registry.py", False),
+    "tools.hook_output_spill": ("tools/hook_output_spill.py", False),
     "hermes_constants": ("hermes_constants.py", False),
     "hermes_cli": ("hermes_cli/__init__.py", True),
     "hermes_cli.config": ("hermes_cli/config.py", False),
@@ -72,7 +73,6 @@ NOT_PROVIDED: dict[str, str] = {
     "hermes_cli.secret_prompt": "Hermes Agent's masked prompt for secrets in its setup wizard",
     "hermes_cli.curses_ui": "Hermes Agent's terminal menus for its setup wizard",
     "tools.environments": "Hermes Agent's terminal backends",
-    "tools.hook_output_spill": "Hermes Agent's settings for spilling long hook output to files",
     "tools.memory_tool": (
         "Hermes Agent's builtin memory tool (hermes-memory's is hermes_memory_builtin)"
     ),
