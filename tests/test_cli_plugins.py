@@ -165,6 +165,22 @@ def test_doctor_passes_on_a_healthy_home(builtin: None, hermes_home: Path) -> No
     assert "0 problem(s)" in result.stdout
 
 
+def test_doctor_warns_when_the_api_key_variable_is_set_nowhere(
+    builtin: None, hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MY_KEY", raising=False)
+    (hermes_home / "config.yaml").write_text(
+        "model:\n  base_url: http://127.0.0.1:9/v1\n  model: m\n  api_key_env: MY_KEY\n",
+        encoding="utf-8",
+    )
+    missing = doctor()
+    assert "model.api_key_env names MY_KEY, which is set neither in the environment" in (
+        missing.stdout
+    )
+    (hermes_home / ".env").write_text("MY_KEY=sk-1\n", encoding="utf-8")  # where Hermes keeps it
+    assert "api_key_env names" not in doctor().stdout
+
+
 def test_doctor_warns_when_the_selected_name_shadows_another_plugin(
     builtin: None, hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -106,6 +106,35 @@ def _settings_checks() -> list[tuple[str, Callable[[dict[str, Any]], object]]]:
     return [("memory.*", MemorySettings.from_config), *checks]
 
 
+def _missing_api_keys(home: Path, config: dict[str, Any]) -> list[Finding]:
+    """A warning for each ``api_key_env`` naming a variable that is set nowhere."""
+    from hermes_core.config import cfg_get
+    from hermes_core.errors import ConfigError
+    from hermes_core.secrets import dotenv_path, get_secret
+
+    found = []
+    for section in ("model", "session_search"):
+        name = cfg_get(config, f"{section}.api_key_env")
+        if not isinstance(name, str) or not name.strip() or cfg_get(config, f"{section}.api_key"):
+            continue
+        try:
+            value = get_secret(name.strip(), hermes_home=home)
+        except ConfigError as exc:
+            found.append(Finding("fail", str(exc), f"fix {dotenv_path(home)}"))
+            continue
+        if not value:
+            found.append(
+                Finding(
+                    "warn",
+                    f"{section}.api_key_env names {name.strip()}, which is set neither in the "
+                    f"environment nor in {dotenv_path(home)}: requests go without an API key",
+                    f"set {name.strip()} in {dotenv_path(home)} or export it (or remove "
+                    "api_key_env for an endpoint that needs no key)",
+                )
+            )
+    return found
+
+
 def check_settings(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     """Every documented setting of config.yaml has a usable value."""
     from hermes_core.config import cfg_get, config_path
@@ -121,6 +150,7 @@ def check_settings(home: Path, config: dict[str, Any] | None) -> list[Finding]:
             found.append(Finding("fail", str(exc), f"edit {config_path(home)}"))
         else:
             found.append(Finding("ok", f"{group} settings are usable"))
+    found += _missing_api_keys(home, config)
     enabled = cfg_get(config, "plugins.enabled")
     if isinstance(enabled, list) and enabled:
         names = ", ".join(str(name) for name in enabled)
