@@ -16,6 +16,8 @@ _EXPORTS: dict[str, str] = {
     # provider contract
     "MemoryProvider": "hermes_core.provider",
     "RecallStatus": "hermes_core.provider",
+    "MemoryPrefetchResult": "hermes_core.provider",
+    "MemoryObservation": "hermes_core.provider",
     "is_trivial_prompt": "hermes_core.provider",
     "spawn_context_thread": "hermes_core.provider",
     # manager
@@ -63,6 +65,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from hermes_core.hookspecs import hookimpl, hookspec
     from hermes_core.manager import MemoryManager
     from hermes_core.provider import (
+        MemoryObservation,
+        MemoryPrefetchResult,
         MemoryProvider,
         RecallStatus,
         is_trivial_prompt,

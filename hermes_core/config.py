@@ -428,5 +428,7 @@ def selected_provider(config: Mapping[str, Any] | None) -> str | None:
         return None
     if not isinstance(value, str):
         raise ConfigError(f"memory.provider must be a provider name (a string), found {value!r}.")
+    from hermes_core.provider import is_core_memory_provider  # the provider contract's rule
+
     value = value.strip()
-    return value if value and value != "builtin" else None
+    return None if is_core_memory_provider(value) else value

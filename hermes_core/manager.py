@@ -45,7 +45,11 @@ from typing import Any
 from hermes_core.config import get_hermes_home
 from hermes_core.errors import PreCompressCheckpointError, contain, describe_exception
 from hermes_core.fencing import clean_text
-from hermes_core.provider import PRE_COMPRESS_CHECKPOINT_API_VERSION, MemoryProvider
+from hermes_core.provider import (
+    PRE_COMPRESS_CHECKPOINT_API_VERSION,
+    MemoryPrefetchResult,
+    MemoryProvider,
+)
 from hermes_core.redaction import redact_egress
 from hermes_core.signatures import keyword_names, with_session_id
 from hermes_core.toolschema import RESERVED_TOOL_NAMES, normalize_tool_schema, schema_problem
@@ -540,6 +544,8 @@ class MemoryManager:
                     self._prefetch_timeout,
                 )
                 continue
+            if isinstance(result, MemoryPrefetchResult):  # newer Hermes' structured recall
+                result = result.context
             if isinstance(result, (int, float)) and not isinstance(result, bool):
                 result = str(result)
             if result is not None and not isinstance(result, str):

@@ -18,12 +18,17 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 __all__ = [
+    "CORE_MEMORY_PROVIDER_SENTINELS",
     "INDICATOR_GLYPH",
+    "MAX_MEMORY_OBSERVATIONS",
     "PRE_COMPRESS_CHECKPOINT_API_VERSION",
     "TOOL_NAME_PATTERN",
+    "MemoryObservation",
+    "MemoryPrefetchResult",
     "MemoryProvider",
     "RecallStatus",
     "ctx_bound",
+    "is_core_memory_provider",
     "is_trivial_prompt",
     "spawn_context_thread",
 ]
@@ -36,6 +41,49 @@ INDICATOR_GLYPH = "🧠"
 
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 """Tool names every major model API accepts (what ``get_tool_schemas`` names must match)."""
+
+
+CORE_MEMORY_PROVIDER_SENTINELS = frozenset({"", "default", "builtin", "built-in", "none"})
+"""``memory.provider`` values that select the builtin store alone (as in Hermes Agent)."""
+
+MAX_MEMORY_OBSERVATIONS = 16
+"""Observations a :class:`MemoryPrefetchResult` keeps; more are dropped."""
+
+
+def is_core_memory_provider(name: str | None) -> bool:
+    """Whether a ``memory.provider`` value means the builtin store, not an external plugin."""
+    return str(name or "").strip().lower() in CORE_MEMORY_PROVIDER_SENTINELS
+
+
+@dataclass(frozen=True)
+class MemoryObservation:
+    """Structured data a provider attaches to its recall (newer Hermes' prefetch API).
+
+    hermes-memory carries it but has no observers: only the text of a
+    :class:`MemoryPrefetchResult` reaches the turn.
+    """
+
+    source_kind: str
+    schema: str
+    version: int
+    payload: Any
+    provider: str = ""
+
+
+@dataclass(frozen=True)
+class MemoryPrefetchResult:
+    """What ``prefetch`` may return instead of a str: the recall text plus observations."""
+
+    context: str = ""
+    observations: tuple[MemoryObservation, ...] = ()
+
+    def __post_init__(self) -> None:
+        observations = () if self.observations is None else self.observations
+        if not isinstance(observations, (list, tuple)):
+            raise TypeError(
+                f"observations must be a list or tuple, not {type(observations).__name__}"
+            )
+        object.__setattr__(self, "observations", tuple(observations[:MAX_MEMORY_OBSERVATIONS]))
 
 
 @dataclass(frozen=True)
@@ -151,8 +199,11 @@ class MemoryProvider(ABC):
         """Static text for the system prompt (instructions, status), built once per session."""
         return ""
 
-    def prefetch(self, query: str, *, session_id: str = "") -> str:
-        """Recall for this turn's user message; must be fast (serve background results)."""
+    def prefetch(self, query: str, *, session_id: str = "") -> str | MemoryPrefetchResult:
+        """Recall for this turn's user message; must be fast (serve background results).
+
+        Text, or a :class:`MemoryPrefetchResult` whose ``context`` is that text.
+        """
         return ""
 
     def queue_prefetch(self, query: str, *, session_id: str = "") -> None:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from plugin_kit import folder_plugin, fresh_discovery, write_files
+from plugin_kit import folder_plugin, fresh_discovery, provider_source, write_files
 
 from hermes_core import fencing, hermes_compat, provider
 from hermes_core.plugins import discover_providers, load_memory_provider
@@ -732,3 +732,48 @@ def test_hook_output_spill_reads_its_settings_and_spills_long_text(
     assert saved.read_text("utf-8") == "x" * 30 + "END\n"
     assert str(saved) in preview and "33 characters" in preview
     assert preview.endswith("xxxxxEND") and "--- head ---\nxxxx" in preview
+
+
+def test_newer_hermes_provider_names_and_structured_recall_are_served(
+    compat: None, hermes_home: Path
+) -> None:
+    # optchat (written for Hermes >= 0.21) imports these; a prefetch may return a result object.
+    from agent.memory_provider import (
+        MAX_MEMORY_OBSERVATION_BYTES,
+        MemoryObservation,
+        MemoryPrefetchResult,
+        is_core_memory_provider,
+    )
+
+    from hermes_core.config import selected_provider
+
+    assert MAX_MEMORY_OBSERVATION_BYTES == 16 * 1024
+    assert [is_core_memory_provider(n) for n in (None, " Built-In ", "none", "mem0")] == [
+        True,
+        True,
+        True,
+        False,
+    ]
+    assert selected_provider({"memory": {"provider": "Default"}}) is None
+    observation = MemoryObservation("graph", "edges", 1, {"n": 2})
+    result = MemoryPrefetchResult("Ana lives in Porto", [observation] * 20)
+    assert len(result.observations) == 16 and isinstance(result.observations, tuple)
+    with pytest.raises(TypeError, match="list or tuple"):
+        MemoryPrefetchResult("x", iter([observation]))  # type: ignore[arg-type]
+
+    folder_plugin(
+        hermes_home / "plugins",
+        "structured",
+        provider_source("structured", cls="Structured")
+        + "\n    def prefetch(self, query, *, session_id=''):\n"
+        "        from agent.memory_provider import MemoryPrefetchResult\n"
+        "        return MemoryPrefetchResult(context='Ana lives in Porto')\n",
+    )
+    from hermes_core.manager import MemoryManager
+
+    manager = MemoryManager()
+    provider = load_memory_provider("structured")
+    assert provider is not None
+    manager.add_provider(provider)
+    assert manager.prefetch_all("where does Ana live?") == "Ana lives in Porto"
+    manager.shutdown_all()

@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 import pytest
 
 from hermes_core.fencing import build_memory_context_block
-from hermes_core.provider import MemoryProvider, RecallStatus
+from hermes_core.provider import MemoryPrefetchResult, MemoryProvider, RecallStatus
 from hermes_core.testing.capabilities import (
     Capability,
     declared_capabilities,
@@ -112,6 +112,11 @@ def example_arguments(parameters: Any) -> dict[str, Any]:
 def _wrong_type_value(schema: Any) -> Any:
     kind = schema.get("type") if isinstance(schema, dict) else None
     return {"unexpected": ["structure"]} if kind == "string" else "not-the-declared-type"
+
+
+def _recall_text(result: Any) -> Any:
+    """The text of a ``prefetch`` result: a str, or a MemoryPrefetchResult's ``context``."""
+    return result.context if isinstance(result, MemoryPrefetchResult) else result
 
 
 def _is_error(payload: Any) -> bool:
@@ -290,10 +295,11 @@ class ProviderConformance:
         )
         if outcome.error is not None:
             raise outcome.error
-        assert isinstance(outcome.result, str), _fix(
+        result = _recall_text(outcome.result)
+        assert isinstance(result, str), _fix(
             f"prefetch() returned {type(outcome.result).__name__}.", 'return a str ("" for none).'
         )
-        return outcome.result
+        return result
 
     def forget(self, provider: MemoryProvider, fact: str, *, session_id: str) -> None:
         """Remove *fact*; override it (and declare ``forget``) when the provider can."""
@@ -487,9 +493,9 @@ class ProviderConformance:
                 f"prefetch({query!r}) raised {outcome.error!r}.",
                 'degrade to "" (and log) when the backend fails; never raise into the turn.',
             )
-            assert isinstance(outcome.result, str), _fix(
+            assert isinstance(_recall_text(outcome.result), str), _fix(
                 f"prefetch() returned {type(outcome.result).__name__}.",
-                'return a str ("" when nothing is recalled).',
+                'return a str ("" when nothing is recalled) or a MemoryPrefetchResult.',
             )
             status = provider.recall_status()
             assert status is None or isinstance(status, RecallStatus), _fix(
@@ -657,7 +663,7 @@ class ProviderConformance:
             while writing.is_set() and not read_errors:
                 try:
                     result = provider.prefetch(query_text(next(topics)), session_id=DEFAULT_SESSION)
-                    assert isinstance(result, str), f"prefetch() returned {result!r}"
+                    assert isinstance(_recall_text(result), str), f"prefetch() returned {result!r}"
                 except BaseException as exc:  # reported below, with what to fix
                     read_errors.append(exc)
 
