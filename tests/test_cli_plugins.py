@@ -312,7 +312,7 @@ def test_doctor_says_when_an_unavailable_provider_gives_no_reason(
         ("home_is_a_file", "is not a directory", "point HERMES_HOME elsewhere"),
         ("bad_yaml", "is not valid YAML", "edit"),
         ("unknown_provider", "memory.provider is 'ghost' but no such provider", "install"),
-        ("general_plugin", "plugins/hooky offers no memory provider (its __init__.py", "install"),
+        ("general_plugin", "plugins/hooky offers no memory provider (its __init__.py", "select a"),
         ("unavailable_provider", "memory.provider 'offline' is not available: set KEY", "reason"),
         ("broken_provider", "memory.provider 'cracked' is broken", "reinstall"),
         ("blocked_provider", "the plugin lists exclude it", "allow list"),
@@ -543,3 +543,19 @@ def test_a_wheel_that_installs_its_plugin_into_hermes_bundled_folder_is_named(
     where = site / "plugins" / "memory" / "sonzai"
     assert f"a plugin folder of that name is at {where}, where no scan looks" in result.stdout
     assert f"copy or move {where} to {hermes_home / 'plugins' / 'sonzai'}" in result.stdout
+
+
+def test_doctor_points_from_a_plugins_own_name_to_the_name_that_selects_it(
+    builtin: None, hermes_home: Path
+) -> None:
+    # mem0-oss's README selects memory.provider: mem0-oss for a folder named mem0_oss.
+    misplaced = hermes_home / "plugins" / "memory" / "mem0_oss"
+    folder_plugin(misplaced.parent, "mem0_oss", provider_source("mem0-oss"))
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: mem0-oss\n", "utf-8")
+    first = doctor()
+    assert f"a plugin folder of that name is at {misplaced}, where no scan looks" in first.stdout
+    assert f"copy or move {misplaced} to {hermes_home / 'plugins' / 'mem0-oss'}" in first.stdout
+    misplaced.rename(hermes_home / "plugins" / "mem0_oss")
+    second = doctor()
+    assert "the plugin 'mem0_oss' calls itself 'mem0-oss'" in second.stdout
+    assert "set memory.provider: mem0_oss in config.yaml" in second.stdout

@@ -236,7 +236,18 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     elif match is None:
         names = ", ".join(i.name for i in listing if i.name != "builtin") or "none"
         general = [path for path in non_provider_folders(home) if Path(path).name == selected]
-        misplaced = misplaced_plugins(home).get(selected)
+        misplaced_by_name = misplaced_plugins(home)
+        misplaced = next(
+            (misplaced_by_name[n] for n in misplaced_by_name if _same_name(n, selected)), None
+        )
+        namesake = next(
+            (
+                info
+                for info in listing
+                if _same_name(info.name, selected) or _same_name(info.provider_name, selected)
+            ),
+            None,
+        )
         elsewhere, general_points = _other_group_entry_points(selected)
         found.append(
             Finding(
@@ -247,6 +258,12 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
                     "names neither MemoryProvider nor register_memory_provider: a general "
                     "Hermes plugin, which hermes-memory does not run)"
                     if general
+                    else ""
+                )
+                + (
+                    f"; the plugin {namesake.name!r} calls itself {namesake.provider_name!r}, "
+                    "but memory.provider selects a plugin by its folder (or entry-point) name"
+                    if namesake is not None
                     else ""
                 )
                 + (
@@ -267,7 +284,12 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
                     if general_points and not elsewhere
                     else ""
                 ),
-                f"copy or move {misplaced} to {home / 'plugins' / selected}"
+                f"set memory.provider: {namesake.name} in config.yaml"
+                if namesake is not None
+                else "select a memory provider plugin instead (that folder holds a general "
+                "plugin), or remove memory.provider to use builtin memory only"
+                if general and not misplaced and not elsewhere
+                else f"copy or move {misplaced} to {home / 'plugins' / selected}"
                 if misplaced
                 else "run the package's own installer (through `hermes-memory hermes-run` if it "
                 f"needs Hermes' modules) or copy its plugin folder to {home / 'plugins' / selected}"
@@ -302,6 +324,15 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
         hidden = [info for info in shadowed if info.name == match.name]
         found += [_shadowed_finding(selected, match, info) for info in hidden]
     return found
+
+
+def _same_name(name: str | None, selected: str) -> bool:
+    """*name* is *selected* written with ``-`` and ``_`` swapped or in another case."""
+
+    def folded(text: str) -> str:
+        return text.strip().lower().replace("-", "_")
+
+    return name is not None and folded(name) == folded(selected)
 
 
 def _other_group_entry_points(name: str) -> tuple[str, str]:
