@@ -275,3 +275,20 @@ def test_a_plugin_that_registers_one_module_level_instance_is_refused_up_front(
     assert result.exit_code == 1
     assert "is one shared instance" in result.output
     assert "inside register(ctx)" in result.output
+
+
+def test_init_passes_keywords_a_gateway_would_to_every_initialize(hermes_home: Path) -> None:
+    # memorose refuses to start without the user_id Hermes' gateway passes.
+    source = _dict_provider_source(
+        replace="    def initialize(self, session_id: str, **kwargs: Any) -> None:\n",
+        by="    def initialize(self, session_id: str, **kwargs: Any) -> None:\n"
+        "        if not kwargs.get('user_id'):\n"
+        "            raise RuntimeError('needs the gateway user_id')\n",
+    )
+    _plugin(hermes_home, "dict-notes", source)
+    refused = _run("dict-notes", "-k", "stable_identifier")
+    assert refused.exit_code == 1
+    passed = _run("dict-notes", "--init", "user_id=u-42", "-k", "stable_identifier")
+    assert passed.exit_code == 0, passed.output
+    bad = CliRunner().invoke(cli, ["conformance", "dict-notes", "--init", "user id"])
+    assert bad.exit_code == 2 and "is not KEY=VALUE" in bad.output

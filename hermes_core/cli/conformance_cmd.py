@@ -135,6 +135,19 @@ def _positive_seconds(value: float) -> float:
     return value
 
 
+def _init_pairs(values: tuple[str, ...]) -> dict[str, str]:
+    pairs = {}
+    for value in values:
+        key, sep, given = value.partition("=")
+        if not sep or not key.strip().isidentifier():
+            raise click.BadParameter(
+                f"{value!r} is not KEY=VALUE with KEY a keyword name (e.g. user_id=u-42).",
+                param_hint="--init",
+            )
+        pairs[key.strip()] = given
+    return pairs
+
+
 @click.command()
 @click.argument("provider")
 @click.option(
@@ -153,6 +166,16 @@ def _positive_seconds(value: float) -> float:
         "HERMES_HOME into every test's empty home."
     ),
 )
+@click.option(
+    "--init",
+    "init_values",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help=(
+        "Pass KEY=VALUE to every initialize() call (repeatable), e.g. --init user_id=u-42 "
+        "for a provider that needs what a gateway passes."
+    ),
+)
 @click.option("-k", "select", metavar="EXPR", help="Only run tests matching this -k expression.")
 @click.option(
     "--timeout",
@@ -168,6 +191,7 @@ def conformance(
     provider: str,
     capabilities: tuple[str, ...],
     config_from: Path | None,
+    init_values: tuple[str, ...],
     select: str | None,
     timeout: float,
     as_json: bool,
@@ -182,6 +206,7 @@ def conformance(
     from hermes_core.config import get_hermes_home
     from hermes_core.testing.runner import missing_test_requirements, run_conformance
 
+    init_kwargs = _init_pairs(init_values)
     missing = missing_test_requirements()
     if missing:
         raise click.ClickException(
@@ -202,6 +227,7 @@ def conformance(
         plugins_from=plugins,
         select=select,
         timeout=timeout,
+        init_kwargs=init_kwargs,
     )
     report = run.report
     if report is None or (not report.results and report.exitstatus not in (0, 5, None)):

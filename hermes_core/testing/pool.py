@@ -105,7 +105,9 @@ class ProviderPool:
     ) -> MemoryProvider:
         """A new provider, initialized for *session_id* (and *user_id* when given)."""
         provider = self.new()
-        provider.initialize(session_id, **self.init_kwargs(user_id=user_id, **kwargs))
+        if user_id is not None:  # otherwise a user_id the run passes for every test stays
+            kwargs["user_id"] = user_id
+        provider.initialize(session_id, **self.init_kwargs(**kwargs))
         self._running.append(provider)
         return provider
 
