@@ -342,6 +342,43 @@ def test_split_handoff_recovers_body_and_following_text() -> None:
     assert split_handoff("plain message") is None
 
 
+def test_a_message_that_only_mentions_a_checkpoint_prefix_is_kept_whole() -> None:
+    # A user pasting a log that says "[CONTEXT SUMMARY]:" lost the message to compression.
+    pasted = "Server notes: bastion-7 is the jump host. [CONTEXT SUMMARY]: old stuff"
+    assert split_handoff(pasted) is None
+    assert split_handoff("[CONTEXT SUMMARY]: starts like one but never ends") is None
+    assert split_handoff(pasted, anywhere=True) == ("old stuff", "")
+    seen: list[str] = []
+    compressor = ContextCompressor(
+        CompressionSettings(context_window=1000), lambda p: seen.append(p) or "checkpoint"
+    )
+    messages = conversation(8)
+    messages[3] = {"role": "user", "content": pasted}
+    assert compressor.compress(messages) is not None
+    assert "bastion-7" in seen[0] and "PREVIOUS CHECKPOINT" not in seen[0]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "<think>plan</think>the checkpoint",
+        "the checkpoint<think>cut off by max_tokens",
+        "reasoning the template opened</think>the checkpoint",
+        "<thinking>plan</thinking>the checkpoint",
+        "<REASONING>plan</REASONING>the checkpoint",
+    ],
+)
+def test_reasoning_in_the_summarisers_reply_never_becomes_the_checkpoint(reply: str) -> None:
+    compressor = ContextCompressor(CompressionSettings(context_window=1000), lambda p: reply)
+    result = compressor.compress(conversation(8))
+    assert result is not None and result.summary == "the checkpoint"
+
+
+def test_past_turns_keep_a_mention_of_an_unclosed_reasoning_tag() -> None:
+    turn = {"role": "user", "content": "wrap it in a <reasoning> tag please"}
+    assert "<reasoning> tag please" in serialize_turns([turn])
+
+
 def test_serialize_labels_roles_tools_and_truncates() -> None:
     messages = [user("hi"), *tool_step("c9", "memory", {"content": "a" * 3000}, "b" * 7000)]
     text = serialize_turns(messages)

@@ -380,8 +380,8 @@ class ContextCompressor:
                 logger.warning("Compression summary failed, using an extractive one: %s", exc)
                 error = str(exc) or type(exc).__name__
             else:
-                text = strip_reasoning(text if isinstance(text, str) else "")
-                body = split_handoff(text)
+                text = strip_reasoning(text if isinstance(text, str) else "", reply=True)
+                body = split_handoff(text, anywhere=True)
                 text = body[0] if body is not None else text.strip()
                 limit = self.settings.max_summary_tokens * CHARS_PER_TOKEN * 2
                 if len(text) > limit:  # guidance was ignored; keep the checkpoint bounded

@@ -96,7 +96,11 @@ MAX_EXTRACTIVE_CHARS = 8_000
 MIN_EXTRACTIVE_CHARS = 600
 """Lower bound of an offline checkpoint's budget, however little it replaces."""
 
-_THINK_RE = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_THINK_RE = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+_OPEN_THINK_RE = re.compile(  # a block; an unclosed one runs to the end (cut off by max_tokens)
+    r"<(think|thinking|reasoning)>.*?(?:</\1>|$)", re.DOTALL | re.IGNORECASE
+)
+_CLOSE_THINK_RE = re.compile(r"</(?:think|thinking|reasoning)>", re.IGNORECASE)
 _PATH_RE = re.compile(r"(?<![\w/])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+\.\w{1,8}\b")
 _ERROR_RE = re.compile(r"\b(?:error|exception|traceback|failed|fatal)\b", re.IGNORECASE)
 
@@ -112,9 +116,20 @@ def content_text(content: Any) -> str:
     return json.dumps(content, ensure_ascii=False, default=str)
 
 
-def strip_reasoning(text: str) -> str:
-    """*text* without ``<think>…</think>`` blocks, stripped."""
-    return _THINK_RE.sub("", text).strip()
+def strip_reasoning(text: str, *, reply: bool = False) -> str:
+    """*text* without ``<think>``, ``<thinking>`` or ``<reasoning>`` blocks, stripped.
+
+    For a model's *reply* (a checkpoint being written) also an unclosed block,
+    to the end (cut off mid-thought), and everything before a lone closing tag
+    (chat templates that open the block in the prompt). Past turns keep a
+    mention of an unclosed tag: there it is more likely prose than reasoning.
+    """
+    if not reply:
+        return _THINK_RE.sub("", text).strip()
+    close = _CLOSE_THINK_RE.search(text)
+    if close is not None and not _OPEN_THINK_RE.search(text, 0, close.start()):
+        text = text[close.end() :]
+    return _OPEN_THINK_RE.sub("", text).strip()
 
 
 def _clip_middle(text: str, limit: int, head: int, tail: int) -> str:
@@ -248,16 +263,26 @@ def with_summary_prefix(body: str | None) -> str:
     return f"{SUMMARY_PREFIX}\n{text}" if text else SUMMARY_PREFIX
 
 
-def split_handoff(content: str) -> tuple[str, str] | None:
-    """``(checkpoint body, text after the end marker)`` when *content* holds a checkpoint."""
-    start = -1
-    for prefix in _KNOWN_PREFIXES:
-        start = content.find(prefix)
-        if start != -1:
-            break
-    if start == -1:
-        return None
-    rest = content[start:]
+def split_handoff(content: str, *, anywhere: bool = False) -> tuple[str, str] | None:
+    """``(checkpoint body, text after the end marker)`` when *content* is a checkpoint.
+
+    A transcript message is one only when it starts with a checkpoint prefix and
+    holds an end marker, as every checkpoint written by hermes-memory or Hermes
+    Agent does: a user who pastes ``[CONTEXT SUMMARY]:`` into a message keeps
+    the message. With *anywhere* (a summariser's reply that echoes the format),
+    a prefix anywhere starts the checkpoint and the end marker is optional.
+    """
+    if anywhere:
+        starts = [found for found in map(content.find, _KNOWN_PREFIXES) if found != -1]
+        if not starts:
+            return None
+        rest = content[min(starts) :]
+    else:
+        rest = content.lstrip()
+        if not rest.startswith(_KNOWN_PREFIXES):
+            return None
+        if SUMMARY_END_MARKER not in rest and _HERMES_END_MARKER not in rest:
+            return None
     after = ""
     for marker in (SUMMARY_END_MARKER, _HERMES_END_MARKER):
         if marker in rest:
