@@ -24,6 +24,7 @@ from typing import Any
 
 from hermes_core.config import get_hermes_home, load_config
 from hermes_core.errors import ConfigError, MemoryStoreError
+from hermes_core.fencing import sanitize_context
 from hermes_memory_builtin import drift
 from hermes_memory_builtin.consolidation import ConsolidationGuard
 from hermes_memory_builtin.entries import (
@@ -447,6 +448,12 @@ class MemoryStore:
             return (
                 f"Content is {len(text):,} characters long, more than the {MAX_SCAN_CHARS:,} "
                 "that can be scanned. Save a shorter entry."
+            )
+        if sanitize_context(text) != text:
+            return (
+                "Content holds a <memory-context> block or its note: that is memory recalled "
+                "for this turn, not something the user said, and saving it would store the "
+                "recall again every time. Save the fact itself, in your own words."
             )
         return _control_problem(text) or first_threat_message(text, scope="strict")
 

@@ -172,3 +172,24 @@ def test_operations_win_over_a_single_action(tool: MemoryTool, store: MemoryStor
 def test_arguments_must_be_an_object(tool: MemoryTool, args: Any) -> None:
     result = as_dict(tool(args))
     assert result["success"] is False and "must be an object" in result["error"]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "<memory-context>\n[System note: recalled]\n\nUser likes tea\n</memory-context>",
+        "User likes tea </memory-context>",
+        "Prefers dark mode. <MEMORY-CONTEXT>",
+    ],
+)
+def test_recalled_memory_echoed_into_a_write_is_refused(
+    tool: MemoryTool, store: MemoryStore, content: str
+) -> None:
+    # A model that echoes its recall into memory would store (and mirror) the fence.
+    added = call(tool, action="add", target="user", content=content)
+    assert added["success"] is False and "<memory-context>" in added["error"]
+    assert store.entries("user") == []
+    batch = call(
+        tool, action="batch", target="memory", operations=[{"action": "add", "content": content}]
+    )
+    assert batch["success"] is False and store.entries("memory") == []
