@@ -29,13 +29,14 @@ classes, no nested repetition), so hostile input cannot stall a turn.
 from __future__ import annotations
 
 import copy
+import logging
 import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from hermes_core.fencing import clean_text
 
-__all__ = ["REDACTED", "redact_egress"]
+__all__ = ["REDACTED", "RedactingLogFilter", "redact_egress"]
 
 REDACTED = "[redacted]"
 """What replaces each removed secret."""
@@ -288,3 +289,19 @@ def redact_egress(value: _T) -> _T:
     if scrubber.removed:
         result = _walk(result, scrubber.propagate, set(), 0)
     return result
+
+
+class RedactingLogFilter(logging.Filter):
+    """Scrubs secrets from a log record's message before a handler writes it.
+
+    httpx logs every request URL at INFO, password included when a provider's
+    URL carries one (``http://admin:secret@host``); the CLI's ``-v`` output
+    would show it.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        clean = redact_egress(message)
+        if clean != message:
+            record.msg, record.args = clean, ()
+        return True

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import string
 from collections import OrderedDict, namedtuple
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -296,3 +297,48 @@ def test_text_without_secret_markers_is_returned_unchanged(value: Any) -> None:
     snapshot = copy.deepcopy(value)
     assert redact_egress(value) is value
     assert value == snapshot
+
+
+def test_log_records_shown_by_the_cli_have_url_passwords_and_keys_removed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import logging
+
+    from hermes_core.redaction import RedactingLogFilter
+
+    record = logging.LogRecord(
+        "httpx",
+        logging.INFO,
+        __file__,
+        1,
+        'HTTP Request: POST %s "%s"',
+        ("http://admin:Hunter2PASSWORD@127.0.0.1:9/v3/peers", "HTTP/1.1 200 OK"),
+        None,
+    )
+    assert RedactingLogFilter().filter(record) is True
+    assert "Hunter2PASSWORD" not in record.getMessage()
+    assert "http://admin:[redacted]@127.0.0.1:9/v3/peers" in record.getMessage()
+    plain = logging.LogRecord("x", logging.INFO, __file__, 1, "nothing %s", ("here",), None)
+    RedactingLogFilter().filter(plain)
+    assert (plain.msg, plain.args) == ("nothing %s", ("here",))
+
+
+def test_the_cli_scrubs_what_its_log_handlers_show(hermes_home: Path) -> None:
+    import logging
+
+    from click.testing import CliRunner
+
+    from hermes_core.cli import _scrub_log_record, cli
+
+    root = logging.getLogger()
+    saved = list(root.handlers)
+    root.handlers.clear()
+    try:
+        CliRunner().invoke(cli, ["-v", "plugins"], catch_exceptions=False)
+        assert root.handlers and all(_scrub_log_record in h.filters for h in root.handlers)
+    finally:
+        root.handlers[:] = saved
+    record = logging.LogRecord(
+        "httpx", logging.INFO, __file__, 1, "GET %s", ("https://u:pw-Secret-123@h/x",), None
+    )
+    assert _scrub_log_record(record) and "pw-Secret-123" not in record.getMessage()

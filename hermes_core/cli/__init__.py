@@ -111,6 +111,16 @@ def cli(verbose: int) -> None:
     """Layered memory for AI agents: providers, sessions, and tools to run them."""
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:
+        if _scrub_log_record not in handler.filters:
+            handler.addFilter(_scrub_log_record)
+
+
+def _scrub_log_record(record: logging.LogRecord) -> bool:
+    """Remove secrets (a provider URL's password, say) from a record about to be shown."""
+    from hermes_core.redaction import RedactingLogFilter  # imported once a record is shown
+
+    return RedactingLogFilter().filter(record)
 
 
 def main(argv: list[str] | None = None) -> Any:
