@@ -45,6 +45,21 @@ def test_chat_runs_turns_and_commands(hermes_home: Path, server: FakeOpenAIServe
     assert sorted(str(r["end_reason"]) for r in rows) == ["new_session", "user_exit"]
 
 
+def test_chat_sends_a_message_that_starts_with_a_path_and_checks_command_arguments(
+    hermes_home: Path, server: FakeOpenAIServer
+) -> None:
+    result = CliRunner().invoke(
+        cli,
+        ["chat", "--base-url", server.base_url, "--model", "fake-model", "--cwd", str(hermes_home)],
+        input="/usr/bin/python is broken\n/new please\n/nope\n/exit\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert "echo: /usr/bin/python is broken" in result.output
+    assert "/new takes no arguments" in result.output
+    assert "Unknown command /nope" in result.output
+    assert len(sessions(hermes_home)) == 1  # "/new please" started nothing
+
+
 @pytest.mark.parametrize("stream", [(), ("--no-stream",)])
 def test_chat_shows_escape_sequences_in_a_reply_instead_of_obeying_them(
     hermes_home: Path, server: FakeOpenAIServer, stream: tuple[str, ...]
@@ -100,6 +115,60 @@ def test_chat_survives_ctrl_c_during_an_answer(hermes_home: Path, server: FakeOp
         ("user", "next question"),
         ("assistant", "second reply"),
     ]
+
+
+SLOW_END = """
+import time
+from agent.memory_provider import MemoryProvider
+
+
+class SlowEnd(MemoryProvider):
+    name = "slowend"
+
+    def is_available(self):
+        return True
+
+    def initialize(self, session_id, **kwargs):
+        pass
+
+    def get_tool_schemas(self):
+        return []
+
+    def on_session_end(self, messages):
+        time.sleep(30)
+"""
+
+
+def test_ctrl_c_while_the_session_ends_still_ends_its_row(
+    hermes_home: Path, server: FakeOpenAIServer
+) -> None:
+    plugin = hermes_home / "plugins" / "slowend"
+    plugin.mkdir(parents=True)
+    (plugin / "__init__.py").write_text(SLOW_END, encoding="utf-8")
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: slowend\n", "utf-8")
+    process = subprocess.Popen(
+        [*CLI, "chat", "--base-url", server.base_url, "--model", "fake-model", "--no-stream"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert process.stdin is not None and process.stderr is not None
+    process.stdin.write("hello\n/exit\n")
+    process.stdin.flush()
+    lines = []
+    for line in process.stderr:  # wait until it is waiting on the provider
+        lines.append(line)
+        if "Ending the session" in line:
+            break
+    time.sleep(0.5)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, "".join(lines) + err
+    assert "ended the session without waiting for providers" in err
+    (row,) = sessions(hermes_home)
+    assert row["end_reason"] == "user_exit"
 
 
 def test_demo_runs_end_to_end_offline(tmp_path: Path) -> None:

@@ -111,7 +111,11 @@ def chat(
         _loop(session)
     finally:
         click.secho("Ending the session…", dim=True, err=True)
-        session.close()
+        try:
+            session.close()
+        except KeyboardInterrupt:  # the session row is ended; providers were not waited for
+            click.secho("Interrupted: ended the session without waiting for providers.", err=True)
+            raise SystemExit(130) from None
 
 
 def _loop(session: Any) -> None:
@@ -132,11 +136,15 @@ def _loop(session: Any) -> None:
         if text == "/help":
             click.echo(HELP_TEXT)
             continue
-        if text == "/new" or text.split()[0] == "/compress":
+        word = text.split()[0]
+        if word == "/new" and text != "/new":
+            click.echo("/new takes no arguments: type /new alone to start a new session.")
+            continue
+        if word in ("/new", "/compress"):
             _command(session, text)
             continue
-        if text.startswith("/"):
-            click.echo(f"Unknown command {text.split()[0]}. {HELP_TEXT}")
+        if word.startswith("/") and "/" not in word[1:]:  # /usr/bin/python … is a message
+            click.echo(f"Unknown command {word}. {HELP_TEXT}")
             continue
         _turn(session, line)
 

@@ -545,14 +545,16 @@ class AgentSession:
                         exc,
                     )
             if self._session_id:
-                self._guard.call(
-                    "on_session_end",
-                    self.manager.on_session_end,
-                    self.messages,
-                    default=None,
-                    timeout=self.settings.session_end_timeout,
-                )
-                self._store_call(self.store.end_session, self._session_id, end_reason)
+                try:
+                    self._guard.call(
+                        "on_session_end",
+                        self.manager.on_session_end,
+                        self.messages,
+                        default=None,
+                        timeout=self.settings.session_end_timeout,
+                    )
+                finally:  # a Ctrl-C while providers finish still ends the row
+                    self._store_call(self.store.end_session, self._session_id, end_reason)
             self._guard.call(
                 "shutdown_all",
                 self.manager.shutdown_all,
