@@ -9,6 +9,7 @@ one fast refusal per call instead of a timeout.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -30,11 +31,20 @@ from honcho.peer import Peer
 from honcho.session import Session
 from honcho.session_context import SessionContext
 
+from hermes_core.errors import ProviderError
 from hermes_core.resilience import CircuitBreaker, retry_policy
+from hermes_memory_honcho.identity import is_honcho_id
 from hermes_memory_honcho.settings import HonchoSettings
 from hermes_memory_honcho.writes import MAX_MESSAGES_PER_CALL, OutgoingMessage
 
-__all__ = ["HonchoClient", "is_refusal", "is_service_failure", "is_transient"]
+__all__ = [
+    "HonchoClient",
+    "InvalidIdError",
+    "is_refusal",
+    "is_service_failure",
+    "is_transient",
+    "retry_after",
+]
 
 T = TypeVar("T")
 RETRYABLE = (TimeoutError, ConnectionError, RateLimitError, ServerError)
@@ -46,6 +56,29 @@ AI_IN_SESSION = SessionPeerConfig(observe_me=False, observe_others=True)
 def is_transient(exc: BaseException) -> bool:
     """Whether retrying *exc* may help: a timeout, a network error, a 429 or a 5xx."""
     return isinstance(exc, RETRYABLE)
+
+
+class InvalidIdError(ProviderError, ValueError):
+    """An id that is not a Honcho id, refused before it could reach a URL path."""
+
+
+def _check_id(value: object, what: str) -> str:
+    if not is_honcho_id(value):
+        raise InvalidIdError(
+            f"{what} must be a Honcho id (1-100 letters, digits, '_' or '-'), got {value!r}."
+        )
+    assert isinstance(value, str)
+    return value
+
+
+def retry_after(exc: BaseException | None) -> float | None:
+    """The seconds a 429 answer asked us to wait (its ``Retry-After``), if it said."""
+    if not isinstance(exc, RateLimitError):
+        return None
+    value = exc.retry_after
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return max(0.0, float(value))
 
 
 def is_service_failure(exc: BaseException) -> bool:
@@ -62,7 +95,7 @@ def is_refusal(exc: BaseException) -> bool:
     text that cannot be encoded. Such a write is dropped instead of blocking
     every write queued after it.
     """
-    if isinstance(exc, UnicodeError):
+    if isinstance(exc, UnicodeError | InvalidIdError):
         return True
     return (
         isinstance(exc, APIError)
@@ -98,13 +131,29 @@ class HonchoClient:
             clock=clock,
         )
         backoff = settings.retry_backoff
-        self._retrying = retry_policy(
+        policy = retry_policy(
             retries=settings.max_retries,
             is_transient=is_transient,
             backoff=backoff,
             max_backoff=backoff * 16,
             sleep=sleep,
         )
+        # A 429 with Retry-After is retried after the time it asks for, as long as that
+        # fits in one attempt's budget (``timeout``); a longer wait gives up at once.
+        self._retry_after_cap = settings.timeout
+        base_wait, base_stop = policy.wait, policy.stop
+
+        def wait(state: Any) -> float:
+            hint = retry_after(state.outcome.exception() if state.outcome else None)
+            return hint if hint is not None else float(base_wait(state))
+
+        def stop(state: Any) -> bool:
+            if base_stop(state):
+                return True
+            hint = retry_after(state.outcome.exception() if state.outcome else None)
+            return hint is not None and hint > self._retry_after_cap
+
+        self._retrying = policy.copy(wait=wait, stop=stop)
         self._lock = threading.Lock()
         self._peers: dict[str, Peer] = {}
         self._sessions: dict[str, Session] = {}
@@ -112,8 +161,21 @@ class HonchoClient:
     # -- plumbing ---------------------------------------------------------------
 
     def call(self, operation: Callable[[], T]) -> T:
-        """Run one logical operation with retries, behind the breaker."""
-        return self.breaker.call(lambda: self._retrying(operation), is_failure=is_service_failure)
+        """Run one logical operation with retries, behind the breaker.
+
+        A 429 that outlasts the retries is re-raised saying so, with the wait
+        Honcho asked for, instead of the SDK's bare text.
+        """
+        try:
+            return self.breaker.call(
+                lambda: self._retrying(operation), is_failure=is_service_failure
+            )
+        except RateLimitError as exc:
+            hint = retry_after(exc)
+            wait = f", retry after {hint:g} s" if hint is not None else ", retry later"
+            raise RateLimitError(
+                f"Honcho is rate limiting requests (HTTP 429){wait}.", retry_after=hint
+            ) from exc
 
     def close(self) -> None:
         """Close the HTTP connection pool."""
@@ -239,11 +301,23 @@ class HonchoClient:
         return self.call(lambda: self._pair(observer, observed).query(query, top_k=top_k))
 
     def delete_conclusion(self, observer: str, observed: str, conclusion_id: str) -> None:
-        """Delete a conclusion, after checking it belongs to this observer/observed pair."""
+        """Delete a conclusion, after checking it belongs to this observer/observed pair.
+
+        *conclusion_id* must be a Honcho id (it goes into the URL path), so the
+        request can only address a conclusion of this client's own workspace;
+        anything else raises :class:`InvalidIdError` before any request.
+        """
+        _check_id(conclusion_id, "The conclusion id")
+        _check_id(self.settings.workspace, "The workspace id")
 
         def run() -> None:
             view = self._pair(observer, observed)
-            view.get(conclusion_id)
+            found = view.get(conclusion_id)
+            if found.id != conclusion_id:
+                raise InvalidIdError(
+                    f"Honcho answered with conclusion {found.id!r} for {conclusion_id!r}; "
+                    "nothing was deleted."
+                )
             view.delete(conclusion_id)
 
         self.call(run)

@@ -29,7 +29,7 @@ from hermes_core.fencing import clean_text, sanitize_context
 from hermes_core.provider import MemoryProvider, RecallStatus, is_trivial_prompt
 from hermes_core.workers import BackgroundWorker
 from hermes_memory_honcho.chunking import chunk_text
-from hermes_memory_honcho.identity import to_honcho_id
+from hermes_memory_honcho.identity import is_honcho_id, to_honcho_id
 from hermes_memory_honcho.settings import (
     HonchoSettings,
     config_schema,
@@ -404,8 +404,11 @@ class HonchoMemoryProvider(MemoryProvider):
         """Mirror builtin USER.md changes as Honcho conclusions about the user."""
         if not self._writes_enabled or not self._active or target != "user":
             return
-        previous = clean_text(str((metadata or {}).get("previous_content") or "").strip())
-        content = clean_text(str(content or "").strip())
+        # Recalled context must never be stored again: strip <memory-context> fences (as
+        # sync_turn does); a write left empty by that is skipped.
+        previous = str((metadata or {}).get("previous_content") or "")
+        previous = clean_text(sanitize_context(previous)).strip()
+        content = clean_text(sanitize_context(str(content or ""))).strip()
         session = to_honcho_id(self._session_id)
         if action == "add" and content:
             self._enqueue([ConclusionWrite(session, content=content)])
@@ -503,7 +506,7 @@ class HonchoMemoryProvider(MemoryProvider):
     def _write_conclusion(self, client: HonchoClient, op: ConclusionWrite) -> None:
         if op.previous:
             for found in client.query_conclusions(self._ai_peer, self._user_peer, op.previous):
-                if found.content.strip() == op.previous:
+                if found.content.strip() == op.previous and is_honcho_id(found.id):
                     client.delete_conclusion(self._ai_peer, self._user_peer, found.id)
         if op.content:
             client.create_conclusion(

@@ -8,12 +8,14 @@ API key is a secret: it is never written to ``config.yaml``; it comes from
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from hermes_core.config import load_config, update_config
 from hermes_core.errors import ConfigError
@@ -32,7 +34,7 @@ SECTION = "honcho"
 ENVIRONMENTS = {"production": "https://api.honcho.dev", "local": "http://localhost:8000"}
 RECALL_MODES = ("hybrid", "context", "tools")
 REASONING_LEVELS = ("minimal", "low", "medium", "high", "max")
-_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
+_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,100}")
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,9 @@ class Field:
     choices: tuple[str, ...] = ()
     secret: bool = False
     minimum: float | None = None
+    maximum: float | None = None
     is_id: bool = False
+    is_url: bool = False
     url: str = ""
 
 
@@ -67,6 +71,7 @@ FIELDS: tuple[Field, ...] = (
         "",
         "Base URL of a self-hosted Honcho server (blank: hosted service)",
         env=("HONCHO_BASE_URL", "HONCHO_URL"),
+        is_url=True,
     ),
     Field(
         "environment",
@@ -115,6 +120,7 @@ FIELDS: tuple[Field, ...] = (
         "Seconds one HTTP attempt may take",
         env=("HONCHO_TIMEOUT",),
         minimum=0.001,
+        maximum=600,
     ),
     Field(
         "max_retries",
@@ -123,24 +129,48 @@ FIELDS: tuple[Field, ...] = (
         "Retries after a failed attempt (timeouts, 5xx, 429, network)",
         env=("HONCHO_MAX_RETRIES",),
         minimum=0,
+        maximum=10,
     ),
-    Field("retry_backoff", float, 0.5, "First retry delay in seconds (doubles)", minimum=0),
+    Field(
+        "retry_backoff",
+        float,
+        0.5,
+        "First retry delay in seconds (doubles)",
+        minimum=0,
+        maximum=30,
+    ),
     Field(
         "breaker_threshold",
         int,
         5,
         "Consecutive failed calls that pause Honcho calls",
         minimum=1,
+        maximum=1000,
     ),
-    Field("breaker_cooldown", float, 60.0, "Seconds calls stay paused", minimum=0),
+    Field(
+        "breaker_cooldown",
+        float,
+        60.0,
+        "Seconds calls stay paused",
+        minimum=0,
+        maximum=86_400,
+    ),
     Field(
         "prefetch_wait",
         float,
         3.0,
         "Seconds a session's first prefetch waits for the background warm-up",
         minimum=0,
+        maximum=30,
     ),
-    Field("context_tokens", int, 800, "Budget of recalled text per turn (x4 chars)", minimum=1),
+    Field(
+        "context_tokens",
+        int,
+        800,
+        "Budget of recalled text per turn (x4 chars)",
+        minimum=1,
+        maximum=100_000,
+    ),
     Field("dialectic", bool, True, "Ask Honcho's dialectic about each user message"),
     Field(
         "reasoning_level",
@@ -149,16 +179,38 @@ FIELDS: tuple[Field, ...] = (
         "Reasoning level of background dialectic queries",
         choices=REASONING_LEVELS,
     ),
-    Field("dialectic_max_chars", int, 600, "Longest dialectic answer injected", minimum=1),
-    Field("message_max_chars", int, 25000, "Longest message chunk sent to Honcho", minimum=100),
+    Field(
+        "dialectic_max_chars",
+        int,
+        600,
+        "Longest dialectic answer injected",
+        minimum=1,
+        maximum=100_000,
+    ),
+    Field(
+        "message_max_chars",
+        int,
+        25000,
+        "Longest message chunk sent to Honcho",
+        minimum=100,
+        maximum=1_000_000,
+    ),
     Field(
         "max_pending_messages",
         int,
         1000,
         "Unsent messages kept while Honcho is down (oldest dropped beyond)",
         minimum=1,
+        maximum=100_000,
     ),
-    Field("shutdown_timeout", float, 5.0, "Seconds shutdown waits for pending writes", minimum=0),
+    Field(
+        "shutdown_timeout",
+        float,
+        5.0,
+        "Seconds shutdown waits for pending writes",
+        minimum=0,
+        maximum=600,
+    ),
 )
 _BY_KEY = {field.key: field for field in FIELDS}
 _TYPE_NAMES = {str: "text", int: "integer", float: "number", bool: "boolean"}
@@ -220,25 +272,45 @@ def _coerce(field: Field, value: Any, source: str) -> Any:
             return False
         raise bad("true or false")
     if field.kind in (int, float):
+        kind = _TYPE_NAMES[field.kind]
+        low = field.minimum if field.minimum is not None else -math.inf
+        high = field.maximum if field.maximum is not None else math.inf
+        bounds = f"a finite {kind} between {low:g} and {high:g}"
         if isinstance(value, bool):
-            raise bad(f"a {_TYPE_NAMES[field.kind]}")
+            raise bad(bounds)
         try:
-            number = field.kind(value.strip() if isinstance(value, str) else value)
-        except (TypeError, ValueError):
-            raise bad(f"a {_TYPE_NAMES[field.kind]}") from None
-        if field.kind is int and isinstance(value, float) and not value.is_integer():
-            raise bad("an integer")
-        if field.minimum is not None and number < field.minimum:
-            raise bad(f"a {_TYPE_NAMES[field.kind]} of at least {field.minimum:g}")
+            number = float(value.strip() if isinstance(value, str) else value)
+        except (TypeError, ValueError, OverflowError):
+            raise bad(bounds) from None
+        if not math.isfinite(number) or not low <= number <= high:
+            raise bad(bounds)
+        if field.kind is int:
+            if not number.is_integer():
+                raise bad(f"an integer between {low:g} and {high:g}")
+            return int(number)
         return number
     if not isinstance(value, str):
         raise bad("a string")
     text = value.strip()
     if field.choices and text not in field.choices:
         raise bad("one of " + ", ".join(field.choices))
-    if field.is_id and not _ID_RE.match(text):
+    if field.is_id and not _ID_RE.fullmatch(text):
         raise bad("1-100 characters of letters, digits, '_' or '-'")
+    if field.is_url and text and not _is_http_url(text):
+        raise bad("an http(s) URL such as http://localhost:8000")
     return text
+
+
+def _is_http_url(text: str) -> bool:
+    """Whether *text* is an ``http://`` or ``https://`` URL with a host."""
+    if any(ch.isspace() or not ch.isprintable() for ch in text):
+        return False
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
 def _section(config: Mapping[str, Any], where: Path) -> Mapping[str, Any]:
@@ -314,6 +386,8 @@ def config_schema() -> list[dict[str, Any]]:
             entry["choices"] = list(field.choices)
         if field.minimum is not None:
             entry["minimum"] = field.minimum
+        if field.maximum is not None:
+            entry["maximum"] = field.maximum
         if field.url:
             entry["url"] = field.url
         schema.append(entry)

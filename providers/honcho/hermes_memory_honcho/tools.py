@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.errors import ProviderError
-from hermes_core.fencing import clean_text
+from hermes_core.fencing import clean_text, sanitize_context
+from hermes_memory_honcho.identity import is_honcho_id
 from hermes_memory_honcho.settings import REASONING_LEVELS
 
 if TYPE_CHECKING:
@@ -129,6 +130,11 @@ def _text(args: Mapping[str, Any], key: str, *, required: bool) -> str | None:
     return None
 
 
+def _stored_text(text: str) -> str:
+    """*text* as it may be stored: recalled ``<memory-context>`` blocks and notes removed."""
+    return clean_text(sanitize_context(text)).strip()
+
+
 def _clip(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
@@ -168,10 +174,21 @@ class HonchoTools:
         if card is not None:
             if not all(isinstance(fact, str) for fact in card):
                 raise ToolInputError("'card' must be a list of strings.")
-            facts = [clean_text(fact.strip()) for fact in card if fact.strip()]
+            facts = [_stored_text(fact) for fact in card]
             self._require_writes()
-            stored = self.client.set_card(self.user_peer, facts)
-            return {"result": f"Peer card updated ({len(stored)} facts).", "card": stored}
+            kept = [fact for fact in facts if fact]
+            skipped = sum(1 for fact in card if fact.strip()) - len(kept)
+            stored = self.client.set_card(self.user_peer, kept)
+            result: dict[str, Any] = {
+                "result": f"Peer card updated ({len(stored)} facts).",
+                "card": stored,
+            }
+            if skipped:
+                result["skipped"] = (
+                    f"{skipped} fact(s) held only recalled <memory-context> text and were "
+                    "not stored."
+                )
+            return result
         facts = self.client.get_card(self.user_peer)
         if not facts:
             return {
@@ -243,9 +260,22 @@ class HonchoTools:
             raise ToolInputError("Pass exactly one of 'conclusion' or 'delete_id'.")
         self._require_writes()
         if delete_id is not None:
+            if not is_honcho_id(delete_id):
+                raise ToolInputError(
+                    f"'delete_id' must be a conclusion id as honcho_conclude returned it "
+                    f"(1-100 letters, digits, '_' or '-'), got {delete_id[:120]!r}. "
+                    "Nothing was deleted."
+                )
             self.client.delete_conclusion(self.ai_peer, self.user_peer, delete_id)
             return {"result": f"Conclusion {delete_id} deleted."}
         assert conclusion is not None
+        conclusion = _stored_text(conclusion)
+        if not conclusion:
+            return {
+                "result": "Nothing saved: the conclusion held only recalled <memory-context> "
+                "text, which is never stored again. Pass the fact itself.",
+                "saved": False,
+            }
         created = self.client.create_conclusion(
             self.ai_peer, self.user_peer, conclusion, session_id=self.session_id()
         )

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 from hermes_memory_honcho import HonchoMemoryProvider
-from hermes_memory_honcho.settings import load_settings
+from hermes_memory_honcho.settings import config_schema, load_settings, save_settings
 from honcho_test_support import write_config
 
 from hermes_core.errors import ConfigError
@@ -58,8 +58,8 @@ def test_base_url_loses_trailing_slash_and_v3(hermes_home: Path, url: str, expec
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"timeout": "soon"}, r"honcho\.timeout in config\.yaml must be a number"),
-        ({"timeout": 0}, r"at least"),
+        ({"timeout": "soon"}, r"honcho\.timeout in config\.yaml must be a finite number"),
+        ({"timeout": 0}, r"between 0\.001 and 600"),
         ({"recall_mode": "magic"}, r"one of hybrid, context, tools"),
         ({"workspace": "my workspace"}, r"letters, digits"),
         ({"dialectic": "maybe"}, r"true or false"),
@@ -146,7 +146,67 @@ def test_save_config_refuses_bad_input_and_writes_nothing(hermes_home: Path) -> 
     provider = HonchoMemoryProvider()
     with pytest.raises(ConfigError, match="Unknown Honcho setting"):
         provider.save_config({"workspace": "x", "colour": "blue"}, str(hermes_home))
-    with pytest.raises(ConfigError, match=r"honcho\.timeout must be a number"):
+    with pytest.raises(ConfigError, match=r"honcho\.timeout must be a finite number"):
         provider.save_config({"api_key": "k", "timeout": "soon"}, str(hermes_home))
     assert (hermes_home / "config.yaml").read_text() == before
     assert not (hermes_home / ".env").exists()
+
+
+@pytest.mark.parametrize(
+    ("settings", "key"),
+    [
+        ({"timeout": float("nan")}, "timeout"),
+        ({"timeout": float("inf")}, "timeout"),
+        ({"timeout": 1e308}, "timeout"),
+        ({"timeout": ".nan"}, "timeout"),
+        ({"shutdown_timeout": float("inf")}, "shutdown_timeout"),
+        ({"max_retries": float("inf")}, "max_retries"),
+        ({"max_retries": float("nan")}, "max_retries"),
+        ({"max_pending_messages": 1e300}, "max_pending_messages"),
+        ({"context_tokens": float("-inf")}, "context_tokens"),
+        ({"breaker_cooldown": 1e9}, "breaker_cooldown"),
+        ({"base_url": "abc"}, "base_url"),
+        ({"base_url": "ftp://x"}, "base_url"),
+        ({"base_url": "http://"}, "base_url"),
+        ({"base_url": "http://host:port/"}, "base_url"),
+    ],
+)
+def test_non_finite_huge_numbers_and_non_http_urls_are_refused_naming_the_key(
+    hermes_home: Path, settings: dict, key: str
+) -> None:
+    write_config(hermes_home, **settings)
+    with pytest.raises(ConfigError, match=rf"honcho\.{key} in config\.yaml must be"):
+        load_settings(hermes_home, environ={})
+
+
+def test_bad_settings_make_the_provider_unavailable_with_the_key_named(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HONCHO_API_KEY", "k")
+    for bad in ({"timeout": float("nan")}, {"base_url": "abc"}, {"shutdown_timeout": 1e308}):
+        write_config(hermes_home, **bad)
+        provider = HonchoMemoryProvider()
+        assert not provider.is_available()  # a ConfigError is reported, nothing raises
+        key = next(iter(bad))
+        assert f"honcho.{key}" in provider.unavailable_reason()
+
+
+def test_non_finite_environment_values_are_refused(hermes_home: Path) -> None:
+    for value in ("nan", "inf", "1e308"):
+        with pytest.raises(ConfigError, match="environment variable HONCHO_TIMEOUT"):
+            load_settings(hermes_home, environ={"HONCHO_TIMEOUT": value})
+    with pytest.raises(ConfigError, match="HONCHO_BASE_URL"):
+        load_settings(hermes_home, environ={"HONCHO_BASE_URL": "localhost:8000"})
+
+
+def test_save_settings_refuses_non_finite_numbers_and_bad_urls(hermes_home: Path) -> None:
+    for values in ({"timeout": float("inf")}, {"base_url": "ftp://x"}, {"max_retries": "nan"}):
+        with pytest.raises(ConfigError):
+            save_settings(values, hermes_home)
+    assert not (hermes_home / "config.yaml").exists()
+
+
+def test_schema_gives_every_number_a_maximum() -> None:
+    for entry in config_schema():
+        if entry["type"] in ("integer", "number"):
+            assert entry["maximum"] >= entry["default"] >= entry["minimum"]

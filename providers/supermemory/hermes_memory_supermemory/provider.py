@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_core.config import get_hermes_home
 from hermes_core.errors import ConfigError
+from hermes_core.fencing import clean_text, sanitize_context
 from hermes_core.provider import MemoryProvider, RecallStatus, is_trivial_prompt
 from hermes_core.resilience import CircuitBreaker
 from hermes_core.workers import BackgroundWorker
@@ -560,12 +561,17 @@ class SupermemoryProvider(MemoryProvider):
         base: Metadata = {"source": "hermes", "type": "builtin_memory", "target": target}
         if meta.get("session_id"):
             base["session_id"] = str(meta["session_id"])
-        if action in ("replace", "remove") and isinstance(previous, str) and previous.strip():
-            doc_id = memory_document_id(target, previous)
-            self._submit_write(_Write(f"{target} memory removal", doc_id, delete=True))
-        if action in ("add", "replace") and content and content.strip():
-            doc_id = memory_document_id(target, content)
-            self._submit_write(_Write(f"{target} memory", doc_id, content.strip(), base))
+        # Recalled context must never be stored again: <memory-context> fences go (as in
+        # captured turns); an entry left empty by that is not mirrored.
+        if action in ("replace", "remove") and isinstance(previous, str):
+            previous = _stored_text(previous)
+            if previous:
+                doc_id = memory_document_id(target, previous)
+                self._submit_write(_Write(f"{target} memory removal", doc_id, delete=True))
+        text = _stored_text(content) if isinstance(content, str) else ""
+        if action in ("add", "replace") and text:
+            doc_id = memory_document_id(target, text)
+            self._submit_write(_Write(f"{target} memory", doc_id, text, base))
 
     # ------------------------------------------------------------ tools and config
 
@@ -598,6 +604,11 @@ class SupermemoryProvider(MemoryProvider):
 def _sdk_version() -> str:
     """The installed supermemory SDK's version, read from its metadata once per process."""
     return importlib.metadata.version("supermemory")
+
+
+def _stored_text(text: str) -> str:
+    """*text* as it may be stored: ``<memory-context>`` fences removed, stripped."""
+    return clean_text(sanitize_context(text)).strip()
 
 
 def _json(value: dict[str, Any]) -> str:

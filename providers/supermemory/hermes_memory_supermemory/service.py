@@ -10,6 +10,8 @@ models, so nothing above this module depends on the SDK's types.
 
 from __future__ import annotations
 
+import datetime
+import email.utils
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -62,6 +64,29 @@ def _fact_texts(facts: Any) -> list[str]:
     return texts
 
 
+def retry_after(exc: BaseException | None) -> float | None:
+    """Seconds a 429 answer asked to wait (``Retry-After``: seconds or an HTTP date)."""
+    if not isinstance(exc, supermemory.APIStatusError) or exc.status_code != 429:
+        return None
+    response = getattr(exc, "response", None)
+    header = response.headers.get("retry-after", "").strip() if response is not None else ""
+    if not header:
+        return None
+    try:
+        seconds = float(header)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(header)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=datetime.UTC)
+        seconds = (when - datetime.datetime.now(datetime.UTC)).total_seconds()
+    if not math.isfinite(seconds):
+        return None
+    return max(0.0, seconds)
+
+
 def is_transient(exc: BaseException) -> bool:
     """Whether retrying *exc* may help: connection trouble, timeouts, 408/429/5xx."""
     if isinstance(exc, supermemory.APIConnectionError):
@@ -111,7 +136,7 @@ class SupermemoryService:
             default_headers=SOURCE_HEADER,
             http_client=self._http,
         )
-        self._retrying = retry_policy(
+        policy = retry_policy(
             retries=settings.max_retries,
             is_transient=is_transient,
             backoff=0.25,
@@ -119,6 +144,22 @@ class SupermemoryService:
             jitter=0.25,
             sleep=sleep,
         )
+        # A 429 with Retry-After is retried after the time it asks for, as long as that
+        # fits in one request's budget (``api_timeout``); a longer wait gives up at once.
+        cap = settings.api_timeout
+        base_wait, base_stop = policy.wait, policy.stop
+
+        def wait(state: Any) -> float:
+            hint = retry_after(state.outcome.exception() if state.outcome else None)
+            return hint if hint is not None else float(base_wait(state))
+
+        def stop(state: Any) -> bool:
+            if base_stop(state):
+                return True
+            hint = retry_after(state.outcome.exception() if state.outcome else None)
+            return hint is not None and hint > cap
+
+        self._retrying = policy.copy(wait=wait, stop=stop)
 
     def close(self) -> None:
         """Close the HTTP connection pool (when this service created it)."""
@@ -134,6 +175,12 @@ class SupermemoryService:
             raise BreakerOpenError(
                 f"Supermemory {what} skipped: the circuit breaker is open after repeated "
                 f"failures (next try in {exc.retry_after:.0f}s)."
+            ) from exc
+        except supermemory.RateLimitError as exc:
+            hint = retry_after(exc)
+            wait = f"retry after {hint:g} s" if hint is not None else "retry later"
+            raise ServiceError(
+                f"Supermemory {what} failed: rate limited (HTTP 429), {wait}.", retryable=True
             ) from exc
         except supermemory.SupermemoryError as exc:
             raise ServiceError(
@@ -169,7 +216,11 @@ class SupermemoryService:
                 timeout=self._timeout,
                 **extra,
             )
-            return {"id": str(ref.id), "status": str(ref.status)}
+            doc_id_back = getattr(ref, "id", None)
+            if not isinstance(doc_id_back, str) or not doc_id_back.strip():
+                raise ValueError("the service answered without a document id")
+            status = getattr(ref, "status", None)
+            return {"id": doc_id_back, "status": str(status) if status is not None else ""}
 
         return self._call("add", run)
 

@@ -9,14 +9,16 @@ then from ``$HERMES_HOME/.env``, and is never written to ``config.yaml``.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-from hermes_core.config import cfg_get, load_config, update_config
+from hermes_core.config import cfg_get, config_path, load_config, update_config
 from hermes_core.errors import ConfigError
 from hermes_core.secrets import read_dotenv, write_dotenv
 
@@ -144,18 +146,35 @@ def _number(key: str, raw: Any) -> int | float:
     if isinstance(raw, bool):
         raise ConfigError(f"supermemory.{key} must be {kind} {bounds}, found {raw!r}.")
     try:
-        value = float(raw)
-    except (TypeError, ValueError):
+        value = float(raw.strip() if isinstance(raw, str) else raw)
+    except (TypeError, ValueError, OverflowError):
         raise ConfigError(
             f"supermemory.{key} must be {kind} {bounds}, found {raw!r}. Fix it in config.yaml."
         ) from None
-    if spec.integer and value != int(value):
+    if not math.isfinite(value):
+        raise ConfigError(
+            f"supermemory.{key} must be a finite number {bounds}, found {raw!r}. "
+            "Fix it in config.yaml."
+        )
+    if spec.integer and not value.is_integer():
         raise ConfigError(f"supermemory.{key} must be {kind} {bounds}, found {raw!r}.")
     if not spec.minimum <= value <= spec.maximum:
         raise ConfigError(
             f"supermemory.{key} must be {bounds}, found {raw!r}. Fix it in config.yaml."
         )
     return int(value) if spec.integer else value
+
+
+def _is_http_url(text: str) -> bool:
+    """Whether *text* is an ``http://`` or ``https://`` URL with a host."""
+    if not text or any(ch.isspace() or not ch.isprintable() for ch in text):
+        return False
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
 def _boolean(key: str, raw: Any) -> bool:
@@ -194,9 +213,12 @@ def validate_values(values: Mapping[str, Any]) -> dict[str, Any]:
         elif key in ("namespace", "container_tag"):
             clean["namespace"] = _namespace(raw)
         elif key == "base_url":
-            if not isinstance(raw, str) or not raw.startswith(("http://", "https://")):
-                raise ConfigError(f"supermemory.base_url must be an http(s) URL, found {raw!r}.")
-            clean[key] = raw.rstrip("/")
+            if not isinstance(raw, str) or not _is_http_url(raw.strip()):
+                raise ConfigError(
+                    f"supermemory.base_url must be an http(s) URL such as {DEFAULT_BASE_URL}, "
+                    f"found {raw!r}."
+                )
+            clean[key] = raw.strip().rstrip("/")
         elif key == "search_mode":
             if raw not in SEARCH_MODES:
                 raise ConfigError(
@@ -317,7 +339,9 @@ def config_schema() -> list[dict[str, Any]]:
 def write_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str]) -> None:
     """Persist wizard *values*: secrets to ``$HERMES_HOME/.env``, the rest to ``config.yaml``.
 
-    Every value is validated first, so a bad value writes nothing.
+    Every value, config.yaml itself (readable, valid YAML, a mapping ``supermemory:``
+    section, a writable file) included, is checked first, so a refused save writes
+    nothing.
     """
     home = Path(hermes_home)
     secret = values.get("api_key")
@@ -331,12 +355,55 @@ def write_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str
                 f"supermemory.api_key_env must name an environment variable, found {env_name!r}."
             )
         clean["api_key_env"] = env_name
-    if isinstance(secret, str):  # first: it refuses a bad value before writing anything
+    # Everything that can fail is checked before anything is written, so a refused
+    # save leaves both .env and config.yaml as they were.
+    config_file = config_path(home)
+    section = _existing_section(load_config(home), config_file)
+    validate_values({**section, **clean})
+    if clean:
+        _check_writable(config_file)
+    if isinstance(secret, str):  # write_dotenv refuses a bad value before writing anything
         write_dotenv({API_KEY_ENV: secret.strip()}, home)
     if clean:
 
         def merge(config: dict[str, Any]) -> None:
-            section = config.get(SECTION)
-            config[SECTION] = {**(section if isinstance(section, Mapping) else {}), **clean}
+            config[SECTION] = {**_existing_section(config, config_file), **clean}
 
         update_config(merge, home)
+
+
+def _existing_section(config: Mapping[str, Any], where: Path) -> Mapping[str, Any]:
+    """The ``supermemory:`` section of *config*; a malformed one is refused, never replaced."""
+    section = config.get(SECTION)
+    if section is None:
+        return {}
+    if not isinstance(section, Mapping):
+        raise ConfigError(
+            f"'{SECTION}' in {where} must be a mapping of settings, found "
+            f"{type(section).__name__} ({section!r:.80}). Fix or remove that section and "
+            "retry; nothing was written."
+        )
+    return section
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse early when *path* (followed through a symlink) clearly cannot be replaced."""
+    target = Path(os.path.realpath(path))
+    folder = target.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    problem = ""
+    if target.exists() and not target.is_file():
+        problem = "it is not a regular file"
+    elif not folder.is_dir():
+        problem = f"{folder} is not a folder"
+    elif not os.access(folder, os.W_OK | os.X_OK):
+        problem = f"the folder {folder} is not writable"
+    elif target.exists() and not os.access(target, os.W_OK):
+        problem = "the file is not writable"
+    if problem:
+        raise ConfigError(
+            f"Cannot write {target}"
+            + (f" (linked from {path})" if target != path else "")
+            + f": {problem}. Fix it and retry; nothing was written."
+        )

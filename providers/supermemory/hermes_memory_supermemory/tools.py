@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.fencing import clean_text
+from hermes_core.fencing import clean_text, sanitize_context
 from hermes_memory_supermemory.errors import ToolArgumentError
 from hermes_memory_supermemory.records import Metadata
 from hermes_memory_supermemory.render import one_line, render_profile
@@ -164,7 +164,14 @@ class Tools:
 
     def store(self, args: Mapping[str, Any]) -> dict[str, Any]:
         self._require_writes()
-        content = _text(args, "content", required=True)
+        # Recalled context must never be stored again: strip <memory-context> fences.
+        content = sanitize_context(_text(args, "content", required=True)).strip()
+        if not content:
+            return {
+                "saved": False,
+                "message": "Nothing saved: 'content' held only recalled <memory-context> "
+                "text, which is never stored again. Pass the fact itself.",
+            }
         category = _text(args, "category", required=False) or "fact"
         if category not in CATEGORIES:
             raise ToolArgumentError(f"'category' must be one of {', '.join(CATEGORIES)}.")

@@ -14,6 +14,7 @@ from typing import Any
 
 from hermes_core.fencing import clean_text, sanitize_context
 from hermes_core.provider import is_trivial_prompt
+from hermes_core.runtime.summary import split_handoff
 
 MIN_CAPTURE_CHARS = 20
 """Turns shorter than this (user and assistant text together) are not worth storing."""
@@ -80,11 +81,25 @@ def _text_of(message: dict[str, Any]) -> str:
     return ""
 
 
+def _without_checkpoint(text: str) -> str:
+    """*text* without a compaction checkpoint it starts with (what follows it is kept).
+
+    A checkpoint (``[CONTEXT CHECKPOINT — REFERENCE ONLY] … --- END OF CHECKPOINT``)
+    is a system-written summary of earlier turns, not something said in the
+    conversation: storing it would save a summary as if the user or assistant said it.
+    """
+    if not text.lstrip().startswith("[CONTEXT "):
+        return text
+    handoff = split_handoff(text)
+    return text if handoff is None else handoff[1]
+
+
 def turns_from_messages(messages: Iterable[dict[str, Any]]) -> list[Turn]:
     """Pair each user message with the last assistant text before the next user message.
 
     Tool calls and tool results are skipped; a user message with no assistant
-    answer yet is not a turn.
+    answer yet is not a turn. Compaction checkpoints are skipped (text written
+    after one, in the same message, is kept).
     """
     turns: list[Turn] = []
     user: str | None = None
@@ -93,14 +108,18 @@ def turns_from_messages(messages: Iterable[dict[str, Any]]) -> list[Turn]:
         if not isinstance(message, dict):
             continue
         role = message.get("role")
+        if role not in ("user", "assistant"):
+            continue
+        raw = _text_of(message)
+        text = _without_checkpoint(raw)
+        if text != raw and not text.strip():
+            continue  # a checkpoint and nothing else
         if role == "user":
             if user is not None and answer:
                 turns.append(Turn(user, answer))
-            user, answer = _text_of(message), ""
-        elif role == "assistant" and user is not None:
-            text = _text_of(message)
-            if text.strip():
-                answer = text
+            user, answer = text, ""
+        elif user is not None and text.strip():
+            answer = text
     if user is not None and answer:
         turns.append(Turn(user, answer))
     return turns
