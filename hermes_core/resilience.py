@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from enum import StrEnum
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hermes_core.errors import CircuitOpenError
 
@@ -167,6 +167,9 @@ def retry_policy(
     max_backoff: float = 8.0,
     jitter: float | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    retry_after: Callable[[BaseException], float | None] | None = None,
+    max_retry_after: float = 0.0,
+    max_delay: float | None = None,
 ) -> tenacity.Retrying:
     """A tenacity policy for one network call: ``policy(fn)`` runs *fn* with retries.
 
@@ -176,7 +179,11 @@ def retry_policy(
     the last failure, is re-raised as is. Before retry *n* (from 1) it waits
     ``min(backoff * 2 ** (n - 1), max_backoff)`` plus a random
     ``0..jitter`` seconds (*jitter* defaults to half of *backoff*), through
-    *sleep*. The policy can be shared by threads.
+    *sleep*. *retry_after* reads the wait a failure asked for (a 429's
+    ``Retry-After``): the retry waits at least that long, or the failure is
+    re-raised at once when it asks for more than *max_retry_after* seconds.
+    With *max_delay*, no retry starts after that many seconds. The policy can
+    be shared by threads.
     """
     if retries < 0:
         raise ValueError(f"retries must not be negative, got {retries!r}")
@@ -185,10 +192,27 @@ def retry_policy(
         raise ValueError("backoff, max_backoff and jitter must not be negative")
     import tenacity  # imported when a policy is built, not when a provider module loads
 
+    backoff_wait = tenacity.wait_exponential(
+        multiplier=backoff, max=max_backoff
+    ) + tenacity.wait_random(0, jitter)
+    stop: Any = tenacity.stop_after_attempt(retries + 1)
+    if max_delay is not None:
+        stop |= tenacity.stop_after_delay(max_delay)
+
+    def asked(state: tenacity.RetryCallState) -> float | None:
+        failure = state.outcome.exception() if state.outcome else None
+        return retry_after(failure) if retry_after and failure is not None else None
+
+    def wait(state: tenacity.RetryCallState) -> float:
+        return max(float(backoff_wait(state)), asked(state) or 0.0)
+
+    def stop_or_too_long(state: tenacity.RetryCallState) -> bool:
+        hint = asked(state)
+        return bool(stop(state)) or (hint is not None and hint > max_retry_after)
+
     return tenacity.Retrying(
-        stop=tenacity.stop_after_attempt(retries + 1),
-        wait=tenacity.wait_exponential(multiplier=backoff, max=max_backoff)
-        + tenacity.wait_random(0, jitter),
+        stop=stop_or_too_long,
+        wait=wait,
         retry=tenacity.retry_if_exception(is_transient),
         sleep=sleep,
         reraise=True,

@@ -318,6 +318,48 @@ def test_errors_that_are_not_transient_are_raised_at_once() -> None:
     assert sleeps == []
 
 
+class RateLimited(Transient):
+    def __init__(self, wait: float) -> None:
+        super().__init__(f"429, retry after {wait}")
+        self.wait = wait
+
+
+def test_a_retry_waits_what_a_429_asked_for_unless_it_asks_too_much() -> None:
+    sleeps: list[float] = []
+    policy = retry_policy(
+        retries=3,
+        is_transient=lambda e: isinstance(e, Transient),
+        backoff=0.01,
+        jitter=0,
+        sleep=sleeps.append,
+        retry_after=lambda e: e.wait if isinstance(e, RateLimited) else None,
+        max_retry_after=5.0,
+    )
+    attempts, call = flaky([RateLimited(2.0)])
+    assert policy(call) == "ok" and attempts == [1, 2]
+    assert sleeps == [2.0]  # at least what the service asked for
+    sleeps.clear()
+    attempts, call = flaky([RateLimited(30.0)])
+    with pytest.raises(RateLimited):
+        policy(call)
+    assert attempts == [1] and sleeps == []  # more than the caller can wait: at once
+
+
+def test_max_delay_stops_retries_once_the_time_is_spent() -> None:
+    policy = retry_policy(
+        retries=100,
+        is_transient=lambda e: True,
+        backoff=0.05,
+        max_backoff=0.05,
+        jitter=0,
+        max_delay=0.3,
+    )
+    attempts, call = flaky([Transient()] * 100)
+    with pytest.raises(Transient):
+        policy(call)
+    assert 2 <= len(attempts) < 100  # real waits of 0.05 s: cut off near 0.3 s
+
+
 def test_zero_retries_means_one_attempt() -> None:
     policy = retry_policy(retries=0, is_transient=lambda e: True, sleep=lambda _: None)
     attempts, call = flaky([Transient()])

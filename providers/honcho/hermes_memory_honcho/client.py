@@ -131,29 +131,17 @@ class HonchoClient:
             clock=clock,
         )
         backoff = settings.retry_backoff
-        policy = retry_policy(
+        # A 429 with Retry-After is retried after the time it asks for, as long as that
+        # fits in one attempt's budget (``timeout``); a longer wait gives up at once.
+        self._retrying = retry_policy(
             retries=settings.max_retries,
             is_transient=is_transient,
             backoff=backoff,
             max_backoff=backoff * 16,
             sleep=sleep,
+            retry_after=retry_after,
+            max_retry_after=settings.timeout,
         )
-        # A 429 with Retry-After is retried after the time it asks for, as long as that
-        # fits in one attempt's budget (``timeout``); a longer wait gives up at once.
-        self._retry_after_cap = settings.timeout
-        base_wait, base_stop = policy.wait, policy.stop
-
-        def wait(state: Any) -> float:
-            hint = retry_after(state.outcome.exception() if state.outcome else None)
-            return hint if hint is not None else float(base_wait(state))
-
-        def stop(state: Any) -> bool:
-            if base_stop(state):
-                return True
-            hint = retry_after(state.outcome.exception() if state.outcome else None)
-            return hint is not None and hint > self._retry_after_cap
-
-        self._retrying = policy.copy(wait=wait, stop=stop)
         self._lock = threading.Lock()
         self._peers: dict[str, Peer] = {}
         self._sessions: dict[str, Session] = {}

@@ -22,11 +22,16 @@ class Mem0TransientError(Mem0BackendError):
 
     ``repeatable`` is False when the request may already have taken effect (a
     timeout or a 500 after the body was sent), so a write is not sent twice.
+    ``retry_after`` is what a 429's ``Retry-After`` asked for, in seconds.
     """
 
-    def __init__(self, message: str, *, repeatable: bool = True) -> None:
+    def __init__(
+        self, message: str, *, repeatable: bool = True, retry_after: float | None = None
+    ) -> None:
         super().__init__(message)
         self.repeatable = repeatable
+        self.retry_after = retry_after
+        """Seconds the service asked to wait (a 429's ``Retry-After``), if it said."""
 
 
 class Mem0ClientError(ProviderError):

@@ -1,10 +1,14 @@
 """The Mem0 platform API through the official SDK's ``MemoryClient``.
 
 Every request goes over an ``httpx.Client`` we build with an explicit timeout
-and hand to the SDK; every call is retried with tenacity on transient failures
-(refused connections, 429, 502/503/504 always; timeouts, other 5xx and malformed
-replies only for reads, so a write is never sent twice). The client is built
-lazily because the SDK pings ``GET /v1/ping/`` in its constructor.
+and hand to the SDK; every call is retried with tenacity on transient failures (refused
+connections, 429, 502/503/504 always; timeouts, other 5xx and malformed replies
+only for reads, so a write is never sent twice), within one time budget per
+call: ``timeout * (retries + 1)`` plus the back-off. A 429's ``Retry-After`` is
+honoured when it fits that budget; otherwise the call fails at once with
+"rate limited ... retry after N s". The client is built lazily because the SDK
+pings ``GET /v1/ping/`` in its constructor; that ping runs outside any lock, so
+a tool call never queues behind a background connect to a hung server.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from hermes_memory_mem0.errors import (
     Mem0NotFoundError,
     Mem0TransientError,
 )
+from hermes_memory_mem0.identity import is_memory_id
 from hermes_memory_mem0.sdk import import_mem0
 from hermes_memory_mem0.settings import Mem0Settings
 
@@ -34,6 +39,7 @@ T = TypeVar("T")
 
 _REPEATABLE_STATUS = {429, 502, 503, 504}
 _CLIENT_STATUS = {400, 404, 409, 413, 422}
+_MAX_BACKOFF = 8.0
 
 
 class PlatformBackend:
@@ -98,10 +104,12 @@ class PlatformBackend:
         return _add_result(data)
 
     def update(self, memory_id: str, text: str, *, user_id: str) -> None:
+        _check_memory_id(memory_id)
         self._check_owner(memory_id, user_id)
         self._call(lambda client: client.update(memory_id, text=text), write=True)
 
     def delete(self, memory_id: str, *, user_id: str) -> None:
+        _check_memory_id(memory_id)
         self._check_owner(memory_id, user_id)
         self._call(lambda client: client.delete(memory_id), write=True)
 
@@ -117,6 +125,15 @@ class PlatformBackend:
         if not isinstance(data, Mapping) or data.get("user_id") != user_id:
             raise Mem0NotFoundError(f"Memory not found: {memory_id}")
 
+    def budget(self) -> float:
+        """The longest one call may take, retries and back-off included (seconds)."""
+        settings = self._settings
+        waits = sum(
+            min(settings.retry_backoff * 2**n, _MAX_BACKOFF) + settings.retry_backoff
+            for n in range(settings.retries)
+        )
+        return settings.timeout * (settings.retries + 1) + waits
+
     def _call(self, operation: Callable[[Any], T], *, write: bool) -> T:
         def attempt() -> T:
             client = self._memory_client()
@@ -128,31 +145,40 @@ class PlatformBackend:
         def retryable(exc: BaseException) -> bool:
             return isinstance(exc, Mem0TransientError) and (exc.repeatable or not write)
 
-        backoff = self._settings.retry_backoff
-        retrying = retry_policy(
+        budget, backoff = self.budget(), self._settings.retry_backoff
+        policy = retry_policy(
             retries=self._settings.retries,
             is_transient=retryable,
             backoff=backoff,
-            max_backoff=8.0,
+            max_backoff=_MAX_BACKOFF,
             jitter=backoff,
+            retry_after=_asked_wait,
+            max_retry_after=budget,
+            max_delay=budget,
         )
-        return retrying(attempt)
+        return policy(attempt)
 
     def _memory_client(self) -> Any:
         with self._lock:
             if self._client is not None:
                 return self._client
-            mem0 = import_mem0(self._data_dir)
-            http = httpx.Client(timeout=httpx.Timeout(self._settings.timeout))
-            try:
-                self._client = mem0.MemoryClient(
-                    api_key=self._settings.api_key, host=self._settings.host, client=http
-                )
-            except Exception as exc:
-                http.close()
-                raise translate_platform_error(exc) from exc
-            self._http = http
-            return self._client
+        # The constructor pings the server: never hold the lock over the network.
+        mem0 = import_mem0(self._data_dir)
+        http = httpx.Client(timeout=httpx.Timeout(self._settings.timeout))
+        try:
+            client = mem0.MemoryClient(
+                api_key=self._settings.api_key, host=self._settings.host, client=http
+            )
+        except Exception as exc:
+            http.close()
+            raise translate_platform_error(exc) from exc
+        with self._lock:
+            if self._client is None:
+                self._client, self._http = client, http
+                return client
+            winner = self._client
+        http.close()  # another thread connected first
+        return winner
 
 
 def translate_platform_error(exc: BaseException) -> Exception:
@@ -199,11 +225,46 @@ def _from_status(status: int, exc: BaseException) -> Exception:
         return Mem0BackendError(
             f"Mem0 rejected the API key (HTTP {status}): {detail}. Check MEM0_API_KEY."
         )
+    if status == 429:
+        after = _retry_after_of(exc)
+        hint = f"; retry after {after:.0f} s" if after is not None else "; retry later"
+        return Mem0TransientError(
+            f"Mem0 rate limited the request (HTTP 429){hint}", repeatable=True, retry_after=after
+        )
     if status in _REPEATABLE_STATUS:
         return Mem0TransientError(f"Mem0 is unavailable (HTTP {status})", repeatable=True)
     if status == 408 or status >= 500:
         return Mem0TransientError(f"Mem0 failed (HTTP {status}): {detail}", repeatable=False)
     return Mem0BackendError(f"Mem0 answered HTTP {status}: {detail}")
+
+
+def _asked_wait(exc: BaseException) -> float | None:
+    """The wait a rate-limited call asked for (its ``Retry-After``), if any."""
+    return exc.retry_after if isinstance(exc, Mem0TransientError) else None
+
+
+def _retry_after_of(exc: BaseException) -> float | None:
+    """Seconds a 429's ``Retry-After`` asks for: the SDK's ``debug_info``, else the header."""
+    debug = getattr(exc, "debug_info", None)
+    value: Any = debug.get("retry_after") if isinstance(debug, Mapping) else None
+    if value is None:
+        for cause in (exc.__cause__, exc.__context__):
+            if isinstance(cause, httpx.HTTPStatusError):
+                value = cause.response.headers.get("retry-after")
+                break
+    try:
+        seconds = float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None  # an HTTP date: not worth parsing, the back-off applies
+    if seconds is None or seconds != seconds or seconds < 0 or seconds == float("inf"):
+        return None
+    return seconds
+
+
+def _check_memory_id(memory_id: str) -> None:
+    """Refuse anything but a UUID before it becomes part of a URL path."""
+    if not is_memory_id(str(memory_id)):
+        raise Mem0ClientError(f"Not a Mem0 memory id (a UUID): {str(memory_id)[:80]!r}")
 
 
 def _add_result(data: Any) -> AddResult:

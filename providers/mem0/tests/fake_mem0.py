@@ -63,6 +63,9 @@ class FakeMem0Platform(FakeHTTPServer):
         self.memories: dict[str, dict[str, Any]] = {}
         self.latency = 0.0
         """Seconds added before every routed answer (a remote service, for benchmarks)."""
+        self.rate_limited = 0
+        """How many of the next requests answer 429 (with ``Retry-After: retry_after``)."""
+        self.retry_after = 30
         for method, pattern, handler in (
             ("GET", "/v1/ping/", self._ping),
             ("POST", "/v3/memories/add/", self._add),
@@ -113,6 +116,14 @@ class FakeMem0Platform(FakeHTTPServer):
             time.sleep(self.latency)
         if request.headers.get("authorization") != f"Token {self.api_key}":
             return Reply(401, {"detail": "Invalid API key"})
+        with self._lock:
+            if self.rate_limited > 0:
+                self.rate_limited -= 1
+                return Reply(
+                    429,
+                    {"detail": "Request was throttled."},
+                    headers={"Retry-After": str(self.retry_after)},
+                )
         return None
 
     def error_body(self, status: int, message: str) -> Any:

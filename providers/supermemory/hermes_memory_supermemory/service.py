@@ -136,30 +136,18 @@ class SupermemoryService:
             default_headers=SOURCE_HEADER,
             http_client=self._http,
         )
-        policy = retry_policy(
+        # A 429 with Retry-After is retried after the time it asks for, as long as that
+        # fits in one request's budget (``api_timeout``); a longer wait gives up at once.
+        self._retrying = retry_policy(
             retries=settings.max_retries,
             is_transient=is_transient,
             backoff=0.25,
             max_backoff=2.0,
             jitter=0.25,
             sleep=sleep,
+            retry_after=retry_after,
+            max_retry_after=settings.api_timeout,
         )
-        # A 429 with Retry-After is retried after the time it asks for, as long as that
-        # fits in one request's budget (``api_timeout``); a longer wait gives up at once.
-        cap = settings.api_timeout
-        base_wait, base_stop = policy.wait, policy.stop
-
-        def wait(state: Any) -> float:
-            hint = retry_after(state.outcome.exception() if state.outcome else None)
-            return hint if hint is not None else float(base_wait(state))
-
-        def stop(state: Any) -> bool:
-            if base_stop(state):
-                return True
-            hint = retry_after(state.outcome.exception() if state.outcome else None)
-            return hint is not None and hint > cap
-
-        self._retrying = policy.copy(wait=wait, stop=stop)
 
     def close(self) -> None:
         """Close the HTTP connection pool (when this service created it)."""
