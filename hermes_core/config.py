@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from hermes_core.errors import ConfigError
 
@@ -324,6 +325,18 @@ def write_text_atomically(path: Path, text: str, *, mode: int | None = None) -> 
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def is_http_url(text: str) -> bool:
+    """Whether *text* is an ``http://`` or ``https://`` URL with a host (and a valid port)."""
+    if not text or any(ch.isspace() or not ch.isprintable() for ch in text):
+        return False
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
 def cfg_get(config: Mapping[str, Any] | None, dotted_key: str, default: Any = None) -> Any:

@@ -15,9 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-from hermes_core.config import load_config, update_config
+from hermes_core.config import is_http_url, load_config, update_config
 from hermes_core.errors import ConfigError
 from hermes_core.secrets import dotenv_path, read_dotenv, write_dotenv
 
@@ -296,21 +295,9 @@ def _coerce(field: Field, value: Any, source: str) -> Any:
         raise bad("one of " + ", ".join(field.choices))
     if field.is_id and not _ID_RE.fullmatch(text):
         raise bad("1-100 characters of letters, digits, '_' or '-'")
-    if field.is_url and text and not _is_http_url(text):
+    if field.is_url and text and not is_http_url(text):
         raise bad("an http(s) URL such as http://localhost:8000")
     return text
-
-
-def _is_http_url(text: str) -> bool:
-    """Whether *text* is an ``http://`` or ``https://`` URL with a host."""
-    if any(ch.isspace() or not ch.isprintable() for ch in text):
-        return False
-    try:
-        parts = urlsplit(text)
-        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
 def _section(config: Mapping[str, Any], where: Path) -> Mapping[str, Any]:

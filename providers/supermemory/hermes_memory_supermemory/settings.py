@@ -16,9 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-from hermes_core.config import cfg_get, config_path, load_config, update_config
+from hermes_core.config import cfg_get, config_path, is_http_url, load_config, update_config
 from hermes_core.errors import ConfigError
 from hermes_core.secrets import read_dotenv, write_dotenv
 
@@ -165,18 +164,6 @@ def _number(key: str, raw: Any) -> int | float:
     return int(value) if spec.integer else value
 
 
-def _is_http_url(text: str) -> bool:
-    """Whether *text* is an ``http://`` or ``https://`` URL with a host."""
-    if not text or any(ch.isspace() or not ch.isprintable() for ch in text):
-        return False
-    try:
-        parts = urlsplit(text)
-        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname)
-
-
 def _boolean(key: str, raw: Any) -> bool:
     if isinstance(raw, bool):
         return raw
@@ -213,7 +200,7 @@ def validate_values(values: Mapping[str, Any]) -> dict[str, Any]:
         elif key in ("namespace", "container_tag"):
             clean["namespace"] = _namespace(raw)
         elif key == "base_url":
-            if not isinstance(raw, str) or not _is_http_url(raw.strip()):
+            if not isinstance(raw, str) or not is_http_url(raw.strip()):
                 raise ConfigError(
                     f"supermemory.base_url must be an http(s) URL such as {DEFAULT_BASE_URL}, "
                     f"found {raw!r}."
