@@ -39,6 +39,15 @@ around the words that excerpt missed) per returned conversation, and we count
 the questions whose answering turn is whole in one, as the sessions are and
 with each pair's sessions joined into one long conversation.
 
+A third set (``bench/eval/assistant.yaml``) is one person's dated chats with
+an assistant, in the shape of long-term assistant-memory benchmarks: facts
+mentioned in passing (some later changed) among sessions holding none, and
+questions of six kinds (a fact the user stated, something the assistant said,
+a preference, several sessions, the current value of a changed fact, time).
+It is imported through the LongMemEval reader, measured alone (with a table per
+kind of question and the tool's raw previews) and hidden among generated
+everyday chat.
+
 Usage: ``python bench/bench_sessions_recall.py`` (``--haystack N`` sets the
 generated messages per haystack, default 50,000; 0 skips those runs).
 """
@@ -71,6 +80,7 @@ from hermes_core.sessions.importer import read_jsonl  # noqa: E402
 
 EVAL = HERE / "eval" / "conversations.yaml"
 PEOPLE = HERE / "eval" / "people.yaml"
+ASSISTANT = HERE / "eval" / "assistant.yaml"
 EVERYDAY = """
     travel trip flight hotel beach city museum history river mountain recipe cooking bake
     oven bread flour sugar butter chicken salmon vegetable garden water plant tomato soil
@@ -301,9 +311,11 @@ def preview_tool(home: Path) -> SessionSearchTool:
     return SessionSearchTool(home, {})
 
 
-def preview_answers(home: Path, data: dict[str, Any]) -> int:
+def preview_answers(
+    home: Path, data: dict[str, Any], texts: dict[tuple[str, int], str] | None = None
+) -> int:
     """Questions whose answering turn is whole in ``session_search``'s raw previews."""
-    texts = turn_texts(data)
+    texts = turn_texts(data) if texts is None else texts
     tool = preview_tool(home)
     try:
         found = 0
@@ -369,6 +381,145 @@ def run_people(data: dict[str, Any]) -> tuple[int, Results, dict[str, tuple[int,
     return len(turn_ids), results, previews
 
 
+KINDS = {
+    "user": "a fact the user stated",
+    "assistant": "something the assistant said",
+    "preference": "a request that depends on a stated taste",
+    "multi": "spread over several sessions",
+    "update": "the current value of a changed fact",
+    "temporal": "when, how long before or after",
+}
+
+
+def longmemeval_instance(data: dict[str, Any]) -> dict[str, Any]:
+    """The set as one LongMemEval instance: every session in its haystack, evidence marked."""
+    from datetime import datetime
+
+    evidence = {(sid, n) for question in data["questions"] for sid, n in question["evidence"]}
+    return {
+        "question_id": "assistant_set",
+        "haystack_session_ids": [session["id"] for session in data["sessions"]],
+        "haystack_dates": [
+            datetime.strptime(session["date"], "%Y-%m-%d %H:%M").strftime("%Y/%m/%d (%a) %H:%M")
+            for session in data["sessions"]
+        ],
+        "haystack_sessions": [
+            [
+                {"role": role, "content": text}
+                | ({"has_answer": True} if (session["id"], n) in evidence else {})
+                for n, (role, text) in enumerate(session["turns"])
+            ]
+            for session in data["sessions"]
+        ],
+    }
+
+
+def run_assistant(
+    data: dict[str, Any], haystack: int
+) -> tuple[int, int, Results, dict[str, Results], int]:
+    """BM25, OR and ours on the assistant set, imported as a LongMemEval file.
+
+    With *haystack* > 0 the set is hidden among that many messages of generated
+    everyday chat. Returns (sessions, messages, results, results per kind of
+    question, questions whose answering turn is whole in the tool's raw previews).
+    """
+    texts = {
+        (session["id"], n): text
+        for session in data["sessions"]
+        for n, (_, text) in enumerate(session["turns"])
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        path = home / "assistant.json"
+        path.write_text(json.dumps([longmemeval_instance(data)]), encoding="utf-8")
+        with SessionStore(home / "state.db") as store:
+            if haystack:
+                store.import_sessions(everyday_sessions(haystack, seed=9))
+            store.import_sessions(read_jsonl(path))
+            turn_ids = {
+                (session["id"], n): message["id"]
+                for session in data["sessions"]
+                for n, message in enumerate(store.get_messages(session["id"]))
+            }
+            session_of = dict(
+                store._read(lambda c: c.execute("SELECT id, session_id FROM messages").fetchall())
+            )
+            rankers = {
+                BM25_OR: bm25_ranker(plain_index(store), "OR"),
+                OURS: ours_ranker(store),
+            }
+            questions = data["questions"]
+            results = {
+                name: evaluate(ranker, questions, turn_ids, session_of)
+                for name, ranker in rankers.items()
+            }
+            by_kind = {
+                kind: {
+                    name: evaluate(
+                        ranker, [q for q in questions if q["type"] == kind], turn_ids, session_of
+                    )
+                    for name, ranker in rankers.items()
+                }
+                for kind in KINDS
+            }
+        previews = preview_answers(home, data, texts)
+    return len(set(session_of.values())), len(session_of), results, by_kind, previews
+
+
+def _kinds_table(by_kind: dict[str, Results], questions: Sequence[dict[str, Any]]) -> list[str]:
+    lines = [
+        "| kind of question | questions | session R@1, BM25 OR | session R@1, ours "
+        "| message R@5, BM25 OR | message R@5, ours |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for kind, results in by_kind.items():
+        count = sum(q["type"] == kind for q in questions)
+        cells = [
+            f"{results[ranker][0][metric]:.2f}"
+            for metric in ("session@1", "message@5")
+            for ranker in (BM25_OR, OURS)
+        ]
+        lines.append(f"| {kind} ({KINDS[kind]}) | {count} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _assistant_section(haystack: int) -> list[str]:
+    data = yaml.safe_load(ASSISTANT.read_text(encoding="utf-8"))
+    questions = data["questions"]
+    sessions, messages, results, by_kind, previews = run_assistant(data, 0)
+    facts = sum(not session["id"].startswith("h") for session in data["sessions"])
+    lines = [
+        "",
+        "### One user and an assistant over nine months",
+        "",
+        f"{len(questions)} questions over {sessions} dated user/assistant sessions ({messages} "
+        f"messages) in `bench/eval/assistant.yaml`, written for this project in the shape of "
+        f"long-term assistant-memory benchmarks: in {facts} sessions the user mentions facts "
+        "about their life while asking for help with something else (some facts change: a "
+        f"move, a new job, a faster race), {sessions - facts} hold none (general questions on "
+        "the same topics). The questions are worded as people ask, not as the chats said it "
+        "(*kitten* for *cat*, *salary* for *take home*, 18 for *eighteen*). Imported as a "
+        "LongMemEval file (`sessions import`'s reader).",
+        "",
+        *_table(results),
+        "",
+        *_kinds_table(by_kind, questions),
+        "",
+        "The `session_search` tool with no summary model (raw previews): the answering turn "
+        f"is whole in a preview for {previews}/{len(questions)} questions.",
+    ]
+    if haystack:
+        sessions, messages, crowded, _, _ = run_assistant(data, haystack)
+        lines += [
+            "",
+            f"Hidden among {haystack:,} messages of generated everyday chat ({sessions:,} "
+            "sessions in all):",
+            "",
+            *_table(crowded),
+        ]
+    return lines
+
+
 def _table(results: Results, ours: str = OURS) -> list[str]:
     lines = [
         "| ranker | session R@1 | session R@5 | session R@10 | message R@1 | message R@5 "
@@ -415,7 +566,8 @@ def _people_section() -> list[str]:
         "",
         "The `session_search` tool with no summary model returns a raw preview from each of "
         "the (at most 3) conversations it picks: about 600 characters around the best match, "
-        "plus up to 300 around query words that excerpt missed. Questions whose answering "
+        "plus up to 300 from the turn the search ranked first there when that excerpt misses "
+        "it, else around query words that excerpt missed. Questions whose answering "
         "turn is whole in a preview: "
         + answered(0)
         + "; with each pair's sessions joined into one long conversation (43–48 turns, "
@@ -462,6 +614,7 @@ def main(argv: list[str] | None = None) -> int:
             *_table(crowded),
         ]
     lines += _people_section()
+    lines += _assistant_section(haystack)
     write_section("sessions-recall", "Session search recall on questions", "\n".join(lines))
     return 0
 

@@ -11,10 +11,12 @@ rarely sit in the same message as the answer. The plan therefore:
   conversational filler (*remember*, *discussed*…) and possessives are removed,
   the rest are OR-ed so BM25 ranks by how many rare words a message shares, and
   messages that contain every word, or consecutive words close together, are
-  boosted; a phrasal verb also brings its one-word spelling (*roll back*:
-  *rollback*) and an irregular word its other forms (*buy*: *bought*); a
-  question about the present (*now*, *currently*, *latest*) prefers the newest
-  of equally good conversations;
+  boosted; words that only frame the question (*how long*, the unit of *how
+  many days*, *these days*) are dropped; a phrasal verb also brings its
+  one-word spelling (*roll back*: *rollback*), an irregular word its other
+  forms (*buy*: *bought*) and a number its other spelling (*18*: *eighteen*);
+  a question about the present (*now*, *currently*, *these days*) prefers the
+  newest of equally good conversations;
 * splits a run of three or more Chinese/Japanese/Korean letters (no spaces, so
   no words) into its bigrams, minus function characters, when the exact run is
   (almost) not found.
@@ -26,14 +28,23 @@ all meet *deploy* without any work here.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from hermes_core.sessions.cjk import cjk_runs, contains_cjk
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
-from hermes_core.sessions.wordforms import word_forms
+from hermes_core.sessions.wordforms import number_forms, word_forms
 
-__all__ = ["STOP_WORDS", "Plan", "is_stop_word", "names_a_topic", "plan_query", "stem"]
+__all__ = [
+    "STOP_WORDS",
+    "Plan",
+    "is_stop_word",
+    "names_a_topic",
+    "plan_query",
+    "stem",
+    "stem_regex",
+]
 
 STOP_WORDS = frozenset(
     """
@@ -54,7 +65,7 @@ STOP_WORDS = frozenset(
     said tell told ask asked asking know knew think thought thing things stuff something
     anything everything someone anyone ever earlier previously last time times ago before
     again back already still got get getting use used using want wanted need needed like one
-    two way lot lots kind sort now today
+    two way lot lots kind sort now today every
     """.split()  # noqa: SIM905
 )
 """English function words and conversational filler that carry no topic."""
@@ -68,6 +79,29 @@ _RECENCY_CUES = frozenset(
     {"now", "current", "currently", "latest", "recent", "recently", "anymore", "nowadays"}
 )
 """Words asking for the present state: the newest answer is the one wanted."""
+
+_RECENCY_PHRASES = (
+    ("these", "days"),
+    ("at", "the", "moment"),
+    ("at", "present"),
+    ("right", "now"),
+    ("any", "more"),
+    ("as", "of", "now"),
+    ("so", "far"),
+)
+"""Several-word ways of asking about the present; their words are dropped from the search."""
+
+_HOW_FRAMES = frozenset({"long", "often", "far", "soon"})
+"""Words that with *how* ask for a quantity (how long, how often) and name no topic."""
+
+_TIME_UNITS = frozenset(
+    """
+    second seconds minute minutes hour hours day days week weeks weekend weekends fortnight
+    fortnights month months year years
+    """.split()  # noqa: SIM905
+)
+_ELAPSED = frozenset({"passed", "elapsed", "apart", "take", "took", "taken", "lasted"})
+"""In a question counting time (how many days…, how long…), the words of its frame."""
 
 _PARTICLES = frozenset({"back", "up", "down", "in", "out", "off", "over", "on", "away"})
 """Second words of phrasal verbs that are also written as one word (roll back: rollback)."""
@@ -89,6 +123,9 @@ class Plan(NamedTuple):
     conversations that answer equally well, the most recent comes first."""
     keywords: tuple[Term, ...] = ()
     """The words typed, in ``keywords`` mode: the top-up query is made from them."""
+    extras: frozenset[str] = frozenset()
+    """Words a question's plan added (one-word spellings, other forms; lower-case): one the
+    word index has never seen is dropped, not looked up inside other words as a typed one is."""
 
     @property
     def fallback(self) -> ParsedQuery | None:
@@ -129,6 +166,22 @@ def stem(word: str) -> str:
             continue  # notes → note (by "s"), not "not"
         return base
     return word
+
+
+_SILENT_E_ENDINGS = "(?:e|ing|ion|ation|able)"
+
+
+def stem_regex(cut: str) -> str:
+    """A regular expression for the start of the words *cut* (a :func:`stem`) stands for.
+
+    A stem ending in a silent ``e`` loses it before a suffix: ``save`` starts
+    ``saves`` and ``saved`` but not ``saving``, ``practise`` not ``practising``,
+    ``relocate`` not ``relocation``; so its ``e`` may also be one of those
+    suffixes. Any other stem is matched as written.
+    """
+    if len(cut) >= 4 and cut.endswith("e") and cut[-2] not in "aeiouy" and cut.isalpha():
+        return re.escape(cut[:-1]) + _SILENT_E_ENDINGS
+    return re.escape(cut)
 
 
 def _strip_possessive(term: Term) -> Term:
@@ -193,6 +246,39 @@ def _cjk_bigram_terms(run: str) -> list[Term]:
     return [Term(gram) for gram in grams]
 
 
+def _frame(words: Sequence[Term]) -> tuple[set[int], bool]:
+    """(positions of the words that only frame the question, whether it asks about the present).
+
+    *How long*, *how often* and *how many days* ask for a quantity: *long*,
+    *often*, the unit and the verbs of counting time (*passed*, *take*) are not
+    what the conversation talks about, and in a small store they are rare
+    enough to outweigh the topic. *These days*, *at the moment*, *so far* ask
+    for the present state, like *now*.
+    """
+    lowered = [word.text.lower() if word.simple else "" for word in words]
+    drop: set[int] = set()
+    recent = False
+    for phrase in _RECENCY_PHRASES:
+        size = len(phrase)
+        for i in range(len(lowered) - size + 1):
+            if tuple(lowered[i : i + size]) == phrase:
+                drop.update(range(i, i + size))
+                recent = True
+    counting = False
+    for i, word in enumerate(lowered[:-1]):
+        if word != "how":
+            continue
+        if lowered[i + 1] in _HOW_FRAMES:
+            drop.add(i + 1)
+            counting = counting or lowered[i + 1] == "long"
+        elif lowered[i + 1] in ("many", "much") and set(lowered[i + 2 : i + 3]) & _TIME_UNITS:
+            drop.add(i + 2)
+            counting = True
+    if counting:
+        drop.update(i for i, word in enumerate(lowered) if word in _ELAPSED)
+    return drop, recent
+
+
 def _compounds(words: list[Term]) -> list[Term]:
     """One-word spellings of phrasal verbs: ``roll back`` → ``rollback``, ``log in`` → ``login``."""
     compounds = []
@@ -209,14 +295,16 @@ def _compounds(words: list[Term]) -> list[Term]:
 
 
 def _other_forms(words: list[Term]) -> list[Term]:
-    """The other forms of irregular words: ``buy`` → ``bought``, ``children`` → ``child``."""
-    return [
-        Term(form)
-        for word in words
-        if word.simple and not word.prefix
-        for form in word_forms(word.text)
-        if form != word.text.lower()
-    ]
+    """The other forms of irregular words (``buy`` → ``bought``, ``children`` → ``child``)
+    and of numbers (``18`` → ``eighteen``, ``twelve-week`` → ``12-week``)."""
+    forms: list[Term] = []
+    for word in words:
+        if word.quoted or word.prefix:
+            continue
+        lowered = word.text.lower()
+        found = number_forms(lowered) or (word_forms(lowered) if word.simple else ())
+        forms.extend(Term(form) for form in found if form != lowered)
+    return forms
 
 
 def _query(parsed: ParsedQuery, clauses: list[Clause]) -> ParsedQuery:
@@ -255,7 +343,7 @@ def _content_words(words: Sequence[Term]) -> list[Term]:
 def _expanded(words: list[Term], content: list[Term]) -> list[Term]:
     """*content* plus CJK bigrams, one-word spellings of phrasal verbs and irregular forms."""
     expanded: list[Term] = []
-    for term in content:
+    for term in dict.fromkeys(content):
         expanded.append(term)
         for run in cjk_runs(term.text):
             if len(run) >= _LONG_CJK_RUN:
@@ -282,12 +370,26 @@ def plan_query(parsed: ParsedQuery) -> Plan:
         # Without stop words or possessives the words are the parsed query itself.
         primary = parsed if content == words else _all_of(parsed, content)
         return Plan(primary=primary, mode="keywords", keywords=tuple(words))
-    primary = _any_of(parsed, _expanded(words, content))
+    framing, present = _frame(words)
+    if framing:
+        kept = [word for n, word in enumerate(words) if n not in framing]
+        if _content_words(kept):  # a question made only of its frame keeps it
+            words, content = kept, _content_words(kept)
+    expanded = _expanded(words, content)
+    primary = _any_of(parsed, expanded)
+    typed = {term.text.lower() for term in content}
+    extras = frozenset(term.text.lower() for term in expanded) - typed
     boosts: list[ParsedQuery] = []
     if len(content) > 1:
         boosts.append(_all_of(parsed, content))
         near = _near_pairs(parsed, content)
         if not near.empty:
             boosts.append(near)
-    recent = any(word.text.lower() in _RECENCY_CUES for word in words)
-    return Plan(primary=primary, boosts=tuple(boosts), mode="question", prefer_recent=recent)
+    recent = present or any(word.text.lower() in _RECENCY_CUES for word in words)
+    return Plan(
+        primary=primary,
+        boosts=tuple(boosts),
+        mode="question",
+        prefer_recent=recent,
+        extras=extras,
+    )

@@ -30,11 +30,11 @@ from hermes_core.sessions.connection import is_busy, is_undecodable
 from hermes_core.sessions.gramqueue import tool_calls_text
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
-from hermes_core.sessions.question import Plan, plan_query, stem
+from hermes_core.sessions.question import Plan, plan_query, stem, stem_regex
 from hermes_core.sessions.routing import LIKE, Candidates, compile_query, fts_term, route_term
 from hermes_core.sessions.sessioninfo import Fields, SessionInfo
 from hermes_core.sessions.transcript import describe_tool_calls
-from hermes_core.sessions.wordforms import lemma
+from hermes_core.sessions.wordforms import lemma, number_forms
 
 __all__ = ["SearchFilters", "group_by_session", "search_messages"]
 
@@ -302,23 +302,48 @@ _DF_CAP = 20_000
 """Document frequencies are counted up to this; commoner words all weigh the same."""
 
 
-def _weight(conn: sqlite3.Connection, layout: Layout, term: Term, rows: float) -> float:
-    """The inverse document frequency of *term* (its matches counted up to a cap)."""
-    index = route_term(term, layout)
-    if index == LIKE:
+def _weight(conn: sqlite3.Connection, layout: Layout, forms: Sequence[Term], rows: float) -> float:
+    """The inverse document frequency of a word given as its *forms* (matches counted up to
+    a cap): of the messages holding any of the forms.
+
+    The forms of one word (*trip*, *travel*, *vacation*) are one word to a
+    conversation; a question that says *journey* where the history says *trip*
+    should not weigh the match as if it were the rare *journey*.
+    """
+    by_index: dict[str, list[Term]] = {}
+    for form in forms:
+        by_index.setdefault(route_term(form, layout), []).append(form)
+    if LIKE in by_index:
         return 1.0
-    found = conn.execute(
-        f"SELECT count(*) FROM (SELECT 1 FROM {index} WHERE {index} MATCH ? LIMIT {_DF_CAP})",
-        (fts_term(term, index, layout),),
-    ).fetchone()[0]
+    found = 0
+    for index, same in by_index.items():  # forms on two indexes: their counts add up
+        found += conn.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM {index} WHERE {index} MATCH ? LIMIT {_DF_CAP})",
+            (" OR ".join(fts_term(form, index, layout) for form in same),),
+        ).fetchone()[0]
     return math.log(1.0 + rows / max(1, found))
 
 
 def _coverage_pattern(term: Term) -> re.Pattern[str]:
     """What a text must contain to cover *term*: a word starting with its stem, or the term."""
     if term.simple and not term.substring and not contains_cjk(term.text):
-        return re.compile(r"(?<!\w)" + re.escape(stem(term.text)))
-    return re.compile(re.escape(term.text.lower()))
+        return re.compile(r"(?<!\w)" + stem_regex(stem(term.text)))
+    # A compound's hyphen may be a space in the text: forty-five, forty five.
+    return re.compile(re.escape(term.text.lower()).replace("\\-", "[-\\s]"))
+
+
+def _word_groups(terms: Sequence[Term]) -> dict[str, list[Term]]:
+    """*terms* grouped by the word they are forms of (*buy*, *bought*; *trip*, *vacation*)."""
+    groups: dict[str, list[Term]] = {}
+    for term in terms:
+        key = lemma(term.text) if term.simple or number_forms(term.text) else term.text.lower()
+        groups.setdefault(key, []).append(term)
+    return groups
+
+
+def _group_pattern(forms: Sequence[Term]) -> re.Pattern[str]:
+    """What a lower-cased text must contain to hold any of *forms*."""
+    return re.compile("|".join(_coverage_pattern(term).pattern for term in forms))
 
 
 def _rerank_by_session(
@@ -368,6 +393,28 @@ def _rerank_by_session(
     )
 
 
+_SENTENCE_END = re.compile(r"[.!?。！？…](?=[\s\"')]|$)")
+
+
+def _tells_more_than_it_asks(content: Any, patterns: Sequence[re.Pattern[str]]) -> bool:
+    """True when the question's words sit more in what a turn states than in its last question.
+
+    "My sister gave me a ukulele for my birthday! What should I learn first?"
+    answers "what did I get for my birthday?" by itself; "What did you make?"
+    only points at the reply.
+    """
+    if not isinstance(content, str) or not patterns:
+        return False
+    text = content.rstrip(" \t\r\n\"')").lower()
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, max(0, len(text) - 1))]
+    if not ends:
+        return False
+    stated, asked = text[: ends[-1]], text[ends[-1] :]
+    in_stated = sum(1 for pattern in patterns if pattern.search(stated))
+    in_asked = sum(1 for pattern in patterns if pattern.search(asked))
+    return in_stated > in_asked
+
+
 def _with_replies(
     conn: sqlite3.Connection,
     layout: Layout,
@@ -375,8 +422,9 @@ def _with_replies(
     need: int,
     text: bool,
     filters: SearchFilters,
+    terms: Sequence[Term] = (),
 ) -> list[tuple[Any, ...]]:
-    """*rows* with the reply to each of the first asking turns placed just before it.
+    """*rows* with the reply to each of the first asking turns placed next to it.
 
     In a conversation a question is answered by the next turn, which rarely
     repeats its words: "What did you make?" matches "What did Ana make in her
@@ -384,9 +432,15 @@ def _with_replies(
     first :data:`REPLY_LOOKUP_HITS` hits that ends by asking something (its
     last character is ``?``) brings the next message of its session, when
     someone else says it, ahead of itself: the asking turn points at the
-    answer. A question in the middle of a turn is usually rhetorical. A reply
-    is in its question's session, so it passes the session and source filters;
-    the time filters apply to it too.
+    answer. A user's message to an assistant, though, usually states its
+    context before asking for help: when it states more of the question's
+    *terms* than its last question asks ("We adopted a kitten and called her
+    Miso! What food is best?" for "what did we name the cat?"), the turn
+    answers by itself and the reply follows it. Between named speakers (a
+    transcript of two friends) the asking turn always points at its reply
+    ("That's a real mug! Are you keeping it?"). A question in the middle of a turn is
+    usually rhetorical. A reply is in its question's session, so it passes the
+    session and source filters; the time filters apply to it too.
     """
     asking = [row[0] for row in rows[:REPLY_LOOKUP_HITS]]
     if not asking:
@@ -402,8 +456,15 @@ def _with_replies(
     other_speaker = "r.role <> m.role"
     if "name" in layout.message_columns:
         other_speaker += " OR COALESCE(r.name, '') <> COALESCE(m.name, '')"
+    # Between named people (a transcript of friends) a question is put to the other;
+    # a user's unnamed message to an assistant states its context, then asks for help.
+    to_assistant = "m.role = 'user' AND r.role = 'assistant'"
+    if "name" in layout.message_columns:
+        to_assistant += " AND m.name IS NULL"
     sql = (
-        f"SELECT m.id, r.id, NULL, NULL, {_detail_columns(layout, text, 'r')} "
+        f"SELECT m.id, CASE WHEN {to_assistant} THEN substr(m.content, 1, {_COVERAGE_CHARS}) "
+        "END, "
+        f"r.id, NULL, NULL, {_detail_columns(layout, text, 'r')} "
         "FROM messages AS m JOIN messages AS r ON r.id = ("
         "SELECT n.id FROM messages AS n WHERE n.session_id = m.session_id AND n.id > m.id "
         f"AND n.role IN ('user', 'assistant') AND {layout.visible_rows_sql('n')}{within} "
@@ -413,16 +474,24 @@ def _with_replies(
         f"AND ({other_speaker})"
     )
     try:
-        replies = {row[0]: row[1:] for row in conn.execute(sql, params)}
+        found = conn.execute(sql, params).fetchall()
     except sqlite3.OperationalError as exc:
         if is_busy(exc):
             raise
         log.warning("looking up replies failed in SQLite (%s); keeping the hits", exc)
         return rows
+    patterns = [_group_pattern(forms) for forms in _word_groups(terms).values()]
+    replies: dict[Any, tuple[Any, ...]] = {}
+    after: set[Any] = set()
+    for row in found:
+        replies[row[0]] = row[2:]
+        if _tells_more_than_it_asks(row[1], patterns):
+            after.add(row[0])
     merged: list[tuple[Any, ...]] = []
     seen: set[Any] = set()
     for row in rows:
-        for item in (replies.get(row[0]), row):
+        reply = replies.get(row[0])
+        for item in (row, reply) if row[0] in after else (reply, row):
             if item is not None and item[0] not in seen:
                 seen.add(item[0])
                 merged.append(item)
@@ -487,16 +556,11 @@ def _coverage(
         )
     }
     total = float(conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 1)
-    # The forms of one irregular word (buy, bought) are one word to cover, weighed
-    # as the form the question used (it comes first).
-    groups: dict[str, list[Term]] = {}
-    for term in terms:
-        groups.setdefault(lemma(term.text) if term.simple else term.text.lower(), []).append(term)
-    weights = [_weight(conn, layout, forms[0], total) for forms in groups.values()]
-    patterns = [
-        re.compile("|".join(_coverage_pattern(term).pattern for term in forms))
-        for forms in groups.values()
-    ]
+    # The forms of one word (buy, bought) are one word to cover, weighed by the
+    # messages holding any of them.
+    groups = _word_groups(terms)
+    weights = [_weight(conn, layout, forms, total) for forms in groups.values()]
+    patterns = [_group_pattern(forms) for forms in groups.values()]
     scores = {}
     for session_id, hits in evidence.items():
         covered = {
@@ -549,11 +613,16 @@ class _Search:
             rows = _rerank_by_session(self.conn, self.layout, rows, query.terms, prefer_recent)
         return rows[:need]
 
-    def _unknown_words_as_substrings(self, query: ParsedQuery) -> ParsedQuery:
+    def _unknown_words_as_substrings(
+        self, query: ParsedQuery, extras: frozenset[str] = frozenset()
+    ) -> ParsedQuery:
         """Words the word index has never seen are looked up inside other words.
 
         ``autoscaler`` is not a token of ``HorizontalPodAutoscaler`` (nor ``youer``
         of ``修改youer服务端``), but the trigram index finds it as a substring.
+        A word the plan added (*extras*: ``rentalin`` from "rental in") is
+        dropped instead: it was a guess, and as a substring it matches text the
+        question never meant.
         """
         word, trigram = self.layout.word, self.layout.trigram
         if word is None or trigram is None:
@@ -569,10 +638,13 @@ class _Search:
                         (f'"{term.text}"',),
                     ).fetchone()
                     if seen is None:
-                        term = Term(term.text, substring=True)
                         changed = True
+                        if term.text.lower() in extras:
+                            continue
+                        term = Term(term.text, substring=True)
                 terms.append(term)
-            clauses.append(Clause(tuple(terms), clause.exclude))
+            if terms:
+                clauses.append(Clause(tuple(terms), clause.exclude))
         if not changed:
             return query
         return query._replace(
@@ -587,7 +659,7 @@ class _Search:
         )
         primary = plan.primary
         if plan.mode == "question":
-            primary = self._unknown_words_as_substrings(primary)
+            primary = self._unknown_words_as_substrings(primary, plan.extras)
         rows = self.rows(
             primary,
             need,
@@ -601,7 +673,9 @@ class _Search:
             extra = self.rows(fallback, need + len(seen))
             rows += [row for row in extra if row[0] not in seen][: need - len(rows)]
         if plan.mode == "question" and rows and not self.filters.roles:
-            rows = _with_replies(self.conn, self.layout, rows, need, self.snippets, self.filters)
+            rows = _with_replies(
+                self.conn, self.layout, rows, need, self.snippets, self.filters, primary.terms
+            )
         if not rows and self.layout.trigram is not None and self.layout.word is not None:
             # A Latin word glued to CJK text ('修改youer服务端') is one unicode61
             # token; the trigram index still finds it as a substring.

@@ -28,7 +28,7 @@ from typing import Any
 
 from hermes_core.sessions.cjk import contains_cjk
 from hermes_core.sessions.query import parse_query
-from hermes_core.sessions.question import is_stop_word, stem
+from hermes_core.sessions.question import is_stop_word, stem, stem_regex
 
 __all__ = [
     "EARLIER_MARKER",
@@ -192,7 +192,7 @@ def _occurrences(text: str, needle: str) -> list[int]:
         return []
     word_start = re.match(r"\w", needle) is not None and not contains_cjk(needle[0])
     boundary = r"(?<!\w)" if word_start else ""
-    return [m.start() for m in re.finditer(boundary + re.escape(needle), text)]
+    return [m.start() for m in re.finditer(boundary + stem_regex(needle), text)]
 
 
 def _spots(lowered: str, query: str) -> dict[str, list[int]]:
@@ -329,30 +329,49 @@ def truncate_around_matches(full_text: str, query: str, max_chars: int = 100_000
     )
 
 
-def match_preview(text: str, query: str, chars: int = 600) -> str:
+ANCHOR_CHARS = 200
+"""Characters of the matched message looked for in the transcript to place a preview."""
+
+
+def match_preview(text: str, query: str, chars: int = 600, anchor: str | None = None) -> str:
     """About *chars* characters of *text* around its best match (or its start).
 
-    When query words occur only outside that excerpt, a second one of up to half
-    as many characters is added around them. Excerpts keep the text's order,
-    :data:`EXCERPT_GAP` stands between them and ``…`` marks a cut at either end.
+    When query words occur only outside that excerpt, a second one of up to
+    half as many characters is added around them. *anchor* is the text of the
+    message the search ranked first in this conversation: when it is not whole
+    in the first excerpt (its first :data:`ANCHOR_CHARS` characters found in
+    *text*), the second excerpt is placed at that message instead, from its
+    turn's start, since the ranking weighs more than where the words cluster
+    (the answering turn often shares few of them). Excerpts keep the text's
+    order, :data:`EXCERPT_GAP` stands between them and ``…`` marks a cut at
+    either end.
     """
     if len(text) <= chars:
         return text
     spots = _spots(text.lower(), query)
     start = _best_window(text, spots, chars) if spots else 0
     pieces = [(start, min(len(text), start + chars))]
-    missed = {
-        needle: positions
-        for needle, positions in spots.items()
-        if not _any_within(positions, start, start + chars)
-    }
-    if missed:
-        low = _best_window(text, missed, chars // 2)
+    needle = anchor.strip()[:ANCHOR_CHARS] if isinstance(anchor, str) else ""
+    at = text.find(needle) if needle else -1
+    if at >= 0 and not (start <= at and at + len(needle) <= pieces[0][1]):
+        low = at
+        turns = _turn_starts(text)
+        i = bisect.bisect_right(turns, at) - 1
+        if i >= 0 and at - turns[i] < chars // 4:  # from the label "[USER]: " on
+            low = turns[i]
         high = min(len(text), low + chars // 2)
-        if low < pieces[0][1] and high > pieces[0][0]:  # overlapping: keep what is outside
-            low, high = (pieces[0][1], high) if low >= pieces[0][0] else (low, pieces[0][0])
-        if high > low:
-            pieces.append((low, high))
+    else:
+        missed = {
+            needle: positions
+            for needle, positions in spots.items()
+            if not _any_within(positions, start, start + chars)
+        }
+        low = _best_window(text, missed, chars // 2) if missed else 0
+        high = min(len(text), low + chars // 2) if missed else 0
+    if low < pieces[0][1] and high > pieces[0][0]:  # overlapping: keep what is outside
+        low, high = (pieces[0][1], high) if low >= pieces[0][0] else (low, pieces[0][0])
+    if high > low:
+        pieces.append((low, high))
     pieces.sort()
     if len(pieces) == 2 and pieces[0][1] == pieces[1][0]:
         pieces = [(pieces[0][0], pieces[1][1])]

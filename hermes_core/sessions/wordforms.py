@@ -22,7 +22,7 @@ and unambiguous: no word that is also common technical vocabulary (*home*,
 
 from __future__ import annotations
 
-__all__ = ["lemma", "word_forms"]
+__all__ = ["lemma", "number_forms", "word_forms"]
 
 _GROUPS = """
 arise arose arisen; awake awoke awoken; bear bore borne; beat beaten; become became;
@@ -53,7 +53,7 @@ goose geese; crisis crises; analysis analyses; criterion criteria; phenomenon ph
 """
 
 _NEAR_SYNONYMS = """
-work job career employer workplace; live apartment flat house moved;
+work job career employer workplace; live apartment flat house moved relocate;
 trip travel vacation holiday journey; car vehicle; kid child; movie film; sick ill;
 mom mother mum; dad father; exercise workout gym; wedding married marry;
 partner boyfriend girlfriend husband wife spouse; salary pay income;
@@ -70,6 +70,57 @@ for _group in _GROUPS.split(";") + _NEAR_SYNONYMS.split(";"):
 del _group, _words, _word
 
 
+_UNITS = """
+    zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen
+""".split()  # noqa: SIM905
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()  # noqa: SIM905
+_NUMBER_WORDS = {word: n for n, word in enumerate(_UNITS)} | {
+    word: 20 + 10 * n for n, word in enumerate(_TENS)
+}
+_SPELLED_FROM = 3
+"""Numbers below this are not spelled out or read back: *one* and *two* are stop words."""
+
+
+def _number_value(text: str) -> int | None:
+    """The value of a number from 0 to 99 in digits or English words (``forty-five``)."""
+    if text.isascii() and text.isdigit():
+        return int(text) if len(text) <= 2 else None
+    parts = text.lower().split("-")
+    if len(parts) == 1:
+        return _NUMBER_WORDS.get(parts[0])
+    if len(parts) == 2 and parts[0] in _TENS and parts[1] in _UNITS[1:10]:
+        return _NUMBER_WORDS[parts[0]] + _NUMBER_WORDS[parts[1]]
+    return None
+
+
+def _spelled(n: int) -> str:
+    if n < 20:
+        return _UNITS[n]
+    tens, units = divmod(n, 10)
+    return _TENS[tens - 2] + (f"-{_UNITS[units]}" if units else "")
+
+
+def number_forms(text: str) -> tuple[str, ...]:
+    """A number from 3 to 99 in digits and in words (``18``, ``eighteen``), else ``()``.
+
+    People write numbers both ways ("a 12-week plan", "twelve weeks"); the word
+    index sees ``forty-five`` as the two words *forty five*. A compound led by
+    a number (``12-week``, ``forty-five-day``) gets its other spelling too.
+    """
+    value = _number_value(text)
+    if value is not None:
+        return (str(value), _spelled(value)) if value >= _SPELLED_FROM else ()
+    head, sep, rest = text.rpartition("-")
+    for number, tail in ((head, rest), (text.partition("-")[0], text.partition("-")[2])):
+        if not sep or not tail:
+            continue
+        value = _number_value(number)
+        if value is not None and value >= _SPELLED_FROM:
+            return (f"{value}-{tail}", f"{_spelled(value)}-{tail}")
+    return ()
+
+
 def word_forms(word: str) -> tuple[str, ...]:
     """Every form of *word* (lower-cased) if it is irregular or listed, else ``(word,)``.
 
@@ -80,5 +131,7 @@ def word_forms(word: str) -> tuple[str, ...]:
 
 
 def lemma(word: str) -> str:
-    """The base form of *word* (``went`` → ``go``, ``job`` → ``work``), else *word* lower-cased."""
-    return word_forms(word)[0]
+    """The base form of *word* (``went`` → ``go``, ``job`` → ``work``, ``eighteen`` → ``18``),
+    else *word* lower-cased."""
+    numbers = number_forms(word)
+    return numbers[0] if numbers else word_forms(word)[0]

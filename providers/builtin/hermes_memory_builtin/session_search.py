@@ -199,6 +199,15 @@ def format_when(stamp: Any) -> str:
         return str(stamp)
 
 
+def _message_text(store: SessionStore, hit: Mapping[str, Any]) -> str | None:
+    """The text of the message *hit* names, to place a raw preview at it."""
+    for message in store.get_messages(hit["session_id"]):
+        if message.get("id") == hit.get("id"):
+            content = message.get("content")
+            return content if isinstance(content, str) else None
+    return None
+
+
 def usable_summary(text: Any) -> str | None:
     """*text* stripped and capped, or ``None`` when it is empty or not readable prose.
 
@@ -459,7 +468,8 @@ class SessionSearchTool:
             if summary is not None:
                 entry["summary"] = summary
             else:
-                preview = match_preview(window, query, PREVIEW_CHARS) if window else ""
+                anchor = _message_text(store, hit) if window else None
+                preview = match_preview(window, query, PREVIEW_CHARS, anchor) if window else ""
                 entry["summary"] = f"{PREVIEW_HEADER}\n{preview or 'No preview available.'}"
                 entry["preview"] = True
             results.append(entry)
