@@ -73,6 +73,10 @@ def test_names_map_to_valid_distribution_package_and_provider_names(
         ("!!!", "has no ASCII letters or digits"),
         ("   ", "has no ASCII letters or digits"),
         ("x" * 41, "longer than 40 characters"),
+        # memory.provider values that mean "the builtin store alone": never selectable
+        ("None", "means the builtin store alone"),
+        ("Default", "means the builtin store alone"),
+        ("built-in", "means the builtin store alone"),
     ],
 )
 def test_unusable_names_are_refused_with_a_suggestion(typed: str, message: str) -> None:
@@ -164,6 +168,7 @@ def test_backslashes_and_line_breaks_in_answers_render_valid_files(tmp_path: Pat
     [
         ({"provider_name": "honcho"}, "one of hermes-memory's own providers"),
         ({"provider_name": "web"}, "would clash with a tool of the host agent"),
+        ({"provider_name": "none"}, "selects the builtin store alone"),
         ({"provider_name": "notes", "description": "two\nlines"}, "on one line"),
         ({"provider_name": "notes", "author_name": "two\nlines"}, "on one line"),
     ],

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -60,9 +62,15 @@ def _find_provider(name: str) -> ProviderInfo:
             )
         return info
     names = ", ".join(sorted(i.name for i in found)) or "none"
+    hint = "Install its distribution (pip install ...), or check `hermes-memory plugins --all`."
+    if "/" in name or os.sep in name or name.startswith("."):
+        hint = (
+            "PROVIDER is a provider's name as `hermes-memory plugins` lists it, not a path: "
+            "install the distribution (pip install -e DIR), or copy a folder plugin into "
+            "$HERMES_HOME/plugins/, then pass its name."
+        )
     raise click.ClickException(
-        f"No memory provider named {name!r} was found (installed: {names}).\n"
-        "Install its distribution (pip install ...), or check `hermes-memory plugins --all`."
+        f"No memory provider named {name!r} was found (installed: {names}).\n{hint}"
     )
 
 
@@ -135,16 +143,28 @@ def _positive_seconds(value: float) -> float:
     return value
 
 
+_SUITE_OWNED_INIT = {
+    "session_id": "the suite chooses a session id for every provider it starts",
+    "hermes_home": "each test gets its own empty HERMES_HOME (seed it with --config-from)",
+}
+"""``initialize`` arguments ``--init`` may not replace, and why."""
+
+
 def _init_pairs(values: tuple[str, ...]) -> dict[str, str]:
     pairs = {}
     for value in values:
         key, sep, given = value.partition("=")
-        if not sep or not key.strip().isidentifier():
+        key = key.strip()
+        if not sep or not key.isidentifier():
             raise click.BadParameter(
                 f"{value!r} is not KEY=VALUE with KEY a keyword name (e.g. user_id=u-42).",
                 param_hint="--init",
             )
-        pairs[key.strip()] = given
+        if key in _SUITE_OWNED_INIT:
+            raise click.BadParameter(
+                f"{key} cannot be set: {_SUITE_OWNED_INIT[key]}.", param_hint="--init"
+            )
+        pairs[key] = given
     return pairs
 
 
@@ -214,10 +234,13 @@ def conformance(
             f"{'is' if len(missing) == 1 else 'are'} not installed. Install the testing "
             "extra: pip install 'hermes-core[testing]'"
         )
-    info = _find_provider(provider)
-    plugins_dir = get_hermes_home().absolute() / "plugins"  # linked from scratch homes
-    plugins = plugins_dir if plugins_dir.is_dir() else None
-    in_force, origin = _capabilities_in_force(provider, capabilities, config_from, plugins)
+    # Provider code runs here (discovery, is_available): what it prints must not mix into
+    # the report, least of all into --json.
+    with contextlib.redirect_stdout(sys.stderr):
+        info = _find_provider(provider)
+        plugins_dir = get_hermes_home().absolute() / "plugins"  # linked from scratch homes
+        plugins = plugins_dir if plugins_dir.is_dir() else None
+        in_force, origin = _capabilities_in_force(provider, capabilities, config_from, plugins)
     unchecked = {c: why for c, why in NOT_CHECKED_HERE.items() if c in in_force}
     in_force = in_force - set(unchecked)
     run = run_conformance(
@@ -260,21 +283,33 @@ def conformance(
         click.echo("")
         click.echo(report.render(verbose=full))
     if not report.ok:
-        explanation = _why_not_ok(report, select, timeout)
+        explanation = _why_not_ok(report, select, timeout, run.ended)
         if explanation and not as_json:
             click.echo(explanation)
         raise SystemExit(1)
 
 
-def _why_not_ok(report: ConformanceReport, select: str | None, timeout: float) -> str | None:
+def _why_not_ok(
+    report: ConformanceReport, select: str | None, timeout: float, ended: str = "finished"
+) -> str | None:
     """Why a run that is not ok failed, when the rendered results do not already say it."""
-    if report.exitstatus is None:
+    if ended == "timeout":
         return (
             f"The run was stopped at its time limit ({timeout:g}s, --timeout); "
             "the results above are those of the tests that finished."
         )
+    if ended == "crashed":
+        return (
+            "The test process ended in the middle of the run (see the error above); "
+            "the results above are those of the tests that finished."
+        )
     if report.failed:
         return None
+    if report.exitstatus not in (0, 5):
+        return (
+            f"pytest ended the run early (exit status {report.exitstatus}), so not every "
+            "test ran; rerun to check, and see `pytest` in the provider's own project."
+        )
     if not report.results:
         if select:
             return f"No test matched -k {select!r}, so nothing was checked; fix the expression."

@@ -130,6 +130,7 @@ def demo(home: Path | None, keep: bool) -> None:
     from hermes_core.testing.openai_fake import FakeOpenAIServer
 
     if home is not None:
+        home = home.expanduser()  # a quoted or `--home=~/x` tilde: never a folder named "~"
         _refuse_a_used_home(home)
     report = _Report()
     with (

@@ -98,6 +98,15 @@ def provider_names(raw: str) -> ProviderNames:
             f"(hermes-memory-{slug}); choose another name.",
             param_hint="NAME",
         )
+    from hermes_core.provider import is_core_memory_provider
+
+    if is_core_memory_provider(slug):
+        raise click.BadParameter(
+            f"memory.provider: {slug} in config.yaml means the builtin store alone, so a "
+            f"provider named {slug!r} could never be selected; choose another name "
+            f"(e.g. '{slug}-notes').",
+            param_hint="NAME",
+        )
     names = ProviderNames(title=title, provider=slug)
     from hermes_core.toolschema import RESERVED_TOOL_NAMES
 

@@ -30,11 +30,13 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from hermes_core.testing.capabilities import Capability
-    from hermes_core.testing.netguard import block_network
-    from hermes_core.testing.pool import ProviderPool
-    from hermes_core.testing.schema_check import tool_schema_problems
-    from hermes_core.testing.suite import ProviderConformance, StoreInspector
-
+    # "import X as X": explicit re-exports, so `mypy --strict` accepts
+    # `from hermes_core.testing import ProviderConformance` in a provider's tests.
+    from hermes_core.testing.capabilities import Capability as Capability
+    from hermes_core.testing.netguard import block_network as block_network
+    from hermes_core.testing.pool import ProviderPool as ProviderPool
+    from hermes_core.testing.schema_check import tool_schema_problems as tool_schema_problems
+    from hermes_core.testing.suite import ProviderConformance as ProviderConformance
+    from hermes_core.testing.suite import StoreInspector as StoreInspector
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -78,15 +78,64 @@ def hermes_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     return home
 
 
+_SUITE_DIR = str(Path(__file__).resolve().parent)
+_HARNESS = (_SUITE_DIR, f"{os.sep}_pytest{os.sep}", f"{os.sep}pluggy{os.sep}", "threading.py")
+
+_RAISED_FIX = (
+    "Fix: a provider must not raise into the host: catch backend failures, log them and "
+    'return what the contract says ("", None, or a JSON {"error": ...} from a tool). If the '
+    "error comes from your own test setup (a fixture or helper), fix that instead."
+)
+_EXIT_FIX = (
+    "Fix: never raise SystemExit or KeyboardInterrupt, nor call sys.exit(), in a provider: "
+    "they end the host's whole process. Raise an ordinary exception and handle it."
+)
+
+_EXIT_TEST_FIX = "Fix: do not call pytest.exit() in the provider or its tests."
+
+
+def _origin(error: BaseException) -> str:
+    """``prefetch() at /path/provider.py:42``: the innermost frame outside pytest and the suite."""
+    import traceback
+
+    frames = [
+        frame
+        for frame in traceback.extract_tb(error.__traceback__)
+        if not any(part in frame.filename for part in _HARNESS)
+    ]
+    if not frames:
+        return ""
+    frame = frames[-1]
+    return f"{frame.name}() at {frame.filename}:{frame.lineno}"
+
+
+def _raised(error: BaseException) -> str:
+    """``RuntimeError: boom`` and, when known, the line of the provider that raised it."""
+    text = str(error).strip()
+    raised = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    origin = _origin(error)
+    return f"{raised}\n(raised in {origin})" if origin else raised
+
+
+def explain_error(error: BaseException) -> str:
+    """A failure message for *error*: the suite's own text, or what was raised where and a fix."""
+    if isinstance(error, AssertionError):
+        # pytest's assertion rewriting appends "assert <expr>" lines after our message.
+        text = str(error).strip().split("\nassert ")[0].strip()
+        if "Fix:" in text:
+            return text
+        origin = _origin(error)
+        return (text or "AssertionError") + (f"\n(raised in {origin})" if origin else "")
+    if "\nFix:" in str(error):  # the suite's own error about the test setup
+        return str(error).strip()
+    fix = _EXIT_FIX if isinstance(error, SystemExit | KeyboardInterrupt) else _RAISED_FIX
+    return f"{_raised(error)}\n{fix}"
+
+
 def _message(call: pytest.CallInfo[Any]) -> str:
     if call.excinfo is None:
         return ""
-    value = call.excinfo.value
-    text = str(value).strip()
-    if isinstance(value, AssertionError):
-        # pytest's assertion rewriting appends "assert <expr>" lines after our message.
-        text = text.split("\nassert ")[0].strip()
-    return text or call.excinfo.typename
+    return explain_error(call.excinfo.value)
 
 
 def _describe(item: pytest.Item) -> dict[str, str]:
@@ -133,7 +182,20 @@ class _Recorder:
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[Any]:
         self.running = _describe(item)
         self.write(None)
-        yield
+        outcome = yield
+        excinfo = getattr(outcome, "excinfo", None)
+        if excinfo is not None:  # KeyboardInterrupt or pytest.exit(): the session ends here
+            error = excinfo[1]
+            self.results.append(
+                {
+                    **_describe(item),
+                    "outcome": "error",
+                    "when": "call",
+                    "message": f"{_raised(error)}\n{type(error).__name__} stopped the whole "
+                    "pytest run during this test, so the tests after it did not run.\n"
+                    + (_EXIT_FIX if isinstance(error, KeyboardInterrupt) else _EXIT_TEST_FIX),
+                }
+            )
         self.running = None
         self.write(None)
 

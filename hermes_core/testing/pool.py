@@ -16,12 +16,18 @@ from typing import Any
 
 from hermes_core.provider import MemoryProvider
 
-__all__ = ["BoundedCall", "ProviderPool", "call_within"]
+__all__ = ["BoundedCall", "ProviderPool", "ProviderSetupError", "call_within"]
 
 DEFAULT_SESSION = "conformance-session"
 
+_HUNG_SHUTDOWN_WAIT = 1.0
+"""Seconds a teardown waits for a provider class whose ``shutdown()`` already hung once."""
+
 _HANDED_OUT: weakref.WeakValueDictionary[int, MemoryProvider] = weakref.WeakValueDictionary()
 """Providers any pool has made, so one handed out twice (a shared instance) is caught."""
+
+_SHUTDOWN_HUNG: set[type] = set()
+"""Provider classes whose ``shutdown()`` did not return in time once."""
 
 
 @dataclass
@@ -31,6 +37,8 @@ class BoundedCall:
     finished: bool
     result: Any = None
     error: BaseException | None = None
+    timeout: float | None = None
+    """The seconds the caller waited at most."""
 
 
 def call_within(timeout: float, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> BoundedCall:
@@ -39,7 +47,7 @@ def call_within(timeout: float, fn: Callable[..., Any], *args: Any, **kwargs: An
     A call that does not return in time is abandoned (the thread keeps running
     in the background); the outcome says so instead of hanging the test.
     """
-    outcome = BoundedCall(finished=False)
+    outcome = BoundedCall(finished=False, timeout=timeout)
     done = threading.Event()
 
     def run() -> None:
@@ -57,6 +65,17 @@ def call_within(timeout: float, fn: Callable[..., Any], *args: Any, **kwargs: An
     return outcome
 
 
+def describe_outcome(outcome: BoundedCall) -> str:
+    """``did not return within 15s`` or ``raised ValueError('…')``, for failure messages."""
+    if not outcome.finished:
+        return f"did not return within {outcome.timeout:g}s"
+    return f"raised {outcome.error!r}"
+
+
+class ProviderSetupError(AssertionError):
+    """Making or initializing a provider raised: the message names the call and what to fix."""
+
+
 class ProviderPool:
     """Makes providers from *create* and initializes them with *init_kwargs*.
 
@@ -71,6 +90,13 @@ class ProviderPool:
         *,
         shutdown_timeout: float = 30.0,
     ) -> None:
+        if isinstance(create, MemoryProvider) or not callable(create):
+            raise TypeError(
+                f"create_provider gave {type(create).__name__} {create!r:.80}, not a callable.\n"
+                "Fix: return a zero-argument callable that makes a NEW provider each time it is "
+                "called: the provider class itself, or a function (`return MyProvider`, not "
+                "`return MyProvider()`)."
+            )
         self._create = create
         self._init_kwargs = dict(init_kwargs)
         self._shutdown_timeout = shutdown_timeout
@@ -78,11 +104,20 @@ class ProviderPool:
 
     def new(self) -> MemoryProvider:
         """A new, uninitialized provider."""
-        provider = self._create()
+        try:
+            provider = self._create()
+        except Exception as exc:
+            raise ProviderSetupError(
+                f"calling create_provider's callable raised {exc!r}.\nFix: create_provider must "
+                "return a zero-argument callable that makes a new, uninitialized provider (the "
+                "class itself, or a function taking no arguments); start fake servers and other "
+                "setup in fixtures, and keep __init__ free of I/O that can fail."
+            ) from exc
         if not isinstance(provider, MemoryProvider):
             raise TypeError(
-                f"create_provider returned {type(provider).__name__}, not a MemoryProvider: "
-                "return a new, uninitialized instance of your provider class."
+                f"create_provider's callable returned {type(provider).__name__}, not a "
+                "MemoryProvider.\nFix: return a new, uninitialized instance of your provider "
+                "class (a subclass of hermes_core.MemoryProvider)."
             )
         if _HANDED_OUT.get(id(provider)) is provider:
             raise TypeError(
@@ -107,17 +142,39 @@ class ProviderPool:
         provider = self.new()
         if user_id is not None:  # otherwise a user_id the run passes for every test stays
             kwargs["user_id"] = user_id
-        provider.initialize(session_id, **self.init_kwargs(**kwargs))
-        self._running.append(provider)
+        arguments = self.init_kwargs(**kwargs)
+        self._running.append(provider)  # shut down at the end even if initialize() fails
+        try:
+            # On this thread, as the host does: a provider may keep thread-bound state.
+            provider.initialize(session_id, **arguments)
+        except Exception as exc:
+            shown = ", ".join([repr(session_id), *(f"{k}={v!r}" for k, v in arguments.items())])
+            raise ProviderSetupError(
+                f"initialize({shown}) raised {exc!r}; a host would run without the provider."
+                "\nFix: make initialize() succeed in the test setup (configure the backend in "
+                "create_provider or init_kwargs, e.g. a local fake server), accept keyword "
+                "arguments you do not know (**kwargs), and when something is missing degrade "
+                "instead of raising (is_available() and unavailable_reason() say why)."
+            ) from exc
         return provider
 
     def stop(self, provider: MemoryProvider, timeout: float | None = None) -> BoundedCall:
-        """Shut *provider* down, waiting at most *timeout* seconds; it is no longer tracked."""
+        """Shut *provider* down, waiting at most *timeout* seconds; it is no longer tracked.
+
+        Without *timeout*, a provider class whose ``shutdown()`` already hung is
+        given only a moment: its own test reports the hang, and every later
+        teardown waiting the whole budget again would only stall the run.
+        """
         if provider in self._running:
             self._running.remove(provider)
-        return call_within(
-            self._shutdown_timeout if timeout is None else timeout, provider.shutdown
-        )
+        if timeout is None:
+            hung = type(provider) in _SHUTDOWN_HUNG
+            timeout = min(self._shutdown_timeout, _HUNG_SHUTDOWN_WAIT) if hung else None
+        waited = self._shutdown_timeout if timeout is None else timeout
+        outcome = call_within(waited, provider.shutdown)
+        if not outcome.finished:
+            _SHUTDOWN_HUNG.add(type(provider))
+        return outcome
 
     def close(self) -> None:
         """Shut down every provider still running (newest first); errors are ignored."""

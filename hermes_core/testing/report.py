@@ -79,9 +79,13 @@ class ConformanceReport:
 
     @property
     def ok(self) -> bool:
-        """True when the run finished, nothing failed and at least one test ran."""
+        """True when pytest finished with success, nothing failed and at least one test ran.
+
+        A run pytest ended early (interrupted, exit status 2) is never ok, even when
+        every test that ran before passed.
+        """
         return (
-            self.exitstatus is not None
+            self.exitstatus == 0
             and not self.failed
             and bool(self.by_outcome("passed", "xfailed", "xpassed"))
         )

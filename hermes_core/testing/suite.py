@@ -25,6 +25,7 @@ import itertools
 import json
 import secrets
 import threading
+import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -40,7 +41,12 @@ from hermes_core.testing.capabilities import (
     parse_capabilities,
 )
 from hermes_core.testing.netguard import block_network
-from hermes_core.testing.pool import DEFAULT_SESSION, ProviderPool, call_within
+from hermes_core.testing.pool import (
+    DEFAULT_SESSION,
+    ProviderPool,
+    call_within,
+    describe_outcome,
+)
 from hermes_core.testing.schema_check import tool_schema_problems
 from hermes_core.writeshim import MemoryWriteShim
 
@@ -51,6 +57,9 @@ StoreInspector = Callable[[], str]
 
 TOPICS = ("harbor", "violin", "glacier", "saffron", "lantern", "orchid", "compass", "meadow")
 _counter = itertools.count(1)
+
+THREAD_EXIT_WAIT = 3.0
+"""Seconds threads a provider started may take to end after ``shutdown()``."""
 
 
 def _token() -> str:
@@ -143,6 +152,19 @@ def _raised_in_availability(label: str, exc: Exception) -> str:
     )
 
 
+def _stray_threads(before: Collection[threading.Thread], wait: float) -> list[str]:
+    """Non-daemon threads started since *before* that are still running after *wait* seconds."""
+    deadline = time.monotonic() + wait
+    stray = []
+    for thread in threading.enumerate():
+        if thread in before or thread.daemon or thread is threading.current_thread():
+            continue
+        thread.join(max(0.0, deadline - time.monotonic()))
+        if thread.is_alive():
+            stray.append(thread.name)
+    return stray
+
+
 def _xfail_reason(function: Any) -> str:
     for mark in getattr(function, "pytestmark", []):
         if mark.name == "xfail":
@@ -210,11 +232,19 @@ class ProviderConformance:
         self, create_provider: Callable[[], MemoryProvider], init_kwargs: dict[str, Any]
     ) -> Iterator[ProviderPool]:
         """Makes more providers on the same backend: a second user, a new session, a restart."""
+        before = set(threading.enumerate())
         pool = ProviderPool(create_provider, init_kwargs, shutdown_timeout=self.shutdown_budget)
         try:
             yield pool
         finally:
             pool.close()
+        stray = _stray_threads(before, THREAD_EXIT_WAIT)
+        assert not stray, _fix(
+            f"after shutdown() the provider left non-daemon threads running: {stray}. Such a "
+            "thread keeps the host process (and this pytest run) from exiting.",
+            "stop background threads in shutdown() and join them with a timeout, or start "
+            "them with daemon=True.",
+        )
 
     @pytest.fixture
     def provider(self, provider_factory: ProviderPool) -> MemoryProvider:
@@ -234,7 +264,13 @@ class ProviderConformance:
             try:
                 return parse_capabilities(self.capabilities)
             except ValueError as exc:
-                raise ValueError(f"{type(self).__name__}.capabilities: {exc}") from None
+                raise ValueError(
+                    _fix(
+                        f"{type(self).__name__}.capabilities: {exc}",
+                        "declare only those names in the test class's `capabilities` "
+                        "(or None to use the provider's own conformance_capabilities).",
+                    )
+                ) from None
         declared = declared_capabilities(provider)
         return declared if declared is not None else inferred_capabilities(provider)
 
@@ -250,10 +286,14 @@ class ProviderConformance:
             method = getattr(provider, name, None)
             if callable(method):
                 outcome = call_within(self.settle_timeout + 1.0, method, self.settle_timeout)
+                if not outcome.finished or outcome.error is not None:
+                    what = describe_outcome(outcome)
+                else:
+                    what = f"returned {outcome.result!r}"
                 assert outcome.finished and outcome.error is None and outcome.result is not False, (
                     _fix(
                         f"{name}({self.settle_timeout}) did not report the provider idle "
-                        f"(returned {outcome.result!r}, raised {outcome.error!r}).",
+                        f"(it {what}).",
                         "background writes and recalls must finish while the backend answers; "
                         "check the worker threads, or raise settle_timeout for a slow backend.",
                     )
@@ -274,7 +314,13 @@ class ProviderConformance:
             "and hand slow work to a background thread.",
         )
         if outcome.error is not None:
-            raise outcome.error
+            raise AssertionError(
+                _fix(
+                    f"{hook}() raised {outcome.error!r}.",
+                    f"{hook}() must not raise: log backend failures and return (the host calls "
+                    "it on every turn, and an exception there costs the user the turn).",
+                )
+            ) from outcome.error
         return outcome.result
 
     def remember(self, provider: MemoryProvider, fact: str, *, session_id: str) -> None:
@@ -294,7 +340,12 @@ class ProviderConformance:
             "querying the backend inside prefetch().",
         )
         if outcome.error is not None:
-            raise outcome.error
+            raise AssertionError(
+                _fix(
+                    f"prefetch({query!r}) raised {outcome.error!r}.",
+                    'degrade to "" (and log) when the backend fails; never raise into the turn.',
+                )
+            ) from outcome.error
         result = _recall_text(outcome.result)
         assert isinstance(result, str), _fix(
             f"prefetch() returned {type(outcome.result).__name__}.", 'return a str ("" for none).'
@@ -461,10 +512,15 @@ class ProviderConformance:
         for schema in _plain_schemas(provider):
             name = schema["name"]
             params = schema.get("parameters") or {}
+            if not isinstance(params, dict):
+                continue  # malformed: test_tool_schemas_are_strict_backend_safe says how
             properties = params.get("properties") or {}
+            required = params.get("required") or []
+            if not isinstance(properties, dict) or not isinstance(required, list):
+                continue
             good = example_arguments(params)
             bad_calls: list[dict[str, Any]] = [{}, {**good, "no_such_argument": 1}]
-            for key in params.get("required") or []:
+            for key in required:
                 bad_calls.append({**good, key: _wrong_type_value(properties.get(key))})
                 bad_calls.append({**good, key: None})
             for args in bad_calls:
@@ -576,10 +632,15 @@ class ProviderConformance:
         """``initialize_for_inspection`` succeeds and leaves a provider that can shut down."""
         inspected = provider_factory.new()
         inspected.initialize_for_inspection(DEFAULT_SESSION, **provider_factory.init_kwargs())
-        assert isinstance(inspected.system_prompt_block(), str)
+        block = inspected.system_prompt_block()
+        assert isinstance(block, str), _fix(
+            f"system_prompt_block() after initialize_for_inspection() returned "
+            f"{type(block).__name__}.",
+            'return a str ("" when there is nothing to add).',
+        )
         outcome = provider_factory.stop(inspected, self.shutdown_budget)
         assert outcome.finished and outcome.error is None, _fix(
-            f"shutdown() after initialize_for_inspection() failed: {outcome.error!r}.",
+            f"shutdown() after initialize_for_inspection() {describe_outcome(outcome)}.",
             "shutdown() must work whichever initialize variant ran.",
         )
 
@@ -610,7 +671,7 @@ class ProviderConformance:
         )
         again = call_within(self.shutdown_budget, provider.shutdown)
         assert again.finished and again.error is None, _fix(
-            f"a second shutdown() failed: {again.error!r}.",
+            f"a second shutdown() {describe_outcome(again)}.",
             "make shutdown() idempotent: the host may call it more than once.",
         )
 
@@ -1027,7 +1088,8 @@ class ProviderConformance:
         self.remember(first, fact_text("violin", token), session_id="conformance-first")
         outcome = provider_factory.stop(first, self.shutdown_budget)
         assert outcome.finished and outcome.error is None, _fix(
-            f"shutdown() failed: {outcome.error!r}", "make shutdown() finish its queued writes."
+            f"shutdown() {describe_outcome(outcome)}.",
+            "make shutdown() finish its queued writes within shutdown_budget, and never raise.",
         )
         second = provider_factory.start("conformance-second")
         text = self._recalls(second, "violin", "conformance-second")
