@@ -32,12 +32,14 @@ to all of them so that one provider failing never fails a turn:
 
 from __future__ import annotations
 
+import atexit
 import contextvars
 import copy
 import dataclasses
 import json
 import logging
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -92,6 +94,27 @@ MAX_TOOL_RESULT_CHARS = 100_000
 _SKIPPABLE_HOOKS = ("prefetch", "queue_prefetch", "sync_turn", "on_turn_start", "recall_status")
 _SYNC_OPTIONAL_KEYWORDS = frozenset({"session_id", "messages", "turn_author"})
 _REFUSED = object()  # a hand-off that could not be redacted
+_UNFINISHED: weakref.WeakSet[MemoryManager] = weakref.WeakSet()
+"""Managers with a background worker that were not shut down yet."""
+
+
+def _finish_background_work_at_exit() -> None:
+    """At interpreter exit, let managers never shut down run their queued work (bounded).
+
+    A host that exits without ``shutdown_all()`` (a gateway stopped with chats
+    still open) would otherwise lose the last turns' ``sync_turn`` silently: the
+    worker is a daemon thread. The workers run in parallel, so the whole wait is
+    at most the largest ``drain_timeout``.
+    """
+    managers = list(_UNFINISHED)
+    if not managers:
+        return
+    deadline = time.monotonic() + max(manager._drain_timeout for manager in managers)
+    for manager in managers:
+        manager._finish_at_exit(deadline)
+
+
+atexit.register(_finish_background_work_at_exit)
 
 
 def _bounded_text(provider: str, hook: str, text: str, limit: int) -> str:
@@ -721,7 +744,12 @@ class MemoryManager:
         return available
 
     def on_session_end(self, messages: Sequence[dict[str, Any]] | None) -> None:
-        """A real session boundary: hand each provider a redacted copy of the transcript."""
+        """A real session boundary: hand each provider a redacted copy of the transcript.
+
+        Background work queued before it (the last turn's ``sync_turn``) runs
+        first; see :meth:`_settle`.
+        """
+        self._settle("on_session_end")
         clean = self._redacted(list(messages or []), "the session transcript")
         if clean is not _REFUSED:
             self._end_session(clean)
@@ -746,6 +774,8 @@ class MemoryManager:
         **kwargs: Any,
     ) -> None:
         """The session id rotated (resume, branch, reset, compression, undo)."""
+        if new_session_id:
+            self._settle("on_session_switch")
         self._switch_session(
             new_session_id, parent_session_id, reset, rewound, kwargs, log=logger.debug
         )
@@ -828,6 +858,7 @@ class MemoryManager:
         :class:`~hermes_core.errors.PreCompressCheckpointError` is raised when no
         checkpoint provider completed; the caller then keeps the transcript.
         """
+        self._settle("on_pre_compress")
         evidence = list(evidence_messages) if evidence_messages is not None else None
         clean = self._redacted((list(messages or []), evidence), "the transcript to compress")
         if clean is _REFUSED:
@@ -1013,6 +1044,7 @@ class MemoryManager:
                     worker = self._worker = BackgroundWorker()
                     # An abandoned manager must not leave its thread waiting forever.
                     weakref.finalize(self, worker.stop)
+                    _UNFINISHED.add(self)
                 except RuntimeError as exc:
                     logger.warning(
                         "Memory background worker could not start (%s); running the %s task inline",
@@ -1024,6 +1056,43 @@ class MemoryManager:
                 return True
         context.run(fn)
         return True
+
+    def _settle(self, hook: str) -> None:
+        """Let background work queued so far run before a session-boundary *hook*.
+
+        A provider must see the last turn's ``sync_turn`` before the boundary
+        that ends or splits its session. Waits at most ``drain_timeout`` seconds;
+        from one of the worker's own tasks it does not wait.
+        """
+        worker = self._worker
+        if (
+            worker is None
+            or self._drain_timeout <= 0
+            or worker.in_worker_thread()
+            or worker.pending_count() == 0
+        ):
+            return
+        if not worker.flush(self._drain_timeout):
+            logger.warning(
+                "Memory background work queued before %s did not finish within %gs; "
+                "%s goes ahead without waiting for it (a provider may be hung).",
+                hook,
+                self._drain_timeout,
+                hook,
+            )
+
+    def _finish_at_exit(self, deadline: float) -> None:
+        with self._lock:
+            worker = None if self._closing else self._worker
+        if worker is None or worker.pending_count() == 0:
+            return
+        if not worker.flush(max(0.0, deadline - time.monotonic())):
+            logger.warning(
+                "Memory background work was still queued at exit and did not finish in time; "
+                "%d task(s) abandoned. Call shutdown_all() (AgentSession.close()) before "
+                "exiting.",
+                worker.pending_count(),
+            )
 
     def flush_pending(self, timeout: float | None = None) -> bool:
         """Wait until all background work queued so far has run; False on timeout."""
@@ -1055,6 +1124,7 @@ class MemoryManager:
                 return
             self._closing = True
             worker, self._worker = self._worker, None
+            _UNFINISHED.discard(self)
             self._drain_state = {
                 "status": "draining",
                 "abandoned_writes": 0,

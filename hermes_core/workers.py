@@ -72,6 +72,7 @@ def _serve_prefetches(
                 state.busy = False
                 state.stuck = False
             call.done.release()
+        del call  # an idle thread holds no query, result or context
 
 
 class PrefetchLane:
@@ -217,10 +218,18 @@ class BackgroundWorker:
                     task.future.set_exception(exc)
                 else:
                     task.future.set_result(result)
+                    del result
             with self._lock:
                 self._pending.discard(task)
+                # An idle thread must not keep the last task (and what its closure
+                # holds, such as the manager that owns this worker) alive.
+                del task
                 if not self._pending:
                     self._idle.notify_all()
+
+    def in_worker_thread(self) -> bool:
+        """True when called from one of this worker's own tasks."""
+        return threading.current_thread() is self._thread
 
     def flush(self, timeout: float | None) -> bool:
         """Wait until everything submitted so far has run; False on timeout.
@@ -228,7 +237,7 @@ class BackgroundWorker:
         Called from one of the worker's own tasks it returns False at once: the
         task calling it is part of what it would wait for.
         """
-        if threading.current_thread() is self._thread:
+        if self.in_worker_thread():
             logger.warning(
                 "%s: flush called from its own background task; not waiting (it would never end)",
                 self.name,

@@ -5,8 +5,11 @@ from __future__ import annotations
 import contextvars
 import gc
 import logging
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -433,3 +436,136 @@ def test_a_two_argument_sync_turn_still_receives_turns() -> None:
     assert manager.flush_pending(WAIT)
     assert journal == [("ext", "sync_turn", "u", "a")]
     manager.shutdown_all()
+
+
+class Gated(Journal):
+    """A sync_turn slow enough that a session boundary would overtake it.
+
+    It waits (at most ``GATE`` seconds) for a boundary hook; a manager that let
+    the boundary overtake the queued sync would record the boundary first.
+    """
+
+    GATE = 0.5
+
+    def __init__(self, name: str, journal: list[tuple[Any, ...]]) -> None:
+        super().__init__(name, journal)
+        self.boundary = threading.Event()
+
+    def sync_turn(self, *args: Any, **kwargs: Any) -> None:
+        self.boundary.wait(self.GATE)
+        super().sync_turn(*args, **kwargs)
+
+    def on_session_end(self, messages: list[dict[str, Any]]) -> None:
+        self.boundary.set()
+        super().on_session_end(messages)
+
+    def on_session_switch(self, new_session_id: str, **kwargs: Any) -> None:
+        self.boundary.set()
+        super().on_session_switch(new_session_id, **kwargs)
+
+    def on_pre_compress(self, messages: list[dict[str, Any]]) -> str:
+        self.boundary.set()
+        self._note("on_pre_compress", messages)
+        return ""
+
+
+@pytest.mark.parametrize(
+    ("hook", "call"),
+    [
+        ("on_session_end", lambda m: m.on_session_end([{"role": "user", "content": "u"}])),
+        ("on_pre_compress", lambda m: m.on_pre_compress([{"role": "user", "content": "u"}])),
+        ("on_session_switch", lambda m: m.on_session_switch("next", parent_session_id="s1")),
+    ],
+)
+def test_a_session_boundary_never_overtakes_the_last_queued_sync(hook: str, call: Any) -> None:
+    journal: list[tuple[Any, ...]] = []
+    manager = MemoryManager()
+    manager.add_provider(Gated("ext", journal))
+    manager.sync_all("last words", "answer", session_id="s1")
+    call(manager)
+    assert [entry[1] for entry in journal] == ["sync_turn", hook]
+    manager.shutdown_all()
+
+
+def test_a_boundary_waits_for_a_wedged_sync_at_most_the_drain_timeout(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    journal: list[tuple[Any, ...]] = []
+    wedge = Wedge("ext", journal)
+    manager = MemoryManager(drain_timeout=0.2)
+    manager.add_provider(wedge)
+    manager.sync_all("u", "a")
+    assert wedge.entered.wait(WAIT)
+    with caplog.at_level(logging.WARNING, logger="hermes_core.manager"):
+        manager.on_session_end([])
+    assert [entry[1] for entry in journal] == ["on_session_end"]
+    assert "on_session_end goes ahead without waiting" in caplog.text
+    wedge.release.set()
+    manager.shutdown_all()
+
+
+def test_a_manager_abandoned_right_after_a_sync_does_not_leave_threads_behind() -> None:
+    journal: list[tuple[Any, ...]] = []
+    external = Journal("ext", journal)
+    manager = MemoryManager()
+    manager.add_provider(external)
+    manager.sync_all("u", "a")  # the worker's last task is a closure over the manager
+    worker = manager._worker
+    assert worker is not None
+    assert worker.drain(WAIT) == (True, [], 0)
+    (thread,) = external.threads
+
+    del manager, worker
+    gc.collect()
+    thread.join(WAIT)
+    assert not thread.is_alive()
+
+
+_EXIT_WITH_QUEUED_SYNC = """
+import sys, threading, time
+from pathlib import Path
+from hermes_core import MemoryManager, MemoryProvider
+
+class LateWriter(MemoryProvider):
+    name = "late"
+    def is_available(self): return True
+    def initialize(self, session_id, **kwargs): pass
+    def get_tool_schemas(self): return []
+    def sync_turn(self, user_content, assistant_content, **kwargs):
+        # Runs on only once the main thread has finished: at interpreter exit.
+        deadline = time.monotonic() + 30
+        while threading.main_thread().is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if sys.argv[2] == "hang":
+            threading.Event().wait()
+        Path(sys.argv[1]).write_text(user_content)
+
+manager = MemoryManager(drain_timeout=float(sys.argv[3]))
+manager.add_provider(LateWriter())
+manager.sync_all("the last turn", "answer")
+"""
+
+
+def test_work_queued_at_interpreter_exit_still_runs(tmp_path: Path) -> None:
+    out = tmp_path / "synced.txt"
+    done = subprocess.run(
+        [sys.executable, "-c", _EXIT_WITH_QUEUED_SYNC, str(out), "write", "30"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert out.read_text() == "the last turn"
+
+
+def test_a_hung_provider_cannot_hold_interpreter_exit(tmp_path: Path) -> None:
+    out = tmp_path / "synced.txt"
+    done = subprocess.run(
+        [sys.executable, "-c", _EXIT_WITH_QUEUED_SYNC, str(out), "hang", "0.3"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert not out.exists()
+    assert "still queued at exit" in done.stderr

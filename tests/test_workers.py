@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import contextvars
+import functools
+import gc
 import logging
 import threading
+import weakref
 from collections.abc import Iterator
 
 import pytest
@@ -147,3 +150,19 @@ def test_flush_from_one_of_its_own_tasks_returns_false_instead_of_deadlocking(
     assert inner.result(timeout=30) is False
     assert after.result(timeout=30) == "ran"
     assert worker.flush(30) is True
+
+
+def test_an_idle_worker_holds_no_reference_to_its_last_task(worker: BackgroundWorker) -> None:
+    # The manager's tasks are closures over the manager: held by an idle worker
+    # thread, they would keep an abandoned manager (and its threads) alive forever.
+    class Payload:
+        pass
+
+    payload = Payload()
+    gone = weakref.ref(payload)
+    future = worker.submit("write", functools.partial(lambda _: None, payload))
+    assert future.result(timeout=10) is None
+    assert worker.drain(10) == (True, [], 0)  # idle: the last task has been let go
+    del payload, future
+    gc.collect()
+    assert gone() is None

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -52,11 +53,18 @@ class _Lane:
         self.thread.start()
 
     def _run(self) -> None:
-        while True:
-            job = self.jobs.get()
-            if job is None:
-                return
+        while (job := self.jobs.get()) is not None:
             job.run()
+            # Idle, the thread holds nothing: the last call's arguments (a transcript,
+            # the manager) must not outlive it, nor keep an abandoned session alive.
+            del job
+
+
+def _close_lanes(lanes: dict[str, _Lane]) -> None:
+    """Let the lanes' idle threads exit (stuck ones exit when their call returns)."""
+    for lane in list(lanes.values()):
+        lane.jobs.put(None)
+    lanes.clear()
 
 
 class HookGuard:
@@ -70,6 +78,8 @@ class HookGuard:
         self._lock = threading.Lock()
         self.failures: list[str] = []
         """One line per failed, timed-out, skipped or junk-returning call (newest last)."""
+        # A guard dropped without close() (a session never closed) still ends its threads.
+        self._close_lanes = weakref.finalize(self, _close_lanes, self._lanes)
 
     def _lane(self, label: str) -> _Lane:
         with self._lock:
@@ -129,6 +139,4 @@ class HookGuard:
     def close(self) -> None:
         """Let idle worker threads exit (stuck ones exit when their call returns)."""
         with self._lock:
-            lanes, self._lanes = list(self._lanes.values()), {}
-        for lane in lanes:
-            lane.jobs.put(None)
+            _close_lanes(self._lanes)

@@ -32,15 +32,17 @@ all its results), so an interrupted or failed turn leaves the store consistent.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from hermes_core.config import cfg_get, config_section, get_hermes_home, load_config
 from hermes_core.errors import (
@@ -93,6 +95,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 _V = TypeVar("_V")
+_Method = TypeVar("_Method", bound=Callable[..., Any])
 
 DELEGATION_SOURCE = "delegate"
 """``source`` of a subagent's session row; never taken for a compression continuation."""
@@ -175,6 +178,21 @@ def _tolerant(callback: Callable[[_V], None] | None, name: str) -> Callable[[_V]
                 logger.warning("The %s callback raised %r; the turn goes on without it", name, exc)
 
     return call
+
+
+def _one_at_a_time(method: _Method) -> _Method:
+    """Run *method* holding the session's lock: a chat's calls never interleave.
+
+    A gateway may hand a chat's next message to another thread while the
+    previous turn still runs; that turn finishes first, then the next one runs.
+    """
+
+    @functools.wraps(method)
+    def serialized(self: AgentSession, *args: Any, **kwargs: Any) -> Any:
+        with self._busy:
+            return method(self, *args, **kwargs)
+
+    return cast(_Method, serialized)
 
 
 def _stored_root(working_dir: Path | None) -> str | None:
@@ -348,7 +366,9 @@ class AgentSession:
     Use :meth:`open` to build one from ``$HERMES_HOME`` and ``config.yaml``, or
     pass the parts in. Call :meth:`start` (or use it as a context manager),
     then :meth:`run_turn` per user message, and :meth:`close` at the end.
-    One session runs one turn at a time; use one session per conversation.
+    One session runs one turn at a time: calls from several threads (turns,
+    ``/new``, ``/compress``, delegation) wait for each other, and :meth:`close`
+    waits for a running turn. Use one session per conversation.
     """
 
     def __init__(
@@ -387,6 +407,7 @@ class AgentSession:
         self._turn = 0
         self._reported_tokens: int | None = None
         self._closed = False
+        self._busy = threading.RLock()
         self._warned_paused = False
         self.compressions: list[CompressionOutcome] = []
 
@@ -483,6 +504,7 @@ class AgentSession:
             )
 
     # -- lifecycle ---------------------------------------------------------------------
+    @_one_at_a_time
     def start(self) -> str:
         """Create the session row, initialize providers, freeze the system prompt."""
         if self._closed:
@@ -527,8 +549,28 @@ class AgentSession:
     def close(self, end_reason: str = "user_exit") -> None:
         """End the session: ``on_session_end(messages)``, ``shutdown_all()``, close resources.
 
-        Safe to call twice and after a Ctrl-C.
+        Safe to call twice, from any thread, and after a Ctrl-C. A turn running
+        in another thread is waited for, at most ``runtime.session_end_timeout``
+        seconds; after that the session closes anyway and that turn fails.
         """
+        if self._closed:
+            return
+        wait = self.settings.session_end_timeout
+        idle = self._busy.acquire(timeout=wait)
+        if not idle:
+            logger.warning(
+                "A turn of session %s is still running after %gs; closing the session anyway, "
+                "so that turn will fail.",
+                self._session_id,
+                wait,
+            )
+        try:
+            self._close(end_reason)
+        finally:
+            if idle:
+                self._busy.release()
+
+    def _close(self, end_reason: str) -> None:
         if self._closed:
             return
         self._closed = True
@@ -567,6 +609,7 @@ class AgentSession:
             if self.client is not None:
                 self.client.close()
 
+    @_one_at_a_time
     def new_session(self, *, title: str | None = None) -> str:
         """Start over (``/new``): end this session, start a fresh one with a new snapshot.
 
@@ -610,6 +653,7 @@ class AgentSession:
         return new_id
 
     # -- the turn ----------------------------------------------------------------------
+    @_one_at_a_time
     def run_turn(
         self,
         user_message: str,
@@ -765,6 +809,7 @@ class AgentSession:
         return result
 
     # -- compression -------------------------------------------------------------------
+    @_one_at_a_time
     def compress(
         self, *, focus: str | None = None, force: bool = True
     ) -> CompressionOutcome | None:
@@ -862,6 +907,7 @@ class AgentSession:
         return title
 
     # -- delegation --------------------------------------------------------------------
+    @_one_at_a_time
     def delegate(self, task: str, *, system_message: str = "") -> str:
         """Run *task* in a subagent session and return its answer.
 
