@@ -48,6 +48,13 @@ It is imported through the LongMemEval reader, measured alone (with a table per
 kind of question and the tool's raw previews) and hidden among generated
 everyday chat.
 
+A fourth set (``bench/eval/friends.yaml``) is one long LoCoMo-shaped
+conversation: two friends over twelve dated sessions of 16-20 turns, mostly
+small talk, with questions of LoCoMo's five categories (one turn, several
+sessions, when, inference, the wrong person). It is written out as a LoCoMo
+file and imported by that reader; "When did ...?" questions are answered by a
+session's date and a relative phrase in a turn ("yesterday", "last weekend").
+
 Usage: ``python bench/bench_sessions_recall.py`` (``--haystack N`` sets the
 generated messages per haystack, default 50,000; 0 skips those runs).
 """
@@ -63,6 +70,7 @@ import sqlite3
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +89,7 @@ from hermes_core.sessions.importer import read_jsonl  # noqa: E402
 EVAL = HERE / "eval" / "conversations.yaml"
 PEOPLE = HERE / "eval" / "people.yaml"
 ASSISTANT = HERE / "eval" / "assistant.yaml"
+FRIENDS = HERE / "eval" / "friends.yaml"
 EVERYDAY = """
     travel trip flight hotel beach city museum history river mountain recipe cooking bake
     oven bread flour sugar butter chicken salmon vegetable garden water plant tomato soil
@@ -520,6 +529,162 @@ def _assistant_section(haystack: int) -> list[str]:
     return lines
 
 
+CATEGORIES = {
+    "single-hop": "one turn answers it",
+    "multi-hop": "turns from two or more sessions",
+    "temporal": "when: a session's date and a relative phrase in a turn",
+    "open-domain": "an inference from what was said",
+    "adversarial": "asks about the wrong person",
+}
+
+
+def locomo_sample(data: dict[str, Any]) -> dict[str, Any]:
+    """The friends set as one LoCoMo sample (``speaker_a``, ``session_<n>``, ``D<n>:<k>``)."""
+    conversation: dict[str, Any] = {"speaker_a": data["speaker_a"], "speaker_b": data["speaker_b"]}
+    for n, session in enumerate(data["sessions"], start=1):
+        conversation[f"session_{n}_date_time"] = session["date_time"]
+        conversation[f"session_{n}"] = [
+            {"speaker": speaker, "text": text, "dia_id": f"D{n}:{k}"}
+            for k, (speaker, text) in enumerate(session["turns"], start=1)
+        ]
+    return {"sample_id": data["sample_id"], "conversation": conversation}
+
+
+def friends_questions(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The questions with evidence as (imported session id, 0-based turn)."""
+    return [
+        {
+            **question,
+            "evidence": [
+                [f"{data['sample_id']}_session_{session}", int(turn) - 1]
+                for item in question["evidence"]
+                for session, turn in re.findall(r"D(\d+):(\d+)", str(item))
+            ],
+        }
+        for question in data["questions"]
+    ]
+
+
+def run_friends(
+    data: dict[str, Any],
+) -> tuple[int, int, Results, dict[str, Results], dict[str, int], int]:
+    """BM25, OR and ours on the friends set, imported as a LoCoMo file.
+
+    Returns (sessions, messages, results, results per category, questions per
+    category whose answering turn is whole in the tool's raw previews, temporal
+    questions whose preview showing the turn is dated with its session's day).
+    """
+    questions = friends_questions(data)
+    sample = locomo_sample(data)
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        path = home / "friends.json"
+        path.write_text(json.dumps([sample]), encoding="utf-8")
+        with SessionStore(home / "state.db") as store:
+            sessions = read_jsonl(path)
+            store.import_sessions(sessions)
+            stored = {s["id"]: store.get_messages(s["id"]) for s in sessions}
+            started = {s["id"]: store.get_session(s["id"])["started_at"] for s in sessions}
+        turn_ids = {(sid, n): m["id"] for sid, ms in stored.items() for n, m in enumerate(ms)}
+        texts = {(sid, n): m["content"] for sid, ms in stored.items() for n, m in enumerate(ms)}
+        session_of = {mid: sid for (sid, _), mid in turn_ids.items()}
+        with SessionStore(home / "state.db", read_only=True) as store:
+            rankers = {BM25_OR: bm25_ranker(plain_index(store), "OR"), OURS: ours_ranker(store)}
+            results = {
+                name: evaluate(ranker, questions, turn_ids, session_of)
+                for name, ranker in rankers.items()
+            }
+            by_kind = {
+                kind: {
+                    name: evaluate(
+                        ranker,
+                        [q for q in questions if q["category"] == kind],
+                        turn_ids,
+                        session_of,
+                    )
+                    for name, ranker in rankers.items()
+                }
+                for kind in CATEGORIES
+            }
+        tool = preview_tool(home)
+        shown: dict[str, int] = dict.fromkeys(CATEGORIES, 0)
+        dated = 0
+        try:
+            for question in questions:
+                answer = json.loads(tool({"query": question["q"]}))
+                found = [
+                    result
+                    for result in answer.get("results", [])
+                    if any(
+                        texts[(sid, n)] in result.get("summary", "")
+                        for sid, n in question["evidence"]
+                    )
+                ]
+                shown[question["category"]] += bool(found)
+                if question["category"] == "temporal":
+                    days = {
+                        datetime.fromtimestamp(started[sid]).strftime("%B %d, %Y")
+                        for sid, _ in question["evidence"]
+                    }
+                    dated += any(
+                        any(day in str(result.get("when", "")) for day in days) for result in found
+                    )
+        finally:
+            tool.close()
+    return len(stored), len(turn_ids), results, by_kind, shown, dated
+
+
+def _categories_table(
+    by_kind: dict[str, Results], questions: Sequence[dict[str, Any]], shown: dict[str, int]
+) -> list[str]:
+    lines = [
+        "| category | questions | session R@1, BM25 OR | session R@1, ours "
+        "| message R@5, BM25 OR | message R@5, ours | answering turn in a preview |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for kind, results in by_kind.items():
+        count = sum(q["category"] == kind for q in questions)
+        cells = [
+            f"{results[ranker][0][metric]:.2f}"
+            for metric in ("session@1", "message@5")
+            for ranker in (BM25_OR, OURS)
+        ]
+        lines.append(
+            f"| {kind} ({CATEGORIES[kind]}) | {count} | "
+            + " | ".join(cells)
+            + f" | {shown[kind]}/{count} |"
+        )
+    return lines
+
+
+def _friends_section() -> list[str]:
+    data = yaml.safe_load(FRIENDS.read_text(encoding="utf-8"))
+    questions = data["questions"]
+    sessions, messages, results, by_kind, shown, dated = run_friends(data)
+    temporal = sum(q["category"] == "temporal" for q in questions)
+    return [
+        "",
+        "### Two friends over twelve dated sessions (LoCoMo-shaped)",
+        "",
+        f"{len(questions)} questions over {sessions} dated sessions ({messages} messages) of "
+        f"one pair of friends in `bench/eval/friends.yaml`, written for this project in the "
+        "shape of LoCoMo: long sessions of mostly small talk with facts mentioned in passing, "
+        'questions of its five categories, and "When did …?" questions answered by a '
+        "session's date and a relative phrase in a turn (*yesterday*, *last weekend*). "
+        "Written out as a LoCoMo file and imported by `sessions import`'s reader (one speaker "
+        "`user`, the other `assistant`, both named).",
+        "",
+        *_table(results),
+        "",
+        *_categories_table(by_kind, questions, shown),
+        "",
+        "The last column counts questions whose answering turn is whole in the "
+        "`session_search` tool's raw previews (no summary model): "
+        f"{sum(shown.values())}/{len(questions)} in all; for {dated} of the {temporal} "
+        "temporal questions the result showing it carries its session's date (`when`).",
+    ]
+
+
 def _table(results: Results, ours: str = OURS) -> list[str]:
     lines = [
         "| ranker | session R@1 | session R@5 | session R@10 | message R@1 | message R@5 "
@@ -615,6 +780,7 @@ def main(argv: list[str] | None = None) -> int:
         ]
     lines += _people_section()
     lines += _assistant_section(haystack)
+    lines += _friends_section()
     write_section("sessions-recall", "Session search recall on questions", "\n".join(lines))
     return 0
 

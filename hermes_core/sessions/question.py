@@ -356,14 +356,18 @@ def _expanded(words: list[Term], content: list[Term]) -> list[Term]:
     return expanded
 
 
-def plan_query(parsed: ParsedQuery) -> Plan:
-    """Choose literal, keyword or question handling for a sanitised query."""
+def plan_query(parsed: ParsedQuery, question: bool = False) -> Plan:
+    """Choose literal, keyword or question handling for a sanitised query.
+
+    *question* plans it as a question however short it is (what is left of one
+    once its time phrase is taken out).
+    """
     if parsed.empty or parsed.explicit or len(parsed.clauses) != 1:
         return Plan(primary=parsed)
     words = list(parsed.clauses[0].include)
     content = _content_words(words)
     has_stops = len(content) < len(words)
-    question = parsed.question or len(words) >= 4 or (len(words) >= 3 and has_stops)
+    question = question or parsed.question or len(words) >= 4 or (len(words) >= 3 and has_stops)
     if not content:
         return Plan(primary=parsed)
     if not question:

@@ -21,7 +21,7 @@ import logging
 import math
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,10 +29,12 @@ from hermes_core.sessions.cjk import contains_cjk
 from hermes_core.sessions.connection import is_busy, is_undecodable
 from hermes_core.sessions.gramqueue import tool_calls_text
 from hermes_core.sessions.layout import Layout
+from hermes_core.sessions.listing import last_activity
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
-from hermes_core.sessions.question import Plan, plan_query, stem, stem_regex
+from hermes_core.sessions.question import Plan, names_a_topic, plan_query, stem, stem_regex
 from hermes_core.sessions.routing import LIKE, Candidates, compile_query, fts_term, route_term
 from hermes_core.sessions.sessioninfo import Fields, SessionInfo
+from hermes_core.sessions.timespan import find_time_span_in_history
 from hermes_core.sessions.transcript import describe_tool_calls
 from hermes_core.sessions.wordforms import lemma, number_forms
 
@@ -298,13 +300,24 @@ def _worth_trigram_retry(query: ParsedQuery) -> bool:
     )
 
 
+_TIME_HINT = re.compile(
+    r"\d|ago|day|night|week|month|year|today|tonight|morning|afternoon|evening|since"
+    r"|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|weekend|[\u4e00-\u9fff]"
+)
+"""Cheap pre-test: text without any of these names no time span."""
+
+_CALENDAR = re.compile(r"\d|[A-Z][a-z]")
+"""A time phrase naming a month or a year, not a relative one ("in March", "2023-05")."""
+
 _DF_CAP = 20_000
 """Document frequencies are counted up to this; commoner words all weigh the same."""
 
 
-def _weight(conn: sqlite3.Connection, layout: Layout, forms: Sequence[Term], rows: float) -> float:
+def _weight(
+    conn: sqlite3.Connection, layout: Layout, forms: Sequence[Term], rows: float
+) -> tuple[float, int]:
     """The inverse document frequency of a word given as its *forms* (matches counted up to
-    a cap): of the messages holding any of the forms.
+    a cap): of the messages holding any of the forms; and that count.
 
     The forms of one word (*trip*, *travel*, *vacation*) are one word to a
     conversation; a question that says *journey* where the history says *trip*
@@ -314,14 +327,14 @@ def _weight(conn: sqlite3.Connection, layout: Layout, forms: Sequence[Term], row
     for form in forms:
         by_index.setdefault(route_term(form, layout), []).append(form)
     if LIKE in by_index:
-        return 1.0
+        return 1.0, _DF_CAP
     found = 0
     for index, same in by_index.items():  # forms on two indexes: their counts add up
         found += conn.execute(
             f"SELECT count(*) FROM (SELECT 1 FROM {index} WHERE {index} MATCH ? LIMIT {_DF_CAP})",
             (" OR ".join(fts_term(form, index, layout) for form in same),),
         ).fetchone()[0]
-    return math.log(1.0 + rows / max(1, found))
+    return math.log(1.0 + rows / max(1, found)), found
 
 
 def _coverage_pattern(term: Term) -> re.Pattern[str]:
@@ -352,6 +365,9 @@ def _rerank_by_session(
     rows: list[tuple[Any, ...]],
     terms: Sequence[Term],
     prefer_recent: bool = False,
+    span: tuple[float, float] | None = None,
+    glued: Glued | None = None,
+    typed: frozenset[str] = frozenset(),
 ) -> list[tuple[Any, ...]]:
     """Rank hits by how much of the question their whole conversation covers.
 
@@ -360,18 +376,25 @@ def _rerank_by_session(
     summed inverse document frequency of the question's words it contains: more
     of the question's rare words counts, repeating one common word in many
     messages does not. Conversations in which a person the question names
-    speaks come first ("Where does Ben work?"), then hits rank by that score,
-    then (when *prefer_recent*) by their conversation's latest hit, then by
-    their own BM25 score.
+    speaks come first ("Where does Ben work?"), then those with a hit within
+    the question's time *span* ("What did Tom bake in February?": the
+    conversation of February, which may not say so), then hits rank by that
+    score, then (when *prefer_recent*) by their conversation's latest hit,
+    then by their own BM25 score.
     """
-    if not rows or (len(terms) < 2 and not prefer_recent):
+    if not rows or (len(terms) < 2 and not prefer_recent and span is None):
         return rows
     score: dict[str, float] = {}
-    named: set[str] = set()
+    named: dict[str, set[str]] = {}
     if len(terms) >= 2:
         try:
-            score = _coverage(conn, layout, rows, terms)
             named = _with_named_speaker(conn, layout, rows, terms)
+            score, extra = _coverage(conn, layout, rows, terms, named, glued, typed)
+            seen = {row[0] for row in rows}
+            for row in extra:
+                if row[0] not in seen:
+                    seen.add(row[0])
+                    rows = [*rows, row]
         except sqlite3.OperationalError as exc:
             if is_busy(exc):
                 raise
@@ -381,11 +404,19 @@ def _rerank_by_session(
     if prefer_recent:
         for row in rows:
             latest[row[3]] = max(latest.get(row[3], 0.0), float(row[5] or 0.0))
+    dated: set[str] = set()
+    if span is not None:
+        dated = {
+            row[3]
+            for row in rows
+            if isinstance(row[5], (int, float)) and span[0] <= row[5] < span[1]
+        }
     bm25_order = {row[0]: n for n, row in enumerate(rows)}  # rows arrive best first
     return sorted(
         rows,
         key=lambda row: (
             row[3] not in named,
+            row[3] not in dated,
             -score.get(row[3], 0.0),
             -latest.get(row[3], 0.0),
             bm25_order[row[0]],
@@ -500,25 +531,27 @@ def _with_replies(
 
 def _with_named_speaker(
     conn: sqlite3.Connection, layout: Layout, rows: list[tuple[Any, ...]], terms: Sequence[Term]
-) -> set[str]:
-    """The sessions of *rows* where someone speaks whose name is one of the words of *terms*.
+) -> dict[str, set[str]]:
+    """The sessions of *rows* where someone speaks whose name is one of the words of *terms*,
+    each with those words (lower-case).
 
     Read from the partial index of speaker names, so sessions without named
     speakers (the usual one-user history) cost nothing.
     """
     if "name" not in layout.message_columns:
-        return set()
+        return {}
     words = {term.text.lower() for term in terms if term.simple}
     found = conn.execute(
         "SELECT DISTINCT session_id, name FROM messages "
         "WHERE session_id IN (SELECT value FROM json_each(?)) AND name IS NOT NULL",
         (json.dumps(list(dict.fromkeys(row[3] for row in rows))),),
     )
-    return {
-        session_id
-        for session_id, name in found
-        if isinstance(name, str) and words & set(_WORD_RE.findall(name.lower()))
-    }
+    named: dict[str, set[str]] = {}
+    for session_id, name in found:
+        said = words & set(_WORD_RE.findall(name.lower())) if isinstance(name, str) else set()
+        if said:
+            named.setdefault(session_id, set()).update(said)
+    return named
 
 
 _CALLS_READ = 4 * _COVERAGE_CHARS
@@ -534,10 +567,30 @@ def _calls_text(calls: Any) -> str | None:
     return tool_calls_text(calls)[:_COVERAGE_CHARS]
 
 
+Glued = Callable[[str], list[tuple[Any, ...]]]
+"""Rows (with text) where a stem is glued to letters before it, from the trigram index."""
+
+
 def _coverage(
-    conn: sqlite3.Connection, layout: Layout, rows: list[tuple[Any, ...]], terms: Sequence[Term]
-) -> dict[str, float]:
-    """Each conversation's summed weight of the *terms* its best hits contain."""
+    conn: sqlite3.Connection,
+    layout: Layout,
+    rows: list[tuple[Any, ...]],
+    terms: Sequence[Term],
+    named: dict[str, set[str]] | None = None,
+    glued: Glued | None = None,
+    typed: frozenset[str] = frozenset(),
+) -> tuple[dict[str, float], list[tuple[Any, ...]]]:
+    """Each conversation's summed weight of the *terms* its best hits contain.
+
+    A person's name is covered by a conversation they speak in (*named*: session ->
+    the question's words that name a speaker there), said or not: between two
+    friends nobody says their own name, and whether the other does is chance.
+
+    A rare word the question typed (*typed*) is also looked for as the head of a
+    glued compound (*gym* in "FlexGym", *plants* in "houseplants"): see
+    :func:`_glued_matches`. Such a match covers the word at half its weight, and
+    its rows are returned to join the hits (after them).
+    """
     evidence: dict[str, list[int]] = {}
     for row in rows:  # best BM25 first; a long conversation does not cover more by volume
         hits = evidence.setdefault(row[3], [])
@@ -559,8 +612,28 @@ def _coverage(
     # The forms of one word (buy, bought) are one word to cover, weighed by the
     # messages holding any of them.
     groups = _word_groups(terms)
-    weights = [_weight(conn, layout, forms, total) for forms in groups.values()]
+    counted = [_weight(conn, layout, forms, total) for forms in groups.values()]
+    weights = [weight for weight, _ in counted]
     patterns = [_group_pattern(forms) for forms in groups.values()]
+    keys = list(groups)
+    speaking = set().union(*named.values()) if named else set()
+    glued_rows: list[tuple[Any, ...]] = []
+    compound: dict[str, set[int]] = {}
+    if glued is not None:
+        rare = sorted(
+            (
+                (found, n)
+                for n, (_, found) in enumerate(counted)
+                if found <= max(_GLUED_MAX_DF, total / _GLUED_MAX_SHARE) and keys[n] not in speaking
+            ),
+        )
+        for _, n in rare[:_GLUED_WORDS]:
+            for form in groups[keys[n]]:
+                if form.text.lower() not in typed:
+                    continue
+                for row in _glued_matches(conn, layout, glued, form.text):
+                    compound.setdefault(row[3], set()).add(n)
+                    glued_rows.append(row)
     scores = {}
     for session_id, hits in evidence.items():
         covered = {
@@ -569,8 +642,89 @@ def _coverage(
             for n, pattern in enumerate(patterns)
             if pattern.search(texts.get(mid, ""))
         }
-        scores[session_id] = sum(weights[n] for n in covered)
-    return scores
+        speakers = named.get(session_id) if named else None
+        if speakers:
+            covered.update(n for n, key in enumerate(keys) if key in speakers)
+        halves = compound.get(session_id, set()) - covered
+        scores[session_id] = sum(weights[n] for n in covered) + sum(
+            _GLUED_WEIGHT * weights[n] for n in halves
+        )
+    for session_id, halves in compound.items():  # a conversation found only by a compound
+        if session_id not in evidence:
+            scores[session_id] = sum(_GLUED_WEIGHT * weights[n] for n in halves)
+    return scores, glued_rows
+
+
+_GLUED_MAX_DF = 50
+_GLUED_MAX_SHARE = 200
+"""A word is looked for inside compounds when at most this many messages (or this
+share of them, 1 in N) hold it as a word: a common word is found without it, and
+its compounds are mostly other words (*work* in "network", "homework")."""
+_GLUED_WORDS = 3
+"""At most this many of a question's rarest words are looked for inside compounds."""
+_GLUED_ROWS = 20
+"""Messages read per word looked for inside compounds (the newest)."""
+_GLUED_WEIGHT = 0.5
+"""A compound covers its head word at this share of the word's weight."""
+_GLUED_PREFIX = 3
+_GLUED_TAIL = 4
+_LETTERS = re.compile(r"[A-Za-z]+")
+"""ASCII words (the stems looked for are ASCII; lower-casing keeps their length)."""
+
+
+def _glued_matches(
+    conn: sqlite3.Connection, layout: Layout, glued: Glued, word: str
+) -> list[tuple[Any, ...]]:
+    """Rows where *word* (its stem) ends a glued compound: "FlexGym", "houseplants".
+
+    English compounds put the head last, and a person asks about the head
+    (*which gym*, *how many plants*); the word index sees "flexgym" as one
+    word. The trigram index finds the stem right after a letter; a match counts
+    when at least three letters come before it and at most four after it (a
+    plural, *-ing*), and the part before is itself a word of the index or the
+    stem starts with a capital inside the word (camel case: "PureGym"). So
+    *art* is not in "start" (two letters before) nor in "depart" (*dep* is no
+    word); "restart" still passes, which is why such a match weighs half.
+    """
+    cut = stem(word)
+    if not (cut.isascii() and cut.isalpha() and len(cut) >= _GLUED_PREFIX):
+        return []
+    if len(cut) >= 4 and cut.endswith("e") and cut[-2] not in "aeiouy":
+        cut = cut[:-1]  # practise: practising
+    pattern = re.compile(
+        rf"(?<=[a-z]{{{_GLUED_PREFIX}}}){stem_regex(cut)}[a-z]{{0,{_GLUED_TAIL}}}$"
+    )
+    found = []
+    known: dict[str, bool] = {}
+    for row in glued(" OR ".join(f'"{letter}{cut}"' for letter in "abcdefghijklmnopqrstuvwxyz")):
+        text = row[7] if isinstance(row[7], str) else ""
+        for token in _LETTERS.findall(text):
+            lowered = token.lower()
+            match = pattern.search(lowered) if len(lowered) > len(cut) else None
+            if match is None:
+                continue
+            prefix = lowered[: match.start()]
+            if token[match.start()].isupper() or _is_word(conn, layout, prefix, known):
+                found.append(row)
+                break
+    return found
+
+
+def _is_word(conn: sqlite3.Connection, layout: Layout, text: str, known: dict[str, bool]) -> bool:
+    if text not in known:
+        word = layout.word
+        known[text] = word is not None and (
+            conn.execute(
+                f"SELECT 1 FROM {word.name} WHERE {word.name} MATCH ? LIMIT 1", (f'"{text}"',)
+            ).fetchone()
+            is not None
+        )
+    return known[text]
+
+
+def _typed_words(query: ParsedQuery, plan: Plan) -> frozenset[str]:
+    """The words of a question's query that were typed (not added forms nor substrings)."""
+    return frozenset(term.text.lower() for term in query.terms if not term.substring) - plan.extras
 
 
 class _Search:
@@ -595,6 +749,8 @@ class _Search:
         boosts: tuple[tuple[ParsedQuery, float], ...] = (),
         by_session: bool = False,
         prefer_recent: bool = False,
+        span: tuple[float, float] | None = None,
+        typed: frozenset[str] = frozenset(),
     ) -> list[tuple[Any, ...]]:
         if query.empty or need <= 0:
             return []
@@ -610,8 +766,29 @@ class _Search:
         pool = max(need, QUESTION_CANDIDATES) if boosts or by_session else need
         rows = _run(self.conn, candidates, self.layout, self.filters, pool, self.snippets)
         if by_session:
-            rows = _rerank_by_session(self.conn, self.layout, rows, query.terms, prefer_recent)
+            rows = _rerank_by_session(
+                self.conn,
+                self.layout,
+                rows,
+                query.terms,
+                prefer_recent,
+                span,
+                self._glued if self.layout.trigram is not None else None,
+                typed,
+            )
         return rows[:need]
+
+    def _glued(self, expression: str) -> list[tuple[Any, ...]]:
+        """The newest rows (with text) of the trigram index matching *expression*."""
+        trigram = self.layout.trigram
+        if trigram is None:
+            return []
+        candidates = Candidates(
+            f"SELECT rowid AS id, NULL AS score, NULL AS snippet FROM {trigram.name} "
+            f"WHERE {trigram.name} MATCH :glued ORDER BY rowid DESC LIMIT :k",
+            {"glued": expression},
+        )
+        return _run(self.conn, candidates, self.layout, self.filters, _GLUED_ROWS, True)
 
     def _unknown_words_as_substrings(
         self, query: ParsedQuery, extras: frozenset[str] = frozenset()
@@ -652,7 +829,9 @@ class _Search:
             terms=tuple(t for c in clauses for t in c.include),
         )
 
-    def plan_rows(self, plan: Plan, need: int) -> list[tuple[Any, ...]]:
+    def plan_rows(
+        self, plan: Plan, need: int, span: tuple[float, float] | None = None
+    ) -> list[tuple[Any, ...]]:
         boosts = tuple(
             (boost, BOOST_ALL_TERMS if n == 0 else BOOST_NEAR_PAIR)
             for n, boost in enumerate(plan.boosts)
@@ -666,6 +845,8 @@ class _Search:
             boosts,
             by_session=plan.mode == "question",
             prefer_recent=plan.prefer_recent,
+            span=span,
+            typed=_typed_words(primary, plan) if plan.mode == "question" else frozenset(),
         )
         fallback = plan.fallback if len(rows) < min(need, KEYWORD_TOP_UP_BELOW) else None
         if fallback is not None:
@@ -693,6 +874,35 @@ class _Search:
                     retry, need
                 )
         return rows
+
+
+def _dated_plan(
+    conn: sqlite3.Connection, layout: Layout, parsed: ParsedQuery, plan: Plan
+) -> tuple[Plan, tuple[float, float] | None]:
+    """A question's plan without its relative time phrase, and the span the phrase names.
+
+    "What did Tom bake in February?" asks about the conversation of February,
+    which may not say *February*: conversations within the span rank first
+    (:func:`_rerank_by_session`). The words of a calendar date stay searched (a
+    turn may say "on 16 March"); those of a relative phrase (*this year*, *last
+    week*) do not, since a turn's *last week* is relative to its own day;
+    nothing is filtered out, so a span that holds nothing changes nothing. The
+    span is read against the stored history's dates when that ended before it
+    (an imported benchmark): see :func:`find_time_span_in_history`.
+    """
+    if not _TIME_HINT.search(parsed.text):  # most questions name no time: no regexes, no SQL
+        return plan, None
+    span, rest, _ = find_time_span_in_history(parsed.text, None)
+    if span is None:
+        return plan, None
+    span, rest, _ = find_time_span_in_history(parsed.text, last_activity(conn, layout))
+    if span is None:
+        return plan, None
+    if names_a_topic(rest) and not _CALENDAR.search(span.phrase):
+        dated = plan_query(parse_query(rest), question=True)
+        if dated.mode == "question":
+            plan = dated
+    return plan, (span.since, span.until)
 
 
 def search_messages(
@@ -726,7 +936,10 @@ def search_messages(
     need = max(0, int(offset)) + int(limit)
     search = _Search(conn, layout, filters or SearchFilters(), pending_grams, snippets)
     try:
-        rows = search.plan_rows(plan, need)
+        span = None
+        if plan.mode == "question":
+            plan, span = _dated_plan(conn, layout, parsed, plan)
+        rows = search.plan_rows(plan, need, span)
     except sqlite3.OperationalError as exc:
         if "locked" in str(exc).lower() or is_undecodable(exc):
             raise  # the store retries, or reads the bad text leniently

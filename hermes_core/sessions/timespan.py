@@ -17,7 +17,7 @@ import re
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
-__all__ = ["MAX_QUESTION_CHARS", "TimeSpan", "find_time_span"]
+__all__ = ["MAX_QUESTION_CHARS", "TimeSpan", "find_time_span", "find_time_span_in_history"]
 
 MAX_QUESTION_CHARS = 2_000
 """Longer text is not read for a time phrase."""
@@ -334,3 +334,33 @@ def find_time_span(
         until = now + timedelta(minutes=5)
     rest = " ".join((text[:start] + " " + text[match.end() :]).split())
     return TimeSpan(since.timestamp(), until.timestamp(), text[start : match.end()]), rest
+
+
+def find_time_span_in_history(
+    text: str, history_end: float | None, now: datetime | None = None
+) -> tuple[TimeSpan | None, str, bool]:
+    """:func:`find_time_span` read against a history that may end in the past.
+
+    *history_end* is when the stored conversations end (epoch seconds, ``None``
+    when unknown). When the span read against the present starts after it (an
+    imported benchmark whose sessions are dated 2023, asked in 2026), a date
+    without a year is its latest occurrence in the history, and a relative
+    phrase ("this year", "last month", "yesterday") is read as if asked just
+    after the last conversation: the question was asked of that history.
+    Returns ``(span, text without the phrase, whether it was read against the
+    history's end)``.
+    """
+    span, rest = find_time_span(text, now=now)
+    if span is None or history_end is None or history_end >= span.since:
+        return span, rest, False
+    try:
+        ended = datetime.fromtimestamp(history_end).astimezone()
+        dated, dated_rest = find_time_span(text, now=now, history_end=ended)
+        if dated is not None and dated.since <= history_end:
+            return dated, dated_rest, True
+        anchored, anchored_rest = find_time_span(text, now=min(now or ended, ended))
+    except (ValueError, OverflowError, OSError):  # a history dated where no calendar goes
+        return span, rest, False
+    if anchored is not None and anchored.since <= history_end:
+        return anchored, anchored_rest, True
+    return span, rest, False

@@ -140,3 +140,29 @@ def test_a_session_dated_with_nonsense_does_not_stop_a_dated_question(
     answer = call(SessionSearchTool(hermes_home), "my knee in May")
     assert answer["success"] is True
     assert [r["session_id"] for r in answer["results"]] == ["may_knee"]
+
+
+def test_a_relative_phrase_over_a_past_archive_is_read_against_its_end(
+    hermes_home: Path,
+) -> None:
+    """An imported benchmark dated 2022-2023: "this year" is 2023, not the year asked in."""
+    with SessionStore(hermes_home / "state.db") as store:
+        for sid, day, text in (
+            ("race_2022", datetime(2022, 9, 4, 9, 0), "I ran the city half marathon."),
+            ("race_2023", datetime(2023, 4, 16, 14, 15), "I ran the Riverside 10k this morning."),
+            ("bake_2023", datetime(2023, 6, 1, 10, 0), "I baked sourdough all weekend."),
+        ):
+            stamp = day.astimezone().timestamp()
+            store.create_session(sid, source="cli", started_at=stamp)
+            store.append_message(sid, "user", text, timestamp=stamp, name="Priya")
+    tool = SessionSearchTool(hermes_home)
+    answer = call(tool, "Which races did Priya run this year?")
+    found = [r["session_id"] for r in answer["results"]]
+    assert found[0] == "race_2023" and "race_2022" not in found
+    assert answer["time_range"]["phrase"] == "this year"
+    assert answer["time_range"]["from"].startswith("2023-01-01")
+    assert "read_against" in answer["time_range"]
+    assert "message" not in answer  # not the "from any time" fallback
+    listed = call(tool, "What did we talk about last month?")
+    assert listed["mode"] == "recent"
+    assert [r["session_id"] for r in listed["results"]] == ["bake_2023"]  # since 1 May 2023
