@@ -97,9 +97,10 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def typecheck(session: nox.Session) -> None:
-    """mypy on the core package."""
+    """mypy on the core package, and strict mypy on what a host or provider imports from it."""
     session.install("-e", f"{ROOT}[testing]", MYPY, "types-PyYAML")
     session.run("mypy", "hermes_core")
+    session.run("mypy", "--strict", "tests/typing/strict_consumer.py")
 
 
 @nox.session(python=PYTHON)

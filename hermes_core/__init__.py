@@ -44,7 +44,31 @@ _EXPORTS: dict[str, str] = {
     "LLMError": "hermes_core.errors",
 }
 
-__all__ = ["__version__", *_EXPORTS]
+__all__ = [
+    "AgentSession",
+    "ConfigError",
+    "HermesMemoryError",
+    "LLMError",
+    "MemoryManager",
+    "MemoryObservation",
+    "MemoryPrefetchResult",
+    "MemoryProvider",
+    "MemoryStoreError",
+    "PluginError",
+    "ProviderError",
+    "RecallStatus",
+    "SessionStoreError",
+    "StreamingContextScrubber",
+    "__version__",
+    "build_memory_context_block",
+    "get_hermes_home",
+    "hookimpl",
+    "hookspec",
+    "is_trivial_prompt",
+    "load_config",
+    "sanitize_context",
+    "spawn_context_thread",
+]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from hermes_core.config import get_hermes_home, load_config

@@ -12,12 +12,15 @@ as a pass.
 
 from __future__ import annotations
 
+import ast
+import importlib
 import importlib.util
 import json
 import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -109,3 +112,25 @@ def test_listing_providers_leaves_session_only_modules_unimported(
         f"`hermes-memory plugins` imported {module}; import it inside the function that "
         "needs it (TYPE_CHECKING for annotations) so listing providers stays cheap"
     )
+
+
+@pytest.mark.parametrize("package", ["hermes_core", "hermes_core.runtime", "hermes_core.testing"])
+def test_every_lazy_export_is_listed_in_a_literal_all(package: str) -> None:
+    """``__all__`` names exactly the lazy exports, as a literal strict type checkers can read.
+
+    ``mypy --strict`` (nox -s typecheck checks tests/typing/strict_consumer.py)
+    treats a name as re-exported only when ``__all__`` is a literal list naming
+    it or the name is imported ``as`` itself.
+    """
+    module = importlib.import_module(package)
+    exported = set(module.__all__) - {"__version__"}
+    assert exported == set(module._EXPORTS)
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+    assigned = [
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+    ]
+    assert len(assigned) == 1 and isinstance(assigned[0], ast.List)
+    assert all(isinstance(item, ast.Constant) for item in assigned[0].elts)

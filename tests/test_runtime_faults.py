@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from runtime_kit import FaultyProvider, build_session
 
-from hermes_core.errors import LLMError
+from hermes_core.errors import LLMError, SessionStoreError
 from hermes_core.runtime.compression import CompressionSettings
 from hermes_core.runtime.session import AgentSession, RuntimeSettings
 from hermes_core.sessions import SessionStore
@@ -343,3 +343,33 @@ def test_a_choice_whose_message_is_null_is_a_clear_error(
             session.run_turn("hello")
         assert_consistent(session, hermes_home)
         assert [m["role"] for m in session.messages] == ["user"]
+
+
+def test_a_session_that_cannot_start_in_a_with_block_is_closed(
+    hermes_home: Path, server: FakeOpenAIServer
+) -> None:
+    """``with`` skips ``__exit__`` when ``__enter__`` raises; the session closes itself."""
+    import sqlite3
+
+    from hermes_core.llm import ChatClient
+    from hermes_core.manager import MemoryManager
+    from hermes_core.plugins import load_builtin_provider
+
+    SessionStore(hermes_home / "state.db").close()  # the file exists; another process writes
+    locker = sqlite3.connect(hermes_home / "state.db", isolation_level=None)
+    locker.execute("BEGIN IMMEDIATE")
+    manager = MemoryManager()
+    manager.add_provider(load_builtin_provider())
+    store = SessionStore(hermes_home / "state.db", write_patience=0.3)
+    client = ChatClient(server.base_url, server.model, max_retries=1, timeout=10.0)
+    session = AgentSession(manager, store, client, hermes_home=hermes_home)
+    try:
+        with pytest.raises(SessionStoreError, match=r"busy|locked"), session:
+            pytest.fail("the body must not run")
+    finally:
+        locker.execute("ROLLBACK")
+        locker.close()
+    with pytest.raises(SessionStoreError, match="closed"):
+        session.start()
+    with pytest.raises(SessionStoreError, match="closed"):
+        store.search_messages("anything")

@@ -540,7 +540,13 @@ class AgentSession:
         return session_id
 
     def __enter__(self) -> AgentSession:
-        self.start()
+        try:
+            self.start()
+        except BaseException:
+            # ``with`` runs no ``__exit__`` when ``__enter__`` raises: close here, so a
+            # session that could not start (state.db locked) leaves no threads or files.
+            self.close("start_failed")
+            raise
         return self
 
     def __exit__(self, *exc_info: object) -> None:
