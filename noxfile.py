@@ -100,7 +100,7 @@ def typecheck(session: nox.Session) -> None:
     """mypy on the core package, and strict mypy on what a host or provider imports from it."""
     session.install("-e", f"{ROOT}[testing]", MYPY, "types-PyYAML")
     session.run("mypy", "hermes_core")
-    session.run("mypy", "--strict", "tests/typing/strict_consumer.py")
+    session.run("mypy", "--strict", "tests/typecheck/strict_consumer.py")
 
 
 @nox.session(python=PYTHON)

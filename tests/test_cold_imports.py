@@ -118,7 +118,7 @@ def test_listing_providers_leaves_session_only_modules_unimported(
 def test_every_lazy_export_is_listed_in_a_literal_all(package: str) -> None:
     """``__all__`` names exactly the lazy exports, as a literal strict type checkers can read.
 
-    ``mypy --strict`` (nox -s typecheck checks tests/typing/strict_consumer.py)
+    ``mypy --strict`` (nox -s typecheck checks tests/typecheck/strict_consumer.py)
     treats a name as re-exported only when ``__all__`` is a literal list naming
     it or the name is imported ``as`` itself.
     """
