@@ -10,6 +10,7 @@ __all__ = [
     "Mem0NotFoundError",
     "Mem0TransientError",
     "Mem0UnavailableError",
+    "UnusableExtractionError",
 ]
 
 
@@ -44,3 +45,11 @@ class Mem0NotFoundError(Mem0ClientError):
 
 class Mem0UnavailableError(ProviderError):
     """The circuit breaker is open after repeated failures; calls are skipped for a while."""
+
+
+class UnusableExtractionError(Exception):
+    """The model's fact-extraction answer is not the JSON mem0 needs (the message says how).
+
+    Raised inside mem0's model call (so not a ``ProviderError``): mem0 re-raises it
+    as its ``LLMError``, and the local engine stores the turn verbatim instead.
+    """

@@ -3,8 +3,10 @@
 The vector store is qdrant's embedded mode (a directory under ``HERMES_HOME``,
 no server), the history is SQLite beside it, the embedder is ours (MiniLM or
 hashing), and telemetry is off. Without a configured model every write is
-stored verbatim (``infer=False``); with one, mem0 extracts facts through it and
-falls back to a verbatim write if the model fails, so nothing is lost.
+stored verbatim (``infer=False``); with one, mem0 extracts facts through it, and
+the turn is stored verbatim when extraction fails (the model call fails, or its
+answer is not the JSON mem0 needs), so nothing is lost. An answer that validly
+lists no facts stores nothing.
 
 qdrant's embedded mode locks its directory, so one ``QdrantClient`` per
 directory is shared by every backend in the process (one collection per
@@ -18,7 +20,8 @@ import logging
 import threading
 import uuid
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,13 +29,71 @@ from typing import Any
 from hermes_core.llm import ChatClient
 from hermes_memory_mem0.backend import AddResult, MemoryHit, parse_hits
 from hermes_memory_mem0.embedders import MINILM_DIMS
-from hermes_memory_mem0.errors import Mem0BackendError, Mem0ClientError, Mem0NotFoundError
+from hermes_memory_mem0.errors import (
+    Mem0BackendError,
+    Mem0ClientError,
+    Mem0NotFoundError,
+    UnusableExtractionError,
+)
 from hermes_memory_mem0.sdk import import_mem0
 from hermes_memory_mem0.settings import Mem0Settings
 
-__all__ = ["LocalBackend"]
+__all__ = ["LocalBackend", "hold_mem0_logs"]
 
 logger = logging.getLogger(__name__)
+
+_MEM0_ENGINE_LOGGER = "mem0.memory.main"
+"""The logger of mem0's ``Memory``: it logs a failed extraction (ERROR) before raising."""
+
+
+class _HoldRecords(logging.Filter):
+    """Keeps back the records of threads inside :func:`hold_mem0_logs`; others pass."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._local = threading.local()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        held: list[logging.LogRecord] | None = getattr(self._local, "records", None)
+        if held is None:
+            return True
+        held.append(record)
+        return False
+
+    @contextmanager
+    def hold(self) -> Iterator[list[logging.LogRecord]]:
+        previous = getattr(self._local, "records", None)
+        held: list[logging.LogRecord] = []
+        self._local.records = held
+        try:
+            yield held
+        finally:
+            self._local.records = previous
+
+
+_hold_records = _HoldRecords()
+
+
+@contextmanager
+def hold_mem0_logs() -> Iterator[list[logging.LogRecord]]:
+    """Collect, instead of emitting, what mem0's engine logs on this thread inside the block.
+
+    mem0 logs a failed extraction at ERROR on its own logger before we can handle it;
+    in a chat that line lands in the middle of the conversation. A filter on that
+    logger (not the handlers, not a level: mem0's other failures and other threads
+    are untouched) keeps this thread's records back; the caller then logs them as
+    they were (:func:`_release`) or, having handled the failure, at debug level.
+    """
+    mem0_logger = logging.getLogger(_MEM0_ENGINE_LOGGER)
+    mem0_logger.addFilter(_hold_records)  # once: addFilter ignores a filter it has
+    with _hold_records.hold() as held:
+        yield held
+
+
+def _release(records: Sequence[logging.LogRecord]) -> None:
+    """Log held records as mem0 logged them (the hold has ended, so they pass)."""
+    for record in records:
+        logging.getLogger(record.name).handle(record)
 
 
 @dataclass
@@ -96,6 +157,7 @@ class LocalBackend:
         self._lock = threading.Lock()
         self._memory: Any = None
         self._store: _SharedStore | None = None
+        self._warned: set[str] = set()
         local = settings.local
         self.dims = MINILM_DIMS if local.embedder == "minilm" else local.hash_dims
         self.collection = f"hermes_{local.embedder}_{self.dims}"
@@ -135,14 +197,64 @@ class LocalBackend:
         payload = [dict(message) for message in messages]
         options = {"user_id": user_id, "agent_id": agent_id, "metadata": dict(metadata)}
         if infer and self.infers:
-            try:
-                data = self._run(lambda memory: memory.add(payload, infer=True, **options))
-                return AddResult(memory_ids=_result_ids(data))
-            except Mem0BackendError as exc:
-                logger.warning("mem0 fact extraction failed (%s); storing the turn verbatim", exc)
+            extracted = self._add_extracted(payload, options)
+            if extracted is not None:
+                return extracted
         # Verbatim: the duplicate check and the insert are one engine operation, so two
         # writers (the background writer and a tool call) cannot both store the same text.
         return AddResult(memory_ids=self._run(lambda memory: _add_new(memory, payload, options)))
+
+    def _add_extracted(
+        self, payload: list[dict[str, str]], options: Mapping[str, Any]
+    ) -> AddResult | None:
+        """mem0's fact extraction; None when it failed and the turn is to be stored verbatim.
+
+        The signal is an exception: the model adapter raises on an answer mem0 could
+        not use (mem0 itself would log it and store nothing), and mem0 re-raises a
+        failed model call. mem0's log lines about it are held (this thread, this
+        call) and shown at debug level: our one warning replaces them.
+        """
+
+        def extract(memory: Any) -> Any:
+            with memory.llm.extracting():
+                return memory.add(payload, infer=True, **options)
+
+        self._engine()  # an engine that cannot start is not an extraction failure: raise it
+        failure: Mem0BackendError | None = None
+        ids: tuple[str, ...] = ()
+        with hold_mem0_logs() as held:
+            try:
+                ids = _result_ids(self._run(extract))
+            except Mem0BackendError as exc:
+                failure = exc
+        mem0_error = any(record.levelno >= logging.ERROR for record in held)
+        if failure is None and (ids or not mem0_error):
+            # Facts stored, or validly none (an empty "memory" list, or only known facts).
+            _release(held)
+            return AddResult(memory_ids=ids)
+        for record in held:
+            logger.debug("mem0 logged: %s %s", record.levelname, record.getMessage())
+        unusable = _cause(failure, UnusableExtractionError)
+        if unusable is not None:
+            kind, reason = "answer", f"the model's answer is unusable: {unusable}"
+        elif failure is not None:
+            kind, reason = "call", str(failure)
+        else:
+            # mem0 swallowed a failure (logged an ERROR, stored nothing), as 2.2 does with
+            # an answer it cannot parse; the adapter's check should keep this from happening.
+            kind, reason = "answer", "mem0 stored nothing and logged an error"
+        with self._lock:
+            first = kind not in self._warned
+            self._warned.add(kind)
+        if first:
+            logger.warning(
+                "mem0 fact extraction failed (%s); the turn is stored verbatim. "
+                "Further failures like this are logged at debug level.",
+                reason,
+            )
+        else:
+            logger.debug("mem0 fact extraction failed (%s); storing the turn verbatim", reason)
+        return None
 
     def update(self, memory_id: str, text: str, *, user_id: str) -> None:
         self._check_owner(memory_id, user_id)
@@ -256,6 +368,17 @@ class LocalBackend:
         if self._chat_client is not None:
             memory.llm = mem0_adapters.ChatClientLLM(self._chat_client)
         return memory, store
+
+
+def _cause(exc: BaseException | None, kind: type[BaseException]) -> BaseException | None:
+    """The first exception of type *kind* in *exc*'s chain of causes, if any."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, kind):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def _result_ids(data: Any) -> tuple[str, ...]:

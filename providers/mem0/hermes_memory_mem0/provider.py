@@ -173,7 +173,10 @@ class Mem0MemoryProvider(MemoryProvider):
         except HermesMemoryError as exc:
             return str(exc)
         if not mem0_installed():
-            return "The mem0ai SDK is not installed: pip install hermes-memory-mem0."
+            return (
+                "The mem0ai SDK is not installed: pip install 'mem0ai>=2.2,<3' "
+                "(or, from a clone of hermes-memory, pip install ./providers/mem0)."
+            )
         if settings.mode == "platform" and not settings.api_key:
             return (
                 f"Mem0 platform mode needs an API key: export {settings.api_key_env}=<key> "

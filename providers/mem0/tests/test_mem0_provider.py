@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -55,6 +56,16 @@ def test_availability_says_exactly_what_is_missing(hermes_home: Path) -> None:
     assert not from_file.is_available()
     reason = from_file.unavailable_reason()
     assert "config.yaml" in reason and "not valid YAML" in reason
+
+
+def test_a_missing_sdk_names_the_package_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "mem0", None)  # what an absent package looks like
+    provider = Mem0MemoryProvider(local_config(), env={})
+    assert not provider.is_available()
+    reason = provider.unavailable_reason()
+    assert "pip install 'mem0ai>=2.2,<3'" in reason
+    assert "pip install ./providers/mem0" in reason
+    assert "hermes-memory-mem0" not in reason  # the distribution comes from a clone
 
 
 def test_tool_schemas_suit_strict_backends() -> None:
