@@ -43,7 +43,7 @@ from typing import Any
 import pluggy
 
 from hermes_core.config import get_hermes_home, is_truthy, load_config, selected_provider
-from hermes_core.discovery.deadline import PluginLoadTimeout, load_deadline
+from hermes_core.discovery.deadline import PluginLoadTimeout, bounded_call, load_deadline
 from hermes_core.discovery.entry_points import entry_points_in, package_dir_of
 from hermes_core.discovery.extract import (
     contain,
@@ -51,7 +51,6 @@ from hermes_core.discovery.extract import (
     describe_import_failure,
     instantiate,
     provider_from_object,
-    unavailable_reason_of,
 )
 from hermes_core.discovery.folders import (
     MISPLACED_PARENTS,
@@ -66,9 +65,11 @@ from hermes_core.discovery.folders import (
 from hermes_core.discovery.info import (
     ProviderInfo,
     Source,
+    failure,
     missing_env_reason,
     name_problem,
     probe,
+    reason_of,
 )
 from hermes_core.discovery.policy import PluginPolicy, current_policy
 from hermes_core.discovery.registry import (
@@ -189,10 +190,10 @@ def _from_registration(reg: Registration) -> _Candidate:
             static_name, base.with_changes(name=static_name), label, lambda: instantiate(obj)
         )
     try:
-        provider = instantiate(reg.obj)
-        name = str(contain(getattr, provider, "name"))
-    except Exception as exc:  # PluginError from instantiate, or a raising ``name``
-        cause = str(exc) if isinstance(exc, PluginError) else describe_exception(exc)
+        provider = _load(_Candidate(reg.plugin, base, label, lambda: instantiate(reg.obj)))
+        name = str(bounded_call("name", getattr, provider, "name"))
+    except Exception as exc:  # PluginError from loading, or a raising or hanging ``name``
+        cause = str(exc) if isinstance(exc, PluginError) else failure("name", exc)
         return _Candidate(reg.plugin, base, label, _fail(cause))
     info = base.with_changes(name=name, provider_name=name)
     return _Candidate(name, info, label, lambda: provider)
@@ -514,15 +515,17 @@ def load_builtin_provider() -> MemoryProvider:
             provider: MemoryProvider = _load(candidate)
         except PluginError as exc:
             raise PluginError(
-                f"The builtin memory provider failed to load: {exc}. Reinstall it with "
-                "`pip install --force-reinstall hermes-memory-builtin`."
+                f"The builtin memory provider failed to load: {exc}. Reinstall "
+                "hermes-memory-builtin from a clone of hermes-memory: "
+                "`pip install --force-reinstall ./providers/builtin`."
             ) from exc
         return provider
     failed = [r for r in registry.plugins() if r.name == BUILTIN_PROVIDER and r.error]
     cause = f" (its plugin could not be loaded: {failed[0].error})" if failed else ""
     raise PluginError(
         f"The builtin memory provider is not installed{cause}. It provides the memory and "
-        "session_search tools; install it with `pip install hermes-memory-builtin`."
+        "session_search tools; install hermes-memory-builtin from a clone of hermes-memory: "
+        "`pip install ./providers/builtin`."
     )
 
 
@@ -562,29 +565,32 @@ def activate_providers(
         _warn_not_activated(name, "could not be found or loaded")
         return activated
     try:
-        problem = name_problem(contain(getattr, provider, "name"), name)
+        problem = name_problem(bounded_call("name", getattr, provider, "name"), name)
     except Exception as exc:
-        problem = f"name raised {describe_exception(exc)}"
+        problem = failure("name", exc)
     if problem:
         _warn_not_activated(name, f"is refused: its {problem}")
         return activated
     try:
-        available = contain(provider.is_available)
+        available = bounded_call("is_available()", provider.is_available)
     except Exception as exc:
-        _warn_not_activated(name, f"failed its availability check ({describe_exception(exc)})")
+        _warn_not_activated(
+            name, f"failed its availability check ({failure('is_available()', exc)})"
+        )
         return activated
     if not available:
-        try:
-            reason = unavailable_reason_of(provider)
-        except Exception as exc:
-            reason = f"unavailable_reason() raised {describe_exception(exc)}"
+        reason = reason_of(provider)
         if not reason:
             folder = plugin_folder(name, home)
             reason = missing_env_reason(folder.required_env if folder else (), provider)
         _warn_not_activated(name, f"is not available: {reason or 'no reason given'}")
         return activated
     try:
-        contain(provider.get_tool_schemas)
+        bounded_call("get_tool_schemas()", provider.get_tool_schemas)
+    except Exception as exc:
+        _warn_not_activated(name, f"could not be registered ({failure('get_tool_schemas()', exc)})")
+        return activated
+    try:
         contain(manager.add_provider, provider)
     except Exception as exc:
         _warn_not_activated(name, f"could not be registered ({describe_exception(exc)})")

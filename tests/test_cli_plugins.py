@@ -139,6 +139,11 @@ def test_plugins_with_nothing_found_says_what_to_do(monkeypatch: pytest.MonkeyPa
         pm.unregister(name=name)
     result = invoke("plugins")
     assert "No memory providers found" in result.stdout
+    assert "pip install hermes-memory-builtin" not in result.stdout
+    assert (
+        "hermes-memory-builtin (from a clone of hermes-memory: pip install ./providers/builtin)"
+        in (" ".join(result.stdout.split()))
+    )
 
 
 # ---------------------------------------------------------------------------- doctor
@@ -370,7 +375,12 @@ def test_doctor_without_builtin_says_how_to_install_it(hermes_home: Path) -> Non
         pm.unregister(name="builtin")
     result = doctor()
     assert result.exit_code == 1
-    assert "pip install hermes-memory-builtin" in result.stdout
+    # Not on the package index: the fix names the distribution and installs it from a clone.
+    assert "pip install hermes-memory-builtin" not in result.stdout
+    assert (
+        "fix: install hermes-memory-builtin from a clone of hermes-memory: "
+        "pip install ./providers/builtin"
+    ) in result.stdout
 
 
 def test_console_script_exit_code(tmp_path: Path) -> None:
@@ -559,3 +569,80 @@ def test_doctor_points_from_a_plugins_own_name_to_the_name_that_selects_it(
     second = doctor()
     assert "the plugin 'mem0_oss' calls itself 'mem0-oss'" in second.stdout
     assert "set memory.provider: mem0_oss in config.yaml" in second.stdout
+
+
+def test_plugins_text_shows_a_folder_plugins_version(hermes_home: Path) -> None:
+    # plugin.yaml supplies the version "for the listing"; only --json used to show it.
+    folder_plugin(
+        hermes_home / "plugins",
+        "notes",
+        provider_source("notes"),
+        **{"plugin.yaml": 'version: "1.2"\n'},
+    )
+    folder_plugin(hermes_home / "plugins", "plain", provider_source("plain"))
+    payload = json.loads(invoke("plugins", "--json").stdout)
+    assert {p["name"]: p["version"] for p in payload["providers"]}["notes"] == "1.2"
+    out = invoke("plugins").stdout
+    assert "\nnotes (version 1.2)\n" in f"\n{out}"
+    assert "\nplain\n" in f"\n{out}"  # no version, nothing added
+
+
+# ------------------------------------------------- provider calls that never return
+
+HANG = "__import__('time').sleep(10**6)"
+
+# call -> (__init__.py of a provider hanging in it, the listing status it gets)
+HANGING_CALLS: dict[str, tuple[str, str]] = {
+    "get_tool_schemas()": (
+        provider_source("stuck") + f"\n    def get_tool_schemas(self):\n        {HANG}\n",
+        "broken",
+    ),
+    "is_available()": (
+        provider_source("stuck") + f"\n    def is_available(self):\n        {HANG}\n",
+        "broken",
+    ),
+    "name": (provider_source("stuck").replace('return "stuck"', HANG), "broken"),
+    "unavailable_reason()": (
+        provider_source("stuck", available=False)
+        + f"\n    def unavailable_reason(self):\n        {HANG}\n",
+        "unavailable",
+    ),
+    "get_config_schema()": (
+        provider_source("stuck", available=False)
+        + f"\n    def get_config_schema(self):\n        {HANG}\n",
+        "unavailable",
+    ),
+}
+
+
+@pytest.fixture
+def short_call_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_core.discovery import deadline
+
+    monkeypatch.setattr(deadline, "PROVIDER_CALL_TIMEOUT", 0.3)
+
+
+@pytest.mark.parametrize("call", sorted(HANGING_CALLS))
+def test_a_provider_call_that_never_returns_is_cut_off_in_plugins_and_doctor(
+    call: str, builtin: None, short_call_limit: None, hermes_home: Path
+) -> None:
+    source, status = HANGING_CALLS[call]
+    folder_plugin(hermes_home / "plugins", "stuck", source)
+    folder_plugin(hermes_home / "plugins", "good", provider_source("good"))
+    said = f"{call} did not return within 0.3 s"
+
+    payload = json.loads(invoke("plugins", "--all", "--json").stdout)
+    entries = {p["name"]: p for p in payload["providers"]}
+    assert entries["good"]["status"] == "available"
+    assert entries["stuck"]["status"] == status
+    assert said in (entries["stuck"]["error"] or entries["stuck"]["unavailable_reason"])
+    assert "HERMES_MEMORY_PLUGINS_BLOCK" in json.dumps(entries["stuck"])
+
+    text = invoke("plugins", "--all").stdout
+    assert said in text and "good\n" in text
+
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: stuck\n", encoding="utf-8")
+    result = doctor()
+    assert result.exit_code == 1
+    assert "[FAIL] memory.provider 'stuck' is" in result.stdout and said in result.stdout
+    assert "[ok  ] provider 'good' is available" in result.stdout

@@ -284,3 +284,57 @@ def test_a_plugin_tool_or_hook_exiting_costs_only_that_call(
         assert "second hook ran" in manager.prefetch_all("hello", session_id="s1")
     finally:
         manager.shutdown_all()
+
+
+@pytest.fixture
+def short_call_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_core.discovery import deadline
+
+    monkeypatch.setattr(deadline, "PROVIDER_CALL_TIMEOUT", 0.3)
+
+
+def test_a_provider_retrying_past_the_interruption_is_still_cut_off(
+    short_call_limit: None, plugins_dir: Path, hermes_home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # An is_available() that retries its connection on any Exception must not swallow the
+    # interruption and keep waiting.
+    retrying = (
+        "while True:\n            try:\n                __import__('time').sleep(10**6)\n"
+        "            except Exception:\n                pass"
+    )
+    folder_plugin(plugins_dir, "retrying", provider_source("x") + method("is_available", retrying))
+    # One that catches everything once and answers gets no credit for the answer either.
+    answering = (
+        "try:\n            __import__('time').sleep(10**6)\n"
+        "        except BaseException:\n            return True"
+    )
+    folder_plugin(
+        plugins_dir, "answering", provider_source("y") + method("is_available", answering)
+    )
+    entries = listing()
+    assert entries["healthy"].status == "available"  # type: ignore[attr-defined]
+    for name in ("retrying", "answering"):
+        assert entries[name].status == "broken"  # type: ignore[attr-defined]
+        assert "is_available() did not return within 0.3 s" in entries[name].error  # type: ignore[attr-defined]
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: retrying\n", encoding="utf-8")
+    manager = MemoryManager()
+    # Activation runs its own checks: a session start is never held up either.
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="hermes_core.plugins"):
+        assert activate_providers(manager, None, hermes_home) == ["builtin"]
+    assert "failed its availability check (is_available() did not return within" in caplog.text
+
+
+def test_conformance_stops_before_its_run_when_is_available_never_returns(
+    short_call_limit: None, plugins_dir: Path
+) -> None:
+    pytest.importorskip("hypothesis")
+    folder_plugin(
+        plugins_dir,
+        "stuck",
+        provider_source("stuck") + method("is_available", "__import__('time').sleep(10**6)"),
+    )
+    result = CliRunner().invoke(cli, ["conformance", "stuck"])
+    assert result.exit_code == 1
+    assert "The provider 'stuck' is installed but broken" in result.output
+    assert "is_available() did not return within 0.3 s" in result.output

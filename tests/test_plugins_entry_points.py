@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 import types
 from collections.abc import Iterator
 from pathlib import Path
@@ -264,3 +265,82 @@ def test_provider_with_a_class_level_name_is_created_only_when_needed(tmp_path: 
     assert not created.exists()  # looking up another name never created Counted
     provider = load_memory_provider("counted")
     assert provider is not None and created.read_text() == "x"
+
+
+def test_pluggy_plugins_that_hang_after_import_are_cut_off_and_the_rest_load(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hermes_core.discovery import deadline
+
+    monkeypatch.setattr(deadline, "PROVIDER_CALL_TIMEOUT", 0.3)
+
+    class NameHangs(MemoryProvider):  # its name is read when the listing is built
+        @property
+        def name(self) -> str:
+            time.sleep(10**6)
+            return "never"
+
+        def is_available(self) -> bool:
+            return True
+
+        def initialize(self, session_id: str, **kwargs: object) -> None:
+            pass
+
+        def get_tool_schemas(self) -> list[dict[str, object]]:
+            return []
+
+    class Fine(NameHangs):
+        name = "fine"  # type: ignore[assignment]
+
+    hanging_name = types.ModuleType("hanging_name")
+    hanging_register = types.ModuleType("hanging_register")
+    fine = types.ModuleType("fine")
+
+    @hookimpl
+    def register_name(register: object) -> None:
+        register(NameHangs)  # type: ignore[operator]
+
+    @hookimpl
+    def register_forever(register: object) -> None:
+        time.sleep(10**6)
+
+    @hookimpl
+    def register_fine(register: object) -> None:
+        register(Fine)  # type: ignore[operator]
+
+    for module, hook in (
+        (hanging_name, register_name),
+        (hanging_register, register_forever),
+        (fine, register_fine),
+    ):
+        module.register_memory_providers = hook  # type: ignore[attr-defined]
+        get_plugin_manager().register(module, name=module.__name__)
+    listing = {i.name: i for i in discover_providers()}
+    assert listing["fine"].status == "available"
+    assert "name did not return within 0.3 s" in (listing["hanging_name"].error or "")
+    assert "register_memory_providers() did not return within 0.3 s" in (
+        listing["hanging_register"].error or ""
+    )
+
+
+def test_an_entry_point_that_hangs_while_imported_is_cut_off(
+    site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_core.discovery import deadline
+
+    monkeypatch.setattr(deadline, "PLUGIN_LOAD_TIMEOUT", 0.3)
+    install_pluggy_provider(site, "hermes-memory-good", "good_pkg", "good")
+    install_distribution(
+        site,
+        "hermes-memory-slow",
+        entry_points={"hermes_memory": {"slow": "slow_pkg.plugin"}},
+        modules={
+            "slow_pkg/__init__.py": "",
+            "slow_pkg/plugin.py": "import time\ntime.sleep(10**6)\n",
+        },
+    )
+    reset_plugin_manager()
+    assert by_name()["good"].status == "available"
+    record = next(r for r in list_plugins() if r.name == "slow")
+    assert record.status == "failed"
+    assert "loading did not finish within 0.3 s" in (record.error or "")

@@ -192,7 +192,14 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
         load_builtin_provider()
         found.append(Finding("ok", "builtin provider installed"))
     except PluginError as exc:
-        found.append(Finding("fail", str(exc), "pip install hermes-memory-builtin"))
+        found.append(
+            Finding(
+                "fail",
+                str(exc),
+                "install hermes-memory-builtin from a clone of hermes-memory: "
+                "pip install ./providers/builtin",
+            )
+        )
     with contextlib.redirect_stdout(sys.stderr):  # a plugin printing while it loads
         everything = discover_providers(home, include_shadowed=True)
     listing = [info for info in everything if not info.shadowed_by]

@@ -17,8 +17,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _origin(distribution: str | None, version: str | None) -> str:
+    """`` (hermes-memory-honcho 0.1.0)``; a folder plugin's ``plugin.yaml`` version alone."""
     if distribution is None:
-        return ""
+        return f" (version {version})" if version else ""
     return f" ({distribution} {version})" if version else f" ({distribution})"
 
 
@@ -99,8 +100,9 @@ def plugins(as_json: bool, show_all: bool) -> None:
         return
     if not shown:
         click.echo(
-            "No memory providers found. Install one (pip install hermes-memory-builtin) "
-            "or add a plugin folder under $HERMES_HOME/plugins/."
+            "No memory providers found. Install hermes-memory-builtin (from a clone of "
+            "hermes-memory: pip install ./providers/builtin) or add a plugin folder under "
+            "$HERMES_HOME/plugins/."
         )
     click.echo("\n\n".join(_render_provider(p) for p in shown))
     if hidden:

@@ -10,8 +10,8 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 from hermes_core.discovery.adapter import unwrap
+from hermes_core.discovery.deadline import ProviderCallTimeout, bounded_call
 from hermes_core.discovery.extract import (
-    contain,
     describe_exception,
     provider_bases,
     unavailable_reason_of,
@@ -133,7 +133,9 @@ def missing_env_reason(required: Sequence[str], provider: Any = None) -> str:
     if reason or provider is None:
         return reason
     try:
-        schema = contain(provider.get_config_schema)
+        schema = bounded_call("get_config_schema()", provider.get_config_schema)
+    except ProviderCallTimeout as exc:  # a hang is worth saying: the next call hangs too
+        return str(exc)
     except Exception:  # a description that cannot be read explains nothing
         return ""
     fields = schema if isinstance(schema, list) else []
@@ -192,12 +194,29 @@ def first_doc_line(obj: Any) -> str:
     return doc.strip().splitlines()[0].strip() if doc.strip() else ""
 
 
+def failure(call: str, exc: Exception) -> str:
+    """What went wrong in *call* into a provider: it raised *exc*, or it did not return."""
+    if isinstance(exc, ProviderCallTimeout):
+        return str(exc)
+    return f"{call} raised {describe_exception(exc)}"
+
+
+def reason_of(provider: Any) -> str:
+    """*provider*'s ``unavailable_reason()`` within the call limit; a failure is the reason."""
+    try:
+        return str(bounded_call("unavailable_reason()", unavailable_reason_of, provider))
+    except Exception as exc:
+        return f"({failure('unavailable_reason()', exc)})"
+
+
 def probe(provider: Any, info: ProviderInfo) -> ProviderInfo:
     """Fill *info* from a live *provider*: name, hooks, availability, schema check.
 
     Nothing raised by the provider escapes: a failing ``name`` or
     ``is_available``, or (for an available provider) a failing
-    ``get_tool_schemas``, marks the entry broken.
+    ``get_tool_schemas``, marks the entry broken. Each call is bounded by
+    :data:`.deadline.PROVIDER_CALL_TIMEOUT`: one that does not return in time
+    fails the same way, naming the call.
     """
     own = unwrap(provider)  # the plugin's object, when it had to be adapted
     changes: dict[str, Any] = {
@@ -207,33 +226,28 @@ def probe(provider: Any, info: ProviderInfo) -> ProviderInfo:
         "description": info.description or first_doc_line(own),
     }
     try:
-        name = contain(getattr, provider, "name")
+        name = bounded_call("name", getattr, provider, "name")
     except Exception as exc:
-        return info.with_changes(**changes, error=f"name raised {describe_exception(exc)}")
+        return info.with_changes(**changes, error=failure("name", exc))
     changes["provider_name"] = str(name)
     problem = name_problem(name, info.name)
     if problem:
         return info.with_changes(**changes, error=problem)
     try:
-        available = bool(contain(provider.is_available))
+        available = bool(bounded_call("is_available()", provider.is_available))
     except Exception as exc:
-        error = f"is_available() raised {describe_exception(exc)}"
-        return info.with_changes(**changes, error=error)
+        return info.with_changes(**changes, error=failure("is_available()", exc))
     changes["available"] = available
     if not available:
-        try:
-            reason = unavailable_reason_of(provider)
-        except Exception as exc:
-            reason = f"(unavailable_reason() raised {describe_exception(exc)})"
+        reason = reason_of(provider)
         changes["unavailable_reason"] = reason or missing_env_reason(info.required_env, provider)
         return info.with_changes(**changes)
     # Registration reads the tool schemas first; a provider failing here would fail there.
     try:
-        schemas = contain(provider.get_tool_schemas)
+        schemas = bounded_call("get_tool_schemas()", provider.get_tool_schemas)
     except Exception as exc:
         return info.with_changes(
-            **{**changes, "available": False},
-            error=f"get_tool_schemas() raised {describe_exception(exc)}",
+            **{**changes, "available": False}, error=failure("get_tool_schemas()", exc)
         )
     kind = type(schemas).__name__
     if isinstance(schemas, (str, bytes, Mapping)):

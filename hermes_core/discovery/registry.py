@@ -9,6 +9,7 @@ built once per process; :func:`reset_plugin_manager` rebuilds it (tests).
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Callable
@@ -19,8 +20,10 @@ import pluggy
 
 from hermes_core import hookspecs
 from hermes_core.config import get_hermes_home
+from hermes_core.discovery.deadline import PluginLoadTimeout, bounded_call, load_deadline
 from hermes_core.discovery.entry_points import entry_points_in, forget_entry_points
 from hermes_core.discovery.extract import contain, describe_exception
+from hermes_core.discovery.info import failure
 from hermes_core.discovery.policy import PluginPolicy, current_policy
 
 logger = logging.getLogger("hermes_core.plugins")
@@ -111,10 +114,13 @@ class PluginRegistry:
             collected: list[Any] = []
             register: Callable[[Any], None] = collected.append
             arguments = {"register": register}
+            hook = functools.partial(
+                impl.function, **{name: arguments[name] for name in impl.argnames}
+            )
             try:
-                contain(impl.function, **{name: arguments[name] for name in impl.argnames})
+                bounded_call("register_memory_providers()", hook)
             except Exception as exc:
-                cause = f"register_memory_providers() raised {describe_exception(exc)}"
+                cause = failure("register_memory_providers()", exc)
                 if not collected:
                     found.append(Registration(impl.plugin_name, dist, version, error=cause))
                     continue
@@ -155,10 +161,11 @@ def build_registry(policy: PluginPolicy) -> PluginRegistry:
             logger.info("Plugin %s is blocked by the plugin allow/block lists", label)
             continue
         try:
-            plugin = contain(ref.entry_point.load)
+            with load_deadline():
+                plugin = contain(ref.entry_point.load)
             pm.register(plugin, name=ref.name)
         except Exception as exc:  # PluginCrash: a plugin's SystemExit counts too
-            cause = describe_exception(exc)
+            cause = str(exc) if isinstance(exc, PluginLoadTimeout) else describe_exception(exc)
             logger.warning("Plugin %s could not be loaded: %s", label, cause)
             registry.record(
                 PluginRecord(ref.name, ref.distribution, ref.version, "failed", error=cause)
