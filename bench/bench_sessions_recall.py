@@ -475,20 +475,36 @@ def run_assistant(
     return len(set(session_of.values())), len(session_of), results, by_kind, previews
 
 
-def _kinds_table(by_kind: dict[str, Results], questions: Sequence[dict[str, Any]]) -> list[str]:
+def _kinds_table(
+    by_kind: dict[str, Results],
+    questions: Sequence[dict[str, Any]],
+    *,
+    field: str = "type",
+    labels: dict[str, str] = KINDS,
+    heading: str = "kind of question",
+    shown: dict[str, int] | None = None,
+) -> list[str]:
+    """R@1 by session and R@5 by message per kind of question (``field``), both rankers.
+
+    With *shown*, a last column counts the questions whose answering turn is whole
+    in a raw preview of the tool.
+    """
+    extra = (" answering turn in a preview |", "---:|") if shown is not None else ("", "")
     lines = [
-        "| kind of question | questions | session R@1, BM25 OR | session R@1, ours "
-        "| message R@5, BM25 OR | message R@5, ours |",
-        "|---|---:|---:|---:|---:|---:|",
+        f"| {heading} | questions | session R@1, BM25 OR | session R@1, ours "
+        f"| message R@5, BM25 OR | message R@5, ours |{extra[0]}",
+        f"|---|---:|---:|---:|---:|---:|{extra[1]}",
     ]
     for kind, results in by_kind.items():
-        count = sum(q["type"] == kind for q in questions)
+        count = sum(q[field] == kind for q in questions)
         cells = [
             f"{results[ranker][0][metric]:.2f}"
             for metric in ("session@1", "message@5")
             for ranker in (BM25_OR, OURS)
         ]
-        lines.append(f"| {kind} ({KINDS[kind]}) | {count} | " + " | ".join(cells) + " |")
+        if shown is not None:
+            cells.append(f"{shown[kind]}/{count}")
+        lines.append(f"| {kind} ({labels[kind]}) | {count} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -634,29 +650,6 @@ def run_friends(
     return len(stored), len(turn_ids), results, by_kind, shown, dated
 
 
-def _categories_table(
-    by_kind: dict[str, Results], questions: Sequence[dict[str, Any]], shown: dict[str, int]
-) -> list[str]:
-    lines = [
-        "| category | questions | session R@1, BM25 OR | session R@1, ours "
-        "| message R@5, BM25 OR | message R@5, ours | answering turn in a preview |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-    ]
-    for kind, results in by_kind.items():
-        count = sum(q["category"] == kind for q in questions)
-        cells = [
-            f"{results[ranker][0][metric]:.2f}"
-            for metric in ("session@1", "message@5")
-            for ranker in (BM25_OR, OURS)
-        ]
-        lines.append(
-            f"| {kind} ({CATEGORIES[kind]}) | {count} | "
-            + " | ".join(cells)
-            + f" | {shown[kind]}/{count} |"
-        )
-    return lines
-
-
 def _friends_section() -> list[str]:
     data = yaml.safe_load(FRIENDS.read_text(encoding="utf-8"))
     questions = data["questions"]
@@ -676,7 +669,14 @@ def _friends_section() -> list[str]:
         "",
         *_table(results),
         "",
-        *_categories_table(by_kind, questions, shown),
+        *_kinds_table(
+            by_kind,
+            questions,
+            field="category",
+            labels=CATEGORIES,
+            heading="category",
+            shown=shown,
+        ),
         "",
         "The last column counts questions whose answering turn is whole in the "
         "`session_search` tool's raw previews (no summary model): "
