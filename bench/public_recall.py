@@ -26,11 +26,12 @@ a file the project does not ship.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,7 @@ from bench_sessions_recall import (  # noqa: E402
 )
 
 from hermes_core.sessions import SessionStore  # noqa: E402
+from hermes_core.sessions.datasets import dataset_layout, iter_json_array  # noqa: E402
 from hermes_core.sessions.importer import read_jsonl  # noqa: E402
 
 _DIA_ID = re.compile(r"D(\d+):(\d+)")
@@ -57,7 +59,7 @@ _DIA_ID = re.compile(r"D(\d+):(\d+)")
 Question = dict[str, Any]
 
 
-def locomo_units(samples: list[dict[str, Any]]) -> Iterator[tuple[Any, list[Question]]]:
+def locomo_units(samples: Iterable[dict[str, Any]]) -> Iterator[tuple[Any, list[Question]]]:
     """(sample, its questions with evidence as (session id, message index)) per sample."""
     for n, sample in enumerate(samples):
         sample_id = str(sample.get("sample_id") or f"sample_{n + 1}")
@@ -75,7 +77,7 @@ def locomo_units(samples: list[dict[str, Any]]) -> Iterator[tuple[Any, list[Ques
         yield sample, questions
 
 
-def longmemeval_units(instances: list[dict[str, Any]]) -> Iterator[tuple[Any, list[Question]]]:
+def longmemeval_units(instances: Iterable[dict[str, Any]]) -> Iterator[tuple[Any, list[Question]]]:
     """(instance, its question with the ``has_answer`` turns as evidence) per instance."""
     for instance in instances:
         evidence = [
@@ -97,8 +99,11 @@ def longmemeval_units(instances: list[dict[str, Any]]) -> Iterator[tuple[Any, li
 def evaluate_unit(unit: Any, questions: list[Question]) -> dict[str, dict[str, float]]:
     """Hits (not fractions) per ranker and metric for one sample or instance.
 
-    Also ``_questions`` (those whose evidence turns exist) and ``_previews``
-    (those whose evidence is whole in ``session_search``'s raw previews).
+    Also ``_questions`` (those with an evidence turn that exists; evidence
+    naming no turn of the file, as a few LoCoMo questions have, is left out
+    and counted in ``_unknown``, the questions left with none in ``_dropped``)
+    and ``_previews`` (those whose evidence is whole in ``session_search``'s
+    raw previews).
     """
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
@@ -115,11 +120,15 @@ def evaluate_unit(unit: Any, questions: list[Question]) -> dict[str, dict[str, f
             }
             contents = {m["id"]: m["content"] for messages in stored.values() for m in messages}
             session_of = {mid: sid for (sid, _), mid in turn_ids.items()}
-            known = [
-                {"q": q["q"], "evidence": [list(e) for e in q["evidence"]]}
-                for q in questions
-                if all(tuple(e) in turn_ids for e in q["evidence"])
-            ]
+            known = []
+            unknown = dropped = 0
+            for q in questions:
+                evidence = [list(e) for e in dict.fromkeys(map(tuple, q["evidence"]))]
+                found = [e for e in evidence if tuple(e) in turn_ids]
+                unknown += len(evidence) - len(found)
+                dropped += not found
+                if found:
+                    known.append({"q": q["q"], "evidence": found})
             rankers: dict[str, Ranker] = {
                 BM25_OR: bm25_ranker(plain_index(store), "OR"),
                 OURS: ours_ranker(store),
@@ -134,6 +143,8 @@ def evaluate_unit(unit: Any, questions: list[Question]) -> dict[str, dict[str, f
             }
         shown = _previews_with_evidence(home, known, turn_ids, contents)
     hits["_questions"] = {"n": float(len(known))}
+    hits["_unknown"] = {"n": float(unknown)}
+    hits["_dropped"] = {"n": float(dropped)}
     hits["_previews"] = {"n": float(shown)}
     return hits
 
@@ -160,19 +171,48 @@ def _previews_with_evidence(
         tool.close()
 
 
-def run(path: Path, limit: int | None) -> tuple[str, int, int, int, dict[str, dict[str, float]]]:
-    """(layout, questions, skipped units, evidence shown in previews, summed hits per ranker)."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    items = data if isinstance(data, list) else [data]
-    items = items[:limit] if limit else items
-    if items and all(isinstance(item.get("conversation"), dict) for item in items):
-        layout, units = "LoCoMo", locomo_units(items)
-    elif items and all("haystack_sessions" in item for item in items):
-        layout, units = "LongMemEval", longmemeval_units(items)
+def read_units(path: Path, limit: int | None) -> tuple[str, Iterator[tuple[Any, list[Question]]]]:
+    """(layout, its units with their questions), the file read one sample or instance at a time.
+
+    A published file is large (``longmemeval_m.json`` is about 2.7 GB), so an
+    array is parsed element by element and only the first *limit* are read.
+    """
+    with path.open(encoding="utf-8-sig") as stream:
+        is_array = stream.read(1 << 16).lstrip().startswith("[")
+    if is_array:
+        items: Iterator[Any] = _array_items(path)
     else:
+        items = iter([json.loads(path.read_text(encoding="utf-8-sig"))])
+    items = itertools.islice(items, limit) if limit else items
+    first = next(items, None)
+    layout = dataset_layout(first)
+    if layout is None:
         raise SystemExit(f"{path} is neither a LoCoMo nor a LongMemEval file.")
+    items = _same_layout(path, layout, itertools.chain([first], items))
+    units = locomo_units(items) if layout == "LoCoMo" else longmemeval_units(items)
+    return layout, units
+
+
+def _array_items(path: Path) -> Iterator[Any]:
+    with path.open(encoding="utf-8-sig") as stream:
+        yield from iter_json_array(stream)
+
+
+def _same_layout(path: Path, layout: str, items: Iterable[Any]) -> Iterator[dict[str, Any]]:
+    for n, item in enumerate(items, start=1):
+        if dataset_layout(item) != layout:
+            raise SystemExit(f"{path}: item #{n} is not a {layout} item like the first.")
+        yield item
+
+
+def run(
+    path: Path, limit: int | None
+) -> tuple[str, int, int, int, dict[str, dict[str, float]], tuple[int, int]]:
+    """(layout, questions, skipped units, evidence shown in previews, summed hits per ranker,
+    (evidence ids naming no turn, questions skipped for having only such evidence))."""
+    layout, units = read_units(path, limit)
     totals: dict[str, dict[str, float]] = {}
-    asked = skipped = previews = 0
+    asked = skipped = previews = unknown = dropped = 0
     for unit, questions in units:
         if not questions:
             skipped += 1
@@ -180,11 +220,13 @@ def run(path: Path, limit: int | None) -> tuple[str, int, int, int, dict[str, di
         hits = evaluate_unit(unit, questions)
         asked += int(hits.pop("_questions")["n"])
         previews += int(hits.pop("_previews")["n"])
+        unknown += int(hits.pop("_unknown")["n"])
+        dropped += int(hits.pop("_dropped")["n"])
         for ranker, metrics in hits.items():
             for metric, value in metrics.items():
                 totals.setdefault(ranker, {}).setdefault(metric, 0.0)
                 totals[ranker][metric] += value
-    return layout, asked, skipped, previews, totals
+    return layout, asked, skipped, previews, totals, (unknown, dropped)
 
 
 def table(asked: int, totals: dict[str, dict[str, float]]) -> list[str]:
@@ -207,8 +249,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("path", type=Path, help="a LoCoMo or LongMemEval JSON file")
     parser.add_argument("--limit", type=int, default=None, help="only the first N samples")
     args = parser.parse_args(argv)
-    layout, asked, skipped, previews, totals = run(args.path, args.limit)
-    print(f"{layout}: {asked} questions (units without usable evidence skipped: {skipped})\n")
+    layout, asked, skipped, previews, totals, (unknown, dropped) = run(args.path, args.limit)
+    print(f"{layout}: {asked} questions (units without usable evidence skipped: {skipped})")
+    if unknown:
+        print(
+            f"Evidence naming no turn of the file: {unknown} left out "
+            f"({dropped} questions with no other evidence skipped)"
+        )
+    print()
     print("\n".join(table(asked, totals)))
     print(
         f"\nEvidence turn whole in session_search's raw previews (no summary model): "

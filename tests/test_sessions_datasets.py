@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import tracemalloc
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,8 @@ from hypothesis import strategies as st
 
 from hermes_core.cli import cli
 from hermes_core.errors import SessionImportError
-from hermes_core.sessions import SessionStore
+from hermes_core.sessions import SessionStore, datasets
+from hermes_core.sessions.datasets import iter_json_array
 from hermes_core.sessions.importer import VALID_ROLES, read_jsonl
 
 
@@ -243,3 +246,68 @@ def test_json_nested_too_deeply_is_a_clear_error(tmp_path: Path, deep: str) -> N
     path.write_text(deep + "\n", encoding="utf-8")
     with pytest.raises(SessionImportError, match="line 1: JSON nested too deeply"):
         read_jsonl(path)
+
+
+ARRAYS = [
+    "[]",
+    " [ ] \n",
+    "\ufeff[1]",
+    '[12345, -1.5e10, "a,]b\\"", {"x": [1, 2], "y": "}"}, true, null, 67890]',
+    '[\n  {"a": 1} ,\n\t[ ]  ,"x"\n]\n',
+    "[" + ",".join(str(n) for n in range(300)) + "]",
+]
+
+
+@pytest.mark.parametrize("text", ARRAYS)
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 4096])
+def test_json_arrays_are_read_element_by_element(text: str, chunk: int) -> None:
+    # numbers, strings and objects split across reads come out whole
+    assert list(iter_json_array(io.StringIO(text), chunk)) == json.loads(text.lstrip("\ufeff"))
+
+
+@pytest.mark.parametrize("text", ["", "{}", "[", "[1,]", "[1 2]", "[1] x", '["a]', "[1,,2]"])
+@pytest.mark.parametrize("chunk", [1, 3, 4096])
+def test_broken_json_arrays_raise(text: str, chunk: int) -> None:
+    with pytest.raises(ValueError):
+        list(iter_json_array(io.StringIO(text), chunk))
+
+
+def test_a_large_benchmark_file_is_read_in_the_memory_of_its_distinct_sessions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As in longmemeval_s.json (265 MB), most haystack sessions recur in many instances:
+    # neither the file's text nor a parsed copy of it is held while reading.
+    monkeypatch.setattr(datasets, "_CHUNK_CHARS", 4096)
+    shared = [
+        [{"role": "user", "content": f"Session {k}: " + "tell me about sourdough " * 40}]
+        for k in range(3)
+    ]
+    instances = [
+        {
+            "question_id": f"q{n}",
+            "question": "What did I bake?",
+            "question_date": "2023/05/30 (Tue) 23:40",
+            "haystack_session_ids": ["s0", "s1", "s2"],
+            "haystack_dates": ["2023/05/20 (Sat) 02:21"] * 3,
+            "haystack_sessions": shared,
+        }
+        for n in range(300)
+    ]
+    path = write(tmp_path / "longmemeval_s.json", instances)
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        sessions = read_jsonl(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [s["id"] for s in sessions] == ["s0", "s1", "s2"]
+    assert peak < size / 4, (peak, size)
+
+
+def test_an_array_mixing_the_two_layouts_names_the_odd_item(
+    tmp_path: Path, hermes_home: Path
+) -> None:
+    mixed = [locomo_sample(), {"question_id": "q1", "haystack_sessions": []}]
+    code, out = run("import", str(write(tmp_path / "mixed.json", mixed)))
+    assert code != 0 and "item #2 of the array is not a LoCoMo sample" in out

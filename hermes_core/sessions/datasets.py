@@ -15,21 +15,47 @@ Two layouts are recognised, as their JSON files are published:
   ``haystack_dates`` (``"2023/05/20 (Sat) 02:21"``) and ``haystack_sessions``
   (lists of ``{"role", "content"}``). Each haystack session is imported once
   under its own id, however many instances share it.
+
+A published file is large (``longmemeval_s.json`` is about 265 MB, ``_m``
+about 2.7 GB), so :func:`iter_json_array` reads a file's array one element at
+a time and :func:`iter_dataset_sessions` turns the elements into sessions as
+they come: memory holds the distinct sessions, not the file's text and its
+parsed copy (where most sessions appear in hundreds of instances).
 """
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, TextIO
 
-__all__ = ["DatasetError", "dataset_sessions"]
+__all__ = [
+    "DatasetError",
+    "dataset_layout",
+    "dataset_sessions",
+    "iter_dataset_sessions",
+    "iter_json_array",
+]
+
+_CHUNK_CHARS = 1 << 20
+_DECODER = json.JSONDecoder()
+_BLANK = re.compile(r"[ \t\n\r]*")
 
 _SESSION_KEY = re.compile(r"session_([1-9][0-9]*)")  # the key is looked up by this number
 
 
 class DatasetError(ValueError):
     """A benchmark file whose shape is recognised but whose content is not usable."""
+
+
+def dataset_layout(item: Any) -> str | None:
+    """``"LoCoMo"`` or ``"LongMemEval"`` for a sample or instance of one, else ``None``."""
+    if not isinstance(item, Mapping):
+        return None
+    if isinstance(item.get("conversation"), Mapping):
+        return "LoCoMo"
+    return "LongMemEval" if "haystack_sessions" in item else None
 
 
 def dataset_sessions(data: Any, source: str) -> list[dict[str, Any]] | None:
@@ -39,13 +65,101 @@ def dataset_sessions(data: Any, source: str) -> list[dict[str, Any]] | None:
     the sample or session that is malformed.
     """
     items = data if isinstance(data, list) else [data]
-    if not items or not all(isinstance(item, Mapping) for item in items):
+    layouts = {dataset_layout(item) for item in items}
+    if len(layouts) != 1 or None in layouts:
         return None
-    if all(isinstance(item.get("conversation"), Mapping) for item in items):
-        return [s for n, item in enumerate(items) for s in _locomo(item, n, source)]
-    if all("haystack_sessions" in item for item in items):
-        return _longmemeval(items, source)
-    return None
+    return list(iter_dataset_sessions(items, source))
+
+
+def iter_dataset_sessions(items: Iterable[Any], source: str) -> Iterator[dict[str, Any]]:
+    """The sessions of a benchmark file's samples or instances, read one at a time.
+
+    The layout is the first item's; a later item of another shape raises
+    :class:`DatasetError`, as does a malformed one. A LongMemEval session
+    shared by several instances is given once (from the first).
+    """
+    layout: str | None = None
+    seen: set[str] = set()
+    for n, item in enumerate(items):
+        kind = dataset_layout(item)
+        if layout is None:
+            layout = kind
+        if kind is None or kind != layout:
+            raise DatasetError(
+                f"item #{n + 1} of the array is not a {layout or 'LoCoMo or LongMemEval'} "
+                f"{'instance' if layout == 'LongMemEval' else 'sample'} like the first"
+            )
+        if layout == "LoCoMo":
+            yield from _locomo(item, n, source)
+        else:
+            yield from _longmemeval_instance(item, n + 1, source, seen)
+
+
+def iter_json_array(stream: TextIO, chunk_chars: int | None = None) -> Iterator[Any]:
+    """The elements of the one JSON array *stream* holds, parsed one at a time.
+
+    Only the element being read is held in memory (besides a read buffer), so
+    a file of several gigabytes is read in the memory of its largest element.
+    Raises :class:`json.JSONDecodeError` (a :class:`ValueError`) when the text
+    is not one JSON array, and :class:`RecursionError` when it nests too deeply.
+    """
+    size = chunk_chars or _CHUNK_CHARS
+    buffer = ""
+    eof = False
+
+    def more(at_least: int) -> bool:
+        """Append at least *at_least* characters (at least a chunk); ``False`` at the end."""
+        nonlocal buffer, eof
+        parts = [buffer]
+        got = 0
+        while not eof and got < max(at_least, size):
+            chunk = stream.read(max(at_least, size) - got)
+            eof = not chunk
+            parts.append(chunk)
+            got += len(chunk)
+        buffer = "".join(parts)
+        return got > 0
+
+    def skip_blank(pos: int) -> int:
+        """The position of the next non-blank character, or the end of the text."""
+        while True:
+            pos = _BLANK.match(buffer, pos).end()  # type: ignore[union-attr]
+            if pos < len(buffer) or not more(0):
+                return pos
+
+    def expect(pos: int, marks: str, what: str) -> str:
+        if buffer[pos : pos + 1] not in marks or pos == len(buffer):
+            raise json.JSONDecodeError(f"Expecting {what}", buffer, pos)
+        return buffer[pos]
+
+    pos = skip_blank(0)
+    pos = skip_blank(pos + 1) if buffer.startswith("\ufeff", pos) else pos
+    expect(pos, "[", "'['")
+    pos = skip_blank(pos + 1)
+    mark = "," if buffer[pos : pos + 1] != "]" else "]"
+    if mark == "]":
+        pos = skip_blank(pos + 1)
+    while mark == ",":
+        if pos >= max(size, len(buffer) // 2):  # drop what was read (at most half: no O(n²))
+            buffer, pos = buffer[pos:], 0
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(buffer, pos)
+            except json.JSONDecodeError:
+                if more(len(buffer) - pos):  # the element goes on: read as much again
+                    continue
+                raise
+            # a number ending the buffer ("-1." of "-1.5e10") may go on in the next read
+            if end < len(buffer) and buffer[end] not in "+-.0123456789Ee":
+                break
+            if not more(len(buffer) - pos):
+                break
+        yield value
+        pos = skip_blank(end)
+        mark = expect(pos, ",]", "',' delimiter")
+        pos = skip_blank(pos + 1)
+    if pos < len(buffer):
+        raise json.JSONDecodeError("Extra data", buffer, pos)
 
 
 def _name(value: Any, default: str, where: str) -> str:
@@ -112,44 +226,45 @@ def _locomo(sample: Mapping[str, Any], index: int, source: str) -> list[dict[str
     return sessions
 
 
-def _longmemeval(items: list[Mapping[str, Any]], source: str) -> list[dict[str, Any]]:
-    sessions: dict[str, dict[str, Any]] = {}
-    for n, item in enumerate(items, start=1):
-        instance = _name(
-            item.get("question_id"), f"instance_{n}", f"LongMemEval instance #{n}: question_id"
+def _longmemeval_instance(
+    item: Mapping[str, Any], n: int, source: str, seen: set[str]
+) -> Iterator[dict[str, Any]]:
+    """The sessions of instance *n* not in *seen* (which gains their ids)."""
+    instance = _name(
+        item.get("question_id"), f"instance_{n}", f"LongMemEval instance #{n}: question_id"
+    )
+    where = f"LongMemEval instance {instance}"
+    haystack = item.get("haystack_sessions")
+    if not isinstance(haystack, list):
+        raise DatasetError(f"{where}: haystack_sessions must be a list of sessions")
+    ids = item.get("haystack_session_ids")
+    ids = [f"{instance}_session_{k + 1}" for k in range(len(haystack))] if ids is None else ids
+    dates = item.get("haystack_dates")
+    dates = [None] * len(haystack) if dates is None else dates
+    if (
+        not isinstance(ids, list)
+        or not isinstance(dates, list)
+        or not (len(haystack) == len(ids) == len(dates))
+    ):
+        raise DatasetError(
+            f"{where}: haystack_sessions, haystack_session_ids and haystack_dates must be "
+            "lists of the same length"
         )
-        where = f"LongMemEval instance {instance}"
-        haystack = item.get("haystack_sessions")
-        if not isinstance(haystack, list):
-            raise DatasetError(f"{where}: haystack_sessions must be a list of sessions")
-        ids = item.get("haystack_session_ids")
-        ids = [f"{instance}_session_{k + 1}" for k in range(len(haystack))] if ids is None else ids
-        dates = item.get("haystack_dates")
-        dates = [None] * len(haystack) if dates is None else dates
-        if (
-            not isinstance(ids, list)
-            or not isinstance(dates, list)
-            or not (len(haystack) == len(ids) == len(dates))
+    for k, (raw_id, when, turns) in enumerate(zip(ids, dates, haystack, strict=True)):
+        session_id = _name(raw_id, "", f"{where}: haystack_session_ids[{k}]")
+        if not session_id:
+            raise DatasetError(f"{where}: haystack_session_ids[{k}] is empty")
+        if session_id in seen:
+            continue
+        if not isinstance(turns, list) or not all(
+            isinstance(turn, Mapping) and isinstance(turn.get("content"), str) for turn in turns
         ):
-            raise DatasetError(
-                f"{where}: haystack_sessions, haystack_session_ids and haystack_dates must be "
-                "lists of the same length"
-            )
-        for k, (raw_id, when, turns) in enumerate(zip(ids, dates, haystack, strict=True)):
-            session_id = _name(raw_id, "", f"{where}: haystack_session_ids[{k}]")
-            if not session_id:
-                raise DatasetError(f"{where}: haystack_session_ids[{k}] is empty")
-            if session_id in sessions:
-                continue
-            if not isinstance(turns, list) or not all(
-                isinstance(turn, Mapping) and isinstance(turn.get("content"), str) for turn in turns
-            ):
-                raise DatasetError(f"{where}, session {session_id}: expected a list of messages")
-            messages = [{"role": turn.get("role"), "content": turn["content"]} for turn in turns]
-            if messages:
-                session: dict[str, Any] = {"id": session_id, "source": source}
-                session["messages"] = messages
-                if when is not None:
-                    session["started_at"] = when
-                sessions[session_id] = session
-    return list(sessions.values())
+            raise DatasetError(f"{where}, session {session_id}: expected a list of messages")
+        messages = [{"role": turn.get("role"), "content": turn["content"]} for turn in turns]
+        if messages:
+            session: dict[str, Any] = {"id": session_id, "source": source}
+            session["messages"] = messages
+            if when is not None:
+                session["started_at"] = when
+            seen.add(session_id)
+            yield session

@@ -28,17 +28,24 @@ from __future__ import annotations
 import codecs
 import contextlib
 import hashlib
+import itertools
 import json
 import os
 import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from hermes_core.errors import SessionImportError, SessionStoreError, SessionTitleError
-from hermes_core.sessions.datasets import DatasetError, dataset_sessions
+from hermes_core.sessions.datasets import (
+    DatasetError,
+    dataset_layout,
+    dataset_sessions,
+    iter_dataset_sessions,
+    iter_json_array,
+)
 from hermes_core.sessions.store import MAX_TIMESTAMP, valid_session_id
 from hermes_core.sessions.titles import sanitize_title
 
@@ -223,6 +230,12 @@ def _read_dataset(path: Path, data: Any, source: str) -> list[dict[str, Any]] | 
                 "JSONL (one message or conversation object per line) or one of those."
             )
         return None  # one message or conversation object: read as a line of JSONL
+    return _dataset_messages(path, sessions)
+
+
+def _dataset_messages(path: Path, sessions: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """*sessions* of a benchmark file with their messages checked and dated."""
+    checked = []
     for session in sessions:
         try:
             started = _timestamp(session.pop("started_at", None))
@@ -235,9 +248,42 @@ def _read_dataset(path: Path, data: Any, source: str) -> list[dict[str, Any]] | 
             session["started_at"] = started
             for message in session["messages"]:
                 message.setdefault("timestamp", started)
-    if not sessions:
+        checked.append(session)
+    if not checked:
         raise SessionImportError(f"{path} holds no conversations; nothing to import.")
-    return sessions
+    return checked
+
+
+def _stream_dataset(path: Path, source: str) -> list[dict[str, Any]] | None:
+    """The sessions of a benchmark file read one sample or instance at a time, else ``None``.
+
+    A regular file holding a JSON array whose first element is a LoCoMo sample
+    or LongMemEval instance is read so, in the memory of its distinct sessions
+    (not its text and a parsed copy of it); anything else (JSONL, another
+    array, broken JSON, not UTF-8) is ``None``, for :func:`read_jsonl` to read
+    whole and report.
+    """
+    try:
+        with path.open(encoding="utf-8-sig") as stream:
+            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                return None
+            head = ""
+            while not head and (piece := stream.read(4096)):
+                head = piece.lstrip()
+            if not head.startswith("["):
+                return None
+            stream.seek(0)
+            items = iter_json_array(stream)
+            first = next(items, None)
+            if dataset_layout(first) is None:
+                return None
+            return _dataset_messages(
+                path, iter_dataset_sessions(itertools.chain([first], items), source)
+            )
+    except DatasetError as exc:
+        raise SessionImportError(f"{path}: {exc}; nothing was imported.") from exc
+    except (OSError, ValueError, RecursionError):  # JSON or UTF-8 errors: reported by the reader
+        return None
 
 
 def _file_id(path: Path, digest: str) -> str:
@@ -322,6 +368,14 @@ def read_jsonl(
         title = sanitize_title(title)
     except SessionTitleError as exc:
         raise SessionImportError(f"--title: {exc}") from exc
+    dataset = _stream_dataset(path, source)
+    if dataset is not None:
+        if session_id is not None or title:
+            raise SessionImportError(
+                f"{path} is a benchmark file whose sessions carry their own ids and titles; "
+                "import it without --session-id and --title."
+            )
+        return dataset
     text, digest = _read_text(path)
     base_id = _file_id(path, digest)
     loose: dict[str, list[dict[str, Any]]] = {}
