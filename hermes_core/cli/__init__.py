@@ -13,12 +13,12 @@ import logging
 import os
 import sys
 import threading
-import time
 from typing import Any
 
 import click
 
 from hermes_core.errors import HermesMemoryError
+from hermes_core.threads import threads_left_running
 
 # command name -> ("module:attribute", one-line help); one module per command group.
 # The help is here so ``hermes-memory --help`` imports none of the command modules.
@@ -171,14 +171,7 @@ def _leave_lingering_threads(started: set[threading.Thread], status: Any) -> Non
 
     hermes-memory's own long-lived threads are daemons, so these are usually a plugin's.
     """
-    deadline = time.monotonic() + LINGERING_THREAD_GRACE
-    lingering = []
-    for thread in threading.enumerate():
-        if thread in started or thread.daemon or thread is threading.current_thread():
-            continue
-        thread.join(max(0.0, deadline - time.monotonic()))
-        if thread.is_alive():
-            lingering.append(thread.name)
+    lingering = threads_left_running(started, LINGERING_THREAD_GRACE)
     if not lingering:
         return
     logger.warning(

@@ -25,7 +25,6 @@ import itertools
 import json
 import secrets
 import threading
-import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -48,6 +47,7 @@ from hermes_core.testing.pool import (
     describe_outcome,
 )
 from hermes_core.testing.schema_check import tool_schema_problems
+from hermes_core.threads import threads_left_running
 from hermes_core.writeshim import MemoryWriteShim
 
 __all__ = ["ProviderConformance", "StoreInspector"]
@@ -152,19 +152,6 @@ def _raised_in_availability(label: str, exc: Exception) -> str:
     )
 
 
-def _stray_threads(before: Collection[threading.Thread], wait: float) -> list[str]:
-    """Non-daemon threads started since *before* that are still running after *wait* seconds."""
-    deadline = time.monotonic() + wait
-    stray = []
-    for thread in threading.enumerate():
-        if thread in before or thread.daemon or thread is threading.current_thread():
-            continue
-        thread.join(max(0.0, deadline - time.monotonic()))
-        if thread.is_alive():
-            stray.append(thread.name)
-    return stray
-
-
 def _xfail_reason(function: Any) -> str:
     for mark in getattr(function, "pytestmark", []):
         if mark.name == "xfail":
@@ -238,7 +225,7 @@ class ProviderConformance:
             yield pool
         finally:
             pool.close()
-        stray = _stray_threads(before, THREAD_EXIT_WAIT)
+        stray = threads_left_running(before, THREAD_EXIT_WAIT)
         assert not stray, _fix(
             f"after shutdown() the provider left non-daemon threads running: {stray}. Such a "
             "thread keeps the host process (and this pytest run) from exiting.",
