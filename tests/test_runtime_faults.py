@@ -373,3 +373,65 @@ def test_a_session_that_cannot_start_in_a_with_block_is_closed(
         session.start()
     with pytest.raises(SessionStoreError, match="closed"):
         store.search_messages("anything")
+
+
+_EXIT_WITHOUT_CLOSE = """
+import sqlite3, sys, threading
+from pathlib import Path
+from hermes_core.llm import ChatClient
+from hermes_core.manager import MemoryManager
+from hermes_core.plugins import load_builtin_provider
+from hermes_core.runtime.session import AgentSession
+from hermes_core.sessions import SessionStore
+from hermes_core.testing.openai_fake import FakeOpenAIServer, FakeReply
+
+home = Path(sys.argv[1])
+released = threading.Event()
+
+def respond(body):
+    locker = sqlite3.connect(home / "state.db", isolation_level=None, check_same_thread=False)
+    locker.execute("BEGIN IMMEDIATE")  # another process writes while the answer streams
+
+    def release():
+        locker.execute("ROLLBACK")
+        locker.close()
+        released.set()
+
+    threading.Timer(1.0, release).start()
+    return FakeReply(content="Noted: the deploy key rotates on Fridays.")
+
+with FakeOpenAIServer(respond) as server:
+    manager = MemoryManager()
+    manager.add_provider(load_builtin_provider())
+    store = SessionStore(home / "state.db", write_patience=0.3)
+    client = ChatClient(server.base_url, server.model, max_retries=1, timeout=10.0)
+    session = AgentSession(manager, store, client, hermes_home=home)
+    session.start()
+    result = session.run_turn("The deploy key rotates on Fridays.")
+    assert "not stored yet" in result.notice, result.notice
+    assert released.wait(10)
+print(session.session_id)
+sys.exit(0)  # a host that exits without close()
+"""
+
+
+def test_messages_a_locked_store_kept_back_are_stored_when_the_host_exits_without_close(
+    hermes_home: Path,
+) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _EXIT_WITHOUT_CLOSE, str(hermes_home)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    session_id = done.stdout.strip().splitlines()[-1]
+    with SessionStore(hermes_home / "state.db", read_only=True) as store:
+        contents = [m["content"] for m in store.get_messages(session_id)]
+    assert contents == [
+        "The deploy key rotates on Fridays.",
+        "Noted: the deploy key rotates on Fridays.",
+    ]

@@ -32,12 +32,14 @@ all its results), so an interrupted or failed turn leaves the store consistent.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import logging
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -96,6 +98,22 @@ __all__ = [
 logger = logging.getLogger(__name__)
 _V = TypeVar("_V")
 _Method = TypeVar("_Method", bound=Callable[..., Any])
+
+_HOLDING: weakref.WeakSet[AgentSession] = weakref.WeakSet()
+"""Open sessions keeping messages that a locked ``state.db`` could not take yet."""
+
+
+def _store_held_messages_at_exit() -> None:
+    """At interpreter exit, write what open sessions kept back from a locked ``state.db``.
+
+    They are normally stored before the next message or by ``close()``; a host that
+    exits without closing (a gateway stopped with chats open) would lose them.
+    """
+    for session in list(_HOLDING):
+        session._store_held_at_exit()
+
+
+atexit.register(_store_held_messages_at_exit)
 
 DELEGATION_SOURCE = "delegate"
 """``source`` of a subagent's session row; never taken for a compression continuation."""
@@ -1065,6 +1083,7 @@ class AgentSession:
                     row.setdefault("timestamp", attempted_at)
                 self._unsaved.append((self._session_id, rows))
                 self._unsaved_error = str(exc)
+                _HOLDING.add(self)
             start = len(self._messages)
             self._messages.extend(dict(m) for m in messages)
             if api_content:
@@ -1076,6 +1095,30 @@ class AgentSession:
             session_id, rows = self._unsaved[0]
             self.store.append_messages(session_id, rows)
             self._unsaved.pop(0)
+        _HOLDING.discard(self)
+
+    def _store_held_at_exit(self) -> None:
+        """:meth:`_store_unsaved` for an exit without :meth:`close` (logs what it cannot)."""
+        if not self._busy.acquire(timeout=self.settings.session_end_timeout):
+            logger.error(
+                "A turn of session %s still runs at exit; its messages are not stored.",
+                self._session_id,
+            )
+            return
+        try:
+            if not self._closed and self._unsaved:
+                self._store_unsaved()
+        except SessionStoreError as exc:
+            count = sum(len(rows) for _, rows in self._unsaved)
+            logger.error(
+                "%d message(s) of session %s could not be stored in %s at exit: %s",
+                count,
+                self._session_id,
+                self.store.path,
+                exc,
+            )
+        finally:
+            self._busy.release()
 
     def _call_model(
         self,
