@@ -41,7 +41,7 @@ def test_locomo_evidence_turns_are_found(tmp_path: Path) -> None:
         "conversation": {
             "speaker_a": "Ana",
             "speaker_b": "Ben",
-            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1_date_time": "2:10 pm on 9 May, 2023",
             "session_1": [
                 {"speaker": s, "dia_id": f"D1:{k}", "text": t} for k, (s, t) in enumerate(turns, 1)
             ],
@@ -108,7 +108,7 @@ def test_locomo_evidence_as_the_real_file_writes_it(tmp_path: Path) -> None:
         "conversation": {
             "speaker_a": "Ana",
             "speaker_b": "Ben",
-            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1_date_time": "2:10 pm on 9 May, 2023",
             "session_1": [
                 {"speaker": s, "dia_id": f"D1:{k}", "text": t} for k, (s, t) in enumerate(turns, 1)
             ],

@@ -186,7 +186,7 @@ def test_import_dates_conversations_by_started_at(tmp_path: Path, hermes_home: P
     [
         ("2023/05/20 (Sat) 02:21", datetime(2023, 5, 20, 2, 21)),
         ("2023/05/20", datetime(2023, 5, 20)),
-        ("1:56 pm on 8 May, 2023", datetime(2023, 5, 8, 13, 56)),
+        ("2:10 pm on 9 May, 2023", datetime(2023, 5, 9, 14, 10)),
         ("7:55 PM on 9 Jun, 2023", datetime(2023, 6, 9, 19, 55)),
         ("May 8, 2023", datetime(2023, 5, 8)),
         ("2023-05-20 02:21:00", datetime(2023, 5, 20, 2, 21)),

@@ -30,35 +30,35 @@ def locomo_sample(sample_id: str = "conv-1") -> dict[str, Any]:
     return {
         "sample_id": sample_id,
         "conversation": {
-            "speaker_a": "Caroline",
-            "speaker_b": "Melanie",
-            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "speaker_a": "Ines",
+            "speaker_b": "Dora",
+            "session_1_date_time": "2:10 pm on 9 May, 2023",
             "session_1": [
                 {
-                    "speaker": "Caroline",
+                    "speaker": "Ines",
                     "dia_id": "D1:1",
-                    "text": "Hey Mel! I went to a support group yesterday.",
+                    "text": "Hey Dora! I went to a pottery class yesterday.",
                 },
-                {"speaker": "Melanie", "dia_id": "D1:2", "text": "That's brave! How did it go?"},
+                {"speaker": "Dora", "dia_id": "D1:2", "text": "Fun! How did it go?"},
                 {
-                    "speaker": "Caroline",
+                    "speaker": "Ines",
                     "dia_id": "D1:3",
-                    "text": "It was powerful, everyone was so kind.",
+                    "text": "It was messy, my bowl collapsed twice.",
                 },
             ],
-            "session_2_date_time": "7:55 pm on 25 May, 2023",
+            "session_2_date_time": "6:40 pm on 26 May, 2023",
             "session_2": [
                 {
-                    "speaker": "Melanie",
+                    "speaker": "Dora",
                     "dia_id": "D2:1",
-                    "text": "Look what I painted!",
+                    "text": "Look at my new watercolour!",
                     "img_url": ["https://example.invalid/p.jpg"],
-                    "blip_caption": "a painting of a sunset over a lake",
+                    "blip_caption": "a watercolour of a harbour at dawn",
                 },
-                {"speaker": "Caroline", "dia_id": "D2:2", "text": "Gorgeous colours."},
+                {"speaker": "Ines", "dia_id": "D2:2", "text": "Gorgeous colours."},
             ],
         },
-        "qa": [{"question": "What did Melanie paint?", "evidence": ["D2:1"], "category": 1}],
+        "qa": [{"question": "What did Dora paint?", "evidence": ["D2:1"], "category": 1}],
     }
 
 
@@ -75,20 +75,20 @@ def test_locomo_sessions_come_dated_with_speaker_names(tmp_path: Path, hermes_ho
     with SessionStore(hermes_home / "state.db", read_only=True) as store:
         session = store.get_session("conv-1_session_1")
         assert session is not None
-        assert session["title"] == "conv-1: Caroline and Melanie, session 1"
-        assert session["started_at"] == datetime(2023, 5, 8, 13, 56).timestamp()
+        assert session["title"] == "conv-1: Ines and Dora, session 1"
+        assert session["started_at"] == datetime(2023, 5, 9, 14, 10).timestamp()
         first = store.get_messages("conv-1_session_1")
         # D1:k is message k-1; the first speaker is the user, the second the assistant
         assert [(m["role"], m["name"]) for m in first] == [
-            ("user", "Caroline"),
-            ("assistant", "Melanie"),
-            ("user", "Caroline"),
+            ("user", "Ines"),
+            ("assistant", "Dora"),
+            ("user", "Ines"),
         ]
         painted = store.get_messages("conv-2_session_2")[0]
         assert painted["content"] == (
-            "Look what I painted! [shares an image: a painting of a sunset over a lake]"
+            "Look at my new watercolour! [shares an image: a watercolour of a harbour at dawn]"
         )
-        hits = store.search_messages("What did Melanie paint?", session_ids=["conv-1_session_2"])
+        hits = store.search_messages("What did Dora paint?", session_ids=["conv-1_session_2"])
         assert hits[0]["id"] == store.get_messages("conv-1_session_2")[0]["id"]
 
 

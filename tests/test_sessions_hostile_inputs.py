@@ -341,7 +341,7 @@ def _benchmark(draw: st.DrawFn) -> object:
                 "speaker_a": _maybe("A"),
                 "speaker_b": _maybe("B"),
                 "session_1": _maybe(draw(st.lists(turn, max_size=3))),
-                "session_1_date_time": _maybe("1:56 pm on 8 May, 2023"),
+                "session_1_date_time": _maybe("2:10 pm on 9 May, 2023"),
             }
         )
         return draw(

@@ -23,8 +23,8 @@ def _two_person_chat(store: SessionStore) -> None:
     store.append_messages(
         "chat",
         [
-            {"role": "user", "name": "Caroline", "content": "I went to a support group today."},
-            {"role": "assistant", "name": "Melanie", "content": "That sounds wonderful!"},
+            {"role": "user", "name": "Ines", "content": "I went to a pottery class today."},
+            {"role": "assistant", "name": "Dora", "content": "That sounds wonderful!"},
             {"role": "user", "name": "小明", "content": "我们明天去爬山吧"},
         ],
     )
@@ -38,8 +38,8 @@ def test_names_round_trip_and_tool_names_stay_tool_names(tmp_path: Path) -> None
         conversation = store.get_messages_as_conversation("chat")
         rows = store.get_messages("chat")
     assert [m.get("name") for m in conversation] == [
-        "Caroline",
-        "Melanie",
+        "Ines",
+        "Dora",
         "小明",
         "calculator",
         None,
@@ -52,12 +52,12 @@ def test_a_speaker_is_searchable_without_saying_their_own_name(tmp_path: Path) -
     with SessionStore(tmp_path / "state.db") as store:
         _two_person_chat(store)
         store.create_session("other")
-        store.append_message("other", "user", "a support group for gardeners")
-        hits = store.search_messages("What did Caroline say about the support group?", limit=3)
+        store.append_message("other", "user", "a pottery class for gardeners")
+        hits = store.search_messages("What did Ines say about the pottery class?", limit=3)
         assert hits[0]["session_id"] == "chat" and hits[0]["role"] == "user"
-        melanie = store.search_messages("Melanie")
+        melanie = store.search_messages("Dora")
         assert [(h["id"], h["name"]) for h in melanie] == [
-            (store.get_messages("chat")[1]["id"], "Melanie")
+            (store.get_messages("chat")[1]["id"], "Dora")
         ]
         # A CJK name goes through the gram index, one character or more.
         assert [h["session_id"] for h in store.search_messages("小明")] == ["chat"]
@@ -71,13 +71,13 @@ def test_renaming_a_speaker_keeps_every_index_exact(tmp_path: Path) -> None:
         _two_person_chat(store)
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("UPDATE messages SET name = '老王' WHERE name = '小明'")
-    conn.execute("UPDATE messages SET name = NULL WHERE name = 'Melanie'")
+    conn.execute("UPDATE messages SET name = NULL WHERE name = 'Dora'")
     conn.close()
     with SessionStore(path) as store:
         assert store.check() == []
         assert store.search_messages("小明") == []
         assert [h["session_id"] for h in store.search_messages("老王")] == ["chat"]
-        assert store.search_messages("Melanie") == []
+        assert store.search_messages("Dora") == []
 
 
 def test_a_name_that_is_not_text_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
@@ -97,10 +97,10 @@ def test_import_keeps_speakers_and_names_a_bad_one(tmp_path: Path) -> None:
         json.dumps(
             {
                 "session_id": "locomo_1",
-                "started_at": "1:56 pm on 8 May, 2023",
+                "started_at": "2:10 pm on 9 May, 2023",
                 "messages": [
-                    {"role": "user", "name": "Caroline", "content": "I'm researching adoption."},
-                    {"role": "assistant", "name": "Melanie", "content": "That's brave of you."},
+                    {"role": "user", "name": "Ines", "content": "I'm researching adoption."},
+                    {"role": "assistant", "name": "Dora", "content": "That's brave of you."},
                 ],
             }
         )
@@ -109,8 +109,8 @@ def test_import_keeps_speakers_and_names_a_bad_one(tmp_path: Path) -> None:
     )
     with SessionStore(tmp_path / "state.db") as store:
         store.import_sessions(read_jsonl(good))
-        assert [m["name"] for m in store.get_messages("locomo_1")] == ["Caroline", "Melanie"]
-        assert store.search_messages("Caroline adoption")[0]["session_id"] == "locomo_1"
+        assert [m["name"] for m in store.get_messages("locomo_1")] == ["Ines", "Dora"]
+        assert store.search_messages("Ines adoption")[0]["session_id"] == "locomo_1"
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"role": "user", "name": ["Ann"], "content": "hi"}\n', encoding="utf-8")
     with pytest.raises(SessionImportError, match=r'line 1: "name" must be text'):
@@ -120,13 +120,13 @@ def test_import_keeps_speakers_and_names_a_bad_one(tmp_path: Path) -> None:
 def test_transcripts_show_who_spoke() -> None:
     text = format_conversation(
         [
-            {"role": "user", "name": "Caroline", "content": "hello"},
+            {"role": "user", "name": "Ines", "content": "hello"},
             {"role": "assistant", "content": "hi"},
             {"role": "tool", "name": "search", "content": "result"},
         ]
     )
     assert text.split("\n\n") == [
-        "[USER:Caroline]: hello",
+        "[USER:Ines]: hello",
         "[ASSISTANT]: hi",
         "[TOOL:search]: result",
     ]
@@ -175,11 +175,11 @@ def test_version_two_file_is_read_as_it_is_and_migrated_exactly(tmp_path: Path) 
         # Rows indexed under version 2 are updated and deleted exactly under version 3.
         store._conn.execute("UPDATE messages SET content = 'rolled back' WHERE role = 'user'")
         store._conn.execute("DELETE FROM messages WHERE role = 'tool'")
-        store.append_message("s", "user", "hello", name="Caroline")
+        store.append_message("s", "user", "hello", name="Ines")
         assert store.check() == []
         assert store.search_messages("部署") == []
         assert store.search_messages("shell_exec") == []
-        assert [h["role"] for h in store.search_messages("Caroline")] == ["user"]
+        assert [h["role"] for h in store.search_messages("Ines")] == ["user"]
 
 
 def test_a_question_naming_a_speaker_prefers_their_conversations(tmp_path: Path) -> None:
@@ -220,6 +220,6 @@ def test_the_cli_shows_who_spoke(tmp_path: Path) -> None:
         _two_person_chat(store)
     found = CliRunner().invoke(cli, ["sessions", "search", "wonderful", "--db", str(path)])
     assert found.exit_code == 0, found.output
-    assert "assistant (Melanie)  #2" in found.output
+    assert "assistant (Dora)  #2" in found.output
     shown = CliRunner().invoke(cli, ["sessions", "show", "chat", "--db", str(path)])
-    assert "[USER:Caroline]: I went to a support group today." in shown.output
+    assert "[USER:Ines]: I went to a pottery class today." in shown.output

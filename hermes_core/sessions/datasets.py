@@ -5,7 +5,7 @@ Two layouts are recognised, as their JSON files are published:
 * **LoCoMo** — a list of samples (or one sample), each with ``sample_id`` and a
   ``conversation`` holding ``speaker_a``, ``speaker_b``, ``session_<n>`` (turns
   of ``speaker``, ``text``, ``dia_id`` and sometimes ``blip_caption``) and
-  ``session_<n>_date_time`` (``"1:56 pm on 8 May, 2023"``). Session ``n`` of
+  ``session_<n>_date_time`` (``"2:10 pm on 9 May, 2023"``). Session ``n`` of
   sample ``conv-26`` becomes the session ``conv-26_session_<n>``; its turns
   become messages in order (``dia_id`` ``D<n>:<k>`` is the session's message
   ``k - 1``), the first speaker's as ``user`` and the second's as

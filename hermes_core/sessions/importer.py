@@ -6,7 +6,7 @@ Each non-blank line is a JSON object, either
   ``tool_calls``, ``tool_call_id``, ``name`` (the speaker, or a tool result's
   tool), ``timestamp`` (epoch seconds,
   ISO 8601, or a written-out date such as ``2023/05/20 (Sat) 02:21`` or
-  ``1:56 pm on 8 May, 2023``) and ``session_id``; messages without
+  ``2:10 pm on 9 May, 2023``) and ``session_id``; messages without
   ``session_id`` form one session for the whole file; or
 * a **conversation** — ``{"messages": [...]}`` (the fine-tuning format) with
   optional ``session_id``, ``title``, ``source``, ``model`` and ``started_at``
@@ -67,7 +67,7 @@ _DATE_FORMATS = (
     "%Y/%m/%d %H:%M",  # 2023/05/20 (Sat) 02:21, as conversational-memory datasets write it
     "%Y/%m/%d %H:%M:%S",
     "%Y/%m/%d",
-    "%I:%M %p on %d %B, %Y",  # 1:56 pm on 8 May, 2023
+    "%I:%M %p on %d %B, %Y",  # 2:10 pm on 9 May, 2023
     "%I:%M %p on %d %b, %Y",
     "%d %B %Y",
     "%d %B, %Y",
@@ -105,7 +105,7 @@ def _timestamp(value: Any) -> float | None:
     else:
         raise _LineError(
             '"timestamp" must be epoch seconds, ISO 8601 or a date such as '
-            f'"2023/05/20 (Sat) 02:21" or "1:56 pm on 8 May, 2023", got {value!r:.60}'
+            f'"2023/05/20 (Sat) 02:21" or "2:10 pm on 9 May, 2023", got {value!r:.60}'
         )
     if number is None or not 0 < number < MAX_TIMESTAMP:
         raise _LineError(
