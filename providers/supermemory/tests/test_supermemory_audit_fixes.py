@@ -248,7 +248,10 @@ def test_a_long_retry_after_gives_up_at_once_and_says_so(
         finally:
             provider.shutdown()
         searches = [r for r in fake.requests if r.path.endswith("/search")]
-    assert len(searches) == 1 and sleeps.calls == [] and elapsed < 2
+    # Not retried, and the 30 s asked for was never waited (a backoff sleep of the
+    # background profile warm-up may land in the same recorder: it is well under 1 s).
+    assert len(searches) == 1 and elapsed < 2
+    assert all(seconds < 1 for seconds in sleeps.calls), sleeps.calls
     assert "rate limited (HTTP 429), retry after 30 s" in answer["error"]
 
 
@@ -263,7 +266,9 @@ def test_a_short_retry_after_is_waited_for(
             answer = json.loads(provider.handle_tool_call("supermemory_search", {"query": "q"}))
         finally:
             provider.shutdown()
-    assert sleeps.calls == [1.5, 1.5, 1.5]
+    # Each retry of the search waits the 1.5 s asked for (shorter sleeps may be the
+    # background profile warm-up's own backoff, which shares the recorder).
+    assert [seconds for seconds in sleeps.calls if seconds >= 1] == [1.5, 1.5, 1.5]
     assert "retry after 1.5 s" in answer["error"]
 
 
