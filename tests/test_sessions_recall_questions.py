@@ -49,10 +49,12 @@ def chat(store: SessionStore, sid: str, *turns: tuple[str, str], started: float 
         ("How often should I water the tomatoes?", {"often"}, {"water", "tomatoes"}),
         (
             "How many weeks passed between my half marathon and the full one?",
-            {"weeks", "passed"},
+            {"many", "weeks", "passed"},
             {"half", "marathon"},
         ),
         ("How many days after adopting the kitten was her jab?", {"days"}, {"kitten", "jab"}),
+        # A bare "how much" stays: "How much was it?" in the history asks the same.
+        ("How much did the brake repair cost?", set(), {"much", "brake", "repair"}),
         ("How long did it take to learn the kana?", {"long", "take"}, {"learn", "kana"}),
         ("What's my job title these days?", {"these", "days"}, {"job", "title"}),
         ("What car am I driving at the moment?", {"moment"}, {"car", "driving"}),
@@ -103,6 +105,16 @@ def test_an_unknown_added_word_is_not_searched_inside_other_words(store: Session
 def test_a_known_added_word_is_still_searched(store: SessionStore) -> None:
     chat(store, "s", ("user", "We did the rollback at noon."))
     assert store.search_messages("how did we roll back the release?")
+
+
+def test_a_compound_the_history_never_wrote_is_looked_up_by_its_head(store: SessionStore) -> None:
+    chat(store, "plants", ("user", "The move was brutal, I'm down to nine plants."))
+    chat(store, "house", ("user", "Our house has a red door."))
+    chat(store, "other", ("user", "How do I make pancakes without eggs?"))
+    hits = store.search_messages("How many houseplants do I have?")
+    assert hits[0]["session_id"] == "plants"
+    # Both parts must be words of the history: "housexplants" is no compound of it.
+    assert "plants" not in {hit["session_id"] for hit in store.search_messages("housexplants?")}
 
 
 # -- a word's forms weigh as one word ---------------------------------------------------------

@@ -250,9 +250,10 @@ def _frame(words: Sequence[Term]) -> tuple[set[int], bool]:
     """(positions of the words that only frame the question, whether it asks about the present).
 
     *How long*, *how often* and *how many days* ask for a quantity: *long*,
-    *often*, the unit and the verbs of counting time (*passed*, *take*) are not
+    *often*, the count and unit and the verbs of counting time (*passed*, *take*) are not
     what the conversation talks about, and in a small store they are rare
-    enough to outweigh the topic. *These days*, *at the moment*, *so far* ask
+    enough to outweigh the topic (a bare *how much* stays: "How much was it?"
+    in the history asks what the question asks). *These days*, *at the moment*, *so far* ask
     for the present state, like *now*.
     """
     lowered = [word.text.lower() if word.simple else "" for word in words]
@@ -272,7 +273,7 @@ def _frame(words: Sequence[Term]) -> tuple[set[int], bool]:
             drop.add(i + 1)
             counting = counting or lowered[i + 1] == "long"
         elif lowered[i + 1] in ("many", "much") and set(lowered[i + 2 : i + 3]) & _TIME_UNITS:
-            drop.add(i + 2)
+            drop.update((i + 1, i + 2))
             counting = True
     if counting:
         drop.update(i for i, word in enumerate(lowered) if word in _ELAPSED)

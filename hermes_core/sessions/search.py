@@ -710,6 +710,31 @@ def _glued_matches(
     return found
 
 
+_COMPOUND_MODIFIER = 3
+_COMPOUND_HEAD = 4
+
+
+def _compound_head(
+    conn: sqlite3.Connection, layout: Layout, word: str, known: dict[str, bool]
+) -> str | None:
+    """The head of *word* read as a closed compound of two words the index holds, else None.
+
+    A question may glue what the history says apart or says shorter: "how many
+    houseplants" against "down to nine plants", "my bookshelf" against "the
+    shelf". English puts a compound's head last, so the longest tail of at
+    least four letters that is a word of the index, after a part of at least
+    three letters that is one too, stands for the compound.
+    """
+    text = word.lower()
+    if not (text.isascii() and text.isalpha()):
+        return None
+    for cut in range(_COMPOUND_MODIFIER, len(text) - _COMPOUND_HEAD + 1):
+        modifier, head = text[:cut], text[cut:]
+        if _is_word(conn, layout, head, known) and _is_word(conn, layout, modifier, known):
+            return head
+    return None
+
+
 def _is_word(conn: sqlite3.Connection, layout: Layout, text: str, known: dict[str, bool]) -> bool:
     if text not in known:
         word = layout.word
@@ -797,6 +822,8 @@ class _Search:
 
         ``autoscaler`` is not a token of ``HorizontalPodAutoscaler`` (nor ``youer``
         of ``修改youer服务端``), but the trigram index finds it as a substring.
+        A compound the history never wrote is also looked up by its head
+        (``houseplants``: ``plants``), see :func:`_compound_head`.
         A word the plan added (*extras*: ``rentalin`` from "rental in") is
         dropped instead: it was a guess, and as a substring it matches text the
         question never meant.
@@ -805,23 +832,29 @@ class _Search:
         if word is None or trigram is None:
             return query
         clauses = []
+        heads = []
         changed = False
+        known: dict[str, bool] = {}
         for clause in query.clauses:
             terms = []
             for term in clause.include:
-                if term.simple and len(term.text) >= 4 and not contains_cjk(term.text):
-                    seen = self.conn.execute(
-                        f"SELECT 1 FROM {word.name} WHERE {word.name} MATCH ? LIMIT 1",
-                        (f'"{term.text}"',),
-                    ).fetchone()
-                    if seen is None:
-                        changed = True
-                        if term.text.lower() in extras:
-                            continue
-                        term = Term(term.text, substring=True)
+                if (
+                    term.simple
+                    and len(term.text) >= 4
+                    and not contains_cjk(term.text)
+                    and not _is_word(self.conn, self.layout, term.text, known)
+                ):
+                    changed = True
+                    if term.text.lower() in extras:
+                        continue
+                    head = _compound_head(self.conn, self.layout, term.text, known)
+                    if head is not None:
+                        heads.append(Clause((Term(head),), clause.exclude))
+                    term = Term(term.text, substring=True)
                 terms.append(term)
             if terms:
                 clauses.append(Clause(tuple(terms), clause.exclude))
+        clauses += heads  # an alternative to the compound, never required beside it
         if not changed:
             return query
         return query._replace(
