@@ -44,7 +44,11 @@ import pluggy
 
 from hermes_core.config import get_hermes_home, is_truthy, load_config, selected_provider
 from hermes_core.discovery.deadline import PluginLoadTimeout, bounded_call, load_deadline
-from hermes_core.discovery.entry_points import entry_points_in, package_dir_of
+from hermes_core.discovery.entry_points import (
+    entry_point_groups,
+    entry_points_in,
+    package_dir_of,
+)
 from hermes_core.discovery.extract import (
     contain,
     describe_exception,
@@ -91,6 +95,7 @@ __all__ = [
     "PluginPolicy",
     "PluginRecord",
     "ProviderInfo",
+    "UnreadEntryPoint",
     "activate_providers",
     "discover_providers",
     "get_plugin_manager",
@@ -103,6 +108,7 @@ __all__ = [
     "plugin_folder",
     "plugin_policy",
     "reset_plugin_manager",
+    "unread_entry_points",
 ]
 
 logger = logging.getLogger("hermes_core.plugins")
@@ -440,6 +446,72 @@ def non_provider_folders(hermes_home: str | os.PathLike[str] | None = None) -> l
         for path in other_plugin_folders(directory)
         if not (path in holders and scan_plugin_folders(path))  # it holds plugins, one down
     ]
+
+
+@dataclass(frozen=True)
+class UnreadEntryPoint:
+    """An installed entry point in a Hermes group that no memory loader reads.
+
+    ``provider`` tells a memory provider declared under the wrong group
+    (``hermes.plugins.memory``, or a general group whose module's code names
+    ``MemoryProvider``) from a general Hermes plugin (hooks, tools, commands).
+    """
+
+    distribution: str | None
+    version: str | None
+    group: str
+    name: str
+    value: str
+    provider: bool
+
+    def describe(self) -> str:
+        """``dist version (group: name = value)``, as ``doctor`` names it."""
+        label = " ".join(part for part in (self.distribution, self.version) if part)
+        return f"{label or 'an unnamed distribution'} ({self.group}: {self.name} = {self.value})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields, for ``plugins --all --json``."""
+        return {
+            "distribution": self.distribution,
+            "version": self.version,
+            "group": self.group,
+            "name": self.name,
+            "value": self.value,
+            "kind": "memory provider" if self.provider else "general plugin",
+        }
+
+
+READ_ENTRY_POINT_GROUPS = frozenset({"hermes_memory", HERMES_ENTRY_POINT_GROUP})
+
+
+def unread_entry_points() -> list[UnreadEntryPoint]:
+    """Installed entry points of Hermes groups (named ``hermes…``) that discovery does not read.
+
+    Hermes Agent's general plugins (``hermes_agent.plugins``: hooks, tools,
+    commands) are listed so that ``plugins --all`` says where an installed
+    Hermes plugin went, as it does for a general plugin's folder; a provider
+    under another group is told apart by the group's name or by its module's
+    code (located and parsed, never imported).
+    """
+    from hermes_core.discovery.folders import module_file, names_memory_provider_in_code
+
+    found: list[UnreadEntryPoint] = []
+    for group in entry_point_groups():
+        if not group.lower().startswith("hermes") or group in READ_ENTRY_POINT_GROUPS:
+            continue
+        for ref in entry_points_in(group):
+            point = ref.entry_point
+            module = point.value.partition(":")[0].strip()
+            code = module_file(module) if module else None
+            provider = "memory" in group.lower() or (
+                code is not None and names_memory_provider_in_code(code, module.split(".")[0])
+            )
+            found.append(
+                UnreadEntryPoint(
+                    ref.distribution, ref.version, group, point.name, point.value, provider
+                )
+            )
+    return found
 
 
 def misplaced_plugins(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, str]:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from plugin_kit import fresh_discovery, install_distribution, provider_source
+from plugin_kit import ensure_builtin, fresh_discovery, install_distribution, provider_source
 
 from hermes_core.hookspecs import hookimpl
 from hermes_core.plugins import (
@@ -344,3 +344,164 @@ def test_an_entry_point_that_hangs_while_imported_is_cut_off(
     record = next(r for r in list_plugins() if r.name == "slow")
     assert record.status == "failed"
     assert "loading did not finish within 0.3 s" in (record.error or "")
+
+
+OBSERVER_PLUGIN = '''
+"""Hermes plugin entry point of an observer.
+
+Deliberately a plain pair of hooks rather than a `MemoryProvider` subclass, so
+it runs beside whichever memory provider the user picked.
+"""
+
+
+def _on_post_llm_call(**kwargs):
+    return None
+
+
+def register(ctx):
+    ctx.register_hook("post_llm_call", _on_post_llm_call)
+'''
+
+
+def _doctor_for(hermes_home: Path, provider: str) -> str:
+    from click.testing import CliRunner
+
+    from hermes_core.cli import cli
+
+    (hermes_home / "config.yaml").write_text(f"memory:\n  provider: {provider}\n", "utf-8")
+    result = CliRunner().invoke(cli, ["doctor"], catch_exceptions=False)
+    assert result.exit_code == 1, result.stdout
+    return result.stdout
+
+
+def test_doctor_tells_a_general_plugin_whose_docstring_names_memory_provider(
+    site: Path, hermes_home: Path
+) -> None:
+    # psy-core-hermes' hermes_agent.plugins module explains in its docstring that
+    # it is no MemoryProvider; the text check took it for a misfiled provider and
+    # told the user to copy a plugin folder or run an installer.
+    ensure_builtin()
+    install_distribution(
+        site,
+        "observer-hermes",
+        version="0.1.4",
+        entry_points={"hermes_agent.plugins": {"observer": "observer_core.hermes.register"}},
+        modules={
+            "observer_core/__init__.py": "",
+            "observer_core/hermes/__init__.py": "",
+            "observer_core/hermes/hooks.py": "# feeds the MemoryProvider-free observer\n",
+            "observer_core/hermes/register.py": OBSERVER_PLUGIN
+            + "\nfrom observer_core.hermes import hooks  # noqa\n",
+        },
+    )
+    out = _doctor_for(hermes_home, "observer")
+    assert (
+        "observer-hermes 0.1.4 (hermes_agent.plugins: observer = observer_core.hermes.register) "
+        "is a general Hermes plugin by that name (its code names no MemoryProvider)" in out
+    ), out
+    assert "declares it under an entry-point group" not in out
+    assert "run the package's own installer" not in out
+    assert "select a memory provider plugin instead (that package is a general plugin" in out
+    assert "install the provider's package" not in out
+
+
+def test_doctor_still_finds_a_provider_behind_a_forwarding_entry_module(
+    site: Path, hermes_home: Path
+) -> None:
+    # The entry module names the provider only in its docstring and forwards to
+    # ``.provider``, whose code subclasses MemoryProvider: still a misfiled provider.
+    ensure_builtin()
+    install_distribution(
+        site,
+        "forwarder-hermes",
+        entry_points={"hermes_agent.plugins": {"forwarder": "forwarder_hermes"}},
+        modules={
+            "forwarder_hermes/__init__.py": (
+                '"""The forwarder MemoryProvider."""\nfrom .provider import register\n'
+            ),
+            "forwarder_hermes/provider.py": provider_source("forwarder")
+            + "\ndef register(ctx):\n    ctx.register_memory_provider(Provider())\n",
+        },
+    )
+    out = _doctor_for(hermes_home, "forwarder")
+    assert "declares it under an entry-point group that neither" in out, out
+    assert "run the package's own installer" in out
+
+
+def test_code_check_ignores_docstrings_and_follows_own_package_imports(tmp_path: Path) -> None:
+    from hermes_core.discovery.folders import names_memory_provider_in_code
+
+    def write(name: str, text: str) -> Path:
+        (tmp_path / name).write_text(text, "utf-8")
+        return tmp_path / name
+
+    assert not names_memory_provider_in_code(write("doc.py", '"""Not a MemoryProvider."""\n'))
+    assert not names_memory_provider_in_code(write("comment.py", "x = 1  # MemoryProvider\n"))
+    assert names_memory_provider_in_code(write("base.py", "class Notes(MemoryProvider): pass\n"))
+    assert names_memory_provider_in_code(write("call.py", "ctx.register_memory_provider(p)\n"))
+    # unparsable: the text check decides
+    assert names_memory_provider_in_code(write("broken.py", "MemoryProvider (\n"))
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "core.py").write_text("from agent.memory_provider import MemoryProvider\n", "utf-8")
+    (pkg / "__init__.py").write_text("from .core import *\n", "utf-8")
+    assert names_memory_provider_in_code(pkg / "__init__.py", "pkg")
+
+
+def test_plugins_all_lists_hermes_entry_points_no_memory_loader_reads(
+    site: Path, hermes_home: Path
+) -> None:
+    # pip-installed general Hermes plugins (psy-core-hermes, hermesguardian, …) and a
+    # provider under a group nobody reads (context-compiler's hermes.plugins.memory)
+    # left no trace in `plugins --all`, unlike a general plugin's folder.
+    import json
+
+    from click.testing import CliRunner
+
+    from hermes_core.cli import cli
+
+    install_distribution(
+        site,
+        "observer-hermes",
+        version="0.1.4",
+        entry_points={"hermes_agent.plugins": {"observer": "observer_plugin"}},
+        modules={"observer_plugin.py": OBSERVER_PLUGIN},
+    )
+    install_distribution(
+        site,
+        "misfiled-hermes",
+        entry_points={"hermes.plugins.memory": {"misfiled": "misfiled_mem:Provider"}},
+        modules={"misfiled_mem.py": provider_source("misfiled")},
+    )
+    install_distribution(  # some other tool's group: not a Hermes one, not listed
+        site,
+        "unrelated",
+        entry_points={"pytest11": {"observer": "observer_plugin"}},
+        modules={},
+    )
+    ensure_builtin()  # after the installs: the entry-point scan is kept per sys.path
+
+    def run(*args: str) -> str:
+        result = CliRunner().invoke(cli, ["plugins", *args], catch_exceptions=False)
+        assert result.exit_code == 0, result.stdout
+        return result.stdout
+
+    short = run()
+    assert "1 installed package(s) declare a memory provider under an entry-point group" in short
+    listed = run("--all")
+    assert "Installed Hermes entry points that no memory loader reads" in listed
+    assert (
+        "observer-hermes 0.1.4 (hermes_agent.plugins: observer = observer_plugin): "
+        "no memory provider" in listed
+    )
+    assert (
+        "misfiled-hermes 1.0 (hermes.plugins.memory: misfiled = misfiled_mem:Provider): "
+        "a memory provider under another group" in listed
+    )
+    assert "pytest11" not in listed
+    payload = json.loads(run("--all", "--json"))
+    kinds = {(p["distribution"], p["name"]): p["kind"] for p in payload["unread_entry_points"]}
+    assert kinds == {
+        ("observer-hermes", "observer"): "general plugin",
+        ("misfiled-hermes", "misfiled"): "memory provider",
+    }

@@ -296,6 +296,10 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
                 else "select a memory provider plugin instead (that folder holds a general "
                 "plugin), or remove memory.provider to use builtin memory only"
                 if general and not misplaced and not elsewhere
+                else "select a memory provider plugin instead (that package is a general "
+                "plugin; Hermes Agent runs it from plugins.enabled), or remove memory.provider "
+                "to use builtin memory only"
+                if general_points and not misplaced and not elsewhere
                 else f"copy or move {misplaced} to {home / 'plugins' / selected}"
                 if misplaced
                 else "run the package's own installer (through `hermes-memory hermes-run` if it "
@@ -351,7 +355,7 @@ def _other_group_entry_points(name: str) -> tuple[str, str]:
     """
     from importlib.metadata import distributions
 
-    from hermes_core.discovery.folders import mentions_memory_provider, module_file
+    from hermes_core.discovery.folders import module_file, names_memory_provider_in_code
     from hermes_core.plugins import HERMES_ENTRY_POINT_GROUP
 
     read = {"hermes_memory", HERMES_ENTRY_POINT_GROUP, "console_scripts", "gui_scripts"}
@@ -366,8 +370,11 @@ def _other_group_entry_points(name: str) -> tuple[str, str]:
             described = f"{label} ({point.group}: {point.name} = {point.value})"
             code = module_file(point.module)
             # A group named for memory (hermes.memory) is meant for providers, duck-typed too.
+            # Otherwise only the code counts: a general plugin's docstring may well say
+            # it is no MemoryProvider (psy-core-hermes).
+            package = point.module.split(".")[0]
             if "memory" in point.group.lower() or (
-                code is not None and mentions_memory_provider(code)
+                code is not None and names_memory_provider_in_code(code, package)
             ):
                 providers.add(described)
             else:

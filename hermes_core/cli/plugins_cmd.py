@@ -69,8 +69,9 @@ def _render_plugin(record: PluginRecord) -> str:
     "show_all",
     is_flag=True,
     help=(
-        "Also list broken and shadowed providers, every pluggy plugin and the plugin "
-        "folders that offer no memory provider."
+        "Also list broken and shadowed providers, every pluggy plugin, the plugin "
+        "folders that offer no memory provider and the Hermes entry points no memory "
+        "loader reads."
     ),
 )
 def plugins(as_json: bool, show_all: bool) -> None:
@@ -80,6 +81,7 @@ def plugins(as_json: bool, show_all: bool) -> None:
         list_plugins,
         misplaced_plugins,
         non_provider_folders,
+        unread_entry_points,
     )
 
     # A plugin that prints while it loads must not corrupt the listing (or the JSON).
@@ -90,12 +92,14 @@ def plugins(as_json: bool, show_all: bool) -> None:
     records = list_plugins() if show_all else []
     others = non_provider_folders()
     misplaced = misplaced_plugins() if show_all else {}
+    unread = unread_entry_points() if show_all or not as_json else []
     if as_json:
         payload: dict[str, object] = {"providers": [p.to_dict() for p in shown]}
         if show_all:
             payload["plugins"] = [r.to_dict() for r in records]
             payload["non_provider_folders"] = others
             payload["misplaced_folders"] = misplaced
+            payload["unread_entry_points"] = [point.to_dict() for point in unread]
         click.echo(json.dumps(payload, indent=2))
         return
     if not shown:
@@ -113,6 +117,12 @@ def plugins(as_json: bool, show_all: bool) -> None:
         click.echo(
             f"\n{len(others)} plugin folder(s) offer no memory provider; "
             "`hermes-memory plugins --all` lists them."
+        )
+    misfiled = [point for point in unread if point.provider]
+    if misfiled and not show_all:
+        click.echo(
+            f"\n{len(misfiled)} installed package(s) declare a memory provider under an "
+            "entry-point group no memory loader reads; `hermes-memory plugins --all` lists them."
         )
     if show_all:
         click.echo("\nPluggy plugins (entry-point group hermes_memory):")
@@ -136,3 +146,17 @@ def plugins(as_json: bool, show_all: bool) -> None:
             )
             for path in misplaced.values():
                 click.echo(f"  {shown_text(path)}")
+        if unread:
+            click.echo(
+                "\nInstalled Hermes entry points that no memory loader reads (hermes-memory and "
+                "Hermes' memory loader read hermes_agent.memory_providers and hermes_memory):"
+            )
+            for point in unread:
+                what = (
+                    "a memory provider under another group: `hermes-memory doctor` says how "
+                    "to use it once memory.provider names it"
+                    if point.provider
+                    else "no memory provider (a general Hermes plugin, a context engine, …); "
+                    "not run here"
+                )
+                click.echo(f"  {point.describe()}: {what}")

@@ -38,6 +38,10 @@ class _Scan:
         self._all = importlib.metadata.entry_points()
         self._groups: dict[str, list[EntryPointRef]] = {}
 
+    def groups(self) -> list[str]:
+        """Every entry-point group some installed distribution declares, sorted."""
+        return sorted(self._all.groups)
+
     def group(self, group: str) -> list[EntryPointRef]:
         """The entry points of *group*, their distributions' metadata read on first request."""
         if group not in self._groups:
@@ -61,6 +65,20 @@ def _distribution_of(ep: importlib.metadata.EntryPoint) -> tuple[str | None, str
         return None, None
 
 
+def _current_scan() -> _Scan:
+    global _scan
+    path = tuple(sys.path)
+    with _scan_lock:
+        if _scan is None or _scan.path != path:
+            _scan = _Scan(path)
+        return _scan
+
+
+def entry_point_groups() -> list[str]:
+    """The entry-point groups the installed distributions declare (same scan as below)."""
+    return _current_scan().groups()
+
+
 def entry_points_in(group: str) -> list[EntryPointRef]:
     """Entry points of *group*, in ``sys.path`` order.
 
@@ -69,12 +87,9 @@ def entry_points_in(group: str) -> list[EntryPointRef]:
     metadata read. The installed distributions are scanned on the first call
     and again only when ``sys.path`` has changed since.
     """
-    global _scan
-    path = tuple(sys.path)
+    scan = _current_scan()
     with _scan_lock:
-        if _scan is None or _scan.path != path:
-            _scan = _Scan(path)
-        return list(_scan.group(group))
+        return list(scan.group(group))
 
 
 def forget_entry_points() -> None:

@@ -35,12 +35,16 @@ import re
 import sys
 import threading
 import types
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_core.discovery.extract import contain, describe_exception, describe_import_failure
 from hermes_core.errors import PluginError
+
+if TYPE_CHECKING:
+    import ast
 
 logger = logging.getLogger("hermes_core.plugins")
 
@@ -186,6 +190,109 @@ def mentions_memory_provider(init_file: Path) -> bool:
     for name in _STAR_IMPORT.findall(head):
         found = module_file(name, init_file.parent)
         if found is not None and found != init_file and any(m in _head(found) for m in MARKERS):
+            return True
+    return False
+
+
+CODE_CHECK_MAX_BYTES = 512 * 1024
+CODE_CHECK_MAX_FILES = 24
+
+
+def _parsed(module: Path) -> ast.Module | None:
+    """*module* parsed, or ``None`` when it is unreadable, too large or not Python."""
+    import ast  # only doctor asks, never a scan
+
+    try:
+        if module.stat().st_size > CODE_CHECK_MAX_BYTES:
+            return None
+        return ast.parse(module.read_bytes(), filename=str(module))
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+def _code_names(tree: ast.AST) -> Iterator[str]:
+    """Every identifier *tree*'s code uses or defines; strings, docstrings and comments not."""
+    import ast
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            yield node.id
+        elif isinstance(node, ast.Attribute):
+            yield node.attr
+        elif isinstance(node, ast.alias):
+            yield node.name
+            if node.asname:
+                yield node.asname
+        elif isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            yield node.name
+
+
+def _imported_files(tree: ast.Module, module: Path, package: str | None) -> Iterator[Path]:
+    """Files of the modules *tree* imports from its own package, and of its star imports."""
+    import ast
+
+    def candidates(base: Path, dotted: str, names: list[str]) -> Iterator[Path]:
+        root = base.joinpath(*dotted.split(".")) if dotted else base
+        yield root / "__init__.py"
+        yield root.with_suffix(".py")
+        for name in names:  # from . import provider: a submodule
+            yield root / f"{name}.py"
+            yield root / name / "__init__.py"
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            names = [alias.name for alias in node.names if alias.name != "*"]
+            if node.level:
+                base = module.parent
+                for _ in range(node.level - 1):
+                    base = base.parent
+                yield from (c for c in candidates(base, node.module or "", names) if c.is_file())
+            elif node.module and (
+                node.module.split(".")[0] == package or any(a.name == "*" for a in node.names)
+            ):
+                found = module_file(node.module, module.parent)
+                if found is not None:
+                    yield found
+                    if found.name == "__init__.py":
+                        yield from (c for c in candidates(found.parent, "", names) if c.is_file())
+        elif isinstance(node, ast.Import) and package:
+            for alias in node.names:
+                if alias.name.split(".")[0] == package:
+                    found = module_file(alias.name, module.parent)
+                    if found is not None:
+                        yield found
+
+
+def names_memory_provider_in_code(module: Path, package: str | None = None) -> bool:
+    """Whether the code of *module* (not its docstrings or comments) names a marker.
+
+    Stricter than :func:`mentions_memory_provider`, which mirrors Hermes' folder
+    scan: a general plugin whose docstring explains that it is *not* a
+    ``MemoryProvider`` (psy-core-hermes) passes the text check but not this
+    one. The modules it imports from its own top-level *package* (relatively,
+    or absolutely by that name) and its ``from <package> import *`` re-exports
+    are checked too, one level down, so an entry module that only forwards to
+    ``.provider`` counts. A file that is too large or does not parse falls
+    back to the text check.
+    """
+    tree = _parsed(module)
+    if tree is None:
+        return mentions_memory_provider(module)
+    if any(marker in name for name in _code_names(tree) for marker in MARKERS):
+        return True
+    seen = {module.resolve()}
+    for found in _imported_files(tree, module, package):
+        resolved = found.resolve()
+        if resolved in seen:
+            continue
+        seen.add(resolved)
+        if len(seen) > CODE_CHECK_MAX_FILES:
+            break
+        imported = _parsed(found)
+        if imported is None:
+            if mentions_memory_provider(found):
+                return True
+        elif any(marker in name for name in _code_names(imported) for marker in MARKERS):
             return True
     return False
 
