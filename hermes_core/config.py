@@ -94,6 +94,13 @@ def load_config_raw(hermes_home: str | os.PathLike[str] | None = None) -> dict[s
             f"HERMES_HOME {path.parent} is not a directory. Point HERMES_HOME at a folder "
             "(or unset it to use ~/.hermes)."
         )
+    if not path.parent.exists() and path.parent.is_symlink():
+        # A dangling link or a loop: every write under it would fail as "File exists".
+        raise ConfigError(
+            f"HERMES_HOME {path.parent} is a symbolic link that leads nowhere (to "
+            f"{_link_target(path.parent)}, which is missing or links back round in a loop). "
+            "Create the folder it points to, or point HERMES_HOME at a folder."
+        )
     if path.exists() and not path.is_file() and not path.is_dir():
         raise ConfigError(
             f"Cannot read {path}: it is not a regular file (a pipe or a device, which could "
@@ -116,6 +123,13 @@ def load_config_raw(hermes_home: str | os.PathLike[str] | None = None) -> dict[s
             f"Cannot read {path}: {exc.strerror or exc}. Fix the file or its permissions."
         ) from exc
     return parse_config(path, text)
+
+
+def _link_target(link: Path) -> str:
+    try:
+        return os.readlink(link)
+    except OSError:
+        return "?"
 
 
 _parsed: dict[tuple[Path, str], dict[str, Any] | ConfigError] = {}

@@ -409,8 +409,8 @@ class MemoryManager:
         return set(self._routes)
 
     def has_tool(self, tool_name: str) -> bool:
-        """Whether some provider handles *tool_name*."""
-        return tool_name in self._routes
+        """Whether some provider handles *tool_name* (``False`` for anything but text)."""
+        return isinstance(tool_name, str) and tool_name in self._routes
 
     def handle_tool_call(self, tool_name: str, args: Any, **kwargs: Any) -> str:
         """Route a tool call to the provider that owns *tool_name*; always returns JSON.
@@ -418,9 +418,9 @@ class MemoryManager:
         Unknown tools and provider exceptions become ``{"error": ...}``; the
         arguments are redacted before the provider sees them.
         """
-        entry = self._routes.get(tool_name)
+        entry = self._routes.get(tool_name) if isinstance(tool_name, str) else None
         if entry is None:
-            return _tool_error(f"No memory provider handles tool '{tool_name}'")
+            return _tool_error(self._unknown_tool(tool_name))
         try:
             result = contain(
                 entry.provider.handle_tool_call, tool_name, redact_egress(args), **kwargs
@@ -460,6 +460,23 @@ class MemoryManager:
                 f"(a narrower query, fewer items). It began: {result[:2_000]}"
             )
         return result
+
+    def _unknown_tool(self, tool_name: Any) -> str:
+        """Why *tool_name* is routed nowhere, echoing it briefly (a near miss is named)."""
+        if not isinstance(tool_name, str):
+            return (
+                f"A tool name must be text, got {type(tool_name).__name__}; no memory provider "
+                "handles it."
+            )
+        shown = clean_text(tool_name)
+        if len(shown) > 100:
+            shown = f"{shown[:100]}… ({len(tool_name):,} characters)"
+        message = f"No memory provider handles tool '{shown}'"
+        folded = tool_name.strip().lower()
+        near = [name for name in self._routes if name.lower() == folded]
+        if near:
+            message += f"; did you mean '{near[0]}'? Tool names are exact"
+        return message
 
     # ------------------------------------------------------------------ redaction
 

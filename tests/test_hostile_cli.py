@@ -191,6 +191,26 @@ def test_hermes_home_pointing_at_a_file(
     assert a_file.read_text() == "x"
 
 
+@pytest.mark.parametrize("kind", ["dangling", "loop"])
+def test_hermes_home_that_is_a_symlink_to_nowhere_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    # Before: "Cannot create the memory folder …/memories (File exists)" for a dangling link,
+    # and an error about config.yaml for a loop; neither said the home itself leads nowhere.
+    home = tmp_path / "home"
+    if kind == "dangling":
+        home.symlink_to(tmp_path / "missing")
+    else:
+        home.symlink_to(tmp_path / "other")
+        (tmp_path / "other").symlink_to(home)
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    for command in (["memory", "show"], ["memory", "add", "fact"]):
+        code, _, err = run(capsys, monkeypatch, *command)
+        assert code == 1
+        assert f"HERMES_HOME {home} is a symbolic link that leads nowhere" in err, err
+    assert not (tmp_path / "missing").exists()
+
+
 def test_hermes_home_with_spaces_and_unicode_works(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

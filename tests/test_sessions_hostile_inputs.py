@@ -592,3 +592,76 @@ def test_words_beside_symbols_are_searched_as_before() -> None:
     parsed = parse_query("is the build 🔥?")
     assert [term.text for term in parsed.terms] == ["is", "the", "build"]
     assert parse_query("?!").empty
+
+
+# JSON lets a string hold U+2028, U+2029 and U+0085 as they are (json.dumps(ensure_ascii=False)
+# writes them so); str.splitlines() cuts at them, which broke such a line in pieces.
+_LINE_LIKE = st.sampled_from(["\u2028", "\u2029", "\x85", "\u000b", "\u000c", "\x1c", "\x1d"])
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    texts=st.lists(
+        st.lists(st.one_of(_LINE_LIKE, st.text(min_size=1, max_size=8)), min_size=1, max_size=6)
+        .map("".join)
+        .filter(lambda text: text.strip()),
+        min_size=1,
+        max_size=4,
+    ),
+    crlf=st.booleans(),
+)
+def test_text_holding_unicode_line_separators_is_imported_whole(
+    tmp_path_factory: pytest.TempPathFactory, texts: list[str], crlf: bool
+) -> None:
+    folder = tmp_path_factory.mktemp("separators")
+    path = folder / "history.jsonl"
+    end = "\r\n" if crlf else "\n"
+    lines = [json.dumps({"role": "user", "content": text}, ensure_ascii=False) for text in texts]
+    path.write_bytes((end.join(lines) + end).encode("utf-8"))
+    sessions = read_jsonl(path)
+    assert [message["content"] for message in sessions[0]["messages"]] == texts
+
+
+def test_a_line_with_a_line_separator_in_its_text_is_not_split(
+    tmp_path: Path, hermes_home: Path
+) -> None:
+    path = tmp_path / "history.jsonl"
+    text = "first\u2028still the first \x85 message\u2029end"
+    path.write_text(
+        json.dumps({"role": "user", "content": text}, ensure_ascii=False)
+        + "\n"
+        + '{"role": "assistant", "content": 5}\n',
+        encoding="utf-8",
+    )
+    code, out = run("import", str(path))
+    assert code == 1
+    assert 'line 2: "content" must be text' in out and "line 3" not in out  # numbered right
+    path.write_text(
+        json.dumps({"role": "user", "content": text}, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    code, out = run("import", str(path), "--session-id", "sep")
+    assert code == 0, out
+    with SessionStore(hermes_home / "state.db", read_only=True) as store:
+        assert [m["content"] for m in store.get_messages("sep")] == [text]
+
+
+@pytest.mark.parametrize("stamp", ["1700000000", " 1.7e9 ", "2023"])
+def test_a_timestamp_that_is_a_number_in_quotes_says_so(
+    tmp_path: Path, db: Path, stamp: str
+) -> None:
+    before = digest(db)
+    path = tmp_path / "stamps.jsonl"
+    path.write_text(
+        json.dumps({"role": "user", "content": "hi", "timestamp": stamp})
+        + "\n"
+        + json.dumps({"messages": [{"role": "user", "content": "x"}], "started_at": stamp})
+        + "\n"
+    )
+    code, out = run("import", str(path))
+    assert code == 1
+    assert f'line 1: "timestamp" {stamp!r} is a number written as text' in out
+    assert f'line 2: "started_at" {stamp!r} is a number written as text' in out
+    assert "without quotes" in out
+    assert digest(db) == before

@@ -56,6 +56,8 @@ MAX_REPORTED_ERRORS = 20
 MAX_LINE_BYTES = 64 * 1024 * 1024
 """Longest line of a JSONL file; one message or conversation is far smaller."""
 _CHUNK_BYTES = 1024 * 1024
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_NUMBER_TEXT = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 class _LineError(ValueError):
@@ -102,6 +104,13 @@ def _timestamp(value: Any) -> float | None:
     elif isinstance(value, str) and (parsed := _parse_date(value)) is not None:
         with contextlib.suppress(ValueError, OverflowError, OSError):  # year 1, 9999
             number = parsed.timestamp()
+    elif isinstance(value, str) and _NUMBER_TEXT.fullmatch(value.strip()):
+        # Not read as epoch seconds: "2023" would silently become January 1970.
+        raise _LineError(
+            f'"timestamp" {value!r:.60} is a number written as text: give epoch seconds as a '
+            "JSON number, without quotes (1700000000), or a date such as "
+            '"2023-05-20T02:21:00"'
+        )
     else:
         raise _LineError(
             '"timestamp" must be epoch seconds, ISO 8601 or a date such as '
@@ -393,7 +402,9 @@ def read_jsonl(
             )
         return dataset
     # One object may be pretty-printed over several lines; it is still one line of JSONL.
-    lines = [json.dumps(document)] if isinstance(document, dict) else text.splitlines()
+    # Lines end at \n, \r\n or \r only: str.splitlines() would also cut at U+2028, U+2029
+    # and U+0085, which JSON lets a string hold as they are (json.dumps(ensure_ascii=False)).
+    lines = [json.dumps(document)] if isinstance(document, dict) else _LINE_END.split(text)
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue

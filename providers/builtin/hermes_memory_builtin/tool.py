@@ -114,6 +114,52 @@ def _is_blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
+def _change(fields: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+    """``(action, content, old_text)`` of a call or an operation, blanks as ``None``."""
+    content = fields.get("content")
+    if _is_blank(content):
+        content = fields.get("new_text")
+    action, old_text = fields.get("action"), fields.get("old_text")
+    return tuple(  # type: ignore[return-value]
+        None if _is_blank(value) else value.strip() if isinstance(value, str) else value
+        for value in (action, content, old_text)
+    )
+
+
+def _batch_conflict(args: Mapping[str, Any], target: Any, operations: Any) -> Result | None:
+    """Why a call with *operations* cannot run as given, or ``None``.
+
+    A batch would silently drop a lone change sent beside it (``action`` with
+    ``content`` or ``old_text``) unless the batch holds that change too, and an
+    operation naming another ``target`` would be written to the call's file;
+    both are refused, nothing written.
+    """
+    lone = _change(args)
+    if not isinstance(operations, list):
+        return None  # apply_batch says what operations must be
+    if lone[0] is not None and (lone[1] is not None or lone[2] is not None):
+        batched = [_change(op) for op in operations if isinstance(op, Mapping)]
+        if lone not in batched:
+            given = [
+                name for name, value in zip(("content", "old_text"), lone[1:], strict=True) if value
+            ]
+            return _failure(
+                f"Give either 'operations' or one change (action with {' and '.join(given)}), "
+                "not both: the lone change is not in the batch and would not be applied. Put "
+                "it in 'operations' as one more item and call again; nothing was saved."
+            )
+    for number, op in enumerate(operations, 1):
+        named = op.get("target") if isinstance(op, Mapping) else None
+        if _is_blank(named) or named == target:
+            continue
+        return _failure(
+            f"Operation {number} names target {echo_value(named)}, but a batch writes only to "
+            f"the call's target {echo_value(target)}. Send the operations for each target in "
+            "a call of their own (set 'target' on the call); nothing was saved."
+        )
+    return None
+
+
 class MemoryTool:
     """Runs ``memory`` tool calls against a :class:`MemoryStore`.
 
@@ -158,6 +204,9 @@ class MemoryTool:
             return problem
 
         if operations is not None and operations != []:
+            problem = _batch_conflict(args, target, operations)
+            if problem is not None:
+                return problem
             return store.apply_batch(target, operations)
         if action is None or action == "":
             if operations == []:

@@ -233,3 +233,116 @@ def test_a_missing_old_text_on_a_huge_file_answers_with_bounded_entries(
     answer = _answer(tool, {"action": "remove", "target": "memory"})
     assert answer["success"] is False and "needs old_text" in answer["error"]
     assert answer["current_entries"][-1].startswith("[... ")
+
+
+def _snapshot(store: MemoryStore) -> dict[str, bytes | None]:
+    return {
+        name: store.path(name).read_bytes() if store.path(name).exists() else None
+        for name in ("memory", "user")
+    }
+
+
+@pytest.mark.parametrize(
+    "lone",
+    [
+        {"action": "add", "content": "the lone fact"},
+        {"action": "add", "new_text": "the lone fact"},
+        {"action": "remove", "old_text": "kept"},
+        {"action": "replace", "old_text": "kept", "content": "changed"},
+    ],
+)
+def test_a_lone_change_sent_beside_a_batch_is_refused_not_dropped(
+    tool: MemoryTool, store: MemoryStore, lone: dict[str, Any]
+) -> None:
+    # Before, the batch ran, the answer said success, and the lone change was silently lost.
+    write_entries(store.path("memory"), ["kept"])
+    before = _snapshot(store)
+    args = {"target": "memory", "operations": [{"action": "add", "content": "batched"}], **lone}
+    answer = _answer(tool, args)
+    assert answer["success"] is False
+    assert "either 'operations' or one change" in answer["error"]
+    assert _snapshot(store) == before
+
+
+def test_a_batch_with_a_bare_action_but_nothing_to_lose_still_runs(
+    tool: MemoryTool, store: MemoryStore
+) -> None:
+    # Strict backends send every field; an action with no content beside a batch loses nothing.
+    args = {
+        "action": "add",
+        "target": "memory",
+        "content": None,
+        "old_text": "",
+        "new_text": None,
+        "operations": [{"action": "add", "content": "batched", "target": "memory"}],
+    }
+    assert _answer(tool, args)["success"] is True
+    assert store.entries("memory") == ["batched"]
+
+
+_OP_TARGETS = st.sampled_from([None, "", " ", "memory", "user", "USER", "notes", 5, ["user"]])
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    call_target=st.sampled_from(["memory", "user"]),
+    op_targets=st.lists(_OP_TARGETS, min_size=1, max_size=4),
+)
+def test_a_batch_never_writes_an_operation_to_a_target_it_did_not_name(
+    memory_dir: Path, call_target: str, op_targets: list[Any]
+) -> None:
+    store = MemoryStore(memory_dir, memory_char_limit=5_000, user_char_limit=5_000)
+    before = _snapshot(store)
+    operations = [
+        {"action": "add", "content": f"fact {n}", "target": target}
+        for n, target in enumerate(op_targets)
+    ]
+    answer = _answer(MemoryTool(store), {"target": call_target, "operations": operations})
+    misrouted = [
+        target
+        for target in op_targets
+        if target is not None and not (isinstance(target, str) and not target.strip())
+        if target != call_target
+    ]
+    if misrouted:
+        assert answer["success"] is False
+        assert "a batch writes only to the call's target" in answer["error"]
+        assert _snapshot(store) == before
+    else:
+        assert answer["success"] is True
+        assert set(store.entries(call_target)) >= {f"fact {n}" for n in range(len(op_targets))}
+    for path in memory_dir.glob("*.md"):
+        path.unlink()
+
+
+@pytest.mark.parametrize(
+    "name", [["memory"], {"name": "memory"}, None, 7, "\ud800memory", "m" * 1_000_000]
+)
+def test_a_tool_name_that_is_not_plain_text_gets_a_bounded_json_error(
+    hermes_home: Path, name: Any
+) -> None:
+    manager = MemoryManager()
+    manager.add_provider(load_builtin_provider())
+    manager.initialize_all("s1", hermes_home=str(hermes_home))
+    text = manager.handle_tool_call(name, {"action": "add", "content": "x"})
+    text.encode("utf-8")  # a name with a lone surrogate is not echoed as one
+    assert len(text) < 1_000
+    assert json.loads(text)["error"]
+    assert manager.has_tool(name) is False
+    assert not (hermes_home / "memories" / "MEMORY.md").exists()
+    manager.shutdown_all()
+
+
+@pytest.mark.parametrize("name", ["Memory", " memory", "memory\n", "SESSION_SEARCH"])
+def test_a_tool_name_off_by_case_or_spaces_is_named_but_not_run(
+    hermes_home: Path, name: str
+) -> None:
+    manager = MemoryManager()
+    manager.add_provider(load_builtin_provider())
+    manager.initialize_all("s1", hermes_home=str(hermes_home))
+    answer = json.loads(manager.handle_tool_call(name, {"action": "add", "content": "x"}))
+    assert f"did you mean '{name.strip().lower()}'?" in answer["error"]
+    assert not (hermes_home / "memories" / "MEMORY.md").exists()
+    manager.shutdown_all()

@@ -163,8 +163,16 @@ def test_batch_results_are_keyed_by_operation_number(tool: MemoryTool) -> None:
     assert result["replaced_entries"] == {"2": "second entry"}
 
 
-def test_operations_win_over_a_single_action(tool: MemoryTool, store: MemoryStore) -> None:
-    call(tool, action="add", content="kept", operations=[{"action": "add", "content": "batch"}])
+def test_a_single_action_beside_operations_runs_only_when_the_batch_holds_it(
+    tool: MemoryTool, store: MemoryStore
+) -> None:
+    # Hermes runs the batch and drops the lone change; here that loss is refused instead.
+    batch = [{"action": "add", "content": "batch"}]
+    refused = call(tool, action="add", content="kept", operations=batch)
+    assert refused["success"] is False and "either 'operations' or one change" in refused["error"]
+    assert store.memory_entries == []
+    # A model that repeats one of its operations in the bare fields loses nothing.
+    assert call(tool, action="add", content=" batch ", operations=batch)["success"] is True
     assert store.memory_entries == ["batch"]
 
 
