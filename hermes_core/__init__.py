@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from hermes_core.lazy import lazy_exports
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 _EXPORTS: dict[str, str] = {
     # provider contract

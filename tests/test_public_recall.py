@@ -172,3 +172,38 @@ def test_limit_reads_only_the_first_instances(tmp_path: Path) -> None:
     header, rows, _ = recall(path, "--limit", "1")
     assert header.startswith("LongMemEval: 1 questions")
     assert rows["ours (`search_messages`)"] == [1.0] * 6
+
+
+def test_semantic_ranks_a_paraphrased_question(tmp_path: Path) -> None:
+    from hermes_core.sessions.semantic import semantic_available
+
+    if not semantic_available():
+        import pytest
+
+        pytest.skip("the MiniLM encoder is not installed")
+    haystack = [
+        [
+            {
+                "role": "user",
+                "content": "We brought home a rescue tabby and called her Miso.",
+                "has_answer": True,
+            }
+        ],
+        [{"role": "user", "content": "Which flour suits a sourdough loaf?"}],
+        [{"role": "user", "content": "My bike chain keeps slipping on hills."}],
+    ]
+    instance = {
+        "question_id": "q1",
+        "question_type": "single-session-user",
+        "question": "What did we name the cat we adopted?",
+        "haystack_session_ids": ["s1", "s2", "s3"],
+        "haystack_dates": ["2023/05/20 (Sat) 02:21"] * 3,
+        "haystack_sessions": haystack,
+    }
+    path = tmp_path / "longmemeval.json"
+    path.write_text(json.dumps([instance]), encoding="utf-8")
+    _, rows, _ = recall(path)
+    assert "ours + semantic (MiniLM, fused)" not in rows
+    _, rows, _ = recall(path, "--semantic")
+    assert rows["ours (`search_messages`)"][0] == 0.0  # no word of the question was said
+    assert rows["ours + semantic (MiniLM, fused)"][0] == 1.0

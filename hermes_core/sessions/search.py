@@ -803,6 +803,18 @@ class _Search:
             )
         return rows[:need]
 
+    def nearest_rows(self, nearest: Nearest, text: str, need: int) -> list[tuple[Any, ...]]:
+        """The semantic neighbours of *text* that pass the filters, as hit rows."""
+        ids = [int(mid) for mid in nearest(text, max(need, NEAREST_CANDIDATES))]
+        if not ids:
+            return []
+        candidates = Candidates(
+            "SELECT value AS id, NULL AS score, NULL AS snippet FROM json_each(:ids) "
+            "ORDER BY key LIMIT :k",
+            {"ids": json.dumps(ids)},
+        )
+        return _run(self.conn, candidates, self.layout, self.filters, len(ids), self.snippets)
+
     def _glued(self, expression: str) -> list[tuple[Any, ...]]:
         """The newest rows (with text) of the trigram index matching *expression*."""
         trigram = self.layout.trigram
@@ -909,6 +921,36 @@ class _Search:
         return rows
 
 
+Nearest = Callable[[str, int], Sequence[int]]
+"""Semantic neighbours: (question, k) → the ids of the k nearest messages, best first."""
+NEAREST_CANDIDATES = 50
+"""Semantic neighbours fused with a question's full-text hits (at least)."""
+FUSION_K = 60
+"""Reciprocal rank fusion's constant: a hit at rank r scores 1 / (FUSION_K + r)."""
+
+
+def _fused(
+    lexical: Sequence[tuple[Any, ...]], semantic: Sequence[tuple[Any, ...]], need: int
+) -> list[tuple[Any, ...]]:
+    """*lexical* and *semantic* hits in one ranking (reciprocal rank fusion).
+
+    A message both rankings put high comes first; one found only by meaning
+    ("a rescue tabby" for "the cat we adopted") ranks by its place among the
+    neighbours. Ties keep the full-text order.
+    """
+    if not semantic:
+        return list(lexical)
+    score: dict[Any, float] = {}
+    rows: dict[Any, tuple[Any, ...]] = {}
+    for ranking in (lexical, semantic):
+        for rank, row in enumerate(ranking):
+            score[row[0]] = score.get(row[0], 0.0) + 1.0 / (FUSION_K + rank + 1)
+            rows.setdefault(row[0], row)
+    order = {mid: n for n, mid in enumerate(rows)}  # full-text hits first on ties
+    ranked = sorted(rows, key=lambda mid: (-score[mid], order[mid]))
+    return [rows[mid] for mid in ranked[:need]]
+
+
 def _dated_plan(
     conn: sqlite3.Connection, layout: Layout, parsed: ParsedQuery, plan: Plan
 ) -> tuple[Plan, tuple[float, float] | None]:
@@ -950,6 +992,7 @@ def search_messages(
     snippets: bool = True,
     pending_grams: bool = False,
     session_info: SessionInfo | None = None,
+    nearest: Nearest | None = None,
 ) -> list[dict[str, Any]]:
     """Messages matching *query*, best first; ``[]`` for an empty or unusable query.
 
@@ -961,6 +1004,9 @@ def search_messages(
     session, 200 characters each) when *context* is true. *session_info* caches
     the session fields across calls on the same connection; call its
     :meth:`~hermes_core.sessions.sessioninfo.SessionInfo.sync` before each search.
+    *nearest* (text, k → message ids, best first) adds semantic recall to
+    questions: its messages are fused with the full-text hits (see
+    :mod:`~hermes_core.sessions.semantic`).
     """
     parsed = parse_query(query)
     if parsed.empty or limit <= 0:
@@ -973,6 +1019,8 @@ def search_messages(
         if plan.mode == "question":
             plan, span = _dated_plan(conn, layout, parsed, plan)
         rows = search.plan_rows(plan, need, span)
+        if nearest is not None and plan.mode == "question":
+            rows = _fused(rows, search.nearest_rows(nearest, parsed.text, need), need)
     except sqlite3.OperationalError as exc:
         if "locked" in str(exc).lower() or is_undecodable(exc):
             raise  # the store retries, or reads the bad text leniently

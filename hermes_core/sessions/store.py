@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from hermes_core.config import get_hermes_home
-from hermes_core.errors import SessionStoreError, SessionTitleError
+from hermes_core.errors import ConfigError, SessionStoreError, SessionTitleError
 from hermes_core.fencing import sanitize_context
 from hermes_core.sessions import lineage, listing
 from hermes_core.sessions.connection import (
@@ -38,14 +38,21 @@ from hermes_core.sessions.connection import (
 from hermes_core.sessions.gramqueue import drain_gram_queue
 from hermes_core.sessions.layout import Layout, inspect_layout
 from hermes_core.sessions.maintenance import check_database, probe_database, rebuild_indexes
+from hermes_core.sessions.query import parse_query
+from hermes_core.sessions.question import plan_query
 from hermes_core.sessions.schema import SCHEMA_VERSION, apply_schema
-from hermes_core.sessions.search import SearchFilters, search_messages
+from hermes_core.sessions.search import Nearest, SearchFilters, search_messages
+from hermes_core.sessions.semantic import SemanticIndex, semantic_available, semantic_mode
 from hermes_core.sessions.sessioninfo import SessionInfo
 from hermes_core.sessions.titles import next_title, sanitize_title
 
 __all__ = ["SessionStore", "default_db_path"]
 
 log = logging.getLogger(__name__)
+
+DEFAULT_SEMANTIC_BUDGET = 2.0
+"""Seconds a search may spend embedding messages not embedded yet (the rest wait for
+later searches, the builtin provider's turns, or ``hermes-memory sessions index``)."""
 
 T = TypeVar("T")
 
@@ -262,9 +269,17 @@ class SessionStore:
         *,
         read_only: bool = False,
         write_patience: float = 30.0,
+        semantic: str | bool | None = None,
     ) -> None:
         self.path = Path(path) if path is not None else default_db_path()
         self.read_only = read_only
+        self.semantic_mode = semantic_mode(semantic)
+        """``auto``, ``on`` or ``off``: whether questions also search by meaning
+        (:mod:`~hermes_core.sessions.semantic`; default ``$HERMES_SEMANTIC_SEARCH``)."""
+        self.semantic_budget = DEFAULT_SEMANTIC_BUDGET
+        """Seconds a search may spend embedding messages not embedded yet."""
+        self._semantic: SemanticIndex | None = None
+        self._semantic_failed = False
         kind = not_a_regular_file(self.path)
         if kind is not None:
             raise SessionStoreError(
@@ -446,6 +461,51 @@ class SessionStore:
             # data_version only moves for other connections' commits
             self._session_info.invalidate()
 
+    def semantic_index(self, force: bool = False) -> SemanticIndex | None:
+        """The semantic index of this database, or None when semantic search is off or
+        not installed. Mode ``on`` or *force* without the encoder raises a ConfigError
+        saying what to install."""
+        required = force or self.semantic_mode == "on"
+        if self._semantic is None:
+            if not required and (self.semantic_mode == "off" or self._semantic_failed):
+                return None
+            if not required and not semantic_available():
+                self._semantic_failed = True
+                return None
+            try:
+                self._semantic = SemanticIndex(self.path, self.layout)
+            except ConfigError:
+                if required:
+                    raise
+                self._semantic_failed = True
+                return None
+        if self.semantic_mode == "off" and not force:
+            return None
+        return self._semantic
+
+    def index_messages(
+        self,
+        budget: float | None = None,
+        limit: int | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> int:
+        """Embed messages for semantic search (new first, then older, newest first).
+
+        Returns how many were embedded. Runs whatever :attr:`semantic_mode` says
+        (an explicit call asks for it); without the encoder it raises a
+        ConfigError saying what to install. See
+        :meth:`~hermes_core.sessions.semantic.SemanticIndex.catch_up`.
+        """
+        index = self.semantic_index(force=True)
+        assert index is not None  # forced: an index, or a ConfigError
+        return index.catch_up(self._read, budget=budget, limit=limit, progress=progress)
+
+    def messages_to_embed(self) -> int:
+        """How many messages semantic search has not embedded yet (needs the encoder)."""
+        index = self.semantic_index(force=True)
+        assert index is not None  # forced: an index, or a ConfigError
+        return index.missing(self._read)
+
     def close(self) -> None:
         """Checkpoint passively and close the connection (idempotent)."""
         if self._closed:
@@ -457,6 +517,8 @@ class SessionStore:
                 with contextlib.suppress(sqlite3.Error):
                     self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
             self._conn.close()
+            if self._semantic is not None:
+                self._semantic.close()
 
     def __enter__(self) -> SessionStore:
         return self
@@ -1182,11 +1244,16 @@ class SessionStore:
         offset: int = 0,
         context: bool = False,
         snippets: bool = True,
+        semantic: bool | None = None,
     ) -> list[dict[str, Any]]:
         """Messages matching *query*, best first (BM25); never raises for a query string.
 
         See :func:`hermes_core.sessions.search.search_messages` for the hit fields.
-        Filters accept a list or a comma-separated string.
+        Filters accept a list or a comma-separated string. A question also
+        searches by meaning when *semantic* is true (the encoder must be
+        installed), or is None and the store's :attr:`semantic_mode` says so;
+        messages not embedded yet are embedded first, for at most
+        :attr:`semantic_budget` seconds.
         """
         filters = SearchFilters(
             roles=_names(role_filter),
@@ -1198,6 +1265,7 @@ class SessionStore:
             exclude_session_ids=_ids(exclude_session_ids),
         )
         limit, offset = _count(limit, "limit"), _count(offset, "offset")
+        nearest = self._nearest(query, force=semantic is True) if semantic is not False else None
 
         def read(conn: sqlite3.Connection) -> list[dict[str, Any]]:
             if self._session_info.sync(conn):  # another commit may have queued CJK rows
@@ -1216,9 +1284,38 @@ class SessionStore:
                 snippets=snippets,
                 pending_grams=self._pending_grams,
                 session_info=self._session_info,
+                nearest=nearest,
             )
 
         return self._read(read)
+
+    def _nearest(self, query: object, force: bool = False) -> Nearest | None:
+        """Semantic neighbours for a question, after a bounded catch-up; else None."""
+        parsed = parse_query(query)
+        if parsed.empty or plan_query(parsed).mode != "question":
+            return None
+        try:
+            index = self.semantic_index(force)
+            if index is None:
+                return None
+            index.catch_up(self._read, budget=self.semantic_budget)
+        except (ConfigError, SessionStoreError):
+            raise
+        except Exception as exc:  # the encoder or the sidecar: keyword search still answers
+            log.warning("semantic search unavailable (%s); using full-text search only", exc)
+            self._semantic_failed = True
+            return None
+
+        def nearest(text: str, k: int) -> list[int]:
+            try:
+                return index.nearest(lambda fn: fn(self._conn), text, k)
+            except sqlite3.OperationalError:
+                raise  # locked or undecodable: the store's read retries or reports it
+            except Exception as exc:  # the encoder: full-text hits still answer
+                log.warning("semantic search failed (%s); using full-text search only", exc)
+                return []
+
+        return nearest
 
 
 def _ids(value: Sequence[str] | str) -> tuple[str, ...]:

@@ -75,6 +75,9 @@ SEARCH_POOL = 50
 PREVIEW_CHARS = 600
 MAX_SUMMARY_CHARS = 6000
 PREVIEW_HEADER = "[Raw preview — no summary available]"
+DEFAULT_HIDDEN_SOURCES = ["tool"]
+MAX_ECHOED_QUERY_CHARS = 1000
+"""How much of the query an answer repeats: a pasted log must not crowd out the results."""
 
 _SYSTEM_PROMPT = (
     "You help an assistant remember a past conversation with its user. Read the transcript "
@@ -100,6 +103,13 @@ def _coerce_int(value: Any, default: int, low: int, high: int) -> int:
         except (TypeError, ValueError, OverflowError):
             number = default
     return max(low, min(high, number))
+
+
+def _echo(query: str) -> str:
+    """*query* as an answer repeats it: cut at :data:`MAX_ECHOED_QUERY_CHARS`."""
+    if len(query) <= MAX_ECHOED_QUERY_CHARS:
+        return query
+    return f"{query[:MAX_ECHOED_QUERY_CHARS]}… ({len(query):,} characters)"
 
 
 class _ArgumentError(ValueError):
@@ -237,6 +247,7 @@ class SessionSearchTool:
         self._store: SessionStore | None = None
         self._client: ChatClient | None = None
         self._client_checked = False
+        self._warned_hidden_sources = False
         self._lock = threading.Lock()
 
     # -- lifecycle --------------------------------------------------------------------
@@ -262,8 +273,21 @@ class SessionSearchTool:
     @property
     def hidden_sources(self) -> list[str]:
         """Sources never searched (default: ``tool``)."""
-        value = self._setting("hidden_sources", ["tool"])
-        return _roles(value) if value is not None else []
+        value = self._setting("hidden_sources", DEFAULT_HIDDEN_SOURCES)
+        if value is None:
+            return []
+        if not isinstance(value, (str, list, tuple)):
+            # A number or a mapping would otherwise hide nothing: keep the default hidden.
+            if not self._warned_hidden_sources:
+                self._warned_hidden_sources = True
+                log.warning(
+                    "session_search.hidden_sources must be a list of sources (or comma-separated "
+                    "text), found %.80r; using the default %s. Fix it in config.yaml.",
+                    value,
+                    DEFAULT_HIDDEN_SOURCES,
+                )
+            return list(DEFAULT_HIDDEN_SOURCES)
+        return _roles(value)
 
     @property
     def max_concurrency(self) -> int:
@@ -279,7 +303,9 @@ class SessionSearchTool:
         with self._lock:
             # Anything at the path but a file is opened too, so the store says what it is.
             if self._store is None and os.path.lexists(self.db_path):
-                self._store = SessionStore(self.db_path, read_only=True)
+                self._store = SessionStore(
+                    self.db_path, read_only=True, semantic=self._setting("semantic")
+                )
             return self._store
 
     def _summary_client(self) -> ChatClient | None:
@@ -321,7 +347,7 @@ class SessionSearchTool:
         if store is None:
             return {
                 "success": True,
-                "query": query,
+                "query": _echo(query),
                 "results": [],
                 "count": 0,
                 "message": "No past conversations are stored yet.",
@@ -440,7 +466,7 @@ class SessionSearchTool:
         if not chosen:
             return {
                 "success": True,
-                "query": query,
+                "query": _echo(query),
                 "results": [],
                 "count": 0,
                 "message": "No matching conversations found.",
@@ -477,7 +503,7 @@ class SessionSearchTool:
             results.append(entry)
         answer: dict[str, Any] = {
             "success": True,
-            "query": query,
+            "query": _echo(query),
             "results": results,
             "count": len(results),
             "sessions_searched": len(chosen),

