@@ -75,7 +75,11 @@ def test_threshold_and_tail_budget_follow_the_window() -> None:
     ("config", "message"),
     [
         ({"compression": {"threshold": 1.5}}, "compression.threshold"),
-        ({"compression": {"threshold": "most"}}, "compression.threshold must be a number"),
+        ({"compression": {"threshold": "most"}}, "compression.threshold must be a finite number"),
+        # YAML's .inf and .nan: int() overflows or refuses, float() would pass them on.
+        ({"model": {"context_window": float("inf")}}, "model.context_window must be a finite"),
+        ({"compression": {"protect_last_n": float("inf")}}, "protect_last_n must be a finite"),
+        ({"compression": {"threshold": float("nan")}}, "compression.threshold must be a finite"),
         ({"model": {"context_window": 10}}, "model.context_window"),
         ({"compression": {"enabled": "yes"}}, "compression.enabled"),
         ({"compression": {"tail_ratio": 0.99}}, "compression.tail_ratio"),

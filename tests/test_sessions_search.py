@@ -48,6 +48,19 @@ def test_word_found_in_user_and_assistant_rows_with_snippet(store: SessionStore)
     assert {"session_id", "role", "timestamp", "source", "model", "session_started"} <= set(hits[0])
 
 
+def test_a_pasted_log_gets_a_snippet_at_its_first_match(store: SessionStore) -> None:
+    # FTS5 weighs every match to place its snippet (seconds for a word said 40,000 times);
+    # a text over FTS_SNIPPET_MAX_CHARS gets a text snippet around its first match instead.
+    store.create_session("log")
+    long_id = store.append_message("log", "tool", "ok " * 4000 + "disk full " * 3000)
+    short_id = store.append_message("log", "user", "the disk is full again")
+    hits = {hit["id"]: hit["snippet"] for hit in store.search_messages("disk", limit=5)}
+    assert set(hits) == {long_id, short_id}
+    assert hits[long_id].startswith("... ok ok") and ">>>disk<<< full" in hits[long_id]
+    assert len(hits[long_id]) < 400
+    assert ">>>disk<<<" in hits[short_id]
+
+
 @pytest.mark.parametrize("query", ["", "   ", None, "\x00\x01", "***", "!!!", '""'])
 def test_empty_queries_find_nothing(store: SessionStore, query: object) -> None:
     store.create_session("s")

@@ -16,6 +16,7 @@ providers is :class:`hermes_core.runtime.session.AgentSession`'s job.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -74,9 +75,12 @@ def _number(config: Mapping[str, Any] | None, key: str, default: float, kind: ty
     if isinstance(value, bool):
         raise ConfigError(f"{key} must be a number, got {value!r}.")
     try:
-        return kind(value)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{key} must be a number, got {value!r}.") from exc
+        number = kind(value)
+    except (TypeError, ValueError, OverflowError) as exc:  # int(.inf) overflows
+        raise ConfigError(f"{key} must be a finite number, got {value!r}.") from exc
+    if not math.isfinite(number):
+        raise ConfigError(f"{key} must be a finite number, got {value!r}.")
+    return number
 
 
 @dataclass(frozen=True)

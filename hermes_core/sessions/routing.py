@@ -34,6 +34,8 @@ __all__ = ["LIKE", "Candidates", "compile_query", "route_term"]
 
 LIKE = "like"
 SNIPPET_TOKENS = 24
+FTS_SNIPPET_MAX_CHARS = 10_000
+"""Texts longer than this get a text snippet (first match) instead of FTS5's best window."""
 
 
 @dataclass
@@ -201,11 +203,15 @@ def compile_query(
         match = builder.param(match_expression(query, index, layout))
         # FTS5 snippets are word-based; trigram and gram hits get text snippets later.
         use_snippet = snippets and layout.word is not None and index == layout.word.name
-        snippet = (
-            f"snippet({index}, -1, '>>>', '<<<', '...', {SNIPPET_TOKENS})"
-            if use_snippet
-            else "NULL"
-        )
+        snippet = "NULL"
+        if use_snippet and layout.word is not None:
+            # FTS5 weighs every match of a text to place its snippet: a pasted log saying the
+            # word 40,000 times took seconds. Long texts get a text snippet later instead.
+            longest = f"length({layout.word.columns[0]}) > {FTS_SNIPPET_MAX_CHARS}"
+            snippet = (
+                f"CASE WHEN {longest} THEN NULL "
+                f"ELSE snippet({index}, -1, '>>>', '<<<', '...', {SNIPPET_TOKENS}) END"
+            )
         factors = []
         for boost, weight in boosts:
             if boost.empty or _single_index(boost, layout, pending_grams) != index:
