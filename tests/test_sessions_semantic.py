@@ -290,3 +290,24 @@ def test_the_session_search_tool_follows_its_setting(hermes_home: Path) -> None:
     assert "cat" not in {r["session_id"] for r in literal["results"]}  # type: ignore[attr-defined]
     wrong = tool_answer(hermes_home, {"session_search": {"semantic": "sometimes"}})
     assert wrong["success"] is False and "session_search.semantic" in str(wrong["error"])
+
+
+@needs_minilm
+def test_new_messages_are_embedded_after_each_turn(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_memory_builtin.provider import BuiltinMemoryProvider
+    from hermes_memory_builtin.session_search import SessionSearchTool
+
+    history(hermes_home / "state.db").close()
+    off = SessionSearchTool(hermes_home, {"session_search": {"semantic": "off"}})
+    assert off.index_recent() == 0
+    off.close()
+    assert not sidecar_path(hermes_home / "state.db").exists()
+    monkeypatch.setenv("HERMES_SEMANTIC_SEARCH", "auto")  # the default where it is installed
+    provider = BuiltinMemoryProvider()
+    provider.initialize("now", hermes_home=str(hermes_home))
+    provider.sync_turn("hello", "hi there")  # the host runs this after each turn
+    provider.shutdown()
+    with SessionStore(hermes_home / "state.db", semantic="on") as store:
+        assert store.messages_to_embed() == 0

@@ -189,6 +189,20 @@ class BuiltinMemoryProvider(MemoryProvider):
             self._session_search.close()
             self._session_search = None
 
+    def sync_turn(
+        self,
+        user_content: str,
+        assistant_content: str,
+        *,
+        session_id: str = "",
+        messages: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """After a turn (on the host's background worker): embed new messages for
+        ``session_search``'s semantic recall, when it is on; the turn itself is stored by
+        the host."""
+        if self._session_search is not None:
+            self._session_search.index_recent()
+
     def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
         """A new turn: restart the per-turn count of failed memory consolidations."""
         if self._store is not None:

@@ -75,6 +75,8 @@ SEARCH_POOL = 50
 PREVIEW_CHARS = 600
 MAX_SUMMARY_CHARS = 6000
 PREVIEW_HEADER = "[Raw preview — no summary available]"
+INDEX_BUDGET = 5.0
+"""Seconds spent embedding new messages after each turn (semantic recall)."""
 DEFAULT_HIDDEN_SOURCES = ["tool"]
 MAX_ECHOED_QUERY_CHARS = 1000
 """How much of the query an answer repeats: a pasted log must not crowd out the results."""
@@ -322,6 +324,21 @@ class SessionSearchTool:
                     log.warning("session_search: summary model unusable (%s); using previews", exc)
                     self._client = None
             return self._client
+
+    def index_recent(self, budget: float = INDEX_BUDGET) -> int:
+        """Embed messages not embedded yet for semantic recall, for at most *budget* seconds.
+
+        Does nothing (0) when semantic search is off or not installed, or there is no
+        history yet; problems are logged, never raised (it runs after a turn).
+        """
+        try:
+            store = self._open_store()
+            if store is None or store.semantic_index() is None:
+                return 0
+            return store.index_messages(budget=budget)
+        except Exception as exc:  # a background nicety: the next search catches up anyway
+            log.warning("session_search: embedding new messages failed (%s)", exc)
+            return 0
 
     # -- the tool -----------------------------------------------------------------------
     def __call__(self, args: Mapping[str, Any] | None = None) -> str:
