@@ -311,3 +311,22 @@ def test_new_messages_are_embedded_after_each_turn(
     provider.shutdown()
     with SessionStore(hermes_home / "state.db", semantic="on") as store:
         assert store.messages_to_embed() == 0
+
+
+@needs_minilm
+def test_stores_of_one_database_see_each_others_vectors(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    first = history(path)
+    second = SessionStore(path, semantic="on")
+    assert sessions_of(first.search_messages(QUESTION))[0] == "cat"  # first loads the vectors
+    second.create_session("bike")
+    second.append_messages(
+        "bike", [{"role": "user", "content": "I finally bought a second-hand road bicycle."}]
+    )
+    assert second.index_messages() == 1
+    first.semantic_budget = 0.0  # nothing new embedded by this search: only what second wrote
+    assert sessions_of(first.search_messages("What kind of cycle did I purchase?"))[0] == "bike"
+    # One copy of the vectors per process and database.
+    assert first.semantic_index()._loaded is second.semantic_index()._loaded  # type: ignore[union-attr]
+    first.close()
+    second.close()

@@ -23,6 +23,7 @@ import os
 import sqlite3
 import threading
 import time
+import weakref
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -148,6 +149,32 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
+class _Loaded:
+    """The vectors of one sidecar held in memory, shared by the process's indexes of it
+    (a gateway with many chats open on one history holds them once)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.generation = -1  # the sidecar's write count these rows reflect
+        self.ids: Any = None  # message id per row (numpy int64)
+        self.matrix: Any = None  # unit vectors, float16, one row per piece
+        self.pending: list[tuple[Any, Any]] = []  # rows written here since, merged on use
+
+
+_SHARED: weakref.WeakValueDictionary[Path, _Loaded] = weakref.WeakValueDictionary()
+_SHARED_LOCK = threading.Lock()
+
+
+def _shared(path: Path) -> _Loaded:
+    key = path.resolve()
+    with _SHARED_LOCK:
+        loaded = _SHARED.get(key)
+        if loaded is None:
+            loaded = _Loaded()
+            _SHARED[key] = loaded
+        return loaded
+
+
 class SemanticIndex:
     """The vectors of one session database's messages, and the nearest ones to a question.
 
@@ -165,10 +192,9 @@ class SemanticIndex:
         self.layout = layout
         self.encoder = encoder or MiniLMEncoder.load()
         self._lock = threading.Lock()
+        self._in_memory = False
         self._conn = self._open()
-        self._generation = -1
-        self._ids: Any = None  # message id per vector row (numpy int64)
-        self._matrix: Any = None  # unit vectors, float16, one row per piece
+        self._loaded = _Loaded() if self._in_memory else _shared(self.path)
 
     # -- the sidecar file ---------------------------------------------------------------
     def _open(self) -> sqlite3.Connection:
@@ -192,6 +218,7 @@ class SemanticIndex:
                 self.path,
                 exc,
             )
+            self._in_memory = True
             conn = sqlite3.connect(":memory:", check_same_thread=False)
             conn.executescript(_SCHEMA)
             self._check_model(conn)
@@ -212,7 +239,7 @@ class SemanticIndex:
         """Close the sidecar (idempotent)."""
         with self._lock:
             self._conn.close()
-            self._matrix = self._ids = None
+            self._loaded = _Loaded()  # the shared rows go when no index holds them
 
     def _marks(self) -> tuple[int | None, int | None]:
         rows = dict(self._conn.execute("SELECT key, value FROM meta WHERE key IN ('low', 'high')"))
@@ -268,11 +295,23 @@ class SemanticIndex:
                 "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT(key) "
                 "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
             )
-            if self._matrix is not None and pieces:  # keep the loaded rows current
-                self._ids = np.concatenate([self._ids, [mid for mid, *_ in pieces]])
-                self._matrix = np.concatenate([self._matrix, np.asarray(vectors, dtype=np.float16)])
-                self._generation += 1
+            generation = self._generation()
+        loaded = self._loaded
+        with loaded.lock:  # rows loaded and only this write since: append, else reload later
+            if loaded.matrix is not None and loaded.generation == generation - 1:
+                if pieces:
+                    loaded.pending.append(
+                        (
+                            np.array([mid for mid, *_ in pieces], dtype=np.int64),
+                            np.asarray(vectors, dtype=np.float16),
+                        )
+                    )
+                loaded.generation = generation
         return len(rows)
+
+    def _generation(self) -> int:
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return int(row[0]) if row else 0
 
     def catch_up(
         self,
@@ -339,23 +378,36 @@ class SemanticIndex:
         return int(read(lambda conn: conn.execute(sql, params).fetchone()[0]))
 
     # -- searching ----------------------------------------------------------------------
-    def _load(self) -> None:
-        """(Re)load the vectors when another process (or none yet) changed them."""
+    def _load(self) -> tuple[Any, Any]:
+        """The vectors in memory: (message ids, matrix), reloaded when another process (or
+        none yet) changed them, else with this process's new rows appended."""
         import numpy as np
 
-        row = self._conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-        generation = int(row[0]) if row else 0
-        if self._matrix is not None and generation == self._generation:
-            return
-        rows = self._conn.execute(
-            "SELECT message_id, vector FROM vectors ORDER BY message_id DESC LIMIT ?",
-            (MAX_VECTORS,),
-        ).fetchall()
-        dims = self.encoder.dims
-        self._ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
-        matrix = np.frombuffer(b"".join(row[1] for row in rows), dtype=np.float16)
-        self._matrix = matrix.reshape(len(rows), dims) if rows else np.zeros((0, dims), np.float16)
-        self._generation = generation
+        with self._lock:
+            generation = self._generation()
+        loaded = self._loaded
+        with loaded.lock:
+            current = loaded.matrix is not None and generation == loaded.generation
+            if current and loaded.pending:
+                loaded.ids = np.concatenate([loaded.ids, *(ids for ids, _ in loaded.pending)])
+                loaded.matrix = np.concatenate(
+                    [loaded.matrix, *(rows for _, rows in loaded.pending)]
+                )
+                loaded.pending.clear()
+                current = len(loaded.ids) <= MAX_VECTORS
+            if not current:
+                with self._lock:
+                    rows = self._conn.execute(
+                        "SELECT message_id, vector FROM vectors ORDER BY message_id DESC LIMIT ?",
+                        (MAX_VECTORS,),
+                    ).fetchall()
+                dims = self.encoder.dims
+                loaded.ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+                matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16)
+                loaded.matrix = matrix.reshape(len(rows), dims)
+                loaded.pending.clear()
+                loaded.generation = generation
+            return loaded.ids, loaded.matrix
 
     def nearest(self, read: Reader[Any], text: str, k: int) -> list[int]:
         """The ids of the *k* messages nearest to *text* (by their nearest piece), best first.
@@ -367,9 +419,7 @@ class SemanticIndex:
 
         query = self.encoder.encode([_encodable(text)[: CHUNK_CHARS * MAX_CHUNKS]])[0]
         query = query.astype(np.float32)
-        with self._lock:
-            self._load()
-            ids, matrix = self._ids, self._matrix
+        ids, matrix = self._load()
         if k <= 0 or len(ids) == 0:
             return []
         scores = np.empty(len(ids), dtype=np.float32)
