@@ -330,3 +330,13 @@ def test_stores_of_one_database_see_each_others_vectors(tmp_path: Path) -> None:
     assert first.semantic_index()._loaded is second.semantic_index()._loaded  # type: ignore[union-attr]
     first.close()
     second.close()
+
+
+@needs_minilm
+def test_meaning_waits_until_most_of_the_history_is_embedded(store: SessionStore) -> None:
+    # Neighbours from the newest messages alone would favour them over older answers.
+    assert store.index_messages(limit=1) == 1
+    store.semantic_budget = 0.0
+    assert "cat" not in sessions_of(store.search_messages(QUESTION))
+    store.index_messages()
+    assert sessions_of(store.search_messages(QUESTION))[0] == "cat"

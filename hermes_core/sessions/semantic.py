@@ -295,6 +295,11 @@ class SemanticIndex:
                 "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT(key) "
                 "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
             )
+            self._conn.execute(
+                "INSERT INTO meta VALUES ('embedded', ?) ON CONFLICT(key) "
+                "DO UPDATE SET value = CAST(value AS INTEGER) + excluded.value",
+                (len(rows),),
+            )
             generation = self._generation()
         loaded = self._loaded
         with loaded.lock:  # rows loaded and only this write since: append, else reload later
@@ -372,10 +377,21 @@ class SemanticIndex:
         )
         if high is None:
             sql, params = f"SELECT count(*) FROM messages WHERE {where}", ()
-        else:
-            sql = f"SELECT count(*) FROM messages WHERE (id > ? OR id < ?) AND {where}"
+        else:  # two id ranges, each read through the primary key
+            sql = (
+                f"SELECT (SELECT count(*) FROM messages WHERE id > ? AND {where}) "
+                f"+ (SELECT count(*) FROM messages WHERE id < ? AND {where})"
+            )
             params = (high, low)  # type: ignore[assignment]
         return int(read(lambda conn: conn.execute(sql, params).fetchone()[0]))
+
+    def coverage(self, read: Reader[Any]) -> float:
+        """The share of user/assistant messages embedded (1.0 for none at all)."""
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'embedded'").fetchone()
+        embedded = int(row[0]) if row else 0
+        missing = self.missing(read)
+        return embedded / (embedded + missing) if embedded + missing else 1.0
 
     # -- searching ----------------------------------------------------------------------
     def _load(self) -> tuple[Any, Any]:

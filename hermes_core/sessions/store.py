@@ -50,6 +50,8 @@ __all__ = ["SessionStore", "default_db_path"]
 
 log = logging.getLogger(__name__)
 
+SEMANTIC_MIN_COVERAGE = 0.9
+"""Semantic recall is fused in once this share of the messages is embedded."""
 DEFAULT_SEMANTIC_BUDGET = 2.0
 """Seconds a search may spend embedding messages not embedded yet (the rest wait for
 later searches, the builtin provider's turns, or ``hermes-memory sessions index``)."""
@@ -1299,6 +1301,15 @@ class SessionStore:
             if index is None:
                 return None
             index.catch_up(self._read, budget=self.semantic_budget)
+            if index.coverage(self._read) < SEMANTIC_MIN_COVERAGE:
+                # Neighbours from the newest part alone would favour it over older answers.
+                log.info(
+                    "semantic search skipped: %d messages of %s not embedded yet "
+                    "(hermes-memory sessions index embeds them)",
+                    index.missing(self._read),
+                    self.path,
+                )
+                return None
         except (ConfigError, SessionStoreError):
             raise
         except Exception as exc:  # the encoder or the sidecar: keyword search still answers
