@@ -197,8 +197,9 @@ class SemanticIndex:
         self._loaded = _Loaded() if self._in_memory else _shared(self.path)
 
     # -- the sidecar file ---------------------------------------------------------------
-    def _open(self) -> sqlite3.Connection:
-        """The sidecar, or an in-memory one when the folder is not writable."""
+    def _open(self, rebuild: bool = True) -> sqlite3.Connection:
+        """The sidecar (rebuilt once when damaged), or an in-memory one when it cannot be
+        written."""
         try:
             created = not self.path.exists()
             conn = sqlite3.connect(self.path, timeout=5.0, check_same_thread=False)
@@ -209,10 +210,12 @@ class SemanticIndex:
             self._check_model(conn)
             return conn
         except sqlite3.DatabaseError as exc:
-            if "not a database" in str(exc).lower() or "malformed" in str(exc).lower():
+            damaged = "not a database" in str(exc).lower() or "malformed" in str(exc).lower()
+            if damaged and rebuild:
                 log.warning("%s is damaged (%s); rebuilding it", self.path, exc)
-                self.path.unlink(missing_ok=True)
-                return self._open()
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+                return self._open(rebuild=False)
             log.warning(
                 "cannot keep message vectors in %s (%s); they last for this process only",
                 self.path,
