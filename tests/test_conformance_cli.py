@@ -292,3 +292,64 @@ def test_init_passes_keywords_a_gateway_would_to_every_initialize(hermes_home: P
     assert passed.exit_code == 0, passed.output
     bad = CliRunner().invoke(cli, ["conformance", "dict-notes", "--init", "user id"])
     assert bad.exit_code == 2 and "is not KEY=VALUE" in bad.output
+
+
+GENERAL_PLUGIN = '''"""Watches every turn (a general Hermes plugin)."""
+
+
+def _on_post_llm_call(**kwargs):
+    pass
+
+
+def register(ctx):
+    ctx.register_hook("post_llm_call", _on_post_llm_call)
+'''
+
+
+@pytest.mark.parametrize("kind", ["general", "misfiled"])
+def test_an_installed_entry_point_no_memory_loader_reads_is_named(
+    hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    # Before: "No memory provider named 'observer' was found … Install its distribution
+    # (pip install ...)", about a package that is installed.
+    from plugin_kit import fresh_discovery, install_distribution, provider_source
+
+    site = tmp_path / "site-packages"
+    if kind == "general":
+        install_distribution(
+            site,
+            "observer-hermes",
+            version="0.1.4",
+            entry_points={"hermes_agent.plugins": {"observer": "observer_plugin"}},
+            modules={"observer_plugin.py": GENERAL_PLUGIN},
+        )
+    else:
+        install_distribution(
+            site,
+            "observer-hermes",
+            version="0.1.4",
+            entry_points={"hermes.plugins.memory": {"observer": "observer_mem:Provider"}},
+            modules={"observer_mem.py": provider_source("observer")},
+        )
+    monkeypatch.syspath_prepend(str(site))
+    _plugin(hermes_home, "dict-notes", _dict_provider_source())
+    with fresh_discovery(tmp_path):
+        result = CliRunner().invoke(cli, ["conformance", "observer"])
+    assert result.exit_code == 1
+    text = " ".join(result.output.split())
+    assert "No memory provider named" not in text and "pip install ..." not in text
+    assert "dict-notes" in text  # what to pick instead
+    if kind == "general":
+        assert (
+            "'observer' is not a memory provider: observer-hermes 0.1.4 (hermes_agent.plugins: "
+            "observer = observer_plugin) is a general Hermes plugin" in text
+        )
+        assert "Pick a memory provider instead" in text
+    else:
+        assert (
+            "'observer' is installed, but under the wrong entry-point group: observer-hermes "
+            "0.1.4 (hermes.plugins.memory: observer = observer_mem:Provider) declares a memory "
+            "provider under hermes.plugins.memory" in text
+        )
+        assert "read hermes_agent.memory_providers and hermes_memory" in text
+        assert "Move the entry point to the group hermes_agent.memory_providers" in text

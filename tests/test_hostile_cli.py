@@ -281,3 +281,29 @@ def test_conformance_refuses_a_timeout_that_is_not_positive(
 ) -> None:
     code, _, err = run(capsys, monkeypatch, "conformance", "builtin", "--timeout", value)
     assert code == 2 and "--timeout" in err
+
+
+@pytest.mark.parametrize("kind", ["dangling", "loop"])
+@pytest.mark.parametrize(
+    "command", [["list"], ["list", "--json"], ["search", "deploy"], ["show", "abc"]]
+)
+def test_sessions_commands_say_a_hermes_home_link_leads_nowhere(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    kind: str,
+    command: list[str],
+) -> None:
+    # Before: "No sessions yet (…/state.db does not exist)" (or `[]`), as for a new home.
+    home = tmp_path / "home"
+    if kind == "dangling":
+        home.symlink_to(tmp_path / "missing")
+    else:
+        home.symlink_to(tmp_path / "other")
+        (tmp_path / "other").symlink_to(home)
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    code, out, err = run(capsys, monkeypatch, "sessions", *command)
+    assert code == 1, out
+    assert f"HERMES_HOME {home} is a symbolic link that leads nowhere" in err, err
+    assert "No sessions yet" not in out and "No session database" not in err
+    assert not (tmp_path / "missing").exists()

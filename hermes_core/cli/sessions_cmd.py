@@ -72,15 +72,32 @@ def _printable(path: Path) -> str:
     return os.fsencode(path).decode("utf-8", "replace")
 
 
-def _no_history_yet(db: Path | None, as_json: bool = False) -> bool:
-    """True (after saying so: ``[]`` in JSON mode) when the default database does not exist."""
+def _default_db() -> Path:
+    """``$HERMES_HOME/state.db``; an error saying why when HERMES_HOME is no folder at all.
+
+    A HERMES_HOME that is a file, a dangling symbolic link or a link loop would
+    otherwise read as a home without sessions yet.
+    """
+    from hermes_core.config import load_config_raw
     from hermes_core.sessions import default_db_path
 
-    if db is None and not default_db_path().exists():
+    path = default_db_path()
+    home = path.parent
+    if not home.is_dir() and (home.exists() or home.is_symlink()):
+        try:
+            load_config_raw(home)  # its error names what HERMES_HOME is, and what to do
+        except HermesMemoryError as exc:
+            raise click.ClickException(str(exc)) from exc
+    return path
+
+
+def _no_history_yet(db: Path | None, as_json: bool = False) -> bool:
+    """True (after saying so: ``[]`` in JSON mode) when the default database does not exist."""
+    if db is None and not (path := _default_db()).exists():
         if as_json:
             click.echo("[]")
         else:
-            click.echo(f"No sessions yet ({_printable(default_db_path())} does not exist).")
+            click.echo(f"No sessions yet ({_printable(path)} does not exist).")
         return True
     return False
 
@@ -101,6 +118,8 @@ def _semantic_setting(flag: bool | None) -> str | bool | None:
 def _store(db: Path | None, *, read_only: bool, semantic: bool | None = False) -> Iterator[Any]:
     from hermes_core.sessions import SessionStore
 
+    if db is None:
+        db = _default_db()
     try:
         store = SessionStore(db, read_only=read_only, semantic=_semantic_setting(semantic))
     except HermesMemoryError as exc:
@@ -380,9 +399,7 @@ def show_cmd(session_id: str, db: Path | None, as_json: bool) -> None:
 
 
 def _existing(db: Path | None) -> Path:
-    from hermes_core.sessions import default_db_path
-
-    path = db or default_db_path()
+    path = db or _default_db()
     if not path.is_file():
         raise click.ClickException(
             f"No session database at {path}. Check the path (--db or HERMES_HOME)."
