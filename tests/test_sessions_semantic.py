@@ -340,3 +340,52 @@ def test_meaning_waits_until_most_of_the_history_is_embedded(store: SessionStore
     assert "cat" not in sessions_of(store.search_messages(QUESTION))
     store.index_messages()
     assert sessions_of(store.search_messages(QUESTION))[0] == "cat"
+
+
+def jsonl(path: Path, count: int) -> Path:
+    lines = [
+        json.dumps(
+            {"session_id": f"{path.stem}{n // 2}", "role": "user", "content": f"Note {n}, tea."}
+        )
+        for n in range(count)
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@needs_minilm
+def test_an_import_embeds_what_it_imported(tmp_path: Path) -> None:
+    db = tmp_path / "state.db"
+    runner = CliRunner()
+    skipped = runner.invoke(
+        cli, ["sessions", "import", str(jsonl(tmp_path / "a.jsonl", 4)), "--db", str(db)]
+    )
+    assert skipped.exit_code == 0, skipped.output  # the tests run with semantic search off
+    assert not sidecar_path(db).exists()
+    done = runner.invoke(
+        cli,
+        ["sessions", "import", str(jsonl(tmp_path / "b.jsonl", 6)), "--db", str(db), "--embed"],
+    )
+    assert done.exit_code == 0, done.output
+    assert "Imported 6 messages" in done.output and "Embedded 10 messages" in done.output
+    with SessionStore(db, semantic="on") as store:
+        assert store.messages_to_embed() == 0
+
+
+@needs_minilm
+def test_a_large_import_says_how_to_embed_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HERMES_SEMANTIC_SEARCH", "auto")
+    db = tmp_path / "state.db"
+    result = CliRunner().invoke(
+        cli, ["sessions", "import", str(jsonl(tmp_path / "big.jsonl", 5_002)), "--db", str(db)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "5,002 messages are not embedded" in result.output
+    assert "hermes-memory sessions index" in result.output
+    none = CliRunner().invoke(
+        cli,
+        ["sessions", "import", str(jsonl(tmp_path / "c.jsonl", 2)), "--db", str(db), "--no-embed"],
+    )
+    assert "not embedded" not in none.output

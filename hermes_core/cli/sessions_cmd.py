@@ -25,6 +25,8 @@ from hermes_core.errors import HermesMemoryError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+IMPORT_EMBED_MAX = 5_000
+"""An import embeds its messages itself up to this many (a few minutes); beyond, it says how."""
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
@@ -484,13 +486,26 @@ def repair_cmd(db: Path | None) -> None:
     type=TEXT,
     help="Title of that session (replacing the file's).",
 )
+@click.option(
+    "--embed/--no-embed",
+    default=None,
+    help="Embed the imported messages for semantic search afterwards (default: when it is on "
+    f"and the encoder is installed, for up to {IMPORT_EMBED_MAX:,} messages).",
+)
 def import_cmd(
-    path: Path, db: Path | None, source: str, session_id: str | None, title: str | None
+    path: Path,
+    db: Path | None,
+    source: str,
+    session_id: str | None,
+    title: str | None,
+    embed: bool | None,
 ) -> None:
     """Import a JSONL file of OpenAI-style messages (all of it, or nothing).
 
     A LoCoMo or LongMemEval benchmark file (one JSON document) is imported as
-    its sessions, dated and with speaker names.
+    its sessions, dated and with speaker names. Then the new messages are
+    embedded for semantic search (see `sessions index`); stopping that with
+    Ctrl-C keeps the import.
     """
     from hermes_core.sessions.importer import read_jsonl
 
@@ -498,15 +513,27 @@ def import_cmd(
         sessions_read = read_jsonl(path, source=source, session_id=session_id, title=title)
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
-    with _store(db, read_only=False) as store:
+    with _store(db, read_only=False, semantic=None if embed is None else embed) as store:
         try:
             count = store.import_sessions(sessions_read)
         except HermesMemoryError as exc:
             raise click.ClickException(f"Cannot import {path}: {exc}") from exc
         where = _printable(store.path)
-    messages = "message" if count == 1 else "messages"
-    conversations = "session" if len(sessions_read) == 1 else "sessions"
-    click.echo(f"Imported {count} {messages} in {len(sessions_read)} {conversations} into {where}.")
+        messages = "message" if count == 1 else "messages"
+        conversations = "session" if len(sessions_read) == 1 else "sessions"
+        click.echo(
+            f"Imported {count} {messages} in {len(sessions_read)} {conversations} into {where}."
+        )
+        if count and embed is not False and store.semantic_index(force=embed is True):
+            missing = store.messages_to_embed()
+            if embed is None and missing > IMPORT_EMBED_MAX:
+                click.echo(
+                    f"{missing:,} messages are not embedded for semantic search yet: "
+                    "`hermes-memory sessions index` embeds them (about 30-60 a second here), "
+                    "or import with --embed."
+                )
+            elif missing:
+                _embed(store, missing)
 
 
 @sessions.command("index")
@@ -527,25 +554,30 @@ def index_cmd(db: Path | None, limit: int | None) -> None:
     """
     path = _existing(db)
     with _store(path, read_only=True, semantic=True) as store:
-        index = store.semantic_index(force=True)
         missing = store.messages_to_embed()
         if not missing:
             click.echo(f"Every message of {_printable(path)} is embedded.")
             return
-        todo = min(missing, limit) if limit else missing
-        click.echo(f"Embedding {todo:,} of {missing:,} messages not embedded yet…", err=True)
-        started = time.monotonic()
-        with click.progressbar(length=todo, file=sys.stderr) as bar:
-            seen = 0
+        _embed(store, missing, limit)
 
-            def advance(done: int) -> None:
-                nonlocal seen
-                bar.update(done - seen)
-                seen = done
 
-            done = store.index_messages(limit=limit, progress=advance)
-        rate = done / max(time.monotonic() - started, 1e-9)
-        click.echo(
-            f"Embedded {done:,} messages of {_printable(path)} ({rate:,.0f}/s); "
-            f"vectors in {_printable(index.path) if index is not None else '-'}."
-        )
+def _embed(store: Any, missing: int, limit: int | None = None) -> None:
+    """Embed up to *limit* of the *missing* messages of *store*, with a progress bar."""
+    todo = min(missing, limit) if limit else missing
+    click.echo(f"Embedding {todo:,} of {missing:,} messages not embedded yet…", err=True)
+    started = time.monotonic()
+    with click.progressbar(length=todo, file=sys.stderr) as bar:
+        seen = 0
+
+        def advance(done: int) -> None:
+            nonlocal seen
+            bar.update(done - seen)
+            seen = done
+
+        done = store.index_messages(limit=limit, progress=advance)
+    rate = done / max(time.monotonic() - started, 1e-9)
+    index = store.semantic_index(force=True)
+    click.echo(
+        f"Embedded {done:,} messages of {_printable(store.path)} ({rate:,.0f}/s); "
+        f"vectors in {_printable(index.path)}."
+    )
