@@ -15,8 +15,9 @@ ranker, session and evidence-turn recall@1/5/10 exactly as
 * rankers: ours (``SessionStore.search_messages``, full text only) and BM25
   over the OR of the question's words on a plain FTS5 index of the same
   messages; with ``--semantic``, also ours fused with the MiniLM encoder's
-  nearest messages (every message is embedded first: about 30-60 messages a
-  second on two cores, so LongMemEval-S takes hours in full; use ``--limit``);
+  nearest messages (every message is embedded first: 5-50 messages a second
+  on two cores, by length, so LongMemEval-S takes many hours in full; use
+  ``--limit``);
 * then the ``session_search`` tool itself, with no summary model: how many
   questions have an evidence turn whole in its raw previews.
 

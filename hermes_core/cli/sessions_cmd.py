@@ -529,7 +529,7 @@ def import_cmd(
             if embed is None and missing > IMPORT_EMBED_MAX:
                 click.echo(
                     f"{missing:,} messages are not embedded for semantic search yet: "
-                    "`hermes-memory sessions index` embeds them (about 30-60 a second here), "
+                    "`hermes-memory sessions index` embeds them (5-50 a second, by length), "
                     "or import with --embed."
                 )
             elif missing:
