@@ -237,6 +237,8 @@ def test_two_processes_indexing_at_once_agree(tmp_path: Path) -> None:
         assert out.strip() == "0"
     with sqlite3.connect(sidecar_path(tmp_path / "state.db")) as raw:
         assert raw.execute("SELECT count(DISTINCT message_id) FROM vectors").fetchone()[0] == 34
+        # Each message counted once, however the two processes interleaved.
+        assert raw.execute("SELECT value FROM meta WHERE key = 'embedded'").fetchone()[0] == "34"
 
 
 @needs_minilm

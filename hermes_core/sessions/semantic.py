@@ -271,8 +271,9 @@ class SemanticIndex:
             bound = before if before is not None else 0
         return read(lambda conn: conn.execute(sql, (bound, n)).fetchall())
 
-    def _store(self, rows: Sequence[tuple[Any, ...]], marks: dict[str, int]) -> int:
-        """Embed *rows* (id, content, name) and save them with the new *marks*."""
+    def _store(self, rows: Sequence[tuple[Any, ...]], low: int, high: int) -> int:
+        """Embed *rows* (id, content, name) and save them, widening the embedded id range to
+        *low*..*high*. Rows another process embedded meanwhile are not written again."""
         pieces: list[tuple[int, int, int, str]] = []
         for mid, content, name in rows:
             text = _source_text(content, name)
@@ -284,16 +285,28 @@ class SemanticIndex:
         import numpy as np
 
         with self._lock, self._conn:
+            self._conn.execute("BEGIN IMMEDIATE")  # marks read and widened in one transaction
+            now_low, now_high = self._marks()
+
+            def fresh(mid: int) -> bool:
+                return now_low is None or now_high is None or not now_low <= mid <= now_high
+
+            kept = [(piece, vector) for piece, vector in zip(pieces, vectors, strict=True)]
+            kept = [(piece, vector) for piece, vector in kept if fresh(piece[0])]
+            written = sum(1 for row in rows if fresh(int(row[0])))
             self._conn.executemany(
                 "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)",
                 [
                     (mid, n, checksum, np.asarray(vector, dtype=np.float16).tobytes())
-                    for (mid, n, checksum, _), vector in zip(pieces, vectors, strict=True)
+                    for (mid, n, checksum, _), vector in kept
                 ],
             )
             self._conn.executemany(
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                [(key, str(value)) for key, value in marks.items()],
+                [
+                    ("low", str(min(low, now_low) if now_low is not None else low)),
+                    ("high", str(max(high, now_high) if now_high is not None else high)),
+                ],
             )
             self._conn.execute(
                 "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT(key) "
@@ -302,21 +315,21 @@ class SemanticIndex:
             self._conn.execute(
                 "INSERT INTO meta VALUES ('embedded', ?) ON CONFLICT(key) "
                 "DO UPDATE SET value = CAST(value AS INTEGER) + excluded.value",
-                (len(rows),),
+                (written,),
             )
             generation = self._generation()
         loaded = self._loaded
         with loaded.lock:  # rows loaded and only this write since: append, else reload later
             if loaded.matrix is not None and loaded.generation == generation - 1:
-                if pieces:
+                if kept:
                     loaded.pending.append(
                         (
-                            np.array([mid for mid, *_ in pieces], dtype=np.int64),
-                            np.asarray(vectors, dtype=np.float16),
+                            np.array([piece[0] for piece, _ in kept], dtype=np.int64),
+                            np.asarray([vector for _, vector in kept], dtype=np.float16),
                         )
                     )
                 loaded.generation = generation
-        return len(rows)
+        return written
 
     def _generation(self) -> int:
         row = self._conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
@@ -354,19 +367,20 @@ class SemanticIndex:
             if deadline is not None and time.monotonic() >= deadline:
                 break
             step = BATCH if limit is None else min(BATCH, limit - done)
+            with self._lock:  # another process may have moved them
+                low, high = self._marks()
+            assert low is not None and high is not None
             if forward:
                 rows = self._pending(read, high, None, step)
                 if not rows:
                     forward = False
                     continue
-                high = max(int(row[0]) for row in rows)
-                done += self._store(rows, {"high": high})
+                done += self._store(rows, low, max(int(row[0]) for row in rows))
             else:
                 rows = self._pending(read, None, low, step)
                 if not rows:
                     break
-                low = min(int(row[0]) for row in rows)
-                done += self._store(rows, {"low": low})
+                done += self._store(rows, min(int(row[0]) for row in rows), high)
             if progress is not None:
                 progress(done)
         return done

@@ -1300,7 +1300,13 @@ class SessionStore:
             index = self.semantic_index(force)
             if index is None:
                 return None
-            index.catch_up(self._read, budget=self.semantic_budget)
+            try:
+                index.catch_up(self._read, budget=self.semantic_budget)
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc):
+                    raise
+                # Another process is writing vectors: search with what is embedded.
+                log.debug("semantic catch-up skipped: %s", exc)
             if index.coverage(self._read) < SEMANTIC_MIN_COVERAGE:
                 # Neighbours from the newest part alone would favour it over older answers.
                 log.info(
