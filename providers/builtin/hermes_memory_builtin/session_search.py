@@ -40,7 +40,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.config import cfg_get
+from hermes_core.config import cfg_get, lenient_count
 from hermes_core.errors import HermesMemoryError, LLMError
 from hermes_core.fencing import sanitize_context
 from hermes_core.runtime.summary import strip_reasoning
@@ -91,20 +91,6 @@ _SYSTEM_PROMPT = (
     "Be concise and factual, in the past tense. If the transcript says nothing about the "
     "topic, reply with one sentence saying so."
 )
-
-
-def _coerce_int(value: Any, default: int, low: int, high: int) -> int:
-    """*value* as a whole number in [low, high]; *default* when it is not a finite number."""
-    if isinstance(value, bool):
-        number = default
-    elif isinstance(value, int):
-        number = value
-    else:
-        try:
-            number = int(float(str(value).strip()))  # 2.0 and "2" are 2
-        except (TypeError, ValueError, OverflowError):
-            number = default
-    return max(low, min(high, number))
 
 
 def _echo(query: str) -> str:
@@ -294,7 +280,7 @@ class SessionSearchTool:
     @property
     def max_concurrency(self) -> int:
         """Summaries in flight at once (``session_search.max_concurrency``, 1–5, default 3)."""
-        return _coerce_int(
+        return lenient_count(
             self._setting("max_concurrency", DEFAULT_CONCURRENCY),
             DEFAULT_CONCURRENCY,
             1,
@@ -356,7 +342,7 @@ class SessionSearchTool:
             roles = _role_filter(args.get("role_filter"))
         except _ArgumentError as exc:
             return {"success": False, "error": str(exc)}
-        limit = _coerce_int(args.get("limit", DEFAULT_LIMIT), DEFAULT_LIMIT, 1, MAX_LIMIT)
+        limit = lenient_count(args.get("limit", DEFAULT_LIMIT), DEFAULT_LIMIT, 1, MAX_LIMIT)
         try:
             store = self._open_store()
         except HermesMemoryError as exc:
@@ -488,7 +474,7 @@ class SessionSearchTool:
                 "count": 0,
                 "message": "No matching conversations found.",
             }
-        window_chars = _coerce_int(
+        window_chars = lenient_count(
             self._setting("max_chars", DEFAULT_WINDOW_CHARS), DEFAULT_WINDOW_CHARS, 2000, 1_000_000
         )
         prepared = []
@@ -540,7 +526,7 @@ class SessionSearchTool:
             return [None] * len(prepared), {}
         call_timeout = _coerce_float(self._setting("timeout"), DEFAULT_CALL_TIMEOUT)
         overall = _coerce_float(self._setting("overall_timeout"), DEFAULT_OVERALL_TIMEOUT)
-        max_tokens = _coerce_int(
+        max_tokens = lenient_count(
             self._setting("max_tokens", DEFAULT_SUMMARY_TOKENS), DEFAULT_SUMMARY_TOKENS, 64, 32_000
         )
         deadline = time.monotonic() + overall
