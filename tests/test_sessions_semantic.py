@@ -391,3 +391,18 @@ def test_a_large_import_says_how_to_embed_it(
         ["sessions", "import", str(jsonl(tmp_path / "c.jsonl", 2)), "--db", str(db), "--no-embed"],
     )
     assert "not embedded" not in none.output
+
+
+@needs_minilm
+def test_a_question_in_chinese_is_searched_by_its_words(tmp_path: Path) -> None:
+    # The encoder reads English: its neighbours for Chinese text would be noise.
+    with history(tmp_path / "state.db") as store:
+        store.create_session("zh")
+        [mid] = store.append_messages(
+            "zh", [{"role": "user", "content": "部署脚本又失败了，日志显示权限不足。"}]
+        )
+        store.index_messages()
+        hits = store.search_messages("上次部署脚本为什么失败了？")
+        assert [hit["id"] for hit in hits] == [mid]
+        mixed = store.search_messages("What did we name the cat 小米 adopted?")
+        assert sessions_of(mixed)[0] == "cat"  # mostly English: searched by meaning too

@@ -50,6 +50,10 @@ __all__ = ["SessionStore", "default_db_path"]
 
 log = logging.getLogger(__name__)
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+SEMANTIC_MAX_CJK_SHARE = 0.3
+"""A question whose letters are more than this share Chinese, Japanese or Korean is searched
+by words only: the encoder (all-MiniLM-L6-v2) was trained on English."""
 SEMANTIC_MIN_COVERAGE = 0.9
 """Semantic recall is fused in once this share of the messages is embedded."""
 DEFAULT_SEMANTIC_BUDGET = 2.0
@@ -1296,6 +1300,9 @@ class SessionStore:
         parsed = parse_query(query)
         if parsed.empty or plan_query(parsed).mode != "question":
             return None
+        letters = [ch for ch in parsed.text if ch.isalnum()]
+        if len(_CJK.findall(parsed.text)) > SEMANTIC_MAX_CJK_SHARE * len(letters):
+            return None  # the model reads English: such a question is left to the CJK indexes
         try:
             index = self.semantic_index(force)
             if index is None:
