@@ -406,3 +406,20 @@ def test_a_question_in_chinese_is_searched_by_its_words(tmp_path: Path) -> None:
         assert [hit["id"] for hit in hits] == [mid]
         mixed = store.search_messages("What did we name the cat 小米 adopted?")
         assert sessions_of(mixed)[0] == "cat"  # mostly English: searched by meaning too
+
+
+def test_fusion_keeps_the_sessions_full_text_put_first() -> None:
+    from hermes_core.sessions.search import _fused
+
+    def row(mid: int, session: str) -> tuple[object, ...]:
+        return (mid, None, None, session, "user", 0.0, None, "text", None, None)
+
+    lexical = [row(1, "ben"), row(2, "ana"), row(3, "tom")]
+    semantic = [row(3, "tom"), row(2, "ana"), row(4, "zoe")]
+    plain = [hit[0] for hit in _fused(lexical, semantic, 10)]
+    assert plain[:2] == [3, 2]  # both lists rank them: they lead
+    # A person the question names speaks in "ben": meaning does not know that.
+    named = [hit[0] for hit in _fused(lexical, semantic, 10, (frozenset({"ben"}), frozenset()))]
+    assert named[0] == 1 and set(named) == {1, 2, 3, 4}
+    dated = _fused(lexical, semantic, 10, (frozenset(), frozenset({"zoe"})))
+    assert dated[0][0] == 4

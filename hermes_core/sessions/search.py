@@ -23,7 +23,7 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from hermes_core.sessions.cjk import contains_cjk
 from hermes_core.sessions.connection import is_busy, is_undecodable
@@ -368,7 +368,7 @@ def _rerank_by_session(
     span: tuple[float, float] | None = None,
     glued: Glued | None = None,
     typed: frozenset[str] = frozenset(),
-) -> list[tuple[Any, ...]]:
+) -> _Ranked:
     """Rank hits by how much of the question their whole conversation covers.
 
     An answer is usually spread over a few turns (the question, the fix, the
@@ -380,10 +380,11 @@ def _rerank_by_session(
     the question's time *span* ("What did Tom bake in February?": the
     conversation of February, which may not say so), then hits rank by that
     score, then (when *prefer_recent*) by their conversation's latest hit,
-    then by their own BM25 score.
+    then by their own BM25 score. The sessions of the first two tiers come back
+    too, so that hits fused in later keep behind them.
     """
     if not rows or (len(terms) < 2 and not prefer_recent and span is None):
-        return rows
+        return _Ranked(rows)
     score: dict[str, float] = {}
     named: dict[str, set[str]] = {}
     if len(terms) >= 2:
@@ -399,7 +400,7 @@ def _rerank_by_session(
             if is_busy(exc):
                 raise
             log.warning("ranking by conversation failed in SQLite (%s); keeping BM25 order", exc)
-            return rows
+            return _Ranked(rows)
     latest: dict[str, float] = {}
     if prefer_recent:
         for row in rows:
@@ -412,7 +413,7 @@ def _rerank_by_session(
             if isinstance(row[5], (int, float)) and span[0] <= row[5] < span[1]
         }
     bm25_order = {row[0]: n for n, row in enumerate(rows)}  # rows arrive best first
-    return sorted(
+    ranked = sorted(
         rows,
         key=lambda row: (
             row[3] not in named,
@@ -422,6 +423,17 @@ def _rerank_by_session(
             bm25_order[row[0]],
         ),
     )
+    return _Ranked(ranked, frozenset(named), frozenset(dated))
+
+
+class _Ranked(NamedTuple):
+    """Hits ranked by conversation, and the sessions ranked first for a reason of their own."""
+
+    rows: list[tuple[Any, ...]]
+    named: frozenset[str] = frozenset()
+    """Sessions where a person the question names speaks."""
+    dated: frozenset[str] = frozenset()
+    """Sessions with a hit within the question's time span."""
 
 
 _SENTENCE_END = re.compile(r"[.!?。！？…](?=[\s\"')]|$)")
@@ -766,6 +778,9 @@ class _Search:
         self.filters = filters
         self.pending_grams = pending_grams
         self.snippets = snippets
+        self.first: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+        """The sessions a question's ranking put first: a named person speaks there; a hit
+        is within its time span (see :func:`_rerank_by_session`)."""
 
     def rows(
         self,
@@ -791,7 +806,7 @@ class _Search:
         pool = max(need, QUESTION_CANDIDATES) if boosts or by_session else need
         rows = _run(self.conn, candidates, self.layout, self.filters, pool, self.snippets)
         if by_session:
-            rows = _rerank_by_session(
+            ranked = _rerank_by_session(
                 self.conn,
                 self.layout,
                 rows,
@@ -801,6 +816,7 @@ class _Search:
                 self._glued if self.layout.trigram is not None else None,
                 typed,
             )
+            rows, self.first = ranked.rows, (ranked.named, ranked.dated)
         return rows[:need]
 
     def nearest_rows(self, nearest: Nearest, text: str, need: int) -> list[tuple[Any, ...]]:
@@ -930,14 +946,20 @@ FUSION_K = 60
 
 
 def _fused(
-    lexical: Sequence[tuple[Any, ...]], semantic: Sequence[tuple[Any, ...]], need: int
+    lexical: Sequence[tuple[Any, ...]],
+    semantic: Sequence[tuple[Any, ...]],
+    need: int,
+    first: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
 ) -> list[tuple[Any, ...]]:
     """*lexical* and *semantic* hits in one ranking (reciprocal rank fusion).
 
     A message both rankings put high comes first; one found only by meaning
     ("a rescue tabby" for "the cat we adopted") ranks by its place among the
-    neighbours. Ties keep the full-text order.
+    neighbours. Ties keep the full-text order. The sessions the full-text
+    ranking put *first* (a named person speaks there, then a hit within the
+    question's time span) stay first: meaning knows neither.
     """
+    named, dated = first
     if not semantic:
         return list(lexical)
     score: dict[Any, float] = {}
@@ -947,7 +969,15 @@ def _fused(
             score[row[0]] = score.get(row[0], 0.0) + 1.0 / (FUSION_K + rank + 1)
             rows.setdefault(row[0], row)
     order = {mid: n for n, mid in enumerate(rows)}  # full-text hits first on ties
-    ranked = sorted(rows, key=lambda mid: (-score[mid], order[mid]))
+    ranked = sorted(
+        rows,
+        key=lambda mid: (
+            rows[mid][3] not in named,
+            rows[mid][3] not in dated,
+            -score[mid],
+            order[mid],
+        ),
+    )
     return [rows[mid] for mid in ranked[:need]]
 
 
@@ -1020,7 +1050,7 @@ def search_messages(
             plan, span = _dated_plan(conn, layout, parsed, plan)
         rows = search.plan_rows(plan, need, span)
         if nearest is not None and plan.mode == "question":
-            rows = _fused(rows, search.nearest_rows(nearest, parsed.text, need), need)
+            rows = _fused(rows, search.nearest_rows(nearest, parsed.text, need), need, search.first)
     except sqlite3.OperationalError as exc:
         if "locked" in str(exc).lower() or is_undecodable(exc):
             raise  # the store retries, or reads the bad text leniently
