@@ -423,3 +423,26 @@ def test_fusion_keeps_the_sessions_full_text_put_first() -> None:
     assert named[0] == 1 and set(named) == {1, 2, 3, 4}
     dated = _fused(lexical, semantic, 10, (frozenset(), frozenset({"zoe"})))
     assert dated[0][0] == 4
+
+
+@needs_minilm
+@given(
+    st.lists(
+        st.text(
+            alphabet=st.characters(codec="utf-8") | st.sampled_from(["\x00", "\u202e", "🦜"]),
+            max_size=3_000,
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+@settings(max_examples=15, deadline=None)
+def test_any_message_text_is_embedded_or_skipped(texts: list[str]) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp, SessionStore(Path(tmp) / "state.db") as store:
+        store.create_session("s")
+        store.append_messages("s", [{"role": "user", "content": text} for text in texts])
+        store.index_messages()
+        assert store.messages_to_embed() == 0
+        assert isinstance(store.search_messages("what did I write about it?", semantic=True), list)
