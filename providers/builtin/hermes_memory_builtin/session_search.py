@@ -75,8 +75,10 @@ SEARCH_POOL = 50
 PREVIEW_CHARS = 600
 MAX_SUMMARY_CHARS = 6000
 PREVIEW_HEADER = "[Raw preview — no summary available]"
-INDEX_BUDGET = 5.0
-"""Seconds spent embedding new messages after each turn (semantic recall)."""
+INDEX_BUDGET = 1.0
+"""Seconds spent embedding new messages after each turn (semantic recall): a turn adds two,
+which take a fraction of it; a backlog goes a second a turn, since closing a session waits
+for the last turn's background work."""
 DEFAULT_HIDDEN_SOURCES = ["tool"]
 MAX_ECHOED_QUERY_CHARS = 1000
 """How much of the query an answer repeats: a pasted log must not crowd out the results."""
