@@ -446,3 +446,13 @@ def test_any_message_text_is_embedded_or_skipped(texts: list[str]) -> None:
         store.index_messages()
         assert store.messages_to_embed() == 0
         assert isinstance(store.search_messages("what did I write about it?", semantic=True), list)
+
+
+@needs_minilm
+def test_threads_searching_at_once_share_one_index(store: SessionStore) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(4) as pool:  # the first searches open the index and embed
+        firsts = list(pool.map(lambda _: sessions_of(store.search_messages(QUESTION))[0], range(8)))
+    assert firsts == ["cat"] * 8
+    assert store.semantic_index() is store.semantic_index()

@@ -14,6 +14,7 @@ import logging
 import os
 import re
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -286,6 +287,7 @@ class SessionStore:
         """Seconds a search may spend embedding messages not embedded yet."""
         self._semantic: SemanticIndex | None = None
         self._semantic_failed = False
+        self._semantic_lock = threading.Lock()
         kind = not_a_regular_file(self.path)
         if kind is not None:
             raise SessionStoreError(
@@ -472,19 +474,20 @@ class SessionStore:
         not installed. Mode ``on`` or *force* without the encoder raises a ConfigError
         saying what to install."""
         required = force or self.semantic_mode == "on"
-        if self._semantic is None:
-            if not required and (self.semantic_mode == "off" or self._semantic_failed):
-                return None
-            if not required and not semantic_available():
-                self._semantic_failed = True
-                return None
-            try:
-                self._semantic = SemanticIndex(self.path, self.layout)
-            except ConfigError:
-                if required:
-                    raise
-                self._semantic_failed = True
-                return None
+        with self._semantic_lock:  # threads searching at once open one index
+            if self._semantic is None:
+                if not required and (self.semantic_mode == "off" or self._semantic_failed):
+                    return None
+                if not required and not semantic_available():
+                    self._semantic_failed = True
+                    return None
+                try:
+                    self._semantic = SemanticIndex(self.path, self.layout)
+                except ConfigError:
+                    if required:
+                        raise
+                    self._semantic_failed = True
+                    return None
         if self.semantic_mode == "off" and not force:
             return None
         return self._semantic
