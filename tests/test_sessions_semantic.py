@@ -98,11 +98,19 @@ def test_a_question_finds_a_conversation_by_meaning(store: SessionStore) -> None
 
 
 @needs_minilm
-def test_keywords_are_searched_literally(tmp_path: Path) -> None:
+@pytest.mark.parametrize("query", ["kitten", '"adopted cat"', "adopt*", "adopted AND cat"])
+def test_one_word_and_query_syntax_are_searched_literally(tmp_path: Path, query: str) -> None:
     store = history(tmp_path / "state.db")
-    assert store.search_messages("adopted cat") == []
+    assert store.search_messages(query) == []
     assert not sidecar_path(store.path).exists()  # nothing was embedded for it
     store.close()
+
+
+@needs_minilm
+def test_a_topic_in_keywords_is_searched_by_meaning_too(store: SessionStore) -> None:
+    # A model's tool call often describes the topic in a few words, not a question.
+    assert store.search_messages("adopted cat name", semantic=False) == []
+    assert sessions_of(store.search_messages("adopted cat name"))[0] == "cat"
 
 
 @needs_minilm

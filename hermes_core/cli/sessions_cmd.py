@@ -270,8 +270,9 @@ def list_cmd(
 @click.option(
     "--semantic/--no-semantic",
     default=None,
-    help="Also search questions by meaning (default: session_search.semantic in config.yaml, "
-    "else $HERMES_SEMANTIC_SEARCH, else on when the MiniLM encoder is installed).",
+    help="Also search a question or keywords by meaning (default: session_search.semantic "
+    "in config.yaml, else $HERMES_SEMANTIC_SEARCH, else on when the MiniLM encoder is "
+    "installed).",
 )
 @_json_option
 def search_cmd(
@@ -289,8 +290,9 @@ def search_cmd(
     """Full-text search (BM25) over every stored message.
 
     QUERY may be keywords, a question, "a phrase", prefix*, AND/OR/NOT, or
-    Chinese/Japanese/Korean text of any length. A question is also searched by
-    meaning when the MiniLM encoder is installed (see `sessions index`).
+    Chinese/Japanese/Korean text of any length. A question, or two or more
+    keywords, is also searched by meaning when the MiniLM encoder is installed
+    (see `sessions index`).
     """
     from hermes_core.sessions import parse_query
 

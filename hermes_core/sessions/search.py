@@ -38,7 +38,7 @@ from hermes_core.sessions.timespan import find_time_span_in_history
 from hermes_core.sessions.transcript import describe_tool_calls
 from hermes_core.sessions.wordforms import lemma, number_forms
 
-__all__ = ["SearchFilters", "group_by_session", "search_messages"]
+__all__ = ["SearchFilters", "group_by_session", "search_messages", "searched_by_meaning"]
 
 log = logging.getLogger(__name__)
 
@@ -945,6 +945,15 @@ FUSION_K = 60
 """Reciprocal rank fusion's constant: a hit at rank r scores 1 / (FUSION_K + r)."""
 
 
+def searched_by_meaning(parsed: ParsedQuery, plan: Plan) -> bool:
+    """Whether semantic neighbours join the hits of *parsed*: a question, or two or more
+    keywords (a topic described, as a model's tool call often does); one word, quotes,
+    operators and prefixes stay literal."""
+    if plan.mode == "question":
+        return True
+    return plan.mode == "keywords" and len(plan.keywords) >= 2
+
+
 def _fused(
     lexical: Sequence[tuple[Any, ...]],
     semantic: Sequence[tuple[Any, ...]],
@@ -1049,7 +1058,7 @@ def search_messages(
         if plan.mode == "question":
             plan, span = _dated_plan(conn, layout, parsed, plan)
         rows = search.plan_rows(plan, need, span)
-        if nearest is not None and plan.mode == "question":
+        if nearest is not None and searched_by_meaning(parsed, plan):
             rows = _fused(rows, search.nearest_rows(nearest, parsed.text, need), need, search.first)
     except sqlite3.OperationalError as exc:
         if "locked" in str(exc).lower() or is_undecodable(exc):

@@ -4,8 +4,9 @@ Full-text search finds the words a question shares with the history; a
 question often says it otherwise ("the cat we adopted" for "a rescue tabby",
 "my journey to the office" for "my commute"). When the MiniLM encoder is
 installed (:mod:`hermes_core.embeddings`), the user's and the assistant's
-messages are embedded into a sidecar SQLite file, ``state.db.vectors``, and a
-question's nearest messages are fused with its full-text hits
+messages are embedded into a sidecar SQLite file, ``state.db.vectors``, and the
+nearest messages to a question (or to two or more keywords) are fused with its
+full-text hits
 (:func:`~hermes_core.sessions.search.search_messages`, reciprocal rank fusion).
 
 The sidecar is a cache: ``state.db`` is never written for it (a Hermes

@@ -42,7 +42,12 @@ from hermes_core.sessions.maintenance import check_database, probe_database, reb
 from hermes_core.sessions.query import parse_query
 from hermes_core.sessions.question import plan_query
 from hermes_core.sessions.schema import SCHEMA_VERSION, apply_schema
-from hermes_core.sessions.search import Nearest, SearchFilters, search_messages
+from hermes_core.sessions.search import (
+    Nearest,
+    SearchFilters,
+    search_messages,
+    searched_by_meaning,
+)
 from hermes_core.sessions.semantic import SemanticIndex, semantic_available, semantic_mode
 from hermes_core.sessions.sessioninfo import SessionInfo
 from hermes_core.sessions.titles import next_title, sanitize_title
@@ -1258,8 +1263,8 @@ class SessionStore:
         """Messages matching *query*, best first (BM25); never raises for a query string.
 
         See :func:`hermes_core.sessions.search.search_messages` for the hit fields.
-        Filters accept a list or a comma-separated string. A question also
-        searches by meaning when *semantic* is true (the encoder must be
+        Filters accept a list or a comma-separated string. A question (or two
+        or more keywords) also searches by meaning when *semantic* is true (the encoder must be
         installed), or is None and the store's :attr:`semantic_mode` says so;
         messages not embedded yet are embedded first, for at most
         :attr:`semantic_budget` seconds.
@@ -1301,7 +1306,7 @@ class SessionStore:
     def _nearest(self, query: object, force: bool = False) -> Nearest | None:
         """Semantic neighbours for a question, after a bounded catch-up; else None."""
         parsed = parse_query(query)
-        if parsed.empty or plan_query(parsed).mode != "question":
+        if parsed.empty or not searched_by_meaning(parsed, plan_query(parsed)):
             return None
         letters = [ch for ch in parsed.text if ch.isalnum()]
         if len(_CJK.findall(parsed.text)) > SEMANTIC_MAX_CJK_SHARE * len(letters):
