@@ -384,6 +384,22 @@ def lenient_count(value: Any, default: int, low: int, high: int) -> int:
     return max(low, min(high, number))
 
 
+LONGEST_SECONDS = 86_400.0
+"""The longest duration :func:`lenient_seconds` honours; more is read as a day."""
+
+
+def lenient_seconds(value: Any, default: float) -> float:
+    """*value* read as seconds, at most :data:`LONGEST_SECONDS`; *default* when it is not a
+    positive number (a boolean, text, zero, a negative number or NaN)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return default
+    if isinstance(value, bool) or not number > 0:  # NaN is not > 0 either
+        return default
+    return min(number, LONGEST_SECONDS)
+
+
 def model_endpoint(
     config: Mapping[str, Any] | None,
     section: str = "model",

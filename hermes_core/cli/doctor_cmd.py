@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
-from hermes_core.config import lenient_count
+from hermes_core.config import LONGEST_SECONDS, lenient_count, lenient_seconds
 from hermes_core.embeddings import INSTALL_HINT as SEMANTIC_INSTALL_HINT
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -159,7 +159,6 @@ _SEARCH_COUNTS = (
 _SEARCH_SECONDS = (("overall_timeout", 60.0),)
 """``session_search.*`` durations the tool reads, and their defaults. ``timeout`` is
 checked with the summary model's endpoint, which reads it too."""
-_MAX_SECONDS = 86_400.0
 
 
 def _is_whole(value: Any) -> bool:
@@ -173,17 +172,6 @@ def _is_whole(value: Any) -> bool:
         return False
 
 
-def _seconds_read_as(value: Any, default: float) -> float:
-    """What the session_search tool makes of *value* for a duration (as its ``_coerce_float``)."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return default
-    if isinstance(value, bool) or not number > 0:  # NaN is not > 0 either
-        return default
-    return min(number, _MAX_SECONDS)
-
-
 def _usable_seconds(value: Any) -> bool:
     if isinstance(value, bool):
         return False
@@ -191,7 +179,7 @@ def _usable_seconds(value: Any) -> bool:
         number = float(value)
     except (TypeError, ValueError):
         return False
-    return 0 < number <= _MAX_SECONDS
+    return 0 < number <= LONGEST_SECONDS
 
 
 def check_session_search(home: Path, config: dict[str, Any]) -> list[Finding]:
@@ -235,12 +223,12 @@ def check_session_search(home: Path, config: dict[str, Any]) -> list[Finding]:
         value = cfg_get(config, f"session_search.{key}")
         if value is None:
             continue
-        used_seconds = _seconds_read_as(value, seconds)
+        used_seconds = lenient_seconds(value, seconds)
         if not _usable_seconds(value):
             problem(
                 key,
                 value,
-                f"a positive number of seconds, at most {_MAX_SECONDS:,.0f} (a day)",
+                f"a positive number of seconds, at most {LONGEST_SECONDS:,.0f} (a day)",
                 f"{used_seconds:g} s",
                 f"{seconds:g}",
             )

@@ -40,7 +40,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.config import cfg_get, lenient_count
+from hermes_core.config import cfg_get, lenient_count, lenient_seconds
 from hermes_core.errors import HermesMemoryError, LLMError
 from hermes_core.fencing import sanitize_context
 from hermes_core.runtime.summary import strip_reasoning
@@ -145,21 +145,6 @@ def _role_filter(value: Any) -> list[str]:
             f"{', '.join(SEARCHABLE_ROLES)} (e.g. 'user,assistant'), or omit it to search all."
         )
     return list(dict.fromkeys(roles))
-
-
-MAX_SECONDS = 86_400.0
-"""Longest ``timeout`` / ``overall_timeout`` honoured; more is read as a day."""
-
-
-def _coerce_float(value: Any, default: float) -> float:
-    """*value* as seconds, at most :data:`MAX_SECONDS`; *default* when not a positive number."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return default
-    if isinstance(value, bool) or not number > 0:  # NaN is not > 0 either
-        return default
-    return min(number, MAX_SECONDS)
 
 
 def _roles(value: Any) -> list[str]:
@@ -526,8 +511,8 @@ class SessionSearchTool:
         client = self._summary_client()
         if client is None:
             return [None] * len(prepared), {}
-        call_timeout = _coerce_float(self._setting("timeout"), DEFAULT_CALL_TIMEOUT)
-        overall = _coerce_float(self._setting("overall_timeout"), DEFAULT_OVERALL_TIMEOUT)
+        call_timeout = lenient_seconds(self._setting("timeout"), DEFAULT_CALL_TIMEOUT)
+        overall = lenient_seconds(self._setting("overall_timeout"), DEFAULT_OVERALL_TIMEOUT)
         max_tokens = lenient_count(
             self._setting("max_tokens", DEFAULT_SUMMARY_TOKENS), DEFAULT_SUMMARY_TOKENS, 64, 32_000
         )
