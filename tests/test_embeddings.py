@@ -75,3 +75,11 @@ def test_minilm_missing_model_names_what_to_install(tmp_path: Path) -> None:
 def test_default_model_dir_is_the_installed_wheel() -> None:
     directory = default_model_dir()
     assert directory is not None and (directory / "model.safetensors").is_file()
+
+
+@needs_minilm
+def test_more_blas_threads_give_the_same_vectors(minilm: MiniLMEncoder) -> None:
+    texts = ["a short one", "a longer sentence about the weather in Leeds this spring"] * 20
+    single = minilm.encode(texts)
+    several = minilm.encode(texts, threads=2)
+    assert abs(single - several).max() < 1e-5

@@ -576,7 +576,8 @@ def _embed(store: Any, missing: int, limit: int | None = None) -> None:
             bar.update(done - seen)
             seen = done
 
-        done = store.index_messages(limit=limit, progress=advance)
+        # This process does nothing else meanwhile: one BLAS thread per core.
+        done = store.index_messages(limit=limit, progress=advance, threads=os.cpu_count() or 1)
     rate = done / max(time.monotonic() - started, 1e-9)
     index = store.semantic_index(force=True)
     click.echo(

@@ -272,7 +272,7 @@ class SemanticIndex:
             bound = before if before is not None else 0
         return read(lambda conn: conn.execute(sql, (bound, n)).fetchall())
 
-    def _store(self, rows: Sequence[tuple[Any, ...]], low: int, high: int) -> int:
+    def _store(self, rows: Sequence[tuple[Any, ...]], low: int, high: int, threads: int = 1) -> int:
         """Embed *rows* (id, content, name) and save them, widening the embedded id range to
         *low*..*high*. Rows another process embedded meanwhile are not written again."""
         pieces: list[tuple[int, int, int, str]] = []
@@ -282,7 +282,8 @@ class SemanticIndex:
             pieces += [
                 (mid, n, checksum, piece) for n, piece in enumerate(_pieces(_encodable(text)))
             ]
-        vectors = self.encoder.encode([piece for *_, piece in pieces]) if pieces else []
+        texts = [piece for *_, piece in pieces]
+        vectors = self.encoder.encode(texts, threads=threads) if pieces else []
         import numpy as np
 
         with self._lock, self._conn:
@@ -342,12 +343,14 @@ class SemanticIndex:
         budget: float | None = None,
         limit: int | None = None,
         progress: Callable[[int], None] | None = None,
+        threads: int = 1,
     ) -> int:
         """Embed messages not embedded yet: new ones first, then older ones, newest first.
 
         Stops after *budget* seconds (checked between batches of
         :data:`BATCH`) or *limit* messages; returns how many were embedded.
-        *progress* is called with the running count.
+        *progress* is called with the running count; the encoder uses *threads*
+        BLAS threads (see :meth:`~hermes_core.embeddings.MiniLMEncoder.encode`).
         """
         deadline = None if budget is None else time.monotonic() + budget
         done = 0
@@ -376,12 +379,12 @@ class SemanticIndex:
                 if not rows:
                     forward = False
                     continue
-                done += self._store(rows, low, max(int(row[0]) for row in rows))
+                done += self._store(rows, low, max(int(row[0]) for row in rows), threads)
             else:
                 rows = self._pending(read, None, low, step)
                 if not rows:
                     break
-                done += self._store(rows, min(int(row[0]) for row in rows), high)
+                done += self._store(rows, min(int(row[0]) for row in rows), high, threads)
             if progress is not None:
                 progress(done)
         return done

@@ -502,6 +502,7 @@ class SessionStore:
         budget: float | None = None,
         limit: int | None = None,
         progress: Callable[[int], None] | None = None,
+        threads: int = 1,
     ) -> int:
         """Embed messages for semantic search (new first, then older, newest first).
 
@@ -512,7 +513,9 @@ class SessionStore:
         """
         index = self.semantic_index(force=True)
         assert index is not None  # forced: an index, or a ConfigError
-        return index.catch_up(self._read, budget=budget, limit=limit, progress=progress)
+        return index.catch_up(
+            self._read, budget=budget, limit=limit, progress=progress, threads=threads
+        )
 
     def messages_to_embed(self) -> int:
         """How many messages semantic search has not embedded yet (needs the encoder)."""
