@@ -24,3 +24,18 @@ def hermes_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     ):
         monkeypatch.delenv(var, raising=False)
     return home
+
+
+@pytest.fixture(params=["dangling", "loop"])
+def home_link_to_nowhere(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """HERMES_HOME set to a symbolic link that leads nowhere: to a missing path, or a loop."""
+    home = tmp_path / "home"
+    if request.param == "dangling":
+        home.symlink_to(tmp_path / "missing")
+    else:
+        home.symlink_to(tmp_path / "other")
+        (tmp_path / "other").symlink_to(home)
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    return home

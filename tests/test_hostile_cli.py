@@ -191,19 +191,15 @@ def test_hermes_home_pointing_at_a_file(
     assert a_file.read_text() == "x"
 
 
-@pytest.mark.parametrize("kind", ["dangling", "loop"])
 def test_hermes_home_that_is_a_symlink_to_nowhere_is_named(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, kind: str
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    home_link_to_nowhere: Path,
 ) -> None:
     # Before: "Cannot create the memory folder …/memories (File exists)" for a dangling link,
     # and an error about config.yaml for a loop; neither said the home itself leads nowhere.
-    home = tmp_path / "home"
-    if kind == "dangling":
-        home.symlink_to(tmp_path / "missing")
-    else:
-        home.symlink_to(tmp_path / "other")
-        (tmp_path / "other").symlink_to(home)
-    monkeypatch.setenv("HERMES_HOME", str(home))
+    home = home_link_to_nowhere
     for command in (["memory", "show"], ["memory", "add", "fact"]):
         code, _, err = run(capsys, monkeypatch, *command)
         assert code == 1
@@ -283,7 +279,6 @@ def test_conformance_refuses_a_timeout_that_is_not_positive(
     assert code == 2 and "--timeout" in err
 
 
-@pytest.mark.parametrize("kind", ["dangling", "loop"])
 @pytest.mark.parametrize(
     "command", [["list"], ["list", "--json"], ["search", "deploy"], ["show", "abc"]]
 )
@@ -291,17 +286,11 @@ def test_sessions_commands_say_a_hermes_home_link_leads_nowhere(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
-    kind: str,
+    home_link_to_nowhere: Path,
     command: list[str],
 ) -> None:
     # Before: "No sessions yet (…/state.db does not exist)" (or `[]`), as for a new home.
-    home = tmp_path / "home"
-    if kind == "dangling":
-        home.symlink_to(tmp_path / "missing")
-    else:
-        home.symlink_to(tmp_path / "other")
-        (tmp_path / "other").symlink_to(home)
-    monkeypatch.setenv("HERMES_HOME", str(home))
+    home = home_link_to_nowhere
     code, out, err = run(capsys, monkeypatch, "sessions", *command)
     assert code == 1, out
     assert f"HERMES_HOME {home} is a symbolic link that leads nowhere" in err, err

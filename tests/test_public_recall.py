@@ -5,8 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
+
+import pytest
+
+from hermes_core.sessions.semantic import semantic_available
 
 SCRIPT = Path(__file__).resolve().parent.parent / "bench" / "public_recall.py"
 
@@ -69,6 +74,21 @@ def test_locomo_evidence_turns_are_found(tmp_path: Path) -> None:
     assert set(rows) == {"BM25, OR of all words", "ours (`search_messages`)"}
 
 
+def longmemeval_instance(question: str, haystack: list[list[dict[str, Any]]]) -> dict[str, Any]:
+    """One LongMemEval instance: *question* over *haystack*'s sessions (s1, s2, …), dated."""
+    return {
+        "question_id": "q1",
+        "question_type": "single-session-user",
+        "question": question,
+        "haystack_session_ids": [f"s{n}" for n in range(1, len(haystack) + 1)],
+        "haystack_dates": [
+            (date(2023, 5, 20) + timedelta(days=n)).strftime("%Y/%m/%d (%a) 02:21")
+            for n in range(len(haystack))
+        ],
+        "haystack_sessions": haystack,
+    }
+
+
 def test_longmemeval_has_answer_turns_are_the_evidence(tmp_path: Path) -> None:
     haystack = [
         [
@@ -77,14 +97,7 @@ def test_longmemeval_has_answer_turns_are_the_evidence(tmp_path: Path) -> None:
         ],
         [{"role": "user", "content": "How do I keep sourdough starter alive?"}],
     ]
-    instance = {
-        "question_id": "q1",
-        "question_type": "single-session-user",
-        "question": "What did I name my cat?",
-        "haystack_session_ids": ["s1", "s2"],
-        "haystack_dates": ["2023/05/20 (Sat) 02:21", "2023/05/21 (Sun) 09:00"],
-        "haystack_sessions": haystack,
-    }
+    instance = longmemeval_instance("What did I name my cat?", haystack)
     abstention = {**instance, "question_id": "q2_abs", "haystack_sessions": [[], []]}
     path = tmp_path / "longmemeval.json"
     path.write_text(json.dumps([instance, abstention]), encoding="utf-8")
@@ -174,13 +187,8 @@ def test_limit_reads_only_the_first_instances(tmp_path: Path) -> None:
     assert rows["ours (`search_messages`)"] == [1.0] * 6
 
 
+@pytest.mark.skipif(not semantic_available(), reason="the MiniLM encoder is not installed")
 def test_semantic_ranks_a_paraphrased_question(tmp_path: Path) -> None:
-    from hermes_core.sessions.semantic import semantic_available
-
-    if not semantic_available():
-        import pytest
-
-        pytest.skip("the MiniLM encoder is not installed")
     haystack = [
         [
             {
@@ -192,14 +200,7 @@ def test_semantic_ranks_a_paraphrased_question(tmp_path: Path) -> None:
         [{"role": "user", "content": "Which flour suits a sourdough loaf?"}],
         [{"role": "user", "content": "My bike chain keeps slipping on hills."}],
     ]
-    instance = {
-        "question_id": "q1",
-        "question_type": "single-session-user",
-        "question": "What did we name the cat we adopted?",
-        "haystack_session_ids": ["s1", "s2", "s3"],
-        "haystack_dates": ["2023/05/20 (Sat) 02:21"] * 3,
-        "haystack_sessions": haystack,
-    }
+    instance = longmemeval_instance("What did we name the cat we adopted?", haystack)
     path = tmp_path / "longmemeval.json"
     path.write_text(json.dumps([instance]), encoding="utf-8")
     _, rows, _ = recall(path)

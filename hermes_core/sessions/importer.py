@@ -352,6 +352,18 @@ def _decode(
         ) from exc
 
 
+def _without_overrides(
+    path: Path, dataset: list[dict[str, Any]], session_id: str | None, title: str | None
+) -> list[dict[str, Any]]:
+    """A benchmark file's sessions; --session-id and --title cannot rename them."""
+    if session_id is not None or title:
+        raise SessionImportError(
+            f"{path} is a benchmark file whose sessions carry their own ids and titles; "
+            "import it without --session-id and --title."
+        )
+    return dataset
+
+
 def read_jsonl(
     path: Path,
     *,
@@ -379,12 +391,7 @@ def read_jsonl(
         raise SessionImportError(f"--title: {exc}") from exc
     dataset = _stream_dataset(path, source)
     if dataset is not None:
-        if session_id is not None or title:
-            raise SessionImportError(
-                f"{path} is a benchmark file whose sessions carry their own ids and titles; "
-                "import it without --session-id and --title."
-            )
-        return dataset
+        return _without_overrides(path, dataset, session_id, title)
     text, digest = _read_text(path)
     base_id = _file_id(path, digest)
     loose: dict[str, list[dict[str, Any]]] = {}
@@ -395,12 +402,7 @@ def read_jsonl(
     document = _document(text)
     dataset = None if document is None else _read_dataset(path, document, source)
     if dataset is not None:
-        if session_id is not None or title:
-            raise SessionImportError(
-                f"{path} is a benchmark file whose sessions carry their own ids and titles; "
-                "import it without --session-id and --title."
-            )
-        return dataset
+        return _without_overrides(path, dataset, session_id, title)
     # One object may be pretty-printed over several lines; it is still one line of JSONL.
     # Lines end at \n, \r\n or \r only: str.splitlines() would also cut at U+2028, U+2029
     # and U+0085, which JSON lets a string hold as they are (json.dumps(ensure_ascii=False)).

@@ -257,20 +257,26 @@ class SemanticIndex:
     ) -> list[tuple[Any, ...]]:
         """The next *n* user/assistant messages after *after* (oldest first) or before
         *before* (newest first)."""
-        name = "name" if "name" in self.layout.message_columns else "NULL"
-        where = (
-            f"m.role IN ('user', 'assistant') AND {self.layout.visible_rows_sql('m')} "
-            "AND length(trim(m.content)) > 0"
-        )
         if after is not None:
-            sql = f"SELECT m.id, m.content, {name} FROM messages AS m WHERE m.id > ? AND {where} "
-            sql += "ORDER BY m.id LIMIT ?"
-            bound = after
+            side, order, bound = "m.id > ?", "m.id", after
         else:
-            sql = f"SELECT m.id, m.content, {name} FROM messages AS m WHERE m.id < ? AND {where} "
-            sql += "ORDER BY m.id DESC LIMIT ?"
-            bound = before if before is not None else 0
+            side, order, bound = "m.id < ?", "m.id DESC", before if before is not None else 0
+        sql = (
+            f"SELECT m.id, m.content, {self._name_column('m')} FROM messages AS m "
+            f"WHERE {side} AND {self._embeddable('m')} ORDER BY {order} LIMIT ?"
+        )
         return read(lambda conn: conn.execute(sql, (bound, n)).fetchall())
+
+    def _embeddable(self, alias: str) -> str:
+        """A WHERE fragment: the messages this index embeds (user and assistant text)."""
+        return (
+            f"{alias}.role IN ('user', 'assistant') AND {self.layout.visible_rows_sql(alias)} "
+            f"AND length(trim({alias}.content)) > 0"
+        )
+
+    def _name_column(self, alias: str) -> str:
+        """The speaker's name column, or NULL for a file without one."""
+        return f"{alias}.name" if "name" in self.layout.message_columns else "NULL"
 
     def _store(self, rows: Sequence[tuple[Any, ...]], low: int, high: int, threads: int = 1) -> int:
         """Embed *rows* (id, content, name) and save them, widening the embedded id range to
@@ -393,16 +399,13 @@ class SemanticIndex:
         """How many user/assistant messages are not embedded yet."""
         with self._lock:
             low, high = self._marks()
-        where = (
-            f"role IN ('user', 'assistant') AND {self.layout.visible_rows_sql('messages')} "
-            "AND length(trim(content)) > 0"
-        )
+        where = self._embeddable("m")
         if high is None:
-            sql, params = f"SELECT count(*) FROM messages WHERE {where}", ()
+            sql, params = f"SELECT count(*) FROM messages AS m WHERE {where}", ()
         else:  # two id ranges, each read through the primary key
             sql = (
-                f"SELECT (SELECT count(*) FROM messages WHERE id > ? AND {where}) "
-                f"+ (SELECT count(*) FROM messages WHERE id < ? AND {where})"
+                f"SELECT (SELECT count(*) FROM messages AS m WHERE m.id > ? AND {where}) "
+                f"+ (SELECT count(*) FROM messages AS m WHERE m.id < ? AND {where})"
             )
             params = (high, low)  # type: ignore[assignment]
         return int(read(lambda conn: conn.execute(sql, params).fetchone()[0]))
@@ -480,15 +483,14 @@ class SemanticIndex:
         """*ids* whose message still exists with the text that was embedded."""
         if not ids:
             return []
-        name = "name" if "name" in self.layout.message_columns else "NULL"
         marks = ",".join("?" * len(ids))
+        sql = (
+            f"SELECT m.id, m.content, {self._name_column('m')} FROM messages AS m "
+            f"WHERE m.id IN ({marks})"
+        )
         current = {
             mid: _checksum(_source_text(content, speaker))
-            for mid, content, speaker in read(
-                lambda conn: conn.execute(
-                    f"SELECT id, content, {name} FROM messages WHERE id IN ({marks})", ids
-                ).fetchall()
-            )
+            for mid, content, speaker in read(lambda conn: conn.execute(sql, ids).fetchall())
         }
         with self._lock:
             stored = dict(
