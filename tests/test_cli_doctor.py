@@ -136,6 +136,8 @@ def test_doctor_counts_the_messages_semantic_search_has_not_embedded(hermes_home
         )
     result = doctor(hermes_home, "session_search:\n  semantic: on\n")
     assert result.exit_code == 0, result.stdout  # informational, not a problem
+    # A diagnosis writes nothing: no vectors' sidecar appears beside state.db.
+    assert not list(hermes_home.glob("state.db.vectors*"))
     assert "[ok  ] semantic search is on: the MiniLM encoder is installed" in result.stdout
     assert (
         f"[ok  ] 2 message(s) in {hermes_home / 'state.db'} are not embedded for semantic "
@@ -144,6 +146,11 @@ def test_doctor_counts_the_messages_semantic_search_has_not_embedded(hermes_home
     assert "`hermes-memory sessions index`" in result.stdout
     indexed = CliRunner().invoke(cli, ["sessions", "index"], catch_exceptions=False)
     assert indexed.exit_code == 0, indexed.output
+    with SessionStore(hermes_home / "state.db", semantic="off") as store:
+        store.append_messages("s1", [{"role": "user", "content": "She likes the window seat."}])
+    result = doctor(hermes_home, "session_search:\n  semantic: auto\n")
+    assert "[ok  ] 1 message(s) in" in result.stdout  # read from the sidecar, not re-embedded
+    CliRunner().invoke(cli, ["sessions", "index"], catch_exceptions=False)
     result = doctor(hermes_home, "session_search:\n  semantic: auto\n")
     assert f"every message in {hermes_home / 'state.db'} is embedded" in result.stdout
 

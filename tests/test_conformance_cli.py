@@ -353,3 +353,27 @@ def test_an_installed_entry_point_no_memory_loader_reads_is_named(
         )
         assert "read hermes_agent.memory_providers and hermes_memory" in text
         assert "Move the entry point to the group hermes_agent.memory_providers" in text
+
+
+@pytest.mark.parametrize("where", ["general folder", "misplaced folder"])
+def test_a_plugin_folder_the_suite_cannot_check_is_named(hermes_home: Path, where: str) -> None:
+    # Before: "No memory provider named 'observer' was found … Install its distribution",
+    # about a folder sitting in $HERMES_HOME.
+    if where == "general folder":
+        folder = hermes_home / "plugins" / "observer"
+        source = GENERAL_PLUGIN
+    else:  # where some installers put it, and no scan (Hermes' included) looks
+        folder = hermes_home / "plugins" / "memory" / "observer"
+        source = _dict_provider_source()
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text(source)
+    result = CliRunner().invoke(cli, ["conformance", "observer"])
+    assert result.exit_code == 1
+    text = " ".join(result.output.split())
+    assert "Install its distribution" not in text
+    if where == "general folder":
+        assert f"'observer' is not a memory provider: the folder {folder} offers none" in text
+        assert "general Hermes plugin" in text and "Pick a memory provider instead" in text
+    else:
+        assert f"a plugin folder of that name is at {folder}, where no scan looks" in text
+        assert "Copy or move it to $HERMES_HOME/plugins/observer/" in text

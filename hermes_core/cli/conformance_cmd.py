@@ -51,7 +51,13 @@ def _scratch_home(config_from: Path | None, provider: str) -> Iterator[tuple[Pat
 
 
 def _find_provider(name: str) -> ProviderInfo:
-    from hermes_core.plugins import HERMES_ENTRY_POINT_GROUP, discover_providers, selected_entry
+    from hermes_core.plugins import (
+        HERMES_ENTRY_POINT_GROUP,
+        discover_providers,
+        misplaced_plugins,
+        non_provider_folders,
+        selected_entry,
+    )
 
     found = discover_providers()
     info = selected_entry(found, name)
@@ -82,6 +88,27 @@ def _find_provider(name: str) -> ProviderInfo:
             "Agent runs from plugins.enabled and the conformance suite does not check.\n"
             f"Pick a memory provider instead (installed: {names})."
         )
+    general = next(
+        (path for path in non_provider_folders() if _folded(Path(path).name) == _folded(name)), None
+    )
+    if general is not None:
+        raise click.ClickException(
+            f"{name!r} is not a memory provider: the folder {general} offers none (its "
+            "__init__.py names neither MemoryProvider nor register_memory_provider), so it is "
+            "a general Hermes plugin, which Hermes Agent runs from plugins.enabled and the "
+            "conformance suite does not check.\n"
+            f"Pick a memory provider instead (installed: {names})."
+        )
+    misplaced = next(
+        (path for n, path in misplaced_plugins().items() if _folded(n) == _folded(name)), None
+    )
+    if misplaced is not None:
+        raise click.ClickException(
+            f"No memory provider named {name!r} was found (installed: {names}), but a plugin "
+            f"folder of that name is at {misplaced}, where no scan looks.\n"
+            f"Copy or move it to $HERMES_HOME/plugins/{Path(misplaced).name}/, then run the "
+            "suite again."
+        )
     hint = "Install its distribution (pip install ...), or check `hermes-memory plugins --all`."
     if "/" in name or os.sep in name or name.startswith("."):
         hint = (
@@ -94,15 +121,17 @@ def _find_provider(name: str) -> ProviderInfo:
     )
 
 
+def _folded(text: str) -> str:
+    """A plugin name as the loaders compare it: ``-`` and ``_`` and case read alike."""
+    return text.strip().lower().replace("-", "_")
+
+
 def _unread_entry_point(name: str) -> UnreadEntryPoint | None:
     """An installed entry point called *name* that no memory loader reads (a misfiled
     provider first, then a general Hermes plugin); ``-`` and ``_`` and case read alike."""
     from hermes_core.plugins import unread_entry_points
 
-    def folded(text: str) -> str:
-        return text.strip().lower().replace("-", "_")
-
-    points = [point for point in unread_entry_points() if folded(point.name) == folded(name)]
+    points = [point for point in unread_entry_points() if _folded(point.name) == _folded(name)]
     return next((p for p in points if p.provider), points[0] if points else None)
 
 

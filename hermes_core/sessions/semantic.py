@@ -38,6 +38,7 @@ from hermes_core.sessions.layout import Layout
 __all__ = [
     "SEMANTIC_ENV",
     "SemanticIndex",
+    "count_not_embedded",
     "semantic_available",
     "semantic_mode",
     "sidecar_path",
@@ -177,6 +178,48 @@ def _shared(path: Path) -> _Loaded:
         return loaded
 
 
+def _embeddable(layout: Layout, alias: str) -> str:
+    """A WHERE fragment: the messages semantic search embeds (user and assistant text)."""
+    return (
+        f"{alias}.role IN ('user', 'assistant') AND {layout.visible_rows_sql(alias)} "
+        f"AND length(trim({alias}.content)) > 0"
+    )
+
+
+def _count_missing(read: Reader[Any], layout: Layout, low: int | None, high: int | None) -> int:
+    """Embeddable messages outside the embedded id range *low*..*high* (all, for none)."""
+    where = _embeddable(layout, "m")
+    if high is None or low is None:
+        sql, params = f"SELECT count(*) FROM messages AS m WHERE {where}", ()
+    else:  # two id ranges, each read through the primary key
+        sql = (
+            f"SELECT (SELECT count(*) FROM messages AS m WHERE m.id > ? AND {where}) "
+            f"+ (SELECT count(*) FROM messages AS m WHERE m.id < ? AND {where})"
+        )
+        params = (high, low)  # type: ignore[assignment]
+    return int(read(lambda conn: conn.execute(sql, params).fetchone()[0]))
+
+
+def count_not_embedded(db_path: str | os.PathLike[str], layout: Layout, read: Reader[Any]) -> int:
+    """How many messages of *db_path* have no vectors yet, without loading the encoder
+    or writing anything: the sidecar is only read, and may not exist yet."""
+    low = high = None
+    sidecar = sidecar_path(db_path)
+    if sidecar.is_file():
+        try:
+            conn = sqlite3.connect(f"{sidecar.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                meta = dict(conn.execute("SELECT key, value FROM meta"))
+            finally:
+                conn.close()
+        except sqlite3.Error:  # damaged or foreign: rebuilt on first use, so nothing counts
+            meta = {}
+        if meta.get("model") == MODEL:  # another model's vectors are dropped on first use
+            low = int(meta["low"]) if meta.get("low") is not None else None
+            high = int(meta["high"]) if meta.get("high") is not None else None
+    return _count_missing(read, layout, low, high)
+
+
 class SemanticIndex:
     """The vectors of one session database's messages, and the nearest ones to a question.
 
@@ -269,10 +312,7 @@ class SemanticIndex:
 
     def _embeddable(self, alias: str) -> str:
         """A WHERE fragment: the messages this index embeds (user and assistant text)."""
-        return (
-            f"{alias}.role IN ('user', 'assistant') AND {self.layout.visible_rows_sql(alias)} "
-            f"AND length(trim({alias}.content)) > 0"
-        )
+        return _embeddable(self.layout, alias)
 
     def _name_column(self, alias: str) -> str:
         """The speaker's name column, or NULL for a file without one."""
@@ -399,16 +439,7 @@ class SemanticIndex:
         """How many user/assistant messages are not embedded yet."""
         with self._lock:
             low, high = self._marks()
-        where = self._embeddable("m")
-        if high is None:
-            sql, params = f"SELECT count(*) FROM messages AS m WHERE {where}", ()
-        else:  # two id ranges, each read through the primary key
-            sql = (
-                f"SELECT (SELECT count(*) FROM messages AS m WHERE m.id > ? AND {where}) "
-                f"+ (SELECT count(*) FROM messages AS m WHERE m.id < ? AND {where})"
-            )
-            params = (high, low)  # type: ignore[assignment]
-        return int(read(lambda conn: conn.execute(sql, params).fetchone()[0]))
+        return _count_missing(read, self.layout, low, high)
 
     def coverage(self, read: Reader[Any]) -> float:
         """The share of user/assistant messages embedded (1.0 for none at all)."""

@@ -48,7 +48,12 @@ from hermes_core.sessions.search import (
     search_messages,
     searched_by_meaning,
 )
-from hermes_core.sessions.semantic import SemanticIndex, semantic_available, semantic_mode
+from hermes_core.sessions.semantic import (
+    SemanticIndex,
+    count_not_embedded,
+    semantic_available,
+    semantic_mode,
+)
 from hermes_core.sessions.sessioninfo import SessionInfo
 from hermes_core.sessions.titles import next_title, sanitize_title
 
@@ -518,10 +523,16 @@ class SessionStore:
         )
 
     def messages_to_embed(self) -> int:
-        """How many messages semantic search has not embedded yet (needs the encoder)."""
-        index = self.semantic_index(force=True)
-        assert index is not None  # forced: an index, or a ConfigError
-        return index.missing(self._read)
+        """How many messages semantic search has not embedded yet.
+
+        Counting loads no encoder and writes nothing: without an open index it reads
+        the vectors' sidecar, which need not exist yet.
+        """
+        with self._semantic_lock:
+            index = self._semantic
+        if index is not None:
+            return index.missing(self._read)
+        return count_not_embedded(self.path, self.layout, self._read)
 
     def close(self) -> None:
         """Checkpoint passively and close the connection (idempotent)."""
