@@ -135,6 +135,26 @@ def test_vectors_of_deleted_or_changed_messages_are_ignored(store: SessionStore)
 
 
 @needs_minilm
+def test_deleting_a_session_drops_its_vectors(tmp_path: Path) -> None:
+    # Before: the vectors of a deleted conversation stayed in state.db.vectors for good.
+    store = history(tmp_path / "state.db")
+    assert store.index_messages() == 4
+    other = SessionStore(tmp_path / "state.db", semantic="on")  # another chat, vectors loaded
+    assert sessions_of(other.search_messages(QUESTION))[0] == "cat"
+    assert store.delete_session("cat")
+    with sqlite3.connect(sidecar_path(store.path)) as raw:
+        kept = {row[0] for row in raw.execute("SELECT DISTINCT message_id FROM vectors")}
+        embedded = raw.execute("SELECT value FROM meta WHERE key = 'embedded'").fetchone()[0]
+    assert kept == {3, 4} and int(embedded) == 2  # car and tea stay
+    assert store.messages_to_embed() == 0  # nothing to redo: coverage stays whole
+    assert "cat" not in sessions_of(other.search_messages(QUESTION))
+    assert sessions_of(other.search_messages("Why did my car fail its inspection?"))[0] == "car"
+    assert not store.delete_session("cat")  # already gone: nothing to do
+    other.close()
+    store.close()
+
+
+@needs_minilm
 def test_new_messages_are_embedded_by_the_next_question(store: SessionStore) -> None:
     store.index_messages()
     assert store.messages_to_embed() == 0

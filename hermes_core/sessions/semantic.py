@@ -19,6 +19,7 @@ all at once with ``hermes-memory sessions index``.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sqlite3
@@ -39,6 +40,7 @@ __all__ = [
     "SEMANTIC_ENV",
     "SemanticIndex",
     "count_not_embedded",
+    "forget_vectors",
     "semantic_available",
     "semantic_mode",
     "sidecar_path",
@@ -218,6 +220,50 @@ def count_not_embedded(db_path: str | os.PathLike[str], layout: Layout, read: Re
             low = int(meta["low"]) if meta.get("low") is not None else None
             high = int(meta["high"]) if meta.get("high") is not None else None
     return _count_missing(read, layout, low, high)
+
+
+def forget_vectors(db_path: str | os.PathLike[str], message_ids: Sequence[int]) -> int:
+    """Drop the vectors of deleted messages from *db_path*'s sidecar, when it exists.
+
+    Returns how many of *message_ids* had vectors. Loads no encoder. A sidecar that
+    cannot be written keeps them (a search skips vectors of messages that are gone);
+    that is logged.
+    """
+    sidecar = sidecar_path(db_path)
+    if not message_ids or not sidecar.is_file():
+        return 0
+    ids = json.dumps([int(mid) for mid in message_ids])
+    chosen = "message_id IN (SELECT value FROM json_each(?))"
+    try:
+        conn = sqlite3.connect(sidecar, timeout=5.0)
+        try:
+            with conn:
+                conn.execute("BEGIN IMMEDIATE")
+                sql = f"SELECT count(DISTINCT message_id) FROM vectors WHERE {chosen}"
+                gone = int(conn.execute(sql, (ids,)).fetchone()[0])
+                if gone:
+                    conn.execute(f"DELETE FROM vectors WHERE {chosen}", (ids,))
+                    conn.execute(
+                        "UPDATE meta SET value = max(CAST(value AS INTEGER) - ?, 0) "
+                        "WHERE key = 'embedded'",
+                        (gone,),
+                    )
+                    conn.execute(  # other processes reload what they hold in memory
+                        "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT(key) "
+                        "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+                    )
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        log.warning(
+            "could not drop the vectors of %d deleted message(s) from %s (%s); searches "
+            "skip them, and deleting the file drops them all",
+            len(message_ids),
+            sidecar,
+            exc,
+        )
+        return 0
+    return gone
 
 
 class SemanticIndex:

@@ -51,6 +51,7 @@ from hermes_core.sessions.search import (
 from hermes_core.sessions.semantic import (
     SemanticIndex,
     count_not_embedded,
+    forget_vectors,
     semantic_available,
     semantic_mode,
 )
@@ -730,20 +731,28 @@ class SessionStore:
         conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))
 
     def delete_session(self, session_id: str) -> bool:
-        """Delete a session and its messages; its children lose their parent link."""
+        """Delete a session and its messages (and their vectors for semantic search); its
+        children lose their parent link."""
 
-        def write(conn: sqlite3.Connection) -> bool:
+        def write(conn: sqlite3.Connection) -> list[int] | None:
             if not self._exists(conn, session_id):
-                return False
+                return None
             conn.execute(
                 "UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?",
                 (session_id,),
             )
+            deleted = conn.execute(
+                "SELECT id FROM messages WHERE session_id = ?", (session_id,)
+            ).fetchall()
             conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
             conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
-            return True
+            return [row[0] for row in deleted]
 
-        return self._write(write)
+        deleted = self._write(write)
+        if deleted is None:
+            return False
+        forget_vectors(self.path, deleted)
+        return True
 
     @staticmethod
     def _exists(conn: sqlite3.Connection, session_id: str) -> bool:
