@@ -292,4 +292,7 @@ def test_cli_reads_a_hermes_file(hermes_db: Path) -> None:
     assert checked.exit_code == 0 and "a Hermes Agent file" in checked.output
     repaired = runner.invoke(cli, ["sessions", "repair", "--db", str(hermes_db)])
     assert repaired.exit_code != 0 and "only reads it" in repaired.output
+    for deleting in (["delete", "h_old"], ["prune", "--older-than", "1d"]):
+        refused = runner.invoke(cli, ["sessions", *deleting, "--yes", "--db", str(hermes_db)])
+        assert refused.exit_code == 1 and "only reads it" in refused.output
     check()

@@ -1,4 +1,4 @@
-"""``hermes-memory sessions``: list, search, show and import stored conversations.
+"""``hermes-memory sessions``: list, search, show, import and delete stored conversations.
 
 Every command takes ``--db PATH`` (default ``$HERMES_HOME/state.db``). ``list``,
 ``search`` and ``show`` open the file read-only, so they work on a
@@ -362,24 +362,7 @@ def _roles(values: tuple[str, ...]) -> list[str]:
 def show_cmd(session_id: str, db: Path | None, as_json: bool) -> None:
     """Print one conversation (SESSION_ID may be a unique prefix or the exact title)."""
     with _store(db, read_only=True) as store:
-        resolved = store.resolve_session_id(session_id)
-        if resolved is None:
-            by_title = store.get_session_by_title(session_id)
-            resolved = by_title["id"] if by_title else None
-        if resolved is None:
-            several = store.session_ids_starting_with(session_id, limit=6) if session_id else []
-            if len(several) > 1:
-                listed = ", ".join(several[:5]) + (", …" if len(several) > 5 else "")
-                raise click.ClickException(
-                    shown(
-                        f"{session_id!r} is the start of several session ids in {store.path} "
-                        f"({listed}); give more of the id."
-                    )
-                )
-            raise click.ClickException(
-                f"No session matches {session_id!r} in {store.path}; "
-                "see `hermes-memory sessions list`."
-            )
+        resolved = _resolve(store, session_id)
         session = store.get_session(resolved)
         messages = store.get_messages(resolved)
         lineage = store.get_lineage(resolved)
@@ -400,6 +383,119 @@ def show_cmd(session_id: str, db: Path | None, as_json: bool) -> None:
 
     click.echo("")
     click.echo(shown(format_conversation(messages)))
+
+
+def _resolve(store: Any, session_id: str) -> str:
+    """The id SESSION_ID names (a unique prefix or the exact title), else a usage error."""
+    resolved: str | None = store.resolve_session_id(session_id)
+    if resolved is None:
+        by_title = store.get_session_by_title(session_id)
+        resolved = by_title["id"] if by_title else None
+    if resolved is not None:
+        return resolved
+    several = store.session_ids_starting_with(session_id, limit=6) if session_id else []
+    if len(several) > 1:
+        listed = ", ".join(several[:5]) + (", …" if len(several) > 5 else "")
+        raise click.ClickException(
+            shown(
+                f"{session_id!r} is the start of several session ids in {store.path} "
+                f"({listed}); give more of the id."
+            )
+        )
+    raise click.ClickException(
+        f"No session matches {session_id!r} in {store.path}; see `hermes-memory sessions list`."
+    )
+
+
+def _writable_ours(db: Path | None) -> Path:
+    """The database a deleting command may change: an existing hermes-memory file."""
+    path = _existing(db)
+    with _store(path, read_only=True) as probe:
+        if not probe.layout.ours:
+            raise click.ClickException(
+                f"{path} was written by Hermes Agent; hermes-memory only reads it "
+                "(delete sessions there with Hermes' own `hermes sessions` commands)."
+            )
+    return path
+
+
+def _confirmed(question: str, yes: bool) -> None:
+    """Ask *question* unless *yes*; without a terminal to ask on, require ``--yes``."""
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise click.ClickException(f"{question} Nothing was deleted: pass --yes to confirm.")
+    click.confirm(question, abort=True)
+
+
+@sessions.command("delete")
+@click.argument("session_id", type=TEXT)
+@_db_option
+@click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
+def delete_cmd(session_id: str, db: Path | None, yes: bool) -> None:
+    """Delete one conversation: every session of its compression chain and their messages.
+
+    SESSION_ID may be any session of the conversation (a unique prefix or the
+    exact title). Their vectors for semantic search go too, and freed pages are
+    zeroed. Subagent and branch sessions stay, without their parent link.
+    """
+    path = _writable_ours(db)
+    with _store(path, read_only=False) as store:
+        resolved = _resolve(store, session_id)
+        chain = store.get_lineage(resolved)
+        count = sum(len(store.get_messages(sid)) for sid in chain)
+        title = next((t for t in (store.get_session(sid).get("title") for sid in chain) if t), None)
+        named = f"{title!r} ({' -> '.join(chain)})" if title else " -> ".join(chain)
+        sessions_word = "session" if len(chain) == 1 else "sessions"
+        what = f"the conversation {named}: {len(chain)} {sessions_word}, {count:,} messages"
+        _confirmed(shown(f"Delete {what} from {_printable(path)}?"), yes)
+        deleted = store.delete_conversation(resolved)
+    click.echo(shown(f"Deleted {what}." if deleted else f"{session_id!r} was already gone."))
+
+
+@sessions.command("prune")
+@click.option(
+    "--older-than",
+    "older_than",
+    required=True,
+    type=TEXT,
+    help="Delete conversations that ended before this: 90d, 12w, an ISO date…",
+)
+@click.option(
+    "--source", default=None, type=TEXT, help="Only conversations from this source (cli, …)."
+)
+@_db_option
+@click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
+def prune_cmd(older_than: str, source: str | None, db: Path | None, yes: bool) -> None:
+    """Delete every conversation whose sessions all ended before --older-than.
+
+    A conversation still open, or continued since (compression), is kept
+    whole. Like `delete`, their vectors go too and freed pages are zeroed.
+    """
+    try:
+        cutoff = parse_when(older_than)
+    except click.BadParameter as exc:
+        exc.param_hint = "'--older-than'"
+        raise
+    assert cutoff is not None  # a required option
+    path = _writable_ours(db)
+    when = datetime.fromtimestamp(cutoff).strftime("%Y-%m-%d %H:%M")
+    scope = f" from {source!r}" if source else ""
+    _confirmed(
+        shown(
+            f"Delete every conversation{scope} that ended before {when} from {_printable(path)}?"
+        ),
+        yes,
+    )
+    with _store(path, read_only=False) as store:
+        deleted = store.prune_conversations(cutoff, source=source)
+    click.echo(
+        shown(
+            f"Deleted {len(deleted)} session(s){scope} that ended before {when}."
+            if deleted
+            else f"No conversation{scope} ended before {when}; nothing was deleted."
+        )
+    )
 
 
 def _existing(db: Path | None) -> Path:

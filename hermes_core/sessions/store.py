@@ -269,6 +269,31 @@ def _epoch(value: Any, what: str) -> float | None:
     return float(max(-MAX_TIMESTAMP, min(value, MAX_TIMESTAMP)))
 
 
+def _delete_sessions(conn: sqlite3.Connection, session_ids: Sequence[str]) -> list[int]:
+    """Delete *session_ids* and their messages in the open write transaction, zeroing the
+    freed pages; their other children lose the parent link. Returns the message ids."""
+    if not session_ids:
+        return []
+    conn.execute("PRAGMA secure_delete = ON")
+    try:
+        ids = json.dumps(list(session_ids))
+        chosen = "IN (SELECT value FROM json_each(?))"
+        messages = [
+            row[0]
+            for row in conn.execute(f"SELECT id FROM messages WHERE session_id {chosen}", (ids,))
+        ]
+        conn.execute(
+            f"UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id {chosen} "
+            f"AND id NOT {chosen}",
+            (ids, ids),
+        )
+        conn.execute(f"DELETE FROM messages WHERE session_id {chosen}", (ids,))
+        conn.execute(f"DELETE FROM sessions WHERE id {chosen}", (ids,))
+    finally:
+        conn.execute("PRAGMA secure_delete = OFF")
+    return messages
+
+
 def _row_dict(cursor: sqlite3.Cursor, row: Sequence[Any]) -> dict[str, Any]:
     return {col[0]: value for col, value in zip(cursor.description, row, strict=True)}
 
@@ -737,22 +762,84 @@ class SessionStore:
         def write(conn: sqlite3.Connection) -> list[int] | None:
             if not self._exists(conn, session_id):
                 return None
-            conn.execute(
-                "UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?",
-                (session_id,),
-            )
-            deleted = conn.execute(
-                "SELECT id FROM messages WHERE session_id = ?", (session_id,)
-            ).fetchall()
-            conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
-            conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
-            return [row[0] for row in deleted]
+            return _delete_sessions(conn, [session_id])
 
         deleted = self._write(write)
         if deleted is None:
             return False
         forget_vectors(self.path, deleted)
         return True
+
+    def delete_conversation(self, session_id: str) -> list[str]:
+        """Delete the conversation *session_id* belongs to: every session of its compression
+        chain, their messages and those messages' vectors.
+
+        Returns the deleted session ids, root first (``[]`` for an unknown id). Freed
+        pages are zeroed (``secure_delete``); other children of those sessions
+        (subagents, branches) stay, without a parent link.
+        """
+
+        def write(conn: sqlite3.Connection) -> tuple[list[str], list[int]]:
+            if not self._exists(conn, session_id):
+                return [], []
+            chain = lineage.compression_chain(conn, session_id)
+            return chain, _delete_sessions(conn, chain)
+
+        chain, messages = self._write(write)
+        self._forget(messages)
+        return chain
+
+    def prune_conversations(self, ended_before: float, *, source: str | None = None) -> list[str]:
+        """Delete every conversation whose sessions all ended before *ended_before* (epoch
+        seconds), like :meth:`delete_conversation`; with *source*, only conversations
+        started from it (``cli``, ``telegram`` …).
+
+        A conversation with a session still open, or one that ended later, is kept
+        whole. Returns the deleted session ids.
+        """
+        cutoff = _epoch(ended_before, "ended_before")
+        if cutoff is None:
+            raise SessionStoreError("ended_before must be epoch seconds (a number), got None.")
+
+        def write(conn: sqlite3.Connection) -> tuple[list[str], list[int]]:
+            ended = "ended_at IS NOT NULL AND ended_at < ?"
+            sql = f"SELECT id FROM sessions WHERE {ended} ORDER BY started_at, id"
+            candidates = [row[0] for row in conn.execute(sql, (cutoff,))]
+            doomed: list[str] = []
+            seen: set[str] = set()
+            for candidate in candidates:
+                if candidate in seen:
+                    continue
+                chain = lineage.compression_chain(conn, candidate)
+                seen.update(chain)
+                marks = ",".join("?" * len(chain))
+                row = conn.execute(
+                    f"SELECT count(*), sum(ended_at IS NOT NULL AND ended_at < ?) "
+                    f"FROM sessions WHERE id IN ({marks})",
+                    (cutoff, *chain),
+                ).fetchone()
+                if row[0] != row[1]:
+                    continue  # part of it is open or recent: the conversation goes on
+                if source is not None:
+                    first = conn.execute(
+                        "SELECT source FROM sessions WHERE id = ?", (chain[0],)
+                    ).fetchone()
+                    if first is None or first[0] != source:
+                        continue
+                doomed += chain
+            return doomed, _delete_sessions(conn, doomed)
+
+        doomed, messages = self._write(write)
+        self._forget(messages)
+        return doomed
+
+    def _forget(self, message_ids: list[int]) -> None:
+        """After deleting *message_ids*: drop their vectors, and let no copy of their text
+        linger in the write-ahead log (best effort: readers may hold it a while)."""
+        forget_vectors(self.path, message_ids)
+        if message_ids:
+            with self._writer.lock, contextlib.suppress(sqlite3.Error):
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     @staticmethod
     def _exists(conn: sqlite3.Connection, session_id: str) -> bool:
