@@ -660,3 +660,76 @@ def test_a_plugin_scoping_by_hermes_profile_loads_and_reads_the_profiles(
     assert slot.peek() is None and slot.get(lambda: "built") == "built"  # a failed build retries
     slot.reset()
     assert slot.peek() is None
+
+
+LOCATED_PLUGIN = '''
+"""Tags each turn with the chat's folder, as a daemon-backed provider (backstory) does."""
+import os
+
+from agent.memory_provider import MemoryProvider
+
+
+def chat_folder():
+    try:
+        from agent.runtime_cwd import resolve_agent_cwd
+        return str(resolve_agent_cwd())
+    except Exception:  # older Hermes: no such module
+        return "fallback:" + os.getcwd()
+
+
+class LocatedProvider(MemoryProvider):
+    name = "located"
+
+    def is_available(self):
+        return True
+
+    def initialize(self, session_id, **kwargs):
+        self.folders = []
+
+    def get_tool_schemas(self):
+        return []
+
+    def sync_turn(self, user_content, assistant_content, *, session_id="", messages=None):
+        self.folders.append(chat_folder())
+
+
+def register(ctx):
+    ctx.register_memory_provider(LocatedProvider())
+'''
+
+
+def test_a_plugin_asking_hermes_for_the_chat_folder_gets_terminal_cwd_then_the_process_cwd(
+    hermes_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    launch = tmp_path / "launch"
+    launch.mkdir()
+    monkeypatch.chdir(launch)
+    folder_plugin(hermes_home / "plugins", "located", LOCATED_PLUGIN)
+    provider = load_memory_provider("located")
+    assert provider is not None
+    provider.initialize("s1")
+
+    monkeypatch.setenv("TERMINAL_CWD", str(project))
+    provider.sync_turn("u", "a")
+    monkeypatch.setenv("TERMINAL_CWD", str(tmp_path / "gone"))  # not a folder: skipped
+    provider.sync_turn("u", "a")
+    monkeypatch.delenv("TERMINAL_CWD")
+    provider.sync_turn("u", "a")
+
+    assert provider.folders == [str(project), str(launch), str(launch)]  # type: ignore[attr-defined]
+
+    from agent.runtime_cwd import (  # type: ignore[import-not-found]
+        clear_session_cwd,
+        resolve_context_cwd,
+        set_session_cwd,
+    )
+
+    assert resolve_context_cwd() is None
+    set_session_cwd(str(project))
+    provider.sync_turn("u", "a")
+    assert resolve_context_cwd() == project
+    clear_session_cwd()
+    provider.sync_turn("u", "a")
+    assert provider.folders[-2:] == [str(project), str(launch)]  # type: ignore[attr-defined]

@@ -293,3 +293,29 @@ def test_an_unavailable_reason_given_as_a_property_is_shown(hermes_home: Path) -
     )
     info = {i.name: i for i in discover_providers()}["propped"]
     assert (info.status, info.unavailable_reason) == ("unavailable", "pip install memlite")
+
+
+def test_an_unrelated_module_named_like_hermes_is_named_in_the_failure(
+    site: Path, hermes_home: Path
+) -> None:
+    # hermes-ultimate installs a top-level hermes_cli.py of its own
+    info = install_distribution(
+        site,
+        "hermes-ultimate",
+        entry_points={},
+        modules={"hermes_cli.py": "def main():\n    return 0\n"},
+    )
+    (info / "top_level.txt").write_text("hermes_cli\n", encoding="utf-8")
+    folder_plugin(
+        hermes_home / "plugins",
+        "configured",
+        "from hermes_cli.config import load_config\n" + provider_source("configured"),
+    )
+
+    listing = {i.name: i for i in discover_providers()}
+
+    error = listing["configured"].error or ""
+    assert "'hermes_cli' is not a package" in error  # Python's own message stays first
+    assert f"is {site / 'hermes_cli.py'} (installed by hermes-ultimate)" in error
+    assert "not Hermes Agent's module" in error and "uninstall that package" in error
+    assert listing["healthy"].available is True

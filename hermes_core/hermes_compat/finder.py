@@ -46,6 +46,7 @@ COMPAT_MODULES: dict[str, tuple[str, bool]] = {
     "agent.message_content": ("agent/message_content.py", False),
     "agent.skill_commands": ("agent/skill_commands.py", False),
     "agent.file_safety": ("agent/file_safety.py", False),
+    "agent.runtime_cwd": ("agent/runtime_cwd.py", False),
     # outside agent/ so that only this finder, which checks the condition, can load it
     "agent.auxiliary_client": ("agent_auxiliary_client.py", False),
     "tools": ("tools/__init__.py", True),
@@ -256,8 +257,10 @@ def explain_import_error(exc: BaseException) -> str | None:
             f"declaring it: pip install {library}, or pip install 'hermes-core[hermes-agent-deps]' "
             "for every library Hermes Agent brings"
         )
-    if name.partition(".")[0] not in _ROOTS or not served_by_compat(name):
+    if name.partition(".")[0] not in _ROOTS:
         return None
+    if not served_by_compat(name):
+        return shadowing_hint(name.partition(".")[0])
     if name in COMPAT_MODULES and "cannot import name" in str(exc):
         return (
             f"hermes-memory's stand-in for the Hermes module {name!r} does not provide that "
@@ -278,3 +281,37 @@ def explain_import_error(exc: BaseException) -> str | None:
             f"does not provide; {DOCS_HINT}"
         )
     return None
+
+
+def shadowing_hint(root: str) -> str | None:
+    """A hint when an unrelated module named *root* hides the Hermes module of that name.
+
+    The finder steps aside for anything else on ``sys.path`` called ``hermes_cli``,
+    ``utils``, ``tools``…; a plugin then imports that module instead of Hermes'
+    and fails on a name it lacks. ``None`` when *root* is not imported, is this
+    layer's own, or belongs to Hermes Agent itself (its names are simply missing).
+    """
+    module = sys.modules.get(root)
+    if module is None or getattr(module, MARKER, False):
+        return None
+    owners = _distributions_of(root)
+    if "hermes-agent" in owners:
+        return None
+    where = getattr(module, "__file__", None) or "a namespace package"
+    source = f" (installed by {', '.join(sorted(owners))})" if owners else ""
+    return (
+        f"the {root!r} imported here is {where}{source}, not Hermes Agent's module; Hermes' "
+        f"{root!r} is served only when no other module of that name is on sys.path: uninstall "
+        "that package, or run the plugin from an environment without it"
+    )
+
+
+def _distributions_of(root: str) -> set[str]:
+    """The installed distributions that ship the top-level module *root* (normalised names)."""
+    from importlib.metadata import packages_distributions
+
+    try:
+        names = packages_distributions().get(root, [])
+    except Exception:  # broken metadata must not hide the import error itself
+        return set()
+    return {name.lower().replace("_", "-") for name in names}
