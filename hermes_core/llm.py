@@ -160,6 +160,38 @@ def _too_long() -> LLMError:
     )
 
 
+def _arguments_text(value: Any) -> str:
+    """A tool call's ``arguments`` as JSON text.
+
+    Most servers send a string; some send the object itself (and some stream it so),
+    which is written back as JSON, not as Python's ``repr`` no JSON reader takes.
+    """
+    if value is None or isinstance(value, str):
+        return clean_text(value or "")
+    try:
+        return clean_text(json.dumps(value, ensure_ascii=False))
+    except (TypeError, ValueError, RecursionError):
+        return clean_text(str(value))
+
+
+class _DuplicateKeyError(ValueError):
+    """A JSON object names one key twice (``json`` would silently keep the last value)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` refusing an object that names a key twice."""
+    value: dict[str, Any] = {}
+    for key, item in pairs:
+        if key in value:
+            raise _DuplicateKeyError(key)
+        value[key] = item
+    return value
+
+
 class _Done:
     """The ``data: [DONE]`` marker of a stream."""
 
@@ -179,11 +211,23 @@ class ToolCall:
         """The arguments as a dict; raises :class:`LLMError` when they are not a JSON object."""
         text = self.arguments.strip() or "{}"
         try:
-            value = _clean_value(json.loads(text))
+            value = _clean_value(json.loads(text, object_pairs_hook=_unique_keys))
+        except _DuplicateKeyError as exc:
+            # The stored call shows both values and the tool would get the last:
+            # ask again rather than guess which one the model meant.
+            raise LLMError(
+                f"Model sent arguments for tool {self.name!r} that name the key "
+                f"{_printable(clean_text(exc.key))[:80]!r} twice; send each key once."
+            ) from exc
         except json.JSONDecodeError as exc:
             raise LLMError(
                 f"Model sent malformed arguments for tool {self.name!r}: {exc.msg} "
                 f"in {self.arguments[:200]!r}"
+            ) from exc
+        except ValueError as exc:  # e.g. an integer of more digits than Python reads
+            raise LLMError(
+                f"Model sent arguments for tool {self.name!r} that cannot be read "
+                f"({_printable(str(exc))[:120]}) in {self.arguments[:200]!r}"
             ) from exc
         except RecursionError as exc:
             raise LLMError(
@@ -458,7 +502,7 @@ class ChatStream:
         function = call.get("function") or {}
         if isinstance(function, Mapping):
             name = clean_text(str(function.get("name") or ""))
-            arguments = clean_text(str(function.get("arguments") or ""))
+            arguments = _arguments_text(function.get("arguments"))
             self._grow(len(name) + len(arguments))
             slot["name"] += name
             slot["arguments"] += arguments
@@ -775,27 +819,42 @@ class ChatClient:
     def _parse_completion(self, data: Any) -> ChatResponse:
         choices = data.get("choices") if isinstance(data, Mapping) else None
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
-            raise LLMError(f"Model endpoint {self.base_url} returned no choices: {data!r:.300}")
+            # Some servers and proxies answer 200 with an error body; it may quote the
+            # key it refused, so every quote goes through _snippet (key masked).
+            if isinstance(data, Mapping) and (data.get("error") or data.get("object") == "error"):
+                detail = data.get("error") or data.get("message") or data
+                raise LLMError(
+                    f"Model endpoint {self.base_url} reported an error: "
+                    f"{self._snippet(repr(detail), 300)}. Check the message, then "
+                    "model.base_url, model.model and the API key."
+                )
+            raise LLMError(
+                f"Model endpoint {self.base_url} returned no choices: "
+                f"{self._snippet(repr(data), 300)}"
+            )
         message = choices[0].get("message")
         if not isinstance(message, Mapping):
-            raise LLMError(f"Model endpoint returned a malformed message: {message!r:.300}")
+            raise LLMError(
+                f"Model endpoint returned a malformed message: {self._snippet(repr(message), 300)}"
+            )
         raw_calls = message.get("tool_calls") or []
         if not isinstance(raw_calls, list):
-            raise LLMError(f"Model returned malformed tool_calls: {raw_calls!r:.300}")
+            raise LLMError(
+                f"Model returned malformed tool_calls: {self._snippet(repr(raw_calls), 300)}"
+            )
         calls: list[ToolCall] = []
         for i, call in enumerate(raw_calls):
             function = call.get("function") if isinstance(call, Mapping) else None
             if not isinstance(function, Mapping):
-                raise LLMError(f"Model returned a malformed tool call: {call!r:.300}")
+                raise LLMError(
+                    f"Model returned a malformed tool call: {self._snippet(repr(call), 300)}"
+                )
             # A call without a name is answered as an unknown tool, as when streamed.
-            arguments = function.get("arguments")
-            if isinstance(arguments, Mapping):
-                arguments = json.dumps(arguments)
             calls.append(
                 ToolCall(
                     id=clean_text(str(call.get("id") or f"call_{i}")),
                     name=clean_text(str(function.get("name") or "")),
-                    arguments=clean_text(str(arguments or "")),
+                    arguments=_arguments_text(function.get("arguments")),
                 )
             )
         content = _content_text(message.get("content"))
@@ -851,12 +910,26 @@ class ChatClient:
         return ChatStream(events, self.model, deadline=deadline, answer_timeout=budget)
 
     def _sse_events(self, response: httpx.Response) -> Iterator[dict[str, Any] | _Done | None]:
-        """The events of a server-sent-event stream; ``None`` for bytes that carried none."""
+        """The events of a server-sent-event stream; ``None`` for bytes that carried none.
+
+        A body without a single ``data:`` line is not a stream: when it is one JSON
+        answer (a server that ignores ``stream`` and labels its JSON ``text/plain``,
+        or not at all) that answer is the stream; otherwise :class:`LLMError` says
+        the server is not streaming, unless it claimed ``text/event-stream``
+        (then the stream was cut, and :class:`ChatStream` says so).
+        """
+        before_data: list[str] = []  # the lines before any event, up to MAX_RESPONSE_BYTES
+        size = 0
+        seen_data = False
         try:
             for line in _lines(response):
                 if line is None or not line.startswith("data:"):
+                    if line is not None and not seen_data and size <= MAX_RESPONSE_BYTES:
+                        before_data.append(line)
+                        size += len(line) + 1
                     yield None
                     continue
+                seen_data = True
                 data = line[5:].strip()
                 if not data:  # an empty event: a keep-alive
                     yield None
@@ -866,7 +939,7 @@ class ChatClient:
                     break
                 try:
                     event = json.loads(data)
-                except (json.JSONDecodeError, RecursionError) as exc:
+                except (ValueError, RecursionError) as exc:  # ValueError: a 5000-digit number
                     raise LLMError(
                         f"Model streamed malformed JSON: {self._snippet(data, 200)!r}"
                     ) from exc
@@ -880,10 +953,36 @@ class ChatClient:
                         f"{self._snippet(repr(event['error']), 300)}"
                     )
                 yield event
+            if not seen_data:
+                kind = response.headers.get("content-type", "")
+                yield from self._not_a_stream("\n".join(before_data), size, kind)
         except httpx.HTTPError as exc:
             raise LLMError(self._describe(exc)) from exc
         finally:
             response.close()
+
+    def _not_a_stream(
+        self, body: str, size: int, kind: str
+    ) -> Iterator[dict[str, Any] | _Done | None]:
+        """The events of a streamed body that held no event (see :meth:`_sse_events`)."""
+        text = body.strip()
+        if text.startswith("{") and size <= MAX_RESPONSE_BYTES:
+            try:
+                data = json.loads(text)
+            except (ValueError, RecursionError):
+                data = None
+            if data is not None:
+                yield from _as_events(self._parse_completion(data))
+                return
+        if "event-stream" in kind.lower():
+            return
+        sent = f"{self._snippet(text, 200)!r}" if text else "an empty body"
+        raise LLMError(
+            f"Model endpoint {self.base_url} was asked to stream but sent no server-sent "
+            f"events (content type {self._snippet(kind, 60) or 'none'!r}; it sent {sent}). "
+            "Check model.base_url (it usually ends in /v1), or turn streaming off "
+            "(runtime.stream: false in config.yaml, or chat --no-stream)."
+        )
 
 
 def _lines(response: httpx.Response) -> Iterator[str | None]:

@@ -252,8 +252,36 @@ class HonchoSettings:
         return url[: -len("/v3")] if url.endswith("/v3") else url
 
 
+def _header_problem(value: str) -> str | None:
+    """Why *value* cannot be sent in an HTTP header (``None`` when it can); never quotes it."""
+    for position, ch in enumerate(value, 1):
+        if ch in "\r\n":
+            kind = "a line break"
+        elif ch.isspace():
+            kind = "a space"
+        elif not ch.isascii():
+            kind = f"the non-ASCII character U+{ord(ch):04X}"
+        elif not ch.isprintable():
+            kind = "a control character"
+        else:
+            continue
+        return f"{kind} (character {position})"
+    return None
+
+
 def _coerce(field: Field, value: Any, source: str) -> Any:
     """Turn *value* into the field's type, or raise a ConfigError naming *source*."""
+    if field.secret:
+        # A key is never quoted in a message: it would reach logs and the model.
+        if not isinstance(value, str):
+            raise ConfigError(f"{source} must be text; set it again.")
+        problem = _header_problem(value.strip())
+        if problem:
+            raise ConfigError(
+                f"{source} contains {problem}, so it cannot be sent to Honcho: copy the "
+                "key again without it."
+            )
+        return value.strip()
 
     def bad(expected: str) -> ConfigError:
         return ConfigError(
@@ -322,7 +350,7 @@ def load_settings(
     home = Path(hermes_home)
     env = os.environ if environ is None else environ
     section = _section(load_config(home), home / "config.yaml")
-    unknown = sorted(set(section) - set(_BY_KEY))
+    unknown = sorted(str(key) for key in section if key not in _BY_KEY)
     if unknown:
         raise ConfigError(
             f"Unknown setting(s) {', '.join(f'{SECTION}.{k}' for k in unknown)} in "
@@ -388,7 +416,7 @@ def save_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str]
     both files untouched. A blank value removes the key (back to its default).
     """
     home = Path(hermes_home)
-    unknown = sorted(set(values) - set(_BY_KEY))
+    unknown = sorted(str(key) for key in values if key not in _BY_KEY)
     if unknown:
         raise ConfigError(
             f"Unknown Honcho setting(s): {', '.join(unknown)}. "

@@ -210,3 +210,46 @@ def test_schema_gives_every_number_a_maximum() -> None:
     for entry in config_schema():
         if entry["type"] in ("integer", "number"):
             assert entry["maximum"] >= entry["default"] >= entry["minimum"]
+
+
+@pytest.mark.parametrize(
+    ("key", "problem"),
+    [
+        ("test-key\nX-Injected: 1", "a line break"),
+        ("test-key\rmore", "a line break"),
+        ("\u201ctest-key\u201d", "non-ASCII"),  # pasted with typographic quotes
+        ("test key", "a space"),
+        ("test-key\x7f", "a control character"),
+    ],
+)
+def test_an_api_key_no_http_header_can_carry_is_refused_without_quoting_it(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch, key: str, problem: str
+) -> None:
+    # Before: the key was accepted, and every call failed with an httpx message that
+    # quoted it ("Illegal header value b'Bearer test-key\nX-…'"), into the tool result
+    # the model reads, the transcript and the log.
+    monkeypatch.setenv("HONCHO_API_KEY", key)
+    with pytest.raises(ConfigError) as caught:
+        load_settings(hermes_home)
+    message = str(caught.value)
+    assert "HONCHO_API_KEY" in message and problem in message
+    assert "test-key" not in message and "test key" not in message
+    provider = HonchoMemoryProvider()
+    assert not provider.is_available()
+    assert "HONCHO_API_KEY" in provider.unavailable_reason()
+    assert "test-key" not in provider.unavailable_reason()
+
+
+def test_a_bad_api_key_in_dotenv_is_named_by_its_file(hermes_home: Path) -> None:
+    (hermes_home / ".env").write_text('HONCHO_API_KEY="ab\\ncd"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"HONCHO_API_KEY in .*\.env contains a line break"):
+        load_settings(hermes_home, environ={})
+
+
+def test_settings_keys_of_mixed_types_are_named_not_a_crash(hermes_home: Path) -> None:
+    # Before: sorting the unknown keys raised TypeError ('<' between str and int).
+    (hermes_home / "config.yaml").write_text(
+        "honcho:\n  1: x\n  null: y\n  frobnicate: z\n", encoding="utf-8"
+    )
+    with pytest.raises(ConfigError, match=r"honcho\.1, honcho\.None, honcho\.frobnicate"):
+        load_settings(hermes_home, environ={})

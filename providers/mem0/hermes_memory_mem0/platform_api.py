@@ -195,6 +195,11 @@ def translate_platform_error(exc: BaseException) -> Exception:
         return Mem0TransientError(f"Mem0 request failed: {exc}", repeatable=False)
     if isinstance(exc, json.JSONDecodeError | RecursionError):
         return Mem0TransientError(f"Mem0 answered malformed JSON: {exc}", repeatable=False)
+    if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
+        # json refuses a number of thousands of digits with a bare ValueError.
+        return Mem0TransientError(
+            "Mem0 answered malformed JSON: a number too long to read", repeatable=False
+        )
     if isinstance(exc, httpx.InvalidURL):
         return Mem0ClientError(f"Mem0 request not sent: {exc} (is the memory id right?)")
     if isinstance(exc, ValueError):

@@ -20,7 +20,7 @@ from typing import Any
 
 from hermes_core.config import cfg_get, load_config, update_config
 from hermes_core.errors import ConfigError
-from hermes_core.secrets import read_dotenv, write_dotenv
+from hermes_core.secrets import dotenv_path, read_dotenv, write_dotenv
 
 __all__ = [
     "CONFIG_SCHEMA",
@@ -177,9 +177,19 @@ def load_settings(
             "mem0.api_key_env must name an environment variable (letters, digits and _, "
             f"not starting with a digit) such as {API_KEY_ENV}, got {key_env!r}."
         )
-    values["api_key"] = env.get(key_env, "").strip() or values.get("api_key", "")
-    if not values["api_key"] and hermes_home is not None:
+    configured = values.get("api_key", "")
+    values["api_key"], where = env.get(key_env, "").strip(), f"environment variable {key_env}"
+    if not values["api_key"] and configured:
+        values["api_key"], where = configured, "mem0.api_key in config.yaml"
+    elif not values["api_key"] and hermes_home is not None:
         values["api_key"] = read_dotenv(hermes_home).get(key_env, "").strip()
+        where = f"{key_env} in {dotenv_path(hermes_home)}"
+    problem = _header_problem(values["api_key"])
+    if problem and values.get("mode", "platform") == "platform":  # local mode sends no key
+        raise ConfigError(
+            f"The Mem0 API key ({where}) contains {problem}, so it cannot be sent: copy "
+            "the key again without it."
+        )
     if "host" in values:
         values["host"] = values["host"].rstrip("/") or DEFAULT_HOST
         if not values["host"].startswith(("http://", "https://")):
@@ -255,6 +265,23 @@ def _check_store_dir(path: Path, hermes_home: str | os.PathLike[str] | None) -> 
                 + "."
             )
         return
+
+
+def _header_problem(value: str) -> str | None:
+    """Why *value* cannot be sent in an HTTP header (``None`` when it can); never quotes it."""
+    for position, ch in enumerate(value, 1):
+        if ch in "\r\n":
+            kind = "a line break"
+        elif ch.isspace():
+            kind = "a space"
+        elif not ch.isascii():
+            kind = f"the non-ASCII character U+{ord(ch):04X}"
+        elif not ch.isprintable():
+            kind = "a control character"
+        else:
+            continue
+        return f"{kind} (character {position})"
+    return None
 
 
 def _as_bool(key: str, value: Any) -> bool:
@@ -381,8 +408,12 @@ def save_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str]
     if "api_key" in values:
         value = values["api_key"]
         api_key = "" if value is None else str(value).strip()
-        if not api_key.isprintable() or " " in api_key:
-            raise ConfigError("The Mem0 API key must be one word without spaces.")
+        problem = _header_problem(api_key)
+        if problem:
+            raise ConfigError(
+                f"The Mem0 API key contains {problem}; it must be one word of ASCII letters, "
+                "digits and punctuation. Copy it again without it."
+            )
     # validate before writing anything
     load_settings({SECTION: merged_with(cfg_get(load_config(hermes_home), SECTION, None))}, env={})
     if api_key is not None:

@@ -72,6 +72,19 @@ def test_deeply_nested_json_is_reported_as_malformed(
     assert "malformed JSON" in answer["error"]
 
 
+def test_a_number_too_long_to_read_is_reported_as_malformed_json(
+    provider: Mem0MemoryProvider, fake_platform: FakeMem0Platform
+) -> None:
+    # Before: Python's "Exceeds the limit (4300 digits) for integer string conversion…
+    # use sys.set_int_max_str_digits()" came back bare, as if the call had been wrong.
+    body = b'{"results": [{"id": "a", "memory": "tea", "score": ' + b"9" * 5000 + b"}]}"
+    answer_search_with(fake_platform, body)
+    answer = json.loads(provider.handle_tool_call("mem0_search", {"query": "tea"}))
+    assert "Mem0 answered malformed JSON" in answer["error"]
+    assert "set_int_max_str_digits" not in answer["error"]
+    assert recall(provider, "tea") == ""
+
+
 def test_lone_surrogates_are_replaced_so_writes_and_searches_go_through(
     provider: Mem0MemoryProvider, fake_platform: FakeMem0Platform
 ) -> None:

@@ -138,3 +138,50 @@ def test_provider_reads_config_yaml_from_hermes_home(hermes_home: Path) -> None:
     )
     provider = Mem0MemoryProvider()
     assert provider.is_available(), provider.unavailable_reason()
+
+
+@pytest.mark.parametrize(
+    ("key", "problem"),
+    [
+        ("m0-key\nX-Injected: 1", "a line break"),
+        ("\u201cm0-key\u201d", "non-ASCII"),  # pasted with typographic quotes
+        ("m0 key", "a space"),
+        ("m0-key\x1b[2J", "a control character"),
+    ],
+)
+def test_an_api_key_no_http_header_can_carry_is_refused_without_quoting_it(
+    hermes_home: Path, key: str, problem: str
+) -> None:
+    # Before: the key was accepted and every call failed with an httpx message quoting
+    # it ("Illegal header value b'Token m0-key\nX-…'"), in the tool result the model
+    # reads, the transcript and the log.
+    with pytest.raises(ConfigError) as caught:
+        load_settings({}, env={"MEM0_API_KEY": key})
+    message = str(caught.value)
+    assert "MEM0_API_KEY" in message and problem in message
+    assert "m0-key" not in message and "m0 key" not in message
+    provider = Mem0MemoryProvider({"mem0": {"mode": "platform"}}, env={"MEM0_API_KEY": key})
+    provider.initialize("s1", hermes_home=str(hermes_home), platform="cli")
+    try:
+        result = provider.handle_tool_call("mem0_search", {"query": "anything"})
+        assert "MEM0_API_KEY" in result and "m0-key" not in result and "m0 key" not in result
+    finally:
+        provider.shutdown()
+    # Local mode sends no key: a stray bad one does not stop it.
+    assert load_settings({"mem0": {"mode": "local"}}, env={"MEM0_API_KEY": key}).mode == "local"
+
+
+def test_a_bad_api_key_in_config_or_dotenv_is_named_by_where_it_is(hermes_home: Path) -> None:
+    with pytest.raises(ConfigError, match=r"\(mem0\.api_key in config\.yaml\) contains a space"):
+        load_settings({"mem0": {"api_key": "a b"}}, env={})
+    (hermes_home / ".env").write_text('MEM0_API_KEY="ab\\ncd"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"\(MEM0_API_KEY in .*\.env\) contains a line break"):
+        load_settings({}, env={}, hermes_home=hermes_home)
+
+
+def test_save_config_refuses_a_non_ascii_api_key_and_writes_nothing(hermes_home: Path) -> None:
+    # Before: "one word without spaces" was the only rule, so a key with typographic
+    # quotes was saved and then failed every call with an 'ascii' codec error.
+    with pytest.raises(ConfigError, match="non-ASCII"):
+        save_settings({"api_key": "\u201cm0-key\u201d"}, hermes_home)
+    assert not (hermes_home / ".env").exists()

@@ -19,7 +19,7 @@ from typing import Any
 
 from hermes_core.config import cfg_get, config_path, is_http_url, load_config, update_config
 from hermes_core.errors import ConfigError
-from hermes_core.secrets import read_dotenv, write_dotenv
+from hermes_core.secrets import dotenv_path, read_dotenv, write_dotenv
 
 SECTION = "supermemory"
 API_KEY_ENV = "SUPERMEMORY_API_KEY"
@@ -125,16 +125,51 @@ class Settings:
         return name
 
 
+def _key_problem(value: str) -> str | None:
+    """Why *value* cannot be sent in an HTTP header (``None`` when it can); never quotes it."""
+    for position, ch in enumerate(value, 1):
+        if ch in "\r\n":
+            kind = "a line break"
+        elif ch.isspace():
+            kind = "a space"
+        elif not ch.isascii():
+            kind = f"the non-ASCII character U+{ord(ch):04X}"
+        elif not ch.isprintable():
+            kind = "a control character"
+        else:
+            continue
+        return f"{kind} (character {position})"
+    return None
+
+
+def _usable_key(value: str, where: str) -> str:
+    problem = _key_problem(value)
+    if problem:
+        raise ConfigError(
+            f"The Supermemory API key ({where}) contains {problem}, so it cannot be sent: "
+            "copy the key again without it."
+        )
+    return value
+
+
 def find_api_key(section: Mapping[str, Any], hermes_home: Path, env: Mapping[str, str]) -> str:
-    """The API key from the environment, the config section or ``$HERMES_HOME/.env``; "" if none."""
+    """The API key from the environment, the config section or ``$HERMES_HOME/.env``; "" if none.
+
+    A key no HTTP header can carry (a line break, a space, a non-ASCII character)
+    raises :class:`ConfigError` naming where it came from, never quoting it.
+    """
     key_env = str(section.get("api_key_env") or API_KEY_ENV)
-    for candidate in (env.get(key_env), env.get(API_KEY_ENV), section.get("api_key")):
+    for candidate, where in (
+        (env.get(key_env), f"environment variable {key_env}"),
+        (env.get(API_KEY_ENV), f"environment variable {API_KEY_ENV}"),
+        (section.get("api_key"), f"{SECTION}.api_key in config.yaml"),
+    ):
         if isinstance(candidate, str) and candidate.strip():
-            return candidate.strip()
+            return _usable_key(candidate.strip(), where)
     dotenv = read_dotenv(hermes_home)
     for name in (key_env, API_KEY_ENV):
         if dotenv.get(name, "").strip():
-            return dotenv[name].strip()
+            return _usable_key(dotenv[name].strip(), f"{name} in {dotenv_path(hermes_home)}")
     return ""
 
 
@@ -334,6 +369,8 @@ def write_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str
     secret = values.get("api_key")
     if secret is not None and (not isinstance(secret, str) or not secret.strip()):
         raise ConfigError("supermemory api_key must be a non-empty string.")
+    if isinstance(secret, str):
+        _usable_key(secret.strip(), "the value given")
     clean = validate_values({k: v for k, v in values.items() if k != "api_key"})
     if "api_key_env" in values:
         env_name = values["api_key_env"]

@@ -117,7 +117,7 @@ def _limit(args: Mapping[str, Any]) -> int:
     if (
         isinstance(value, bool)
         or not isinstance(value, int | float)
-        or not math.isfinite(value)
+        or (isinstance(value, float) and not math.isfinite(value))
         or value != int(value)
     ):
         raise ToolArgumentError(f"'limit' must be an integer from 1 to {MAX_SEARCH_LIMIT}.")

@@ -139,13 +139,29 @@ def test_lone_surrogates_never_poison_the_writer(make_provider, fake) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [{"query": "tea", "limit": float("inf")}, {"query": "tea", "limit": float("nan")}, ["tea"]],
+    [
+        {"query": "tea", "limit": float("inf")},
+        {"query": "tea", "limit": float("nan")},
+        ["tea"],
+    ],
     ids=["limit-inf", "limit-nan", "args-list"],
 )
 def test_tool_arguments_of_the_wrong_kind_get_a_clear_error(make_provider, args: Any) -> None:
     provider = make_provider()
     answer = json.loads(provider.handle_tool_call("supermemory_search", args))
     assert "must be" in answer["error"]
+
+
+def test_a_limit_of_hundreds_of_digits_is_clamped_like_any_large_limit(make_provider, fake) -> None:
+    # Before: math.isfinite() of the int raised OverflowError, and the answer was
+    # "Supermemory tool 'supermemory_search' failed: int too large to convert to float".
+    provider = make_provider()
+    for limit in (10**400, 1000):
+        answer = json.loads(
+            provider.handle_tool_call("supermemory_search", {"query": "tea", "limit": limit})
+        )
+        assert "error" not in answer and answer["count"] == 0
+    assert fake.requests[-1].body["limit"] == 20
 
 
 _texts = st.text(st.characters(codec=None), max_size=3000)

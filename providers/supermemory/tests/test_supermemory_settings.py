@@ -151,3 +151,48 @@ def test_distinct_users_never_share_a_namespace(first: str, second: str) -> None
     assert len(a) <= 48
     if first != second:
         assert a != b
+
+
+@pytest.mark.parametrize(
+    ("key", "problem"),
+    [
+        ("sm-key\nX-Injected: 1", "a line break"),
+        ("\u201csm-key\u201d", "non-ASCII"),  # pasted with typographic quotes
+        ("sm key", "a space"),
+        ("sm-key\x1b[2J", "a control character"),
+    ],
+)
+def test_an_api_key_no_http_header_can_carry_is_refused_without_quoting_it(
+    hermes_home, configured, monkeypatch, key: str, problem: str
+) -> None:
+    # Before: the key was accepted and every call failed as "Connection error." or
+    # "'ascii' codec can't encode…", marked retryable, so nothing said the key was bad.
+    monkeypatch.setenv("SUPERMEMORY_API_KEY", key)
+    with pytest.raises(ConfigError) as caught:
+        load_settings(hermes_home)
+    message = str(caught.value)
+    assert "SUPERMEMORY_API_KEY" in message and problem in message
+    assert "sm-key" not in message and "sm key" not in message
+    provider = SupermemoryProvider()
+    assert not provider.is_available()
+    reason = provider.unavailable_reason()
+    assert "SUPERMEMORY_API_KEY" in reason and "sm-key" not in reason
+
+
+def test_a_bad_api_key_in_config_or_dotenv_is_named_by_where_it_is(
+    hermes_home, write_config
+) -> None:
+    write_config({"api_key": "a b"})
+    with pytest.raises(ConfigError, match=r"supermemory\.api_key in config\.yaml.* a space"):
+        load_settings(hermes_home, {})
+    write_config({})
+    (hermes_home / ".env").write_text('SUPERMEMORY_API_KEY="ab\\ncd"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"SUPERMEMORY_API_KEY in .*\.env.* a line break"):
+        load_settings(hermes_home, {})
+
+
+def test_save_config_refuses_an_api_key_no_header_can_carry(hermes_home) -> None:
+    provider = SupermemoryProvider()
+    with pytest.raises(ConfigError, match="non-ASCII"):
+        provider.save_config({"api_key": "\u201csm-key\u201d"}, str(hermes_home))
+    assert not (hermes_home / ".env").exists()
