@@ -66,6 +66,11 @@ class SessionTitleError(SessionStoreError, ValueError):
     """A session title is too long or already used by another session."""
 
 
+class SessionNotFoundError(SessionStoreError):
+    """Messages were sent to a session ``state.db`` does not hold (never created, or
+    deleted since by ``hermes-memory sessions delete``)."""
+
+
 class SessionImportError(SessionStoreError):
     """An import file is malformed; the message lists each bad line. Nothing was written."""
 

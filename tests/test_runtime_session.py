@@ -556,3 +556,20 @@ def test_a_working_directory_named_in_another_encoding_is_recorded_readably(
     assert row["cwd"] == str(tmp_path) + "/proj_caf\ufffd"
     assert row["git_repo_root"] == row["cwd"]
     session.close()
+
+
+def test_a_conversation_deleted_while_in_use_goes_on_from_the_next_message(
+    hermes_home: Path, server: FakeOpenAIServer
+) -> None:
+    # Before: every later turn failed with "Session … does not exist; call
+    # create_session() first" once `hermes-memory sessions delete` removed the chat.
+    server.script(FakeReply(content="first"), FakeReply(content="second"))
+    with build_session(hermes_home, server, title="Shed plans") as session:
+        session.run_turn("The vault code is 4417.")
+        with SessionStore(hermes_home / "state.db") as other:  # another process
+            assert other.delete_conversation(session.session_id) == [session.session_id]
+        assert session.run_turn("Let's talk about the shed roof.").content == "second"
+        sid = session.session_id
+    kept = stored(hermes_home, sid)
+    assert [m["content"] for m in kept] == ["Let's talk about the shed roof.", "second"]
+    assert row(hermes_home, sid)["title"] == "Shed plans"

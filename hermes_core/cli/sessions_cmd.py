@@ -448,7 +448,13 @@ def delete_cmd(session_id: str, db: Path | None, yes: bool) -> None:
         named = f"{title!r} ({' -> '.join(chain)})" if title else " -> ".join(chain)
         sessions_word = "session" if len(chain) == 1 else "sessions"
         what = f"the conversation {named}: {len(chain)} {sessions_word}, {count:,} messages"
-        _confirmed(shown(f"Delete {what} from {_printable(path)}?"), yes)
+        still_open = store.get_session(chain[-1]).get("ended_at") is None
+        note = (
+            " Its last session has not ended: a chat still using it stores its next messages anew."
+            if still_open
+            else ""
+        )
+        _confirmed(shown(f"Delete {what} from {_printable(path)}?{note}"), yes)
         deleted = store.delete_conversation(resolved)
     click.echo(shown(f"Deleted {what}." if deleted else f"{session_id!r} was already gone."))
 

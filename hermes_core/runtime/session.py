@@ -52,6 +52,7 @@ from hermes_core.errors import (
     LLMError,
     LLMNotConfiguredError,
     MessageTooLongError,
+    SessionNotFoundError,
     SessionStoreError,
 )
 from hermes_core.fencing import (
@@ -1075,7 +1076,7 @@ class AgentSession:
                 if defer and self._unsaved:  # wait out a lock once a turn, not once a step
                     raise SessionStoreError(self._unsaved_error)
                 self._store_unsaved()
-                self.store.append_messages(self._session_id, rows)
+                self._append_rows(self._session_id, rows)
             except SessionStoreError as exc:
                 if not defer:
                     raise
@@ -1093,9 +1094,26 @@ class AgentSession:
         """Write the messages a locked store kept back, oldest first; raises while it fails."""
         while self._unsaved:
             session_id, rows = self._unsaved[0]
-            self.store.append_messages(session_id, rows)
+            self._append_rows(session_id, rows)
             self._unsaved.pop(0)
         _HOLDING.discard(self)
+
+    def _append_rows(self, session_id: str, rows: list[dict[str, Any]]) -> None:
+        """Append *rows* to *session_id*; when its row was deleted meanwhile (``sessions
+        delete`` from another process), the session is stored again from these rows on."""
+        try:
+            self.store.append_messages(session_id, rows)
+        except SessionNotFoundError:
+            logger.warning(
+                "Session %s was deleted from %s while in use; it is stored again from "
+                "this message on (the deleted messages stay deleted).",
+                session_id,
+                self.store.path,
+            )
+            self._create_row(
+                session_id, title=self._title if session_id == self._session_id else None
+            )
+            self.store.append_messages(session_id, rows)
 
     def _store_held_at_exit(self) -> None:
         """:meth:`_store_unsaved` for an exit without :meth:`close` (logs what it cannot)."""

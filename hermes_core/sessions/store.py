@@ -21,7 +21,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from hermes_core.config import get_hermes_home
-from hermes_core.errors import ConfigError, SessionStoreError, SessionTitleError
+from hermes_core.errors import (
+    ConfigError,
+    SessionNotFoundError,
+    SessionStoreError,
+    SessionTitleError,
+)
 from hermes_core.fencing import sanitize_context
 from hermes_core.sessions import lineage, listing
 from hermes_core.sessions.connection import (
@@ -903,7 +908,7 @@ class SessionStore:
             except sqlite3.IntegrityError as exc:
                 if "FOREIGN KEY" not in str(exc):
                     raise
-                raise SessionStoreError(
+                raise SessionNotFoundError(
                     f"Session {session_id!r} does not exist in {self.path}; "
                     "call create_session() first."
                 ) from exc
