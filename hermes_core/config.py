@@ -353,6 +353,27 @@ def is_http_url(text: str) -> bool:
     return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
+def header_value_problem(value: str) -> str | None:
+    """Why *value* (an API key, a token) cannot be sent in an HTTP header, or ``None``.
+
+    Names the first offending character by kind and position, never the value, so a
+    provider can put the answer in an error a user, a log or a model reads.
+    """
+    for position, ch in enumerate(value, 1):
+        if ch in "\r\n":
+            kind = "a line break"
+        elif ch.isspace():
+            kind = "a space"
+        elif not ch.isascii():
+            kind = f"the non-ASCII character U+{ord(ch):04X}"
+        elif not ch.isprintable():
+            kind = "a control character"
+        else:
+            continue
+        return f"{kind} (character {position})"
+    return None
+
+
 def cfg_get(config: Mapping[str, Any] | None, dotted_key: str, default: Any = None) -> Any:
     """Look up ``"a.b.c"`` in nested mappings, returning *default* when absent."""
     node: Any = config or {}

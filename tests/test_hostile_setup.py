@@ -20,6 +20,7 @@ from plugin_kit import write_files
 from thirdparty_kit import run_cli, write_config
 
 from hermes_core.config import (
+    header_value_problem,
     load_config,
     load_config_raw,
     save_config,
@@ -369,3 +370,22 @@ def test_env_templates_are_expanded_on_read_and_kept_on_update(
     assert "${MYURL}/v1" in written and "${MY_MODEL}" in written
     assert "127.0.0.1" not in written and "small-1" not in written
     assert load_config()["memory"] == {"provider": "mem0"}
+
+
+@given(st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E)))
+def test_a_printable_ascii_key_can_go_in_a_header(key: str) -> None:
+    assert header_value_problem(key) is None
+
+
+@given(
+    st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=8),
+    st.sampled_from(["\n", "\r", " ", "\t", "\x00", "\x7f", "\u201c", "é", "\u00a0"]),
+    st.integers(min_value=0, max_value=8),
+)
+def test_a_key_no_header_can_carry_is_named_by_position_not_quoted(
+    key: str, bad: str, at: int
+) -> None:
+    value = key[:at] + bad + key[at:]
+    problem = header_value_problem(value)
+    assert problem is not None and f"(character {at + 1})" in problem
+    assert key[:8] not in problem  # never the key itself

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hermes_core.config import is_http_url, load_config, update_config
+from hermes_core.config import header_value_problem, is_http_url, load_config, update_config
 from hermes_core.errors import ConfigError
 from hermes_core.secrets import dotenv_path, read_dotenv, write_dotenv
 
@@ -252,30 +252,13 @@ class HonchoSettings:
         return url[: -len("/v3")] if url.endswith("/v3") else url
 
 
-def _header_problem(value: str) -> str | None:
-    """Why *value* cannot be sent in an HTTP header (``None`` when it can); never quotes it."""
-    for position, ch in enumerate(value, 1):
-        if ch in "\r\n":
-            kind = "a line break"
-        elif ch.isspace():
-            kind = "a space"
-        elif not ch.isascii():
-            kind = f"the non-ASCII character U+{ord(ch):04X}"
-        elif not ch.isprintable():
-            kind = "a control character"
-        else:
-            continue
-        return f"{kind} (character {position})"
-    return None
-
-
 def _coerce(field: Field, value: Any, source: str) -> Any:
     """Turn *value* into the field's type, or raise a ConfigError naming *source*."""
     if field.secret:
         # A key is never quoted in a message: it would reach logs and the model.
         if not isinstance(value, str):
             raise ConfigError(f"{source} must be text; set it again.")
-        problem = _header_problem(value.strip())
+        problem = header_value_problem(value.strip())
         if problem:
             raise ConfigError(
                 f"{source} contains {problem}, so it cannot be sent to Honcho: copy the "

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_core.config import cfg_get, load_config, update_config
+from hermes_core.config import cfg_get, header_value_problem, load_config, update_config
 from hermes_core.errors import ConfigError
 from hermes_core.secrets import dotenv_path, read_dotenv, write_dotenv
 
@@ -184,7 +184,7 @@ def load_settings(
     elif not values["api_key"] and hermes_home is not None:
         values["api_key"] = read_dotenv(hermes_home).get(key_env, "").strip()
         where = f"{key_env} in {dotenv_path(hermes_home)}"
-    problem = _header_problem(values["api_key"])
+    problem = header_value_problem(values["api_key"])
     if problem and values.get("mode", "platform") == "platform":  # local mode sends no key
         raise ConfigError(
             f"The Mem0 API key ({where}) contains {problem}, so it cannot be sent: copy "
@@ -265,23 +265,6 @@ def _check_store_dir(path: Path, hermes_home: str | os.PathLike[str] | None) -> 
                 + "."
             )
         return
-
-
-def _header_problem(value: str) -> str | None:
-    """Why *value* cannot be sent in an HTTP header (``None`` when it can); never quotes it."""
-    for position, ch in enumerate(value, 1):
-        if ch in "\r\n":
-            kind = "a line break"
-        elif ch.isspace():
-            kind = "a space"
-        elif not ch.isascii():
-            kind = f"the non-ASCII character U+{ord(ch):04X}"
-        elif not ch.isprintable():
-            kind = "a control character"
-        else:
-            continue
-        return f"{kind} (character {position})"
-    return None
 
 
 def _as_bool(key: str, value: Any) -> bool:
@@ -408,7 +391,7 @@ def save_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str]
     if "api_key" in values:
         value = values["api_key"]
         api_key = "" if value is None else str(value).strip()
-        problem = _header_problem(api_key)
+        problem = header_value_problem(api_key)
         if problem:
             raise ConfigError(
                 f"The Mem0 API key contains {problem}; it must be one word of ASCII letters, "

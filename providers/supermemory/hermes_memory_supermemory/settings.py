@@ -17,7 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hermes_core.config import cfg_get, config_path, is_http_url, load_config, update_config
+from hermes_core.config import (
+    cfg_get,
+    config_path,
+    header_value_problem,
+    is_http_url,
+    load_config,
+    update_config,
+)
 from hermes_core.errors import ConfigError
 from hermes_core.secrets import dotenv_path, read_dotenv, write_dotenv
 
@@ -125,25 +132,8 @@ class Settings:
         return name
 
 
-def _key_problem(value: str) -> str | None:
-    """Why *value* cannot be sent in an HTTP header (``None`` when it can); never quotes it."""
-    for position, ch in enumerate(value, 1):
-        if ch in "\r\n":
-            kind = "a line break"
-        elif ch.isspace():
-            kind = "a space"
-        elif not ch.isascii():
-            kind = f"the non-ASCII character U+{ord(ch):04X}"
-        elif not ch.isprintable():
-            kind = "a control character"
-        else:
-            continue
-        return f"{kind} (character {position})"
-    return None
-
-
 def _usable_key(value: str, where: str) -> str:
-    problem = _key_problem(value)
+    problem = header_value_problem(value)
     if problem:
         raise ConfigError(
             f"The Supermemory API key ({where}) contains {problem}, so it cannot be sent: "
