@@ -19,7 +19,12 @@ from hypothesis import strategies as st
 from hermes_core.cli import cli
 from hermes_core.errors import ConfigError
 from hermes_core.sessions import SessionStore
-from hermes_core.sessions.semantic import semantic_available, semantic_mode, sidecar_path
+from hermes_core.sessions.semantic import (
+    SemanticIndex,
+    semantic_available,
+    semantic_mode,
+    sidecar_path,
+)
 
 needs_minilm = pytest.mark.skipif(
     not semantic_available(), reason="the MiniLM encoder is not installed"
@@ -151,6 +156,27 @@ def test_deleting_a_session_drops_its_vectors(tmp_path: Path) -> None:
     assert sessions_of(other.search_messages("Why did my car fail its inspection?"))[0] == "car"
     assert not store.delete_session("cat")  # already gone: nothing to do
     other.close()
+    store.close()
+
+
+@needs_minilm
+def test_a_message_deleted_while_it_is_embedded_gets_no_vector(tmp_path: Path) -> None:
+    # Another process read the messages to embed, then this one deleted a conversation
+    # before those vectors were written: they must not bring its vectors back.
+    store = history(tmp_path / "state.db")
+    index = SemanticIndex(store.path, store.layout)
+    snapshot = sqlite3.connect(store.path, isolation_level=None)
+    snapshot.execute("BEGIN")
+    snapshot.execute("SELECT count(*) FROM messages").fetchone()  # the read before the delete
+    assert store.delete_conversation("cat") == ["cat"]
+    assert index.catch_up(lambda fn: fn(snapshot)) == 2  # car and tea; cat's two are gone
+    snapshot.execute("COMMIT")
+    snapshot.close()
+    with sqlite3.connect(sidecar_path(store.path)) as raw:
+        kept = {row[0] for row in raw.execute("SELECT DISTINCT message_id FROM vectors")}
+    assert kept == {3, 4}
+    assert store.messages_to_embed() == 0
+    index.close()
     store.close()
 
 

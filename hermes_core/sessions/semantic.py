@@ -280,6 +280,7 @@ class SemanticIndex:
         encoder: MiniLMEncoder | None = None,
     ) -> None:
         self.path = sidecar_path(db_path)
+        self.db_path = Path(db_path)
         self.layout = layout
         self.encoder = encoder or MiniLMEncoder.load()
         self._lock = threading.Lock()
@@ -335,6 +336,28 @@ class SemanticIndex:
             self._conn.close()
             self._loaded = _Loaded()  # the shared rows go when no index holds them
 
+    def _still_stored(self, ids: Sequence[int]) -> set[int]:
+        """Which of *ids* the session database holds now.
+
+        Read on a connection of its own, not the store's: the index's lock is held
+        here, and a search holds the store's lock while it takes the index's.
+        """
+        if not ids:
+            return set()
+        try:
+            conn = sqlite3.connect(f"{self.db_path.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                rows = conn.execute(
+                    "SELECT id FROM messages WHERE id IN (SELECT value FROM json_each(?))",
+                    (json.dumps(list(ids)),),
+                ).fetchall()
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:  # cannot tell: keep them (searches skip vectors of the gone)
+            log.debug("could not check which messages %s still holds: %s", self.db_path, exc)
+            return set(ids)
+        return {row[0] for row in rows}
+
     def _marks(self) -> tuple[int | None, int | None]:
         rows = dict(self._conn.execute("SELECT key, value FROM meta WHERE key IN ('low', 'high')"))
         low, high = rows.get("low"), rows.get("high")
@@ -385,9 +408,16 @@ class SemanticIndex:
             def fresh(mid: int) -> bool:
                 return now_low is None or now_high is None or not now_low <= mid <= now_high
 
+            # A message deleted while it was embedded (delete_conversation, which then
+            # drops vectors under this same write lock) gets none.
+            stored = self._still_stored([int(row[0]) for row in rows])
+
+            def wanted(mid: int) -> bool:
+                return fresh(mid) and mid in stored
+
             kept = [(piece, vector) for piece, vector in zip(pieces, vectors, strict=True)]
-            kept = [(piece, vector) for piece, vector in kept if fresh(piece[0])]
-            written = sum(1 for row in rows if fresh(int(row[0])))
+            kept = [(piece, vector) for piece, vector in kept if wanted(piece[0])]
+            written = sum(1 for row in rows if wanted(int(row[0])))
             self._conn.executemany(
                 "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)",
                 [
