@@ -146,6 +146,12 @@ def test_capabilities_parse_names_and_refuse_unknown_ones() -> None:
         parse_capabilities(["telepathy"])
 
 
+def test_capabilities_no_recall_can_keep_together_are_refused() -> None:
+    with pytest.raises(ValueError, match="cross_session and session_scoped contradict"):
+        parse_capabilities(["recall", "cross_session", "session_scoped"])
+    assert Capability.SESSION_SCOPED in parse_capabilities(["recall", "session_scoped"])
+
+
 def test_a_capability_string_is_read_as_names_not_letters() -> None:
     expected = {Capability.TOOLS, Capability.SYNC}
     assert parse_capabilities("tools, sync") == expected

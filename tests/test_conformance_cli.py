@@ -199,9 +199,22 @@ def test_an_unknown_declared_capability_is_refused_naming_the_class(hermes_home:
     _plugin(hermes_home, "dict-notes", source)
     result = CliRunner().invoke(cli, ["conformance", "dict-notes"])
     assert result.exit_code == 1, result.output
-    assert "declares capabilities the suite does not know" in result.output
+    assert "declares capabilities the suite cannot hold it to" in result.output
     assert "DictProvider.conformance_capabilities: unknown capability 'telepathy'" in result.output
     assert "Traceback" not in result.output
+
+
+def test_contradicting_declared_capabilities_are_refused_before_the_run(hermes_home: Path) -> None:
+    """The template declares cross_session; adding session_scoped beside it can never pass."""
+    source = _dict_provider_source(
+        replace='            "session_end_extraction",\n', by='            "session_scoped",\n'
+    )
+    _plugin(hermes_home, "dict-notes", source)
+    result = CliRunner().invoke(cli, ["conformance", "dict-notes"])
+    assert result.exit_code == 1, result.output
+    assert "cross_session and session_scoped contradict each other" in result.output
+    assert "declare only the one your recall follows" in result.output
+    assert "Passed" not in result.output
 
 
 def test_comma_separated_capabilities_are_accepted(hermes_home: Path) -> None:

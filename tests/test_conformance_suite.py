@@ -232,3 +232,99 @@ def test_a_conformance_class_pytest_would_skip_is_named_in_a_warning(tmp_path: P
     )
     assert "Rename it TestNotesConformance" in run.stdout
     assert "Disabled subclasses" not in run.stdout  # __test__ = False is deliberate
+
+
+SESSION_SCOPED_CASE = '''
+import sys
+
+sys.path.insert(0, {cases_dir!r})
+
+import pytest
+from dict_provider import DictProvider
+
+from hermes_core.testing import ProviderConformance
+
+
+class SessionScopedProvider(DictProvider):
+    """Notes kept per session (persisted across instances): recalled only in their session."""
+
+    conformance_capabilities = frozenset(
+        {{"prefetch", "sync", "recall", "session_scoped", "persistence", "session_end_extraction"}}
+    )
+
+    def sync_turn(self, user_content, assistant_content, *, session_id="", messages=None):
+        self._add(f"[{{session_id or self.session}}] {{user_content}}")
+
+    def on_session_end(self, messages):
+        for message in messages:
+            if message.get("role") == "user":
+                self._add(f"[{{self.session}}] {{message.get('content') or ''}}")
+
+    def on_session_switch(self, new_session_id, **kwargs):
+        self.session = new_session_id
+
+    def prefetch(self, query, *, session_id=""):
+        mine = f"[{{session_id or self.session}}] "
+        return "\\n".join(t for t in self._search(query) if t.startswith(mine))
+
+
+class TestSessionScoped(ProviderConformance):
+    @pytest.fixture
+    def create_provider(self):
+        return SessionScopedProvider
+'''
+
+
+def test_a_session_scoped_provider_is_checked_in_the_session_that_stored(tmp_path: Path) -> None:
+    """Session-end extraction and persistence are recalled where the memory lives: the
+    session resumed, unless the provider declares ``cross_session``."""
+    module = tmp_path / "test_session_scoped.py"
+    module.write_text(SESSION_SCOPED_CASE.format(cases_dir=str(CASES.parent)), encoding="utf-8")
+    run = run_pytest([module], cwd=tmp_path)
+    assert run.report is not None, run.output
+    for test in (
+        "test_session_end_extracts_unsynced_turns",
+        "test_memory_persists_across_instances",
+        "test_session_memory_is_isolated_on_reset",
+        "test_writes_follow_the_switched_session",
+        "test_stateful_against_reference_model",
+    ):
+        result = run.report.find(test, "TestSessionScoped")
+        assert result.outcome == "passed", (test, result.message)
+
+
+TOP_FIVE_CASE = '''
+import sys
+
+sys.path.insert(0, {cases_dir!r})
+
+import pytest
+from dict_provider import DictProvider
+
+from hermes_core.testing import ProviderConformance
+
+
+class FirstFiveProvider(DictProvider):
+    """Recalls the first five notes sharing any word with the query, unranked."""
+
+    def prefetch(self, query, *, session_id=""):
+        return "\\n".join(f"- {{text}}" for text in self._search(query)[:5])
+
+
+class TestFirstFive(ProviderConformance):
+    @pytest.fixture
+    def create_provider(self):
+        return FirstFiveProvider
+'''
+
+
+def test_a_recall_crowded_out_by_other_facts_is_told_to_rank(tmp_path: Path) -> None:
+    """Eight similar facts and an unranked top five: the failure names ranking, not locking."""
+    module = tmp_path / "test_first_five.py"
+    module.write_text(TOP_FIVE_CASE.format(cases_dir=str(CASES.parent)), encoding="utf-8")
+    run = run_pytest([module], cwd=tmp_path, args=["-k", "overlap"])
+    assert run.report is not None, run.output
+    result = run.report.find("test_background_writes_overlap_foreground_reads", "TestFirstFive")
+    assert result.outcome == "failed", result
+    assert "rank results by relevance to the query" in result.message, result.message
+    assert "guard the store with a lock" not in result.message, result.message

@@ -122,6 +122,24 @@ def test_the_rendered_project_is_complete(rendered: Path) -> None:
         compile(path.read_text(encoding="utf-8"), str(path), "exec")
 
 
+def test_the_rendered_project_requires_the_core_series_it_was_made_with(rendered: Path) -> None:
+    """Not an older core that lacks what the template uses, nor a newer series whose
+    conformance suite the project was never run against."""
+    from packaging.requirements import Requirement
+    from packaging.version import Version
+
+    core_project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    core = Version(core_project["version"])
+    project = tomllib.loads((rendered / "pyproject.toml").read_text("utf-8"))["project"]
+    (requirement,) = [Requirement(d) for d in project["dependencies"] if "hermes-core" in d]
+    assert requirement.specifier.contains(core), requirement
+    if core.minor:
+        older = Version(f"{core.major}.{core.minor - 1}.99")
+        assert not requirement.specifier.contains(older), requirement
+    newer = Version(f"{core.major}.{core.minor + 1}.0")
+    assert not requirement.specifier.contains(newer), requirement
+
+
 def test_awkward_titles_render_valid_python(tmp_path: Path) -> None:
     title = 'Ana\'s "Quick" Notes: Research Team Archive'
     dest = tmp_path / "project"
@@ -334,3 +352,25 @@ def test_the_rendered_project_installs_passes_its_tests_and_is_listed(
     )
     assert "team-notes-demo (hermes-memory-team-notes-demo 0.1.0)" in listing.stdout
     assert "status: available" in listing.stdout
+
+    # Step 4 of the tutorial: a backend that needs a key is unavailable until it is set.
+    provider = project / "hermes_memory_team_notes_demo" / "provider.py"
+    source = provider.read_text(encoding="utf-8")
+    always = '"""Always available: the store is a local file (no network, no extra packages)."""'
+    needs_key = source.replace(
+        f"        {always}\n        return True\n",
+        "        return False\n\n    def unavailable_reason(self) -> str:\n"
+        '        return "Set TEAM_NOTES_API_KEY in the environment or in .env."\n',
+    )
+    assert needs_key != source
+    provider.write_text(needs_key, encoding="utf-8")
+    listed_test = "tests/test_plugin_listed.py"
+    listed = subprocess.run(
+        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", listed_test],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert listed.returncode == 0, listed.stdout + listed.stderr

@@ -189,7 +189,7 @@ def _capabilities_in_force(
             declared = declared_capabilities(provider)
         except ValueError as exc:
             raise click.ClickException(
-                f"The provider {name!r} declares capabilities the suite does not know: {exc}"
+                f"The provider {name!r} declares capabilities the suite cannot hold it to: {exc}"
             ) from None
         if declared is not None:
             return declared, "declared by the provider (conformance_capabilities)"

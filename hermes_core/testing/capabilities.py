@@ -41,6 +41,8 @@ def parse_capabilities(values: str | Iterable[str | Capability]) -> frozenset[Ca
 
     Names may be separated by commas or spaces inside one string (``"tools, sync"``,
     ``-c tools,sync``); a string is never read as a sequence of one-letter names.
+    ``cross_session`` with ``session_scoped`` raises ``ValueError`` too: no recall
+    can keep both promises.
     """
     if isinstance(values, str):
         values = [values]
@@ -59,6 +61,12 @@ def parse_capabilities(values: str | Iterable[str | Capability]) -> frozenset[Ca
                 raise ValueError(
                     f"unknown capability {name!r}; valid capabilities: {valid}"
                 ) from None
+    if {Capability.CROSS_SESSION, Capability.SESSION_SCOPED} <= parsed:
+        raise ValueError(
+            "cross_session and session_scoped contradict each other: the suite stores a fact "
+            "with remember() and checks that a new session recalls it (cross_session) and "
+            "that it does not (session_scoped); declare only the one your recall follows"
+        )
     return frozenset(parsed)
 
 
