@@ -360,7 +360,7 @@ def _roles(values: tuple[str, ...]) -> list[str]:
 @_db_option
 @_json_option
 def show_cmd(session_id: str, db: Path | None, as_json: bool) -> None:
-    """Print one conversation (SESSION_ID may be a unique prefix or the exact title)."""
+    """Print one conversation (SESSION_ID: the id, the exact title, or a unique start of the id)."""
     with _store(db, read_only=True) as store:
         resolved = _resolve(store, session_id)
         session = store.get_session(resolved)
@@ -386,11 +386,12 @@ def show_cmd(session_id: str, db: Path | None, as_json: bool) -> None:
 
 
 def _resolve(store: Any, session_id: str) -> str:
-    """The id SESSION_ID names (a unique prefix or the exact title), else a usage error."""
-    resolved: str | None = store.resolve_session_id(session_id)
-    if resolved is None:
-        by_title = store.get_session_by_title(session_id)
-        resolved = by_title["id"] if by_title else None
+    """The id SESSION_ID names, else a usage error: the exact id, else the exact title,
+    else the one id it is the start of (a title is never taken for part of an id)."""
+    if session_id and store.get_session(session_id) is not None:
+        return session_id
+    by_title = store.get_session_by_title(session_id) if session_id else None
+    resolved: str | None = by_title["id"] if by_title else store.resolve_session_id(session_id)
     if resolved is not None:
         return resolved
     several = store.session_ids_starting_with(session_id, limit=6) if session_id else []
@@ -435,19 +436,25 @@ def _confirmed(question: str, yes: bool) -> None:
 def delete_cmd(session_id: str, db: Path | None, yes: bool) -> None:
     """Delete one conversation: every session of its compression chain and their messages.
 
-    SESSION_ID may be any session of the conversation (a unique prefix or the
-    exact title). Their vectors for semantic search go too, and freed pages are
-    zeroed. Subagent and branch sessions stay, without their parent link.
+    SESSION_ID may be any session of the conversation: its id, its exact title,
+    or a unique start of its id (case-sensitive). Their vectors for semantic
+    search go too, and freed pages are zeroed. Subagent and branch sessions
+    stay, without their parent link.
     """
     path = _writable_ours(db)
     with _store(path, read_only=False) as store:
         resolved = _resolve(store, session_id)
-        chain = store.get_lineage(resolved)
-        count = sum(len(store.get_messages(sid)) for sid in chain)
-        title = next((t for t in (store.get_session(sid).get("title") for sid in chain) if t), None)
-        named = f"{title!r} ({' -> '.join(chain)})" if title else " -> ".join(chain)
+        chain = store.get_lineage(resolved, whole=True)
+        count = sum(store.message_count(sid) for sid in chain)
+        title = next(
+            (t for t in (store.get_session(sid).get("title") for sid in chain[:50]) if t), None
+        )
+        ids = " -> ".join(chain if len(chain) <= 6 else [*chain[:3], "…", *chain[-2:]])
+        named = f"{title!r} ({ids})" if title else ids
         sessions_word = "session" if len(chain) == 1 else "sessions"
-        what = f"the conversation {named}: {len(chain)} {sessions_word}, {count:,} messages"
+        messages_word = "message" if count == 1 else "messages"
+        sizes = f"{len(chain):,} {sessions_word}, {count:,} {messages_word}"
+        what = f"the conversation {named}: {sizes}"
         still_open = store.get_session(chain[-1]).get("ended_at") is None
         note = (
             " Its last session has not ended: a chat still using it stores its next messages anew."
@@ -477,6 +484,7 @@ def prune_cmd(older_than: str, source: str | None, db: Path | None, yes: bool) -
 
     A conversation still open, or continued since (compression), is kept
     whole. Like `delete`, their vectors go too and freed pages are zeroed.
+    Deletes a batch of conversations at a time, so agents can keep writing.
     """
     try:
         cutoff = parse_when(older_than)

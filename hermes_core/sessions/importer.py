@@ -222,7 +222,7 @@ def _document(text: str) -> Any:
         return None
     try:
         return json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # ValueError: a number of over 4,300 digits, too
         return None  # the line-by-line reader reports what is wrong
 
 
@@ -417,6 +417,10 @@ def read_jsonl(
                 raise _LineError(f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
             except RecursionError as exc:
                 raise _LineError("JSON nested too deeply to read") from exc
+            except ValueError as exc:  # Python reads integers of at most 4,300 digits
+                raise _LineError(
+                    f"a number too long to read ({exc}); write it as text or leave it out"
+                ) from exc
             if not isinstance(data, dict):
                 raise _LineError(f"expected a JSON object, got {type(data).__name__}")
             if "messages" in data:

@@ -10,6 +10,7 @@ are never compression continuations. Every walk is cycle-safe and bounded.
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 
 __all__ = [
@@ -110,16 +111,21 @@ def compression_tip(conn: sqlite3.Connection, session_id: str) -> str:
     return current
 
 
-def compression_chain(conn: sqlite3.Connection, session_id: str) -> list[str]:
+def compression_chain(
+    conn: sqlite3.Connection, session_id: str, max_hops: int | None = MAX_HOPS
+) -> list[str]:
     """The conversation *session_id* belongs to: compression ancestors, itself, continuations.
 
     Root first. Ancestors are followed only across compression edges, so a
     subagent's chain starts at the subagent, not at the session that spawned it.
+    At most *max_hops* sessions each way; ``None`` walks the whole chain (what a
+    delete needs: a conversation compressed more often must not be left half there).
     """
+    hops = range(max_hops) if max_hops is not None else itertools.count()
     back = [session_id]
     seen = {session_id}
     current = session_id
-    for _ in range(MAX_HOPS):
+    for _ in hops:
         row = conn.execute(
             "SELECT p.id, p.end_reason FROM sessions AS c JOIN sessions AS p "
             "ON p.id = c.parent_session_id WHERE c.id = ?",
@@ -135,7 +141,8 @@ def compression_chain(conn: sqlite3.Connection, session_id: str) -> list[str]:
     back.reverse()
     forward: list[str] = []
     current = session_id
-    for _ in range(MAX_HOPS):
+    hops = range(max_hops) if max_hops is not None else itertools.count()
+    for _ in hops:
         row = conn.execute(_NEXT_IN_CHAIN, (current,)).fetchone()
         if row is None or row[0] in seen:
             break

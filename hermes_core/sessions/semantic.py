@@ -154,6 +154,38 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
+_OUR_TABLES = {"vectors": ["message_id", "piece", "checksum", "vector"], "meta": ["key", "value"]}
+"""The sidecar's tables and their columns."""
+
+
+def _foreign(conn: sqlite3.Connection) -> str | None:
+    """Why the SQLite file open on *conn* is another program's database, not a sidecar of
+    ours (else ``None``).
+
+    Only its schema is read: another program's database that happens to sit where the
+    vectors go is never converted, added to or emptied. (A file that is no SQLite
+    database at all is damage, and is rebuilt.)
+    """
+    tables = {
+        name: [row[0] for row in conn.execute("SELECT name FROM pragma_table_info(?)", (name,))]
+        for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' "
+            "ESCAPE '\\'"
+        )
+    }
+    other = sorted(name for name in tables if name not in _OUR_TABLES)
+    if other:
+        return f"it holds the table {other[0]!r}"
+    for name, columns in tables.items():
+        if columns != _OUR_TABLES[name]:
+            return f"its table {name!r} has the columns {', '.join(columns)}"
+    if "meta" in tables:
+        keys = {row[0] for row in conn.execute("SELECT key FROM meta")}
+        if keys and "model" not in keys:
+            return "its table 'meta' names no embedding model"
+    return None
+
+
 class _Loaded:
     """The vectors of one sidecar held in memory, shared by the process's indexes of it
     (a gateway with many chats open on one history holds them once)."""
@@ -237,6 +269,8 @@ def forget_vectors(db_path: str | os.PathLike[str], message_ids: Sequence[int]) 
     try:
         conn = sqlite3.connect(sidecar, timeout=5.0)
         try:
+            if _foreign(conn) is not None:
+                return 0  # another program's file: it holds no vectors of ours
             with conn:
                 conn.execute("BEGIN IMMEDIATE")
                 sql = f"SELECT count(DISTINCT message_id) FROM vectors WHERE {chosen}"
@@ -264,6 +298,10 @@ def forget_vectors(db_path: str | os.PathLike[str], message_ids: Sequence[int]) 
         )
         return 0
     return gone
+
+
+class _ForeignFile(Exception):
+    """The sidecar's path holds another program's file."""
 
 
 class SemanticIndex:
@@ -297,10 +335,22 @@ class SemanticIndex:
             conn = sqlite3.connect(self.path, timeout=5.0, check_same_thread=False)
             if created:  # vectors of private conversations: as private as state.db
                 restrict_permissions(self.path)
+            reason = None if created else _foreign(conn)
+            if reason is not None:
+                conn.close()
+                raise _ForeignFile(reason)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(_SCHEMA)
             self._check_model(conn)
             return conn
+        except _ForeignFile as exc:
+            log.warning(
+                "%s is not a file of hermes-memory's (%s), so it was left as it is; message "
+                "vectors last for this process only. Move it aside to keep them.",
+                self.path,
+                exc,
+            )
+            return self._in_memory_sidecar()
         except sqlite3.DatabaseError as exc:
             damaged = "not a database" in str(exc).lower() or "malformed" in str(exc).lower()
             if damaged and rebuild:
@@ -313,11 +363,14 @@ class SemanticIndex:
                 self.path,
                 exc,
             )
-            self._in_memory = True
-            conn = sqlite3.connect(":memory:", check_same_thread=False)
-            conn.executescript(_SCHEMA)
-            self._check_model(conn)
-            return conn
+            return self._in_memory_sidecar()
+
+    def _in_memory_sidecar(self) -> sqlite3.Connection:
+        self._in_memory = True
+        conn = sqlite3.connect(":memory:", check_same_thread=False)
+        conn.executescript(_SCHEMA)
+        self._check_model(conn)
+        return conn
 
     @staticmethod
     def _check_model(conn: sqlite3.Connection) -> None:

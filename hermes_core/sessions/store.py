@@ -16,6 +16,7 @@ import re
 import sqlite3
 import threading
 import time
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -234,7 +235,8 @@ _UNSAFE_ID_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def valid_session_id(value: Any, what: str = "A session id") -> str:
-    """*value* when it is usable as a session id: non-blank text, no control characters."""
+    """*value* when it is usable as a session id: non-blank text, no control characters,
+    nothing invisible (zero-width, bidi and other format characters)."""
     if not isinstance(value, str) or not value.strip():
         raise SessionStoreError(f"{what} must be non-empty text, got {value!r:.60}.")
     bad = _UNSAFE_ID_CHARS.search(value)
@@ -243,6 +245,15 @@ def valid_session_id(value: Any, what: str = "A session id") -> str:
             f"{what} {value!r:.60} holds {bad.group()!r}, a control character or text that is "
             "not UTF-8; use printable text such as letters, digits, '-' and '_'."
         )
+    if not value.isascii():
+        for char in value:
+            if unicodedata.category(char) == "Cf":
+                # ``ab\u200bc`` prints as ``abc``; U+202E turns ``chat\u202eexe.ftp`` around.
+                raise SessionStoreError(
+                    f"{what} {value!r:.60} holds U+{ord(char):04X}, an invisible (format or "
+                    "bidi) character that would make it look like another id; use printable "
+                    "text such as letters, digits, '-' and '_'."
+                )
     return value
 
 
@@ -253,6 +264,13 @@ def _not_utf8(exc: UnicodeEncodeError) -> SessionStoreError:
         "what Python makes of a byte that is not UTF-8); pass text decoded from UTF-8."
     )
 
+
+PRUNE_BATCH_MESSAGES = 20_000
+"""Messages a prune deletes per transaction (about half a second of holding the write
+lock); a conversation longer than this is still deleted in one."""
+PRUNE_PAUSE = 0.15
+"""Seconds a prune leaves the write lock free between batches: longer than a waiting
+writer's longest sleep between tries (SQLite's busy handler: 100 ms), so it gets in."""
 
 MAX_ROWS = 1_000_000_000
 """A limit or offset above this is read as this (SQLite's integers stop at 2**63)."""
@@ -299,8 +317,42 @@ def _delete_sessions(conn: sqlite3.Connection, session_ids: Sequence[str]) -> li
     return messages
 
 
+_TEXT_COLUMNS = frozenset(
+    {
+        # messages
+        "role",
+        "content",
+        "content_parts",
+        "tool_call_id",
+        "tool_calls",
+        "tool_name",
+        "name",
+        "finish_reason",
+        # sessions
+        "id",
+        "session_id",
+        "source",
+        "user_id",
+        "model",
+        "model_config",
+        "system_prompt",
+        "parent_session_id",
+        "end_reason",
+        "title",
+        "cwd",
+        "git_repo_root",
+    }
+)
+"""Columns that hold text; another program may have stored bytes (a BLOB) in them."""
+
+
 def _row_dict(cursor: sqlite3.Cursor, row: Sequence[Any]) -> dict[str, Any]:
-    return {col[0]: value for col, value in zip(cursor.description, row, strict=True)}
+    values = {col[0]: value for col, value in zip(cursor.description, row, strict=True)}
+    for key, value in values.items():
+        if isinstance(value, bytes) and key in _TEXT_COLUMNS:
+            # A C or Go program binding bytes, not text: read as UTF-8 like lenient_text.
+            values[key] = value.decode("utf-8", "replace")
+    return values
 
 
 class SessionStore:
@@ -326,6 +378,8 @@ class SessionStore:
         (:mod:`~hermes_core.sessions.semantic`; default ``$HERMES_SEMANTIC_SEARCH``)."""
         self.semantic_budget = DEFAULT_SEMANTIC_BUDGET
         """Seconds a search may spend embedding messages not embedded yet."""
+        self.prune_batch_messages = PRUNE_BATCH_MESSAGES
+        """Messages :meth:`prune_conversations` deletes per transaction."""
         self._semantic: SemanticIndex | None = None
         self._semantic_failed = False
         self._semantic_lock = threading.Lock()
@@ -787,7 +841,7 @@ class SessionStore:
         def write(conn: sqlite3.Connection) -> tuple[list[str], list[int]]:
             if not self._exists(conn, session_id):
                 return [], []
-            chain = lineage.compression_chain(conn, session_id)
+            chain = lineage.compression_chain(conn, session_id, max_hops=None)
             return chain, _delete_sessions(conn, chain)
 
         chain, messages = self._write(write)
@@ -800,43 +854,68 @@ class SessionStore:
         started from it (``cli``, ``telegram`` …).
 
         A conversation with a session still open, or one that ended later, is kept
-        whole. Returns the deleted session ids.
+        whole. Returns the deleted session ids. Conversations are deleted a batch
+        at a time (about :attr:`prune_batch_messages` messages, one transaction
+        each, with a pause between), so an agent writing meanwhile waits a moment,
+        not the whole prune; each conversation goes whole or not at all, even if
+        the prune is stopped.
         """
         cutoff = _epoch(ended_before, "ended_before")
         if cutoff is None:
             raise SessionStoreError("ended_before must be epoch seconds (a number), got None.")
+        kept: set[str] = set()  # conversations found going on (or of another source)
 
-        def write(conn: sqlite3.Connection) -> tuple[list[str], list[int]]:
+        def batch(conn: sqlite3.Connection) -> tuple[list[str], list[int]]:
             ended = "ended_at IS NOT NULL AND ended_at < ?"
             sql = f"SELECT id FROM sessions WHERE {ended} ORDER BY started_at, id"
-            candidates = [row[0] for row in conn.execute(sql, (cutoff,))]
             doomed: list[str] = []
             seen: set[str] = set()
-            for candidate in candidates:
-                if candidate in seen:
+            messages = 0
+            for (candidate,) in conn.execute(sql, (cutoff,)):
+                if candidate in seen or candidate in kept:
                     continue
-                chain = lineage.compression_chain(conn, candidate)
+                chain = lineage.compression_chain(conn, candidate, max_hops=None)
                 seen.update(chain)
-                marks = ",".join("?" * len(chain))
+                chosen = json.dumps(chain)
                 row = conn.execute(
-                    f"SELECT count(*), sum(ended_at IS NOT NULL AND ended_at < ?) "
-                    f"FROM sessions WHERE id IN ({marks})",
-                    (cutoff, *chain),
+                    "SELECT count(*), sum(ended_at IS NOT NULL AND ended_at < ?) "
+                    "FROM sessions WHERE id IN (SELECT value FROM json_each(?))",
+                    (cutoff, chosen),
                 ).fetchone()
-                if row[0] != row[1]:
-                    continue  # part of it is open or recent: the conversation goes on
-                if source is not None:
-                    first = conn.execute(
-                        "SELECT source FROM sessions WHERE id = ?", (chain[0],)
-                    ).fetchone()
-                    if first is None or first[0] != source:
-                        continue
+                goes_on = row[0] != row[1]  # part of it is open or recent
+                other_source = source is not None and conn.execute(
+                    "SELECT source FROM sessions WHERE id = ?", (chain[0],)
+                ).fetchone() != (source,)
+                if goes_on or other_source:
+                    kept.update(chain)
+                    continue
                 doomed += chain
+                messages += conn.execute(
+                    "SELECT count(*) FROM messages "
+                    "WHERE session_id IN (SELECT value FROM json_each(?))",
+                    (chosen,),
+                ).fetchone()[0]
+                if messages >= self.prune_batch_messages:
+                    break
             return doomed, _delete_sessions(conn, doomed)
 
-        doomed, messages = self._write(write)
-        self._forget(messages)
-        return doomed
+        deleted: list[str] = []
+        removed: list[int] = []
+        try:
+            while True:
+                if deleted:
+                    time.sleep(PRUNE_PAUSE)  # an agent waiting to write goes first
+                doomed, messages = self._write(batch)
+                if not doomed:
+                    break
+                deleted += doomed
+                removed += messages
+                forget_vectors(self.path, messages)
+        finally:
+            if removed:  # their vectors went batch by batch; no copy of the text may linger
+                with self._writer.lock, contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return deleted
 
     def _forget(self, message_ids: list[int]) -> None:
         """After deleting *message_ids*: drop their vectors, and let no copy of their text
@@ -1129,14 +1208,17 @@ class SessionStore:
         return found[0] if len(found) == 1 else None
 
     def session_ids_starting_with(self, prefix: str, limit: int = 5) -> list[str]:
-        """Up to *limit* session ids that start with *prefix*, in id order."""
-        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        """Up to *limit* session ids that start with *prefix* (case-sensitive, as ids are
+        compared), in id order."""
+        # GLOB, unlike LIKE, tells case apart (``ABC`` must not name ``abc123`` for a
+        # delete) and reads the primary key from the prefix on; its wildcards are bracketed.
+        escaped = re.sub(r"[*?\[]", lambda match: f"[{match.group()}]", prefix)
         return self._read(
             lambda conn: [
                 row[0]
                 for row in conn.execute(
-                    "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?",
-                    (escaped + "%", int(limit)),
+                    "SELECT id FROM sessions WHERE id GLOB ? ORDER BY id LIMIT ?",
+                    (escaped + "*", int(limit)),
                 )
             ]
         )
@@ -1221,9 +1303,12 @@ class SessionStore:
         """The newest compression continuation of *session_id* (itself if none)."""
         return self._read(lambda conn: lineage.compression_tip(conn, session_id))
 
-    def get_lineage(self, session_id: str) -> list[str]:
-        """The conversation *session_id* belongs to, root first: its compression chain."""
-        return self._read(lambda conn: lineage.compression_chain(conn, session_id))
+    def get_lineage(self, session_id: str, *, whole: bool = False) -> list[str]:
+        """The conversation *session_id* belongs to, root first: its compression chain
+        (at most :data:`~hermes_core.sessions.lineage.MAX_HOPS` sessions each way, unless
+        *whole*: what :meth:`delete_conversation` deletes)."""
+        hops = None if whole else lineage.MAX_HOPS
+        return self._read(lambda conn: lineage.compression_chain(conn, session_id, hops))
 
     def get_lineage_root(self, session_id: str) -> str:
         """The root of *session_id*'s tree of sessions."""
