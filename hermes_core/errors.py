@@ -30,10 +30,6 @@ class ProviderError(HermesMemoryError):
     """A memory provider failed or was used outside its contract."""
 
 
-class ProviderUnavailableError(ProviderError):
-    """The selected provider reports ``is_available() == False``."""
-
-
 class CircuitOpenError(ProviderError):
     """A call was refused without being attempted: the service's circuit breaker is open.
 

@@ -7,9 +7,12 @@ and implements any of these hooks with ``@hermes_core.hookimpl``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pluggy
+
+if TYPE_CHECKING:  # click is imported by the CLI, not by plugins' hook modules
+    import click
 
 hookspec = pluggy.HookspecMarker("hermes_memory")
 hookimpl = pluggy.HookimplMarker("hermes_memory")
@@ -27,5 +30,5 @@ def register_memory_providers(register: Callable[..., None]) -> None:
 
 
 @hookspec
-def register_commands(cli: Any) -> None:
+def register_commands(cli: click.Group) -> None:
     """Add commands or command groups to the ``hermes-memory`` click group *cli*."""

@@ -917,7 +917,7 @@ class MemoryManager:
         if require_checkpoint and not checkpointed:
             raise PreCompressCheckpointError(
                 "No active memory provider completed pre-compress checkpoint API "
-                f"v{checkpoint_api_version}"
+                f"v{checkpoint_api_version}; keep the uncompressed transcript."
             )
         return "\n\n".join(parts)
 

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 from runtime_kit import NOTE_TOOL, RecordingProvider, build_session, system_prompts
 
-from hermes_core.errors import ConfigError
+from hermes_core.errors import ConfigError, LLMNotConfiguredError
+from hermes_core.manager import MemoryManager
+from hermes_core.plugins import load_builtin_provider
 from hermes_core.runtime.session import DELEGATION_SOURCE, AgentSession, RuntimeSettings
 from hermes_core.sessions import SessionStore
 from hermes_core.testing.openai_fake import FakeOpenAIServer, FakeReply, tool_call
@@ -382,6 +384,20 @@ def test_delegation_creates_a_marked_child_and_notifies_providers(
     assert child_row["end_reason"] == "delegation_complete"
     assert json.loads(str(child_row["model_config"])) == {"_delegate_from": parent}
     assert [m["role"] for m in stored(hermes_home, child)] == ["user", "assistant"]
+
+
+def test_without_a_model_run_turn_and_delegate_say_what_to_configure(hermes_home: Path) -> None:
+    """Both need model.base_url and model.model; setting base_url alone is not enough."""
+    manager = MemoryManager()
+    manager.add_provider(load_builtin_provider())
+    store = SessionStore(hermes_home / "state.db")
+    with AgentSession(manager, store, None, hermes_home=hermes_home) as session:
+        for call in (lambda: session.run_turn("hello"), lambda: session.delegate("look it up")):
+            with pytest.raises(LLMNotConfiguredError) as caught:
+                call()
+            message = str(caught.value)
+            assert "model.base_url" in message and "model.model" in message, message
+            assert "HERMES_MODEL_BASE_URL" in message, message
 
 
 # ---------------------------------------------------------------- open() from config

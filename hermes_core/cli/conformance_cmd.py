@@ -160,7 +160,11 @@ def _capabilities_in_force(
             (home / "plugins").symlink_to(plugins_dir, target_is_directory=True)
         provider = load_memory_provider(name, home)
         if provider is None:
-            raise click.ClickException(f"Discovery could not load the provider {name!r}.")
+            raise click.ClickException(
+                f"Discovery could not load the provider {name!r} in the test home: any "
+                "warning above says why, and `hermes-memory -v plugins --all` shows what "
+                "discovery sees."
+            )
         if load_memory_provider(name, home) is provider:
             raise click.ClickException(
                 f"The provider {name!r} is one shared instance: loading it twice gave the same "

@@ -702,11 +702,7 @@ class AgentSession:
         # encoded into a request: kept in the transcript, it would fail every later turn.
         user_message = clean_text(user_message)
         if self.client is None:
-            raise LLMNotConfiguredError(
-                "No model endpoint is configured. Set model.base_url and model.model in "
-                f"{self.hermes_home / 'config.yaml'} (or HERMES_MODEL_BASE_URL and "
-                "HERMES_MODEL), or run `hermes-memory demo` for the offline demo."
-            )
+            raise self._no_model_error()
         self._check_fits(user_message)
         result = TurnResult(content="", session_id=self._session_id)
         if self.compressor.should_compress(self.context_tokens(user_message)):
@@ -931,6 +927,13 @@ class AgentSession:
             self._api_content = {}
         return title
 
+    def _no_model_error(self) -> LLMNotConfiguredError:
+        return LLMNotConfiguredError(
+            "No model endpoint is configured. Set model.base_url and model.model in "
+            f"{self.hermes_home / 'config.yaml'} (or HERMES_MODEL_BASE_URL and "
+            "HERMES_MODEL), or run `hermes-memory demo` for the offline demo."
+        )
+
     # -- delegation --------------------------------------------------------------------
     @_one_at_a_time
     def delegate(self, task: str, *, system_message: str = "") -> str:
@@ -944,7 +947,7 @@ class AgentSession:
         """
         self._ensure_started()
         if self.client is None:
-            raise LLMNotConfiguredError("Delegation needs a model; set model.base_url.")
+            raise self._no_model_error()
         task, system_message = clean_text(task), clean_text(system_message)
         child_id = new_session_id(self._clock())
         self._store_call(
