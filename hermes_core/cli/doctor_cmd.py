@@ -96,7 +96,9 @@ def check_config(home: Path) -> tuple[list[Finding], dict[str, Any] | None]:
 
 def _settings_checks() -> list[tuple[str, Callable[[dict[str, Any]], object]]]:
     """(settings group, validator) pairs; each validator raises on an unusable value."""
+    from hermes_core.errors import PluginError
     from hermes_core.llm import ChatClient
+    from hermes_core.plugins import load_builtin_provider
     from hermes_core.runtime.compression import CompressionSettings
     from hermes_core.runtime.session import RuntimeSettings
 
@@ -114,11 +116,12 @@ def _settings_checks() -> list[tuple[str, Callable[[dict[str, Any]], object]]]:
         ("runtime.* and memory.prefetch_timeout", RuntimeSettings.from_config),
         ("compression.* and model.context_window", CompressionSettings.from_config),
     ]
-    try:
-        from hermes_memory_builtin.settings import MemorySettings
-    except ImportError:  # reported by check_providers
+    try:  # builtin memory reads memory.* itself; it is found like any provider
+        builtin = load_builtin_provider()
+    except PluginError:  # reported by check_providers
         return checks
-    return [("memory.*", MemorySettings.from_config), *checks]
+    check = getattr(builtin, "check_config", None)
+    return [("memory.*", check), *checks] if callable(check) else checks
 
 
 def _missing_api_keys(home: Path, config: dict[str, Any]) -> list[Finding]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -160,6 +160,12 @@ class BuiltinMemoryProvider(MemoryProvider):
             self._memory_tool = MemoryTool(self._store)
         self._store.load_from_disk()
         self._open_session_search()
+
+    def check_config(self, config: Mapping[str, Any] | None) -> None:
+        """Raise :class:`~hermes_core.errors.ConfigError` naming the first ``memory.*``
+        setting builtin memory cannot use (``hermes-memory doctor`` reports it; a
+        session uses the defaults instead)."""
+        MemorySettings.from_config(config)
 
     def _settings(self) -> MemorySettings:
         try:
