@@ -257,6 +257,13 @@ def test_message_text_stored_as_a_blob_is_read_as_text(hermes_home: Path) -> Non
         assert all(isinstance(m["content"], str) for m in conversation)
     code, out = run("show", "s1")
     assert code == 0 and "Run nginx -t" in out and "[TOOL:terminal]" in out
+    with SessionStore(path, read_only=True) as store:  # the hit's neighbours, too
+        hits = store.search_messages('"nginx config"', context=True)
+        assert [hit["role"] for hit in hits] == ["user"]
+        assert [row["content"] for row in hits[0]["context"]] == [
+            "how do I deploy the nginx config?",
+            "Run nginx -t, then deploy with reload é",
+        ]
     code, out = run("show", "s1", "--json")
     assert code == 0 and "b'" not in out
 

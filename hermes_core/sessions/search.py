@@ -268,18 +268,16 @@ def _hits(
 
 
 def _context(conn: sqlite3.Connection, hit: dict[str, Any]) -> list[dict[str, str]]:
+    # CAST: a row another program stored as bytes (a BLOB) is read as text, like the rest.
+    columns = "CAST(role AS TEXT), substr(CAST(content AS TEXT), 1, 200)"
     rows = []
     before = conn.execute(
-        "SELECT role, substr(content, 1, 200) FROM messages WHERE session_id = ? AND id < ? "
-        "ORDER BY id DESC LIMIT 1",
+        f"SELECT {columns} FROM messages WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT 1",
         (hit["session_id"], hit["id"]),
     ).fetchone()
-    current = conn.execute(
-        "SELECT role, substr(content, 1, 200) FROM messages WHERE id = ?", (hit["id"],)
-    ).fetchone()
+    current = conn.execute(f"SELECT {columns} FROM messages WHERE id = ?", (hit["id"],)).fetchone()
     after = conn.execute(
-        "SELECT role, substr(content, 1, 200) FROM messages WHERE session_id = ? AND id > ? "
-        "ORDER BY id LIMIT 1",
+        f"SELECT {columns} FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT 1",
         (hit["session_id"], hit["id"]),
     ).fetchone()
     for row in (before, current, after):
