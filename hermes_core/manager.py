@@ -48,6 +48,7 @@ from hermes_core.config import get_hermes_home
 from hermes_core.errors import PreCompressCheckpointError, contain, describe_exception
 from hermes_core.fencing import clean_text
 from hermes_core.provider import (
+    BUILTIN_PROVIDER_NAME,
     PRE_COMPRESS_CHECKPOINT_API_VERSION,
     MemoryPrefetchResult,
     MemoryProvider,
@@ -71,9 +72,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-BUILTIN_PROVIDER_NAME = "builtin"
-"""Name of the always-on provider; every other name is an external provider."""
 
 DEFAULT_PREFETCH_TIMEOUT = 8.0
 """Seconds an external provider's ``prefetch`` may take before the turn goes on without it."""

@@ -85,10 +85,9 @@ from hermes_core.discovery.registry import (
     reset_registry,
 )
 from hermes_core.errors import ConfigError, PluginError
-from hermes_core.provider import MemoryProvider
+from hermes_core.provider import BUILTIN_PROVIDER_NAME, MemoryProvider
 
 __all__ = [
-    "BUILTIN_PROVIDER",
     "HERMES_ENTRY_POINT_GROUP",
     "PROJECT_PLUGINS_ENV",
     "SOURCE_PRECEDENCE",
@@ -113,7 +112,6 @@ __all__ = [
 
 logger = logging.getLogger("hermes_core.plugins")
 
-BUILTIN_PROVIDER = "builtin"
 HERMES_ENTRY_POINT_GROUP = "hermes_agent.memory_providers"
 PROJECT_PLUGINS_ENV = "HERMES_ENABLE_PROJECT_PLUGINS"
 SOURCE_PRECEDENCE: tuple[Source, ...] = ("entry_point", "folder", "project", "hermes_entry_point")
@@ -581,7 +579,7 @@ def load_builtin_provider() -> MemoryProvider:
     """The builtin provider (``hermes-memory-builtin``); :class:`PluginError` if absent/broken."""
     registry = get_registry()
     for candidate in _pluggy_candidates(registry):
-        if candidate.name != BUILTIN_PROVIDER:
+        if candidate.name != BUILTIN_PROVIDER_NAME:
             continue
         try:
             provider: MemoryProvider = _load(candidate)
@@ -592,7 +590,7 @@ def load_builtin_provider() -> MemoryProvider:
                 "`pip install --force-reinstall ./providers/builtin`."
             ) from exc
         return provider
-    failed = [r for r in registry.plugins() if r.name == BUILTIN_PROVIDER and r.error]
+    failed = [r for r in registry.plugins() if r.name == BUILTIN_PROVIDER_NAME and r.error]
     cause = f" (its plugin could not be loaded: {failed[0].error})" if failed else ""
     raise PluginError(
         f"The builtin memory provider is not installed{cause}. It provides the memory and "

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 __all__ = [
+    "BUILTIN_PROVIDER_NAME",
     "CORE_MEMORY_PROVIDER_SENTINELS",
     "INDICATOR_GLYPH",
     "MAX_MEMORY_OBSERVATIONS",
@@ -32,6 +33,9 @@ __all__ = [
     "is_trivial_prompt",
     "spawn_context_thread",
 ]
+
+BUILTIN_PROVIDER_NAME = "builtin"
+"""The name of the always-on builtin provider, reserved for it (no plugin may take it)."""
 
 PRE_COMPRESS_CHECKPOINT_API_VERSION = 2
 """Version of the opt-in, fail-closed ``on_pre_compress`` checkpoint contract."""

@@ -16,8 +16,7 @@ from hermes_core.discovery.extract import (
     provider_bases,
     unavailable_reason_of,
 )
-
-BUILTIN_NAME = "builtin"
+from hermes_core.provider import BUILTIN_PROVIDER_NAME
 
 Source = Literal["entry_point", "folder", "project", "hermes_entry_point"]
 
@@ -158,9 +157,9 @@ def name_problem(name: Any, listed_as: str) -> str | None:
     """
     if not isinstance(name, str) or not name.strip():
         return f"name is {name!r}; a provider's name must be a non-empty string"
-    if name == BUILTIN_NAME and listed_as != BUILTIN_NAME:
+    if name == BUILTIN_PROVIDER_NAME and listed_as != BUILTIN_PROVIDER_NAME:
         return (
-            f"name is {BUILTIN_NAME!r}, which is reserved for hermes-memory's builtin "
+            f"name is {BUILTIN_PROVIDER_NAME!r}, which is reserved for hermes-memory's builtin "
             "provider; the plugin must give its provider a name of its own"
         )
     return None
