@@ -154,6 +154,12 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
+_BUMP_GENERATION = (
+    "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT(key) "
+    "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+)
+"""Count a write to the sidecar, so indexes holding its vectors in memory reload them."""
+
 _OUR_TABLES = {"vectors": ["message_id", "piece", "checksum", "vector"], "meta": ["key", "value"]}
 """The sidecar's tables and their columns."""
 
@@ -282,10 +288,7 @@ def forget_vectors(db_path: str | os.PathLike[str], message_ids: Sequence[int]) 
                         "WHERE key = 'embedded'",
                         (gone,),
                     )
-                    conn.execute(  # other processes reload what they hold in memory
-                        "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT(key) "
-                        "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
-                    )
+                    conn.execute(_BUMP_GENERATION)  # other processes reload their copy
         finally:
             conn.close()
     except sqlite3.Error as exc:
@@ -485,10 +488,7 @@ class SemanticIndex:
                     ("high", str(max(high, now_high) if now_high is not None else high)),
                 ],
             )
-            self._conn.execute(
-                "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT(key) "
-                "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
-            )
+            self._conn.execute(_BUMP_GENERATION)
             self._conn.execute(
                 "INSERT INTO meta VALUES ('embedded', ?) ON CONFLICT(key) "
                 "DO UPDATE SET value = CAST(value AS INTEGER) + excluded.value",

@@ -913,17 +913,20 @@ class SessionStore:
                 forget_vectors(self.path, messages)
         finally:
             if removed:  # their vectors went batch by batch; no copy of the text may linger
-                with self._writer.lock, contextlib.suppress(sqlite3.Error):
-                    self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                self._truncate_wal()
         return deleted
 
     def _forget(self, message_ids: list[int]) -> None:
         """After deleting *message_ids*: drop their vectors, and let no copy of their text
-        linger in the write-ahead log (best effort: readers may hold it a while)."""
+        linger in the write-ahead log."""
         forget_vectors(self.path, message_ids)
         if message_ids:
-            with self._writer.lock, contextlib.suppress(sqlite3.Error):
-                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._truncate_wal()
+
+    def _truncate_wal(self) -> None:
+        """Checkpoint and empty the write-ahead log (best effort: readers may hold it a while)."""
+        with self._writer.lock, contextlib.suppress(sqlite3.Error):
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     @staticmethod
     def _exists(conn: sqlite3.Connection, session_id: str) -> bool:
