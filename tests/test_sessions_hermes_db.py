@@ -296,3 +296,18 @@ def test_cli_reads_a_hermes_file(hermes_db: Path) -> None:
         refused = runner.invoke(cli, ["sessions", *deleting, "--yes", "--db", str(hermes_db)])
         assert refused.exit_code == 1 and "only reads it" in refused.output
     check()
+
+
+def test_one_query_is_compiled_for_each_file(hermes_db: Path, tmp_path: Path) -> None:
+    # Compiled search SQL is remembered per file layout: the same query string asked of
+    # our file (gram index) and of a Hermes file (trigram or LIKE) in one process must
+    # each run what that file can answer.
+    with SessionStore(tmp_path / "ours.db") as ours:
+        ours.create_session("o1", source="cli")
+        ours.append_message("o1", "user", "记忆断裂的原因是通信协议")
+        for _ in range(2):
+            with SessionStore(hermes_db, read_only=True) as theirs:
+                assert {h["session_id"] for h in theirs.search_messages("记忆")} == {"h_new"}
+                assert {h["session_id"] for h in theirs.search_messages("记忆断裂")} == {"h_new"}
+            assert {h["session_id"] for h in ours.search_messages("记忆")} == {"o1"}
+            assert {h["session_id"] for h in ours.search_messages("记忆断裂")} == {"o1"}

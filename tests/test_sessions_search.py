@@ -782,3 +782,23 @@ def test_a_question_inside_a_turn_brings_no_reply(store: SessionStore) -> None:
     thanks = store.append_message("s", "user", "Thanks, that worked.")
     found = ids(store.search_messages("why did the deploy hang?"))
     assert found[0] == answer and thanks not in found
+
+
+def test_asking_again_sees_what_was_written_in_between(store: SessionStore) -> None:
+    # Parsing, planning and compiling are remembered per query; the answers are not.
+    store.create_session("s1", source="cli")
+    store.append_message("s1", "user", "the kestrel nests on the tower")
+    first = store.search_messages("kestrel", snippets=False)
+    assert [(h["session_id"], h["role"], h["name"], h["snippet"]) for h in first] == [
+        ("s1", "user", None, None)
+    ]
+    store.create_session("s2", source="telegram", model="m2")
+    store.set_session_title("s2", "Birds")
+    store.append_message("s2", "assistant", "a kestrel hovered", name="Ana")
+    again = store.search_messages("kestrel", snippets=False)
+    assert {(h["session_id"], h["role"], h["name"], h["source"]) for h in again} == {
+        ("s1", "user", None, "cli"),
+        ("s2", "assistant", "Ana", "telegram"),
+    }
+    assert next(h for h in again if h["session_id"] == "s2")["session_title"] == "Birds"
+    assert all(isinstance(h["timestamp"], float) for h in again)

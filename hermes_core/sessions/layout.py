@@ -61,6 +61,9 @@ class Layout:
     has_pending_grams: bool = False
     problems: tuple[str, ...] = ()
     """Why the file cannot be read as sessions (``()`` when it can)."""
+    compiled: dict[object, object] = field(default_factory=dict, compare=False, repr=False)
+    """Search SQL already compiled for this layout (a cache of
+    :func:`~hermes_core.sessions.routing.compile_query`, not part of the file's description)."""
 
     @property
     def word(self) -> FtsIndex | None:

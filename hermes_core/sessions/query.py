@@ -28,6 +28,7 @@ Rules, in order:
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from typing import NamedTuple
@@ -212,7 +213,23 @@ def _symbol_terms(text: str) -> list[Term]:
 
 
 def parse_query(raw: object) -> ParsedQuery:
-    """Sanitise *raw* (any object; ``None`` and non-strings are accepted) into a query."""
+    """Sanitise *raw* (any object; ``None`` and non-strings are accepted) into a query.
+
+    The result is immutable; the last few hundred query strings of ordinary
+    length are remembered, so asking again (a tool's retry, the next page, the
+    semantic check of the same question) does not parse again.
+    """
+    if type(raw) is str and len(raw) <= MAX_QUERY_CHARS:
+        return _parse_remembered(raw)
+    return _parse(raw)
+
+
+@functools.lru_cache(maxsize=512)
+def _parse_remembered(raw: str) -> ParsedQuery:
+    return _parse(raw)
+
+
+def _parse(raw: object) -> ParsedQuery:
     text = _clean(raw)
     one_word = _ONE_WORD.fullmatch(text)
     if one_word is not None:

@@ -27,6 +27,7 @@ all meet *deploy* without any work here.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Sequence
@@ -357,11 +358,13 @@ def _expanded(words: list[Term], content: list[Term]) -> list[Term]:
     return expanded
 
 
+@functools.lru_cache(maxsize=512)
 def plan_query(parsed: ParsedQuery, question: bool = False) -> Plan:
     """Choose literal, keyword or question handling for a sanitised query.
 
     *question* plans it as a question however short it is (what is left of one
-    once its time phrase is taken out).
+    once its time phrase is taken out). Plans are immutable and remembered for
+    the last few hundred queries.
     """
     if parsed.empty or parsed.explicit or len(parsed.clauses) != 1:
         return Plan(primary=parsed)

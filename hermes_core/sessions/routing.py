@@ -22,7 +22,9 @@ percent sign.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from hermes_core.sessions.cjk import cjk_runs, contains_cjk, only_cjk, query_gram
@@ -36,17 +38,21 @@ LIKE = "like"
 SNIPPET_TOKENS = 24
 FTS_SNIPPET_MAX_CHARS = 10_000
 """Texts longer than this get a text snippet (first match) instead of FTS5's best window."""
+COMPILED_QUERIES = 256
+"""Compiled queries remembered per layout; past this many the memory starts afresh."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Candidates:
     """SQL yielding ``(id, score, snippet)`` best first; ``:k`` bounds the row count.
 
-    ``score`` may be NULL: the order of the rows is the ranking.
+    ``score`` may be NULL: the order of the rows is the ranking. *bare* says both
+    are NULL in every row, so a reader need not fetch them.
     """
 
     sql: str
-    params: dict[str, Any] = field(default_factory=dict)
+    params: Mapping[str, Any]
+    bare: bool = False
 
 
 def route_term(term: Term, layout: Layout) -> str:
@@ -195,8 +201,27 @@ def compile_query(
     """SQL for the candidate rows of *query*, best first.
 
     *boosts* multiply the BM25 score of rows that also match another query on
-    the same index (``1 + weight`` per boost matched).
+    the same index (``1 + weight`` per boost matched). The result is remembered
+    on *layout* (queries and their parameters are immutable).
     """
+    key = (query, pending_grams, boosts, snippets)
+    compiled = layout.compiled.get(key)
+    if isinstance(compiled, Candidates):
+        return compiled
+    if len(layout.compiled) >= COMPILED_QUERIES:
+        layout.compiled.clear()
+    compiled = _compile(query, layout, pending_grams, boosts, snippets)
+    layout.compiled[key] = compiled
+    return compiled
+
+
+def _compile(
+    query: ParsedQuery,
+    layout: Layout,
+    pending_grams: bool,
+    boosts: tuple[tuple[ParsedQuery, float], ...],
+    snippets: bool,
+) -> Candidates:
     index = _single_index(query, layout, pending_grams)
     builder = _Builder(layout, pending_grams)
     if index is not None:
@@ -228,16 +253,16 @@ def compile_query(
             f"WHERE {index} MATCH {match} ORDER BY rank LIMIT :k"
         )
         if not factors:
-            return Candidates(inner, builder.params)
+            return Candidates(inner, MappingProxyType(builder.params), bare=snippet == "NULL")
         sql = (
             f"SELECT c.id, c.score * (1.0 + {' + '.join(factors)}) AS score, c.snippet "
             f"FROM ({inner}) AS c ORDER BY score, c.id DESC"
         )
-        return Candidates(sql, builder.params)
+        return Candidates(sql, MappingProxyType(builder.params))
     branches = [builder.clause_sql(clause) for clause in query.clauses]
     union = " UNION ALL ".join(branches)
     sql = (
         f"SELECT id, SUM(r) AS score, NULL AS snippet FROM ({union}) "
         "GROUP BY id ORDER BY score, id DESC LIMIT :k"
     )
-    return Candidates(sql, builder.params)
+    return Candidates(sql, MappingProxyType(builder.params))

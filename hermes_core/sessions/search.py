@@ -23,6 +23,7 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from hermes_core.sessions.cjk import contains_cjk
@@ -119,12 +120,15 @@ def _filter_sql(filters: SearchFilters, layout: Layout, params: dict[str, Any]) 
     return " AND ".join(parts)
 
 
+def _name(layout: Layout, alias: str = "m") -> str:
+    return f"{alias}.name" if "name" in layout.message_columns else "NULL"
+
+
 def _detail_columns(layout: Layout, text: bool, alias: str = "m") -> str:
     m = alias
     tool_calls = f"{m}.tool_calls" if "tool_calls" in layout.message_columns else "NULL"
     texts = f"{m}.content, {tool_calls}" if text else "NULL, NULL"
-    name = f"{m}.name" if "name" in layout.message_columns else "NULL"
-    return f"{m}.session_id, {m}.role, {m}.timestamp, {m}.tool_name, {texts}, {name}"
+    return f"{m}.session_id, {m}.role, {m}.timestamp, {m}.tool_name, {texts}, {_name(layout, m)}"
 
 
 def _run(
@@ -145,11 +149,23 @@ def _run(
         # Nothing can be filtered out: one statement, and the index's top *need* are the hits.
         # CROSS JOIN keeps the candidates as the outer loop, so rows come out in the
         # index's order (ties included) and pages of different sizes agree.
+        bound = {**candidates.params, "k": need}
+        if candidates.bare and not text:
+            # Python's sqlite3 spends as much on each value fetched as SQLite spends on the
+            # row: the columns known to be NULL are added here instead.
+            sql = (
+                f"SELECT c.id, m.session_id, m.role, m.timestamp, m.tool_name, {_name(layout)} "
+                f"FROM ({candidates.sql}) AS c CROSS JOIN messages AS m ON m.id = c.id"
+            )
+            return [
+                (mid, None, None, sid, role, ts, tool, None, None, name)
+                for mid, sid, role, ts, tool, name in conn.execute(sql, bound)
+            ]
         sql = (
             f"SELECT c.id, c.score, c.snippet, {columns} FROM ({candidates.sql}) AS c "
             "CROSS JOIN messages AS m ON m.id = c.id"
         )
-        return conn.execute(sql, {**candidates.params, "k": need}).fetchall()
+        return conn.execute(sql, bound).fetchall()
     params: dict[str, Any] = {}
     where = _filter_sql(filters, layout, params)
     join = (
@@ -226,19 +242,18 @@ def _hits(
 ) -> list[dict[str, Any]]:
     hits = []
     needles = _needles(terms) if snippets else []  # once per search, not per hit
-    for rank, row in enumerate(rows, start=offset):
-        (
-            mid,
-            _score,
-            snippet,
-            session_id,
-            role,
-            timestamp,
-            tool_name,
-            content,
-            tool_calls,
-            name,
-        ) = row
+    for rank, (
+        mid,
+        _score,
+        snippet,
+        session_id,
+        role,
+        timestamp,
+        tool_name,
+        content,
+        tool_calls,
+        name,
+    ) in enumerate(rows, start=offset):
         if snippets and not snippet:
             text = content if isinstance(content, str) and content else ""
             if not any(n in text.lower() for n in needles):
@@ -826,6 +841,7 @@ class _Search:
             "SELECT value AS id, NULL AS score, NULL AS snippet FROM json_each(:ids) "
             "ORDER BY key LIMIT :k",
             {"ids": json.dumps(ids)},
+            bare=True,
         )
         return _run(self.conn, candidates, self.layout, self.filters, len(ids), self.snippets)
 
@@ -838,6 +854,7 @@ class _Search:
             f"SELECT rowid AS id, NULL AS score, NULL AS snippet FROM {trigram.name} "
             f"WHERE {trigram.name} MATCH :glued ORDER BY rowid DESC LIMIT :k",
             {"glued": expression},
+            bare=True,
         )
         return _run(self.conn, candidates, self.layout, self.filters, _GLUED_ROWS, True)
 
@@ -1065,7 +1082,7 @@ def search_messages(
         return []
     rows = rows[offset:need]
     info = session_info or SessionInfo(layout)
-    sessions = info.fields(conn, (row[3] for row in rows)) if rows else {}
+    sessions = info.fields(conn, map(itemgetter(3), rows)) if rows else {}
     hits = _hits(rows, sessions, plan.primary.terms, snippets, offset)
     if context:
         for hit in hits:

@@ -73,12 +73,13 @@ class SessionInfo:
         with self._lock:
             version = self._version
             cached = self._fields
-            found = {sid: cached[sid] for sid in wanted if sid in cached}
-        missing = [sid for sid in wanted if sid not in found]
+            missing = wanted.difference(cached)
+            known = wanted - missing if missing else wanted
+            found = {sid: cached[sid] for sid in known}
         if missing:
             fetched = {
                 row[0]: (row[1], row[2], row[3], row[4])
-                for row in conn.execute(self._sql, (json.dumps(missing),))
+                for row in conn.execute(self._sql, (json.dumps(list(missing)),))
             }
             with self._lock:
                 if version == self._version:

@@ -1508,6 +1508,8 @@ class SessionStore:
 
     def _nearest(self, query: object, force: bool = False) -> Nearest | None:
         """Semantic neighbours for a question, after a bounded catch-up; else None."""
+        if self.semantic_mode == "off" and not force:
+            return None
         parsed = parse_query(query)
         if parsed.empty or not searched_by_meaning(parsed, plan_query(parsed)):
             return None
