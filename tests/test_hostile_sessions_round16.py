@@ -25,7 +25,7 @@ from hermes_core.errors import SessionImportError, SessionStoreError
 from hermes_core.sessions import SessionStore
 from hermes_core.sessions.importer import read_jsonl
 from hermes_core.sessions.lineage import MAX_HOPS
-from hermes_core.sessions.store import valid_session_id
+from hermes_core.sessions.records import valid_session_id
 
 
 def run(*args: str, stdin: str | None = None) -> tuple[int, str]:

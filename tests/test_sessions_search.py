@@ -802,3 +802,35 @@ def test_asking_again_sees_what_was_written_in_between(store: SessionStore) -> N
     }
     assert next(h for h in again if h["session_id"] == "s2")["session_title"] == "Birds"
     assert all(isinstance(h["timestamp"], float) for h in again)
+
+
+def test_threads_searching_many_queries_at_once_get_their_own_answers(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Compiled queries are shared by every thread of a store, and the memory of them starts
+    # afresh when full: under churn, each search still answers its own query.
+    import threading
+
+    from hermes_core.sessions import routing
+
+    monkeypatch.setattr(routing, "COMPILED_QUERIES", 4)
+    words = [f"word{n}x" for n in range(12)]
+    for n, word in enumerate(words):
+        store.create_session(f"s{n}", source="cli")
+        store.append_message(f"s{n}", "user", f"about {word} and 记忆{n}")
+    errors: list[str] = []
+
+    def search(offset: int) -> None:
+        for round_ in range(30):
+            n = (offset + round_) % len(words)
+            for query in (words[n], f'"about {words[n]}"', f"{words[n]} OR nothing"):
+                found = sessions_of(store.search_messages(query, snippets=round_ % 2 == 0))
+                if found != {f"s{n}"}:
+                    errors.append(f"{query!r}: {sorted(found)}")
+
+    threads = [threading.Thread(target=search, args=(k,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []

@@ -6,6 +6,9 @@ Modules, one concept each:
 * :mod:`~hermes_core.sessions.layout` — what an existing file (ours or Hermes Agent's) holds;
 * :mod:`~hermes_core.sessions.connection` — opening, WAL, write transactions with retry;
 * :mod:`~hermes_core.sessions.store` — :class:`SessionStore`, the read/write API;
+* :mod:`~hermes_core.sessions.records` — messages and sessions as rows: validation,
+  encoding, decoding;
+* :mod:`~hermes_core.sessions.deletion` — deleting sessions, and a prune's batches;
 * :mod:`~hermes_core.sessions.query` — the query sanitiser (never raises);
 * :mod:`~hermes_core.sessions.question` — recall planning for natural-language questions;
 * :mod:`~hermes_core.sessions.cjk` and :mod:`~hermes_core.sessions.routing` — per-term

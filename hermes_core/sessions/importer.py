@@ -46,7 +46,7 @@ from hermes_core.sessions.datasets import (
     iter_dataset_sessions,
     iter_json_array,
 )
-from hermes_core.sessions.store import MAX_TIMESTAMP, valid_session_id
+from hermes_core.sessions.records import MAX_TIMESTAMP, valid_session_id
 from hermes_core.sessions.titles import sanitize_title
 
 __all__ = ["MAX_LINE_BYTES", "MAX_REPORTED_ERRORS", "VALID_ROLES", "read_jsonl"]

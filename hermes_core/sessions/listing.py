@@ -16,12 +16,12 @@ from typing import Any
 
 from hermes_core.sessions import lineage
 from hermes_core.sessions.layout import Layout
+from hermes_core.sessions.records import LEGACY_JSON_PREFIX
 
 __all__ = ["PREVIEW_CHARS", "last_activity", "list_sessions", "preview"]
 
 PREVIEW_CHARS = 60
 _HANDOFF_PREFIXES = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
-_LEGACY_JSON_PREFIX = "\x00json:"
 _PROJECTED = (
     "id",
     "ended_at",
@@ -45,9 +45,9 @@ _VISIBLE = (
 def _text(content: Any) -> str:
     if not isinstance(content, str):
         return ""
-    if content.startswith(_LEGACY_JSON_PREFIX):
+    if content.startswith(LEGACY_JSON_PREFIX):
         try:
-            parts = json.loads(content[len(_LEGACY_JSON_PREFIX) :])
+            parts = json.loads(content[len(LEGACY_JSON_PREFIX) :])
         except (ValueError, RecursionError):
             return ""
         items = parts if isinstance(parts, list) else [parts]

@@ -16,7 +16,6 @@ import re
 import sqlite3
 import threading
 import time
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -42,11 +41,27 @@ from hermes_core.sessions.connection import (
     open_connection,
     restrict_permissions,
 )
+from hermes_core.sessions.deletion import (
+    PRUNE_BATCH_MESSAGES,
+    PRUNE_PAUSE,
+    delete_sessions,
+    prune_batch,
+)
 from hermes_core.sessions.gramqueue import drain_gram_queue
 from hermes_core.sessions.layout import Layout, inspect_layout
 from hermes_core.sessions.maintenance import check_database, probe_database, rebuild_indexes
 from hermes_core.sessions.query import parse_query
 from hermes_core.sessions.question import plan_query
+from hermes_core.sessions.records import (
+    MAX_TIMESTAMP,
+    decode_message,
+    encode_messages,
+    name_results_of_earlier_calls,
+    row_dict,
+    sane_timestamp,
+    scrub,
+    valid_session_id,
+)
 from hermes_core.sessions.schema import SCHEMA_VERSION, apply_schema
 from hermes_core.sessions.search import (
     Nearest,
@@ -80,113 +95,10 @@ later searches, the builtin provider's turns, or ``hermes-memory sessions index`
 
 T = TypeVar("T")
 
-LEGACY_JSON_PREFIX = "\x00json:"
-"""How Hermes Agent stores list/dict message content in ``messages.content``."""
-
 
 def default_db_path() -> Path:
     """``$HERMES_HOME/state.db`` (resolved now, so a changed HERMES_HOME is honoured)."""
     return get_hermes_home() / "state.db"
-
-
-def _scrub(text: str) -> str:
-    """Replace lone surrogates, which UTF-8 cannot encode, with U+FFFD (and say so)."""
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        log.warning("Stored text had unpaired surrogates; each became U+FFFD")
-        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
-    return text
-
-
-def _text_parts(parts: Any) -> str:
-    """The text of OpenAI multimodal content (a list of parts, or one part)."""
-    items = parts if isinstance(parts, list) else [parts]
-    texts = []
-    for item in items:
-        if isinstance(item, str):
-            texts.append(item)
-        elif isinstance(item, Mapping) and isinstance(item.get("text"), str):
-            texts.append(item["text"])
-    return "\n".join(texts)
-
-
-def encode_content(content: Any) -> tuple[str | None, str | None]:
-    """(``content``, ``content_parts``) columns for a message's content."""
-    if content is None:
-        return None, None
-    if isinstance(content, str):
-        return _scrub(content), None
-    if isinstance(content, (list, dict)):
-        return _scrub(_text_parts(content)), _scrub(json.dumps(content, ensure_ascii=False))
-    return _scrub(str(content)), None
-
-
-def encode_tool_calls(tool_calls: Any) -> str | None:
-    """``tool_calls`` as JSON text; a JSON string is kept as is (never double-encoded)."""
-    if tool_calls is None or tool_calls == [] or tool_calls == "":
-        return None
-    if isinstance(tool_calls, str):
-        return _scrub(tool_calls)
-    return _scrub(json.dumps(tool_calls, ensure_ascii=False, default=str))
-
-
-def _decode_json(value: Any) -> Any:
-    if not isinstance(value, str):
-        return value
-    try:
-        return json.loads(value)
-    except (ValueError, RecursionError):
-        return value
-
-
-def _count_calls(role: str, tool_calls: Any) -> int:
-    if role != "assistant" or tool_calls is None:
-        return 0
-    value = _decode_json(tool_calls) if isinstance(tool_calls, str) else tool_calls
-    return len(value) if isinstance(value, list) else 1
-
-
-_EARLIER_CALLS = 20
-"""How many of a session's last tool-calling assistant messages name a result's call."""
-
-
-def _name_results_of_earlier_calls(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
-    """Give nameless tool results in *rows* the name of a call stored earlier (in place).
-
-    A host that stores a reply's tool calls and then each result as it comes
-    (one ``append_message`` each) leaves the calls out of the result's batch.
-    """
-    wanting = [n for n, row in enumerate(rows) if row[1] == "tool" and row[6] is None and row[4]]
-    if not wanting:
-        return
-    called: dict[str, str] = {}
-    for (tool_calls,) in conn.execute(
-        "SELECT tool_calls FROM messages WHERE session_id = ? AND role = 'assistant' "
-        f"AND tool_calls IS NOT NULL ORDER BY id DESC LIMIT {_EARLIER_CALLS}",
-        (rows[0][0],),
-    ):
-        called = {**_called_tools(tool_calls), **called}  # the latest call with an id wins
-    for n in wanting:
-        if rows[n][4] in called:
-            rows[n] = (*rows[n][:6], called[rows[n][4]], *rows[n][7:])
-
-
-def _called_tools(tool_calls: Any) -> dict[str, str]:
-    """``call id -> tool name`` of an assistant message's tool calls."""
-    value = _decode_json(tool_calls) if isinstance(tool_calls, str) else tool_calls
-    names = {}
-    for call in value if isinstance(value, list) else []:
-        if not isinstance(call, Mapping):
-            continue
-        function = call.get("function")
-        name = function.get("name") if isinstance(function, Mapping) else None
-        name = name or call.get("name")
-        if isinstance(call.get("id"), str) and isinstance(name, str) and name:
-            names[call["id"]] = name
-    return names
 
 
 def _hint(exc: sqlite3.DatabaseError) -> str:
@@ -204,59 +116,6 @@ def _now() -> float:
     return time.time()
 
 
-MAX_TIMESTAMP = 32503680000.0
-"""Epoch seconds of the year 3000: later times (or milliseconds) are not dates of a chat."""
-
-
-def _sane_timestamp(value: Any, fallback: float) -> float:
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return fallback
-    try:
-        number = float(value)
-    except OverflowError:  # an int beyond any float
-        return fallback
-    return number if 0 < number < MAX_TIMESTAMP else fallback
-
-
-def _label(message: Mapping[str, Any], key: str) -> str | None:
-    """A short text field of *message* (a number becomes its digits); ``None`` when absent."""
-    value = message.get(key)
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
-    raise SessionStoreError(
-        f"A message's {key} must be text, got {type(value).__name__}: {dict(message)!r:.200}"
-    )
-
-
-_UNSAFE_ID_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-"""Control characters (a terminal would act on them) and text that is not UTF-8."""
-
-
-def valid_session_id(value: Any, what: str = "A session id") -> str:
-    """*value* when it is usable as a session id: non-blank text, no control characters,
-    nothing invisible (zero-width, bidi and other format characters)."""
-    if not isinstance(value, str) or not value.strip():
-        raise SessionStoreError(f"{what} must be non-empty text, got {value!r:.60}.")
-    bad = _UNSAFE_ID_CHARS.search(value)
-    if bad is not None:
-        raise SessionStoreError(
-            f"{what} {value!r:.60} holds {bad.group()!r}, a control character or text that is "
-            "not UTF-8; use printable text such as letters, digits, '-' and '_'."
-        )
-    if not value.isascii():
-        for char in value:
-            if unicodedata.category(char) == "Cf":
-                # ``ab\u200bc`` prints as ``abc``; U+202E turns ``chat\u202eexe.ftp`` around.
-                raise SessionStoreError(
-                    f"{what} {value!r:.60} holds U+{ord(char):04X}, an invisible (format or "
-                    "bidi) character that would make it look like another id; use printable "
-                    "text such as letters, digits, '-' and '_'."
-                )
-    return value
-
-
 def _not_utf8(exc: UnicodeEncodeError) -> SessionStoreError:
     """The error for text handed to the store that UTF-8 cannot encode (a lone surrogate)."""
     return SessionStoreError(
@@ -264,13 +123,6 @@ def _not_utf8(exc: UnicodeEncodeError) -> SessionStoreError:
         "what Python makes of a byte that is not UTF-8); pass text decoded from UTF-8."
     )
 
-
-PRUNE_BATCH_MESSAGES = 20_000
-"""Messages a prune deletes per transaction (about half a second of holding the write
-lock); a conversation longer than this is still deleted in one."""
-PRUNE_PAUSE = 0.15
-"""Seconds a prune leaves the write lock free between batches: longer than a waiting
-writer's longest sleep between tries (SQLite's busy handler: 100 ms), so it gets in."""
 
 MAX_ROWS = 1_000_000_000
 """A limit or offset above this is read as this (SQLite's integers stop at 2**63)."""
@@ -292,67 +144,16 @@ def _epoch(value: Any, what: str) -> float | None:
     return float(max(-MAX_TIMESTAMP, min(value, MAX_TIMESTAMP)))
 
 
-def _delete_sessions(conn: sqlite3.Connection, session_ids: Sequence[str]) -> list[int]:
-    """Delete *session_ids* and their messages in the open write transaction, zeroing the
-    freed pages; their other children lose the parent link. Returns the message ids."""
-    if not session_ids:
-        return []
-    conn.execute("PRAGMA secure_delete = ON")
-    try:
-        ids = json.dumps(list(session_ids))
-        chosen = "IN (SELECT value FROM json_each(?))"
-        messages = [
-            row[0]
-            for row in conn.execute(f"SELECT id FROM messages WHERE session_id {chosen}", (ids,))
-        ]
-        conn.execute(
-            f"UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id {chosen} "
-            f"AND id NOT {chosen}",
-            (ids, ids),
-        )
-        conn.execute(f"DELETE FROM messages WHERE session_id {chosen}", (ids,))
-        conn.execute(f"DELETE FROM sessions WHERE id {chosen}", (ids,))
-    finally:
-        conn.execute("PRAGMA secure_delete = OFF")
-    return messages
+def _ids(value: Sequence[str] | str) -> tuple[str, ...]:
+    """Session ids: a list of them, or one id (never split into characters)."""
+    return (value,) if isinstance(value, str) else tuple(str(item) for item in value)
 
 
-_TEXT_COLUMNS = frozenset(
-    {
-        # messages
-        "role",
-        "content",
-        "content_parts",
-        "tool_call_id",
-        "tool_calls",
-        "tool_name",
-        "name",
-        "finish_reason",
-        # sessions
-        "id",
-        "session_id",
-        "source",
-        "user_id",
-        "model",
-        "model_config",
-        "system_prompt",
-        "parent_session_id",
-        "end_reason",
-        "title",
-        "cwd",
-        "git_repo_root",
-    }
-)
-"""Columns that hold text; another program may have stored bytes (a BLOB) in them."""
-
-
-def _row_dict(cursor: sqlite3.Cursor, row: Sequence[Any]) -> dict[str, Any]:
-    values = {col[0]: value for col, value in zip(cursor.description, row, strict=True)}
-    for key, value in values.items():
-        if isinstance(value, bytes) and key in _TEXT_COLUMNS:
-            # A C or Go program binding bytes, not text: read as UTF-8 like lenient_text.
-            values[key] = value.decode("utf-8", "replace")
-    return values
+def _names(value: Sequence[str] | str | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    items = value.split(",") if isinstance(value, str) else list(value)
+    return tuple(str(item).strip() for item in items if str(item).strip())
 
 
 class SessionStore:
@@ -663,14 +464,14 @@ class SessionStore:
         name in another encoding) is stored with U+FFFD for each bad byte.
         """
         valid_session_id(session_id)
-        source = _scrub(str(source)) if source else "unknown"
+        source = scrub(str(source)) if source else "unknown"
         model, user_id, system_prompt, cwd, git_repo_root = (
-            None if value is None else _scrub(str(value))
+            None if value is None else scrub(str(value))
             for value in (model, user_id, system_prompt, cwd, git_repo_root)
         )
         clean_title = sanitize_title(title)
         config_json = json.dumps(dict(model_config)) if model_config else None
-        start = _sane_timestamp(started_at, _now())
+        start = sane_timestamp(started_at, _now())
 
         def write(conn: sqlite3.Connection) -> str:
             if parent_session_id is not None and not self._exists(conn, parent_session_id):
@@ -755,7 +556,7 @@ class SessionStore:
             lambda conn: (
                 conn.execute(
                     "UPDATE sessions SET system_prompt = ? WHERE id = ?",
-                    (None if prompt is None else _scrub(prompt), session_id),
+                    (None if prompt is None else scrub(prompt), session_id),
                 ).rowcount
                 > 0
             )
@@ -821,7 +622,7 @@ class SessionStore:
         def write(conn: sqlite3.Connection) -> list[int] | None:
             if not self._exists(conn, session_id):
                 return None
-            return _delete_sessions(conn, [session_id])
+            return delete_sessions(conn, [session_id])
 
         deleted = self._write(write)
         if deleted is None:
@@ -842,7 +643,7 @@ class SessionStore:
             if not self._exists(conn, session_id):
                 return [], []
             chain = lineage.compression_chain(conn, session_id, max_hops=None)
-            return chain, _delete_sessions(conn, chain)
+            return chain, delete_sessions(conn, chain)
 
         chain, messages = self._write(write)
         self._forget(messages)
@@ -864,48 +665,21 @@ class SessionStore:
         if cutoff is None:
             raise SessionStoreError("ended_before must be epoch seconds (a number), got None.")
         kept: set[str] = set()  # conversations found going on (or of another source)
-
-        def batch(conn: sqlite3.Connection) -> tuple[list[str], list[int]]:
-            ended = "ended_at IS NOT NULL AND ended_at < ?"
-            sql = f"SELECT id FROM sessions WHERE {ended} ORDER BY started_at, id"
-            doomed: list[str] = []
-            seen: set[str] = set()
-            messages = 0
-            for (candidate,) in conn.execute(sql, (cutoff,)):
-                if candidate in seen or candidate in kept:
-                    continue
-                chain = lineage.compression_chain(conn, candidate, max_hops=None)
-                seen.update(chain)
-                chosen = json.dumps(chain)
-                row = conn.execute(
-                    "SELECT count(*), sum(ended_at IS NOT NULL AND ended_at < ?) "
-                    "FROM sessions WHERE id IN (SELECT value FROM json_each(?))",
-                    (cutoff, chosen),
-                ).fetchone()
-                goes_on = row[0] != row[1]  # part of it is open or recent
-                other_source = source is not None and conn.execute(
-                    "SELECT source FROM sessions WHERE id = ?", (chain[0],)
-                ).fetchone() != (source,)
-                if goes_on or other_source:
-                    kept.update(chain)
-                    continue
-                doomed += chain
-                messages += conn.execute(
-                    "SELECT count(*) FROM messages "
-                    "WHERE session_id IN (SELECT value FROM json_each(?))",
-                    (chosen,),
-                ).fetchone()[0]
-                if messages >= self.prune_batch_messages:
-                    break
-            return doomed, _delete_sessions(conn, doomed)
-
         deleted: list[str] = []
         removed: list[int] = []
         try:
             while True:
                 if deleted:
                     time.sleep(PRUNE_PAUSE)  # an agent waiting to write goes first
-                doomed, messages = self._write(batch)
+                doomed, messages = self._write(
+                    lambda conn: prune_batch(
+                        conn,
+                        cutoff,
+                        source=source,
+                        kept=kept,
+                        max_messages=self.prune_batch_messages,
+                    )
+                )
                 if not doomed:
                     break
                 deleted += doomed
@@ -979,12 +753,12 @@ class SessionStore:
         of the call it answers, among *messages* or the session's last
         assistant messages with tool calls.
         """
-        rows, calls = self._message_rows(session_id, messages)
+        rows, calls = encode_messages(session_id, messages)
         if not rows:
             return []
 
         def write(conn: sqlite3.Connection) -> list[int]:
-            _name_results_of_earlier_calls(conn, rows)
+            name_results_of_earlier_calls(conn, rows)
             try:
                 ids = self._insert_messages(conn, rows)
             except sqlite3.IntegrityError as exc:
@@ -1004,63 +778,6 @@ class SessionStore:
             return ids
 
         return self._write(write)
-
-    @staticmethod
-    def _message_rows(
-        session_id: str, messages: Iterable[Mapping[str, Any]]
-    ) -> tuple[list[tuple[Any, ...]], int]:
-        rows: list[tuple[Any, ...]] = []
-        calls = 0
-        called: dict[str, str] = {}  # call id -> tool name, for results that omit the name
-        last = 0.0
-        now = _now()
-        for message in messages:
-            role = message.get("role")
-            if not isinstance(role, str) or not role:
-                raise SessionStoreError(f"Message without a role: {dict(message)!r:.200}")
-            content, parts = encode_content(message.get("content"))
-            tool_calls = encode_tool_calls(message.get("tool_calls"))
-            calls += _count_calls(role, message.get("tool_calls"))
-            stamp = _sane_timestamp(message.get("timestamp"), now)
-            stamp = max(stamp, last + 1e-6) if rows else stamp
-            last = stamp
-            name = message.get("name")
-            if name is not None and not isinstance(name, str):
-                raise SessionStoreError(
-                    f"A message's name must be text (who spoke it), got {type(name).__name__}: "
-                    f"{dict(message)!r:.200}"
-                )
-            tool_call_id, tool_name, finish_reason = (
-                _label(message, key) for key in ("tool_call_id", "tool_name", "finish_reason")
-            )
-            if role == "assistant" and message.get("tool_calls"):
-                called.update(_called_tools(message.get("tool_calls")))
-            if role == "tool":
-                tool_name, name = tool_name or name or called.get(tool_call_id or ""), None
-            token_count = message.get("token_count")
-            if token_count is not None and (
-                not isinstance(token_count, (int, float)) or isinstance(token_count, bool)
-            ):
-                raise SessionStoreError(
-                    f"A message's token_count must be a number, got "
-                    f"{type(token_count).__name__}: {dict(message)!r:.200}"
-                )
-            rows.append(
-                (
-                    session_id,
-                    role,
-                    content,
-                    parts,
-                    tool_call_id,
-                    tool_calls,
-                    tool_name,
-                    stamp,
-                    token_count,
-                    finish_reason,
-                    name or None,
-                )
-            )
-        return rows, calls
 
     @staticmethod
     def _insert_messages(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[int]:
@@ -1092,8 +809,8 @@ class SessionStore:
             if isinstance(raw_id, int) and not isinstance(raw_id, bool):
                 raw_id = str(raw_id)
             session_id = valid_session_id(raw_id, "An imported session's id")
-            rows, calls = self._message_rows(session_id, session.get("messages") or [])
-            started = _sane_timestamp(session.get("started_at"), rows[0][7] if rows else _now())
+            rows, calls = encode_messages(session_id, session.get("messages") or [])
+            started = sane_timestamp(session.get("started_at"), rows[0][7] if rows else _now())
             last = rows[-1][7] if rows else started
             session_rows.append(
                 (
@@ -1196,7 +913,7 @@ class SessionStore:
         def read(conn: sqlite3.Connection) -> dict[str, Any] | None:
             cursor = conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,))
             row = cursor.fetchone()
-            return None if row is None else _row_dict(cursor, row)
+            return None if row is None else row_dict(cursor, row)
 
         return self._read(read)
 
@@ -1235,21 +952,9 @@ class SessionStore:
                 f"{self.layout.visible_rows_sql('m')} ORDER BY m.id",
                 (session_id,),
             )
-            return [self._decode_message(_row_dict(cursor, row)) for row in cursor.fetchall()]
+            return [decode_message(row_dict(cursor, row)) for row in cursor.fetchall()]
 
         return self._read(read)
-
-    @staticmethod
-    def _decode_message(row: dict[str, Any]) -> dict[str, Any]:
-        content = row.get("content")
-        if isinstance(content, str) and content.startswith(LEGACY_JSON_PREFIX):
-            row["content"] = _decode_json(content[len(LEGACY_JSON_PREFIX) :])
-        elif row.get("content_parts"):
-            row["content"] = _decode_json(row["content_parts"])
-        row.pop("content_parts", None)
-        if row.get("tool_calls"):
-            row["tool_calls"] = _decode_json(row["tool_calls"])
-        return row
 
     def get_messages_as_conversation(self, session_id: str) -> list[dict[str, Any]]:
         """The session as OpenAI chat messages (``role``, ``content``, ``name``, tool fields).
@@ -1333,7 +1038,7 @@ class SessionStore:
                 return None
             cursor = conn.execute("SELECT * FROM sessions WHERE title = ?", (title,))
             row = cursor.fetchone()
-            return None if row is None else _row_dict(cursor, row)
+            return None if row is None else row_dict(cursor, row)
 
         return self._read(read)
 
@@ -1553,15 +1258,3 @@ class SessionStore:
                 return []
 
         return nearest
-
-
-def _ids(value: Sequence[str] | str) -> tuple[str, ...]:
-    """Session ids: a list of them, or one id (never split into characters)."""
-    return (value,) if isinstance(value, str) else tuple(str(item) for item in value)
-
-
-def _names(value: Sequence[str] | str | None) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    items = value.split(",") if isinstance(value, str) else list(value)
-    return tuple(str(item).strip() for item in items if str(item).strip())
