@@ -690,10 +690,13 @@ def fuzz_store(
     store.append_message("s", "user", "docker chat-send P2.2 记忆断裂 通信 100%完成 C++ TODO: fix")
     store.append_message("s", "tool", "tool output 工具", tool_call_id="c", tool_name="t")
     warnings = _Warnings()
-    logger = logging.getLogger("hermes_core.sessions.search")
-    logger.addHandler(warnings)
+    # The search pipeline, and the question ranking it calls, warn when SQLite rejects a query.
+    loggers = [logging.getLogger(f"hermes_core.sessions.{name}") for name in ("search", "rerank")]
+    for logger in loggers:
+        logger.addHandler(warnings)
     yield store, warnings
-    logger.removeHandler(warnings)
+    for logger in loggers:
+        logger.removeHandler(warnings)
     store.close()
 
 

@@ -15,12 +15,20 @@ Modules, one concept each:
   routing between the word, trigram and CJK-gram indexes;
   :mod:`~hermes_core.sessions.gramqueue` fills the gram index;
 * :mod:`~hermes_core.sessions.wordforms` — irregular English word forms (*buy*, *bought*);
-* :mod:`~hermes_core.sessions.search` — ranking, filters, snippets;
+* :mod:`~hermes_core.sessions.search` — the search pipeline: plan, rank, fuse, snippets;
+* :mod:`~hermes_core.sessions.fetch` — search filters, and running candidates against
+  ``messages``;
+* :mod:`~hermes_core.sessions.rerank` — ranking a question's hits by conversation coverage,
+  replies next to asking turns;
+* :mod:`~hermes_core.sessions.compounds` — glued compounds (*FlexGym*, *houseplants*);
 * :mod:`~hermes_core.sessions.sessioninfo` — session fields of hits, cached per database version;
 * :mod:`~hermes_core.sessions.lineage`, :mod:`~hermes_core.sessions.listing`,
   :mod:`~hermes_core.sessions.titles` — compression chains, listings, numbered titles;
 * :mod:`~hermes_core.sessions.transcript` — transcripts for summaries, cut around matches;
+* :mod:`~hermes_core.sessions.timespan` — the time span a question names (*last March*);
+* :mod:`~hermes_core.sessions.semantic` — message vectors beside the file, nearest messages;
 * :mod:`~hermes_core.sessions.importer` — JSONL import;
+  :mod:`~hermes_core.sessions.datasets` reads LoCoMo and LongMemEval files;
 * :mod:`~hermes_core.sessions.maintenance` — checking a file, rebuilding its indexes.
 """
 

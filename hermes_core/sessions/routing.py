@@ -32,7 +32,7 @@ from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.query import Clause, ParsedQuery, Term
 from hermes_core.sessions.schema import TEXT_COLUMNS
 
-__all__ = ["LIKE", "Candidates", "compile_query", "route_term"]
+__all__ = ["LIKE", "Candidates", "compile_query", "fts_term", "route_term"]
 
 LIKE = "like"
 SNIPPET_TOKENS = 24

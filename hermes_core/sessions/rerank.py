@@ -1,0 +1,407 @@
+"""Ranking a question's hits by how much of the question their conversation covers.
+
+:func:`rerank_by_session` puts first the conversations in which a person the
+question names speaks, then those with a hit within the question's time span,
+then those covering more of the question's rare words (summed inverse document
+frequency; a rare typed word also counts inside a glued compound, see
+:mod:`~hermes_core.sessions.compounds`). :func:`with_replies` then brings the
+reply to an asking turn next to it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+import sqlite3
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from hermes_core.sessions.cjk import contains_cjk
+from hermes_core.sessions.compounds import Glued, glued_matches
+from hermes_core.sessions.connection import is_busy
+from hermes_core.sessions.fetch import SearchFilters, detail_columns
+from hermes_core.sessions.gramqueue import tool_calls_text
+from hermes_core.sessions.layout import Layout
+from hermes_core.sessions.query import Term
+from hermes_core.sessions.question import stem, stem_regex
+from hermes_core.sessions.routing import LIKE, fts_term, route_term
+from hermes_core.sessions.wordforms import lemma, number_forms
+
+__all__ = ["rerank_by_session", "with_replies"]
+
+log = logging.getLogger(__name__)
+
+REPLY_LOOKUP_HITS = 10
+"""A question's first this many hits that end by asking bring their reply ahead of them."""
+SESSION_EVIDENCE_HITS = 3
+"""A conversation's coverage of a question is read from its best this many hits."""
+_COVERAGE_CHARS = 4_000
+"""Characters of each candidate read to see which question words it covers."""
+_DF_CAP = 20_000
+"""Document frequencies are counted up to this; commoner words all weigh the same."""
+
+_WORD_RE = re.compile(r"\w+", re.UNICODE)
+
+
+def _weight(
+    conn: sqlite3.Connection, layout: Layout, forms: Sequence[Term], rows: float
+) -> tuple[float, int]:
+    """The inverse document frequency of a word given as its *forms* (matches counted up to
+    a cap): of the messages holding any of the forms; and that count.
+
+    The forms of one word (*trip*, *travel*, *vacation*) are one word to a
+    conversation; a question that says *journey* where the history says *trip*
+    should not weigh the match as if it were the rare *journey*.
+    """
+    by_index: dict[str, list[Term]] = {}
+    for form in forms:
+        by_index.setdefault(route_term(form, layout), []).append(form)
+    if LIKE in by_index:
+        return 1.0, _DF_CAP
+    found = 0
+    for index, same in by_index.items():  # forms on two indexes: their counts add up
+        found += conn.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM {index} WHERE {index} MATCH ? LIMIT {_DF_CAP})",
+            (" OR ".join(fts_term(form, index, layout) for form in same),),
+        ).fetchone()[0]
+    return math.log(1.0 + rows / max(1, found)), found
+
+
+def _coverage_pattern(term: Term) -> re.Pattern[str]:
+    """What a text must contain to cover *term*: a word starting with its stem, or the term."""
+    if term.simple and not term.substring and not contains_cjk(term.text):
+        return re.compile(r"(?<!\w)" + stem_regex(stem(term.text)))
+    # A compound's hyphen may be a space in the text: forty-five, forty five.
+    return re.compile(re.escape(term.text.lower()).replace("\\-", "[-\\s]"))
+
+
+def _word_groups(terms: Sequence[Term]) -> dict[str, list[Term]]:
+    """*terms* grouped by the word they are forms of (*buy*, *bought*; *trip*, *vacation*)."""
+    groups: dict[str, list[Term]] = {}
+    for term in terms:
+        key = lemma(term.text) if term.simple or number_forms(term.text) else term.text.lower()
+        groups.setdefault(key, []).append(term)
+    return groups
+
+
+def _group_pattern(forms: Sequence[Term]) -> re.Pattern[str]:
+    """What a lower-cased text must contain to hold any of *forms*."""
+    return re.compile("|".join(_coverage_pattern(term).pattern for term in forms))
+
+
+def rerank_by_session(
+    conn: sqlite3.Connection,
+    layout: Layout,
+    rows: list[tuple[Any, ...]],
+    terms: Sequence[Term],
+    prefer_recent: bool = False,
+    span: tuple[float, float] | None = None,
+    glued: Glued | None = None,
+    typed: frozenset[str] = frozenset(),
+) -> _Ranked:
+    """Rank hits by how much of the question their whole conversation covers.
+
+    An answer is usually spread over a few turns (the question, the fix, the
+    confirmation), each matching some of the words. A conversation scores the
+    summed inverse document frequency of the question's words it contains: more
+    of the question's rare words counts, repeating one common word in many
+    messages does not. Conversations in which a person the question names
+    speaks come first ("Where does Ben work?"), then those with a hit within
+    the question's time *span* ("What did Tom bake in February?": the
+    conversation of February, which may not say so), then hits rank by that
+    score, then (when *prefer_recent*) by their conversation's latest hit,
+    then by their own BM25 score. The sessions of the first two tiers come back
+    too, so that hits fused in later keep behind them.
+    """
+    if not rows or (len(terms) < 2 and not prefer_recent and span is None):
+        return _Ranked(rows)
+    score: dict[str, float] = {}
+    named: dict[str, set[str]] = {}
+    if len(terms) >= 2:
+        try:
+            named = _with_named_speaker(conn, layout, rows, terms)
+            score, extra = _coverage(conn, layout, rows, terms, named, glued, typed)
+            seen = {row[0] for row in rows}
+            for row in extra:
+                if row[0] not in seen:
+                    seen.add(row[0])
+                    rows = [*rows, row]
+        except sqlite3.OperationalError as exc:
+            if is_busy(exc):
+                raise
+            log.warning("ranking by conversation failed in SQLite (%s); keeping BM25 order", exc)
+            return _Ranked(rows)
+    latest: dict[str, float] = {}
+    if prefer_recent:
+        for row in rows:
+            latest[row[3]] = max(latest.get(row[3], 0.0), float(row[5] or 0.0))
+    dated: set[str] = set()
+    if span is not None:
+        dated = {
+            row[3]
+            for row in rows
+            if isinstance(row[5], (int, float)) and span[0] <= row[5] < span[1]
+        }
+    bm25_order = {row[0]: n for n, row in enumerate(rows)}  # rows arrive best first
+    ranked = sorted(
+        rows,
+        key=lambda row: (
+            row[3] not in named,
+            row[3] not in dated,
+            -score.get(row[3], 0.0),
+            -latest.get(row[3], 0.0),
+            bm25_order[row[0]],
+        ),
+    )
+    return _Ranked(ranked, frozenset(named), frozenset(dated))
+
+
+class _Ranked(NamedTuple):
+    """Hits ranked by conversation, and the sessions ranked first for a reason of their own."""
+
+    rows: list[tuple[Any, ...]]
+    named: frozenset[str] = frozenset()
+    """Sessions where a person the question names speaks."""
+    dated: frozenset[str] = frozenset()
+    """Sessions with a hit within the question's time span."""
+
+
+_SENTENCE_END = re.compile(r"[.!?。！？…](?=[\s\"')]|$)")
+
+
+def _tells_more_than_it_asks(content: Any, patterns: Sequence[re.Pattern[str]]) -> bool:
+    """True when the question's words sit more in what a turn states than in its last question.
+
+    "My sister gave me a ukulele for my birthday! What should I learn first?"
+    answers "what did I get for my birthday?" by itself; "What did you make?"
+    only points at the reply.
+    """
+    if not isinstance(content, str) or not patterns:
+        return False
+    text = content.rstrip(" \t\r\n\"')").lower()
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, max(0, len(text) - 1))]
+    if not ends:
+        return False
+    stated, asked = text[: ends[-1]], text[ends[-1] :]
+    in_stated = sum(1 for pattern in patterns if pattern.search(stated))
+    in_asked = sum(1 for pattern in patterns if pattern.search(asked))
+    return in_stated > in_asked
+
+
+def with_replies(
+    conn: sqlite3.Connection,
+    layout: Layout,
+    rows: list[tuple[Any, ...]],
+    need: int,
+    text: bool,
+    filters: SearchFilters,
+    terms: Sequence[Term] = (),
+) -> list[tuple[Any, ...]]:
+    """*rows* with the reply to each of the first asking turns placed next to it.
+
+    In a conversation a question is answered by the next turn, which rarely
+    repeats its words: "What did you make?" matches "What did Ana make in her
+    first pottery lesson?", "A very lopsided bowl." does not. So each of the
+    first :data:`REPLY_LOOKUP_HITS` hits that ends by asking something (its
+    last character is ``?``) brings the next message of its session, when
+    someone else says it, ahead of itself: the asking turn points at the
+    answer. A user's message to an assistant, though, usually states its
+    context before asking for help: when it states more of the question's
+    *terms* than its last question asks ("We adopted a kitten and called her
+    Miso! What food is best?" for "what did we name the cat?"), the turn
+    answers by itself and the reply follows it. Between named speakers (a
+    transcript of two friends) the asking turn always points at its reply
+    ("That's a real mug! Are you keeping it?"). A question in the middle of a turn is
+    usually rhetorical. A reply is in its question's session, so it passes the
+    session and source filters; the time filters apply to it too.
+    """
+    asking = [row[0] for row in rows[:REPLY_LOOKUP_HITS]]
+    if not asking:
+        return rows
+    params: dict[str, Any] = {"ids": json.dumps(asking)}
+    within = ""
+    if filters.since is not None:
+        params["since"] = float(filters.since)
+        within += " AND n.timestamp >= :since"
+    if filters.until is not None:
+        params["until"] = float(filters.until)
+        within += " AND n.timestamp < :until"
+    other_speaker = "r.role <> m.role"
+    if "name" in layout.message_columns:
+        other_speaker += " OR COALESCE(r.name, '') <> COALESCE(m.name, '')"
+    # Between named people (a transcript of friends) a question is put to the other;
+    # a user's unnamed message to an assistant states its context, then asks for help.
+    to_assistant = "m.role = 'user' AND r.role = 'assistant'"
+    if "name" in layout.message_columns:
+        to_assistant += " AND m.name IS NULL"
+    sql = (
+        f"SELECT m.id, CASE WHEN {to_assistant} THEN substr(m.content, 1, {_COVERAGE_CHARS}) "
+        "END, "
+        f"r.id, NULL, NULL, {detail_columns(layout, text, 'r')} "
+        "FROM messages AS m JOIN messages AS r ON r.id = ("
+        "SELECT n.id FROM messages AS n WHERE n.session_id = m.session_id AND n.id > m.id "
+        f"AND n.role IN ('user', 'assistant') AND {layout.visible_rows_sql('n')}{within} "
+        "ORDER BY n.id LIMIT 1) "
+        "WHERE m.id IN (SELECT value FROM json_each(:ids)) "
+        "AND substr(rtrim(m.content, char(9, 10, 13, 32, 34, 39, 41)), -1) IN ('?', '？') "
+        f"AND ({other_speaker})"
+    )
+    try:
+        found = conn.execute(sql, params).fetchall()
+    except sqlite3.OperationalError as exc:
+        if is_busy(exc):
+            raise
+        log.warning("looking up replies failed in SQLite (%s); keeping the hits", exc)
+        return rows
+    patterns = [_group_pattern(forms) for forms in _word_groups(terms).values()]
+    replies: dict[Any, tuple[Any, ...]] = {}
+    after: set[Any] = set()
+    for row in found:
+        replies[row[0]] = row[2:]
+        if _tells_more_than_it_asks(row[1], patterns):
+            after.add(row[0])
+    merged: list[tuple[Any, ...]] = []
+    seen: set[Any] = set()
+    for row in rows:
+        reply = replies.get(row[0])
+        for item in (row, reply) if row[0] in after else (reply, row):
+            if item is not None and item[0] not in seen:
+                seen.add(item[0])
+                merged.append(item)
+    return merged[:need]
+
+
+def _with_named_speaker(
+    conn: sqlite3.Connection, layout: Layout, rows: list[tuple[Any, ...]], terms: Sequence[Term]
+) -> dict[str, set[str]]:
+    """The sessions of *rows* where someone speaks whose name is one of the words of *terms*,
+    each with those words (lower-case).
+
+    Read from the partial index of speaker names, so sessions without named
+    speakers (the usual one-user history) cost nothing.
+    """
+    if "name" not in layout.message_columns:
+        return {}
+    words = {term.text.lower() for term in terms if term.simple}
+    found = conn.execute(
+        "SELECT DISTINCT session_id, name FROM messages "
+        "WHERE session_id IN (SELECT value FROM json_each(?)) AND name IS NOT NULL",
+        (json.dumps(list(dict.fromkeys(row[3] for row in rows))),),
+    )
+    named: dict[str, set[str]] = {}
+    for session_id, name in found:
+        said = words & set(_WORD_RE.findall(name.lower())) if isinstance(name, str) else set()
+        if said:
+            named.setdefault(session_id, set()).update(said)
+    return named
+
+
+_CALLS_READ = 4 * _COVERAGE_CHARS
+"""Characters of a candidate's tool calls read; longer ones are read as written."""
+
+
+def _calls_text(calls: Any) -> str | None:
+    """A candidate's tool calls for coverage: decoded when whole within the read, else raw."""
+    if not isinstance(calls, str) or not calls:
+        return None
+    if len(calls) > _CALLS_READ:  # cut: not JSON any more, and decoding it all is costly
+        return calls[:_COVERAGE_CHARS]
+    return tool_calls_text(calls)[:_COVERAGE_CHARS]
+
+
+def _coverage(
+    conn: sqlite3.Connection,
+    layout: Layout,
+    rows: list[tuple[Any, ...]],
+    terms: Sequence[Term],
+    named: dict[str, set[str]] | None = None,
+    glued: Glued | None = None,
+    typed: frozenset[str] = frozenset(),
+) -> tuple[dict[str, float], list[tuple[Any, ...]]]:
+    """Each conversation's summed weight of the *terms* its best hits contain.
+
+    A person's name is covered by a conversation they speak in (*named*: session ->
+    the question's words that name a speaker there), said or not: between two
+    friends nobody says their own name, and whether the other does is chance.
+
+    A rare word the question typed (*typed*) is also looked for as the head of a
+    glued compound (*gym* in "FlexGym", *plants* in "houseplants"): see
+    :func:`~hermes_core.sessions.compounds.glued_matches`. Such a match covers
+    the word at half its weight, and its rows are returned to join the hits
+    (after them).
+    """
+    evidence: dict[str, list[int]] = {}
+    for row in rows:  # best BM25 first; a long conversation does not cover more by volume
+        hits = evidence.setdefault(row[3], [])
+        if len(hits) < SESSION_EVIDENCE_HITS:
+            hits.append(row[0])
+    tool_calls = "tool_calls" if "tool_calls" in layout.message_columns else "NULL"
+    texts = {
+        mid: " ".join(
+            part for part in (content, name, _calls_text(calls)) if isinstance(part, str)
+        ).lower()
+        for mid, content, name, calls in conn.execute(
+            f"SELECT id, substr(content, 1, {_COVERAGE_CHARS}), tool_name, "
+            f"substr({tool_calls}, 1, {_CALLS_READ + 1}) "
+            "FROM messages WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps([mid for hits in evidence.values() for mid in hits]),),
+        )
+    }
+    total = float(conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 1)
+    # The forms of one word (buy, bought) are one word to cover, weighed by the
+    # messages holding any of them.
+    groups = _word_groups(terms)
+    counted = [_weight(conn, layout, forms, total) for forms in groups.values()]
+    weights = [weight for weight, _ in counted]
+    patterns = [_group_pattern(forms) for forms in groups.values()]
+    keys = list(groups)
+    speaking = set().union(*named.values()) if named else set()
+    glued_rows: list[tuple[Any, ...]] = []
+    compound: dict[str, set[int]] = {}
+    if glued is not None:
+        rare = sorted(
+            (
+                (found, n)
+                for n, (_, found) in enumerate(counted)
+                if found <= max(_GLUED_MAX_DF, total / _GLUED_MAX_SHARE) and keys[n] not in speaking
+            ),
+        )
+        for _, n in rare[:_GLUED_WORDS]:
+            for form in groups[keys[n]]:
+                if form.text.lower() not in typed:
+                    continue
+                for row in glued_matches(conn, layout, glued, form.text):
+                    compound.setdefault(row[3], set()).add(n)
+                    glued_rows.append(row)
+    scores = {}
+    for session_id, hits in evidence.items():
+        covered = {
+            n
+            for mid in hits
+            for n, pattern in enumerate(patterns)
+            if pattern.search(texts.get(mid, ""))
+        }
+        speakers = named.get(session_id) if named else None
+        if speakers:
+            covered.update(n for n, key in enumerate(keys) if key in speakers)
+        halves = compound.get(session_id, set()) - covered
+        scores[session_id] = sum(weights[n] for n in covered) + sum(
+            _GLUED_WEIGHT * weights[n] for n in halves
+        )
+    for session_id, halves in compound.items():  # a conversation found only by a compound
+        if session_id not in evidence:
+            scores[session_id] = sum(_GLUED_WEIGHT * weights[n] for n in halves)
+    return scores, glued_rows
+
+
+_GLUED_MAX_DF = 50
+_GLUED_MAX_SHARE = 200
+"""A word is looked for inside compounds when at most this many messages (or this
+share of them, 1 in N) hold it as a word: a common word is found without it, and
+its compounds are mostly other words (*work* in "network", "homework")."""
+_GLUED_WORDS = 3
+"""At most this many of a question's rarest words are looked for inside compounds."""
+_GLUED_WEIGHT = 0.5
+"""A compound covers its head word at this share of the word's weight."""
