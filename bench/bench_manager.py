@@ -69,9 +69,9 @@ def builtin_provider() -> tuple[MemoryProvider, str]:
     try:
         from hermes_core.plugins import load_builtin_provider
 
-        return load_builtin_provider(), "hermes-memory-builtin"
+        return load_builtin_provider(), "builtin provider"
     except (ImportError, PluginError):
-        return NoOpProvider("builtin"), "no-op stand-in (hermes-memory-builtin not installed)"
+        return NoOpProvider("builtin"), "no-op stand-in (builtin provider not installed)"
 
 
 def measure(turns: int, warmup: int) -> dict[str, Any]:

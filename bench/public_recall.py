@@ -263,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--semantic",
         action="store_true",
-        help="also rank with the MiniLM encoder fused in (needs hermes-core[semantic])",
+        help="also rank with the MiniLM encoder fused in (needs hermes-memory-core[semantic])",
     )
     args = parser.parse_args(argv)
     layout, asked, skipped, previews, totals, (unknown, dropped) = run(

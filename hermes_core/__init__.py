@@ -1,4 +1,4 @@
-"""hermes-core: layered memory for AI agents.
+"""hermes-memory-core: layered memory for AI agents.
 
 Public names are re-exported here and imported on first use, so
 ``import hermes_core`` stays cheap.
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from hermes_core.lazy import lazy_exports
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"
 
 _EXPORTS: dict[str, str] = {
     # provider contract

@@ -1,6 +1,6 @@
 """The one exception hierarchy of hermes-memory.
 
-Every error raised on purpose by hermes-core or a bundled provider derives from
+Every error raised on purpose by hermes-memory-core or a bundled provider derives from
 :class:`HermesMemoryError`, so a host can catch them all with one ``except``.
 Messages say what was wrong and what to do next. :class:`PluginCrash` is not
 one of them: it stands for plugin or provider code failing with a

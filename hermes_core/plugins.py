@@ -576,7 +576,7 @@ def hermes_entry_point_folder(
 
 
 def load_builtin_provider() -> MemoryProvider:
-    """The builtin provider (``hermes-memory-builtin``); :class:`PluginError` if absent/broken."""
+    """The builtin provider (shipped in hermes-memory-core); :class:`PluginError` if absent/broken."""
     registry = get_registry()
     for candidate in _pluggy_candidates(registry):
         if candidate.name != BUILTIN_PROVIDER_NAME:
@@ -585,17 +585,19 @@ def load_builtin_provider() -> MemoryProvider:
             provider: MemoryProvider = _load(candidate)
         except PluginError as exc:
             raise PluginError(
-                f"The builtin memory provider failed to load: {exc}. Reinstall "
-                "hermes-memory-builtin from a clone of hermes-memory: "
-                "`pip install --force-reinstall ./providers/builtin`."
+                f"The builtin memory provider failed to load: {exc}. It ships "
+                "inside hermes-memory-core: reinstall it with "
+                "`pip install --force-reinstall hermes-memory-core` (from a clone: "
+                "`pip install --force-reinstall .`)."
             ) from exc
         return provider
     failed = [r for r in registry.plugins() if r.name == BUILTIN_PROVIDER_NAME and r.error]
     cause = f" (its plugin could not be loaded: {failed[0].error})" if failed else ""
     raise PluginError(
         f"The builtin memory provider is not installed{cause}. It provides the memory and "
-        "session_search tools; install hermes-memory-builtin from a clone of hermes-memory: "
-        "`pip install ./providers/builtin`."
+        "session_search tools and ships inside hermes-memory-core: reinstall it with "
+        "`pip install --force-reinstall hermes-memory-core` (from a clone: "
+        "`pip install --force-reinstall .`)."
     )
 
 

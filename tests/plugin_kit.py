@@ -143,7 +143,7 @@ def register_builtin(obj: Any = StandInBuiltin, plugin_name: str = "stand-in-bui
 
 
 def ensure_builtin() -> None:
-    """Use the installed hermes-memory-builtin, or the stand-in when it is not installed."""
+    """Use the installed builtin provider, or the stand-in when it is not installed."""
     try:
         load_builtin_provider()
     except PluginError:

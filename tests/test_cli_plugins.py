@@ -139,11 +139,8 @@ def test_plugins_with_nothing_found_says_what_to_do(monkeypatch: pytest.MonkeyPa
         pm.unregister(name=name)
     result = invoke("plugins")
     assert "No memory providers found" in result.stdout
-    assert "pip install hermes-memory-builtin" not in result.stdout
-    assert (
-        "hermes-memory-builtin (from a clone of hermes-memory: pip install ./providers/builtin)"
-        in (" ".join(result.stdout.split()))
-    )
+    assert "hermes-memory-builtin" not in result.stdout
+    assert "pip install --force-reinstall hermes-memory-core" in (" ".join(result.stdout.split()))
 
 
 # ---------------------------------------------------------------------------- doctor
@@ -375,11 +372,11 @@ def test_doctor_without_builtin_says_how_to_install_it(hermes_home: Path) -> Non
         pm.unregister(name="builtin")
     result = doctor()
     assert result.exit_code == 1
-    # Not on the package index: the fix names the distribution and installs it from a clone.
-    assert "pip install hermes-memory-builtin" not in result.stdout
+    # The builtin ships inside the core distribution: the fix reinstalls that one.
+    assert "hermes-memory-builtin" not in result.stdout
     assert (
-        "fix: install hermes-memory-builtin from a clone of hermes-memory: "
-        "pip install ./providers/builtin"
+        "fix: reinstall hermes-memory-core, which ships it: "
+        "pip install --force-reinstall hermes-memory-core"
     ) in result.stdout
 
 

@@ -95,7 +95,7 @@ def cold_listing(
 
 def test_the_listing_probes_the_installed_providers(cold_listing: dict[str, Any]) -> None:
     if not _installed("hermes_memory_builtin"):
-        pytest.skip("hermes-memory-builtin is not installed")
+        pytest.skip("the builtin provider is not installed")
     providers = {p["name"]: p for p in cold_listing["listing"]["providers"]}
     # Available, so the listing also asked for its tool schemas (session_search included).
     assert providers["builtin"]["status"] == "available"

@@ -101,7 +101,7 @@ def test_missing_pytest_names_the_testing_extra(
     result = CliRunner().invoke(cli, ["conformance", "anything"])
     assert result.exit_code == 1
     assert "needs hypothesis, which is not installed" in result.output
-    assert "pip install 'hermes-core[testing]'" in result.output
+    assert "pip install 'hermes-memory-core[testing]'" in result.output
 
 
 def test_config_from_seeds_each_test_home(hermes_home: Path, tmp_path: Path) -> None:

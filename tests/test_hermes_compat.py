@@ -143,7 +143,7 @@ def test_hermes_home_override_and_key_as_newer_plugins_use_them(
     try:
         assert hermes_constants.get_hermes_home() == other == config_home()
         assert hermes_constants.hermes_home_key().endswith("elsewhere")
-        assert core_home() == hermes_home  # hermes-core's own code keeps HERMES_HOME
+        assert core_home() == hermes_home  # hermes-memory-core's own code keeps HERMES_HOME
     finally:
         hermes_constants.reset_hermes_home_override(token)
     assert hermes_constants.get_hermes_home() == hermes_home
@@ -410,7 +410,7 @@ def test_a_library_hermes_agent_brings_is_named_with_how_to_install_it(hermes_ho
     )
     error = {i.name: i for i in discover_providers()}["wantslib"].error or ""
     assert "ruamel.yaml comes with Hermes Agent" in error
-    assert "pip install 'hermes-core[hermes-agent-deps]'" in error
+    assert "pip install 'hermes-memory-core[hermes-agent-deps]'" in error
 
 
 def test_only_the_exact_names_are_served(compat: None) -> None:

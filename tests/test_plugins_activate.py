@@ -55,16 +55,14 @@ def test_builtin_is_loaded_from_the_plugin_manager(builtin: None) -> None:
 
 def test_missing_builtin_tells_the_user_what_to_install() -> None:
     pm = get_plugin_manager()
-    if pm.has_plugin("builtin"):  # the real hermes-memory-builtin is installed: take it away
+    if pm.has_plugin("builtin"):  # the real builtin is installed: take it away
         pm.unregister(name="builtin")
     with pytest.raises(PluginError) as raised:
         load_builtin_provider()
-    # The distribution is not on the package index: the hint names it and installs it
-    # from a checkout, as the READMEs do.
+    # The builtin ships inside the core distribution: the hint reinstalls that one.
     message = str(raised.value)
-    assert "hermes-memory-builtin" in message
-    assert "`pip install ./providers/builtin`" in message
-    assert "pip install hermes-memory-builtin" not in message
+    assert "`pip install --force-reinstall hermes-memory-core`" in message
+    assert "hermes-memory-builtin" not in message
 
 
 def test_broken_builtin_says_why() -> None:
@@ -77,8 +75,8 @@ def test_broken_builtin_says_why() -> None:
     register_builtin(explode, plugin_name="builtin")
     with pytest.raises(PluginError, match="store unreadable") as raised:
         load_builtin_provider()
-    assert "`pip install --force-reinstall ./providers/builtin`" in str(raised.value)
-    assert "pip install --force-reinstall hermes-memory-builtin" not in str(raised.value)
+    assert "`pip install --force-reinstall hermes-memory-core`" in str(raised.value)
+    assert "hermes-memory-builtin" not in str(raised.value)
 
 
 def test_activate_without_memory_provider_registers_builtin_only(
@@ -157,7 +155,7 @@ def test_activation_without_builtin_fails_loudly(manager: MemoryManager, hermes_
     pm = get_plugin_manager()
     if pm.has_plugin("builtin"):
         pm.unregister(name="builtin")
-    with pytest.raises(PluginError, match="hermes-memory-builtin"):
+    with pytest.raises(PluginError, match="hermes-memory-core"):
         activate_providers(manager, {}, hermes_home)
 
 

@@ -185,7 +185,7 @@ def test_blocked_entry_point_is_never_imported(
 def test_builtin_cannot_be_blocked() -> None:
     policy = PluginPolicy(allow=frozenset(), block=frozenset({"builtin"}))
     assert policy.permits("builtin")
-    assert policy.permits("other", "hermes-memory-builtin")
+    assert policy.permits("other", "hermes-memory-core")
     assert not policy.permits("other")
 
 

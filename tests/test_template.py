@@ -131,7 +131,7 @@ def test_the_rendered_project_requires_the_core_series_it_was_made_with(rendered
     core_project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
     core = Version(core_project["version"])
     project = tomllib.loads((rendered / "pyproject.toml").read_text("utf-8"))["project"]
-    (requirement,) = [Requirement(d) for d in project["dependencies"] if "hermes-core" in d]
+    (requirement,) = [Requirement(d) for d in project["dependencies"] if "hermes-memory-core" in d]
     assert requirement.specifier.contains(core), requirement
     if core.minor:
         older = Version(f"{core.major}.{core.minor - 1}.99")
@@ -309,7 +309,7 @@ def test_new_provider_without_copier_names_the_extra(
     monkeypatch.setitem(sys.modules, "copier", None)  # as if it were not installed
     result = CliRunner().invoke(cli, ["new-provider", "notes", "--dest", str(tmp_path / "p")])
     assert result.exit_code == 1
-    assert "pip install 'hermes-core[scaffold]'" in result.output
+    assert "pip install 'hermes-memory-core[scaffold]'" in result.output
     assert not (tmp_path / "p").exists()
 
 

@@ -105,7 +105,7 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup)
-@click.version_option(package_name="hermes-core", prog_name="hermes-memory")
+@click.version_option(package_name="hermes-memory-core", prog_name="hermes-memory")
 @click.option("-v", "--verbose", count=True, help="Show log messages (-v info, -vv debug).")
 def cli(verbose: int) -> None:
     """Layered memory for AI agents: providers, sessions, and tools to run them."""

@@ -286,7 +286,7 @@ def conformance(
 
     Each test gets an empty HERMES_HOME; the report lists what passed, what was
     skipped (and why) and what failed (and what to fix). Exits non-zero on a
-    failure. Needs the testing extra: pip install 'hermes-core[testing]'.
+    failure. Needs the testing extra: pip install 'hermes-memory-core[testing]'.
     """
     from hermes_core.config import get_hermes_home
     from hermes_core.testing.runner import missing_test_requirements, run_conformance
@@ -297,7 +297,7 @@ def conformance(
         raise click.ClickException(
             f"The conformance suite needs {' and '.join(missing)}, which "
             f"{'is' if len(missing) == 1 else 'are'} not installed. Install the testing "
-            "extra: pip install 'hermes-core[testing]'"
+            "extra: pip install 'hermes-memory-core[testing]'"
         )
     # Provider code runs here (discovery, is_available): what it prints must not mix into
     # the report, least of all into --json.

@@ -322,8 +322,8 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
             Finding(
                 "fail",
                 str(exc),
-                "install hermes-memory-builtin from a clone of hermes-memory: "
-                "pip install ./providers/builtin",
+                "reinstall hermes-memory-core, which ships it: "
+                "pip install --force-reinstall hermes-memory-core",
             )
         )
     with contextlib.redirect_stdout(sys.stderr):  # a plugin printing while it loads

@@ -104,9 +104,9 @@ def plugins(as_json: bool, show_all: bool) -> None:
         return
     if not shown:
         click.echo(
-            "No memory providers found. Install hermes-memory-builtin (from a clone of "
-            "hermes-memory: pip install ./providers/builtin) or add a plugin folder under "
-            "$HERMES_HOME/plugins/."
+            "No memory providers found. The builtin provider ships inside hermes-memory-core: "
+            "reinstall it (pip install --force-reinstall hermes-memory-core), or add a plugin "
+            "folder under $HERMES_HOME/plugins/."
         )
     click.echo("\n\n".join(_render_provider(p) for p in shown))
     if hidden:

@@ -3,7 +3,7 @@
 The template (``plugin_template/``) is a copier template, rendered here with
 copier itself, so the new project records its answers in
 ``.copier-answers.yml`` and copier's own commands (``copier recopy``) can
-re-render it later. copier is the optional ``scaffold`` extra of hermes-core:
+re-render it later. copier is the optional ``scaffold`` extra of hermes-memory-core:
 no other command needs it.
 """
 
@@ -206,8 +206,8 @@ def template_dir() -> Path:
         if (candidate / "copier.yml").is_file():
             return candidate
     raise click.ClickException(
-        "The provider template is missing from this installation of hermes-core; "
-        "reinstall it (pip install --force-reinstall 'hermes-core[scaffold]')."
+        "The provider template is missing from this installation of hermes-memory-core; "
+        "reinstall it (pip install --force-reinstall 'hermes-memory-core[scaffold]')."
     )
 
 
@@ -226,13 +226,13 @@ def new_provider(name: str, dest: Path | None, description: str | None, author: 
     The project installs with pip, is found by `hermes-memory plugins`, and
     passes the conformance suite unchanged: a per-user JSON notes store under
     HERMES_HOME with a tool, prefetch and sync. Needs copier:
-    pip install 'hermes-core[scaffold]'.
+    pip install 'hermes-memory-core[scaffold]'.
     """
     names = provider_names(name)
     if importlib.util.find_spec("copier") is None:
         raise click.ClickException(
             "new-provider renders its template with copier, which is not installed. "
-            "Install it with: pip install 'hermes-core[scaffold]'"
+            "Install it with: pip install 'hermes-memory-core[scaffold]'"
         )
     _refuse_installed(names)
     # realpath, not resolve(): a symlink loop must reach _check_destination, not raise.

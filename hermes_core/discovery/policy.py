@@ -26,7 +26,7 @@ logger = logging.getLogger("hermes_core.plugins")
 
 ALLOW_ENV = "HERMES_MEMORY_PLUGINS_ALLOW"
 BLOCK_ENV = "HERMES_MEMORY_PLUGINS_BLOCK"
-ALWAYS_PERMITTED = frozenset({"builtin", "hermes-memory-builtin"})
+ALWAYS_PERMITTED = frozenset({"builtin", "hermes-memory-core"})
 
 
 def normalize(name: str) -> str:

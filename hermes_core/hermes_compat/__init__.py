@@ -1,4 +1,4 @@
-"""Module names a plugin written for Hermes Agent imports, served by hermes-core.
+"""Module names a plugin written for Hermes Agent imports, served by hermes-memory-core.
 
 A Hermes memory plugin imports a handful of host modules (``agent.memory_provider``,
 ``tools.registry``, ``hermes_constants``, ``hermes_cli.config``, ``utils`` …),
@@ -6,7 +6,7 @@ sometimes its own modules by their bundled path (``plugins.memory.<name>.store``
 see :mod:`.aliases`), and reads its secrets from the environment, where Hermes
 has loaded the profile's ``.env``. When the real Hermes Agent is not installed,
 :func:`install` adds an import finder (:mod:`.finder`) that answers for exactly
-those names with the small modules in ``shims/``, which re-export hermes-core's
+those names with the small modules in ``shims/``, which re-export hermes-memory-core's
 own implementations; :func:`prepare` also loads ``$HERMES_HOME/.env`` the way
 Hermes does (:mod:`.dotenv`). The context handed to a plugin's ``register(ctx)`` lives in
 :mod:`.context`.

@@ -1,7 +1,7 @@
 """The import finder that serves Hermes Agent's module names, and only when nothing else does.
 
-Three tables drive it. :data:`COMPAT_MODULES` are the modules hermes-core serves
-(small files under ``shims/`` that re-export hermes-core's own code), some only
+Three tables drive it. :data:`COMPAT_MODULES` are the modules hermes-memory-core serves
+(small files under ``shims/`` that re-export hermes-memory-core's own code), some only
 under a :data:`CONDITIONAL` condition (the auxiliary LLM client needs a model).
 :data:`NOT_PROVIDED` are Hermes modules that some plugins import but that
 cannot be honoured outside Hermes: importing one raises
@@ -254,7 +254,7 @@ def explain_import_error(exc: BaseException) -> str | None:
     if library is not None and isinstance(exc, ModuleNotFoundError):
         return (
             f"{library} comes with Hermes Agent, so plugins written for it may use it without "
-            f"declaring it: pip install {library}, or pip install 'hermes-core[hermes-agent-deps]' "
+            f"declaring it: pip install {library}, or pip install 'hermes-memory-core[hermes-agent-deps]' "
             "for every library Hermes Agent brings"
         )
     if name.partition(".")[0] not in _ROOTS:

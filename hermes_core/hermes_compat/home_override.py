@@ -3,7 +3,7 @@
 Hermes' ``hermes_constants.set_hermes_home_override`` points ``get_hermes_home()``
 elsewhere for the current thread or task. The variable lives here, outside the
 shim modules, because a shim can be loaded both under its Hermes name and as
-part of hermes-core: both must see one override.
+part of hermes-memory-core: both must see one override.
 """
 
 from __future__ import annotations

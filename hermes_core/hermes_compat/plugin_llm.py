@@ -1,4 +1,4 @@
-"""``ctx.llm``: Hermes Agent's plugin LLM facade, answered by hermes-core's model client.
+"""``ctx.llm``: Hermes Agent's plugin LLM facade, answered by hermes-memory-core's model client.
 
 A Hermes plugin makes its own model calls (extract facts, summarise, classify)
 through ``ctx.llm.complete(messages=...)`` or

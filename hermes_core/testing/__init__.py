@@ -1,4 +1,4 @@
-"""Testing support shipped with hermes-core: the provider conformance suite and fakes.
+"""Testing support shipped with hermes-memory-core: the provider conformance suite and fakes.
 
 ``from hermes_core.testing import ProviderConformance`` gives the class-based
 suite a provider's tests subclass (it needs the ``testing`` extra: pytest and

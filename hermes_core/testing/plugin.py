@@ -1,7 +1,7 @@
 """The ``hermes_memory`` pytest plugin (entry point ``pytest11``), loaded by every pytest run.
 
 It must cost nothing in projects that do not use it: importing it pulls in no
-hermes-core module, it adds no autouse fixture, and everything it does is
+hermes-memory-core module, it adds no autouse fixture, and everything it does is
 opt-in.
 
 * ``hermes_home`` fixture: a temporary ``HERMES_HOME`` (exported to the

@@ -3,7 +3,7 @@
 ``HERMES_HOME`` is read at every call (default ``~/.hermes``), so profiles and
 tests can switch it, exactly as in Hermes Agent. A plugin may point
 ``get_hermes_home()`` elsewhere for the current thread or task with
-``set_hermes_home_override`` (a context variable, as in Hermes); hermes-core's
+``set_hermes_home_override`` (a context variable, as in Hermes); hermes-memory-core's
 own code keeps reading ``HERMES_HOME``.
 """
 

@@ -1,4 +1,4 @@
-"""hermes-memory-builtin: persistent memory (``MEMORY.md`` / ``USER.md``) and session search.
+"""The builtin provider (shipped in hermes-memory-core): ``MEMORY.md`` / ``USER.md`` and session search.
 
 The names below are imported on first use, so importing the package is cheap.
 """
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from hermes_core.lazy import lazy_exports
 
-__version__ = "0.1.0"
+__version__ = "0.5.0"
 
 _EXPORTS: dict[str, str] = {
     "BuiltinMemoryProvider": "hermes_memory_builtin.provider",

@@ -1,4 +1,4 @@
-"""hermes-core's provider conformance suite against the builtin provider.
+"""hermes-memory-core's provider conformance suite against the builtin provider.
 
 The builtin provider stores through its ``memory`` tool and recalls through the
 prompt snapshot a new session takes from ``$HERMES_HOME/memories`` (it has no

@@ -1,4 +1,4 @@
-"""hermes-core's provider conformance suite against the Honcho provider and the fake Honcho.
+"""hermes-memory-core's provider conformance suite against the Honcho provider and the fake Honcho.
 
 The fake derives one conclusion per sentence a peer writes and matches by word
 overlap, so recall is real (write → representation → prefetch) but English only.

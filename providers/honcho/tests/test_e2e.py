@@ -1,7 +1,7 @@
 """End to end: turns of one session are synced; a later session's prefetch recalls them.
 
 The provider is found through the ``hermes_memory`` entry point (as a host
-finds it), driven by hermes-core's MemoryManager and by the AgentSession
+finds it), driven by hermes-memory-core's MemoryManager and by the AgentSession
 runtime with a fake model, against the fake Honcho.
 """
 

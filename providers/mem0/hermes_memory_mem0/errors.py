@@ -1,4 +1,4 @@
-"""Errors of the mem0 provider; all derive from hermes-core's ``ProviderError``."""
+"""Errors of the mem0 provider; all derive from hermes-memory-core's ``ProviderError``."""
 
 from __future__ import annotations
 

@@ -134,7 +134,7 @@ def _size(text: str) -> str:
 
 
 class ChatClientLLM(LLMBase):
-    """mem0 LLM that talks to the configured OpenAI-compatible endpoint via hermes-core.
+    """mem0 LLM that talks to the configured OpenAI-compatible endpoint via hermes-memory-core.
 
     Inside :meth:`extracting` (scoped to the calling thread), answers go through
     :func:`checked_extraction`: an answer mem0 could not use raises, and mem0

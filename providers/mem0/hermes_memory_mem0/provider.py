@@ -108,7 +108,7 @@ class Mem0MemoryProvider(MemoryProvider):
         "mirror",
         "forget",
     )
-    """What hermes-core's conformance suite holds this provider to."""
+    """What hermes-memory-core's conformance suite holds this provider to."""
 
     def __init__(
         self,

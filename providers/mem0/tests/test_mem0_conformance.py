@@ -1,4 +1,4 @@
-"""hermes-core's provider conformance suite, against both mem0 modes."""
+"""hermes-memory-core's provider conformance suite, against both mem0 modes."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """End to end: turns of one session are synced; a new session's prefetch recalls them.
 
-Driven by hermes-core's own runtime (``AgentSession`` over a ``MemoryManager``)
+Driven by hermes-memory-core's own runtime (``AgentSession`` over a ``MemoryManager``)
 with a loopback fake model, through the platform fake and through mem0's real
 local engine.
 """

@@ -1,4 +1,4 @@
-"""hermes-core's provider conformance suite against the Supermemory provider and its fake.
+"""hermes-memory-core's provider conformance suite against the Supermemory provider and its fake.
 
 The fake extracts memories from documents sentence by sentence and ranks them by
 word overlap, so recall is a real round trip (capture → extraction → search).

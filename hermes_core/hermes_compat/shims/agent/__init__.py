@@ -1,3 +1,3 @@
-"""``agent``: hermes-core standing in for Hermes Agent's ``agent`` package."""
+"""``agent``: hermes-memory-core standing in for Hermes Agent's ``agent`` package."""
 
 __hermes_compat__ = True

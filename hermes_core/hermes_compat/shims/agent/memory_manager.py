@@ -1,4 +1,4 @@
-"""``agent.memory_manager``: the manager and the recall fence, served by hermes-core."""
+"""``agent.memory_manager``: the manager and the recall fence, served by hermes-memory-core."""
 
 from typing import NoReturn
 

@@ -1,4 +1,4 @@
-"""``agent.memory_provider``: the provider contract, served by hermes-core.
+"""``agent.memory_provider``: the provider contract, served by hermes-memory-core.
 
 The very same objects as :mod:`hermes_core.provider`, so ``isinstance`` checks
 agree wherever a provider is looked at.

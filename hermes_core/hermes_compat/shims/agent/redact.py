@@ -1,6 +1,6 @@
 """``agent.redact``: removing secrets from text a plugin logs, shows or sends on.
 
-Served by hermes-core's egress scrubber (:mod:`hermes_core.redaction`), the one
+Served by hermes-memory-core's egress scrubber (:mod:`hermes_core.redaction`), the one
 that already cleans everything handed to providers: vendor API keys, bearer
 and basic credentials, passwords in URLs, secret-named assignments and
 private-key blocks become ``[redacted]``. Hermes's switches (``force``,

@@ -1,3 +1,3 @@
-"""``hermes_cli``: hermes-core standing in for Hermes Agent's CLI package."""
+"""``hermes_cli``: hermes-memory-core standing in for Hermes Agent's CLI package."""
 
 __hermes_compat__ = True

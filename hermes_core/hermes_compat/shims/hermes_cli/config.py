@@ -1,6 +1,6 @@
 """``hermes_cli.config``: ``$HERMES_HOME/config.yaml`` and ``.env``, the Hermes Agent way.
 
-Differences from hermes-core's own :mod:`hermes_core.config` that Hermes
+Differences from hermes-memory-core's own :mod:`hermes_core.config` that Hermes
 plugins rely on: ``cfg_get(config, "a", "b", default=...)`` takes one argument
 per key; ``load_config()`` never raises (a broken file is logged and read as
 empty) and expands ``${VAR}`` references from the environment, which

@@ -4,7 +4,7 @@ Some memory plugins make a plugin context of their own when the one given to
 ``register(ctx)`` has no ``llm`` (Hermes' memory discovery gives some contexts
 registration only): ``PluginContext(PluginManifest(name=..., key=...),
 get_plugin_manager())``, then ``.llm``. Here that context's ``llm`` is
-hermes-core's model client for the plugin (``ctx.llm``), which, as Hermes' own,
+hermes-memory-core's model client for the plugin (``ctx.llm``), which, as Hermes' own,
 raises when called while no model is configured. Registrations on it are
 logged and ignored, and the manager lists no general plugins: hermes-memory
 runs memory providers only.

@@ -1,3 +1,3 @@
-"""``tools``: hermes-core standing in for Hermes Agent's ``tools`` package."""
+"""``tools``: hermes-memory-core standing in for Hermes Agent's ``tools`` package."""
 
 __hermes_compat__ = True
