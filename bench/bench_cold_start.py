@@ -51,7 +51,9 @@ def main(argv: list[str]) -> int:
 
     script = Path(sys.executable).parent / "hermes-memory"
     if not script.exists():
-        print(f"{script} not found: install hermes-memory-core in this environment", file=sys.stderr)
+        print(
+            f"{script} not found: install hermes-memory-core in this environment", file=sys.stderr
+        )
         return 1
     commands = {
         "python -c pass": [sys.executable, "-c", "pass"],

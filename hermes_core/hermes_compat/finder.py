@@ -254,7 +254,8 @@ def explain_import_error(exc: BaseException) -> str | None:
     if library is not None and isinstance(exc, ModuleNotFoundError):
         return (
             f"{library} comes with Hermes Agent, so plugins written for it may use it without "
-            f"declaring it: pip install {library}, or pip install 'hermes-memory-core[hermes-agent-deps]' "
+            f"declaring it: pip install {library}, or "
+            "pip install 'hermes-memory-core[hermes-agent-deps]' "
             "for every library Hermes Agent brings"
         )
     if name.partition(".")[0] not in _ROOTS:

@@ -1,4 +1,4 @@
-"""``agent.auxiliary_client``: Hermes Agent's side-task model calls, on hermes-memory-core's model client.
+"""``agent.auxiliary_client``: Hermes Agent's side-task model calls, on the core's model client.
 
 Plugins call ``call_llm`` for side tasks such as extracting facts or writing a
 summary. This module is served only when a model is configured (see

@@ -1,4 +1,4 @@
-"""The builtin provider (shipped in hermes-memory-core): ``MEMORY.md`` / ``USER.md`` and session search.
+"""The builtin provider, shipped in hermes-memory-core: MEMORY.md / USER.md, session search.
 
 The names below are imported on first use, so importing the package is cheap.
 """

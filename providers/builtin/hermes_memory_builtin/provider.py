@@ -56,7 +56,7 @@ def _session_search_module() -> ModuleType | None:
 
 
 def _session_store_installed() -> bool:
-    """Whether hermes-memory-core ships the session store ``session_search`` reads (not imported)."""
+    """Whether the core ships the session store ``session_search`` reads (not imported)."""
     import importlib.util
 
     return importlib.util.find_spec("hermes_core.sessions") is not None

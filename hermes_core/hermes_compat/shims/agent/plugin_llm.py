@@ -1,4 +1,4 @@
-"""``agent.plugin_llm``: the class behind ``ctx.llm``, answered by hermes-memory-core's model client.
+"""``agent.plugin_llm``: the class behind ``ctx.llm``, answered by the core's model client.
 
 The very objects of :mod:`hermes_core.hermes_compat.plugin_llm`: plugins import
 ``PluginLlm`` for type hints and the result and input dataclasses to build or
