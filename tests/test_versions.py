@@ -33,7 +33,8 @@ def test_the_module_version_is_the_declared_one(folder: Path) -> None:
 
 def test_the_builtin_provider_carries_the_core_version() -> None:
     # It ships inside hermes-memory-core, so it has no version of its own.
-    import hermes_core
     import hermes_memory_builtin
+
+    import hermes_core
 
     assert hermes_memory_builtin.__version__ == hermes_core.__version__
