@@ -90,7 +90,7 @@ def show(target: str | None, as_json: bool) -> None:
     """
     from hermes_memory_builtin.entries import dedupe, parse_entries, total_chars
     from hermes_memory_builtin.files import read_memory_file
-    from hermes_memory_builtin.snapshot import format_usage
+    from hermes_memory_builtin.snapshot import format_true_usage
     from hermes_memory_builtin.targets import TARGETS
     from hermes_memory_builtin.threats import scan_for_threats
 
@@ -105,7 +105,7 @@ def show(target: str | None, as_json: bool) -> None:
             "file": str(store.path(name)),
             "chars": size,
             "limit": limit,
-            "usage": format_usage(size, limit),
+            "usage": format_true_usage(size, limit),
             "error": read.error,
             "entries": [
                 {"text": entry, "threats": scan_for_threats(entry, scope="strict")}
@@ -133,6 +133,11 @@ def _print_target(name: str, filename: str, item: dict[str, Any]) -> None:
         return
     count = len(item["entries"])
     click.echo(f"  {item['usage']}, {count} entr{'y' if count == 1 else 'ies'}")
+    if item["chars"] > item["limit"]:
+        click.echo(
+            "  over its budget: the agent sees only part of it and every add is refused; "
+            f"remove or merge entries (`hermes-memory memory remove --target {name} TEXT`)"
+        )
     if not count:
         click.echo("  (no entries)")
     for number, entry in enumerate(item["entries"], 1):
