@@ -7,6 +7,8 @@ Every command takes ``--db PATH`` (default ``$HERMES_HOME/state.db``). ``list``,
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -20,6 +22,7 @@ from typing import Any, Literal, TypeVar
 
 import click
 
+from hermes_core.cli.progress import Progress, quiet_option
 from hermes_core.cli.terminal import shown
 from hermes_core.errors import HermesMemoryError
 
@@ -694,4 +697,105 @@ def _embed(store: Any, missing: int, limit: int | None = None) -> None:
     click.echo(
         f"Embedded {done:,} messages of {_printable(store.path)} ({rate:,.0f}/s); "
         f"vectors in {_printable(index.path)}."
+    )
+
+
+@contextmanager
+def _snapshot(path: Path) -> Iterator[Path]:
+    """A consistent copy of *path* in a temporary folder (beside it when it can be)."""
+    import tempfile
+
+    from hermes_core.sessions.snapshot import copy_database
+
+    try:
+        folder = tempfile.TemporaryDirectory(prefix=".hermes-snapshot-", dir=path.parent)
+    except OSError:  # a read-only folder (a Hermes Agent home, say): the system's
+        folder = tempfile.TemporaryDirectory(prefix="hermes-snapshot-")
+    with folder as name:
+        copy = Path(name) / "state.db"
+        try:
+            copy_database(path, copy)
+        except HermesMemoryError as exc:
+            raise click.ClickException(str(exc)) from exc
+        yield copy
+
+
+@contextmanager
+def _output(out: Path | None) -> Iterator[Any]:
+    """A text stream for OUT: stdout for none or ``-``, else a temporary file renamed to OUT
+    once everything is written (so OUT is never half-written)."""
+    if out is None or str(out) == "-":
+        # UTF-8 whatever the locale: the file is JSONL, which is UTF-8.
+        sys.stdout.flush()
+        stdout = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n")
+        try:
+            yield stdout
+            stdout.flush()
+        finally:
+            stdout.detach()  # sys.stdout stays open
+        return
+    import tempfile
+
+    target = out.resolve()
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
+            yield stream
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(name, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        raise
+
+
+@sessions.command("export")
+@click.argument("out", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@_db_option
+@click.option(
+    "--since",
+    default=None,
+    type=TEXT,
+    help="Only sessions active since: 7d, an ISO date, yesterday… (with the sessions they "
+    "continue).",
+)
+@click.option(
+    "--user", "user_id", default=None, type=TEXT, help="Only the sessions of this user id."
+)
+@quiet_option
+def export_cmd(
+    out: Path | None, db: Path | None, since: str | None, user_id: str | None, quiet: bool
+) -> None:
+    """Write sessions as JSONL that `sessions import` reads back (to OUT, default stdout).
+
+    Every field of each session goes with its messages: lineage (parent
+    sessions), times, titles, user ids. Exported from a consistent copy of the
+    database taken first, so agents can keep writing; the copy needs as much
+    free disk as state.db (beside it, else in the system's temporary folder).
+    A Hermes Agent state.db can be exported too. OUT is written whole or not at
+    all.
+    """
+    from hermes_core.sessions import SessionStore
+    from hermes_core.sessions.export import export_sessions
+
+    since_ts = parse_when(since)
+    path = _existing(db)
+    with _snapshot(path) as copy, _output(out) as stream:
+        try:
+            store = SessionStore(copy, read_only=True, semantic=False)
+        except HermesMemoryError as exc:
+            raise click.ClickException(str(exc)) from exc
+        try:
+            with Progress("Exporting sessions", unit="sessions", quiet=quiet) as progress:
+                counts = export_sessions(
+                    store, stream, since=since_ts, user_id=user_id, progress=progress.update
+                )
+        finally:
+            store.close()
+    where = "stdout" if out is None or str(out) == "-" else _printable(out)
+    click.echo(
+        f"Exported {counts.sessions:,} session(s), {counts.messages:,} message(s) of "
+        f"{_printable(path)} to {where}.",
+        err=True,
     )
