@@ -31,6 +31,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 IMPORT_EMBED_MAX = 5_000
 """An import embeds its messages itself up to this many (a few minutes); beyond, it says how."""
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
+_DAMAGE = re.compile(r"malformed|not a database|damaged|corrupt|not an intact", re.IGNORECASE)
+"""Words of SQLite's and the store's errors about a damaged file."""
+RECOVER_HINT = (
+    "`hermes-memory sessions recover` salvages every readable row into a new file "
+    "(the damaged one is only read)."
+)
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
@@ -567,13 +573,18 @@ def repair_cmd(db: Path | None) -> None:
     so run it while agents are idle. Hermes Agent files are never modified.
     """
     path = _existing(db)
-    with _store(path, read_only=True) as probe:
-        if not probe.layout.ours:
-            raise click.ClickException(
-                f"{path} was written by Hermes Agent; hermes-memory only reads it."
-            )
-    with _store(path, read_only=False) as store:
-        counts = store.rebuild_indexes()
+    try:
+        with _store(path, read_only=True) as probe:
+            if not probe.layout.ours:
+                raise click.ClickException(
+                    f"{path} was written by Hermes Agent; hermes-memory only reads it."
+                )
+        with _store(path, read_only=False) as store:
+            counts = store.rebuild_indexes()
+    except click.ClickException as exc:
+        if _DAMAGE.search(exc.message):  # more than the indexes is damaged
+            exc.message = f"{exc.message.rstrip()} {RECOVER_HINT}"
+        raise
     rows = ", ".join(f"{name} {count:,} rows" for name, count in counts.items())
     click.echo(f"Rebuilt the search indexes of {_printable(path)}: {rows}.")
 
@@ -798,4 +809,72 @@ def export_cmd(
         f"Exported {counts.sessions:,} session(s), {counts.messages:,} message(s) of "
         f"{_printable(path)} to {where}.",
         err=True,
+    )
+
+
+@sessions.command("recover")
+@_db_option
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The new database (default: state.recovered-<time>.db beside the damaged one).",
+)
+@quiet_option
+def recover_cmd(db: Path | None, out: Path | None, quiet: bool) -> None:
+    """Salvage every readable session and message of a damaged state.db into a new file.
+
+    Reads the damaged file table by table, range by range, skipping the pages
+    that cannot be read, and says how many rows were lost (counted from its
+    indexes). The new file gets fresh search indexes; the damaged one is
+    never changed. Check the new file with `sessions check`, then, with
+    agents stopped, put it in place of state.db.
+    """
+    from hermes_core.sessions.recover import recover_database
+
+    path = _existing(db)
+    if out is None:
+        out = path.with_name(f"{path.stem}.recovered-{time.strftime('%Y%m%d-%H%M%S')}.db")
+    if out.exists():
+        raise click.ClickException(f"{_printable(out)} exists already; give --out a new path.")
+    import tempfile
+
+    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent or ".")
+    os.close(fd)
+    os.unlink(name)  # the store creates it; the name is reserved for this run
+    partial = Path(name)
+    try:
+        with Progress("Salvaging messages", unit="row ids", quiet=quiet) as progress:
+            report = recover_database(path, partial, progress=progress.update)
+        os.replace(partial, out)
+    except HermesMemoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{partial}{suffix}").unlink(missing_ok=True)
+
+    def lost(count: int | None, what: str) -> str:
+        return (
+            f"an unknown number of {what} (its indexes are damaged too)"
+            if count is None
+            else (f"{count:,} {what}")
+        )
+
+    click.echo(
+        f"Salvaged {report.sessions_salvaged:,} session(s) and {report.messages_salvaged:,} "
+        f"message(s) of {_printable(path)} into {_printable(out)}."
+    )
+    click.echo(
+        f"Lost: {lost(report.messages_lost, 'message(s)')}, "
+        f"{lost(report.sessions_lost, 'session row(s)')}"
+        + (
+            f"; {report.sessions_rebuilt:,} session(s) were rebuilt from their messages "
+            f"(source {'recovered'!r})."
+            if report.sessions_rebuilt
+            else "."
+        )
+    )
+    click.echo(
+        f"Next: `hermes-memory sessions check --db {_printable(out)}`, then stop the agents "
+        f"and move {_printable(out)} to {_printable(path)} (keep the damaged file aside)."
     )
