@@ -2,12 +2,14 @@
 
 Shown only when stderr is a terminal (a pipe, a log file or a cron mail gets
 nothing) and the command was not given ``--quiet``. Redrawn at most
-:data:`REDRAW_SECONDS` apart, on one line.
+:data:`REDRAW_SECONDS` apart, on one line; a step that reports nothing while it
+runs (one long transaction) is shown ticking, with the time it has taken.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable
 from types import TracebackType
@@ -20,6 +22,8 @@ __all__ = ["Progress", "quiet_option"]
 F = TypeVar("F", bound=Callable[..., Any])
 
 REDRAW_SECONDS = 0.1
+TICK_SECONDS = 0.5
+"""How often a ticking line is redrawn while nothing is reported."""
 BAR_WIDTH = 24
 
 
@@ -65,6 +69,7 @@ class Progress:
         unit: str = "",
         quiet: bool = False,
         stream: IO[str] | None = None,
+        ticking: bool = False,
     ) -> None:
         self.label = label
         self.total = total
@@ -75,10 +80,26 @@ class Progress:
         self._started = time.monotonic()
         self._drawn_at = 0.0
         self._width = 0
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._ticker: threading.Thread | None = None
+        if ticking and self.shown:
+            self._ticker = threading.Thread(target=self._tick, name="progress", daemon=True)
 
     def __enter__(self) -> Progress:
         self._draw(force=True)
+        if self._ticker is not None:
+            self._ticker.start()
         return self
+
+    def _tick(self) -> None:
+        while not self._stopped.wait(TICK_SECONDS):
+            self._draw(force=True)
+
+    def step(self, label: str) -> None:
+        """Show that the work has moved on to *label*."""
+        self.label = label
+        self._draw(force=True)
 
     def __exit__(
         self,
@@ -101,11 +122,15 @@ class Progress:
 
     def close(self) -> None:
         """Draw the last state and end the line."""
+        self._stopped.set()
+        if self._ticker is not None and self._ticker.is_alive():
+            self._ticker.join()
         if self.shown:
             self._draw(force=True)
-            self._stream.write("\n")
-            self._stream.flush()
-            self.shown = False
+            with self._lock:
+                self._stream.write("\n")
+                self._stream.flush()
+                self.shown = False
 
     def line(self) -> str:
         """The progress line as it is drawn now."""
@@ -121,7 +146,7 @@ class Progress:
                 f"[{bar}] {share:4.0%} {_amount(self.done, self.unit)}/"
                 f"{_amount(self.total, self.unit)}{unit}"
             )
-        else:
+        elif self.done:
             parts.append(f"{_amount(self.done, self.unit)}{unit}")
         if self.done and elapsed >= 0.5:
             parts.append(f"{_amount(rate, self.unit)}{unit}/s")
@@ -136,12 +161,15 @@ class Progress:
         now = time.monotonic()
         if not force and now - self._drawn_at < REDRAW_SECONDS:
             return
-        self._drawn_at = now
-        text = self.line()
-        padding = " " * max(self._width - len(text), 0)
-        self._width = len(text)
-        self._stream.write(f"\r{text}{padding}")
-        self._stream.flush()
+        with self._lock:
+            if not self.shown:
+                return
+            self._drawn_at = now
+            text = self.line()
+            padding = " " * max(self._width - len(text), 0)
+            self._width = len(text)
+            self._stream.write(f"\r{text}{padding}")
+            self._stream.flush()
 
 
 def _is_terminal(stream: IO[str]) -> bool:

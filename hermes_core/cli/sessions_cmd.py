@@ -488,7 +488,8 @@ def delete_cmd(session_id: str, db: Path | None, yes: bool) -> None:
 )
 @_db_option
 @click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
-def prune_cmd(older_than: str, source: str | None, db: Path | None, yes: bool) -> None:
+@quiet_option
+def prune_cmd(older_than: str, source: str | None, db: Path | None, yes: bool, quiet: bool) -> None:
     """Delete every conversation whose sessions all ended before --older-than.
 
     A conversation still open, or continued since (compression), is kept
@@ -510,7 +511,7 @@ def prune_cmd(older_than: str, source: str | None, db: Path | None, yes: bool) -
         ),
         yes,
     )
-    with _store(path, read_only=False) as store:
+    with _store(path, read_only=False) as store, Progress("Pruning", quiet=quiet, ticking=True):
         deleted = store.prune_conversations(cutoff, source=source)
     click.echo(
         shown(
@@ -566,7 +567,8 @@ def check_cmd(db: Path | None, as_json: bool) -> None:
 
 @sessions.command("repair")
 @_db_option
-def repair_cmd(db: Path | None) -> None:
+@quiet_option
+def repair_cmd(db: Path | None, quiet: bool) -> None:
     """Rebuild the search indexes of a hermes-memory state.db from its messages.
 
     All or nothing, under the write lock; on a large history it takes minutes,
@@ -580,7 +582,9 @@ def repair_cmd(db: Path | None) -> None:
                     f"{path} was written by Hermes Agent; hermes-memory only reads it."
                 )
         with _store(path, read_only=False) as store:
-            counts = store.rebuild_indexes()
+            label = f"Rebuilding the search indexes of {store.message_count():,} messages"
+            with Progress(label, quiet=quiet, ticking=True):
+                counts = store.rebuild_indexes()
     except click.ClickException as exc:
         if _DAMAGE.search(exc.message):  # more than the indexes is damaged
             exc.message = f"{exc.message.rstrip()} {RECOVER_HINT}"
@@ -618,6 +622,7 @@ def repair_cmd(db: Path | None) -> None:
     help="Embed the imported messages for semantic search afterwards (default: when it is on "
     f"and the encoder is installed, for up to {IMPORT_EMBED_MAX:,} messages).",
 )
+@quiet_option
 def import_cmd(
     path: Path,
     db: Path | None,
@@ -625,6 +630,7 @@ def import_cmd(
     session_id: str | None,
     title: str | None,
     embed: bool | None,
+    quiet: bool,
 ) -> None:
     """Import a JSONL file of OpenAI-style messages (all of it, or nothing).
 
@@ -636,12 +642,17 @@ def import_cmd(
     from hermes_core.sessions.importer import read_jsonl
 
     try:
-        sessions_read = read_jsonl(path, source=source, session_id=session_id, title=title)
+        with Progress(f"Reading {_printable(path)}", unit="lines", quiet=quiet) as progress:
+            sessions_read = read_jsonl(
+                path, source=source, session_id=session_id, title=title, progress=progress.update
+            )
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
+    total = sum(len(session["messages"]) for session in sessions_read)
     with _store(db, read_only=False, semantic=None if embed is None else embed) as store:
         try:
-            count = store.import_sessions(sessions_read)
+            with Progress(f"Writing {total:,} messages", quiet=quiet, ticking=True):
+                count = store.import_sessions(sessions_read)
         except HermesMemoryError as exc:
             raise click.ClickException(f"Cannot import {path}: {exc}") from exc
         where = _printable(store.path)
@@ -659,7 +670,7 @@ def import_cmd(
                     "or import with --embed."
                 )
             elif missing:
-                _embed(store, missing)
+                _embed(store, missing, quiet=quiet)
 
 
 @sessions.command("index")
@@ -670,7 +681,8 @@ def import_cmd(
     type=click.IntRange(1),
     help="Embed at most this many messages (newest first) and stop.",
 )
-def index_cmd(db: Path | None, limit: int | None) -> None:
+@quiet_option
+def index_cmd(db: Path | None, limit: int | None, quiet: bool) -> None:
     """Embed stored messages for semantic search (new ones first, then older, newest first).
 
     Searches embed what is missing a little at a time; this does it all at
@@ -685,24 +697,20 @@ def index_cmd(db: Path | None, limit: int | None) -> None:
         if not missing:
             click.echo(f"Every message of {_printable(path)} is embedded.")
             return
-        _embed(store, missing, limit)
+        _embed(store, missing, limit, quiet=quiet)
 
 
-def _embed(store: Any, missing: int, limit: int | None = None) -> None:
+def _embed(store: Any, missing: int, limit: int | None = None, *, quiet: bool = False) -> None:
     """Embed up to *limit* of the *missing* messages of *store*, with a progress bar."""
     todo = min(missing, limit) if limit else missing
-    click.echo(f"Embedding {todo:,} of {missing:,} messages not embedded yet…", err=True)
+    if not quiet:
+        click.echo(f"Embedding {todo:,} of {missing:,} messages not embedded yet…", err=True)
     started = time.monotonic()
-    with click.progressbar(length=todo, file=sys.stderr) as bar:
-        seen = 0
-
-        def advance(done: int) -> None:
-            nonlocal seen
-            bar.update(done - seen)
-            seen = done
-
+    with Progress("Embedding", todo, unit="messages", quiet=quiet) as progress:
         # This process does nothing else meanwhile: one BLAS thread per core.
-        done = store.index_messages(limit=limit, progress=advance, threads=os.cpu_count() or 1)
+        done = store.index_messages(
+            limit=limit, progress=progress.update, threads=os.cpu_count() or 1
+        )
     rate = done / max(time.monotonic() - started, 1e-9)
     index = store.semantic_index(force=True)
     click.echo(

@@ -38,7 +38,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -61,6 +61,8 @@ MAX_REPORTED_ERRORS = 20
 MAX_LINE_BYTES = 64 * 1024 * 1024
 """Longest line of a JSONL file; one message or conversation is far smaller."""
 _CHUNK_BYTES = 1024 * 1024
+PROGRESS_LINES = 1_000
+"""Lines checked between two calls of a progress callback."""
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _NUMBER_TEXT = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
@@ -427,8 +429,11 @@ def read_jsonl(
     source: str = "import",
     session_id: str | None = None,
     title: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Sessions (for ``SessionStore.import_sessions``) read from *path*.
+
+    *progress* is called with (lines read, lines in all) as the lines are checked.
 
     *session_id* and *title* name the session of the messages that name none
     (message lines without ``session_id``) or, in a file of one conversation,
@@ -466,6 +471,8 @@ def read_jsonl(
     # and U+0085, which JSON lets a string hold as they are (json.dumps(ensure_ascii=False)).
     lines = [json.dumps(document)] if isinstance(document, dict) else _LINE_END.split(text)
     for number, line in enumerate(lines, start=1):
+        if progress is not None and number % PROGRESS_LINES == 0:
+            progress(number, len(lines))
         if not line.strip():
             continue
         try:
@@ -537,6 +544,8 @@ def read_jsonl(
             if len(errors) >= MAX_REPORTED_ERRORS:
                 errors.append("(stopped after 20 errors)")
                 break
+    if progress is not None:
+        progress(len(lines), len(lines))
     if errors:
         raise SessionImportError(
             f"{path} has bad lines; nothing was imported.\n  "
