@@ -313,9 +313,8 @@ def save_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str]
             secrets[field.env[0]] = coerced
         else:
             plain[key] = coerced
-    settings_section(
-        load_config(home), SECTION, home / "config.yaml"
-    )  # a malformed section fails first
+    # a malformed section fails before anything is written
+    settings_section(load_config(home), SECTION, home / "config.yaml")
     if secrets:
         write_dotenv(secrets, home)
     if plain:
