@@ -106,7 +106,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def typecheck(session: nox.Session) -> None:
     """mypy on the core package, and strict mypy on what a host or provider imports from it."""
-    session.install("-e", f"{ROOT}[testing]", MYPY, "types-PyYAML")
+    session.install("-e", f"{ROOT}[testing,mcp]", MYPY, "types-PyYAML")
     session.run("mypy", "hermes_core")
     session.run("mypy", "--strict", "tests/typecheck/strict_consumer.py")
 
