@@ -33,6 +33,8 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+import snowballstemmer
+
 from hermes_core.sessions.cjk import cjk_runs, contains_cjk
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
 from hermes_core.sessions.wordforms import number_forms, word_forms
@@ -43,6 +45,7 @@ __all__ = [
     "is_stop_word",
     "names_a_topic",
     "plan_query",
+    "porter_stem",
     "stem",
     "stem_regex",
 ]
@@ -140,33 +143,40 @@ class Plan(NamedTuple):
         return _any_of(self.primary, expanded) if len(expanded) > 1 else None
 
 
-_SUFFIXES = (
-    "ations", "ation", "ingly", "ments", "ment", "edly", "ings", "ing",
-    "ers", "ies", "ied", "es", "ed", "er", "ly", "s",
-)  # fmt: skip
-_SIBILANT_ENDINGS = ("s", "x", "z", "ch", "sh")
+_PORTER = snowballstemmer.stemmer("porter")
+"""Martin Porter's original algorithm: the one SQLite's FTS5 ``porter`` tokenizer runs."""
+
+
+@functools.lru_cache(maxsize=65_536)
+def porter_stem(word: str) -> str:
+    """The token FTS5's ``porter`` tokenizer stores for *word* (lower-cased).
+
+    ``deployments`` → ``deploy``, ``deployed`` → ``deploi``, ``happiness`` →
+    ``happi``: the same algorithm as the word index, so the two never disagree.
+    """
+    return str(_PORTER.stemWord(word.lower()))
 
 
 def stem(word: str) -> str:
-    """*word* lower-cased minus one common English suffix: a prefix to look for in raw text.
+    """*word* lower-cased, cut to the start its Porter family shares: a prefix to find in raw text.
 
-    The word index is porter-stemmed; this cruder cut is for places that read
-    text directly (snippets, conversation coverage, transcript windows):
-    ``deployments`` → ``deploy``, ``fixes`` → ``fix``, ``notes`` → ``note``.
-    At least three letters are kept; a possessive goes first (``grace's`` → ``grace``).
+    The word index is porter-stemmed (:func:`porter_stem`); places that read
+    text directly (snippets, conversation coverage, transcript windows) look
+    for the start of the word that its stem keeps: ``deployments`` and
+    ``deployed`` → ``deploy`` (Porter's ``deploi`` with its ``y`` back),
+    ``fixes`` → ``fix``, ``notes`` → ``note``. At least three letters are kept;
+    a possessive goes first (``grace's`` → ``grace``).
     """
     word = word.lower()
     if word.endswith("'s") and len(word) > 2:
         word = word[:-2]
     word = word.rstrip("'")
-    for suffix in _SUFFIXES:
-        if not word.endswith(suffix) or len(word) - len(suffix) < 3:
-            continue
-        base = word[: -len(suffix)]
-        if suffix == "es" and not base.endswith(_SIBILANT_ENDINGS):
-            continue  # notes → note (by "s"), not "not"
-        return base
-    return word
+    porter = porter_stem(word)
+    if porter.endswith("i") and word.startswith(porter[:-1] + "y"):
+        porter = porter[:-1] + "y"  # happi(ness) -> happy, deploi(ed) -> deploy
+    shared = next((n for n, (a, b) in enumerate(zip(word, porter, strict=False)) if a != b), None)
+    cut = porter if shared is None else porter[:shared]
+    return cut if len(cut) >= 3 else word
 
 
 _SILENT_E_ENDINGS = "(?:e|ing|ion|ation|able)"
