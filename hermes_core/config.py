@@ -13,18 +13,13 @@ import os
 import re
 import stat
 import tempfile
-import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from hermes_core.errors import ConfigError
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: threads are still serialised
-    fcntl = None  # type: ignore[assignment]
+from hermes_core.errors import ConfigError, LockError
+from hermes_core.locking import exclusive_lock, lock_path_beside
 
 CONFIG_FILENAME = "config.yaml"
 
@@ -454,25 +449,18 @@ def update_config(
         return save_config(config, hermes_home)
 
 
-_thread_locks: dict[Path, threading.Lock] = {}
-_thread_locks_guard = threading.Lock()
-
-
 @contextlib.contextmanager
 def file_lock(path: Path) -> Iterator[None]:
-    """Hold ``<path>.lock`` (mode 0600): writers of *path* in any thread or process take turns."""
-    with _thread_locks_guard:
-        lock = _thread_locks.setdefault(path, threading.Lock())
-    with lock:
-        if fcntl is None:  # pragma: no cover
-            yield
-            return
-        fd = os.open(path.with_name(f"{path.name}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    """Hold ``<path>.lock`` (mode 0600): writers of *path* in any thread or process take turns.
+
+    Raises :class:`ConfigError` naming the lock file when it cannot be taken.
+    """
+    with contextlib.ExitStack() as stack:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # closing releases the lock
+            stack.enter_context(exclusive_lock(lock_path_beside(path)))
+        except LockError as exc:
+            raise ConfigError(str(exc)) from exc
+        yield
 
 
 @contextlib.contextmanager
