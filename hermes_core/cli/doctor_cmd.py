@@ -443,13 +443,17 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
         if not idle:
             found.append(Finding("ok", "memory.provider not set: builtin memory only"))
             return found
-        names = [i.name for i in idle]
-        named = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-        first = next((i.name for i in idle if i.available), names[0])
+        idle_names = [i.name for i in idle]
+        named = (
+            idle_names[0]
+            if len(idle_names) == 1
+            else f"{', '.join(idle_names[:-1])} and {idle_names[-1]}"
+        )
+        first = next((i.name for i in idle if i.available), idle_names[0])
         found.append(
             Finding(
                 "warn",
-                f"{named} {'is' if len(names) == 1 else 'are'} installed but memory.provider "
+                f"{named} {'is' if len(idle_names) == 1 else 'are'} installed but memory.provider "
                 "is not set, so only builtin memory is used",
                 f"to use one: hermes-memory setup {first} --activate (or set memory.provider: "
                 f"{first} in config.yaml); or uninstall what you do not use",
