@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pty
 import select
@@ -87,10 +88,8 @@ class Terminal:
     def read(self) -> None:
         ready, _, _ = select.select([self.leader], [], [], 0.2)
         if ready:
-            try:
+            with contextlib.suppress(OSError):  # OSError: the chat has exited
                 self.screen += os.read(self.leader, 4096)
-            except OSError:  # the chat has exited
-                pass
 
     def type(self, keys: str) -> None:
         self.mark = len(self.screen)
