@@ -38,6 +38,7 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
         "hermes_core.cli.scaffold_cmd:new_provider",
         "Create a new provider distribution from the template.",
     ),
+    "mcp": ("hermes_core.cli.mcp_cmd:mcp", "Serve memory tools and resources over MCP."),
     "hermes-run": (
         "hermes_core.cli.hermes_run_cmd:hermes_run",
         "Run a Hermes plugin's installed script with Hermes' modules served.",
