@@ -561,7 +561,11 @@ def check_cmd(db: Path | None, as_json: bool) -> None:
         click.echo(f"ok: {_printable(path)} (indexes checked against the messages; read-only)")
     if problems:
         if not as_json and layout.ours:
-            click.echo("`hermes-memory sessions repair` rebuilds the search indexes.", err=True)
+            click.echo(
+                "`hermes-memory sessions repair` rebuilds the search indexes; when it cannot "
+                "read the file, `hermes-memory sessions recover` salvages its readable rows.",
+                err=True,
+            )
         raise SystemExit(1)
 
 
