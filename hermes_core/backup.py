@@ -229,7 +229,7 @@ def _write_archive(staged: Path, manifest: BackupManifest, archive: Path) -> Non
     fd, temp_name = tempfile.mkstemp(prefix=f".{archive.name}.", suffix=".part", dir=archive.parent)
     try:
         with os.fdopen(fd, "wb") as raw:
-            with tarfile.open(fileobj=raw, mode="w:gz") as tar:
+            with tarfile.open(fileobj=raw, mode="w:gz", compresslevel=6) as tar:
                 data = manifest.to_json().encode("utf-8")
                 info = tarfile.TarInfo(MANIFEST_NAME)
                 info.size, info.mtime, info.mode = len(data), int(manifest.created_at), 0o600
