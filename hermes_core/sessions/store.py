@@ -106,8 +106,10 @@ def _hint(exc: sqlite3.DatabaseError) -> str:
     text = str(exc).lower()
     if "malformed" in text or "corrupt" in text:
         return (
-            " The file may be damaged: `hermes-memory sessions check` says where, and "
-            "`hermes-memory sessions repair` rebuilds the search indexes from the messages."
+            " The file may be damaged: `hermes-memory sessions check` says where, "
+            "`hermes-memory sessions repair` rebuilds the search indexes from the messages, "
+            "and `hermes-memory sessions recover` salvages the readable rows into a new file "
+            "when more than the indexes is damaged."
         )
     return ""
 
