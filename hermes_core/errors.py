@@ -75,6 +75,10 @@ class SessionImportError(SessionStoreError):
     """An import file is malformed; the message lists each bad line. Nothing was written."""
 
 
+class BackupError(HermesMemoryError):
+    """A backup could not be written, or an archive cannot be restored; nothing was changed."""
+
+
 class LLMError(HermesMemoryError):
     """The OpenAI-compatible model endpoint failed or answered malformed data."""
 
