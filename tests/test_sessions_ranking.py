@@ -101,3 +101,32 @@ def test_the_ranking_does_not_depend_on_the_limit(friends: SessionStore) -> None
         wide = [h["id"] for h in friends.search_messages(question, limit=50)]
         for limit in (1, 3, 5, 10):
             assert [h["id"] for h in friends.search_messages(question, limit=limit)] == wide[:limit]
+
+
+@pytest.fixture
+def reading(tmp_path: Path) -> Iterator[SessionStore]:
+    with SessionStore(tmp_path / "state.db") as store:
+        store.create_session("title", source="import")
+        store.append_message("title", "user", "Finished Nothing Is Impossible last night!")
+        store.create_session("loose", source="import")
+        store.append_message("loose", "user", "She said the book was impossible to put down")
+        for n in range(20):
+            store.create_session(f"other{n}", source="import")
+            store.append_message(f"other{n}", "user", f"reading a book about nothing much {n}")
+        yield store
+
+
+def test_a_quoted_title_in_a_question_is_a_preference_not_a_filter(reading: SessionStore) -> None:
+    hits = reading.search_messages('When did she read the book "nothing is impossible"?')
+    assert hits[0]["session_id"] == "title"
+    assert len(hits) > 1  # the question's other words still find the rest
+    # A title that nothing quotes: the question is answered by its words, never emptied.
+    missing = reading.search_messages('When did she read the book "a title nobody wrote"?')
+    assert missing and all(hit["session_id"].startswith("other") for hit in missing[:3])
+
+
+def test_quotes_without_a_sentence_stay_literal(reading: SessionStore) -> None:
+    assert [h["session_id"] for h in reading.search_messages('"nothing is impossible"')] == [
+        "title"
+    ]
+    assert reading.search_messages('"a title nobody wrote" book') == []

@@ -100,6 +100,7 @@ def rerank_by_session(
     span: tuple[float, float] | None = None,
     glued: Glued | None = None,
     typed: frozenset[str] = frozenset(),
+    quoted: frozenset[str] = frozenset(),
 ) -> _Ranked:
     """Rank hits by how much of the question their whole conversation covers.
 
@@ -108,14 +109,15 @@ def rerank_by_session(
     summed inverse document frequency of the question's words it contains: more
     of the question's rare words counts, repeating one common word in many
     messages does not. Conversations in which a person the question names
-    speaks come first ("Where does Ben work?"), then those with a hit within
+    speaks come first ("Where does Ben work?"), then those holding a phrase the
+    question quotes (*quoted*: *When did she read "Dune"?*), then those with a hit within
     the question's time *span* ("What did Tom bake in February?": the
     conversation of February, which may not say so), then hits rank by that
     score, then (when *prefer_recent*) by their conversation's latest hit,
     then by their own BM25 score. The sessions of the first two tiers come back
     too, so that hits fused in later keep behind them.
     """
-    if not rows or (len(terms) < 2 and not prefer_recent and span is None):
+    if not rows or (len(terms) < 2 and not prefer_recent and span is None and not quoted):
         return _Ranked(rows)
     score: dict[str, float] = {}
     named: dict[str, set[str]] = {}
@@ -150,6 +152,7 @@ def rerank_by_session(
         rows,
         key=lambda row: (
             row[3] not in named,
+            row[3] not in quoted,
             row[3] not in dated,
             -score.get(row[3], 0.0),
             -latest.get(row[3], 0.0),
