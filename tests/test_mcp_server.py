@@ -266,3 +266,24 @@ def test_http_off_loopback_without_a_token_refuses_to_start(hermes_home: Path) -
     )
     assert done.returncode != 0
     assert "--token" in done.stderr and "HERMES_MCP_TOKEN" in done.stderr
+
+
+def test_http_oversized_request_is_refused_and_nothing_is_written(
+    hermes_home: Path, http_server: tuple[str, subprocess.Popen[str]]
+) -> None:
+    url, process = http_server
+    content = "x" * (2 * 1024 * 1024)
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "memory", "arguments": {"action": "add", "content": content}},
+    }
+    headers = {
+        "Authorization": f"Bearer {TOKEN}",
+        "Accept": "application/json, text/event-stream",
+    }
+    response = httpx2.post(url, json=request, headers=headers)
+    assert response.status_code == 413
+    assert process.poll() is None
+    assert memory_file(hermes_home) == ""
