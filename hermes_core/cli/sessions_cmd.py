@@ -65,6 +65,18 @@ def _db_option(fn: F) -> F:
     )(fn)
 
 
+def _user_option(fn: F) -> F:
+    return click.option(
+        "--user",
+        "user_id",
+        metavar="ID",
+        type=TEXT,
+        default=None,
+        help="Only the sessions of this user of a gateway (the user_id the host passes); "
+        "default: every session.",
+    )(fn)
+
+
 def _json_option(fn: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(fn)
 
@@ -117,13 +129,21 @@ def _semantic_setting(flag: bool | None) -> str | bool | None:
 
 
 @contextmanager
-def _store(db: Path | None, *, read_only: bool, semantic: bool | None = False) -> Iterator[Any]:
+def _store(
+    db: Path | None,
+    *,
+    read_only: bool,
+    semantic: bool | None = False,
+    user_id: str | None = None,
+) -> Iterator[Any]:
     from hermes_core.sessions import SessionStore
 
     if db is None:
         db = _default_db()
     try:
-        store = SessionStore(db, read_only=read_only, semantic=_semantic_setting(semantic))
+        store = SessionStore(
+            db, read_only=read_only, semantic=_semantic_setting(semantic), user_id=user_id
+        )
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
     try:
@@ -184,6 +204,7 @@ def sessions() -> None:
 
 @sessions.command("list")
 @_db_option
+@_user_option
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 10_000))
 @click.option(
     "--source", default=None, type=TEXT, help="Only sessions from this source (cli, telegram…)."
@@ -203,6 +224,7 @@ def sessions() -> None:
 @_json_option
 def list_cmd(
     db: Path | None,
+    user_id: str | None,
     limit: int,
     source: str | None,
     show_all: bool,
@@ -214,7 +236,7 @@ def list_cmd(
     since_ts, until_ts = parse_when(since), parse_when(until, edge="until")
     if _no_history_yet(db, as_json):
         return
-    with _store(db, read_only=True) as store:
+    with _store(db, read_only=True, user_id=user_id) as store:
         rows = store.list_sessions(
             limit=limit,
             source=source,
@@ -241,6 +263,7 @@ def list_cmd(
 @sessions.command("search")
 @click.argument("query", type=TEXT)
 @_db_option
+@_user_option
 @click.option(
     "--role",
     "roles",
@@ -278,6 +301,7 @@ def list_cmd(
 def search_cmd(
     query: str,
     db: Path | None,
+    user_id: str | None,
     roles: tuple[str, ...],
     sources: tuple[str, ...],
     since: str | None,
@@ -310,7 +334,7 @@ def search_cmd(
         )
     if _no_history_yet(db, as_json):
         return
-    with _store(db, read_only=True, semantic=semantic) as store:
+    with _store(db, read_only=True, semantic=semantic, user_id=user_id) as store:
         hits = store.search_messages(
             query,
             role_filter=role_filter,
@@ -358,10 +382,11 @@ def _roles(values: tuple[str, ...]) -> list[str]:
 @sessions.command("show")
 @click.argument("session_id", type=TEXT)
 @_db_option
+@_user_option
 @_json_option
-def show_cmd(session_id: str, db: Path | None, as_json: bool) -> None:
+def show_cmd(session_id: str, db: Path | None, user_id: str | None, as_json: bool) -> None:
     """Print one conversation (SESSION_ID: the id, the exact title, or a unique start of the id)."""
-    with _store(db, read_only=True) as store:
+    with _store(db, read_only=True, user_id=user_id) as store:
         resolved = _resolve(store, session_id)
         session = store.get_session(resolved)
         messages = store.get_messages(resolved)
@@ -432,8 +457,9 @@ def _confirmed(question: str, yes: bool) -> None:
 @sessions.command("delete")
 @click.argument("session_id", type=TEXT)
 @_db_option
+@_user_option
 @click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
-def delete_cmd(session_id: str, db: Path | None, yes: bool) -> None:
+def delete_cmd(session_id: str, db: Path | None, user_id: str | None, yes: bool) -> None:
     """Delete one conversation: every session of its compression chain and their messages.
 
     SESSION_ID may be any session of the conversation: its id, its exact title,
@@ -442,7 +468,7 @@ def delete_cmd(session_id: str, db: Path | None, yes: bool) -> None:
     stay, without their parent link.
     """
     path = _writable_ours(db)
-    with _store(path, read_only=False) as store:
+    with _store(path, read_only=False, user_id=user_id) as store:
         resolved = _resolve(store, session_id)
         chain = store.get_lineage(resolved, whole=True)
         count = sum(store.message_count(sid) for sid in chain)
@@ -478,8 +504,11 @@ def delete_cmd(session_id: str, db: Path | None, yes: bool) -> None:
     "--source", default=None, type=TEXT, help="Only conversations from this source (cli, …)."
 )
 @_db_option
+@_user_option
 @click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
-def prune_cmd(older_than: str, source: str | None, db: Path | None, yes: bool) -> None:
+def prune_cmd(
+    older_than: str, source: str | None, db: Path | None, user_id: str | None, yes: bool
+) -> None:
     """Delete every conversation whose sessions all ended before --older-than.
 
     A conversation still open, or continued since (compression), is kept
@@ -501,7 +530,7 @@ def prune_cmd(older_than: str, source: str | None, db: Path | None, yes: bool) -
         ),
         yes,
     )
-    with _store(path, read_only=False) as store:
+    with _store(path, read_only=False, user_id=user_id) as store:
         deleted = store.prune_conversations(cutoff, source=source)
     click.echo(
         shown(
@@ -578,6 +607,7 @@ def repair_cmd(db: Path | None) -> None:
 @sessions.command("import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_db_option
+@_user_option
 @click.option(
     "--source",
     default="import",
@@ -607,6 +637,7 @@ def repair_cmd(db: Path | None) -> None:
 def import_cmd(
     path: Path,
     db: Path | None,
+    user_id: str | None,
     source: str,
     session_id: str | None,
     title: str | None,
@@ -625,7 +656,9 @@ def import_cmd(
         sessions_read = read_jsonl(path, source=source, session_id=session_id, title=title)
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
-    with _store(db, read_only=False, semantic=None if embed is None else embed) as store:
+    with _store(
+        db, read_only=False, semantic=None if embed is None else embed, user_id=user_id
+    ) as store:
         try:
             count = store.import_sessions(sessions_read)
         except HermesMemoryError as exc:

@@ -460,7 +460,7 @@ class AgentSession:
         manager = MemoryManager(external_prefetch_timeout=runtime.prefetch_timeout)
         activate_providers(manager, cfg, home)
         home.mkdir(parents=True, exist_ok=True)
-        store = SessionStore(home / "state.db")
+        store = SessionStore(home / "state.db", user_id=runtime.user_id or None)
         return cls(
             manager,
             store,

@@ -1,6 +1,6 @@
 """Session titles: cleaning, and numbering across a compression lineage.
 
-A title is shown in listings and must be unique. When a long session is
+A title is shown in listings and must be unique among one user's sessions. When a long session is
 compressed into a child, the child takes the next number of the title:
 ``X`` → ``X #2`` → ``X #3`` (the unnumbered original counts as #1).
 """
@@ -60,12 +60,14 @@ def _like_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def next_title(conn: sqlite3.Connection, title: str) -> str:
-    """The next free title in *title*'s numbered series (``X`` → ``X #2`` → ``X #3``)."""
+def next_title(conn: sqlite3.Connection, title: str, *, user_id: str | None = None) -> str:
+    """The next free title in *title*'s numbered series (``X`` → ``X #2`` → ``X #3``),
+    among *user_id*'s sessions when given (titles are unique per user)."""
     base, _ = split_number(title)
+    mine = "" if user_id is None else " AND user_id = ?"
     rows = conn.execute(
-        "SELECT title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'",
-        (base, _like_escape(base) + " #%"),
+        f"SELECT title FROM sessions WHERE (title = ? OR title LIKE ? ESCAPE '\\'){mine}",
+        (base, _like_escape(base) + " #%", *(() if user_id is None else (user_id,))),
     ).fetchall()
     numbers = []
     for (existing,) in rows:

@@ -214,8 +214,16 @@ def usable_summary(text: Any) -> str | None:
 class SessionSearchTool:
     """The ``session_search`` tool bound to one ``$HERMES_HOME`` and config."""
 
-    def __init__(self, hermes_home: Path, config: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        hermes_home: Path,
+        config: Mapping[str, Any] | None = None,
+        *,
+        user_id: str | None = None,
+    ) -> None:
         self.hermes_home = Path(hermes_home)
+        self.user_id = user_id
+        """Whose sessions are searched (``None``: every session, the single-user case)."""
         self.config: Mapping[str, Any] = config or {}
         self.db_path = self.hermes_home / "state.db"
         self.session_id: str | None = None
@@ -279,7 +287,10 @@ class SessionSearchTool:
             # Anything at the path but a file is opened too, so the store says what it is.
             if self._store is None and os.path.lexists(self.db_path):
                 self._store = SessionStore(
-                    self.db_path, read_only=True, semantic=self._setting("semantic")
+                    self.db_path,
+                    read_only=True,
+                    semantic=self._setting("semantic"),
+                    user_id=self.user_id,
                 )
             return self._store
 
