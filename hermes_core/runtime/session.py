@@ -449,7 +449,7 @@ class AgentSession:
         """
         from hermes_core.manager import MemoryManager
         from hermes_core.plugins import activate_providers
-        from hermes_core.sessions import SessionStore
+        from hermes_core.sessions.backends import open_session_store
 
         home = Path(hermes_home) if hermes_home is not None else get_hermes_home()
         cfg = dict(load_config(home) if config is None else config)
@@ -460,7 +460,7 @@ class AgentSession:
         manager = MemoryManager(external_prefetch_timeout=runtime.prefetch_timeout)
         activate_providers(manager, cfg, home)
         home.mkdir(parents=True, exist_ok=True)
-        store = SessionStore(home / "state.db", user_id=runtime.user_id or None)
+        store = open_session_store(config=cfg, hermes_home=home, user_id=runtime.user_id or None)
         return cls(
             manager,
             store,

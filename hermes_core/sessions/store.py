@@ -29,6 +29,10 @@ from hermes_core.errors import (
 )
 from hermes_core.fencing import sanitize_context
 from hermes_core.sessions import lineage, listing
+from hermes_core.sessions.arguments import count as _count
+from hermes_core.sessions.arguments import epoch as _epoch
+from hermes_core.sessions.arguments import ids as _ids
+from hermes_core.sessions.arguments import names as _names
 from hermes_core.sessions.connection import (
     READ_BUSY_TIMEOUT_MS,
     WRITE_BUSY_TIMEOUT_MS,
@@ -53,7 +57,6 @@ from hermes_core.sessions.maintenance import check_database, probe_database, reb
 from hermes_core.sessions.query import parse_query
 from hermes_core.sessions.question import plan_query
 from hermes_core.sessions.records import (
-    MAX_TIMESTAMP,
     decode_message,
     encode_messages,
     name_results_of_earlier_calls,
@@ -123,38 +126,6 @@ def _not_utf8(exc: UnicodeEncodeError) -> SessionStoreError:
         f"{exc.object[:60]!r} is not valid UTF-8 text (it holds {exc.object[exc.start]!r}, "
         "what Python makes of a byte that is not UTF-8); pass text decoded from UTF-8."
     )
-
-
-MAX_ROWS = 1_000_000_000
-"""A limit or offset above this is read as this (SQLite's integers stop at 2**63)."""
-
-
-def _count(value: Any, what: str) -> int:
-    """A limit or offset as a whole number in [0, MAX_ROWS]."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise SessionStoreError(f"{what} must be a number of rows, got {value!r:.40}.")
-    return int(max(0, min(value, MAX_ROWS)))
-
-
-def _epoch(value: Any, what: str) -> float | None:
-    """A time filter as epoch seconds (``None`` when absent)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise SessionStoreError(f"{what} must be epoch seconds (a number), got {value!r:.40}.")
-    return float(max(-MAX_TIMESTAMP, min(value, MAX_TIMESTAMP)))
-
-
-def _ids(value: Sequence[str] | str) -> tuple[str, ...]:
-    """Session ids: a list of them, or one id (never split into characters)."""
-    return (value,) if isinstance(value, str) else tuple(str(item) for item in value)
-
-
-def _names(value: Sequence[str] | str | None) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    items = value.split(",") if isinstance(value, str) else list(value)
-    return tuple(str(item).strip() for item in items if str(item).strip())
 
 
 class SessionStore:
