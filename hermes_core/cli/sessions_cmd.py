@@ -738,6 +738,46 @@ def import_cmd(
                 _embed(store, missing, quiet=quiet)
 
 
+@sessions.command("migrate")
+@click.option(
+    "--to",
+    "target",
+    required=True,
+    type=TEXT,
+    help="Where to copy: postgresql://user:pass@host/db (an empty database or schema), or the "
+    "path of a new state.db.",
+)
+@click.option(
+    "--from",
+    "source",
+    default=None,
+    type=TEXT,
+    help="What to copy (default: the configured store: sessions.url, else $HERMES_HOME/state.db).",
+)
+def migrate_cmd(target: str, source: str | None) -> None:
+    """Copy every session and message to another backend, then verify the copy.
+
+    All or nothing: a PostgreSQL target is written in one transaction and must
+    hold no sessions; a SQLite target must not exist yet. Counts and a sample of
+    searches are compared before it reports success. The source is only read;
+    point sessions.url (or HERMES_SESSIONS_URL) at the target afterwards.
+    """
+    from hermes_core.sessions.migration import migrate_store
+
+    origin: str | Path = source or _configured_url() or _existing(None)
+    try:
+        report = migrate_store(origin, target, progress=lambda text: click.echo(shown(text)))
+    except HermesMemoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(
+        shown(
+            f"Copied {report.sessions:,} sessions and {report.messages:,} messages from "
+            f"{report.source} to {report.target}; counts match and {report.searches_checked} "
+            "sample searches find their messages."
+        )
+    )
+
+
 @sessions.command("index")
 @_db_option
 @click.option(
