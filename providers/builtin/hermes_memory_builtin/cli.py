@@ -38,14 +38,23 @@ def _visible(text: str) -> str:
     return "".join(f"<U+{ord(char):04X}>" if char in INVISIBLE_CHARS else char for char in text)
 
 
-def _open_store() -> MemoryStore:
+USER_OPTION = click.option(
+    "--user",
+    "user_id",
+    metavar="ID",
+    help="The files of one user of a gateway (the user_id the host passes); default: the "
+    "single-user files.",
+)
+
+
+def _open_store(user_id: str | None = None) -> MemoryStore:
     from hermes_memory_builtin.settings import MemorySettings
     from hermes_memory_builtin.store import MemoryStore, memory_dir_for
 
     try:
         settings = MemorySettings.from_config(load_config())
         return MemoryStore(
-            memory_dir_for(),
+            memory_dir_for(None, user_id),
             memory_char_limit=settings.memory_char_limit,
             user_char_limit=settings.user_char_limit,
         )
@@ -82,7 +91,8 @@ def memory() -> None:
 @memory.command("show")
 @click.option("--target", type=TARGET_CHOICE, help="Show one file only (default: both).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-def show(target: str | None, as_json: bool) -> None:
+@USER_OPTION
+def show(target: str | None, as_json: bool, user_id: str | None) -> None:
     """Show the entries as they are on disk now, with usage.
 
     Entries that the threat scan withholds from the system prompt are flagged,
@@ -94,7 +104,7 @@ def show(target: str | None, as_json: bool) -> None:
     from hermes_memory_builtin.targets import TARGETS
     from hermes_memory_builtin.threats import scan_for_threats
 
-    store = _open_store()
+    store = _open_store(user_id)
     names = [target] if target else list(TARGETS)
     report: dict[str, Any] = {}
     for name in names:
@@ -155,23 +165,26 @@ def _print_target(name: str, filename: str, item: dict[str, Any]) -> None:
 @memory.command("add")
 @click.option("--target", type=TARGET_CHOICE, default="memory", show_default=True)
 @click.argument("content")
-def add(target: str, content: str) -> None:
+@USER_OPTION
+def add(target: str, content: str, user_id: str | None) -> None:
     """Add CONTENT as a new entry."""
-    _report(_open_store().add(target, content))
+    _report(_open_store(user_id).add(target, content))
 
 
 @memory.command("replace")
 @click.option("--target", type=TARGET_CHOICE, default="memory", show_default=True)
 @click.argument("old_text")
 @click.argument("new_content")
-def replace(target: str, old_text: str, new_content: str) -> None:
+@USER_OPTION
+def replace(target: str, old_text: str, new_content: str, user_id: str | None) -> None:
     """Replace the whole entry containing OLD_TEXT with NEW_CONTENT."""
-    _report(_open_store().replace(target, old_text, new_content))
+    _report(_open_store(user_id).replace(target, old_text, new_content))
 
 
 @memory.command("remove")
 @click.option("--target", type=TARGET_CHOICE, default="memory", show_default=True)
 @click.argument("old_text")
-def remove(target: str, old_text: str) -> None:
+@USER_OPTION
+def remove(target: str, old_text: str, user_id: str | None) -> None:
     """Remove the entry containing OLD_TEXT (a unique part of it)."""
-    _report(_open_store().remove(target, old_text))
+    _report(_open_store(user_id).remove(target, old_text))

@@ -25,6 +25,7 @@ from typing import Any
 from hermes_core.config import get_hermes_home, load_config
 from hermes_core.errors import ConfigError, MemoryStoreError
 from hermes_core.fencing import sanitize_context
+from hermes_core.users import user_folder_name, valid_user_id
 from hermes_memory_builtin import drift
 from hermes_memory_builtin.consolidation import ConsolidationGuard
 from hermes_memory_builtin.entries import (
@@ -71,10 +72,17 @@ _PREVIEW_CHARS = 80
 _ENTRY_PREVIEW_CHARS = 2_000
 
 
-def memory_dir_for(hermes_home: str | os.PathLike[str] | None = None) -> Path:
-    """``<HERMES_HOME>/memories`` (the active home when *hermes_home* is None)."""
+def memory_dir_for(
+    hermes_home: str | os.PathLike[str] | None = None, user_id: str | None = None
+) -> Path:
+    """``<HERMES_HOME>/memories`` (the active home when *hermes_home* is None); with
+    *user_id*, that user's own folder ``memories/users/<escaped id>`` (see
+    :func:`hermes_core.users.user_folder_name`; an unusable id raises ConfigError)."""
     home = Path(hermes_home) if hermes_home is not None else get_hermes_home()
-    return home / "memories"
+    user = valid_user_id(user_id)
+    if user is None:
+        return home / "memories"
+    return home / "memories" / "users" / user_folder_name(user)
 
 
 def _coerce_limit(value: Any, name: str) -> int:
@@ -241,15 +249,18 @@ class MemoryStore:
         cls,
         hermes_home: str | os.PathLike[str] | None = None,
         config: Mapping[str, Any] | None = None,
+        *,
+        user_id: str | None = None,
     ) -> MemoryStore:
-        """A store for *hermes_home* configured from its ``config.yaml`` (or *config*).
+        """A store for *hermes_home* configured from its ``config.yaml`` (or *config*);
+        with *user_id*, that user's own files.
 
-        Raises :class:`ConfigError` when a ``memory.*`` value is unusable.
+        Raises :class:`ConfigError` when a ``memory.*`` value or the user id is unusable.
         """
         if config is None:
             config = load_config(hermes_home)
         settings = MemorySettings.from_config(config)
-        return cls.from_settings(settings, memory_dir_for(hermes_home))
+        return cls.from_settings(settings, memory_dir_for(hermes_home, user_id))
 
     # -- facts ---------------------------------------------------------------------------------
 
