@@ -356,6 +356,7 @@ def run(design: str, sessions: int, plan: list[Write]) -> Outcome:
             "compression": {"enabled": False},
             "memory": CONFIGS[design],
         }
+        (home / "config.yaml").write_text(json.dumps(config), encoding="utf-8")  # JSON is YAML
         previous_home = os.environ.get("HERMES_HOME")
         os.environ["HERMES_HOME"] = str(home)
         prompt_changes = 0
