@@ -280,6 +280,10 @@ class Archive:
                 " archived_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(target, m.text, m.reason, m.category, m.related, change_id, now) for m in moved],
             )
+            db.executemany(
+                "INSERT INTO superseded (archived_id, change_id, related) VALUES (?, ?, ?)",
+                [(archived_id, change_id, related) for archived_id, related in supersedes],
+            )
         try:
             yield change_id
         except BaseException:

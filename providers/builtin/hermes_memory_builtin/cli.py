@@ -170,3 +170,13 @@ def replace(target: str, old_text: str, new_content: str) -> None:
 def remove(target: str, old_text: str) -> None:
     """Remove the entry containing OLD_TEXT (a unique part of it)."""
     _report(_open_store().remove(target, old_text))
+
+
+def _add_archive_commands() -> None:
+    from hermes_memory_builtin.curation_cli import COMMANDS
+
+    for command in COMMANDS:
+        memory.add_command(command)
+
+
+_add_archive_commands()
