@@ -372,7 +372,18 @@ class Archive:
     def _rows(self, sql: str, params: Sequence[Any]) -> list[ArchivedEntry]:
         superseded = self._superseded_ids()
         return [
-            ArchivedEntry(*row, superseded=row[0] in superseded or row[3] == "superseded")
+            ArchivedEntry(
+                id=row[0],
+                target=row[1],
+                text=row[2],
+                reason=row[3],
+                category=row[4],
+                related=row[5],
+                change_id=row[6],
+                archived_at=row[7],
+                recall_count=row[8],
+                superseded=row[0] in superseded or row[3] == "superseded",
+            )
             for row in self._query(sql, params)
         ]
 

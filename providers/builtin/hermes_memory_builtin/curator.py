@@ -195,8 +195,8 @@ class Curator:
             ):
                 move(entry, "stale")
         budget = int(self.limits[target] * self.policy.target_percent / 100)
-        uses = {entry: count for entry, (_, count) in usage.items()}
-        for entry in value_order(target, list(keep), uses):
+        use_counts = {entry: count for entry, (_, count) in usage.items()}
+        for entry in value_order(target, list(keep), use_counts):
             if total_chars(keep) <= budget:
                 break
             move(entry, "budget")

@@ -443,3 +443,15 @@ def test_the_curator_never_runs_concurrently_with_itself(memory_dir: Path) -> No
     out, _ = runner.communicate(timeout=60)
     assert runner.returncode == 0 and float(out) >= released
     assert b"Berlin" not in (memory_dir / "USER.md").read_bytes()
+
+
+def test_doctor_reports_prompt_tier_usage_and_archive_size(
+    hermes_home: Path, memory_dir: Path
+) -> None:
+    store, archive = archiving_store(memory_dir)
+    store.add("memory", "a" * 400)
+    store.add("memory", "b" * 200)
+    archive.close()
+    result = CliRunner().invoke(cli, ["doctor"])
+    assert "MEMORY.md prompt tier: 9% — 200/2,200 chars" in result.output
+    assert "memory archive: 1 archived entry" in result.output
