@@ -2,7 +2,8 @@
 
 Recall (:func:`recall_text`) runs in the builtin provider's ``prefetch``: it
 returns the archived entries that match the turn's words (current values
-only: no superseded entries, no working state), as plain text. The runtime
+only: no superseded entries, no working state, nothing the injection scan
+flags: a file edited by hand may have carried it in), as plain text. The runtime
 fences it in a ``<memory-context>`` block on the API copy of the user
 message only, so the transcript and the frozen system prompt stay as they
 were. The same query also counts a *use* of each prompt-tier entry it
@@ -22,6 +23,7 @@ from typing import Any
 from hermes_memory_builtin.archive import RECALL_LIMIT, Archive, ArchivedEntry
 from hermes_memory_builtin.similarity import content_words
 from hermes_memory_builtin.targets import TARGETS
+from hermes_memory_builtin.threats import scan_for_threats
 
 TOOL_NAME = "memory_search"
 MIN_SHARED_WORDS = 2
@@ -54,7 +56,11 @@ def recall_text(archive: Archive, query: str, *, limit: int = RECALL_LIMIT) -> s
     """The archived entries relevant to *query* as recall text ("" when none)."""
     if not archive.path.exists():
         return ""
-    found = archive.search(query, limit=limit, current_only=True)
+    found = [
+        entry
+        for entry in archive.search(query, limit=limit, current_only=True)
+        if not scan_for_threats(entry.text, scope="strict")
+    ]
     if not found:
         return ""
     archive.record_recall([entry.id for entry in found])

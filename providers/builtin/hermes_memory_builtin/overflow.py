@@ -12,15 +12,30 @@ calls, under the file's lock, when an add does not fit.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hermes_memory_builtin.archive import Archive, Moved, read_raw
 from hermes_memory_builtin.categories import EPISODIC, FACT, IDENTITY, WORKING, classify
 from hermes_memory_builtin.entries import join_entries, total_chars
 
 _CATEGORY_VALUE = {WORKING: 0, EPISODIC: 1, FACT: 2, IDENTITY: 3}
+_WHEN_FULL = re.compile(r"WHEN FULL:.*?\n", re.DOTALL)
+WHEN_FULL_ARCHIVE = (
+    "WHEN FULL: an add still succeeds; the least valuable older entries move to the memory "
+    "archive (recalled when relevant, searchable with memory_search) and the result lists "
+    "them in archived_entries. No need to make room yourself.\n"
+)
+
+
+def archive_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``memory`` tool *schema* with its "WHEN FULL" advice for ``overflow: archive``."""
+    described = dict(schema)
+    described["description"] = _WHEN_FULL.sub(WHEN_FULL_ARCHIVE, str(schema["description"]), 1)
+    return described
 
 
 def value_order(

@@ -336,7 +336,12 @@ class BuiltinMemoryProvider(MemoryProvider):
         schemas = []
         targets = self._enabled_targets()
         if targets:
-            schemas.append(memory_schema(targets))
+            schema = memory_schema(targets)
+            if self._policy.overflow == "archive":
+                from hermes_memory_builtin.overflow import archive_schema
+
+                schema = archive_schema(schema)
+            schemas.append(schema)
             if self._policy.uses_archive:
                 from hermes_memory_builtin.archive_search import SCHEMA as ARCHIVE_SEARCH_SCHEMA
 

@@ -23,6 +23,7 @@ later entry with the same slot and another value **supersedes** the earlier.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -61,7 +62,12 @@ def words(text: str) -> list[str]:
 
 def content_words(text: str) -> list[str]:
     """:func:`words` without stop and filler words."""
-    return [w for w in words(text) if w not in STOP_WORDS]
+    return list(_content_words(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _content_words(text: str) -> tuple[str, ...]:
+    return tuple(w for w in words(text) if w not in STOP_WORDS)
 
 
 def normalise(text: str) -> str:
@@ -77,10 +83,11 @@ def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
     return len(left & right) / len(left | right)
 
 
-def trigrams(text: str) -> set[str]:
+@functools.lru_cache(maxsize=4096)
+def trigrams(text: str) -> frozenset[str]:
     """Character trigrams of the normalised *text*."""
     flat = f"  {normalise(text)}  "
-    return {flat[i : i + 3] for i in range(len(flat) - 2)}
+    return frozenset(flat[i : i + 3] for i in range(len(flat) - 2))
 
 
 def near_duplicates(a: str, b: str) -> bool:
@@ -92,6 +99,7 @@ def near_duplicates(a: str, b: str) -> bool:
     return jaccard(trigrams(a), trigrams(b)) >= TRIGRAM_JACCARD_THRESHOLD
 
 
+@functools.lru_cache(maxsize=4096)
 def slot_and_value(text: str) -> tuple[str, str] | None:
     """``(slot, value)`` of a one-line fact, or ``None`` when it states no single value."""
     if "\n" in text.strip():
