@@ -40,6 +40,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from hermes_memory_builtin.similarity import TRIGRAM_JACCARD_THRESHOLD
 from report import write_section
 
 from hermes_core.llm import ChatClient
@@ -147,15 +148,19 @@ class Write:
     content: str
     kind: str  # new | update | duplicate | paraphrase
     old: str | None = None
+    value: str = ""
+    """The slot's value this write states."""
 
 
-def paraphrase(text: str, rng: random.Random) -> str:
-    """A light rewording of *text*, as an agent saving the same fact again writes it."""
+def paraphrase(text: str, slot: Slot, rng: random.Random) -> str:
+    """A rewording of *text*, as an agent saving the same fact again writes it."""
+    value = slot.values[-1]
     forms = [
         lambda t: t + ".",
         lambda t: t.replace("'s ", " ", 1).replace(" is ", ": ", 1),
         lambda t: "Note: " + t,
         lambda t: t[0].lower() + t[1:] + " (confirmed)",
+        lambda t: f"{slot.attribute.capitalize()} of {slot.subject.lower()}: {value}",
     ]
     return rng.choice(forms)(text)
 
@@ -199,7 +204,7 @@ def scenario(writes: int, updates: int, duplicates: int, seed: int = SEED) -> li
             value = value_for(slot)
             slot.values.append(value)
             introduced.append(slot)
-            plan.append(Write(slot, slot.text(value), "new"))
+            plan.append(Write(slot, slot.text(value), "new", value=value))
         elif kind == "update":
             weights = [3 if s.target == "user" else 1 for s in introduced]
             slot = rng.choices(introduced, weights)[0]
@@ -208,14 +213,16 @@ def scenario(writes: int, updates: int, duplicates: int, seed: int = SEED) -> li
             slot.values.append(value)
             wording = rng.choice(["{s}'s {a} is now {v}", "{s}'s {a} changed to {v}"])
             text = wording.format(s=slot.subject, a=slot.attribute, v=value)
-            plan.append(Write(slot, text, "update", old))
+            plan.append(Write(slot, text, "update", old, value=value))
         else:
             slot = rng.choice(introduced[-30:])
             current = plan_text(plan, slot)
             if rng.random() < 0.5:
-                plan.append(Write(slot, current, "duplicate"))
+                plan.append(Write(slot, current, "duplicate", value=slot.values[-1]))
             else:
-                plan.append(Write(slot, paraphrase(current, rng), "paraphrase"))
+                plan.append(
+                    Write(slot, paraphrase(current, slot, rng), "paraphrase", value=slot.values[-1])
+                )
     # a fact may have been written with several values: 'values' already holds them in order
     return plan
 
@@ -451,6 +458,55 @@ def _final_check(home: Path, config: Mapping[str, Any], plan: Sequence[Write]) -
     return retrievable, stale
 
 
+def threshold_table(plan: Sequence[Write]) -> str:
+    """How the near-duplicate rule scores every pair of distinct texts the scenario wrote.
+
+    A pair is a true duplicate when both texts state the same value of the same fact.
+    For each word-Jaccard threshold (trigram threshold fixed) it counts the duplicate
+    pairs found and the other pairs wrongly merged, without and with the slot guard
+    (two values of one fact are never merged) the curator applies.
+    """
+    from hermes_memory_builtin import similarity
+
+    texts: dict[str, Write] = {}
+    for write in plan:
+        texts.setdefault(write.content, write)
+    items = list(texts.items())
+    scored = []
+    for i, (a, wa) in enumerate(items):
+        for b, wb in items[i + 1 :]:
+            same = wa.slot is wb.slot and wa.value == wb.value
+            if not same and similarity.normalise(a) != similarity.normalise(b):
+                words = similarity.jaccard(similarity.content_words(a), similarity.content_words(b))
+                if words < 0.5:
+                    continue  # far apart: merged at no threshold below
+            else:
+                words = similarity.jaccard(similarity.content_words(a), similarity.content_words(b))
+            tri = similarity.jaccard(similarity.trigrams(a), similarity.trigrams(b))
+            guarded = similarity.different_values(a, b)
+            exact = similarity.normalise(a) == similarity.normalise(b)
+            scored.append((same, words, tri, guarded, exact))
+    duplicates = sum(item[0] for item in scored)
+    rows = []
+    for threshold in (0.5, 0.6, 0.7, 0.8, 0.9, 1.0):
+        hits = [
+            item
+            for item in scored
+            if item[4] or item[1] >= threshold or item[2] >= similarity.TRIGRAM_JACCARD_THRESHOLD
+        ]
+        found = sum(item[0] for item in hits)
+        wrong = sum(not item[0] for item in hits)
+        wrong_guarded = sum(not item[0] and not item[3] for item in hits)
+        chosen = " (chosen)" if threshold == similarity.TOKEN_JACCARD_THRESHOLD else ""
+        rows.append(
+            f"| {threshold:.1f}{chosen} | {found}/{duplicates} | {wrong} | {wrong_guarded} |"
+        )
+    return (
+        "| word Jaccard ≥ | duplicate pairs found | other pairs merged | other pairs merged, "
+        "with the slot guard |\n|---|---:|---:|---:|\n" + "\n".join(rows)
+    )
+
+
 HEADER = (
     "| design | writes | refused to the agent | writes lost | housekeeping tokens "
     "| current facts retrievable | stale values in prompt | prompt changes in a session "
@@ -475,6 +531,7 @@ def main() -> None:
     )
     curated = outcomes[-1]
     runs = max(1, curated.curator_runs)
+    thresholds = threshold_table(scenario(writes, updates, duplicates))
     body = f"""
 `python {command}`: {sessions} sessions, {writes} memory writes ({updates} updates of earlier
 facts, {duplicates} exact duplicates or light paraphrases; seed {SEED}), default budgets,
@@ -492,6 +549,12 @@ Curator: {curated.curator_runs} runs (one per session end),
 {curated.curator_wall / runs * 1000:.1f} ms wall /
 {curated.curator_cpu / runs * 1000:.1f} ms CPU per run on average, slowest
 {curated.curator_max_wall * 1000:.1f} ms (goal: ≤ 1 s per run).
+
+The near-duplicate thresholds, on every pair of distinct texts this scenario writes
+(trigram Jaccard fixed at {TRIGRAM_JACCARD_THRESHOLD:.2f}; a pair is a duplicate when both
+state the same value of the same fact):
+
+{thresholds}
 """
     write_section("curator", "Curator: high-frequency writes, refusals and retrievable facts", body)
 

@@ -43,7 +43,7 @@ from hermes_memory_builtin.files import read_memory_file, replace_if_unchanged
 from hermes_memory_builtin.locking import exclusive_lock
 from hermes_memory_builtin.overflow import value_order
 from hermes_memory_builtin.policy import CurationPolicy
-from hermes_memory_builtin.similarity import near_duplicates, slot_and_value
+from hermes_memory_builtin.similarity import different_values, near_duplicates, slot_and_value
 from hermes_memory_builtin.targets import TARGETS
 
 CURATOR_LOCK_NAME = "curator"
@@ -178,7 +178,7 @@ class Curator:
             if later not in keep:
                 continue
             for earlier in keep[: keep.index(later)]:
-                if near_duplicates(earlier, later) and not _different_values(earlier, later):
+                if near_duplicates(earlier, later) and not different_values(earlier, later):
                     move(earlier, "merged", later)
         for entry in list(keep):
             category = classify(entry, target=target)
@@ -246,9 +246,3 @@ class Curator:
                 else:
                     supersedes.append((archived_id, newest))
         return supersedes
-
-
-def _different_values(a: str, b: str) -> bool:
-    """Whether *a* and *b* state two values of one fact (so they are not duplicates)."""
-    left, right = slot_and_value(a), slot_and_value(b)
-    return left is not None and right is not None and left[0] == right[0] and left[1] != right[1]

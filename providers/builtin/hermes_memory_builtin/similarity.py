@@ -13,8 +13,9 @@ rule below before the duplicate rule is asked.
 
 A **slot** is what a fact is about, without its value: "The user's home city
 is Berlin" and "The user's home city changed to Lisbon" share the slot
-``user home city``; "The user lives in Berlin" and "The user moved to
-Lisbon" share ``user lives-in``. The value follows a marker (``is``, ``is
+``city home user`` (a slot is a set of words, so "Home city of the user:
+Berlin" has it too); "The user lives in Berlin" and "The user moved to
+Lisbon" share ``lives-in user``. The value follows a marker (``is``, ``is
 now``, ``changed to``, ``moved to``, ``:`` …); a slot needs at least two
 content words, so "The project is open source" and "The project is written
 in Go" (slot ``project``) are never taken for one fact with two values. A
@@ -116,7 +117,13 @@ def slot_and_value(text: str) -> tuple[str, str] | None:
         if family is not None:
             key.append(family)
         value_words = content_words(re.sub(r"\(.*?\)", "", value))
-        if len(key) < 2 or not value_words:
+        if len(set(key)) < 2 or not value_words:
             return None
-        return " ".join(key), " ".join(value_words)
+        return " ".join(sorted(set(key))), " ".join(value_words)
     return None
+
+
+def different_values(a: str, b: str) -> bool:
+    """Whether *a* and *b* state two values of one fact (so they are never duplicates)."""
+    left, right = slot_and_value(a), slot_and_value(b)
+    return left is not None and right is not None and left[0] == right[0] and left[1] != right[1]

@@ -152,10 +152,11 @@ def test_near_duplicates_merge_and_different_facts_stay(memory_dir: Path) -> Non
 def test_similarity_rules() -> None:
     assert near_duplicates("User prefers dark mode", "The user prefers dark mode.")
     assert not near_duplicates("billing port is 8081", "billing database is postgres15")
-    assert slot_and_value("The user lives in Berlin") == ("user lives-in", "berlin")
-    assert slot_and_value("The user moved to Lisbon") == ("user lives-in", "lisbon")
+    assert slot_and_value("The user lives in Berlin") == ("lives-in user", "berlin")
+    assert slot_and_value("The user moved to Lisbon") == ("lives-in user", "lisbon")
     assert slot_and_value("The project is open source") is None  # a one-word slot is no slot
     assert slot_and_value("auth's log path is now /var/log/a") == ("auth log path", "/var/log/a")
+    assert slot_and_value("Log path of auth: /var/log/a") == ("auth log path", "/var/log/a")
 
 
 def test_categories() -> None:
