@@ -71,7 +71,7 @@ def search(query: str, include_old: bool, limit: int, as_json: bool) -> None:
         click.echo("No archived entry matches.")
         return
     for entry in found:
-        flag = " (superseded)" if entry.superseded else ""
+        flag = " (superseded)" if entry.superseded and entry.reason != "superseded" else ""
         click.echo(f"[{entry.target}] {_visible(entry.text)}  <- {entry.reason}{flag}")
 
 

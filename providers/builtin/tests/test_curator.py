@@ -333,7 +333,7 @@ def test_cli_search_curate_history_undo(hermes_home: Path, memory_dir: Path) -> 
     applied = runner.invoke(cli, ["memory", "curate"])
     assert applied.exit_code == 0 and "superseded: The user lives in Berlin" in applied.output
     found = runner.invoke(cli, ["memory", "search", "Berlin", "--all"])
-    assert "The user lives in Berlin" in found.output and "(superseded)" in found.output
+    assert "The user lives in Berlin  <- superseded" in found.output
     assert "No archived entry" in runner.invoke(cli, ["memory", "search", "Berlin"]).output
     log = json.loads(runner.invoke(cli, ["memory", "history", "--json"]).output)
     curate_id = next(row["id"] for row in log if row["kind"] == "curate")
