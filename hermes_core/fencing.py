@@ -7,29 +7,34 @@ example before a provider ingests a transcript), and
 :class:`StreamingContextScrubber` removes fenced spans a model echoes into its
 streamed output, even when tags straddle chunk boundaries.
 
-**Which open tags start a span.** An open tag starts a span when a line break
-(``\\n`` or ``\\r``) follows it, wherever it sits on the line. Our fence always
-puts a line break after the tag, so an echoed block is removed even mid-line
-(``"Sure! <memory-context>\\n…"``). An inline mention followed by anything else
-(`` `<memory-context>` ``, ``<memory-context> tag``) is prose, not a fence, and
-passes through, so explaining the tag never swallows the rest of an answer.
-:func:`scrub_context_spans` applies the same rule to a whole string; the
-streaming scrubber gives the same result for any chunking.
+**One rule for both.** Tags are recognised by one matcher (:func:`find_tag`), so
+the whole-text and the streaming paths see the same tags and drop the same
+spans: every open tag starts a span, wherever it sits (mid-line or inline, as in
+``<memory-context>SECRET</memory-context>``); spans nest, and a span ends at the
+close tag that balances its open tag; a span that is never closed is dropped to
+the end of the text (leaking memory is worse than truncating a reply); a close
+tag outside a span and a self-closing ``<memory-context/>`` are removed, the
+text around them kept.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
+from typing import Literal
 
 __all__ = [
     "CLOSE_TAG",
+    "MAX_TAG_CHARS",
     "MEMORY_CONTEXT_NOTE",
     "OPEN_TAG",
+    "PARTIAL",
     "StreamingContextScrubber",
     "build_memory_context_block",
     "clean_text",
     "drop_repeated_recall_lines",
+    "find_tag",
     "sanitize_context",
     "scrub_context_spans",
 ]
@@ -47,12 +52,15 @@ MEMORY_CONTEXT_NOTE = (
 # Tag forms tolerate what a model still reads as the tag: whitespace inside the
 # brackets, any letter case, attributes or a self-closing slash
 # (``</memory-context x="1">``, ``<memory-context/>``), invisible format characters
-# anywhere inside (``</memory\u200b-context>``) and full-width forms of the ASCII
+# inside the name (``</memory\u200b-context>``) and full-width forms of the ASCII
 # characters (``＜/memory-context＞``). Recalled text could otherwise close the fence
-# early and have what follows read as the user's own words.
-_GAP = r"[\s\u00ad\u034f\u061c\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]*"
-"""Whitespace or invisible format characters, as many as there are."""
-_INVISIBLE = r"[\u00ad\u034f\u061c\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]*"
+# early and have what follows read as the user's own words. Each run of blanks is
+# bounded, so a tag is at most MAX_TAG_CHARS long and a stream holds back at most that.
+_INVISIBLE_CLASS = r"\u00ad\u034f\u061c\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff"
+_MAX_GAP = 32
+"""Blanks (whitespace or invisible characters) allowed in one gap of a tag."""
+_MAX_ATTRIBUTES = 200
+"""Characters allowed between the name and the closing bracket."""
 
 
 def _either_width(ch: str) -> str:
@@ -60,16 +68,26 @@ def _either_width(ch: str) -> str:
     return f"[{re.escape(ch)}{chr(ord(ch) + 0xFEE0)}]"
 
 
-_NAME = _INVISIBLE.join(_either_width(ch) for ch in "memory-context")
-_LT, _GT, _SLASH = r"[<\uff1c\ufe64]", r"[>\uff1e\ufe65]", r"[/\uff0f]"
-# Attributes or a slash after the name, up to the closing bracket (bounded: linear time).
-_TAIL = (
-    r"(?:[\s/\uff0f\u00ad\u200b-\u200f\u2060-\u206f\ufeff]"
-    rf"[^<>\uff1c\uff1e\ufe64\ufe65]{{0,200}})?{_GT}"
-)
-_OPEN_RE = re.compile(f"{_LT}{_GAP}{_NAME}{_TAIL}", re.IGNORECASE)
-_CLOSE_RE = re.compile(f"{_LT}{_GAP}{_SLASH}{_GAP}{_NAME}{_TAIL}", re.IGNORECASE)
-_ANY_TAG_RE = re.compile(f"{_LT}{_GAP}(?:{_SLASH}{_GAP})?{_NAME}{_TAIL}", re.IGNORECASE)
+def _char(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+_LT = _char(r"[<\uff1c\ufe64]")
+_GT = _char(r"[>\uff1e\ufe65]")
+_SLASH = _char(r"[/\uff0f]")
+_BLANK = _char(rf"[\s{_INVISIBLE_CLASS}]")
+_INVISIBLE = _char(f"[{_INVISIBLE_CLASS}]")
+_NAME = tuple(_char(_either_width(ch)) for ch in "memory-context")
+_SEPARATOR = _char(rf"[\s/\uff0f{_INVISIBLE_CLASS}]")
+_ATTRIBUTE = _char(r"[^<>\uff1c\uff1e\ufe64\ufe65]")
+
+MAX_TAG_CHARS = 1 + 2 * (_MAX_GAP + 1) + len(_NAME) * (_MAX_GAP + 1) + _MAX_ATTRIBUTES + 1
+"""The longest text :func:`find_tag` can recognise as one tag."""
+
+TagKind = Literal["open", "close", "empty"]
+PARTIAL = "partial"
+"""What :func:`find_tag` returns when the text ends before the tag is decided."""
+
 # Every note variant (ours and Hermes' three) shares this prefix.
 _NOTE_RE = re.compile(
     r"\[System note:\s*The following is recalled memory context,\s*NOT new user input\."
@@ -78,7 +96,8 @@ _NOTE_RE = re.compile(
 )
 _BULLET_RE = re.compile(r"[-*+]\s+\S")
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
-_ASCII_FOLD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_LT_RE = re.compile(r"[<\uff1c\ufe64]")
+_MAX_PASSES = 8
 
 
 def clean_text(text: str) -> str:
@@ -91,45 +110,110 @@ def clean_text(text: str) -> str:
     return _SURROGATE_RE.sub("\ufffd", text)
 
 
-def _blocks(text: str) -> list[tuple[int, int, int, int]]:
-    """Complete fenced blocks as (open_start, open_end, close_start, close_end), in order.
+def _skip_blanks(text: str, pos: int, blank: re.Pattern[str]) -> int:
+    """Position after the run of *blank* characters at *pos*; -1 when it is too long."""
+    count = 0
+    while pos < len(text) and blank.match(text, pos):
+        pos += 1
+        count += 1
+        if count > _MAX_GAP:
+            return -1
+    return pos
 
-    Linear time: each open tag is paired with the next close tag after it.
+
+def find_tag(text: str, start: int) -> tuple[int, TagKind] | str | None:
+    """The memory-context tag whose ``<`` is at *start*: ``(end, kind)``.
+
+    ``None`` when *text* holds no tag there, :data:`PARTIAL` when *text* ends
+    before that is decided (a stream waits for more). *kind* is ``"open"``,
+    ``"close"`` or ``"empty"`` (self-closing). Looks at most
+    :data:`MAX_TAG_CHARS` characters.
     """
-    found: list[tuple[int, int, int, int]] = []
-    pos = 0
-    while True:
-        opening = _OPEN_RE.search(text, pos)
-        if opening is None:
-            return found
-        closing = _CLOSE_RE.search(text, opening.end())
-        if closing is None:
-            return found
-        found.append((opening.start(), opening.end(), closing.start(), closing.end()))
-        pos = closing.end()
+    n = len(text)
+    if start >= n or not _LT.match(text, start):
+        return None
+    pos = _skip_blanks(text, start + 1, _BLANK)
+    if pos < 0:
+        return None
+    if pos == n:
+        return PARTIAL
+    closing = _SLASH.match(text, pos) is not None
+    if closing:
+        pos = _skip_blanks(text, pos + 1, _BLANK)
+        if pos < 0:
+            return None
+    for index, letter in enumerate(_NAME):
+        if index:
+            pos = _skip_blanks(text, pos, _INVISIBLE)
+            if pos < 0:
+                return None
+        if pos == n:
+            return PARTIAL
+        if not letter.match(text, pos):
+            return None
+        pos += 1
+    if pos == n:
+        return PARTIAL
+    kind: TagKind = "close" if closing else "open"
+    if _GT.match(text, pos):
+        return pos + 1, kind
+    if not _SEPARATOR.match(text, pos):
+        return None
+    attributes_start = pos
+    pos += 1
+    for _ in range(_MAX_ATTRIBUTES + 1):
+        if pos == n:
+            return PARTIAL
+        if _GT.match(text, pos):
+            attributes = text[attributes_start:pos].rstrip()
+            if not closing and attributes[-1:] in ("/", "\uff0f"):
+                kind = "empty"
+            return pos + 1, kind
+        if not _ATTRIBUTE.match(text, pos):
+            return None
+        pos += 1
+    return None
 
 
-def _replace_blocks(text: str, keep_payload: bool) -> str:
+def _remove_tags(text: str) -> str:
+    """*text* without any memory-context tag (the text between them kept)."""
     pieces = []
     pos = 0
-    for open_start, open_end, close_start, close_end in _blocks(text):
-        pieces.append(text[pos:open_start])
-        if keep_payload:
-            pieces.append(text[open_end:close_start])
-        pos = close_end
+    for candidate in _LT_RE.finditer(text):
+        at = candidate.start()
+        if at < pos:
+            continue
+        found = find_tag(text, at)
+        if isinstance(found, tuple):
+            pieces.append(text[pos:at])
+            pos = found[0]
     pieces.append(text[pos:])
     return "".join(pieces)
+
+
+def _until_stable(step: Callable[[str], str], text: str) -> str | None:
+    """Apply a removal *step* until nothing changes (removals can join new tags).
+
+    ``None`` when it still changes after a few passes (only hostile text does).
+    """
+    for _ in range(_MAX_PASSES):
+        cleaned = step(text)
+        if cleaned == text:
+            return text
+        text = cleaned
+    return None
 
 
 def sanitize_context(text: str) -> str:
     """Remove memory fences from *text*.
 
-    Whole ``<memory-context>…</memory-context>`` blocks go with their content
-    (recalled context must never be re-ingested as new input); then recall
-    notes and stray open or close tags are removed, keeping the text around them.
+    Fenced spans go with their content (recalled context must never be
+    re-ingested as new input; see the module docstring for the rule), then
+    recall notes are removed. Text whose removals keep forming new tags (only
+    hostile text does) comes back empty.
     """
-    without_blocks = _replace_blocks(text, keep_payload=False)
-    return _ANY_TAG_RE.sub("", _NOTE_RE.sub("", without_blocks))
+    clean = _until_stable(_sanitize_pass, text)
+    return "" if clean is None else clean
 
 
 def drop_repeated_recall_lines(text: str) -> str:
@@ -168,47 +252,21 @@ def build_memory_context_block(raw_context: str | None) -> str:
     """Wrap recalled text in a ``<memory-context>`` fence with the advisory note.
 
     Empty input gives ``""``. Text a provider already fenced is unwrapped, not
-    deleted: its payload is kept and the stray fence removed (with a warning).
+    deleted: its payload is kept and the stray tags and notes removed (with a
+    warning). Recall whose tags cannot be removed for good is dropped.
     """
     if raw_context is None or not raw_context.strip():
         return ""
-    unwrapped = _replace_blocks(raw_context, keep_payload=True)
-    clean = sanitize_context(unwrapped)
+    clean = _until_stable(_unwrap_pass, raw_context)
+    if clean is None:
+        logger.warning("memory provider returned recall that keeps forming fence tags; dropped")
+        return ""
     if clean != raw_context:
         logger.warning("memory provider returned pre-fenced context; fence removed, payload kept")
     clean = drop_repeated_recall_lines(clean).strip("\n")
     if not clean.strip():
         return ""
     return f"{OPEN_TAG}\n{MEMORY_CONTEXT_NOTE}\n\n{clean}\n{CLOSE_TAG}"
-
-
-def _find_span_open(folded: str, start: int = 0) -> tuple[int, int]:
-    """The first open tag that ends its line (spaces or tabs may follow it): ``(start, end)``.
-
-    ``(-1, hold)`` when there is none, *hold* being where an open tag that only
-    spaces follow to the end of *folded* begins (the next chunk decides), else
-    ``len(folded)``.
-    """
-    while True:
-        index = folded.find(OPEN_TAG, start)
-        if index < 0:
-            return -1, len(folded)
-        after = index + len(OPEN_TAG)
-        while after < len(folded) and folded[after] in " \t":
-            after += 1
-        if after == len(folded):
-            return -1, index
-        if folded[after] in "\r\n":
-            return index, after
-        start = index + 1
-
-
-def _held_suffix(folded: str, start: int, tag: str, max_len: int) -> int:
-    """Length of the longest suffix of ``folded[start:]`` (≤ max_len) that is a prefix of *tag*."""
-    for length in range(min(max_len, len(folded) - start), 0, -1):
-        if tag.startswith(folded[-length:]):
-            return length
-    return 0
 
 
 def scrub_context_spans(text: str) -> str:
@@ -221,21 +279,36 @@ def scrub_context_spans(text: str) -> str:
     return scrubber.feed(text) + scrubber.flush()
 
 
+def _sanitize_pass(text: str) -> str:
+    return scrub_context_spans(_NOTE_RE.sub("", text))
+
+
+def _unwrap_pass(text: str) -> str:
+    return _remove_tags(_NOTE_RE.sub("", text))
+
+
 class StreamingContextScrubber:
     """Remove ``<memory-context>`` spans from streamed model output.
 
     ``feed`` returns the visible part of each chunk (holding back a possible
-    partial tag), ``flush`` ends the stream, ``reset`` prepares for a new turn.
+    partial tag, at most :data:`MAX_TAG_CHARS` characters), ``flush`` ends the
+    stream, ``reset`` prepares for a new turn. For any cutting of a text into
+    chunks the output equals :func:`scrub_context_spans` of the whole.
     """
 
     def __init__(self) -> None:
-        self._in_span = False
+        self._depth = 0
         self._buffer = ""
 
     def reset(self) -> None:
         """Forget all state (new turn)."""
-        self._in_span = False
+        self._depth = 0
         self._buffer = ""
+
+    @property
+    def in_span(self) -> bool:
+        """True while inside a fenced span (what arrives is being dropped)."""
+        return self._depth > 0
 
     def feed(self, text: str) -> str:
         """Consume a chunk and return what can be shown now."""
@@ -243,37 +316,35 @@ class StreamingContextScrubber:
             return ""
         work = self._buffer + text
         self._buffer = ""
-        # One folded copy and a moving position: linear in the chunk, however many
-        # spans it holds (a whole reply is one chunk for scrub_context_spans).
-        folded = work.translate(_ASCII_FOLD)
         out: list[str] = []
         pos = 0
-        while pos < len(work):
-            if self._in_span:
-                index = folded.find(CLOSE_TAG, pos)
-                if index < 0:
-                    held = _held_suffix(folded, pos, CLOSE_TAG, len(CLOSE_TAG) - 1)
-                    self._buffer = work[len(work) - held :] if held else ""
-                    break
-                pos = index + len(CLOSE_TAG)
-                self._in_span = False
+        while True:
+            candidate = _LT_RE.search(work, pos)
+            if candidate is None:
+                if not self._depth:
+                    out.append(work[pos:])
+                return "".join(out)
+            at = candidate.start()
+            if not self._depth:
+                out.append(work[pos:at])
+            found = find_tag(work, at)
+            if found == PARTIAL:
+                self._buffer = work[at:]
+                return "".join(out)
+            if not isinstance(found, tuple):
+                if not self._depth:
+                    out.append(work[at])
+                pos = at + 1
                 continue
-            index, end = _find_span_open(folded, pos)
-            if index < 0:
-                # A complete tag at the end (and its trailing spaces) waits for the next
-                # character to decide; so does the start of one.
-                held = len(work) - end or _held_suffix(folded, pos, OPEN_TAG, len(OPEN_TAG))
-                out.append(work[pos : len(work) - held])
-                self._buffer = work[len(work) - held :] if held else ""
-                break
-            out.append(work[pos:index])
-            pos = end
-            self._in_span = True
-        return "".join(out)
+            pos, kind = found
+            if kind == "open":
+                self._depth += 1
+            elif kind == "close" and self._depth:
+                self._depth -= 1
 
     def flush(self) -> str:
         """End of stream: return held-back text, or nothing if inside a span."""
-        held = "" if self._in_span else self._buffer
-        self._in_span = False
+        held = "" if self._depth else self._buffer
+        self._depth = 0
         self._buffer = ""
         return held

@@ -7,6 +7,8 @@ Every command takes ``--db PATH`` (default ``$HERMES_HOME/state.db``). ``list``,
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -20,6 +22,7 @@ from typing import Any, Literal, TypeVar
 
 import click
 
+from hermes_core.cli.progress import Progress, quiet_option
 from hermes_core.cli.terminal import shown
 from hermes_core.errors import HermesMemoryError
 
@@ -28,6 +31,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 IMPORT_EMBED_MAX = 5_000
 """An import embeds its messages itself up to this many (a few minutes); beyond, it says how."""
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
+_DAMAGE = re.compile(r"malformed|not a database|damaged|corrupt|not an intact", re.IGNORECASE)
+"""Words of SQLite's and the store's errors about a damaged file."""
+RECOVER_HINT = (
+    "`hermes-memory sessions recover` salvages every readable row into a new file "
+    "(the damaged one is only read)."
+)
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
@@ -479,7 +488,8 @@ def delete_cmd(session_id: str, db: Path | None, yes: bool) -> None:
 )
 @_db_option
 @click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
-def prune_cmd(older_than: str, source: str | None, db: Path | None, yes: bool) -> None:
+@quiet_option
+def prune_cmd(older_than: str, source: str | None, db: Path | None, yes: bool, quiet: bool) -> None:
     """Delete every conversation whose sessions all ended before --older-than.
 
     A conversation still open, or continued since (compression), is kept
@@ -501,7 +511,7 @@ def prune_cmd(older_than: str, source: str | None, db: Path | None, yes: bool) -
         ),
         yes,
     )
-    with _store(path, read_only=False) as store:
+    with _store(path, read_only=False) as store, Progress("Pruning", quiet=quiet, ticking=True):
         deleted = store.prune_conversations(cutoff, source=source)
     click.echo(
         shown(
@@ -557,20 +567,28 @@ def check_cmd(db: Path | None, as_json: bool) -> None:
 
 @sessions.command("repair")
 @_db_option
-def repair_cmd(db: Path | None) -> None:
+@quiet_option
+def repair_cmd(db: Path | None, quiet: bool) -> None:
     """Rebuild the search indexes of a hermes-memory state.db from its messages.
 
     All or nothing, under the write lock; on a large history it takes minutes,
     so run it while agents are idle. Hermes Agent files are never modified.
     """
     path = _existing(db)
-    with _store(path, read_only=True) as probe:
-        if not probe.layout.ours:
-            raise click.ClickException(
-                f"{path} was written by Hermes Agent; hermes-memory only reads it."
-            )
-    with _store(path, read_only=False) as store:
-        counts = store.rebuild_indexes()
+    try:
+        with _store(path, read_only=True) as probe:
+            if not probe.layout.ours:
+                raise click.ClickException(
+                    f"{path} was written by Hermes Agent; hermes-memory only reads it."
+                )
+        with _store(path, read_only=False) as store:
+            label = f"Rebuilding the search indexes of {store.message_count():,} messages"
+            with Progress(label, quiet=quiet, ticking=True):
+                counts = store.rebuild_indexes()
+    except click.ClickException as exc:
+        if _DAMAGE.search(exc.message):  # more than the indexes is damaged
+            exc.message = f"{exc.message.rstrip()} {RECOVER_HINT}"
+        raise
     rows = ", ".join(f"{name} {count:,} rows" for name, count in counts.items())
     click.echo(f"Rebuilt the search indexes of {_printable(path)}: {rows}.")
 
@@ -604,6 +622,7 @@ def repair_cmd(db: Path | None) -> None:
     help="Embed the imported messages for semantic search afterwards (default: when it is on "
     f"and the encoder is installed, for up to {IMPORT_EMBED_MAX:,} messages).",
 )
+@quiet_option
 def import_cmd(
     path: Path,
     db: Path | None,
@@ -611,6 +630,7 @@ def import_cmd(
     session_id: str | None,
     title: str | None,
     embed: bool | None,
+    quiet: bool,
 ) -> None:
     """Import a JSONL file of OpenAI-style messages (all of it, or nothing).
 
@@ -622,12 +642,17 @@ def import_cmd(
     from hermes_core.sessions.importer import read_jsonl
 
     try:
-        sessions_read = read_jsonl(path, source=source, session_id=session_id, title=title)
+        with Progress(f"Reading {_printable(path)}", unit="lines", quiet=quiet) as progress:
+            sessions_read = read_jsonl(
+                path, source=source, session_id=session_id, title=title, progress=progress.update
+            )
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
+    total = sum(len(session["messages"]) for session in sessions_read)
     with _store(db, read_only=False, semantic=None if embed is None else embed) as store:
         try:
-            count = store.import_sessions(sessions_read)
+            with Progress(f"Writing {total:,} messages", quiet=quiet, ticking=True):
+                count = store.import_sessions(sessions_read)
         except HermesMemoryError as exc:
             raise click.ClickException(f"Cannot import {path}: {exc}") from exc
         where = _printable(store.path)
@@ -645,7 +670,7 @@ def import_cmd(
                     "or import with --embed."
                 )
             elif missing:
-                _embed(store, missing)
+                _embed(store, missing, quiet=quiet)
 
 
 @sessions.command("index")
@@ -656,7 +681,8 @@ def import_cmd(
     type=click.IntRange(1),
     help="Embed at most this many messages (newest first) and stop.",
 )
-def index_cmd(db: Path | None, limit: int | None) -> None:
+@quiet_option
+def index_cmd(db: Path | None, limit: int | None, quiet: bool) -> None:
     """Embed stored messages for semantic search (new ones first, then older, newest first).
 
     Searches embed what is missing a little at a time; this does it all at
@@ -671,27 +697,192 @@ def index_cmd(db: Path | None, limit: int | None) -> None:
         if not missing:
             click.echo(f"Every message of {_printable(path)} is embedded.")
             return
-        _embed(store, missing, limit)
+        _embed(store, missing, limit, quiet=quiet)
 
 
-def _embed(store: Any, missing: int, limit: int | None = None) -> None:
+def _embed(store: Any, missing: int, limit: int | None = None, *, quiet: bool = False) -> None:
     """Embed up to *limit* of the *missing* messages of *store*, with a progress bar."""
     todo = min(missing, limit) if limit else missing
-    click.echo(f"Embedding {todo:,} of {missing:,} messages not embedded yet…", err=True)
+    if not quiet:
+        click.echo(f"Embedding {todo:,} of {missing:,} messages not embedded yet…", err=True)
     started = time.monotonic()
-    with click.progressbar(length=todo, file=sys.stderr) as bar:
-        seen = 0
-
-        def advance(done: int) -> None:
-            nonlocal seen
-            bar.update(done - seen)
-            seen = done
-
+    with Progress("Embedding", todo, unit="messages", quiet=quiet) as progress:
         # This process does nothing else meanwhile: one BLAS thread per core.
-        done = store.index_messages(limit=limit, progress=advance, threads=os.cpu_count() or 1)
+        done = store.index_messages(
+            limit=limit, progress=progress.update, threads=os.cpu_count() or 1
+        )
     rate = done / max(time.monotonic() - started, 1e-9)
     index = store.semantic_index(force=True)
     click.echo(
         f"Embedded {done:,} messages of {_printable(store.path)} ({rate:,.0f}/s); "
         f"vectors in {_printable(index.path)}."
+    )
+
+
+@contextmanager
+def _snapshot(path: Path) -> Iterator[Path]:
+    """A consistent copy of *path* in a temporary folder (beside it when it can be)."""
+    import tempfile
+
+    from hermes_core.sessions.snapshot import copy_database
+
+    try:
+        folder = tempfile.TemporaryDirectory(prefix=".hermes-snapshot-", dir=path.parent)
+    except OSError:  # a read-only folder (a Hermes Agent home, say): the system's
+        folder = tempfile.TemporaryDirectory(prefix="hermes-snapshot-")
+    with folder as name:
+        copy = Path(name) / "state.db"
+        try:
+            copy_database(path, copy)
+        except HermesMemoryError as exc:
+            raise click.ClickException(str(exc)) from exc
+        yield copy
+
+
+@contextmanager
+def _output(out: Path | None) -> Iterator[Any]:
+    """A text stream for OUT: stdout for none or ``-``, else a temporary file renamed to OUT
+    once everything is written (so OUT is never half-written)."""
+    if out is None or str(out) == "-":
+        # UTF-8 whatever the locale: the file is JSONL, which is UTF-8.
+        sys.stdout.flush()
+        stdout = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n")
+        try:
+            yield stdout
+            stdout.flush()
+        finally:
+            stdout.detach()  # sys.stdout stays open
+        return
+    import tempfile
+
+    target = out.resolve()
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
+            yield stream
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(name, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        raise
+
+
+@sessions.command("export")
+@click.argument("out", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@_db_option
+@click.option(
+    "--since",
+    default=None,
+    type=TEXT,
+    help="Only sessions active since: 7d, an ISO date, yesterday… (with the sessions they "
+    "continue).",
+)
+@click.option(
+    "--user", "user_id", default=None, type=TEXT, help="Only the sessions of this user id."
+)
+@quiet_option
+def export_cmd(
+    out: Path | None, db: Path | None, since: str | None, user_id: str | None, quiet: bool
+) -> None:
+    """Write sessions as JSONL that `sessions import` reads back (to OUT, default stdout).
+
+    Every field of each session goes with its messages: lineage (parent
+    sessions), times, titles, user ids. Exported from a consistent copy of the
+    database taken first, so agents can keep writing; the copy needs as much
+    free disk as state.db (beside it, else in the system's temporary folder).
+    A Hermes Agent state.db can be exported too. OUT is written whole or not at
+    all.
+    """
+    from hermes_core.sessions import SessionStore
+    from hermes_core.sessions.export import export_sessions
+
+    since_ts = parse_when(since)
+    path = _existing(db)
+    with _snapshot(path) as copy, _output(out) as stream:
+        try:
+            store = SessionStore(copy, read_only=True, semantic=False)
+        except HermesMemoryError as exc:
+            raise click.ClickException(str(exc)) from exc
+        try:
+            with Progress("Exporting sessions", unit="sessions", quiet=quiet) as progress:
+                counts = export_sessions(
+                    store, stream, since=since_ts, user_id=user_id, progress=progress.update
+                )
+        finally:
+            store.close()
+    where = "stdout" if out is None or str(out) == "-" else _printable(out)
+    click.echo(
+        f"Exported {counts.sessions:,} session(s), {counts.messages:,} message(s) of "
+        f"{_printable(path)} to {where}.",
+        err=True,
+    )
+
+
+@sessions.command("recover")
+@_db_option
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The new database (default: state.recovered-<time>.db beside the damaged one).",
+)
+@quiet_option
+def recover_cmd(db: Path | None, out: Path | None, quiet: bool) -> None:
+    """Salvage every readable session and message of a damaged state.db into a new file.
+
+    Reads the damaged file table by table, range by range, skipping the pages
+    that cannot be read, and says how many rows were lost (counted from its
+    indexes). The new file gets fresh search indexes; the damaged one is
+    never changed. Check the new file with `sessions check`, then, with
+    agents stopped, put it in place of state.db.
+    """
+    from hermes_core.sessions.recover import recover_database
+
+    path = _existing(db)
+    if out is None:
+        out = path.with_name(f"{path.stem}.recovered-{time.strftime('%Y%m%d-%H%M%S')}.db")
+    if out.exists():
+        raise click.ClickException(f"{_printable(out)} exists already; give --out a new path.")
+    import tempfile
+
+    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent or ".")
+    os.close(fd)
+    os.unlink(name)  # the store creates it; the name is reserved for this run
+    partial = Path(name)
+    try:
+        with Progress("Salvaging messages", unit="row ids", quiet=quiet) as progress:
+            report = recover_database(path, partial, progress=progress.update)
+        os.replace(partial, out)
+    except HermesMemoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{partial}{suffix}").unlink(missing_ok=True)
+
+    def lost(count: int | None, what: str) -> str:
+        return (
+            f"an unknown number of {what} (its indexes are damaged too)"
+            if count is None
+            else (f"{count:,} {what}")
+        )
+
+    click.echo(
+        f"Salvaged {report.sessions_salvaged:,} session(s) and {report.messages_salvaged:,} "
+        f"message(s) of {_printable(path)} into {_printable(out)}."
+    )
+    click.echo(
+        f"Lost: {lost(report.messages_lost, 'message(s)')}, "
+        f"{lost(report.sessions_lost, 'session row(s)')}"
+        + (
+            f"; {report.sessions_rebuilt:,} session(s) were rebuilt from their messages "
+            f"(source {'recovered'!r})."
+            if report.sessions_rebuilt
+            else "."
+        )
+    )
+    click.echo(
+        f"Next: `hermes-memory sessions check --db {_printable(out)}`, then stop the agents "
+        f"and move {_printable(out)} to {_printable(path)} (keep the damaged file aside)."
     )

@@ -203,9 +203,13 @@ END;
 """
 
 
+WORD_TOKENIZER = "porter unicode61 remove_diacritics 2"
+"""The word index's tokenizer (porter-stemmed words); :mod:`~hermes_core.sessions.question`
+stems text read outside the index with the same one."""
+
 # The external-content indexes: (table, tokenizer, which rows it holds).
 _INDEXES = (
-    ("messages_fts", "porter unicode61 remove_diacritics 2", ""),
+    ("messages_fts", WORD_TOKENIZER, ""),
     ("messages_fts_trigram", "trigram", "{r}.role <> 'tool'"),
 )
 

@@ -798,8 +798,10 @@ class SessionStore:
 
         Each mapping has ``id`` and ``messages`` and optionally ``source``,
         ``title``, ``model``, ``started_at``, ``ended_at``, ``end_reason``,
-        ``parent_session_id``, ``user_id``. Sessions that already exist are
-        refused (nothing is written).
+        ``parent_session_id``, ``user_id``, ``system_prompt``, ``model_config``,
+        ``input_tokens``, ``output_tokens``, ``cwd``, ``git_repo_root``. Sessions
+        that already exist are refused (nothing is written); a parent must be
+        among *sessions* (in any order) or in the file already.
         """
         session_rows: list[tuple[Any, ...]] = []
         message_rows: list[tuple[Any, ...]] = []
@@ -825,6 +827,12 @@ class SessionStore:
                     len(rows),
                     calls,
                     last,
+                    session.get("system_prompt"),
+                    json.dumps(dict(config)) if (config := session.get("model_config")) else None,
+                    session.get("input_tokens") or 0,
+                    session.get("output_tokens") or 0,
+                    session.get("cwd"),
+                    session.get("git_repo_root"),
                 )
             )
             message_rows.extend(rows)
@@ -871,10 +879,20 @@ class SessionStore:
                     "title (`sessions import --title` for a file of one conversation, or its "
                     '"title" in the file).'
                 )
+            parents = {row[4] for row in session_rows if row[4] is not None} - set(ids)
+            for parent in sorted(parents):
+                if not self._exists(conn, parent):
+                    raise SessionStoreError(
+                        f"Session {parent!r}, the parent of an imported session, is neither "
+                        f"imported with it nor in {self.path}; nothing was imported. Import "
+                        "its parent first, or export the whole conversation."
+                    )
+            conn.execute("PRAGMA defer_foreign_keys = ON")  # a parent may come after its child
             conn.executemany(
                 "INSERT INTO sessions(id, source, user_id, model, parent_session_id, started_at, "
-                "ended_at, end_reason, message_count, tool_call_count, last_activity_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "ended_at, end_reason, message_count, tool_call_count, last_activity_at, "
+                "system_prompt, model_config, input_tokens, output_tokens, cwd, git_repo_root) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 session_rows,
             )
             for title, session_id in titles:

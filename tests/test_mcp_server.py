@@ -1,0 +1,268 @@
+"""`hermes-memory mcp` end to end: the MCP SDK's own client against the real server process.
+
+Over stdio (the server as a subprocess, one client each) and over streamable
+HTTP (one server, concurrent clients, a bearer token), with a real builtin
+provider and a real ``state.db`` in a temporary HERMES_HOME.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+mcp = pytest.importorskip("mcp")
+httpx2 = pytest.importorskip("httpx2")
+
+from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+
+from hermes_core.mcp.server import MAX_ARGUMENT_BYTES  # noqa: E402
+from hermes_core.sessions import SessionStore  # noqa: E402
+
+CLI = ["-c", "from hermes_core.cli import main; main()", "mcp"]
+TOKEN = "test-token-" + "8f3a1c"
+
+
+def server_env(home: Path) -> dict[str, str]:
+    return {**os.environ, "HERMES_HOME": str(home), "HERMES_SEMANTIC_SEARCH": "off"}
+
+
+def stdio(home: Path) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=CLI, env=server_env(home))
+
+
+def text(result: Any) -> str:
+    return str(result.content[0].text)
+
+
+def sessions(home: Path) -> list[dict[str, Any]]:
+    store = SessionStore(home / "state.db", read_only=True)
+    try:
+        return store.list_sessions(limit=50, collapse_lineage=False)
+    finally:
+        store.close()
+
+
+def memory_file(home: Path) -> str:
+    path = home / "memories" / "USER.md"
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+async def first_session(home: Path) -> str:
+    async with Client(stdio(home)) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert {"memory", "session_search", "remember_turn"} <= set(tools)
+        assert tools["session_search"].annotations.read_only_hint is True
+        assert tools["memory"].annotations.read_only_hint is False
+        assert tools["memory"].annotations.destructive_hint is True
+        assert tools["remember_turn"].annotations.destructive_hint is False
+        # Same schema as a turn gives the model.
+        assert tools["memory"].input_schema["properties"]["action"]["enum"]
+
+        added = await client.call_tool(
+            "memory", {"action": "add", "target": "user", "content": "Keeps bees in Lyon."}
+        )
+        assert not added.is_error, text(added)
+        kept = await client.call_tool(
+            "remember_turn",
+            {"user": "My hive swarmed near the Saone river.", "assistant": "Catch it at dusk."},
+        )
+        assert not kept.is_error
+        session_id = json.loads(text(kept))["session_id"]
+        # Frozen for this session: the write shows in the next one.
+        snapshot = await client.read_resource("memory://snapshot")
+        assert "Keeps bees" not in snapshot.contents[0].text
+        return str(session_id)
+
+
+async def second_session(home: Path, first_id: str) -> None:
+    async with Client(stdio(home)) as client:
+        snapshot = await client.read_resource("memory://snapshot")
+        assert "Keeps bees in Lyon." in snapshot.contents[0].text
+        user_file = await client.read_resource("memory://files/USER.md")
+        assert "Keeps bees in Lyon." in user_file.contents[0].text
+        recent = json.loads((await client.read_resource("sessions://recent")).contents[0].text)
+        assert first_id in [row["id"] for row in recent]
+        found = await client.call_tool("session_search", {"query": "hive swarmed river"})
+        assert not found.is_error
+        assert first_id in text(found)
+        uris = {str(r.uri) for r in (await client.list_resources()).resources}
+        assert uris == {
+            "memory://snapshot",
+            "memory://files/MEMORY.md",
+            "memory://files/USER.md",
+            "sessions://recent",
+        }
+
+
+def test_stdio_memory_written_in_one_session_is_in_the_next(hermes_home: Path) -> None:
+    first_id = asyncio.run(first_session(hermes_home))
+    rows = {row["id"]: row for row in sessions(hermes_home)}
+    assert rows[first_id]["source"] == "mcp"
+    assert rows[first_id]["end_reason"] == "mcp_disconnect"  # ended on disconnect
+    asyncio.run(second_session(hermes_home, first_id))
+
+
+async def bad_calls(home: Path) -> list[Any]:
+    async with Client(stdio(home)) as client:
+        return [
+            await client.call_tool("no_such_tool", {}),
+            await client.call_tool(
+                "memory", {"action": "add", "target": "user", "content": "x" * MAX_ARGUMENT_BYTES}
+            ),
+            await client.call_tool("memory", {"action": "explode", "target": "user"}),
+            await client.call_tool("memory", {"action": "add", "target": 7, "content": "y"}),
+            await client.call_tool("remember_turn", {"user": "", "assistant": "a"}),
+            await client.call_tool("remember_turn", {"user": "u", "assistant": "a", "x": 1}),
+            await client.call_tool("session_search", {"query": "still alive?"}),
+        ]
+
+
+def test_stdio_bad_input_gets_tool_errors_and_writes_nothing(hermes_home: Path) -> None:
+    *errors, alive = asyncio.run(bad_calls(hermes_home))
+    for result in errors:
+        assert result.is_error, text(result)
+        assert json.loads(text(result))["error"]
+    assert "Unknown tool 'no_such_tool'" in text(errors[0])
+    assert f"{MAX_ARGUMENT_BYTES:,}" in text(errors[1])
+    assert not alive.is_error  # the server survived every bad call
+    assert memory_file(hermes_home) == ""
+    (row,) = sessions(hermes_home)
+    assert row["message_count"] == 0
+
+
+# ---------------------------------------------------------------- streamable HTTP
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def http_server(hermes_home: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, *CLI, "--http", f"127.0.0.1:{port}", "--token", TOKEN],
+        env=server_env(hermes_home),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            time.sleep(0.1)
+    try:
+        yield f"http://127.0.0.1:{port}/mcp", process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=60)
+
+
+def http_client(url: str, token: str | None, mode: str = "auto") -> Client:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    transport = streamable_http_client(
+        url, http_client=httpx2.AsyncClient(headers=headers, timeout=30)
+    )
+    return Client(transport, mode=mode)
+
+
+async def chat_as(url: str, name: str, mode: str) -> str:
+    async with http_client(url, TOKEN, mode) as client:
+        added = await client.call_tool(
+            "memory", {"action": "add", "target": "memory", "content": f"Fact from {name}."}
+        )
+        assert not added.is_error, text(added)
+        kept = await client.call_tool(
+            "remember_turn", {"user": f"{name} asks about kayaks", "assistant": "Sure."}
+        )
+        assert not kept.is_error
+        return str(json.loads(text(kept))["session_id"])
+
+
+def test_http_two_concurrent_clients_share_one_state_db(
+    hermes_home: Path, http_server: tuple[str, subprocess.Popen[str]]
+) -> None:
+    url, process = http_server
+
+    async def both() -> list[str]:
+        return list(
+            await asyncio.gather(chat_as(url, "ada", "legacy"), chat_as(url, "bob", "legacy"))
+        )
+
+    ada, bob = asyncio.run(both())
+    assert ada != bob  # one memory session per MCP session
+
+    async def later() -> tuple[str, str]:
+        async with http_client(url, TOKEN) as client:
+            snapshot = await client.read_resource("memory://snapshot")
+            found = await client.call_tool("session_search", {"query": "kayaks"})
+            return snapshot.contents[0].text, text(found)
+
+    snapshot, found = asyncio.run(later())
+    assert "Fact from ada." in snapshot and "Fact from bob." in snapshot
+    assert ada in found and bob in found
+    rows = {row["id"]: row for row in sessions(hermes_home)}
+    assert rows[ada]["message_count"] == rows[bob]["message_count"] == 2
+    # SIGTERM: the server closes every memory session it still has, then exits.
+    # (uvicorn re-raises the signal once it has shut down cleanly.)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=60) in (0, -signal.SIGTERM)
+    ended = {row["id"]: row["end_reason"] for row in sessions(hermes_home)}
+    assert ended[ada] == ended[bob] == "mcp_disconnect"
+    assert all(ended.values()), ended  # the shared stateless session too
+
+
+@pytest.mark.parametrize("token", [None, "wrong-token"])
+def test_http_refuses_a_missing_or_wrong_token(
+    hermes_home: Path, http_server: tuple[str, subprocess.Popen[str]], token: str | None
+) -> None:
+    url, process = http_server
+
+    async def attempt() -> None:
+        async with http_client(url, token) as client:
+            await client.call_tool(
+                "memory", {"action": "add", "target": "user", "content": "sneaky"}
+            )
+
+    with pytest.raises(Exception):  # noqa: B017 - the SDK raises its own HTTP/MCP error types
+        asyncio.run(attempt())
+    headers = {"Accept": "application/json, text/event-stream"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    response = httpx2.post(url, json=request, headers=headers)
+    assert response.status_code == 401
+    assert process.poll() is None  # still serving
+    assert memory_file(hermes_home) == ""
+    assert not (hermes_home / "state.db").exists()  # no memory session was even opened
+
+
+def test_http_off_loopback_without_a_token_refuses_to_start(hermes_home: Path) -> None:
+    env = {k: v for k, v in server_env(hermes_home).items() if k != "HERMES_MCP_TOKEN"}
+    done = subprocess.run(
+        [sys.executable, *CLI, "--http", "0.0.0.0:8765"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0
+    assert "--token" in done.stderr and "HERMES_MCP_TOKEN" in done.stderr
