@@ -17,6 +17,11 @@ if TYPE_CHECKING:
 
 
 def _open() -> tuple[Archive, dict[str, int], CurationPolicy]:
+    archive, limits, policy, _ = _open_with_config()
+    return archive, limits, policy
+
+
+def _open_with_config() -> tuple[Archive, dict[str, int], CurationPolicy, dict[str, Any]]:
     from hermes_memory_builtin.archive import Archive
     from hermes_memory_builtin.policy import CurationPolicy
     from hermes_memory_builtin.settings import MemorySettings
@@ -29,7 +34,7 @@ def _open() -> tuple[Archive, dict[str, int], CurationPolicy]:
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
     limits = {"memory": settings.memory_char_limit, "user": settings.user_char_limit}
-    return Archive(memory_dir_for()), limits, policy
+    return Archive(memory_dir_for()), limits, policy, config
 
 
 def _when(at: float) -> str:
@@ -84,13 +89,16 @@ def curate(dry_run: bool) -> None:
     change can be reverted with `hermes-memory memory undo ID`.
     """
     from hermes_memory_builtin.curator import Curator
+    from hermes_memory_builtin.curator_model import judge_for
 
-    archive, limits, policy = _open()
+    archive, limits, policy, config = _open_with_config()
+    judge = judge_for(config, max_calls=policy.model_calls) if policy.model else None
     with archive:
         try:
-            report = Curator(archive.memory_dir, archive, limits=limits, policy=policy).run(
-                apply=not dry_run
+            curator = Curator(
+                archive.memory_dir, archive, limits=limits, policy=policy, judge=judge
             )
+            report = curator.run(apply=not dry_run)
         except HermesMemoryError as exc:
             raise click.ClickException(str(exc)) from exc
     for target, why in report.skipped.items():

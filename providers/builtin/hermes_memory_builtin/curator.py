@@ -19,6 +19,9 @@ deterministically, file by file:
    budget, the least valuable entry (:func:`~hermes_memory_builtin.overflow.value_order`)
    is archived.
 
+With ``memory.curator_model`` on, a chat model also judges the close pairs the
+rules leave open (:mod:`~hermes_memory_builtin.curator_model`), after step 2.
+
 Nothing is deleted: every entry that leaves a file goes to the archive, and
 each file's change is one row of the curation log (undoable). Curators
 exclude each other through ``curator.lock``; each file is changed under its
@@ -38,6 +41,7 @@ from typing import Any
 
 from hermes_memory_builtin.archive import Archive, ArchivedEntry, Moved, read_raw
 from hermes_memory_builtin.categories import IDENTITY, PROMPT_TIER, classify
+from hermes_memory_builtin.curator_model import ModelJudge
 from hermes_memory_builtin.entries import dedupe, join_entries, parse_entries, total_chars
 from hermes_memory_builtin.files import read_memory_file, replace_if_unchanged
 from hermes_memory_builtin.locking import exclusive_lock
@@ -111,8 +115,10 @@ class Curator:
         limits: Mapping[str, int],
         policy: CurationPolicy | None = None,
         clock: Callable[[], float] = time.time,
+        judge: ModelJudge | None = None,
     ) -> None:
         self.memory_dir = Path(memory_dir)
+        self.judge = judge
         self.archive = archive
         self.limits = dict(limits)
         self.policy = policy or CurationPolicy()
@@ -128,6 +134,11 @@ class Curator:
 
     def _run_target(self, target: str, apply: bool, report: CurationReport) -> None:
         path = self.memory_dir / TARGETS[target].filename
+        verdicts: dict[tuple[str, str], str] = {}
+        if self.judge is not None:  # asked before the lock: a slow model holds up no write
+            unlocked = read_memory_file(path)
+            if unlocked.ok:
+                verdicts = self.judge.judge(dedupe(parse_entries(unlocked.text)))
         with exclusive_lock(path):
             self.archive.settle(target)
             read = read_memory_file(path)
@@ -135,7 +146,7 @@ class Curator:
                 report.skipped[target] = f"{path} cannot be read ({read.error})"
                 return
             entries = dedupe(parse_entries(read.text))
-            plan = self.plan(target, entries)
+            plan = self.plan(target, entries, verdicts)
             if not plan.changed:
                 return
             report.plans.append(plan)
@@ -161,8 +172,17 @@ class Curator:
 
     # -- the decisions ---------------------------------------------------------------------
 
-    def plan(self, target: str, entries: Sequence[str]) -> TargetPlan:
-        """What curating *entries* of *target* would do (nothing is changed)."""
+    def plan(
+        self,
+        target: str,
+        entries: Sequence[str],
+        verdicts: Mapping[tuple[str, str], str] | None = None,
+    ) -> TargetPlan:
+        """What curating *entries* of *target* would do (nothing is changed).
+
+        *verdicts* are the model's ``{(older, newer): "duplicate" | "supersedes"}``,
+        applied after the rules to the pairs still both in the file.
+        """
         now = self._clock()
         usage = self.archive.usage(target, entries)
         keep = list(entries)
@@ -180,6 +200,9 @@ class Curator:
             for earlier in keep[: keep.index(later)]:
                 if near_duplicates(earlier, later) and not different_values(earlier, later):
                     move(earlier, "merged", later)
+        for (older, newer), verdict in (verdicts or {}).items():
+            if older in keep and newer in keep:
+                move(older, "merged" if verdict == "duplicate" else "superseded", newer)
         for entry in list(keep):
             category = classify(entry, target=target)
             if category not in PROMPT_TIER:

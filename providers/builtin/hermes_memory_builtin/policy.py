@@ -10,6 +10,9 @@
   the curator keeps each file under (default 80).
 - ``memory.curator_stale_days``: an entry never used for recall this many
   days after it was first seen is archived as stale (default 90).
+- ``memory.curator_model``: let the configured chat model judge the pairs
+  the rules leave open (default false; see :mod:`~hermes_memory_builtin.curator_model`),
+  in at most ``memory.curator_model_calls`` requests per run (default 2).
 """
 
 from __future__ import annotations
@@ -55,6 +58,13 @@ def _number(
     return float(value)
 
 
+def _flag(config: Mapping[str, Any] | None, key: str) -> bool:
+    value = cfg_get(config, key)
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    raise ConfigError(f"{key} must be true or false, found {value!r}. Fix it in config.yaml.")
+
+
 @dataclass(frozen=True)
 class CurationPolicy:
     """How full memory is handled (see the module docstring)."""
@@ -63,6 +73,8 @@ class CurationPolicy:
     curator: str = "off"
     target_percent: float = DEFAULT_TARGET_PERCENT
     stale_days: float = DEFAULT_STALE_DAYS
+    model: bool = False
+    model_calls: int = 2
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any] | None) -> CurationPolicy:
@@ -74,6 +86,8 @@ class CurationPolicy:
                 config, "memory.curator_target", DEFAULT_TARGET_PERCENT, 10, 100
             ),
             stale_days=_number(config, "memory.curator_stale_days", DEFAULT_STALE_DAYS, 0, 36500),
+            model=_flag(config, "memory.curator_model"),
+            model_calls=int(_number(config, "memory.curator_model_calls", 2, 1, 100)),
         )
 
     @property

@@ -230,12 +230,17 @@ class BuiltinMemoryProvider(MemoryProvider):
         if self._policy.curator == "off" or self._store is None or self._archive is None:
             return
         from hermes_memory_builtin.curator import Curator
+        from hermes_memory_builtin.curator_model import judge_for
 
+        judge = None
+        if self._policy.model:
+            judge = judge_for(self._config, self._hermes_home, max_calls=self._policy.model_calls)
         curator = Curator(
             self._store.memory_dir,
             self._archive,
             limits={name: self._store.char_limit(name) for name in ("memory", "user")},
             policy=self._policy,
+            judge=judge,
         )
         try:
             curator.run(apply=self._policy.curator == "auto")

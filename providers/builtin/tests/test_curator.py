@@ -497,3 +497,133 @@ def test_recall_withholds_an_archived_entry_the_scan_flags(memory_dir: Path) -> 
         curator(memory_dir, archive, curator="auto").run()
         assert archive.search("ledger deployed")  # kept in the archive, for a person to see
         assert recall_text(archive, "ledger deployed") == ""  # never injected into a turn
+
+
+# -- the optional model path ---------------------------------------------------------------------
+
+MODEL_ENTRIES = [
+    "CI runs on GitHub Actions",
+    "Weekly releases happen every Friday afternoon",
+    "CI pipeline runs on GitHub Actions runners",
+    "Weekly releases happen every Tuesday afternoon",
+]
+
+
+def judging_model(body: dict[str, object]) -> object:
+    """A loopback model that follows the curator's JSON contract."""
+    from hermes_core.testing.openai_fake import FakeReply
+
+    messages = body["messages"]
+    assert isinstance(messages, list)
+    request = json.loads(messages[-1]["content"])
+    decisions = []
+    for pair in request["pairs"]:
+        if "GitHub" in pair["first"] and "GitHub" in pair["second"]:
+            decisions.append({"pair": pair["pair"], "verdict": "duplicate"})
+        elif "Friday" in pair["first"] and "Tuesday" in pair["second"]:
+            decisions.append({"pair": pair["pair"], "verdict": "supersedes"})
+        else:
+            decisions.append({"pair": pair["pair"], "verdict": "distinct"})
+    return FakeReply(content="```json\n" + json.dumps({"decisions": decisions}) + "\n```")
+
+
+def test_the_model_judges_what_the_rules_leave_open(memory_dir: Path) -> None:
+    from hermes_memory_builtin.curator_model import INSTRUCTIONS, ModelJudge
+
+    from hermes_core.llm import ChatClient
+    from hermes_core.testing.openai_fake import FakeOpenAIServer
+
+    write_entries(memory_dir / "MEMORY.md", MODEL_ENTRIES)
+    with FakeOpenAIServer(judging_model) as server, Archive(memory_dir) as archive:
+        rules_only = curator(memory_dir, archive, curator="auto").plan("memory", MODEL_ENTRIES)
+        assert rules_only.moved == ()  # the rules cannot tell
+        judge = ModelJudge(ChatClient(server.base_url, "judge", max_retries=1), max_calls=1)
+        run = Curator(
+            memory_dir, archive, limits=LIMITS, policy=CurationPolicy(curator="auto"), judge=judge
+        )
+        [plan] = run.run().plans
+        [request] = server.chat_requests
+    assert request.body["messages"][0]["content"] == INSTRUCTIONS
+    assert request.body["max_tokens"] > 0 and judge.calls == 1
+    assert sorted((m.reason, m.text) for m in plan.moved) == [
+        ("merged", "CI runs on GitHub Actions"),
+        ("superseded", "Weekly releases happen every Friday afternoon"),
+    ]
+
+
+def test_a_model_answer_outside_the_contract_changes_nothing(memory_dir: Path) -> None:
+    from hermes_memory_builtin.curator_model import ModelJudge, parse_decisions
+
+    from hermes_core.llm import ChatClient
+    from hermes_core.testing.openai_fake import FakeOpenAIServer
+
+    assert parse_decisions('{"decisions": [{"pair": 9, "verdict": "duplicate"}]}', 2) == {}
+    assert parse_decisions('{"decisions": [{"pair": 1, "verdict": "delete"}]}', 2) == {}
+    assert parse_decisions("Sure! Both are duplicates.", 2) == {}
+    write_entries(memory_dir / "MEMORY.md", MODEL_ENTRIES)
+    before = (memory_dir / "MEMORY.md").read_bytes()
+    with FakeOpenAIServer() as server, Archive(memory_dir) as archive:
+        server.script("I think pair 1 is a duplicate.")
+        judge = ModelJudge(ChatClient(server.base_url, "judge", max_retries=1), max_calls=3)
+        report = Curator(
+            memory_dir, archive, limits=LIMITS, policy=CurationPolicy(curator="auto"), judge=judge
+        ).run()
+    assert report.plans == [] and (memory_dir / "MEMORY.md").read_bytes() == before
+
+
+def test_the_model_calls_are_bounded_per_run(memory_dir: Path) -> None:
+    from hermes_memory_builtin.curator_model import PAIRS_PER_CALL, ModelJudge
+
+    from hermes_core.llm import ChatClient
+    from hermes_core.testing.openai_fake import FakeOpenAIServer
+
+    names = [
+        "alpha",
+        "bravo",
+        "charlie",
+        "delta",
+        "echo",
+        "foxtrot",
+        "golf",
+        "hotel",
+        "india",
+        "juliet",
+        "kilo",
+        "lima",
+    ]
+    many = [
+        f"The {name} job runs every {('Friday', 'Monday')[n % 2]}" for n, name in enumerate(names)
+    ]
+    with FakeOpenAIServer(judging_model) as server:
+        judge = ModelJudge(ChatClient(server.base_url, "judge", max_retries=1), max_calls=2)
+        judge.judge(many)
+        judge.judge(many)
+        requests = server.chat_requests
+    assert len(requests) == 2
+    assert all(
+        len(json.loads(r.body["messages"][-1]["content"])["pairs"]) <= PAIRS_PER_CALL
+        for r in requests
+    )
+
+
+def test_the_provider_uses_the_configured_model_at_session_end(
+    hermes_home: Path, memory_dir: Path
+) -> None:
+    from hermes_core.testing.openai_fake import FakeOpenAIServer
+
+    write_entries(memory_dir / "MEMORY.md", MODEL_ENTRIES)
+    with FakeOpenAIServer(judging_model) as server:
+        write_file(
+            hermes_home / "config.yaml",
+            f"model:\n  base_url: {server.base_url}\n  model: judge\n"
+            "memory:\n  curator: auto\n  curator_model: true\n",
+        )
+        provider = BuiltinMemoryProvider()
+        provider.initialize("s1", hermes_home=str(hermes_home))
+        provider.on_session_end([])
+        provider.shutdown()
+        assert len(server.chat_requests) == 1
+    assert (memory_dir / "MEMORY.md").read_text(encoding="utf-8").split("\n§\n") == [
+        "CI pipeline runs on GitHub Actions runners",
+        "Weekly releases happen every Tuesday afternoon",
+    ]
