@@ -52,20 +52,35 @@ def _open_store(user_id: str | None = None) -> MemoryStore:
     from hermes_memory_builtin.store import MemoryStore, memory_dir_for
 
     try:
-        settings = MemorySettings.from_config(load_config())
-        return MemoryStore(
+        config = load_config()
+        settings = MemorySettings.from_config(config)
+        store = MemoryStore(
             memory_dir_for(None, user_id),
             memory_char_limit=settings.memory_char_limit,
             user_char_limit=settings.user_char_limit,
         )
+        _honour_overflow(store, config)
+        return store
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+def _honour_overflow(store: MemoryStore, config: dict[str, Any]) -> None:
+    """``memory.overflow: archive`` applies to a person's adds as to the agent's."""
+    from hermes_memory_builtin.archive import Archive
+    from hermes_memory_builtin.overflow import OverflowArchiver
+    from hermes_memory_builtin.policy import CurationPolicy
+
+    if CurationPolicy.from_config(config).overflow == "archive":
+        store.overflow = OverflowArchiver(Archive(store.memory_dir))
 
 
 def _report(result: dict[str, Any]) -> None:
     """Print a store result; exit 1 with the error and its context on failure."""
     if result.get("success"):
         click.echo(f"{result['message']} {result['target']}: {result['usage']}.")
+        for entry in result.get("archived_entries", []):
+            click.echo(f"  archived: {_visible(entry)}")
         return
     lines = [f"Error: {result.get('error', 'the change failed')}"]
     if result.get("matches"):
@@ -188,3 +203,13 @@ def replace(target: str, old_text: str, new_content: str, user_id: str | None) -
 def remove(target: str, old_text: str, user_id: str | None) -> None:
     """Remove the entry containing OLD_TEXT (a unique part of it)."""
     _report(_open_store(user_id).remove(target, old_text))
+
+
+def _add_archive_commands() -> None:
+    from hermes_memory_builtin.curation_cli import COMMANDS
+
+    for command in COMMANDS:
+        memory.add_command(command)
+
+
+_add_archive_commands()
