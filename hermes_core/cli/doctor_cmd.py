@@ -861,6 +861,50 @@ def check_semantic(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     return found
 
 
+def check_memory_tiers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
+    """Prompt-tier usage of MEMORY.md / USER.md and the size of the archive tier."""
+    from hermes_memory_builtin.archive import ARCHIVE_FILENAME, Archive
+    from hermes_memory_builtin.entries import dedupe, parse_entries, total_chars
+    from hermes_memory_builtin.files import read_memory_file
+    from hermes_memory_builtin.settings import MemorySettings
+    from hermes_memory_builtin.snapshot import format_usage
+    from hermes_memory_builtin.targets import TARGETS
+
+    try:
+        settings = MemorySettings.from_config(config)
+    except Exception:  # reported by check_settings; show usage against the defaults
+        settings = MemorySettings()
+    limits = {"memory": settings.memory_char_limit, "user": settings.user_char_limit}
+    folder = home / "memories"
+    findings = []
+    for name, target in TARGETS.items():
+        read = read_memory_file(folder / target.filename)
+        if not read.ok:
+            continue  # the memory provider's own check names an unreadable file
+        size = total_chars(dedupe(parse_entries(read.text)))
+        level: Level = "warn" if size > limits[name] else "ok"
+        findings.append(
+            Finding(
+                level,
+                f"{target.filename} prompt tier: {format_usage(size, limits[name])}",
+                "remove or shorten entries, or set memory.overflow: archive and "
+                "memory.curator: auto (see docs/memory.md)",
+            )
+        )
+    if (folder / ARCHIVE_FILENAME).exists():
+        try:
+            with Archive(folder) as archive:
+                count = archive.count()
+                entries = "entry" if count == 1 else "entries"
+                message = f"memory archive: {count:,} archived {entries} in {archive.path}"
+            findings.append(Finding("ok", message))
+        except Exception as exc:
+            findings.append(
+                Finding("warn", f"memory archive {folder / ARCHIVE_FILENAME}: {exc}", str(exc))
+            )
+    return findings
+
+
 _MARKS: dict[Level, str] = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
 
 
@@ -879,6 +923,7 @@ def doctor(ctx: click.Context) -> None:
     findings += check_providers(home, config)
     findings += check_state_db(home)
     findings += check_semantic(home, config)
+    findings += check_memory_tiers(home, config)
     for finding in findings:
         colour = {"ok": "green", "warn": "yellow", "fail": "red"}[finding.level]
         click.echo(f"[{click.style(_MARKS[finding.level], fg=colour)}] {finding.message}")
