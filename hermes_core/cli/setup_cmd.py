@@ -258,10 +258,10 @@ def collect(
         now = current.get(item.key)
         if not item.secret:
             effective[item.key] = now if now is not None else item.default_for(effective)
-        if not item.shown(effective):
-            continue
-        if item.key in given:
+        if item.key in given:  # saved even where `when` would not ask for it: it was asked for
             chosen[item.key] = given[item.key]
+        elif not item.shown(effective):
+            continue
         elif interactive:
             default = None if item.secret else effective.get(item.key)
             answer = _prompt(item, default, bool(now) if item.secret else False)
