@@ -330,3 +330,36 @@ def test_stdio_serves_the_external_providers_tools_and_syncs_to_it(hermes_home: 
     # remember_turn reached sync_turn, the memory write reached on_memory_write.
     assert "Remember the marmalade recipe." in found["results"]
     assert "Oven runs hot." in found["results"]
+
+
+def test_stdio_sigterm_ends_the_memory_session_before_exiting(hermes_home: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, *CLI],
+        env=server_env(hermes_home),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+
+    def send(message: dict[str, Any]) -> None:
+        assert process.stdin is not None
+        process.stdin.write(json.dumps(message) + "\n")
+        process.stdin.flush()
+
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}
+    send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+    assert json.loads(process.stdout.readline())["id"] == 1
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    turn = {"user": "The garage code is in the blue notebook.", "assistant": "Noted."}
+    call = {"name": "remember_turn", "arguments": turn}
+    send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
+    answer = json.loads(process.stdout.readline())
+    session_id = json.loads(answer["result"]["content"][0]["text"])["session_id"]
+    process.send_signal(signal.SIGTERM)  # stdin stays open: only the signal ends it
+    assert process.wait(timeout=60) == 0
+    (row,) = sessions(hermes_home)
+    assert row["id"] == session_id
+    assert row["end_reason"] == "mcp_disconnect"
+    assert row["message_count"] == 2
