@@ -363,3 +363,69 @@ def test_stdio_sigterm_ends_the_memory_session_before_exiting(hermes_home: Path)
     assert row["id"] == session_id
     assert row["end_reason"] == "mcp_disconnect"
     assert row["message_count"] == 2
+
+
+SLOTH = """
+import time
+from agent.memory_provider import MemoryProvider
+
+TOOL = {"name": "sloth_lookup", "description": "Look something up, slowly.",
+        "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}
+
+
+class SlothMemoryProvider(MemoryProvider):
+    @property
+    def name(self):
+        return "sloth"
+
+    def is_available(self):
+        return True
+
+    def initialize(self, session_id, **kwargs):
+        pass
+
+    def get_tool_schemas(self):
+        return [TOOL]
+
+    def handle_tool_call(self, tool_name, args, **kwargs):
+        time.sleep(30)
+        return "{}"
+"""
+
+
+def test_a_hung_provider_tool_costs_its_timeout_not_the_server(hermes_home: Path) -> None:
+    """In-process: the hung call is bounded by tool_timeout and the loop keeps serving."""
+    from hermes_core.mcp.server import ServerOptions, build_server
+
+    plugin = hermes_home / "plugins" / "sloth"
+    plugin.mkdir(parents=True)
+    (plugin / "__init__.py").write_text(SLOTH, encoding="utf-8")
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: sloth\n", encoding="utf-8")
+    server, _ = build_server(
+        ServerOptions(hermes_home=hermes_home, settings={"tool_timeout": 1.0}),
+        per_connection=False,
+    )
+
+    async def main() -> tuple[Any, Any, int]:
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0.01)
+
+        async with Client(server) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert "sloth_lookup" in names
+            task = asyncio.create_task(ticker())
+            hung = await client.call_tool("sloth_lookup", {"q": "x"})
+            alive = await client.call_tool("session_search", {"query": "anything"})
+            task.cancel()
+            return hung, alive, ticks
+
+    hung, alive, ticks = asyncio.run(main())
+    assert hung.is_error
+    assert "did not complete" in text(hung)  # the guard gave up after tool_timeout
+    assert not alive.is_error
+    assert ticks >= 20  # the event loop kept running during the hung call
