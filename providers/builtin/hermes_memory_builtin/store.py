@@ -20,11 +20,12 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_core.config import get_hermes_home, load_config
 from hermes_core.errors import ConfigError, MemoryStoreError
 from hermes_core.fencing import sanitize_context
+from hermes_core.users import user_folder_name, valid_user_id
 from hermes_memory_builtin import drift
 from hermes_memory_builtin.consolidation import ConsolidationGuard
 from hermes_memory_builtin.entries import (
@@ -54,6 +55,9 @@ from hermes_memory_builtin.snapshot import format_counts, format_usage, render_b
 from hermes_memory_builtin.targets import TARGET_NAMES, TARGETS, Target
 from hermes_memory_builtin.threats import MAX_SCAN_CHARS, first_threat_message
 
+if TYPE_CHECKING:
+    from hermes_memory_builtin.overflow import OverflowArchiver
+
 logger = logging.getLogger(__name__)
 
 Result = dict[str, Any]
@@ -71,10 +75,17 @@ _PREVIEW_CHARS = 80
 _ENTRY_PREVIEW_CHARS = 2_000
 
 
-def memory_dir_for(hermes_home: str | os.PathLike[str] | None = None) -> Path:
-    """``<HERMES_HOME>/memories`` (the active home when *hermes_home* is None)."""
+def memory_dir_for(
+    hermes_home: str | os.PathLike[str] | None = None, user_id: str | None = None
+) -> Path:
+    """``<HERMES_HOME>/memories`` (the active home when *hermes_home* is None); with
+    *user_id*, that user's own folder ``memories/users/<escaped id>`` (see
+    :func:`hermes_core.users.user_folder_name`; an unusable id raises ConfigError)."""
     home = Path(hermes_home) if hermes_home is not None else get_hermes_home()
-    return home / "memories"
+    user = valid_user_id(user_id)
+    if user is None:
+        return home / "memories"
+    return home / "memories" / "users" / user_folder_name(user)
 
 
 def _coerce_limit(value: Any, name: str) -> int:
@@ -219,6 +230,8 @@ class MemoryStore:
         self._read_errors: dict[str, str | None] = dict.fromkeys(TARGET_NAMES)
         self._versions: dict[str, FileIdentity | None] = dict.fromkeys(TARGET_NAMES)
         self.consolidation = consolidation or ConsolidationGuard()
+        self.overflow: OverflowArchiver | None = None
+        """Set for ``memory.overflow: archive``: over-budget adds archive entries instead."""
         self._mutex = threading.RLock()
 
     # -- construction ------------------------------------------------------------------------
@@ -241,15 +254,18 @@ class MemoryStore:
         cls,
         hermes_home: str | os.PathLike[str] | None = None,
         config: Mapping[str, Any] | None = None,
+        *,
+        user_id: str | None = None,
     ) -> MemoryStore:
-        """A store for *hermes_home* configured from its ``config.yaml`` (or *config*).
+        """A store for *hermes_home* configured from its ``config.yaml`` (or *config*);
+        with *user_id*, that user's own files.
 
-        Raises :class:`ConfigError` when a ``memory.*`` value is unusable.
+        Raises :class:`ConfigError` when a ``memory.*`` value or the user id is unusable.
         """
         if config is None:
             config = load_config(hermes_home)
         settings = MemorySettings.from_config(config)
-        return cls.from_settings(settings, memory_dir_for(hermes_home))
+        return cls.from_settings(settings, memory_dir_for(hermes_home, user_id))
 
     # -- facts ---------------------------------------------------------------------------------
 
@@ -608,6 +624,18 @@ class MemoryStore:
                 return self._success(spec, "Entry already exists (no duplicate added).")
             updated = [*entries, text]
             limit = self.char_limit(spec.name)
+            if total_chars(updated) > limit and self.overflow is not None:
+                plan = self.overflow.make_room(spec.name, entries, text, limit)
+                if plan is not None:
+                    with self.overflow.moving(spec.name, self.path(spec.name), plan):
+                        self._commit(spec, plan.after)
+                    return self._success(
+                        spec,
+                        f"Entry added. To make room, {len(plan.moved)} older entr"
+                        f"{'y was' if len(plan.moved) == 1 else 'ies were'} moved to the "
+                        "archive (still recalled when relevant; see archived_entries).",
+                        archived_entries=bounded_entries(plan.moved_texts),
+                    )
             if total_chars(updated) > limit:
                 return self._counted(
                     _failure(
