@@ -429,3 +429,38 @@ def test_a_hung_provider_tool_costs_its_timeout_not_the_server(hermes_home: Path
     assert "did not complete" in text(hung)  # the guard gave up after tool_timeout
     assert not alive.is_error
     assert ticks >= 20  # the event loop kept running during the hung call
+
+
+def as_user(home: Path, user: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable, args=[*CLI, "--user-id", user], env=server_env(home)
+    )
+
+
+async def user_writes(home: Path, user: str, fact: str) -> None:
+    async with Client(as_user(home, user)) as client:
+        added = await client.call_tool(
+            "memory", {"action": "add", "target": "user", "content": fact}
+        )
+        assert not added.is_error, text(added)
+        await client.call_tool(
+            "remember_turn", {"user": f"{fact} (said {user})", "assistant": "ok"}
+        )
+
+
+async def user_reads(home: Path, user: str) -> tuple[str, str]:
+    async with Client(as_user(home, user)) as client:
+        snapshot = (await client.read_resource("memory://snapshot")).contents[0].text
+        found = text(await client.call_tool("session_search", {"query": "violin cello"}))
+        return snapshot, found
+
+
+def test_each_user_id_gets_only_its_own_memory(hermes_home: Path) -> None:
+    asyncio.run(user_writes(hermes_home, "alice", "Plays the violin."))
+    asyncio.run(user_writes(hermes_home, "bob", "Plays the cello."))
+    alice_snapshot, alice_found = asyncio.run(user_reads(hermes_home, "alice"))
+    bob_snapshot, bob_found = asyncio.run(user_reads(hermes_home, "bob"))
+    assert "violin" in alice_snapshot and "cello" not in alice_snapshot
+    assert "cello" in bob_snapshot and "violin" not in bob_snapshot
+    assert "said alice" in alice_found and "said bob" not in alice_found
+    assert "said bob" in bob_found and "said alice" not in bob_found
