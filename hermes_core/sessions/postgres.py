@@ -62,6 +62,8 @@ T = TypeVar("T")
 RETRIES = 3
 """Tries of one operation whose connection is lost (an append is never stored twice)."""
 MAX_HOPS = 1000
+STATISTICS_SECONDS = 30.0
+"""How long the message count and mean length BM25 uses are reused before re-reading."""
 APPLICATION = "hermes-memory"
 """``application_name`` of the store's connections (``pg_stat_activity`` shows it)."""
 _HANDOFF_PREFIXES = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
@@ -170,6 +172,7 @@ class PostgresSessionStore:
             open=True,
         )
         self._closed = False
+        self._stats: tuple[float, int, float] | None = None
 
     @staticmethod
     def _connect_kwargs(connect_timeout: float) -> dict[str, Any]:
@@ -1185,16 +1188,25 @@ class PostgresSessionStore:
                 sql, [*boost_params, *rank[1], *predicate[1], *params, k]
             ).fetchall()
 
+        def rank(conn: Any, parsed: Any) -> pgsearch.Predicate:
+            terms = pgsearch.ranked_terms(parsed)
+            dfs = []
+            for term in terms:
+                sql, values = pgsearch.df_sql(term)
+                dfs.append(int(conn.execute(sql, values).fetchone()[0]))
+            total, avgdl = self._statistics(conn)
+            return pgsearch.bm25_sql(terms, dfs, max(total, max(dfs, default=0)), avgdl)
+
         def read(conn: Any) -> list[dict[str, Any]]:
             primary, boosts = pgsearch.plan_predicates(plan)
-            rows = run(conn, primary, pgsearch.rank_sql(plan.primary), boosts, need)
+            rows = run(conn, primary, rank(conn, plan.primary), boosts, need)
             fallback = plan.fallback if len(rows) < pgsearch.FALLBACK_BELOW else None
             if fallback is not None:
                 seen = {row[0] for row in rows}
                 more = run(
                     conn,
                     pgsearch.query_predicate(fallback),
-                    pgsearch.rank_sql(fallback),
+                    rank(conn, fallback),
                     (),
                     need + len(seen),
                 )
@@ -1225,6 +1237,21 @@ class PostgresSessionStore:
                 "search for %r failed in PostgreSQL (%s); returning no hits", parsed.text, exc
             )
             return []
+
+    def _statistics(self, conn: Any) -> tuple[int, float]:
+        """(messages, mean lexemes per message), for BM25; re-read every
+        :data:`STATISTICS_SECONDS`."""
+        now = time.monotonic()
+        if self._stats is None or now - self._stats[0] > STATISTICS_SECONDS:
+            total = conn.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM messages LIMIT 10000000) AS c"
+            ).fetchone()[0]
+            avgdl = conn.execute(
+                "SELECT avg(length(tsv)) FROM (SELECT tsv FROM messages "
+                "ORDER BY id DESC LIMIT 2000) AS recent"
+            ).fetchone()[0]
+            self._stats = (now, int(total), float(avgdl or 1.0))
+        return self._stats[1], self._stats[2]
 
     @staticmethod
     def _context(conn: Any, hit: dict[str, Any]) -> list[dict[str, str]]:
