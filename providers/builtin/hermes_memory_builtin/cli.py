@@ -48,15 +48,19 @@ USER_OPTION = click.option(
 
 
 def _open_store(user_id: str | None = None) -> MemoryStore:
+    from hermes_memory_builtin.documents import PostgresDocuments, memory_url
     from hermes_memory_builtin.settings import MemorySettings
     from hermes_memory_builtin.store import MemoryStore, memory_dir_for
 
     try:
-        settings = MemorySettings.from_config(load_config())
+        config = load_config()
+        settings = MemorySettings.from_config(config)
+        url = memory_url(config)
         return MemoryStore(
             memory_dir_for(None, user_id),
             memory_char_limit=settings.memory_char_limit,
             user_char_limit=settings.user_char_limit,
+            documents=PostgresDocuments(url, user_id or "") if url else None,
         )
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
@@ -99,7 +103,6 @@ def show(target: str | None, as_json: bool, user_id: str | None) -> None:
     so you can remove them.
     """
     from hermes_memory_builtin.entries import dedupe, parse_entries, total_chars
-    from hermes_memory_builtin.files import read_memory_file
     from hermes_memory_builtin.snapshot import format_usage
     from hermes_memory_builtin.targets import TARGETS
     from hermes_memory_builtin.threats import scan_for_threats
@@ -108,11 +111,11 @@ def show(target: str | None, as_json: bool, user_id: str | None) -> None:
     names = [target] if target else list(TARGETS)
     report: dict[str, Any] = {}
     for name in names:
-        read = read_memory_file(store.path(name))
+        read = store.read_document(name)
         entries = dedupe(parse_entries(read.text))
         size, limit = total_chars(entries), store.char_limit(name)
         report[name] = {
-            "file": str(store.path(name)),
+            "file": store.location(name),
             "chars": size,
             "limit": limit,
             "usage": format_usage(size, limit),
