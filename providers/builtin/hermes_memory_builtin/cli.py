@@ -33,16 +33,19 @@ USER_OPTION = click.option(
 
 
 def _open_store(user_id: str | None = None) -> MemoryStore:
+    from hermes_memory_builtin.documents import PostgresDocuments, memory_url
     from hermes_memory_builtin.settings import MemorySettings
     from hermes_memory_builtin.store import MemoryStore, memory_dir_for
 
     try:
         config = load_config()
         settings = MemorySettings.from_config(config)
+        url = memory_url(config)
         store = MemoryStore(
             memory_dir_for(None, user_id),
             memory_char_limit=settings.memory_char_limit,
             user_char_limit=settings.user_char_limit,
+            documents=PostgresDocuments(url, user_id or "") if url else None,
         )
         _honour_overflow(store, config)
         return store
@@ -99,7 +102,6 @@ def show(target: str | None, as_json: bool, user_id: str | None) -> None:
     so you can remove them.
     """
     from hermes_memory_builtin.entries import dedupe, parse_entries, total_chars
-    from hermes_memory_builtin.files import read_memory_file
     from hermes_memory_builtin.snapshot import format_true_usage
     from hermes_memory_builtin.targets import TARGETS
     from hermes_memory_builtin.threats import scan_for_threats
@@ -108,11 +110,11 @@ def show(target: str | None, as_json: bool, user_id: str | None) -> None:
     names = [target] if target else list(TARGETS)
     report: dict[str, Any] = {}
     for name in names:
-        read = read_memory_file(store.path(name))
+        read = store.read_document(name)
         entries = dedupe(parse_entries(read.text))
         size, limit = total_chars(entries), store.char_limit(name)
         report[name] = {
-            "file": str(store.path(name)),
+            "file": store.location(name),
             "chars": size,
             "limit": limit,
             "usage": format_true_usage(size, limit),
