@@ -17,7 +17,9 @@ It holds three tables:
   file byte for byte. Rows are never deleted; only their ``state`` moves
   from ``pending`` to ``committed`` or ``aborted`` (and ``undone_by`` is set);
 - ``usage``: when a prompt-tier entry was first seen, and how often it was
-  used (matched by recall), for the curator's staleness rule.
+  used (matched by recall), for the curator's staleness rule;
+- ``judgements``: the curator model's verdicts on pairs of entries, so a
+  pair is never asked about twice.
 
 **One change, one commit point.** A change to a memory file is written to the
 database first (a ``pending`` log row and its archived entries, in one SQLite
@@ -39,7 +41,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,6 +85,14 @@ CREATE TABLE IF NOT EXISTS superseded (
     archived_id INTEGER NOT NULL REFERENCES archived(id),
     change_id INTEGER NOT NULL REFERENCES changes(id),
     related TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS judgements (
+    target TEXT NOT NULL,
+    first_digest TEXT NOT NULL,
+    second_digest TEXT NOT NULL,
+    verdict TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (target, first_digest, second_digest)
 );
 CREATE TABLE IF NOT EXISTS usage (
     target TEXT NOT NULL,
@@ -520,3 +530,28 @@ class Archive:
             if row["digest"] in keys:
                 found[keys[row["digest"]]] = row["first_seen"]
         return found
+
+    def judgements(
+        self, target: str, pairs: Sequence[tuple[str, str]]
+    ) -> dict[tuple[str, str], str]:
+        """The recorded model verdicts on *pairs* (``(older, newer)`` texts) of *target*."""
+        wanted = {(digest(a), digest(b)): (a, b) for a, b in pairs}
+        found: dict[tuple[str, str], str] = {}
+        for row in self._query(
+            "SELECT first_digest, second_digest, verdict FROM judgements WHERE target = ?",
+            (target,),
+        ):
+            pair = wanted.get((row["first_digest"], row["second_digest"]))
+            if pair is not None:
+                found[pair] = row["verdict"]
+        return found
+
+    def record_judgements(self, target: str, verdicts: Mapping[tuple[str, str], str]) -> None:
+        """Remember the model's *verdicts* on pairs of *target*."""
+        now = self._clock()
+        with self._transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO judgements (target, first_digest, second_digest, verdict,"
+                " at) VALUES (?, ?, ?, ?, ?)",
+                [(target, digest(a), digest(b), v, now) for (a, b), v in verdicts.items()],
+            )

@@ -260,6 +260,8 @@ def test_bad_policy_values_name_the_key() -> None:
     with pytest.raises(ConfigError, match=r"memory\.curator_target"):
         CurationPolicy.from_config({"memory": {"curator_target": 150}})
     assert CurationPolicy.from_config({"memory": {"curator": False}}).curator == "off"
+    with pytest.raises(ConfigError, match=r"memory\.curator_model"):
+        BuiltinMemoryProvider().check_config({"memory": {"curator_model": "yes please"}})
 
 
 # -- the frozen snapshot and recall ---------------------------------------------------------------
@@ -627,3 +629,25 @@ def test_the_provider_uses_the_configured_model_at_session_end(
         "CI pipeline runs on GitHub Actions runners",
         "Weekly releases happen every Tuesday afternoon",
     ]
+
+
+def test_a_pair_is_asked_about_once(memory_dir: Path) -> None:
+    from hermes_memory_builtin.curator_model import ModelJudge
+
+    from hermes_core.llm import ChatClient
+    from hermes_core.testing.openai_fake import FakeOpenAIServer
+
+    entries = ["The alpha job runs every Friday", "The bravo job runs every Friday"]
+    write_entries(memory_dir / "MEMORY.md", entries)
+    with FakeOpenAIServer(judging_model) as server, Archive(memory_dir) as archive:
+        for _ in range(3):
+            judge = ModelJudge(ChatClient(server.base_url, "judge", max_retries=1))
+            Curator(
+                memory_dir,
+                archive,
+                limits=LIMITS,
+                policy=CurationPolicy(curator="auto"),
+                judge=judge,
+            ).run()
+        assert len(server.chat_requests) == 1  # 'distinct' was remembered
+    assert (memory_dir / "MEMORY.md").read_text(encoding="utf-8").split("\n§\n") == entries
