@@ -367,12 +367,23 @@ class Archive:
         }
 
     def record_proposal(self, target: str, reason: str, details: dict[str, Any]) -> int:
-        """Log what the curator would change (``review`` mode); nothing else is touched."""
+        """Log what the curator would change (``review`` mode); nothing else is touched.
+
+        The same proposal as the target's last one is not logged again (a
+        review curator runs at every session end); its id is returned.
+        """
+        text = json.dumps(details, ensure_ascii=False)
         with self._transaction() as db:
+            last = db.execute(
+                "SELECT id, details FROM changes WHERE target = ? ORDER BY id DESC LIMIT 1",
+                (target,),
+            ).fetchone()
+            if last is not None and last["details"] == text:
+                return int(last["id"])
             change_id = db.execute(
                 "INSERT INTO changes (at, kind, state, target, reason, before_digest, details)"
                 " VALUES (?, 'proposal', 'proposed', ?, ?, '-', ?)",
-                (self._clock(), target, reason, json.dumps(details, ensure_ascii=False)),
+                (self._clock(), target, reason, text),
             ).lastrowid
         assert change_id is not None
         return change_id

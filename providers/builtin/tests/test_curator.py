@@ -243,10 +243,11 @@ def test_review_mode_only_proposes(hermes_home: Path, memory_dir: Path) -> None:
     write_file(hermes_home / "config.yaml", "memory:\n  curator: review\n")
     write_entries(memory_dir / "USER.md", ["The user lives in Berlin", "The user moved to Lisbon"])
     before = (memory_dir / "USER.md").read_bytes()
-    provider = BuiltinMemoryProvider()
-    provider.initialize("s1", hermes_home=str(hermes_home))
-    provider.on_session_end([])
-    provider.shutdown()
+    for session in ("s1", "s2"):
+        provider = BuiltinMemoryProvider()
+        provider.initialize(session, hermes_home=str(hermes_home))
+        provider.on_session_end([])
+        provider.shutdown()
     assert (memory_dir / "USER.md").read_bytes() == before
     with Archive(memory_dir) as archive:
         [proposal] = archive.changes()
