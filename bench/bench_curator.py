@@ -5,14 +5,18 @@ A deterministic scenario (seeded generator) runs through the real runtime
 ``HERMES_HOME``) with a scripted agent on a loopback OpenAI-compatible server:
 100 sessions, 400 memory writes of facts about a user and a project, 60 of them
 updates of earlier facts, 15 % exact duplicates or light paraphrases, default
-budgets (2,200 / 1,375 characters). The same scenario runs twice in one process:
+budgets (2,200 / 1,375 characters). The same scenario runs in each design, in one process:
 
 * **hermes** — ``memory.overflow: reject`` (the Hermes contract) and an agent
   that, when an add is refused, removes the oldest entries in one batch to make
   room and retries, as a model in a hurry would;
+* **archive only** — ``memory.overflow: archive`` without the curator: an
+  over-budget add archives the lowest-value entries;
 * **curated** — ``memory.overflow: archive`` and ``memory.curator: auto``,
-  offline: an over-budget add archives the lowest-value entries, and the
-  curator runs at every session end.
+  offline: the curator also runs at every session end;
+* **curated + model** — the same with ``memory.curator_model: true`` and a
+  loopback model answering the curator's JSON contract from the scenario's
+  ground truth (the cost and bounds of the model path).
 
 In both, the agent updates a fact with ``replace`` when it can see the old
 value (in its frozen system prompt or earlier in the conversation) and with
@@ -349,6 +353,7 @@ class Outcome:
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "hermes": {"overflow": "reject", "curator": "off"},
+    "archive only": {"overflow": "archive", "curator": "off"},
     "curated": {"overflow": "archive", "curator": "auto"},
     "curated + model": {"overflow": "archive", "curator": "auto", "curator_model": True},
 }
@@ -570,12 +575,12 @@ def main() -> None:
         f"| {o.prompt_changes} | {o.archived} |"
         for o in outcomes
     )
-    curated = outcomes[1]
+    curated = outcomes[2]
     timing = "\n".join(
         f"| {o.design} | {o.curator_runs} | {o.curator_wall / max(1, o.curator_runs) * 1000:.1f} "
         f"| {o.curator_cpu / max(1, o.curator_runs) * 1000:.1f} | {o.curator_max_wall * 1000:.1f} "
         f"| {o.judge_calls} | {o.judge_tokens:,} |"
-        for o in outcomes[1:]
+        for o in outcomes[2:]
     )
     thresholds = threshold_table(scenario(writes, updates, duplicates))
     body = f"""
@@ -591,7 +596,10 @@ session shows its current value in the system prompt or recalls it for a questio
 {HEADER}
 {rows}
 
-*Writes lost* were refused even after the agent's retry. In *curated* the curator brings each
+*Writes lost* were refused even after the agent's retry. *archive only* is
+`memory.overflow: archive` without the curator: every add over the budget succeeds and its
+result lists what moved to the archive ({outcomes[1].overflow_adds} such adds here). In
+*curated* the curator brings each
 file back under {CURATOR_TARGET} % at every session end, so a session's few writes nearly
 always fit: {curated.overflow_adds} add(s) took the overflow path (each result lists what
 moved; those tokens count as housekeeping). Every refusal in *hermes* returns all current
