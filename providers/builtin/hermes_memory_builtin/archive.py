@@ -205,27 +205,30 @@ class Archive:
     @property
     def db(self) -> sqlite3.Connection:
         """The open connection (opened and migrated on first use)."""
-        if self._db is None:
+        with self._lock:
+            return self._db or self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            self.memory_dir.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(
+                self.path, timeout=30, isolation_level=None, check_same_thread=False
+            )
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.executescript(_SCHEMA)
             try:
-                self.memory_dir.mkdir(parents=True, exist_ok=True)
-                db = sqlite3.connect(
-                    self.path, timeout=30, isolation_level=None, check_same_thread=False
-                )
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=FULL")
-                db.executescript(_SCHEMA)
-                try:
-                    db.executescript(_FTS_SCHEMA)
-                except sqlite3.OperationalError:  # SQLite built without FTS5
-                    self._fts = False
-            except (OSError, sqlite3.Error) as exc:
-                raise MemoryStoreError(
-                    f"Cannot open the memory archive {self.path}: {exc}. Check that the folder "
-                    "is writable and the file is an SQLite database (move it aside if not)."
-                ) from exc
-            db.row_factory = sqlite3.Row
-            self._db = db
-        return self._db
+                db.executescript(_FTS_SCHEMA)
+            except sqlite3.OperationalError:  # SQLite built without FTS5
+                self._fts = False
+        except (OSError, sqlite3.Error) as exc:
+            raise MemoryStoreError(
+                f"Cannot open the memory archive {self.path}: {exc}. Check that the folder "
+                "is writable and the file is an SQLite database (move it aside if not)."
+            ) from exc
+        db.row_factory = sqlite3.Row
+        self._db = db
+        return db
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:

@@ -652,3 +652,15 @@ def test_a_pair_is_asked_about_once(memory_dir: Path) -> None:
             ).run()
         assert len(server.chat_requests) == 1  # 'distinct' was remembered
     assert (memory_dir / "MEMORY.md").read_text(encoding="utf-8").split("\n§\n") == entries
+
+
+def test_a_broken_archive_refuses_the_move_and_keeps_the_file(memory_dir: Path) -> None:
+    store, _ = archiving_store(memory_dir)
+    store.add("memory", "a" * 400)
+    before = (memory_dir / "MEMORY.md").read_bytes()
+    write_file(memory_dir / "archive.db", b"this is not a database" * 100)
+    result = store.add("memory", "b" * 200)
+    assert result["success"] is False and "memory archive" in result["error"]
+    assert (memory_dir / "MEMORY.md").read_bytes() == before
+    searched = CliRunner().invoke(cli, ["memory", "search", "anything"])
+    assert searched.exit_code == 1 and "move it aside" in searched.output
