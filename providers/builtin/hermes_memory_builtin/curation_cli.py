@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +40,15 @@ def _open_with_config() -> tuple[Archive, dict[str, int], CurationPolicy, dict[s
     return Archive(memory_dir_for()), limits, policy, config
 
 
+@contextlib.contextmanager
+def _clear_errors() -> Iterator[None]:
+    """Turn a store or archive error into a one-line CLI error (exit status 1)."""
+    try:
+        yield
+    except HermesMemoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
 def _when(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
@@ -50,7 +61,7 @@ def _when(at: float) -> str:
 def search(query: str, include_old: bool, limit: int, as_json: bool) -> None:
     """Search the archive (entries moved out of MEMORY.md / USER.md) for QUERY."""
     archive, _, _ = _open()
-    with archive:
+    with archive, _clear_errors():
         found = (
             archive.search(query, limit=limit, current_only=not include_old)
             if archive.path.exists()
@@ -92,14 +103,9 @@ def curate(dry_run: bool) -> None:
 
     archive, limits, policy, config = _open_with_config()
     judge = judge_for(config, max_calls=policy.model_calls) if policy.model else None
-    with archive:
-        try:
-            curator = Curator(
-                archive.memory_dir, archive, limits=limits, policy=policy, judge=judge
-            )
-            report = curator.run(apply=not dry_run)
-        except HermesMemoryError as exc:
-            raise click.ClickException(str(exc)) from exc
+    with archive, _clear_errors():
+        curator = Curator(archive.memory_dir, archive, limits=limits, policy=policy, judge=judge)
+        report = curator.run(apply=not dry_run)
     for target, why in report.skipped.items():
         click.echo(f"Skipped {target}: {why}", err=True)
     if not report.plans:
@@ -118,7 +124,7 @@ def curate(dry_run: bool) -> None:
 def history(limit: int, as_json: bool) -> None:
     """Show the curation log, newest first: what moved, why, and the change ids to undo."""
     archive, _, _ = _open()
-    with archive:
+    with archive, _clear_errors():
         changes = archive.changes(limit) if archive.path.exists() else []
         moved = {c.id: archive.moved_by(c.id) for c in changes}
     if as_json:
@@ -162,11 +168,8 @@ def undo(change_id: int) -> None:
     from hermes_memory_builtin.curation_log import undo as undo_change
 
     archive, _, _ = _open()
-    with archive:
-        try:
-            done = undo_change(archive, change_id)
-        except HermesMemoryError as exc:
-            raise click.ClickException(str(exc)) from exc
+    with archive, _clear_errors():
+        done = undo_change(archive, change_id)
     click.echo(f"Undid #{change_id} as #{done.id}; the next session shows the restored file.")
 
 
