@@ -2,7 +2,7 @@
 
 Every test gets a fresh store from ``session_backend`` (a state.db path, or a
 PostgreSQL schema of its own). The PostgreSQL cases skip without a server,
-unless CI=true or HERMES_REQUIRE_POSTGRES=1 (see tests/pg_kit.py).
+unless CI=true or HERMES_REQUIRE_POSTGRES=1 (see hermes_core/testing/postgres.py).
 """
 
 from __future__ import annotations
@@ -321,7 +321,7 @@ def test_a_retried_append_with_the_same_tokens_is_stored_once(pg_url: str) -> No
 
 
 def test_a_lost_connection_is_reconnected_without_duplicates(pg_url: str) -> None:
-    from pg_kit import admin_connection
+    from hermes_core.testing.postgres import admin_connection
 
     with open_session_store(pg_url) as store:
         store.create_session("s")
@@ -347,7 +347,7 @@ def test_a_refused_connection_names_the_url_with_the_password_masked() -> None:
 
 
 def test_the_schema_is_versioned_and_migrated_once(pg_url: str) -> None:
-    from pg_kit import admin_connection
+    from hermes_core.testing.postgres import admin_connection
 
     for _ in range(2):
         open_session_store(pg_url).close()

@@ -19,7 +19,7 @@ from hermes_core.sessions.migration import migrate_store
 
 @pytest.fixture
 def pg_url() -> Iterator[str]:
-    from pg_kit import temporary_schema
+    from hermes_core.testing.postgres import temporary_schema
 
     with temporary_schema() as url:
         yield url

@@ -209,6 +209,8 @@ class _Search:
         self.filters = filters
         self.pending_grams = pending_grams
         self.snippets = snippets
+        self.share = 0.0
+        """How much of a question its best conversation covers (see ``_Ranked.share``)."""
         self.first: tuple[frozenset[str], ...] = ()
         """The sessions a question's ranking put first: a named person speaks there; one
         holds a quoted phrase; a hit is within its time span (see
@@ -261,6 +263,7 @@ class _Search:
                 quoted_sessions,
             )
             rows, self.first = ranked.rows, (ranked.named, quoted_sessions, ranked.dated)
+            self.share = ranked.share
         return rows[:need]
 
     def nearest_rows(self, nearest: Nearest, text: str, need: int) -> list[tuple[Any, ...]]:
@@ -401,6 +404,16 @@ def searched_by_meaning(parsed: ParsedQuery, plan: Plan) -> bool:
     return plan.mode == "keywords" and len(plan.keywords) >= 2
 
 
+MEANING_BELOW_SHARE = 0.5
+"""Meaning joins a question's hits only when its best conversation covers less than this share
+of the question's words (by weight): where the words are found, meaning mostly displaces them."""
+
+
+def words_fall_short(search: _Search) -> bool:
+    """Whether full text found too little of a question for meaning to be worth fusing in."""
+    return search.share < MEANING_BELOW_SHARE
+
+
 def _fused(
     lexical: Sequence[tuple[Any, ...]],
     semantic: Sequence[tuple[Any, ...]],
@@ -504,9 +517,14 @@ def search_messages(
         span = None
         if plan.mode == "question":
             plan, span = _dated_plan(conn, layout, parsed, plan)
-        rows = search.plan_rows(plan, need, span)
-        if nearest is not None and searched_by_meaning(parsed, plan):
-            rows = _fused(rows, search.nearest_rows(nearest, parsed.text, need), need, search.first)
+        by_meaning = nearest is not None and searched_by_meaning(parsed, plan)
+        # With meaning, both rankings are read to the same depth whatever the limit, so that
+        # a page of 5 is the first 5 of a page of 50.
+        depth = max(need, NEAREST_CANDIDATES) if by_meaning else need
+        rows = search.plan_rows(plan, depth, span)
+        if nearest is not None and by_meaning and words_fall_short(search):
+            neighbours = search.nearest_rows(nearest, parsed.text, depth)
+            rows = _fused(rows, neighbours, depth, search.first)
     except sqlite3.OperationalError as exc:
         if "locked" in str(exc).lower() or is_undecodable(exc):
             raise  # the store retries, or reads the bad text leniently

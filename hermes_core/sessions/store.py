@@ -33,6 +33,7 @@ from hermes_core.sessions.arguments import count as _count
 from hermes_core.sessions.arguments import epoch as _epoch
 from hermes_core.sessions.arguments import ids as _ids
 from hermes_core.sessions.arguments import names as _names
+from hermes_core.sessions.bulk import prepare_import
 from hermes_core.sessions.connection import (
     READ_BUSY_TIMEOUT_MS,
     WRITE_BUSY_TIMEOUT_MS,
@@ -66,6 +67,7 @@ from hermes_core.sessions.records import (
     valid_session_id,
 )
 from hermes_core.sessions.schema import SCHEMA_VERSION, apply_schema
+from hermes_core.sessions.scope import UserScope
 from hermes_core.sessions.search import (
     Nearest,
     SearchFilters,
@@ -81,7 +83,6 @@ from hermes_core.sessions.semantic import (
 )
 from hermes_core.sessions.sessioninfo import SessionInfo
 from hermes_core.sessions.titles import next_title, sanitize_title
-from hermes_core.users import valid_user_id
 
 __all__ = ["SessionStore", "default_db_path"]
 
@@ -150,7 +151,8 @@ class SessionStore:
     ) -> None:
         self.path = Path(path) if path is not None else default_db_path()
         self.read_only = read_only
-        self.user_id = valid_user_id(user_id)
+        self.scope = UserScope(user_id, mark="?")
+        self.user_id = self.scope.user_id
         """Whose sessions this store reads and writes (``None``: every session, the
         single-user case). A scoped store tags what it creates with this id and
         treats other users' sessions as absent in every read, search and delete."""
@@ -450,7 +452,7 @@ class SessionStore:
         name in another encoding) is stored with U+FFFD for each bad byte.
         """
         valid_session_id(session_id)
-        user_id = self._owner_for(user_id, f"session {session_id!r}")
+        user_id = self.scope.owner_for(user_id, f"session {session_id!r}")
         source = scrub(str(source)) if source else "unknown"
         model, user_id, system_prompt, cwd, git_repo_root = (
             None if value is None else scrub(str(value))
@@ -464,13 +466,13 @@ class SessionStore:
             if (
                 self.user_id is not None
                 and self._exists(conn, session_id)
-                and not self._mine(conn, session_id)
+                and not self.scope.sees(conn, session_id)
             ):
                 raise SessionStoreError(
                     f"Session id {session_id!r} is taken in {self.path}; create the "
                     "session under a new id."
                 )
-            if parent_session_id is not None and not self._mine(conn, parent_session_id):
+            if parent_session_id is not None and not self.scope.sees(conn, parent_session_id):
                 raise SessionStoreError(
                     f"Parent session {parent_session_id!r} does not exist in {self.path}; "
                     "create it first."
@@ -527,8 +529,8 @@ class SessionStore:
         def write(conn: sqlite3.Connection) -> bool:
             cursor = conn.execute(
                 "UPDATE sessions SET ended_at = ?, end_reason = ? "
-                f"WHERE id = ? AND ended_at IS NULL AND {self._scope()}",
-                (_now(), end_reason, session_id, *self._scope_params()),
+                f"WHERE id = ? AND ended_at IS NULL AND {self.scope.sql()}",
+                (_now(), end_reason, session_id, *self.scope.params()),
             )
             return cursor.rowcount > 0
 
@@ -540,8 +542,8 @@ class SessionStore:
             lambda conn: (
                 conn.execute(
                     "UPDATE sessions SET ended_at = NULL, end_reason = NULL "
-                    f"WHERE id = ? AND {self._scope()}",
-                    (session_id, *self._scope_params()),
+                    f"WHERE id = ? AND {self.scope.sql()}",
+                    (session_id, *self.scope.params()),
                 ).rowcount
                 > 0
             )
@@ -552,8 +554,8 @@ class SessionStore:
         return self._write(
             lambda conn: (
                 conn.execute(
-                    f"UPDATE sessions SET system_prompt = ? WHERE id = ? AND {self._scope()}",
-                    (None if prompt is None else scrub(prompt), session_id, *self._scope_params()),
+                    f"UPDATE sessions SET system_prompt = ? WHERE id = ? AND {self.scope.sql()}",
+                    (None if prompt is None else scrub(prompt), session_id, *self.scope.params()),
                 ).rowcount
                 > 0
             )
@@ -573,7 +575,7 @@ class SessionStore:
         sql = (
             f"UPDATE sessions SET input_tokens = {op.format(col='input_tokens')}, "
             f"output_tokens = {op.format(col='output_tokens')}, "
-            f"model = COALESCE(model, ?) WHERE id = ? AND {self._scope()}"
+            f"model = COALESCE(model, ?) WHERE id = ? AND {self.scope.sql()}"
         )
         return self._write(
             lambda conn: (
@@ -584,7 +586,7 @@ class SessionStore:
                         int(output_tokens),
                         model,
                         session_id,
-                        *self._scope_params(),
+                        *self.scope.params(),
                     ),
                 ).rowcount
                 > 0
@@ -600,7 +602,7 @@ class SessionStore:
         clean = sanitize_title(title)
 
         def write(conn: sqlite3.Connection) -> bool:
-            if not self._mine(conn, session_id):
+            if not self.scope.sees(conn, session_id):
                 return False
             self._set_title(conn, session_id, clean)
             return True
@@ -628,7 +630,7 @@ class SessionStore:
         children lose their parent link."""
 
         def write(conn: sqlite3.Connection) -> list[int] | None:
-            if not self._mine(conn, session_id):
+            if not self.scope.sees(conn, session_id):
                 return None
             return delete_sessions(conn, [session_id])
 
@@ -648,9 +650,11 @@ class SessionStore:
         """
 
         def write(conn: sqlite3.Connection) -> tuple[list[str], list[int]]:
-            if not self._mine(conn, session_id):
+            if not self.scope.sees(conn, session_id):
                 return [], []
-            chain = self._owned(conn, lineage.compression_chain(conn, session_id, max_hops=None))
+            chain = self.scope.visible(
+                conn, lineage.compression_chain(conn, session_id, max_hops=None)
+            )
             return chain, delete_sessions(conn, chain)
 
         chain, messages = self._write(write)
@@ -718,52 +722,6 @@ class SessionStore:
             is not None
         )
 
-    # -- users ---------------------------------------------------------------------------
-    def _scope(self, alias: str = "") -> str:
-        """SQL true for the sessions (as *alias*) this store may see."""
-        column = f"{alias}.user_id" if alias else "user_id"
-        return "1" if self.user_id is None else f"{column} = ?"
-
-    def _scope_params(self) -> tuple[str, ...]:
-        return () if self.user_id is None else (self.user_id,)
-
-    def _mine(self, conn: sqlite3.Connection, session_id: str) -> bool:
-        """Whether *session_id* exists and this store may see it."""
-        return (
-            conn.execute(
-                f"SELECT 1 FROM sessions WHERE id = ? AND {self._scope()}",
-                (session_id, *self._scope_params()),
-            ).fetchone()
-            is not None
-        )
-
-    def _owned(self, conn: sqlite3.Connection, session_ids: Iterable[str]) -> list[str]:
-        """*session_ids* without the ones this store may not see (order kept)."""
-        ids = list(session_ids)
-        if self.user_id is None:
-            return ids
-        mine = {
-            row[0]
-            for row in conn.execute(
-                "SELECT id FROM sessions WHERE id IN (SELECT value FROM json_each(?)) "
-                "AND user_id = ?",
-                (json.dumps(ids), self.user_id),
-            )
-        }
-        return [session_id for session_id in ids if session_id in mine]
-
-    def _owner_for(self, user_id: Any, what: str) -> str | None:
-        """The user a new *what* belongs to: this store's, which *user_id* may only repeat."""
-        given = valid_user_id(user_id if user_id not in (None, "") else None)
-        if self.user_id is None:
-            return given
-        if given is not None and given != self.user_id:
-            raise SessionStoreError(
-                f"This store is scoped to user {self.user_id!r}; {what} cannot belong to "
-                f"user {given!r}. Open a store for that user."
-            )
-        return self.user_id
-
     # -- messages: writes -------------------------------------------------------------
     def append_message(
         self,
@@ -813,7 +771,7 @@ class SessionStore:
             return []
 
         def write(conn: sqlite3.Connection) -> list[int]:
-            if self.user_id is not None and not self._mine(conn, session_id):
+            if self.user_id is not None and not self.scope.sees(conn, session_id):
                 raise SessionNotFoundError(
                     f"Session {session_id!r} does not exist in {self.path} for user "
                     f"{self.user_id!r}; call create_session() first."
@@ -863,59 +821,13 @@ class SessionStore:
         that already exist are refused (nothing is written); a parent must be
         among *sessions* (in any order) or in the file already.
         """
-        session_rows: list[tuple[Any, ...]] = []
-        message_rows: list[tuple[Any, ...]] = []
-        titles: list[tuple[str, str]] = []
-        for session in sessions:
-            raw_id = session.get("id")
-            if isinstance(raw_id, int) and not isinstance(raw_id, bool):
-                raw_id = str(raw_id)
-            session_id = valid_session_id(raw_id, "An imported session's id")
-            rows, calls = encode_messages(session_id, session.get("messages") or [])
-            started = sane_timestamp(session.get("started_at"), rows[0][7] if rows else _now())
-            last = rows[-1][7] if rows else started
-            owner = self._owner_for(session.get("user_id"), f"imported session {session_id!r}")
-            session_rows.append(
-                (
-                    session_id,
-                    session.get("source") or "import",
-                    owner,
-                    session.get("model"),
-                    session.get("parent_session_id"),
-                    started,
-                    session.get("ended_at"),
-                    session.get("end_reason"),
-                    len(rows),
-                    calls,
-                    last,
-                    session.get("system_prompt"),
-                    json.dumps(dict(config)) if (config := session.get("model_config")) else None,
-                    session.get("input_tokens") or 0,
-                    session.get("output_tokens") or 0,
-                    session.get("cwd"),
-                    session.get("git_repo_root"),
-                )
-            )
-            message_rows.extend(rows)
-            try:
-                title = sanitize_title(session.get("title"))
-            except SessionTitleError as exc:
-                raise SessionTitleError(
-                    f"Session {session_id!r}: {exc} Nothing was imported."
-                ) from exc
-            if title:
-                titles.append((title, session_id))
-
-        ids = [row[0] for row in session_rows]
-        for values, what in ((ids, "id"), ([title for title, _ in titles], "title")):
-            seen: set[str] = set()
-            for value in values:
-                if value in seen:
-                    raise SessionStoreError(
-                        f"Two imported sessions have the {what} {value!r}; nothing was "
-                        f"imported. Give each session its own {what}."
-                    )
-                seen.add(value)
+        batch = prepare_import(sessions, self.scope)
+        session_rows, message_rows, titles, ids = (
+            batch.session_rows,
+            batch.message_rows,
+            batch.titles,
+            batch.ids,
+        )
 
         def write(conn: sqlite3.Connection) -> int:
             clash = conn.execute(
@@ -930,8 +842,8 @@ class SessionStore:
                 )
             taken = conn.execute(
                 "SELECT title, id FROM sessions WHERE title IN (SELECT value FROM json_each(?)) "
-                f"AND {self._scope()} LIMIT 1",
-                (json.dumps([title for title, _ in titles]), *self._scope_params()),
+                f"AND {self.scope.sql()} LIMIT 1",
+                (json.dumps([title for title, _ in titles]), *self.scope.params()),
             ).fetchone()
             if taken is not None:
                 raise SessionStoreError(
@@ -991,8 +903,8 @@ class SessionStore:
 
         def read(conn: sqlite3.Connection) -> dict[str, Any] | None:
             cursor = conn.execute(
-                f"SELECT * FROM sessions WHERE id = ? AND {self._scope()}",
-                (session_id, *self._scope_params()),
+                f"SELECT * FROM sessions WHERE id = ? AND {self.scope.sql()}",
+                (session_id, *self.scope.params()),
             )
             row = cursor.fetchone()
             return None if row is None else row_dict(cursor, row)
@@ -1004,7 +916,7 @@ class SessionStore:
 
         if not prefix:
             return None
-        if self._read(lambda conn: self._mine(conn, prefix)):
+        if self._read(lambda conn: self.scope.sees(conn, prefix)):
             return prefix
         found = self.session_ids_starting_with(prefix, limit=2)
         return found[0] if len(found) == 1 else None
@@ -1019,9 +931,9 @@ class SessionStore:
             lambda conn: [
                 row[0]
                 for row in conn.execute(
-                    f"SELECT id FROM sessions WHERE id GLOB ? AND {self._scope()} "
+                    f"SELECT id FROM sessions WHERE id GLOB ? AND {self.scope.sql()} "
                     "ORDER BY id LIMIT ?",
-                    (escaped + "*", *self._scope_params(), int(limit)),
+                    (escaped + "*", *self.scope.params(), int(limit)),
                 )
             ]
         )
@@ -1030,7 +942,7 @@ class SessionStore:
         """Every visible message of the session in order, ``tool_calls`` decoded."""
 
         def read(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-            if self.user_id is not None and not self._mine(conn, session_id):
+            if self.user_id is not None and not self.scope.sees(conn, session_id):
                 return []
             cursor = conn.execute(
                 f"SELECT * FROM messages AS m WHERE m.session_id = ? AND "
@@ -1085,15 +997,15 @@ class SessionStore:
             lambda c: int(
                 c.execute(
                     "SELECT COUNT(*) FROM messages WHERE session_id = ? AND session_id IN "
-                    f"(SELECT id FROM sessions WHERE {self._scope()})",
-                    (session_id, *self._scope_params()),
+                    f"(SELECT id FROM sessions WHERE {self.scope.sql()})",
+                    (session_id, *self.scope.params()),
                 ).fetchone()[0]
             )
         )
 
     def session_count(self, source: str | None = None) -> int:
         """Sessions in the file (a scoped store: of its user), optionally of one source."""
-        where, params = self._scope(), self._scope_params()
+        where, params = self.scope.sql(), self.scope.params()
         if source is not None:
             where, params = f"{where} AND source = ?", (*params, source)
         return self._read(
@@ -1107,10 +1019,10 @@ class SessionStore:
         """The newest compression continuation of *session_id* (itself if none)."""
 
         def read(conn: sqlite3.Connection) -> str:
-            if self.user_id is not None and not self._mine(conn, session_id):
+            if self.user_id is not None and not self.scope.sees(conn, session_id):
                 return session_id
             tip = lineage.compression_tip(conn, session_id)
-            return tip if self._owned(conn, [tip]) else session_id
+            return tip if self.scope.visible(conn, [tip]) else session_id
 
         return self._read(read)
 
@@ -1121,9 +1033,9 @@ class SessionStore:
         hops = None if whole else lineage.MAX_HOPS
 
         def read(conn: sqlite3.Connection) -> list[str]:
-            if self.user_id is not None and not self._mine(conn, session_id):
+            if self.user_id is not None and not self.scope.sees(conn, session_id):
                 return [session_id]
-            return self._owned(conn, lineage.compression_chain(conn, session_id, hops))
+            return self.scope.visible(conn, lineage.compression_chain(conn, session_id, hops))
 
         return self._read(read)
 
@@ -1133,10 +1045,10 @@ class SessionStore:
         def read(conn: sqlite3.Connection) -> str:
             if self.user_id is None:
                 return lineage.lineage_root(conn, session_id)
-            if not self._mine(conn, session_id):
+            if not self.scope.sees(conn, session_id):
                 return session_id
             chain = lineage.ancestors(conn, session_id)
-            owned = set(self._owned(conn, chain))
+            owned = set(self.scope.visible(conn, chain))
             root = session_id
             for member in reversed(chain):  # the nearest ancestors of this user's
                 if member not in owned:
@@ -1150,10 +1062,10 @@ class SessionStore:
         """Every session in *session_id*'s tree (root, compression chain, subagents, branches)."""
 
         def read(conn: sqlite3.Connection) -> set[str]:
-            if self.user_id is not None and not self._mine(conn, session_id):
+            if self.user_id is not None and not self.scope.sees(conn, session_id):
                 return {session_id}
             members = lineage.lineage_members(conn, session_id)
-            return set(self._owned(conn, members)) | {session_id}
+            return set(self.scope.visible(conn, members)) | {session_id}
 
         return self._read(read)
 
@@ -1168,9 +1080,9 @@ class SessionStore:
             if "title" not in self.layout.session_columns:
                 return None
             cursor = conn.execute(
-                f"SELECT * FROM sessions WHERE title = ? AND {self._scope()} "
+                f"SELECT * FROM sessions WHERE title = ? AND {self.scope.sql()} "
                 "ORDER BY user_id IS NOT NULL, id LIMIT 1",
-                (title, *self._scope_params()),
+                (title, *self.scope.params()),
             )
             row = cursor.fetchone()
             return None if row is None else row_dict(cursor, row)

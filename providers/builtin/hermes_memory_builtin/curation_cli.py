@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -10,6 +12,7 @@ import click
 
 from hermes_core.config import load_config
 from hermes_core.errors import HermesMemoryError
+from hermes_memory_builtin.visible import visible
 
 if TYPE_CHECKING:
     from hermes_memory_builtin.archive import Archive
@@ -37,6 +40,15 @@ def _open_with_config() -> tuple[Archive, dict[str, int], CurationPolicy, dict[s
     return Archive(memory_dir_for()), limits, policy, config
 
 
+@contextlib.contextmanager
+def _clear_errors() -> Iterator[None]:
+    """Turn a store or archive error into a one-line CLI error (exit status 1)."""
+    try:
+        yield
+    except HermesMemoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
 def _when(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
@@ -48,10 +60,8 @@ def _when(at: float) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 def search(query: str, include_old: bool, limit: int, as_json: bool) -> None:
     """Search the archive (entries moved out of MEMORY.md / USER.md) for QUERY."""
-    from hermes_memory_builtin.cli import _visible
-
     archive, _, _ = _open()
-    with archive:
+    with archive, _clear_errors():
         found = (
             archive.search(query, limit=limit, current_only=not include_old)
             if archive.path.exists()
@@ -77,7 +87,7 @@ def search(query: str, include_old: bool, limit: int, as_json: bool) -> None:
         return
     for entry in found:
         flag = " (superseded)" if entry.superseded and entry.reason != "superseded" else ""
-        click.echo(f"[{entry.target}] {_visible(entry.text)}  <- {entry.reason}{flag}")
+        click.echo(f"[{entry.target}] {visible(entry.text)}  <- {entry.reason}{flag}")
 
 
 @click.command("curate")
@@ -93,14 +103,9 @@ def curate(dry_run: bool) -> None:
 
     archive, limits, policy, config = _open_with_config()
     judge = judge_for(config, max_calls=policy.model_calls) if policy.model else None
-    with archive:
-        try:
-            curator = Curator(
-                archive.memory_dir, archive, limits=limits, policy=policy, judge=judge
-            )
-            report = curator.run(apply=not dry_run)
-        except HermesMemoryError as exc:
-            raise click.ClickException(str(exc)) from exc
+    with archive, _clear_errors():
+        curator = Curator(archive.memory_dir, archive, limits=limits, policy=policy, judge=judge)
+        report = curator.run(apply=not dry_run)
     for target, why in report.skipped.items():
         click.echo(f"Skipped {target}: {why}", err=True)
     if not report.plans:
@@ -119,7 +124,7 @@ def curate(dry_run: bool) -> None:
 def history(limit: int, as_json: bool) -> None:
     """Show the curation log, newest first: what moved, why, and the change ids to undo."""
     archive, _, _ = _open()
-    with archive:
+    with archive, _clear_errors():
         changes = archive.changes(limit) if archive.path.exists() else []
         moved = {c.id: archive.moved_by(c.id) for c in changes}
     if as_json:
@@ -163,11 +168,8 @@ def undo(change_id: int) -> None:
     from hermes_memory_builtin.curation_log import undo as undo_change
 
     archive, _, _ = _open()
-    with archive:
-        try:
-            done = undo_change(archive, change_id)
-        except HermesMemoryError as exc:
-            raise click.ClickException(str(exc)) from exc
+    with archive, _clear_errors():
+        done = undo_change(archive, change_id)
     click.echo(f"Undid #{change_id} as #{done.id}; the next session shows the restored file.")
 
 

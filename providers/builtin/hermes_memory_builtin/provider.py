@@ -24,6 +24,7 @@ from hermes_core.config import get_hermes_home, load_config
 from hermes_core.errors import ConfigError
 from hermes_core.provider import MemoryProvider
 from hermes_core.users import valid_user_id
+from hermes_memory_builtin.documents import PostgresDocuments, memory_url
 from hermes_memory_builtin.mirror import WRITE_ORIGIN_ASSISTANT, build_mirror_metadata
 from hermes_memory_builtin.policy import CurationPolicy
 from hermes_memory_builtin.settings import MemorySettings
@@ -175,8 +176,10 @@ class BuiltinMemoryProvider(MemoryProvider):
             logger.warning("%s Builtin memory uses its defaults.", exc)
             self._config = {}
         if self._store is None:
+            url = memory_url(self._config)
+            documents = PostgresDocuments(url, self._user_id or "") if url else None
             self._store = MemoryStore.from_settings(
-                self._settings(), memory_dir_for(self._hermes_home, self._user_id)
+                self._settings(), memory_dir_for(self._hermes_home, self._user_id), documents
             )
             self._memory_tool = MemoryTool(self._store)
         self._open_archive()
