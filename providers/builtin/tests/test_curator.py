@@ -664,3 +664,15 @@ def test_a_broken_archive_refuses_the_move_and_keeps_the_file(memory_dir: Path) 
     assert (memory_dir / "MEMORY.md").read_bytes() == before
     searched = CliRunner().invoke(cli, ["memory", "search", "anything"])
     assert searched.exit_code == 1 and "move it aside" in searched.output
+
+
+def test_overflow_archive_also_makes_room_for_a_longer_replacement(memory_dir: Path) -> None:
+    store, archive = archiving_store(memory_dir)
+    store.add("memory", "a" * 300)
+    store.add("memory", "The auth service's owner team is ember-1")
+    grown = "The auth service's owner team changed to cobalt-7, " + "x" * 200
+    result = store.replace("memory", "ember-1", grown)
+    assert result["success"] is True and result["replaced_entry"].endswith("ember-1")
+    assert result["archived_entries"] == ["a" * 300]
+    assert store.refresh("memory") == [grown]
+    assert [e.text for e in archive.entries()] == ["a" * 300]
