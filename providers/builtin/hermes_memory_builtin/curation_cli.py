@@ -12,6 +12,7 @@ import click
 
 from hermes_core.config import load_config
 from hermes_core.errors import HermesMemoryError
+from hermes_memory_builtin.visible import visible
 
 if TYPE_CHECKING:
     from hermes_memory_builtin.archive import Archive
@@ -59,8 +60,6 @@ def _when(at: float) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 def search(query: str, include_old: bool, limit: int, as_json: bool) -> None:
     """Search the archive (entries moved out of MEMORY.md / USER.md) for QUERY."""
-    from hermes_memory_builtin.cli import _visible
-
     archive, _, _ = _open()
     with archive, _clear_errors():
         found = (
@@ -88,7 +87,7 @@ def search(query: str, include_old: bool, limit: int, as_json: bool) -> None:
         return
     for entry in found:
         flag = " (superseded)" if entry.superseded and entry.reason != "superseded" else ""
-        click.echo(f"[{entry.target}] {_visible(entry.text)}  <- {entry.reason}{flag}")
+        click.echo(f"[{entry.target}] {visible(entry.text)}  <- {entry.reason}{flag}")
 
 
 @click.command("curate")

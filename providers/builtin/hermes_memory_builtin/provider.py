@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 from hermes_core.config import get_hermes_home, load_config
 from hermes_core.errors import ConfigError
 from hermes_core.provider import MemoryProvider
+from hermes_core.users import valid_user_id
+from hermes_memory_builtin.documents import PostgresDocuments, memory_url
 from hermes_memory_builtin.mirror import WRITE_ORIGIN_ASSISTANT, build_mirror_metadata
 from hermes_memory_builtin.policy import CurationPolicy
 from hermes_memory_builtin.settings import MemorySettings
@@ -95,6 +97,8 @@ class BuiltinMemoryProvider(MemoryProvider):
         self._parent_session_id = ""
         self._platform = ""
         self._agent_context = ""
+        self._user_id: str | None = None
+        self._owns_store = memory_store is None
         self._policy = CurationPolicy()
         self._archive: Archive | None = None
 
@@ -128,6 +132,11 @@ class BuiltinMemoryProvider(MemoryProvider):
         return self._store.is_enabled("user") if self._store is not None else True
 
     @property
+    def user_id(self) -> str | None:
+        """The user whose memory this provider serves (``None``: the single-user files)."""
+        return self._user_id
+
+    @property
     def session_id(self) -> str:
         """The session this provider serves now."""
         return self._session_id
@@ -143,12 +152,20 @@ class BuiltinMemoryProvider(MemoryProvider):
         """Load memory from ``$HERMES_HOME/memories`` and freeze the prompt snapshot.
 
         Reads ``hermes_home`` (default: the active ``HERMES_HOME``), ``platform``,
-        ``agent_context`` and ``parent_session_id`` from *kwargs*. A broken
-        ``memory.*`` setting is logged and the defaults are used, so memory keeps
-        working.
+        ``agent_context``, ``parent_session_id`` and ``user_id`` from *kwargs*. With a
+        ``user_id``, memory is that user's own files (``memories/users/<id>/``) and
+        ``session_search`` sees only that user's sessions. A broken ``memory.*``
+        setting is logged and the defaults are used, so memory keeps working; an
+        unusable ``user_id`` raises :class:`~hermes_core.errors.ConfigError` (nothing
+        of another user is ever served instead).
         """
         home = kwargs.get("hermes_home")
-        self._hermes_home = Path(home) if home else get_hermes_home()
+        hermes_home = Path(home) if home else get_hermes_home()
+        user_id = valid_user_id(kwargs.get("user_id") or None)
+        if self._owns_store and (user_id, hermes_home) != (self._user_id, self._hermes_home):
+            self._store = None  # another user (or home) than the files opened so far
+        self._user_id = user_id
+        self._hermes_home = hermes_home
         self._session_id = session_id or ""
         self._platform = str(kwargs.get("platform") or "")
         self._agent_context = str(kwargs.get("agent_context") or "")
@@ -159,8 +176,10 @@ class BuiltinMemoryProvider(MemoryProvider):
             logger.warning("%s Builtin memory uses its defaults.", exc)
             self._config = {}
         if self._store is None:
+            url = memory_url(self._config)
+            documents = PostgresDocuments(url, self._user_id or "") if url else None
             self._store = MemoryStore.from_settings(
-                self._settings(), memory_dir_for(self._hermes_home)
+                self._settings(), memory_dir_for(self._hermes_home, self._user_id), documents
             )
             self._memory_tool = MemoryTool(self._store)
         self._open_archive()
@@ -255,7 +274,9 @@ class BuiltinMemoryProvider(MemoryProvider):
         if module is None or self._hermes_home is None:
             return
         try:
-            tool: SessionSearchTool = module.SessionSearchTool(self._hermes_home, self._config)
+            tool: SessionSearchTool = module.SessionSearchTool(
+                self._hermes_home, self._config, user_id=self._user_id
+            )
         except Exception as exc:  # session search failing must not take memory down
             logger.warning("session_search is unavailable: %s", exc)
             return
