@@ -676,3 +676,29 @@ def test_overflow_archive_also_makes_room_for_a_longer_replacement(memory_dir: P
     assert result["archived_entries"] == ["a" * 300]
     assert store.refresh("memory") == [grown]
     assert [e.text for e in archive.entries()] == ["a" * 300]
+
+
+def test_with_memory_in_postgres_the_archive_tier_is_off(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HERMES_MEMORY_URL", "postgresql://postgres@127.0.0.1:5432/test")
+    write_file(hermes_home / "config.yaml", "memory:\n  overflow: archive\n  curator: auto\n")
+    result = CliRunner().invoke(cli, ["memory", "curate"])
+    assert result.exit_code == 1 and "memory.url keeps memory in PostgreSQL" in result.output
+    store = MemoryStore(hermes_home / "memories")
+    provider = BuiltinMemoryProvider(memory_store=store)
+    provider.initialize("s1", hermes_home=str(hermes_home))
+    assert provider.policy == CurationPolicy() and store.overflow is None
+
+
+def test_the_archive_commands_take_a_user(hermes_home: Path) -> None:
+    from hermes_memory_builtin.store import memory_dir_for
+
+    write_entries(
+        memory_dir_for(hermes_home, "ada") / "USER.md",
+        ["The user lives in Berlin", "The user moved to Lisbon"],
+    )
+    result = CliRunner().invoke(cli, ["memory", "curate", "--user", "ada"])
+    assert result.exit_code == 0, result.output
+    found = CliRunner().invoke(cli, ["memory", "search", "Berlin", "--all", "--user", "ada"])
+    assert "The user lives in Berlin" in found.output
