@@ -33,6 +33,7 @@ to all of them so that one provider failing never fails a turn:
 from __future__ import annotations
 
 import atexit
+import contextlib
 import contextvars
 import copy
 import dataclasses
@@ -41,7 +42,7 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from hermes_core.config import get_hermes_home
@@ -56,7 +57,13 @@ from hermes_core.provider import (
 from hermes_core.redaction import redact_egress
 from hermes_core.signatures import keyword_names, with_session_id
 from hermes_core.toolschema import RESERVED_TOOL_NAMES, normalize_tool_schema, schema_problem
-from hermes_core.workers import SKIPPED, TIMED_OUT, BackgroundWorker, PrefetchLane
+from hermes_core.workers import (
+    SKIPPED,
+    TIMED_OUT,
+    BackgroundWorker,
+    PrefetchLane,
+    call_with_timeout,
+)
 from hermes_core.writeshim import MemoryWriteShim
 
 __all__ = [
@@ -132,6 +139,14 @@ def _bounded_text(provider: str, hook: str, text: str, limit: int) -> str:
 
 def _tool_error(message: str) -> str:
     return json.dumps({"error": message}, ensure_ascii=False)
+
+
+def _not_json(value: Any) -> Any:
+    """``json.dumps`` default: refuse what JSON has no type for (a set is not a list)."""
+    raise TypeError(
+        f"type {type(value).__name__!r} is not a JSON type; return str, dict, list, int, "
+        "float, bool or None"
+    )
 
 
 def _implements(provider: MemoryProvider, hook: str) -> bool:
@@ -230,6 +245,7 @@ class MemoryManager:
         if drain_timeout < 0:
             raise ValueError("drain_timeout must be zero or positive")
         self._prefetch_timeout = float(external_prefetch_timeout)
+        self._busy_in = ""  # which provider hook the background worker is in
         self._drain_timeout = float(drain_timeout)
         self._lock = threading.Lock()
         self._entries: tuple[_Registration, ...] = ()
@@ -430,8 +446,7 @@ class MemoryManager:
             result = bytes(result).decode("utf-8", errors="replace")
         elif not isinstance(result, str):
             try:
-                # str() of an object in the result runs the provider's code.
-                result = contain(json.dumps, result, ensure_ascii=False, default=str)
+                result = contain(json.dumps, result, ensure_ascii=False, default=_not_json)
             except Exception as exc:  # e.g. tuple keys, a cycle, a failing __str__
                 logger.error(
                     "Memory provider '%s' tool '%s' returned %s that is not JSON: %s",
@@ -503,9 +518,19 @@ class MemoryManager:
         blocks = []
         for entry in self._entries:
             try:
-                block = contain(entry.provider.system_prompt_block)
+                block = self._bounded(
+                    entry, "system_prompt_block", entry.provider.system_prompt_block
+                )
             except Exception as exc:
                 logger.warning("Memory provider '%s' system_prompt_block: %s", entry.name, exc)
+                continue
+            if block is TIMED_OUT:
+                logger.warning(
+                    "Memory provider '%s' system_prompt_block did not return within %gs; "
+                    "the prompt is built without its block (the other providers' blocks stay)",
+                    entry.name,
+                    self._prefetch_timeout,
+                )
                 continue
             if block is not None and not isinstance(block, str):
                 logger.warning(
@@ -520,6 +545,18 @@ class MemoryManager:
                 )
                 blocks.append(text)
         return "\n\n".join(blocks)
+
+    def _bounded(self, entry: _Registration, hook: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """*fn* of *entry*: inline for the builtin, else bounded by the external timeout.
+
+        Returns :data:`~hermes_core.workers.TIMED_OUT` when an external call
+        outlives ``external_prefetch_timeout``.
+        """
+        if entry.name == BUILTIN_PROVIDER_NAME:
+            return contain(fn, *args)
+        return call_with_timeout(
+            contain, fn, *args, timeout=self._prefetch_timeout, name=f"memory-{hook}-{entry.name}"
+        )
 
     def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
         """Tell providers a user turn begins (before :meth:`prefetch_all`).
@@ -566,7 +603,7 @@ class MemoryManager:
                 else:
                     result = contain(entry.lane.run, clean, session_id, self._prefetch_timeout)
             except Exception as exc:
-                logger.debug("Memory provider '%s' prefetch: %s", entry.name, exc)
+                logger.warning("Memory provider '%s' prefetch: %s", entry.name, exc)
                 continue
             if result is SKIPPED:
                 logger.debug(
@@ -627,6 +664,24 @@ class MemoryManager:
                 logger.debug("Memory provider '%s' recall_status: %s", entry.name, exc)
         return "  ".join(segments)
 
+    def _warm(self, entry: _Registration, query: Any, session_id: str) -> Any:
+        if entry.warm_lane is None:
+            return contain(entry.queue_prefetch, query, session_id)
+        return contain(entry.warm_lane.run, query, session_id, self._prefetch_timeout)
+
+    @contextlib.contextmanager
+    def _running(self, entry: _Registration, hook: str) -> Iterator[None]:
+        """Record that background work is in *entry*'s *hook* (drain warnings name it)."""
+        self._busy_in = f"'{entry.name}' {hook}"
+        try:
+            yield
+        finally:
+            self._busy_in = ""
+
+    def _busy_note(self) -> str:
+        busy = self._busy_in
+        return f" (still running: memory provider {busy})" if busy else ""
+
     def queue_prefetch_all(self, query: str, *, session_id: str = "") -> None:
         """Let providers warm the next turn's recall, on the background worker."""
         targets = self._targets.get("queue_prefetch", ())
@@ -639,12 +694,9 @@ class MemoryManager:
                 return
             for entry in targets:
                 try:
-                    if entry.warm_lane is None:
-                        contain(entry.queue_prefetch, clean, session_id)
-                    elif (
-                        contain(entry.warm_lane.run, clean, session_id, self._prefetch_timeout)
-                        is TIMED_OUT
-                    ):
+                    with self._running(entry, "queue_prefetch"):
+                        warmed = self._warm(entry, clean, session_id)
+                    if warmed is TIMED_OUT:
                         logger.warning(
                             "Memory provider '%s' queue_prefetch did not return within %.1fs; "
                             "background writes go on without it, and its warm-ups are "
@@ -653,7 +705,7 @@ class MemoryManager:
                             self._prefetch_timeout,
                         )
                 except Exception as exc:
-                    logger.debug("Memory provider '%s' queue_prefetch: %s", entry.name, exc)
+                    logger.warning("Memory provider '%s' queue_prefetch: %s", entry.name, exc)
 
         self._submit("prefetch", warm)
 
@@ -693,7 +745,8 @@ class MemoryManager:
                 if author is not None and "turn_author" in entry.sync_keywords:
                     kwargs["turn_author"] = author
                 try:
-                    contain(entry.provider.sync_turn, user, assistant, **kwargs)
+                    with self._running(entry, "sync_turn"):
+                        contain(entry.provider.sync_turn, user, assistant, **kwargs)
                 except Exception as exc:
                     logger.warning("Memory provider '%s' sync_turn: %s", entry.name, exc)
 
@@ -972,7 +1025,19 @@ class MemoryManager:
         clean_content, clean_metadata = clean
         for entry in targets:
             try:
-                contain(entry.write, action, target, clean_content, clean_metadata)
+                outcome = self._bounded(
+                    entry,
+                    "on_memory_write",
+                    entry.write,
+                    action,
+                    target,
+                    clean_content,
+                    clean_metadata,
+                )
+                if outcome is TIMED_OUT:
+                    raise TimeoutError(
+                        f"on_memory_write did not return within {self._prefetch_timeout:g}s"
+                    )
             except Exception as exc:
                 with self._lock:
                     self._write_failures[entry.name] = self._write_failures.get(entry.name, 0) + 1
@@ -1090,10 +1155,11 @@ class MemoryManager:
         if not worker.flush(self._drain_timeout):
             logger.warning(
                 "Memory background work queued before %s did not finish within %gs; "
-                "%s goes ahead without waiting for it (a provider may be hung).",
+                "%s goes ahead without waiting for it (a provider may be hung)%s.",
                 hook,
                 self._drain_timeout,
                 hook,
+                self._busy_note(),
             )
 
     def _finish_at_exit(self, deadline: float) -> None:
@@ -1175,11 +1241,12 @@ class MemoryManager:
         if not drained:
             logger.warning(
                 "Memory background work did not finish within %gs at shutdown: abandoned "
-                "%d write(s) and %d prefetch(es); %d task(s) still running",
+                "%d write(s) and %d prefetch(es); %d task(s) still running%s",
                 self._drain_timeout,
                 state["abandoned_writes"],
                 state["abandoned_prefetches"],
                 running,
+                self._busy_note(),
             )
 
 
