@@ -24,6 +24,9 @@ _EXPORTS: dict[str, str] = {
     "MemoryManager": "hermes_core.manager",
     # lifecycle runtime
     "AgentSession": "hermes_core.runtime.session",
+    # host API (a host's own agent loop)
+    "Memory": "hermes_core.runtime.host",
+    "AsyncMemory": "hermes_core.runtime.host_async",
     # fencing
     "build_memory_context_block": "hermes_core.fencing",
     "sanitize_context": "hermes_core.fencing",
@@ -46,9 +49,11 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "AgentSession",
+    "AsyncMemory",
     "ConfigError",
     "HermesMemoryError",
     "LLMError",
+    "Memory",
     "MemoryManager",
     "MemoryObservation",
     "MemoryPrefetchResult",
@@ -96,6 +101,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         is_trivial_prompt,
         spawn_context_thread,
     )
+    from hermes_core.runtime.host import Memory
+    from hermes_core.runtime.host_async import AsyncMemory
     from hermes_core.runtime.session import AgentSession
 
 

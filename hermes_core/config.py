@@ -1,41 +1,30 @@
-"""``HERMES_HOME`` resolution and ``$HERMES_HOME/config.yaml``.
+"""``$HERMES_HOME/config.yaml``: reading, checking and saving it, and the helpers that
+read settings out of it.
 
-``HERMES_HOME`` is resolved at call time (never cached at import) so profiles
-and tests can switch it; it defaults to ``~/.hermes``.
+``get_hermes_home``, ``file_lock``, ``replacing`` and ``write_text_atomically``
+live in :mod:`hermes_core.home` (``.env`` in :mod:`hermes_core.secrets` builds on
+them, and ``config.yaml`` on both) and are importable from here too.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
+import logging
 import os
 import re
 import stat
-import tempfile
-import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from hermes_core.errors import ConfigError
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: threads are still serialised
-    fcntl = None  # type: ignore[assignment]
+from hermes_core.home import file_lock, get_hermes_home, replacing, write_text_atomically
+from hermes_core.secrets import profile_environ
 
 CONFIG_FILENAME = "config.yaml"
 
 _MISSING = object()
-
-
-def get_hermes_home() -> Path:
-    """Return the active ``HERMES_HOME`` (``$HERMES_HOME`` or ``~/.hermes``)."""
-    value = os.environ.get("HERMES_HOME", "").strip()
-    if value:
-        return Path(value).expanduser()
-    return Path.home() / ".hermes"
 
 
 def config_path(hermes_home: str | os.PathLike[str] | None = None) -> Path:
@@ -59,8 +48,6 @@ def load_config(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, 
     config = load_config_raw(hermes_home)
     if not _has_template(config):
         return config
-    from hermes_core.secrets import profile_environ  # secrets builds on this module
-
     environ = profile_environ(hermes_home)
     expanded: dict[str, Any] = _expand(config, environ)
     return expanded
@@ -221,20 +208,218 @@ def save_config(
 ) -> Path:
     """Write *config* to ``config.yaml`` atomically (temp file, fsync, rename).
 
-    The file is rewritten from *config*: comments and formatting in it are not
-    kept. A symlinked ``config.yaml`` is written where it points and an existing
-    file keeps its permissions. Raises :class:`ConfigError` (and leaves the file
-    as it was) when *config* cannot be written as YAML or the file cannot be
-    replaced.
+    An existing file is edited where it differs from *config*, so the user's
+    comments, key order, quoting and indentation stay as they were (see
+    :func:`edited_yaml`). A symlinked ``config.yaml`` is written where it points
+    and an existing file keeps its permissions. Raises :class:`ConfigError` (and
+    leaves the file as it was) when *config* cannot be written as YAML or the file
+    cannot be replaced.
     """
-    text = _dump_yaml(config)
     with replacing(config_path(hermes_home)) as path:
         try:
             mode: int | None = stat.S_IMODE(path.stat().st_mode)
         except FileNotFoundError:
             mode = None
+        try:
+            written: str | None = path.read_text(encoding="utf-8-sig") if path.is_file() else None
+        except (OSError, UnicodeDecodeError):
+            written = None  # unreadable: rewritten whole, as a new file would be
+        text = edited_yaml(path, written, config) if written else _dump_yaml(config)
         write_text_atomically(path, text, mode=mode)
     return path
+
+
+def edited_yaml(path: Path, written: str, config: Mapping[str, Any]) -> str:
+    """*written* (the text of *path*) edited so that it reads as *config*.
+
+    Only the values that differ are touched: everything else keeps its comments,
+    order, quoting and layout (ruamel.yaml's round-trip mode). Reading the result
+    the way :func:`load_config` does gives *config* exactly; where an in-place
+    edit cannot (a file whose aliases share a changed value, say), the file is
+    rewritten from *config* without its comments, with a warning.
+    """
+    text = _dump_yaml(config)  # refuses what YAML cannot hold, whatever the file is
+    wanted = parse_config(path, text)
+    try:
+        before = parse_config(path, written)
+    except ConfigError:
+        return text  # not YAML we can read: nothing in it to keep
+    try:
+        edited = _round_trip_edit(written, before, wanted)
+    except Exception as exc:  # ruamel.yaml refused what PyYAML read: keep it correct
+        logging.getLogger(__name__).debug("round-trip edit of %s failed: %s", path, exc)
+        edited = None
+    try:
+        if edited is not None and parse_config(path, edited) == wanted:
+            return edited
+    except ConfigError:
+        pass
+    logging.getLogger(__name__).warning(
+        "%s could not be edited in place; it was rewritten without its comments", path
+    )
+    return text
+
+
+def _round_trip_edit(written: str, before: dict[str, Any], wanted: dict[str, Any]) -> str:
+    """ruamel.yaml's round-trip view of *written* (PyYAML reads it as *before*), edited to
+    read as *wanted*."""
+    import io
+
+    from ruamel.yaml import YAML
+
+    yaml = YAML()  # round-trip: comments, order and quoting are kept
+    yaml.preserve_quotes = True
+    yaml.width = 1_000_000  # never re-fold a long line
+    mapping, sequence, offset = _guess_indent(written)
+    yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
+    document = yaml.load(written)
+    if document is None and not before:  # only comments and blank lines: keep them, add after
+        head = written if written.endswith("\n") else f"{written}\n"
+        return head + (_dump_yaml(wanted) if wanted else "")
+    document = _edited_node(document, before, wanted, _shared_nodes(document))
+    out = io.StringIO()
+    yaml.dump(document, out)
+    return out.getvalue()
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal and of the same types throughout (``1`` is not ``True``, ``1`` is not ``1.0``)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[key], b[key]) for key in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def _same_key(theirs: Any, ours: Any) -> bool:
+    """Whether ruamel.yaml's key *theirs* is PyYAML's key *ours* (ruamel.yaml's text keys
+    may be quoted-string subclasses of ``str``)."""
+    return (
+        isinstance(theirs, str) == isinstance(ours, str)
+        and isinstance(theirs, bool) == isinstance(ours, bool)
+        and bool(theirs == ours)
+    )
+
+
+def _shared_nodes(document: Any) -> set[int]:
+    """The ids of the mappings and lists *document* holds more than once (through aliases)."""
+    seen: set[int] = set()
+    shared: set[int] = set()
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, (dict, list)):
+            continue
+        if id(node) in seen:
+            shared.add(id(node))
+            continue
+        seen.add(id(node))
+        stack.extend(node.values() if isinstance(node, dict) else node)
+    return shared
+
+
+def _edited_node(node: Any, before: Any, wanted: Any, shared: set[int]) -> Any:
+    """*node* (ruamel.yaml's, read by PyYAML as *before*) changed in place to read as *wanted*.
+
+    A node that aliases share (ids in *shared*) is replaced, never changed in place.
+    """
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
+
+    if _same(before, wanted):
+        return node
+    if id(node) in shared:
+        return _fresh_node(wanted)
+    if (
+        isinstance(node, CommentedMap)
+        and isinstance(before, dict)
+        and isinstance(wanted, dict)
+        and len(node) == len(before)
+        and all(_same_key(a, b) for a, b in zip(node, before, strict=True))
+    ):
+        for key in before:
+            if key not in wanted:
+                del node[key]
+        for key, value in wanted.items():
+            if key in before:
+                node[key] = _edited_node(node[key], before[key], value, shared)
+            else:
+                node[_fresh_node(key)] = _fresh_node(value)
+        return node
+    if (
+        isinstance(node, CommentedSeq)
+        and isinstance(before, list)
+        and isinstance(wanted, list)
+        and len(node) == len(before) == len(wanted)
+    ):
+        for index, value in enumerate(wanted):
+            node[index] = _edited_node(node[index], before[index], value, shared)
+        return node
+    if isinstance(node, (SingleQuotedScalarString, DoubleQuotedScalarString)) and isinstance(
+        wanted, str
+    ):
+        return type(node)(wanted)  # quoted as it was
+    return _fresh_node(wanted)
+
+
+def _fresh_node(value: Any) -> Any:
+    """*value* to add to a round-trip document; text PyYAML would read as another type (``yes``,
+    ``0777``, ``1:30``) is quoted."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    if isinstance(value, dict):
+        return CommentedMap((_fresh_node(key), _fresh_node(item)) for key, item in value.items())
+    if isinstance(value, list):
+        return CommentedSeq(_fresh_node(item) for item in value)
+    if isinstance(value, str) and not _reads_as_text(value):
+        return DoubleQuotedScalarString(value)
+    return value
+
+
+def _reads_as_text(value: str) -> bool:
+    """Whether *value* written plain is read back by PyYAML as this text."""
+    import yaml
+
+    try:
+        return bool(yaml.safe_load(value) == value)
+    except yaml.YAMLError:
+        return False
+
+
+_KEY_LINE = re.compile(r"^( *)([^\s#-][^:#]*|-[^\s][^:#]*):(\s|$)")
+_DASH_LINE = re.compile(r"^( *)- ")
+
+
+def _guess_indent(text: str) -> tuple[int, int, int]:
+    """(mapping indent, sequence indent, dash offset) of *text*, for ruamel.yaml's
+    ``indent()``; PyYAML's layout (2, 2, 0) where the text does not show one."""
+    mapping = 0
+    offset: int | None = None
+    parents: list[int] = []  # columns of the keys that open the lines below them
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        column = len(line) - len(line.lstrip(" "))
+        if _DASH_LINE.match(line):  # a list's dash may stand in its key's column
+            while parents and parents[-1] > column:
+                parents.pop()
+            if offset is None and parents:
+                offset = column - parents[-1]
+            continue
+        while parents and parents[-1] >= column:
+            parents.pop()
+        if _KEY_LINE.match(line):
+            if parents and column > parents[-1] and not mapping:
+                mapping = column - parents[-1]
+            if stripped.endswith(":"):
+                parents.append(column)
+    mapping = mapping or 2
+    offset = 0 if offset is None else max(0, offset)
+    return mapping, max(mapping, offset + 2), offset
 
 
 def update_config(
@@ -253,46 +438,6 @@ def update_config(
         config = load_config_raw(hermes_home)  # templates stay templates, secrets stay out
         change(config)
         return save_config(config, hermes_home)
-
-
-_thread_locks: dict[Path, threading.Lock] = {}
-_thread_locks_guard = threading.Lock()
-
-
-@contextlib.contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    """Hold ``<path>.lock`` (mode 0600): writers of *path* in any thread or process take turns."""
-    with _thread_locks_guard:
-        lock = _thread_locks.setdefault(path, threading.Lock())
-    with lock:
-        if fcntl is None:  # pragma: no cover
-            yield
-            return
-        fd = os.open(path.with_name(f"{path.name}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # closing releases the lock
-
-
-@contextlib.contextmanager
-def replacing(path: Path) -> Iterator[Path]:
-    """*path* to be rewritten: followed through a symlink, its folder created.
-
-    An ``OSError`` inside the block becomes a :class:`ConfigError` saying the
-    file was not changed (use it around :func:`write_text_atomically`).
-    """
-    if path.is_symlink():
-        path = Path(os.path.realpath(path))
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        yield path
-    except OSError as exc:
-        raise ConfigError(
-            f"Cannot write {path}: {exc.strerror or exc}. Check that {path.parent} is a "
-            "writable folder with free space; the file was not changed."
-        ) from exc
 
 
 def _dump_yaml(config: Mapping[str, Any]) -> str:
@@ -319,26 +464,6 @@ def _dump_yaml(config: Mapping[str, Any]) -> str:
             "write as YAML. Flatten it and retry."
         ) from exc
     return text
-
-
-def write_text_atomically(path: Path, text: str, *, mode: int | None = None) -> None:
-    """Replace *path* with *text*: a temp file in its directory, fsynced, renamed over it.
-
-    Readers see the old file or the new one, never a part. *mode* sets the
-    permissions of the new file (``0o600`` for secrets); a failure leaves no temp file.
-    """
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        if mode is not None:
-            os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def is_http_url(text: str) -> bool:

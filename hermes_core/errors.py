@@ -50,6 +50,10 @@ class PreCompressCheckpointError(ProviderError, RuntimeError):
     """A required pre-compress checkpoint was not taken; keep the uncompressed transcript."""
 
 
+class LockError(HermesMemoryError):
+    """A lock file could not be opened or locked (see :mod:`hermes_core.locking`)."""
+
+
 class MemoryStoreError(HermesMemoryError):
     """The L1 memory files could not be read, locked or written safely."""
 
@@ -69,6 +73,10 @@ class SessionNotFoundError(SessionStoreError):
 
 class SessionImportError(SessionStoreError):
     """An import file is malformed; the message lists each bad line. Nothing was written."""
+
+
+class BackupError(HermesMemoryError):
+    """A backup could not be written, or an archive cannot be restored; nothing was changed."""
 
 
 class LLMError(HermesMemoryError):

@@ -1,19 +1,17 @@
 """Secrets in ``$HERMES_HOME/.env``: API keys stay out of ``config.yaml``.
 
-Hermes Agent reads this file with python-dotenv, and so does this module: a
-key's value is what ``dotenv_values(path, interpolate=False)`` gives (the tests
-check it against python-dotenv itself). Blank lines and ``#`` comments are
-skipped; ``export`` before a key is allowed; a value is bare (cut at a ``#``
-after whitespace, trailing whitespace dropped), in single quotes (``\\'`` and
-``\\\\`` escapes) or in double quotes (``\\n``, ``\\t``, ``\\"``, ``\\\\`` and the
-other C escapes); a quoted value may span several lines. A statement
-python-dotenv cannot parse (a quote never closed, text after a closing quote)
-is skipped, a later line for the same key wins, and a bare ``KEY`` without
-``=`` unsets it, as ``load_dotenv`` does. Lines end at ``\\n``, ``\\r\\n`` or
-``\\r`` (a line break inside a quoted value reads as ``\\n``). ``${NAME}`` is not
-expanded: values are read as written, whatever the environment holds, as
-Hermes' own ``.env`` reader does (its ``load_dotenv`` at start-up expands them,
-which is why :func:`write_dotenv` refuses to write one).
+Hermes Agent reads this file with python-dotenv, and so does this module: it
+parses with python-dotenv's own parser, and a key's value is what
+``dotenv_values(path, interpolate=False)`` gives. A statement python-dotenv
+cannot parse (a quote never closed, text after a closing quote) is skipped, a
+later line for the same key wins, and a bare ``KEY`` without ``=`` unsets it,
+as ``load_dotenv`` does. A line break inside a quoted value reads as ``\\n``
+(python-dotenv reads with universal newlines). ``${NAME}`` is not expanded:
+values are read as written, whatever the environment holds, as Hermes' own
+``.env`` reader does (its ``load_dotenv`` at start-up expands them, which is why
+:func:`write_dotenv` refuses to write one). A file holding more than
+:data:`MAX_BLANK_RUN` spaces or tabs in a row is refused by line: python-dotenv
+would take minutes over it.
 
 :func:`get_secret` reads a key from the process environment first, then from
 the file. :func:`write_dotenv` sets or removes keys in place: a key bound over
@@ -26,6 +24,7 @@ turns on a lock file, each re-reading the file under the lock.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import stat
@@ -34,8 +33,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from hermes_core.config import file_lock, get_hermes_home, replacing, write_text_atomically
 from hermes_core.errors import ConfigError
+from hermes_core.home import file_lock, get_hermes_home, replacing, write_text_atomically
 
 __all__ = ["DOTENV_FILENAME", "dotenv_path", "get_secret", "read_dotenv", "write_dotenv"]
 
@@ -45,39 +44,16 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Written without quotes. A backslash too: python-dotenv before 1.2.3 (Hermes pins 1.2.2) reads
 # a quoted value ending in an escaped backslash, "C:\\dir\\", past its closing quote.
 _BARE = re.compile(r"[A-Za-z0-9_./:@+,=\\-]+")
-# python-dotenv's grammar (dotenv/parser.py), token by token.
-_LEADING_SPACE = re.compile(r"\s*")
-_EXPORT = re.compile(r"(?:export[^\S\r\n]+)?")
-_QUOTED_KEY = re.compile(r"'([^']+)'")
-_KEY = re.compile(r"[^=#\s]+")
-_SPACE = re.compile(r"[^\S\r\n]*")
-_EQUALS = re.compile(r"=[^\S\r\n]*")
-_SINGLE_QUOTED = re.compile(r"'((?:\\.|[^'\\])*)'", re.DOTALL)
-_DOUBLE_QUOTED = re.compile(r'"((?:\\.|[^"\\])*)"', re.DOTALL)
-_QUOTED = (_QUOTED_KEY, _SINGLE_QUOTED, _DOUBLE_QUOTED)  # each reads on to its closing quote
-_UNQUOTED = re.compile(r"[^\r\n]*")
-_COMMENT = re.compile(r"(?:[^\S\r\n]*#[^\r\n]*)?")
-_END_OF_LINE = re.compile(r"[^\S\r\n]*(?:\r\n|\n|\r|\Z)")
-_REST_OF_LINE = re.compile(r"[^\r\n]*(?:\r|\n|\r\n)?")
-_INLINE_COMMENT = re.compile(r"\s#")  # a bare value's comment: a "#" after whitespace
-_SINGLE_QUOTE_ESCAPES = re.compile(r"\\[\\']")
-_DOUBLE_QUOTE_ESCAPES = re.compile(r"\\[\\'\"abfnrtv]")
-_UNESCAPED = {
-    "\\\\": "\\",
-    "\\'": "'",
-    '\\"': '"',
-    "\\a": "\a",
-    "\\b": "\b",
-    "\\f": "\f",
-    "\\n": "\n",
-    "\\r": "\r",
-    "\\t": "\t",
-    "\\v": "\v",
-}
+_EXPORT = re.compile(r"(?:export[^\S\r\n]+)?")  # python-dotenv's, to keep the prefix as written
 _ESCAPED = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"})
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _REFERENCE = re.compile(r"\$\{[^}:]*(?::-[^}]*)?\}")  # what python-dotenv's load_dotenv expands
 _BOM = "\ufeff"
+
+MAX_BLANK_RUN = 100
+"""Spaces and tabs in a row that a ``.env`` may hold: python-dotenv's reading of a bare value
+takes time that grows with the square of such a run (400,000 of them take minutes)."""
+_LONG_BLANK_RUN = re.compile(rf"[^\S\r\n]{{{MAX_BLANK_RUN + 1}}}")
 
 
 def dotenv_path(hermes_home: str | os.PathLike[str] | None = None) -> Path:
@@ -87,103 +63,48 @@ def dotenv_path(hermes_home: str | os.PathLike[str] | None = None) -> Path:
 
 
 class _Statement(NamedTuple):
-    """One statement of a ``.env`` text, cut where python-dotenv cuts it."""
+    """One statement of a ``.env`` text, as python-dotenv's parser cuts it."""
 
     key: str | None  # None: blank lines, a comment, or a statement that does not parse
     value: str | None  # None: a key without "=" (python-dotenv's "variable without a value")
     start: int  # where the line holding the key (or the statement) starts
     end: int  # after the statement's last line ending
     export: str  # the "export " prefix as written
-    unclosed_at: int | None  # where a quote opens that is never closed
-
-
-class _Unparsable(Exception):
-    """python-dotenv cannot parse the statement at *pos*; *unclosed*: a quote there never closes."""
-
-    def __init__(self, pos: int, unclosed: bool) -> None:
-        super().__init__(pos)
-        self.pos = pos
-        self.unclosed = unclosed
-
-
-def _read(pattern: re.Pattern[str], text: str, pos: int) -> re.Match[str]:
-    """*pattern* matched at *pos*; :class:`_Unparsable` when it does not match there."""
-    match = pattern.match(text, pos)
-    if match is None:
-        # a quoted token fails only on a quote never closed, or on an empty key ('')
-        raise _Unparsable(pos, pattern in _QUOTED and not text.startswith("''", pos))
-    return match
-
-
-def _unescape(escapes: re.Pattern[str], raw: str) -> str:
-    """Quoted text *raw* decoded: its line breaks read as ``\\n``, its *escapes* replaced."""
-    return escapes.sub(lambda m: _UNESCAPED[m.group()], _LINE_BREAK.sub("\n", raw))
-
-
-def _key(text: str, pos: int) -> tuple[str | None, int]:
-    """The key at *pos* (None before a comment) and where it ends."""
-    if text.startswith("#", pos):
-        return None, pos
-    if text.startswith("'", pos):
-        match = _read(_QUOTED_KEY, text, pos)
-        return _LINE_BREAK.sub("\n", match.group(1)), match.end()
-    match = _read(_KEY, text, pos)
-    return match.group(), match.end()
-
-
-def _value(text: str, pos: int) -> tuple[str, int]:
-    """The value at *pos* (after ``=`` and its spaces) and where it ends."""
-    if text.startswith("'", pos):
-        match = _read(_SINGLE_QUOTED, text, pos)
-        return _unescape(_SINGLE_QUOTE_ESCAPES, match.group(1)), match.end()
-    if text.startswith('"', pos):
-        match = _read(_DOUBLE_QUOTED, text, pos)
-        return _unescape(_DOUBLE_QUOTE_ESCAPES, match.group(1)), match.end()
-    match = _read(_UNQUOTED, text, pos)
-    bare = match.group()
-    comment = _INLINE_COMMENT.search(bare)
-    return (bare[: comment.start()] if comment else bare).rstrip(), match.end()
-
-
-def _statement(text: str, mark: int) -> _Statement:
-    """The statement of *text* starting at *mark* (python-dotenv's ``parse_binding``)."""
-    pos = _read(_LEADING_SPACE, text, mark).end()
-    start = max(mark, text.rfind("\n", mark, pos) + 1, text.rfind("\r", mark, pos) + 1)
-    if pos == len(text):
-        return _Statement(None, None, start, pos, "", None)
-    try:
-        export = _read(_EXPORT, text, pos).group()
-        key, pos = _key(text, pos + len(export))
-        pos = _read(_SPACE, text, pos).end()
-        value = None
-        if text.startswith("=", pos):
-            equals = _read(_EQUALS, text, pos).group()
-            pos += len(equals)
-            if len(equals) > 1 and text.startswith("#", pos):
-                value = ""  # KEY= # comment
-            else:
-                value, pos = _value(text, pos)
-        pos = _read(_COMMENT, text, pos).end()
-        pos = _read(_END_OF_LINE, text, pos).end()
-    except _Unparsable as exc:
-        end = _read(_REST_OF_LINE, text, exc.pos).end()
-        return _Statement(None, None, start, end, "", exc.pos if exc.unclosed else None)
-    return _Statement(key, value, start, pos, export, None)
+    text: str  # the statement as written, from *start*
+    error: bool  # python-dotenv could not parse it (and skips it)
 
 
 def _statements(text: str) -> Iterator[_Statement]:
-    """Every statement of *text* (a ``.env`` without its BOM), in order."""
-    pos = 0
-    while pos < len(text):
-        statement = _statement(text, pos)
-        yield statement
-        pos = statement.end
+    """Every statement of *text* (a ``.env``), in order, placed by offsets into *text*."""
+    from dotenv.parser import parse_stream  # imported here: most commands never read .env
+
+    pos = len(text) - len(text.removeprefix(_BOM))  # python-dotenv skips one BOM itself
+    for binding in parse_stream(io.StringIO(text, newline="")):
+        written = binding.original.string
+        body = written.lstrip()
+        lead = len(written) - len(body)
+        line_start = max(written.rfind("\n", 0, lead), written.rfind("\r", 0, lead)) + 1
+        export = _EXPORT.match(body)
+        yield _Statement(
+            key=binding.key,
+            value=binding.value,
+            start=pos + line_start,
+            end=pos + len(written),
+            export=export.group() if export and binding.key is not None else "",
+            text=written[line_start:],
+            error=binding.error,
+        )
+        pos += len(written)
 
 
 def _values(text: str) -> dict[str, str]:
-    """The keys *text* sets and their values, as ``load_dotenv`` would set them."""
+    """The keys *text* sets and their values, as ``load_dotenv`` would set them.
+
+    python-dotenv reads a file with universal newlines, so a line break inside a
+    quoted value reads as ``\\n`` whatever the file holds.
+    """
     values: dict[str, str] = {}
-    for statement in _statements(text):
+    for statement in _statements(_LINE_BREAK.sub("\n", text)):
         if statement.key is None:
             continue
         if statement.value is None:
@@ -191,6 +112,17 @@ def _values(text: str) -> dict[str, str]:
         else:
             values[statement.key] = statement.value
     return values
+
+
+def _opens_a_quote_never_closed(statement: _Statement) -> bool:
+    """Whether *statement*, which python-dotenv cannot parse, parses once a quote is closed."""
+    from dotenv.parser import parse_stream
+
+    return statement.error and any(
+        not binding.error
+        for quote in "\"'"
+        for binding in parse_stream(io.StringIO(f"{statement.text}{quote}\n", newline=""))
+    )
 
 
 def _read_text(path: Path) -> str:
@@ -227,11 +159,20 @@ def _read_text(path: Path) -> str:
     finally:
         os.close(fd)
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(
             f"Cannot read {path}: not valid UTF-8 at byte {exc.start}. Save it as UTF-8 text."
         ) from exc
+    long_run = _LONG_BLANK_RUN.search(text)
+    if long_run:
+        line = len(_LINE_BREAK.findall(text, 0, long_run.start())) + 1
+        raise ConfigError(
+            f"Cannot read {path}: line {line} holds more than {MAX_BLANK_RUN} spaces or tabs "
+            "in a row, which python-dotenv (and so Hermes) can take minutes to read. Remove "
+            "them and retry."
+        )
+    return text
 
 
 def read_dotenv(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, str]:
@@ -242,7 +183,7 @@ def read_dotenv(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, 
     not set. Raises :class:`ConfigError` naming the file when it exists but cannot
     be read.
     """
-    return _values(_read_text(dotenv_path(hermes_home)).removeprefix(_BOM))
+    return _values(_read_text(dotenv_path(hermes_home)))
 
 
 def get_secret(
@@ -307,6 +248,11 @@ def _encode(name: str, value: str) -> str:
             f"The value of {name} is not valid text (an unpaired surrogate at position "
             f"{exc.start}). Check that the value was copied whole."
         ) from exc
+    if _LONG_BLANK_RUN.search(value):
+        raise ConfigError(
+            f"The value of {name} holds more than {MAX_BLANK_RUN} spaces or tabs in a row, "
+            "which python-dotenv (and so Hermes) can take minutes to read. Shorten them."
+        )
     if _REFERENCE.search(value):
         raise ConfigError(
             f"The value of {name} contains a ${{...}} reference, which Hermes replaces with "
@@ -381,17 +327,17 @@ def _updated(text: str, encoded: Mapping[str, str | None]) -> str:
 
 def _check_reads_back(path: Path, old: str, new: str, wanted: Mapping[str, str | None]) -> None:
     """Raise :class:`ConfigError` unless *new* reads as *old* with *wanted* set."""
-    expected = _values(old.removeprefix(_BOM))
+    expected = _values(old)
     for name, value in wanted.items():
         if value is None:
             expected.pop(name, None)
         else:
             expected[name] = value
-    if _values(new.removeprefix(_BOM)) == expected:
+    if _values(new) == expected:
         return
     # Only a quote never closed reads past its own statement, so one takes in the new lines.
     body = old.removeprefix(_BOM)
-    pos = next(s.unclosed_at for s in _statements(body) if s.unclosed_at is not None)
+    pos = next(s.start for s in _statements(body) if _opens_a_quote_never_closed(s))
     line = len(_LINE_BREAK.findall(body, 0, pos)) + 1
     raise ConfigError(
         f"Cannot update {path}: the quote opened on line {line} is never closed, so "

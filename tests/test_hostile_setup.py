@@ -71,7 +71,10 @@ _plain = st.recursive(
 )
 
 
-@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=150)
+# deadline=None: the first save into an existing file imports ruamel.yaml (a few 100 ms).
+@settings(
+    suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=150, deadline=None
+)
 @given(config=st.dictionaries(_text, _plain, max_size=4), nel=st.sampled_from(["", "a\x85b"]))
 def test_any_plain_config_round_trips(hermes_home: Path, config: dict[str, Any], nel: str) -> None:
     # PyYAML folds a NEL (U+0085) inside a quoted string into a space unless it is escaped

@@ -53,7 +53,7 @@ def test_rebound_functions_are_put_back_and_named(
     assert "'sneaky'" in text
     assert "replaced hermes_core.fencing.sanitize_context with" in text
     assert "_keep_everything" in text
-    assert "hermes_core.manager.MemoryManager.build_system_prompt" in text
+    assert "MemoryManager.build_system_prompt with" in text
     assert "hermes_memory_builtin.threats.first_threat_message" in text
 
 

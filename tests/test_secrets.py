@@ -242,19 +242,35 @@ def test_a_variable_reference_is_read_as_written_and_never_written(
 
 
 def test_pathological_lines_are_read_in_one_pass(hermes_home: Path) -> None:
-    # a scan that backtracks over each whitespace run or escape never finishes on these
+    # a scan that backtracks over each escape never finishes on these
     (hermes_home / ".env").write_text(
-        "SPACES=x" + " \t" * 200_000 + "y\n"
         'ESCAPES="' + "\\y" * 200_000 + '"\n'
         'OPEN="' + "\\y" * 200_000 + "\n"
         'RUN="' + "a" * 200_000 + "\\\n"  # (?:[^"\\]+|\\.)* would try each way to cut it
+        "SPACES=x" + " \t" * 50 + "y\n"
         "AFTER=1\n"
     )
     values = read_dotenv()
-    assert values["SPACES"] == "x" + " \t" * 200_000 + "y"
     assert values["ESCAPES"] == "\\y" * 200_000  # python-dotenv keeps an unknown escape
+    assert values["SPACES"] == "x" + " \t" * 50 + "y"
     assert values["AFTER"] == "1"
     assert "OPEN" not in values and "RUN" not in values  # a quote never closed: skipped
+
+
+def test_a_run_of_blanks_python_dotenv_reads_for_minutes_is_refused_by_line(
+    hermes_home: Path,
+) -> None:
+    # python-dotenv's bare-value reading is quadratic in such a run: 400,000 blanks take minutes
+    path = hermes_home / ".env"
+    original = "A=1\nSPACES=x" + " \t" * 200_000 + "y\n"
+    path.write_text(original)
+    with pytest.raises(ConfigError, match=r"\.env: line 2 holds more than 100 spaces or tabs"):
+        read_dotenv()
+    with pytest.raises(ConfigError, match=r"line 2 holds more than 100 spaces"):
+        write_dotenv({"A": "2"})
+    with pytest.raises(ConfigError, match=r"The value of B holds more than 100 spaces"):
+        write_dotenv({"B": "x" + " " * 101 + "y"})
+    assert path.read_text() == original
 
 
 @pytest.mark.parametrize("kind", ["fifo", "device", "loop"])
@@ -484,3 +500,12 @@ def test_what_is_written_reads_back_the_same_in_python_dotenv(
     assert {key: loaded[key] for key in written} == written
     if not any(key in text for key in updates):  # only appended: the file before is untouched
         assert path.read_bytes().startswith(text.encode("utf-8"))
+
+
+def test_only_one_byte_order_mark_is_skipped_as_python_dotenv_skips_it(hermes_home: Path) -> None:
+    path = hermes_home / ".env"
+    path.write_text("\ufeff\ufeffA=1\nB=2\n", encoding="utf-8")
+    assert read_dotenv() == _dotenv(path) == {"\ufeffA": "1", "B": "2"}
+    write_dotenv({"B": "3", "C": "x"})
+    assert path.read_text(encoding="utf-8") == "\ufeff\ufeffA=1\nB=3\nC=x\n"
+    assert read_dotenv() == _dotenv(path)

@@ -92,6 +92,7 @@ def test_the_rendered_project_is_complete(rendered: Path) -> None:
         "pyproject.toml",
         "README.md",
         "CHANGELOG.md",
+        "LICENSE",
         ".gitignore",
         ".copier-answers.yml",
         ".github/workflows/test.yml",

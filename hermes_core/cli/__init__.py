@@ -25,9 +25,12 @@ from hermes_core.threads import threads_left_running
 BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "plugins": ("hermes_core.cli.plugins_cmd:plugins", "List discovered memory providers."),
     "doctor": ("hermes_core.cli.doctor_cmd:doctor", "Check HERMES_HOME, config and providers."),
+    "setup": ("hermes_core.cli.setup_cmd:setup", "Configure a memory provider, then check it."),
     "sessions": ("hermes_core.cli.sessions_cmd:sessions", "Search and browse past sessions."),
     "chat": ("hermes_core.cli.chat_cmd:chat", "Chat with an agent that has layered memory."),
     "demo": ("hermes_core.cli.demo_cmd:demo", "Run every memory layer end to end, offline."),
+    "backup": ("hermes_core.cli.backup_cmd:backup", "Back up HERMES_HOME into one archive."),
+    "restore": ("hermes_core.cli.backup_cmd:restore", "Restore a backup into HERMES_HOME."),
     "conformance": (
         "hermes_core.cli.conformance_cmd:conformance",
         "Run the conformance suite against a provider.",
@@ -36,6 +39,7 @@ BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
         "hermes_core.cli.scaffold_cmd:new_provider",
         "Create a new provider distribution from the template.",
     ),
+    "mcp": ("hermes_core.cli.mcp_cmd:mcp", "Serve memory tools and resources over MCP."),
     "hermes-run": (
         "hermes_core.cli.hermes_run_cmd:hermes_run",
         "Run a Hermes plugin's installed script with Hermes' modules served.",

@@ -7,10 +7,13 @@ Every command takes ``--db PATH`` (default ``$HERMES_HOME/state.db``). ``list``,
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,6 +23,7 @@ from typing import Any, Literal, TypeVar
 
 import click
 
+from hermes_core.cli.progress import Progress, quiet_option
 from hermes_core.cli.terminal import shown
 from hermes_core.errors import HermesMemoryError
 
@@ -28,6 +32,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 IMPORT_EMBED_MAX = 5_000
 """An import embeds its messages itself up to this many (a few minutes); beyond, it says how."""
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
+_DAMAGE = re.compile(r"malformed|not a database|damaged|corrupt|not an intact", re.IGNORECASE)
+"""Words of SQLite's and the store's errors about a damaged file."""
+RECOVER_HINT = (
+    "`hermes-memory sessions recover` salvages every readable row into a new file "
+    "(the damaged one is only read)."
+)
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
@@ -65,6 +75,18 @@ def _db_option(fn: F) -> F:
     )(fn)
 
 
+def _user_option(fn: F) -> F:
+    return click.option(
+        "--user",
+        "user_id",
+        metavar="ID",
+        type=TEXT,
+        default=None,
+        help="Only the sessions of this user of a gateway (the user_id the host passes); "
+        "default: every session.",
+    )(fn)
+
+
 def _json_option(fn: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(fn)
 
@@ -93,8 +115,30 @@ def _default_db() -> Path:
     return path
 
 
+def _configured_url() -> str | None:
+    """The PostgreSQL URL of the session store (``sessions.url`` / HERMES_SESSIONS_URL)."""
+    from hermes_core.config import load_config
+    from hermes_core.sessions.backends import sessions_url
+
+    try:
+        return sessions_url(load_config())
+    except HermesMemoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _target(path: Path | None) -> str:
+    """Where the commands read and write, as a message names it."""
+    if path is not None:
+        return _printable(path)
+    from hermes_core.sessions.postgres import masked_url
+
+    return masked_url(_configured_url() or "")
+
+
 def _no_history_yet(db: Path | None, as_json: bool = False) -> bool:
     """True (after saying so: ``[]`` in JSON mode) when the default database does not exist."""
+    if db is None and _configured_url() is not None:
+        return False
     if db is None and not (path := _default_db()).exists():
         if as_json:
             click.echo("[]")
@@ -117,13 +161,22 @@ def _semantic_setting(flag: bool | None) -> str | bool | None:
 
 
 @contextmanager
-def _store(db: Path | None, *, read_only: bool, semantic: bool | None = False) -> Iterator[Any]:
-    from hermes_core.sessions import SessionStore
+def _store(
+    db: Path | None,
+    *,
+    read_only: bool,
+    semantic: bool | None = False,
+    user_id: str | None = None,
+) -> Iterator[Any]:
+    from hermes_core.sessions.backends import open_session_store
 
-    if db is None:
-        db = _default_db()
+    target: Path | str | None = db
+    if target is None:
+        target = _configured_url() or _default_db()
     try:
-        store = SessionStore(db, read_only=read_only, semantic=_semantic_setting(semantic))
+        store = open_session_store(
+            target, read_only=read_only, semantic=_semantic_setting(semantic), user_id=user_id
+        )
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
     try:
@@ -184,6 +237,7 @@ def sessions() -> None:
 
 @sessions.command("list")
 @_db_option
+@_user_option
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 10_000))
 @click.option(
     "--source", default=None, type=TEXT, help="Only sessions from this source (cli, telegram…)."
@@ -203,6 +257,7 @@ def sessions() -> None:
 @_json_option
 def list_cmd(
     db: Path | None,
+    user_id: str | None,
     limit: int,
     source: str | None,
     show_all: bool,
@@ -214,7 +269,7 @@ def list_cmd(
     since_ts, until_ts = parse_when(since), parse_when(until, edge="until")
     if _no_history_yet(db, as_json):
         return
-    with _store(db, read_only=True) as store:
+    with _store(db, read_only=True, user_id=user_id) as store:
         rows = store.list_sessions(
             limit=limit,
             source=source,
@@ -241,6 +296,7 @@ def list_cmd(
 @sessions.command("search")
 @click.argument("query", type=TEXT)
 @_db_option
+@_user_option
 @click.option(
     "--role",
     "roles",
@@ -278,6 +334,7 @@ def list_cmd(
 def search_cmd(
     query: str,
     db: Path | None,
+    user_id: str | None,
     roles: tuple[str, ...],
     sources: tuple[str, ...],
     since: str | None,
@@ -310,7 +367,7 @@ def search_cmd(
         )
     if _no_history_yet(db, as_json):
         return
-    with _store(db, read_only=True, semantic=semantic) as store:
+    with _store(db, read_only=True, semantic=semantic, user_id=user_id) as store:
         hits = store.search_messages(
             query,
             role_filter=role_filter,
@@ -358,10 +415,11 @@ def _roles(values: tuple[str, ...]) -> list[str]:
 @sessions.command("show")
 @click.argument("session_id", type=TEXT)
 @_db_option
+@_user_option
 @_json_option
-def show_cmd(session_id: str, db: Path | None, as_json: bool) -> None:
+def show_cmd(session_id: str, db: Path | None, user_id: str | None, as_json: bool) -> None:
     """Print one conversation (SESSION_ID: the id, the exact title, or a unique start of the id)."""
-    with _store(db, read_only=True) as store:
+    with _store(db, read_only=True, user_id=user_id) as store:
         resolved = _resolve(store, session_id)
         session = store.get_session(resolved)
         messages = store.get_messages(resolved)
@@ -408,8 +466,11 @@ def _resolve(store: Any, session_id: str) -> str:
     )
 
 
-def _writable_ours(db: Path | None) -> Path:
-    """The database a deleting command may change: an existing hermes-memory file."""
+def _writable_ours(db: Path | None) -> Path | None:
+    """The database a deleting command may change: an existing hermes-memory file (``None``:
+    the configured PostgreSQL database)."""
+    if db is None and _configured_url() is not None:
+        return None
     path = _existing(db)
     with _store(path, read_only=True) as probe:
         if not probe.layout.ours:
@@ -432,8 +493,9 @@ def _confirmed(question: str, yes: bool) -> None:
 @sessions.command("delete")
 @click.argument("session_id", type=TEXT)
 @_db_option
+@_user_option
 @click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
-def delete_cmd(session_id: str, db: Path | None, yes: bool) -> None:
+def delete_cmd(session_id: str, db: Path | None, user_id: str | None, yes: bool) -> None:
     """Delete one conversation: every session of its compression chain and their messages.
 
     SESSION_ID may be any session of the conversation: its id, its exact title,
@@ -442,7 +504,7 @@ def delete_cmd(session_id: str, db: Path | None, yes: bool) -> None:
     stay, without their parent link.
     """
     path = _writable_ours(db)
-    with _store(path, read_only=False) as store:
+    with _store(path, read_only=False, user_id=user_id) as store:
         resolved = _resolve(store, session_id)
         chain = store.get_lineage(resolved, whole=True)
         count = sum(store.message_count(sid) for sid in chain)
@@ -461,7 +523,7 @@ def delete_cmd(session_id: str, db: Path | None, yes: bool) -> None:
             if still_open
             else ""
         )
-        _confirmed(shown(f"Delete {what} from {_printable(path)}?{note}"), yes)
+        _confirmed(shown(f"Delete {what} from {_target(path)}?{note}"), yes)
         deleted = store.delete_conversation(resolved)
     click.echo(shown(f"Deleted {what}." if deleted else f"{session_id!r} was already gone."))
 
@@ -478,8 +540,17 @@ def delete_cmd(session_id: str, db: Path | None, yes: bool) -> None:
     "--source", default=None, type=TEXT, help="Only conversations from this source (cli, …)."
 )
 @_db_option
+@_user_option
 @click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
-def prune_cmd(older_than: str, source: str | None, db: Path | None, yes: bool) -> None:
+@quiet_option
+def prune_cmd(
+    older_than: str,
+    source: str | None,
+    db: Path | None,
+    user_id: str | None,
+    yes: bool,
+    quiet: bool,
+) -> None:
     """Delete every conversation whose sessions all ended before --older-than.
 
     A conversation still open, or continued since (compression), is kept
@@ -496,12 +567,13 @@ def prune_cmd(older_than: str, source: str | None, db: Path | None, yes: bool) -
     when = datetime.fromtimestamp(cutoff).strftime("%Y-%m-%d %H:%M")
     scope = f" from {source!r}" if source else ""
     _confirmed(
-        shown(
-            f"Delete every conversation{scope} that ended before {when} from {_printable(path)}?"
-        ),
+        shown(f"Delete every conversation{scope} that ended before {when} from {_target(path)}?"),
         yes,
     )
-    with _store(path, read_only=False) as store:
+    with (
+        _store(path, read_only=False, user_id=user_id) as store,
+        Progress("Pruning", quiet=quiet, ticking=True),
+    ):
         deleted = store.prune_conversations(cutoff, source=source)
     click.echo(
         shown(
@@ -539,45 +611,58 @@ def check_cmd(db: Path | None, as_json: bool) -> None:
     with _store(path, read_only=not deep) as store:
         problems = store.check()
     if as_json:
-        _echo_json({"path": _printable(path), "deep": deep, "problems": problems})
+        _echo_json({"path": _target(path), "deep": deep, "problems": problems})
     elif problems:
         for problem in problems:
             click.echo(f"problem: {problem}")
     elif not layout.ours:
-        click.echo(f"ok: {_printable(path)} (a Hermes Agent file: SQLite's own check only)")
+        click.echo(f"ok: {_target(path)} (a Hermes Agent file: SQLite's own check only)")
     elif deep:
-        click.echo(f"ok: {_printable(path)} (indexes checked against the messages and for damage)")
+        click.echo(f"ok: {_target(path)} (indexes checked against the messages and for damage)")
     else:
-        click.echo(f"ok: {_printable(path)} (indexes checked against the messages; read-only)")
+        click.echo(f"ok: {_target(path)} (indexes checked against the messages; read-only)")
     if problems:
         if not as_json and layout.ours:
-            click.echo("`hermes-memory sessions repair` rebuilds the search indexes.", err=True)
+            click.echo(
+                "`hermes-memory sessions repair` rebuilds the search indexes; when it cannot "
+                "read the file, `hermes-memory sessions recover` salvages its readable rows.",
+                err=True,
+            )
         raise SystemExit(1)
 
 
 @sessions.command("repair")
 @_db_option
-def repair_cmd(db: Path | None) -> None:
+@quiet_option
+def repair_cmd(db: Path | None, quiet: bool) -> None:
     """Rebuild the search indexes of a hermes-memory state.db from its messages.
 
     All or nothing, under the write lock; on a large history it takes minutes,
     so run it while agents are idle. Hermes Agent files are never modified.
     """
     path = _existing(db)
-    with _store(path, read_only=True) as probe:
-        if not probe.layout.ours:
-            raise click.ClickException(
-                f"{path} was written by Hermes Agent; hermes-memory only reads it."
-            )
-    with _store(path, read_only=False) as store:
-        counts = store.rebuild_indexes()
+    try:
+        with _store(path, read_only=True) as probe:
+            if not probe.layout.ours:
+                raise click.ClickException(
+                    f"{path} was written by Hermes Agent; hermes-memory only reads it."
+                )
+        with _store(path, read_only=False) as store:
+            label = f"Rebuilding the search indexes of {store.message_count():,} messages"
+            with Progress(label, quiet=quiet, ticking=True):
+                counts = store.rebuild_indexes()
+    except click.ClickException as exc:
+        if _DAMAGE.search(exc.message):  # more than the indexes is damaged
+            exc.message = f"{exc.message.rstrip()} {RECOVER_HINT}"
+        raise
     rows = ", ".join(f"{name} {count:,} rows" for name, count in counts.items())
-    click.echo(f"Rebuilt the search indexes of {_printable(path)}: {rows}.")
+    click.echo(f"Rebuilt the search indexes of {_target(path)}: {rows}.")
 
 
 @sessions.command("import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_db_option
+@_user_option
 @click.option(
     "--source",
     default="import",
@@ -604,13 +689,16 @@ def repair_cmd(db: Path | None) -> None:
     help="Embed the imported messages for semantic search afterwards (default: when it is on "
     f"and the encoder is installed, for up to {IMPORT_EMBED_MAX:,} messages).",
 )
+@quiet_option
 def import_cmd(
     path: Path,
     db: Path | None,
+    user_id: str | None,
     source: str,
     session_id: str | None,
     title: str | None,
     embed: bool | None,
+    quiet: bool,
 ) -> None:
     """Import a JSONL file of OpenAI-style messages (all of it, or nothing).
 
@@ -622,12 +710,19 @@ def import_cmd(
     from hermes_core.sessions.importer import read_jsonl
 
     try:
-        sessions_read = read_jsonl(path, source=source, session_id=session_id, title=title)
+        with Progress(f"Reading {_printable(path)}", unit="lines", quiet=quiet) as progress:
+            sessions_read = read_jsonl(
+                path, source=source, session_id=session_id, title=title, progress=progress.update
+            )
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
-    with _store(db, read_only=False, semantic=None if embed is None else embed) as store:
+    total = sum(len(session["messages"]) for session in sessions_read)
+    with _store(
+        db, read_only=False, semantic=None if embed is None else embed, user_id=user_id
+    ) as store:
         try:
-            count = store.import_sessions(sessions_read)
+            with Progress(f"Writing {total:,} messages", quiet=quiet, ticking=True):
+                count = store.import_sessions(sessions_read)
         except HermesMemoryError as exc:
             raise click.ClickException(f"Cannot import {path}: {exc}") from exc
         where = _printable(store.path)
@@ -645,7 +740,47 @@ def import_cmd(
                     "or import with --embed."
                 )
             elif missing:
-                _embed(store, missing)
+                _embed(store, missing, quiet=quiet)
+
+
+@sessions.command("migrate")
+@click.option(
+    "--to",
+    "target",
+    required=True,
+    type=TEXT,
+    help="Where to copy: postgresql://user:pass@host/db (an empty database or schema), or the "
+    "path of a new state.db.",
+)
+@click.option(
+    "--from",
+    "source",
+    default=None,
+    type=TEXT,
+    help="What to copy (default: the configured store: sessions.url, else $HERMES_HOME/state.db).",
+)
+def migrate_cmd(target: str, source: str | None) -> None:
+    """Copy every session and message to another backend, then verify the copy.
+
+    All or nothing: a PostgreSQL target is written in one transaction and must
+    hold no sessions; a SQLite target must not exist yet. Counts and a sample of
+    searches are compared before it reports success. The source is only read;
+    point sessions.url (or HERMES_SESSIONS_URL) at the target afterwards.
+    """
+    from hermes_core.sessions.migration import migrate_store
+
+    origin: str | Path = source or _configured_url() or _existing(None)
+    try:
+        report = migrate_store(origin, target, progress=lambda text: click.echo(shown(text)))
+    except HermesMemoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(
+        shown(
+            f"Copied {report.sessions:,} sessions and {report.messages:,} messages from "
+            f"{report.source} to {report.target}; counts match and {report.searches_checked} "
+            "sample searches find their messages."
+        )
+    )
 
 
 @sessions.command("index")
@@ -656,7 +791,8 @@ def import_cmd(
     type=click.IntRange(1),
     help="Embed at most this many messages (newest first) and stop.",
 )
-def index_cmd(db: Path | None, limit: int | None) -> None:
+@quiet_option
+def index_cmd(db: Path | None, limit: int | None, quiet: bool) -> None:
     """Embed stored messages for semantic search (new ones first, then older, newest first).
 
     Searches embed what is missing a little at a time; this does it all at
@@ -671,27 +807,186 @@ def index_cmd(db: Path | None, limit: int | None) -> None:
         if not missing:
             click.echo(f"Every message of {_printable(path)} is embedded.")
             return
-        _embed(store, missing, limit)
+        _embed(store, missing, limit, quiet=quiet)
 
 
-def _embed(store: Any, missing: int, limit: int | None = None) -> None:
+def _embed(store: Any, missing: int, limit: int | None = None, *, quiet: bool = False) -> None:
     """Embed up to *limit* of the *missing* messages of *store*, with a progress bar."""
     todo = min(missing, limit) if limit else missing
-    click.echo(f"Embedding {todo:,} of {missing:,} messages not embedded yet…", err=True)
+    if not quiet:
+        click.echo(f"Embedding {todo:,} of {missing:,} messages not embedded yet…", err=True)
     started = time.monotonic()
-    with click.progressbar(length=todo, file=sys.stderr) as bar:
-        seen = 0
-
-        def advance(done: int) -> None:
-            nonlocal seen
-            bar.update(done - seen)
-            seen = done
-
+    with Progress("Embedding", todo, unit="messages", quiet=quiet) as progress:
         # This process does nothing else meanwhile: one BLAS thread per core.
-        done = store.index_messages(limit=limit, progress=advance, threads=os.cpu_count() or 1)
+        done = store.index_messages(
+            limit=limit, progress=progress.update, threads=os.cpu_count() or 1
+        )
     rate = done / max(time.monotonic() - started, 1e-9)
     index = store.semantic_index(force=True)
     click.echo(
         f"Embedded {done:,} messages of {_printable(store.path)} ({rate:,.0f}/s); "
         f"vectors in {_printable(index.path)}."
+    )
+
+
+@contextmanager
+def _snapshot(path: Path) -> Iterator[Path]:
+    """A consistent copy of *path* in a temporary folder (beside it when it can be)."""
+    from hermes_core.sessions.snapshot import copy_database
+
+    try:
+        folder = tempfile.TemporaryDirectory(prefix=".hermes-snapshot-", dir=path.parent)
+    except OSError:  # a read-only folder (a Hermes Agent home, say): the system's
+        folder = tempfile.TemporaryDirectory(prefix="hermes-snapshot-")
+    with folder as name:
+        copy = Path(name) / "state.db"
+        try:
+            copy_database(path, copy)
+        except HermesMemoryError as exc:
+            raise click.ClickException(str(exc)) from exc
+        yield copy
+
+
+@contextmanager
+def _output(out: Path | None) -> Iterator[Any]:
+    """A text stream for OUT: stdout for none or ``-``, else a temporary file renamed to OUT
+    once everything is written (so OUT is never half-written)."""
+    if out is None or str(out) == "-":
+        # UTF-8 whatever the locale: the file is JSONL, which is UTF-8.
+        sys.stdout.flush()
+        stdout = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n")
+        try:
+            yield stdout
+            stdout.flush()
+        finally:
+            stdout.detach()  # sys.stdout stays open
+        return
+    target = out.resolve()
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
+            yield stream
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(name, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        raise
+
+
+@sessions.command("export")
+@click.argument("out", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@_db_option
+@click.option(
+    "--since",
+    default=None,
+    type=TEXT,
+    help="Only sessions active since: 7d, an ISO date, yesterday… (with the sessions they "
+    "continue).",
+)
+@click.option(
+    "--user", "user_id", default=None, type=TEXT, help="Only the sessions of this user id."
+)
+@quiet_option
+def export_cmd(
+    out: Path | None, db: Path | None, since: str | None, user_id: str | None, quiet: bool
+) -> None:
+    """Write sessions as JSONL that `sessions import` reads back (to OUT, default stdout).
+
+    Every field of each session goes with its messages: lineage (parent
+    sessions), times, titles, user ids. Exported from a consistent copy of the
+    database taken first, so agents can keep writing; the copy needs as much
+    free disk as state.db (beside it, else in the system's temporary folder).
+    A Hermes Agent state.db can be exported too. OUT is written whole or not at
+    all.
+    """
+    from hermes_core.sessions import SessionStore
+    from hermes_core.sessions.export import export_sessions
+
+    since_ts = parse_when(since)
+    path = _existing(db)
+    with _snapshot(path) as copy, _output(out) as stream:
+        try:
+            store = SessionStore(copy, read_only=True, semantic=False)
+        except HermesMemoryError as exc:
+            raise click.ClickException(str(exc)) from exc
+        try:
+            with Progress("Exporting sessions", unit="sessions", quiet=quiet) as progress:
+                counts = export_sessions(
+                    store, stream, since=since_ts, user_id=user_id, progress=progress.update
+                )
+        finally:
+            store.close()
+    where = "stdout" if out is None or str(out) == "-" else _printable(out)
+    click.echo(
+        f"Exported {counts.sessions:,} session(s), {counts.messages:,} message(s) of "
+        f"{_printable(path)} to {where}.",
+        err=True,
+    )
+
+
+@sessions.command("recover")
+@_db_option
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The new database (default: state.recovered-<time>.db beside the damaged one).",
+)
+@quiet_option
+def recover_cmd(db: Path | None, out: Path | None, quiet: bool) -> None:
+    """Salvage every readable session and message of a damaged state.db into a new file.
+
+    Reads the damaged file table by table, range by range, skipping the pages
+    that cannot be read, and says how many rows were lost (counted from its
+    indexes). The new file gets fresh search indexes; the damaged one is
+    never changed. Check the new file with `sessions check`, then, with
+    agents stopped, put it in place of state.db.
+    """
+    from hermes_core.sessions.recover import recover_database
+
+    path = _existing(db)
+    if out is None:
+        out = path.with_name(f"{path.stem}.recovered-{time.strftime('%Y%m%d-%H%M%S')}.db")
+    if out.exists():
+        raise click.ClickException(f"{_printable(out)} exists already; give --out a new path.")
+    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
+    os.close(fd)
+    os.unlink(name)  # the store creates it; the name is reserved for this run
+    partial = Path(name)
+    try:
+        with Progress("Salvaging messages", unit="row ids", quiet=quiet) as progress:
+            report = recover_database(path, partial, progress=progress.update)
+        os.replace(partial, out)
+    except HermesMemoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{partial}{suffix}").unlink(missing_ok=True)
+
+    def lost(count: int | None, what: str) -> str:
+        return (
+            f"an unknown number of {what} (its indexes are damaged too)"
+            if count is None
+            else (f"{count:,} {what}")
+        )
+
+    click.echo(
+        f"Salvaged {report.sessions_salvaged:,} session(s) and {report.messages_salvaged:,} "
+        f"message(s) of {_printable(path)} into {_printable(out)}."
+    )
+    click.echo(
+        f"Lost: {lost(report.messages_lost, 'message(s)')}, "
+        f"{lost(report.sessions_lost, 'session row(s)')}"
+        + (
+            f"; {report.sessions_rebuilt:,} session(s) were rebuilt from their messages "
+            f"(source {'recovered'!r})."
+            if report.sessions_rebuilt
+            else "."
+        )
+    )
+    click.echo(
+        f"Next: `hermes-memory sessions check --db {_printable(out)}`, then stop the agents "
+        f"and move {_printable(out)} to {_printable(path)} (keep the damaged file aside)."
     )

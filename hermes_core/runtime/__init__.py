@@ -3,6 +3,9 @@
 Modules, one concept each:
 
 * :mod:`~hermes_core.runtime.session` — :class:`AgentSession`, the turn loop a host embeds;
+* :mod:`~hermes_core.runtime.host` — :class:`Memory`, the memory lifecycle for a host's own loop;
+* :mod:`~hermes_core.runtime.host_async` — :class:`AsyncMemory`, its asyncio twin;
+* :mod:`~hermes_core.runtime.settings` — :class:`RuntimeSettings`, how a session runs;
 * :mod:`~hermes_core.runtime.prompt` — the system prompt, assembled once per session;
 * :mod:`~hermes_core.runtime.compression` — when to compress and what to keep;
 * :mod:`~hermes_core.runtime.summary` — the checkpoint prompt and the offline summary;
@@ -22,7 +25,10 @@ from hermes_core.lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "AgentSession": "hermes_core.runtime.session",
-    "RuntimeSettings": "hermes_core.runtime.session",
+    "RuntimeSettings": "hermes_core.runtime.settings",
+    "Memory": "hermes_core.runtime.host",
+    "AsyncMemory": "hermes_core.runtime.host_async",
+    "Recall": "hermes_core.runtime.host",
     "TurnResult": "hermes_core.runtime.session",
     "ToolRun": "hermes_core.runtime.session",
     "CompressionOutcome": "hermes_core.runtime.session",
@@ -33,10 +39,13 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "AgentSession",
+    "AsyncMemory",
     "CompressionOutcome",
     "CompressionSettings",
     "ContextCompressor",
+    "Memory",
     "PromptParts",
+    "Recall",
     "RuntimeSettings",
     "ToolRun",
     "TurnResult",
@@ -44,14 +53,16 @@ __all__ = [
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from hermes_core.runtime.compression import CompressionSettings, ContextCompressor
+    from hermes_core.runtime.host import Memory, Recall
+    from hermes_core.runtime.host_async import AsyncMemory
     from hermes_core.runtime.prompt import PromptParts
     from hermes_core.runtime.session import (
         AgentSession,
         CompressionOutcome,
-        RuntimeSettings,
         ToolRun,
         TurnResult,
     )
+    from hermes_core.runtime.settings import RuntimeSettings
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -46,40 +46,31 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from hermes_core.config import cfg_get, config_section, get_hermes_home, load_config
+from hermes_core.config import get_hermes_home, load_config
 from hermes_core.errors import (
-    ConfigError,
     LLMError,
     LLMNotConfiguredError,
     MessageTooLongError,
-    SessionNotFoundError,
     SessionStoreError,
 )
-from hermes_core.fencing import (
-    StreamingContextScrubber,
-    build_memory_context_block,
-    clean_text,
-    scrub_context_spans,
-)
+from hermes_core.fencing import StreamingContextScrubber, clean_text, scrub_context_spans
 from hermes_core.llm import ChatClient, ChatResponse, ToolCall, Usage
-from hermes_core.provider import is_trivial_prompt
 from hermes_core.redaction import redact_egress
 from hermes_core.runtime.compression import CompressionSettings, ContextCompressor
-from hermes_core.runtime.guard import HookGuard
+from hermes_core.runtime.host import Memory, open_parts, store_row
 from hermes_core.runtime.interrupts import deferred_interrupt
 from hermes_core.runtime.prompt import (
-    CONTEXT_FILE_NAMES,
     PromptParts,
     context_files_block,
     load_identity,
     tool_guidance,
 )
+from hermes_core.runtime.settings import RuntimeSettings, new_session_id
 from hermes_core.runtime.tokens import (
     estimate_messages_tokens,
     estimate_text_tokens,
     estimate_tools_tokens,
 )
-from hermes_core.runtime.workspace import git_root, path_text
 
 if TYPE_CHECKING:
     from hermes_core.manager import MemoryManager
@@ -121,51 +112,7 @@ DELEGATION_SOURCE = "delegate"
 DELEGATION_END_REASON = "delegation_complete"
 """``end_reason`` of a finished subagent session."""
 
-MAX_TOOL_ITERATIONS = 100
-"""The most rounds of tool calls one turn may take (``runtime.max_tool_iterations``)."""
-MAX_TOOL_CALLS_PER_REPLY = 1_000
-"""The most tool calls run from one reply (``runtime.max_tool_calls_per_reply``)."""
-_OWN_INIT_KEYS = frozenset(
-    {
-        "session_id",
-        "hermes_home",
-        "platform",
-        "agent_context",
-        "agent_identity",
-        "agent_workspace",
-        "cwd",
-        "user_id",
-        "session_title",
-        "parent_session_id",
-    }
-)
-"""``initialize`` keywords the runtime itself gives; ``provider_context`` cannot replace them."""
-DEFAULT_AGENT_WORKSPACE = "hermes"
-"""``agent_workspace`` given to providers: the name Hermes Agent gives, so a plugin
-that keys its storage on it (a Hindsight bank, a scope-recall scope) finds the
-same data as under Hermes."""
-
 _UNSET: Any = object()
-_MAX_SECONDS = 86_400.0
-
-
-def new_session_id(now: datetime | None = None) -> str:
-    """A sortable, unique session id: ``20250514_093012_a1b2c3``."""
-    stamp = (now or datetime.now()).strftime("%Y%m%d_%H%M%S")
-    return f"{stamp}_{uuid.uuid4().hex[:6]}"
-
-
-def _row(message: Mapping[str, Any]) -> dict[str, Any]:
-    """A transcript message as a store row."""
-    row: dict[str, Any] = {"role": message["role"], "content": message.get("content")}
-    if message.get("tool_calls"):
-        row["tool_calls"] = message["tool_calls"]
-    if message.get("tool_call_id"):
-        row["tool_call_id"] = message["tool_call_id"]
-        row["tool_name"] = message.get("name")
-    elif message.get("name"):
-        row["name"] = message["name"]  # who spoke, in a group chat
-    return row
 
 
 def _not_run(call: ToolCall, allowed: int) -> ToolRun:
@@ -212,131 +159,6 @@ def _one_at_a_time(method: _Method) -> _Method:
             return method(self, *args, **kwargs)
 
     return cast(_Method, serialized)
-
-
-def _stored_root(working_dir: Path | None) -> str | None:
-    root = git_root(working_dir) if working_dir is not None else None
-    return path_text(root) if root is not None else None
-
-
-def _derive_title(text: str) -> str:
-    line = " ".join(text.strip().split())
-    return line if len(line) <= 60 else line[:57].rstrip() + "..."
-
-
-def _float(config: Mapping[str, Any] | None, key: str, default: float) -> float:
-    value = cfg_get(config, key, None)
-    if value in (None, ""):
-        return default
-    if isinstance(value, bool):
-        raise ConfigError(f"{key} must be a number of seconds, got {value!r}.")
-    try:
-        number = float(value)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{key} must be a number of seconds, got {value!r}.") from exc
-    if not 0 < number < _MAX_SECONDS:
-        raise ConfigError(
-            f"{key} must be positive and below {_MAX_SECONDS:.0f} seconds, got {value!r}."
-        )
-    return number
-
-
-@dataclass(frozen=True)
-class RuntimeSettings:
-    """How a session runs (``runtime.*`` in ``config.yaml``, plus constructor overrides)."""
-
-    platform: str = "cli"
-    source: str = ""
-    """``source`` of the session rows; defaults to the platform."""
-    working_dir: Path | None = None
-    """Where context files such as ``AGENTS.md`` are read from (``None``: none)."""
-    context_files: tuple[str, ...] = CONTEXT_FILE_NAMES
-    system_message: str = ""
-    """The host's own instructions, placed after the identity in the system prompt."""
-    stream: bool = True
-    max_tool_iterations: int = 8
-    max_tool_calls_per_reply: int = 32
-    """Tool calls run from one model reply; the rest are answered "not run"."""
-    hook_timeout: float = 10.0
-    prefetch_timeout: float = 8.0
-    tool_timeout: float = 60.0
-    session_end_timeout: float = 30.0
-    user_id: str = ""
-    agent_identity: str = ""
-    """The profile name given to providers; empty: derived from ``HERMES_HOME``."""
-    agent_workspace: str = DEFAULT_AGENT_WORKSPACE
-    """The workspace name given to providers; Hermes Agent always gives ``"hermes"``."""
-    provider_context: Mapping[str, str] = field(default_factory=dict)
-    """More ``initialize`` keywords, as a gateway host gives them: ``user_name``,
-    ``user_id_alt``, ``chat_id``, ``chat_name``, ``chat_type``, ``thread_id``,
-    ``gateway_session_key``…"""
-
-    def __post_init__(self) -> None:
-        for key, value in self.provider_context.items():
-            if not isinstance(key, str) or not key.isidentifier():
-                raise ConfigError(f"provider_context key {key!r} must be a keyword name.")
-            if key in _OWN_INIT_KEYS:
-                raise ConfigError(
-                    f"provider_context cannot set {key!r}: the runtime gives it (set it "
-                    "through its own setting, such as user_id or agent_workspace)."
-                )
-            if not isinstance(value, str):
-                raise ConfigError(
-                    f"provider_context[{key!r}] must be text, got {type(value).__name__}."
-                )
-        if not 1 <= self.max_tool_iterations <= MAX_TOOL_ITERATIONS:
-            raise ConfigError(
-                f"runtime.max_tool_iterations must be between 1 and {MAX_TOOL_ITERATIONS}, "
-                f"got {self.max_tool_iterations}."
-            )
-        if not 1 <= self.max_tool_calls_per_reply <= MAX_TOOL_CALLS_PER_REPLY:
-            raise ConfigError(
-                "runtime.max_tool_calls_per_reply must be between 1 and "
-                f"{MAX_TOOL_CALLS_PER_REPLY}, got {self.max_tool_calls_per_reply}."
-            )
-
-    @classmethod
-    def from_config(cls, config: Mapping[str, Any] | None, **overrides: Any) -> RuntimeSettings:
-        """Read ``runtime.*`` and ``memory.prefetch_timeout``; *overrides* win."""
-        config_section(config, "runtime")
-        config_section(config, "memory")
-        counts = {}
-        for name, default in (("max_tool_iterations", 8), ("max_tool_calls_per_reply", 32)):
-            value = cfg_get(config, f"runtime.{name}", default)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ConfigError(f"runtime.{name} must be an integer, got {value!r}.")
-            counts[name] = value
-        stream = cfg_get(config, "runtime.stream", True)
-        if not isinstance(stream, bool):
-            raise ConfigError(f"runtime.stream must be true or false, got {stream!r}.")
-        values: dict[str, Any] = {
-            **counts,
-            "stream": stream,
-            "hook_timeout": _float(config, "runtime.hook_timeout", 10.0),
-            "prefetch_timeout": _float(config, "memory.prefetch_timeout", 8.0),
-            "tool_timeout": _float(config, "runtime.tool_timeout", 60.0),
-            "session_end_timeout": _float(config, "runtime.session_end_timeout", 30.0),
-        }
-        identity = cfg_get(config, "runtime.agent_identity", "")
-        if not isinstance(identity, str):
-            raise ConfigError(f"runtime.agent_identity must be a string, got {identity!r}.")
-        values["agent_identity"] = identity.strip()
-        workspace = cfg_get(config, "runtime.agent_workspace", DEFAULT_AGENT_WORKSPACE)
-        if not isinstance(workspace, str) or not workspace.strip():
-            raise ConfigError(
-                f"runtime.agent_workspace must be a non-empty name, got {workspace!r}; "
-                f"leave it out to use {DEFAULT_AGENT_WORKSPACE!r}, as Hermes Agent does."
-            )
-        values["agent_workspace"] = workspace.strip()
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**values)
-
-
-def profile_name(hermes_home: Path) -> str:
-    """The Hermes profile a home belongs to: ``<root>/profiles/NAME`` → NAME, else ``default``."""
-    if hermes_home.parent.name == "profiles" and hermes_home.name:
-        return hermes_home.name
-    return "default"
 
 
 @dataclass(frozen=True)
@@ -408,14 +230,23 @@ class AgentSession:
         self.client = client
         self.hermes_home = Path(hermes_home) if hermes_home is not None else get_hermes_home()
         self.settings = settings or RuntimeSettings()
+        self.model_name = model_name or (client.model if client is not None else None)
+        self.memory = Memory(
+            manager,
+            store,
+            hermes_home=self.hermes_home,
+            settings=self.settings,
+            title=title,
+            model_name=self.model_name,
+            clock=clock,
+        )
+        """The memory lifecycle this session's turns run on (the host API)."""
         self.compressor = ContextCompressor(
             compression or CompressionSettings(),
             summarizer=self._summarize if client is not None else None,
         )
-        self.model_name = model_name or (client.model if client is not None else None)
         self._clock = clock
-        self._title = title
-        self._guard = HookGuard(self.settings.hook_timeout)
+        self._guard = self.memory.guard
         self._session_id = ""
         self._system_prompt = ""
         self._tools: list[dict[str, Any]] = []
@@ -423,7 +254,6 @@ class AgentSession:
         self._api_content: dict[int, str] = {}
         self._unsaved: list[tuple[str, list[dict[str, Any]]]] = []
         self._unsaved_error = ""
-        self._turn = 0
         self._reported_tokens: int | None = None
         self._closed = False
         self._busy = threading.RLock()
@@ -447,20 +277,13 @@ class AgentSession:
         model is configured: the session then compresses offline but cannot run
         turns). Keyword *settings* override :class:`RuntimeSettings` fields.
         """
-        from hermes_core.manager import MemoryManager
-        from hermes_core.plugins import activate_providers
-        from hermes_core.sessions import SessionStore
-
         home = Path(hermes_home) if hermes_home is not None else get_hermes_home()
         cfg = dict(load_config(home) if config is None else config)
         runtime = RuntimeSettings.from_config(cfg, **settings)
         compression = CompressionSettings.from_config(cfg)
         if client is _UNSET:
             client = ChatClient.from_config(cfg, hermes_home=home)
-        manager = MemoryManager(external_prefetch_timeout=runtime.prefetch_timeout)
-        activate_providers(manager, cfg, home)
-        home.mkdir(parents=True, exist_ok=True)
-        store = SessionStore(home / "state.db")
+        manager, store = open_parts(home, cfg, runtime)
         return cls(
             manager,
             store,
@@ -530,31 +353,9 @@ class AgentSession:
             raise SessionStoreError("This AgentSession is closed; open a new one.")
         if self._session_id:
             return self._session_id
-        session_id = new_session_id(self._clock())
-        self._create_row(session_id, title=self._title)
-        init_kwargs: dict[str, Any] = {
-            **self.settings.provider_context,
-            "hermes_home": str(self.hermes_home),
-            "platform": self.settings.platform,
-            "agent_context": "primary",
-            "agent_identity": self.settings.agent_identity or profile_name(self.hermes_home),
-            "agent_workspace": self.settings.agent_workspace,
-        }
-        if self.settings.working_dir is not None:
-            init_kwargs["cwd"] = str(self.settings.working_dir)
-        if self.settings.user_id:
-            init_kwargs["user_id"] = self.settings.user_id
-        if self._title:
-            init_kwargs["session_title"] = self._title
-        self._guard.call(
-            "initialize_all",
-            self.manager.initialize_all,
-            session_id,
-            default=None,
-            **init_kwargs,
-        )
+        session_id = self.memory.start(record_prompt=False)
         self._session_id = session_id
-        self._tools = self._load_tools()
+        self._tools = self.memory.tool_schemas()
         self._freeze_system_prompt()
         return session_id
 
@@ -611,26 +412,8 @@ class AgentSession:
                         self.store.path,
                         exc,
                     )
-            if self._session_id:
-                try:
-                    self._guard.call(
-                        "on_session_end",
-                        self.manager.on_session_end,
-                        self.messages,
-                        default=None,
-                        timeout=self.settings.session_end_timeout,
-                    )
-                finally:  # a Ctrl-C while providers finish still ends the row
-                    self._store_call(self.store.end_session, self._session_id, end_reason)
-            self._guard.call(
-                "shutdown_all",
-                self.manager.shutdown_all,
-                default=None,
-                timeout=self.settings.session_end_timeout,
-            )
+            self.memory.close(end_reason, messages=self.messages)
         finally:
-            self._guard.close()
-            self._store_call(self.store.close)
             if self.client is not None:
                 self.client.close()
 
@@ -646,12 +429,11 @@ class AgentSession:
         old_id, transcript = self._session_id, self.messages
         new_id = new_session_id(self._clock())
         with deferred_interrupt():  # Ctrl-C cannot leave the rows and this object disagreeing
-            self._create_row(new_id, title=title)
+            self.memory.create_row(new_id, title=title)
             self._store_call(self.store.end_session, old_id, "new_session")
             self._session_id = new_id
-            self._title = title
+            self.memory.continue_in(new_id, title=title, new_conversation=True)
             self._messages, self._api_content = [], {}
-            self._turn = 0
             self._reported_tokens = None
             self.compressor.previous_summary = None
             self.compressor.ineffective_streak = 0
@@ -674,7 +456,7 @@ class AgentSession:
                 timeout=self.settings.session_end_timeout + 1.0,
             )
         finally:  # even after a Ctrl-C while waiting, the new session gets its own prompt
-            self._freeze_system_prompt()
+            self._freeze_system_prompt(refresh=True)
         return new_id
 
     # -- the turn ----------------------------------------------------------------------
@@ -715,44 +497,17 @@ class AgentSession:
                 "helping any more; start a new session (/new) to keep answers accurate."
             )
 
-        self._turn += 1
-        self._guard.call(
-            "on_turn_start",
-            self.manager.on_turn_start,
-            self._turn,
+        recall = self.memory.begin_turn(
             user_message,
-            default=None,
-            model=self.model_name or "",
-            platform=self.settings.platform,
-            tool_count=len(self._tools),
             remaining_tokens=max(
                 0, self.compressor.settings.context_window - self.context_tokens(user_message)
             ),
         )
-        recall = ""
-        if not is_trivial_prompt(user_message):
-            recall = self._guard.call(
-                "prefetch_all",
-                self.manager.prefetch_all,
-                user_message,
-                default="",
-                expect=str,
-                timeout=self.settings.prefetch_timeout + 2.0,
-                session_id=self._session_id,
-            )
-        block = build_memory_context_block(recall) if recall.strip() else ""
-        result.recalled = block
-        if block:
-            result.recall_status = self._guard.call(
-                "describe_recall", self.manager.describe_recall, default="", expect=str
-            )
+        block = result.recalled = recall.block
+        result.recall_status = recall.status
         self._commit([{"role": "user", "content": user_message}], api_content=block)
-        if not self._title and self._turn == 1:
-            self._title = _derive_title(user_message)
-            try:
-                self.store.set_session_title(self._session_id, self._title)
-            except SessionStoreError as exc:  # e.g. another session has this title
-                logger.debug("Untitled session: %s", exc)
+        if self.memory.turn == 1:
+            self.memory.name_untitled(user_message)
 
         scrubber = StreamingContextScrubber()
         limit = self.settings.max_tool_iterations
@@ -811,22 +566,7 @@ class AgentSession:
                 logger.warning("%s", unsaved)
             break
 
-        self._guard.call(
-            "sync_all",
-            self.manager.sync_all,
-            user_message,
-            result.content,
-            default=None,
-            session_id=self._session_id,
-            messages=self.messages,
-        )
-        self._guard.call(
-            "queue_prefetch_all",
-            self.manager.queue_prefetch_all,
-            user_message,
-            default=None,
-            session_id=self._session_id,
-        )
+        self.memory.finish_turn(user_message, result.content, messages=self.messages)
         return result
 
     # -- compression -------------------------------------------------------------------
@@ -877,7 +617,7 @@ class AgentSession:
             reset=False,
             reason="compression",
         )
-        self._freeze_system_prompt()
+        self._freeze_system_prompt(refresh=True)
         self._reported_tokens = None
         self.compressor.note_context(self.context_tokens())
         outcome = CompressionOutcome(
@@ -911,18 +651,19 @@ class AgentSession:
             try:
                 # End the parent first: a continuation starts after its parent ended.
                 self.store.end_session(old_id, "compression")
-                self._create_row(new_id, parent_session_id=old_id)
+                self.memory.create_row(new_id, parent_session_id=old_id)
                 title = None
                 if old_title:
                     title = self._store_call(self.store.next_title_in_lineage, old_title)
                     if title:
                         self._store_call(self.store.set_session_title, new_id, title)
-                self.store.append_messages(new_id, [_row(m) for m in messages])
+                self.store.append_messages(new_id, [store_row(m) for m in messages])
             except SessionStoreError:
                 self._store_call(self.store.delete_session, new_id)
                 self._store_call(self.store.reopen_session, old_id)
                 raise
             self._session_id = new_id
+            self.memory.continue_in(new_id, title=title)
             self._messages = [dict(m) for m in messages]
             self._api_content = {}
         return title
@@ -1001,36 +742,9 @@ class AgentSession:
             logger.warning("Session store: %s", exc)
             return None
 
-    def _create_row(
-        self, session_id: str, *, title: str | None = None, parent_session_id: str | None = None
-    ) -> None:
-        where = self.settings.working_dir
-        self.store.create_session(
-            session_id,
-            source=self.settings.source or self.settings.platform,
-            model=self.model_name,
-            parent_session_id=parent_session_id,
-            user_id=self.settings.user_id or None,
-            cwd=path_text(where) if where is not None else None,
-            git_repo_root=_stored_root(where),
-        )
-        if title:
-            self._store_call(self.store.set_session_title, session_id, title)
-
-    def _load_tools(self) -> list[dict[str, Any]]:
-        schemas = self._guard.call(
-            "get_all_tool_schemas", self.manager.get_all_tool_schemas, default=[], expect=list
-        )
-        tools = []
-        for schema in schemas:
-            if isinstance(schema, Mapping) and isinstance(schema.get("name"), str):
-                tools.append(dict(schema))
-        return tools
-
-    def _freeze_system_prompt(self) -> None:
-        blocks = self._guard.call(
-            "build_system_prompt", self.manager.build_system_prompt, default="", expect=str
-        )
+    def _freeze_system_prompt(self, *, refresh: bool = False) -> None:
+        """Render the session's prompt around the memory block (read again with *refresh*)."""
+        blocks = self.memory.refresh_system_prompt() if refresh else self.memory.system_prompt()
         self._system_prompt = PromptParts(
             identity=load_identity(self.hermes_home),
             guidance=tool_guidance(t["name"] for t in self._tools),
@@ -1042,7 +756,7 @@ class AgentSession:
             started=self._clock(),
             platform=self.settings.platform,
         ).render()
-        self._store_call(self.store.update_system_prompt, self._session_id, self._system_prompt)
+        self.memory.record_system_prompt(self._system_prompt)
 
     def _api_messages(self) -> list[dict[str, Any]]:
         """System prompt + transcript, with recalled memory on the API copies only."""
@@ -1070,7 +784,7 @@ class AgentSession:
         stays locked keeps the rows in memory for the next commit instead of
         raising; otherwise its error is raised and the transcript is unchanged.
         """
-        rows = [_row(message) for message in messages]
+        rows = [store_row(message) for message in messages]
         if finish_reason and rows:
             rows[-1]["finish_reason"] = finish_reason
         with deferred_interrupt():
@@ -1102,21 +816,7 @@ class AgentSession:
         _HOLDING.discard(self)
 
     def _append_rows(self, session_id: str, rows: list[dict[str, Any]]) -> None:
-        """Append *rows* to *session_id*; when its row was deleted meanwhile (``sessions
-        delete`` from another process), the session is stored again from these rows on."""
-        try:
-            self.store.append_messages(session_id, rows)
-        except SessionNotFoundError:
-            logger.warning(
-                "Session %s was deleted from %s while in use; it is stored again from "
-                "this message on (the deleted messages stay deleted).",
-                session_id,
-                self.store.path,
-            )
-            self._create_row(
-                session_id, title=self._title if session_id == self._session_id else None
-            )
-            self.store.append_messages(session_id, rows)
+        self.memory.store_rows(rows, session_id)
 
     def _store_held_at_exit(self) -> None:
         """:meth:`_store_unsaved` for an exit without :meth:`close` (logs what it cannot)."""
@@ -1188,45 +888,8 @@ class AgentSession:
             arguments = call.parsed_arguments()
         except LLMError as exc:
             return ToolRun(call.name, {}, json.dumps({"error": f"{exc} Send a JSON object."}))
-        if not self._has_tool(call.name):
-            available = ", ".join(sorted(t["name"] for t in self._tools)) or "none"
-            error = f"Unknown tool {call.name!r}. Available tools: {available}."
-            return ToolRun(call.name, arguments, json.dumps({"error": error}))
-        fallback = json.dumps(
-            {"error": f"Tool {call.name!r} did not complete; try again or continue without it."}
-        )
-        output = self._guard.call(
-            f"tool:{call.name}",
-            self.manager.handle_tool_call,
-            call.name,
-            arguments,
-            default=fallback,
-            expect=str,
-            timeout=self.settings.tool_timeout,
-        )
-        if call.name == "memory":
-            self._guard.call(
-                "notify_memory_tool_write",
-                self.manager.notify_memory_tool_write,
-                output,
-                arguments,
-                default=None,
-                build_metadata=self._mirror_metadata(call.id),
-            )
+        output = self.memory.call_tool(call.name, arguments, call_id=call.id)
         return ToolRun(call.name, arguments, output)
-
-    def _mirror_metadata(self, call_id: str) -> Callable[[], Mapping[str, Any]] | None:
-        """The builtin provider's metadata for mirrored writes (session, platform …), if any."""
-        builtin = self.manager.get_provider("builtin")
-        builder = getattr(builtin, "metadata_builder", None)
-        if not callable(builder):
-            return None
-        try:
-            built = builder(tool_call_id=call_id)
-        except Exception as exc:  # metadata is a courtesy; the write itself stands
-            logger.debug("builtin metadata_builder failed: %s", exc)
-            return None
-        return built if callable(built) else None
 
     def _unique_call_ids(self, calls: list[ToolCall]) -> list[ToolCall]:
         """*calls* with ids unique in the transcript (some servers repeat ``call_0``)."""
@@ -1243,9 +906,6 @@ class AgentSession:
             seen.add(call.id)
             unique.append(call)
         return unique
-
-    def _has_tool(self, name: str) -> bool:
-        return any(t["name"] == name for t in self._tools)
 
     def _summarize(self, prompt: str) -> str:
         assert self.client is not None

@@ -4,14 +4,19 @@ Each non-blank line is a JSON object, either
 
 * a **message** — ``{"role": "user", "content": "..."}`` with optional
   ``tool_calls``, ``tool_call_id``, ``name`` (the speaker, or a tool result's
-  tool), ``timestamp`` (epoch seconds,
+  tool), ``tool_name``, ``token_count``, ``finish_reason``, ``timestamp`` (epoch seconds,
   ISO 8601, or a written-out date such as ``2023/05/20 (Sat) 02:21`` or
   ``2:10 pm on 9 May, 2023``) and ``session_id``; messages without
   ``session_id`` form one session for the whole file; or
 * a **conversation** — ``{"messages": [...]}`` (the fine-tuning format) with
   optional ``session_id``, ``title``, ``source``, ``model`` and ``started_at``
   (when the conversation happened; its messages without a ``timestamp`` are
-  dated then, in order); one session per line.
+  dated then, in order); one session per line. What ``sessions export`` writes
+  adds ``parent_session_id`` (lineage), ``ended_at``, ``end_reason``,
+  ``user_id`` and the session's other fields, and may give ``"messages": []``
+  with the session's messages on the lines after it, each naming its
+  ``session_id`` (a long session's line would be too long); message lines
+  after a conversation line with their ``session_id`` always join it.
 
 A LoCoMo or LongMemEval benchmark file (one JSON document) is read as its
 sessions, dated and with speaker names (see :mod:`hermes_core.sessions.datasets`).
@@ -33,7 +38,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -56,6 +61,8 @@ MAX_REPORTED_ERRORS = 20
 MAX_LINE_BYTES = 64 * 1024 * 1024
 """Longest line of a JSONL file; one message or conversation is far smaller."""
 _CHUNK_BYTES = 1024 * 1024
+PROGRESS_LINES = 1_000
+"""Lines checked between two calls of a progress callback."""
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _NUMBER_TEXT = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
@@ -174,11 +181,18 @@ def _message(data: Mapping[str, Any]) -> dict[str, Any]:
     if name is not None and not isinstance(name, str):
         raise _LineError(f'"name" must be text (who spoke, or the tool), got {name!r:.40}')
     message: dict[str, Any] = {"role": role, "content": content}
+    token_count = data.get("token_count")
+    if token_count is not None and (
+        isinstance(token_count, bool) or not isinstance(token_count, int) or token_count < 0
+    ):
+        raise _LineError(f'"token_count" must be a whole number of tokens, got {token_count!r:.40}')
     fields = {
         "tool_calls": _tool_calls(data.get("tool_calls")),
         "tool_call_id": _text_field(data, "tool_call_id", "the id of the call answered"),
+        "tool_name": _text_field(data, "tool_name", "the tool that was run"),
         "name": name,
         "finish_reason": _text_field(data, "finish_reason", "why the model stopped"),
+        "token_count": token_count,
     }
     message.update((key, value) for key, value in fields.items() if value is not None)
     stamp = _timestamp(data.get("timestamp"))
@@ -205,9 +219,60 @@ def _title(data: Mapping[str, Any]) -> str | None:
         raise _LineError(str(exc)) from exc
 
 
-def _claim(first_line: dict[tuple[str, str], int], key: tuple[str, str], number: int) -> None:
-    """Note that line *number* names a session by *key* (its id or title), used once per file."""
-    earlier = first_line.setdefault(key, number)
+_DETAIL_TEXT = {
+    "user_id": "whose conversation it is",
+    "end_reason": "why it ended",
+    "system_prompt": "the system prompt it ran with",
+    "cwd": "the folder it ran in",
+    "git_repo_root": "the git checkout it ran in",
+}
+_DETAIL_COUNTS = ("input_tokens", "output_tokens")
+
+
+def _session_details(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The optional fields of a conversation line that ``sessions export`` writes.
+
+    ``parent_session_id`` (the session it continues or was started from),
+    ``ended_at``, ``end_reason``, ``user_id``, ``system_prompt``,
+    ``model_config`` (an object), ``input_tokens``, ``output_tokens``, ``cwd``
+    and ``git_repo_root``; absent ones are left out.
+    """
+    details: dict[str, Any] = {
+        key: _text_field(data, key, what) for key, what in _DETAIL_TEXT.items()
+    }
+    parent = _text_field(data, "parent_session_id", "the id of the session it continues")
+    if parent is not None:
+        try:
+            details["parent_session_id"] = valid_session_id(parent, '"parent_session_id"')
+        except SessionStoreError as exc:
+            raise _LineError(str(exc).rstrip(".")) from exc
+    try:
+        details["ended_at"] = _timestamp(data.get("ended_at"))
+    except _LineError as exc:
+        raise _LineError(str(exc).replace('"timestamp"', '"ended_at"')) from exc
+    config = data.get("model_config")
+    if config is not None and not isinstance(config, dict):
+        raise _LineError(f'"model_config" must be a JSON object, got {config!r:.40}')
+    details["model_config"] = config
+    for key in _DETAIL_COUNTS:
+        value = data.get(key)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 0
+        ):
+            raise _LineError(f'"{key}" must be a whole number of tokens, got {value!r:.40}')
+        details[key] = value
+    return {key: value for key, value in details.items() if value is not None}
+
+
+def _claim(
+    first_line: dict[tuple[str, str, str | None], int],
+    key: tuple[str, str],
+    number: int,
+    scope: str | None = None,
+) -> None:
+    """Note that line *number* names a session by *key* (its id or title), used once per file
+    (a title once per user: *scope*)."""
+    earlier = first_line.setdefault((*key, scope), number)
     if earlier != number:
         what, value = key
         raise _LineError(
@@ -370,8 +435,11 @@ def read_jsonl(
     source: str = "import",
     session_id: str | None = None,
     title: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Sessions (for ``SessionStore.import_sessions``) read from *path*.
+
+    *progress* is called with (lines read, lines in all) as the lines are checked.
 
     *session_id* and *title* name the session of the messages that name none
     (message lines without ``session_id``) or, in a file of one conversation,
@@ -396,7 +464,8 @@ def read_jsonl(
     base_id = _file_id(path, digest)
     loose: dict[str, list[dict[str, Any]]] = {}
     conversations: list[dict[str, Any]] = []
-    first_line: dict[tuple[str, str], int] = {}
+    named: dict[str, dict[str, Any]] = {}  # conversations by their line's "session_id"
+    first_line: dict[tuple[str, str, str | None], int] = {}
     errors: list[str] = []
     unnamed = False  # some messages name no session: they form the base_id session
     document = _document(text)
@@ -408,6 +477,8 @@ def read_jsonl(
     # and U+0085, which JSON lets a string hold as they are (json.dumps(ensure_ascii=False)).
     lines = [json.dumps(document)] if isinstance(document, dict) else _LINE_END.split(text)
     for number, line in enumerate(lines, start=1):
+        if progress is not None and number % PROGRESS_LINES == 0:
+            progress(number, len(lines))
         if not line.strip():
             continue
         try:
@@ -425,8 +496,11 @@ def read_jsonl(
                 raise _LineError(f"expected a JSON object, got {type(data).__name__}")
             if "messages" in data:
                 items = data["messages"]
-                if not isinstance(items, list) or not items:
-                    raise _LineError('"messages" must be a non-empty list')
+                if not isinstance(items, list) or not (items or "session_id" in data):
+                    raise _LineError(
+                        '"messages" must be a non-empty list (or [] with a "session_id": '
+                        "a session whose messages follow on lines of their own, or has none)"
+                    )
                 messages = []
                 for n, item in enumerate(items, start=1):
                     if not isinstance(item, dict):
@@ -442,6 +516,7 @@ def read_jsonl(
                     "title": conversation_title,
                     "source": _text_field(data, "source", "where it happened") or source,
                     "model": _text_field(data, "model", "the model's name"),
+                    **_session_details(data),
                     "messages": messages,
                 }
                 try:
@@ -454,12 +529,20 @@ def read_jsonl(
                         message.setdefault("timestamp", started)  # the store keeps their order
                 _claim(first_line, ("id", conversation_id), number)
                 if conversation_title is not None:
-                    _claim(first_line, ("title", conversation_title), number)
+                    scope = conversation.get("user_id")
+                    _claim(first_line, ("title", conversation_title), number, scope)
                 conversations.append(conversation)
+                named[conversation_id] = conversation
             else:
                 owner = _session_id(data) or base_id
                 unnamed = unnamed or owner == base_id
                 message = _message(data)
+                if owner in named:  # a message of a conversation given on an earlier line
+                    started = named[owner].get("started_at")
+                    if started is not None:
+                        message.setdefault("timestamp", started)
+                    named[owner]["messages"].append(message)
+                    continue
                 if owner not in loose:
                     _claim(first_line, ("id", owner), number)
                 loose.setdefault(owner, []).append(message)
@@ -468,6 +551,8 @@ def read_jsonl(
             if len(errors) >= MAX_REPORTED_ERRORS:
                 errors.append("(stopped after 20 errors)")
                 break
+    if progress is not None:
+        progress(len(lines), len(lines))
     if errors:
         raise SessionImportError(
             f"{path} has bad lines; nothing was imported.\n  "

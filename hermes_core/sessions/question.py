@@ -30,11 +30,14 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import sqlite3
+import threading
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from hermes_core.sessions.cjk import cjk_runs, contains_cjk
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
+from hermes_core.sessions.schema import WORD_TOKENIZER
 from hermes_core.sessions.wordforms import number_forms, word_forms
 
 __all__ = [
@@ -43,6 +46,7 @@ __all__ = [
     "is_stop_word",
     "names_a_topic",
     "plan_query",
+    "porter_stem",
     "stem",
     "stem_regex",
 ]
@@ -124,6 +128,10 @@ class Plan(NamedTuple):
     conversations that answer equally well, the most recent comes first."""
     keywords: tuple[Term, ...] = ()
     """The words typed, in ``keywords`` mode: the top-up query is made from them."""
+    phrases: tuple[Term, ...] = ()
+    """Phrases quoted inside a question (*When did she read "nothing is impossible"?*): a
+    strong preference (conversations holding one rank first, its messages are boosted),
+    never a filter: the question is still searched by its words."""
     extras: frozenset[str] = frozenset()
     """Words a question's plan added (one-word spellings, other forms; lower-case): one the
     word index has never seen is dropped, not looked up inside other words as a typed one is."""
@@ -140,33 +148,62 @@ class Plan(NamedTuple):
         return _any_of(self.primary, expanded) if len(expanded) > 1 else None
 
 
-_SUFFIXES = (
-    "ations", "ation", "ingly", "ments", "ment", "edly", "ings", "ing",
-    "ers", "ies", "ied", "es", "ed", "er", "ly", "s",
-)  # fmt: skip
-_SIBILANT_ENDINGS = ("s", "x", "z", "ch", "sh")
+class _IndexStemmer:
+    """SQLite's own FTS5 ``porter`` tokenizer, configured as the word index, on one word at a time.
+
+    Its Porter is the reference C version (``-bli`` → ``-ble``, ``-logi`` → ``-log``), not
+    the original paper's that stemming libraries ship (Snowball's ``porter`` says
+    ``possibli`` where the index says ``possibl``): asking the tokenizer itself
+    makes a disagreement impossible.
+    """
+
+    def __init__(self) -> None:
+        self._conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        self._conn.execute(
+            f"CREATE VIRTUAL TABLE words USING fts5(word, tokenize='{WORD_TOKENIZER}')"
+        )
+        self._conn.execute("CREATE VIRTUAL TABLE tokens USING fts5vocab(words, instance)")
+        self._lock = threading.Lock()
+
+    def first_token(self, word: str) -> str | None:
+        with self._lock:
+            self._conn.execute("INSERT INTO words(rowid, word) VALUES (1, ?)", (word,))
+            row = self._conn.execute("SELECT term FROM tokens ORDER BY offset LIMIT 1").fetchone()
+            self._conn.execute("DELETE FROM words")
+        return None if row is None else str(row[0])
+
+
+_STEMMER = _IndexStemmer()
+
+
+@functools.lru_cache(maxsize=65_536)
+def porter_stem(word: str) -> str:
+    """The token the word index stores for *word*: ``deployments`` → ``deploy``,
+    ``deployed`` → ``deploi``, ``possibly`` → ``possibl`` (lower-cased; *word* itself
+    when the tokenizer keeps nothing of it)."""
+    return _STEMMER.first_token(word) or word.lower()
 
 
 def stem(word: str) -> str:
-    """*word* lower-cased minus one common English suffix: a prefix to look for in raw text.
+    """*word* lower-cased, cut to the start its Porter family shares: a prefix to find in raw text.
 
-    The word index is porter-stemmed; this cruder cut is for places that read
-    text directly (snippets, conversation coverage, transcript windows):
-    ``deployments`` → ``deploy``, ``fixes`` → ``fix``, ``notes`` → ``note``.
-    At least three letters are kept; a possessive goes first (``grace's`` → ``grace``).
+    The word index is porter-stemmed (:func:`porter_stem`); places that read
+    text directly (snippets, conversation coverage, transcript windows) look
+    for the start of the word that its stem keeps: ``deployments`` and
+    ``deployed`` → ``deploy`` (Porter's ``deploi`` with its ``y`` back),
+    ``fixes`` → ``fix``, ``notes`` → ``note``. At least three letters are kept;
+    a possessive goes first (``grace's`` → ``grace``).
     """
     word = word.lower()
     if word.endswith("'s") and len(word) > 2:
         word = word[:-2]
     word = word.rstrip("'")
-    for suffix in _SUFFIXES:
-        if not word.endswith(suffix) or len(word) - len(suffix) < 3:
-            continue
-        base = word[: -len(suffix)]
-        if suffix == "es" and not base.endswith(_SIBILANT_ENDINGS):
-            continue  # notes → note (by "s"), not "not"
-        return base
-    return word
+    porter = porter_stem(word)
+    if porter.endswith("i") and word.startswith(porter[:-1] + "y"):
+        porter = porter[:-1] + "y"  # happi(ness) -> happy, deploi(ed) -> deploy
+    shared = next((n for n, (a, b) in enumerate(zip(word, porter, strict=False)) if a != b), None)
+    cut = porter if shared is None else porter[:shared]
+    return cut if len(cut) >= 3 else word
 
 
 _SILENT_E_ENDINGS = "(?:e|ing|ion|ation|able)"
@@ -366,9 +403,16 @@ def plan_query(parsed: ParsedQuery, question: bool = False) -> Plan:
     once its time phrase is taken out). Plans are immutable and remembered for
     the last few hundred queries.
     """
-    if parsed.empty or parsed.explicit or len(parsed.clauses) != 1:
+    if parsed.empty or len(parsed.clauses) != 1:
         return Plan(primary=parsed)
     words = list(parsed.clauses[0].include)
+    phrases: tuple[Term, ...] = ()
+    if parsed.explicit:
+        if not _quotes_in_a_sentence(parsed):
+            return Plan(primary=parsed)
+        phrases = tuple(word for word in words if word.quoted)
+        words = [w for word in words for w in (_phrase_words(word) if word.quoted else [word])]
+        question = True
     content = _content_words(words)
     has_stops = len(content) < len(words)
     question = question or parsed.question or len(words) >= 4 or (len(words) >= 3 and has_stops)
@@ -399,5 +443,34 @@ def plan_query(parsed: ParsedQuery, question: bool = False) -> Plan:
         boosts=tuple(boosts),
         mode="question",
         prefer_recent=recent,
+        phrases=phrases,
         extras=extras,
     )
+
+
+_SENTENCE_WORDS = 3
+"""Words outside quotes that make a query with quotes a sentence rather than FTS syntax."""
+
+
+def _quotes_in_a_sentence(parsed: ParsedQuery) -> bool:
+    """True for a question or sentence that quotes a title or phrase, with no other syntax.
+
+    ``When did she read the book "nothing is impossible"?`` asks a question; the
+    quotes mark a title. ``"connection refused" nginx`` is FTS syntax, kept literal.
+    """
+    clause = parsed.clauses[0]
+    if clause.exclude or any(term.prefix for term in clause.include):
+        return False
+    if any(word in ("AND", "OR", "NOT", "NEAR") for word in parsed.text.split()):
+        return False
+    plain = [term for term in clause.include if not term.quoted]
+    if len(plain) == len(clause.include):
+        return False
+    return parsed.question or (
+        len(plain) >= _SENTENCE_WORDS and any(is_stop_word(term) for term in plain)
+    )
+
+
+def _phrase_words(phrase: Term) -> list[Term]:
+    """The words of a quoted phrase, searched like the question's other words."""
+    return [term for term in parse_query(phrase.text).terms if not term.quoted]

@@ -8,11 +8,15 @@ re-export, or strict type checking refuses ``from package import name``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from hermes_core import (
     AgentSession,
+    AsyncMemory,
     ConfigError,
     HermesMemoryError,
     LLMError,
+    Memory,
     MemoryManager,
     MemoryObservation,
     MemoryPrefetchResult,
@@ -38,6 +42,7 @@ from hermes_core.runtime import (
     CompressionSettings,
     ContextCompressor,
     PromptParts,
+    Recall,
     RuntimeSettings,
     ToolRun,
     TurnResult,
@@ -50,3 +55,30 @@ from hermes_core.testing import (
     block_network,
     tool_schema_problems,
 )
+
+
+def host_loop(history: list[dict[str, Any]]) -> str:
+    """A host's own loop, as docs/host-api.md shows it."""
+    with Memory.open(user_id="alice", platform="sdk", title="Typed") as memory:
+        system: str = memory.system_prompt()
+        api: list[dict[str, Any]] = memory.prepare(
+            [{"role": "system", "content": system}, *history]
+        )
+        tools: list[dict[str, Any]] = memory.tools()
+        result: str = memory.call_tool("session_search", {"query": "tea"})
+        recall: Recall = memory.begin_turn("what do I drink?")
+        memory.record(api[1:])
+        memory.record_turn("hi", "hello", tool_calls=[{"name": "memory", "arguments": {}}])
+        scrubber = memory.scrubber()
+        shown = scrubber.feed(memory.scrub(result)) + scrubber.flush()
+        return f"{shown}{len(tools)}{recall.block}{memory.session_id}"
+
+
+async def async_host_loop(history: list[dict[str, Any]]) -> str:
+    """The asyncio twin."""
+    async with await AsyncMemory.open(user_id="alice") as memory:
+        api = await memory.prepare(history)
+        result: str = await memory.call_tool("memory", '{"action": "add"}')
+        await memory.record_turn("hi", "hello")
+        await memory.record(api)
+        return memory.system_prompt() + result + str(memory.tools())

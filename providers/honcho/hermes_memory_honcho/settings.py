@@ -8,7 +8,6 @@ API key is a secret: it is never written to ``config.yaml``; it comes from
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections.abc import Mapping
@@ -16,9 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hermes_core.config import header_value_problem, is_http_url, load_config, update_config
+from hermes_core.config import load_config, update_config
 from hermes_core.errors import ConfigError
 from hermes_core.secrets import dotenv_path, read_dotenv, write_dotenv
+from hermes_core.settings import Setting, api_key_problem, refuse_unknown, settings_section
+from hermes_core.settings import config_schema as schema_of
 
 __all__ = [
     "FIELDS",
@@ -34,28 +35,11 @@ ENVIRONMENTS = {"production": "https://api.honcho.dev", "local": "http://localho
 RECALL_MODES = ("hybrid", "context", "tools")
 REASONING_LEVELS = ("minimal", "low", "medium", "high", "max")
 _ID_RE = re.compile(r"[A-Za-z0-9_-]{1,100}")
+_ID_HINT = "1-100 characters of letters, digits, '_' or '-'"
 
 
-@dataclass(frozen=True)
-class Field:
-    """One setting: its type, default, environment variables and wizard text."""
-
-    key: str
-    kind: type
-    default: Any
-    description: str
-    env: tuple[str, ...] = ()
-    choices: tuple[str, ...] = ()
-    secret: bool = False
-    minimum: float | None = None
-    maximum: float | None = None
-    is_id: bool = False
-    is_url: bool = False
-    url: str = ""
-
-
-FIELDS: tuple[Field, ...] = (
-    Field(
+FIELDS: tuple[Setting, ...] = (
+    Setting(
         "api_key",
         str,
         "",
@@ -64,7 +48,7 @@ FIELDS: tuple[Field, ...] = (
         secret=True,
         url="https://app.honcho.dev",
     ),
-    Field(
+    Setting(
         "base_url",
         str,
         "",
@@ -72,7 +56,7 @@ FIELDS: tuple[Field, ...] = (
         env=("HONCHO_BASE_URL", "HONCHO_URL"),
         is_url=True,
     ),
-    Field(
+    Setting(
         "environment",
         str,
         "production",
@@ -80,31 +64,34 @@ FIELDS: tuple[Field, ...] = (
         env=("HONCHO_ENVIRONMENT",),
         choices=tuple(ENVIRONMENTS),
     ),
-    Field(
+    Setting(
         "workspace",
         str,
         "hermes",
         "Honcho workspace id shared by every session",
         env=("HONCHO_WORKSPACE_ID",),
-        is_id=True,
+        pattern=_ID_RE,
+        pattern_hint=_ID_HINT,
     ),
-    Field(
+    Setting(
         "ai_peer",
         str,
         "hermes",
         "Peer id of the assistant",
         env=("HONCHO_AI_PEER",),
-        is_id=True,
+        pattern=_ID_RE,
+        pattern_hint=_ID_HINT,
     ),
-    Field(
+    Setting(
         "user_peer",
         str,
         "user",
         "Peer id of the user when the host passes no user_id",
         env=("HONCHO_USER_PEER",),
-        is_id=True,
+        pattern=_ID_RE,
+        pattern_hint=_ID_HINT,
     ),
-    Field(
+    Setting(
         "recall_mode",
         str,
         "hybrid",
@@ -112,7 +99,7 @@ FIELDS: tuple[Field, ...] = (
         env=("HONCHO_RECALL_MODE",),
         choices=RECALL_MODES,
     ),
-    Field(
+    Setting(
         "timeout",
         float,
         15.0,
@@ -121,7 +108,7 @@ FIELDS: tuple[Field, ...] = (
         minimum=0.001,
         maximum=600,
     ),
-    Field(
+    Setting(
         "max_retries",
         int,
         2,
@@ -130,7 +117,7 @@ FIELDS: tuple[Field, ...] = (
         minimum=0,
         maximum=10,
     ),
-    Field(
+    Setting(
         "retry_backoff",
         float,
         0.5,
@@ -138,7 +125,7 @@ FIELDS: tuple[Field, ...] = (
         minimum=0,
         maximum=30,
     ),
-    Field(
+    Setting(
         "breaker_threshold",
         int,
         5,
@@ -146,7 +133,7 @@ FIELDS: tuple[Field, ...] = (
         minimum=1,
         maximum=1000,
     ),
-    Field(
+    Setting(
         "breaker_cooldown",
         float,
         60.0,
@@ -154,7 +141,7 @@ FIELDS: tuple[Field, ...] = (
         minimum=0,
         maximum=86_400,
     ),
-    Field(
+    Setting(
         "prefetch_wait",
         float,
         3.0,
@@ -162,7 +149,7 @@ FIELDS: tuple[Field, ...] = (
         minimum=0,
         maximum=30,
     ),
-    Field(
+    Setting(
         "context_tokens",
         int,
         800,
@@ -170,15 +157,15 @@ FIELDS: tuple[Field, ...] = (
         minimum=1,
         maximum=100_000,
     ),
-    Field("dialectic", bool, True, "Ask Honcho's dialectic about each user message"),
-    Field(
+    Setting("dialectic", bool, True, "Ask Honcho's dialectic about each user message"),
+    Setting(
         "reasoning_level",
         str,
         "low",
         "Reasoning level of background dialectic queries",
         choices=REASONING_LEVELS,
     ),
-    Field(
+    Setting(
         "dialectic_max_chars",
         int,
         600,
@@ -186,7 +173,7 @@ FIELDS: tuple[Field, ...] = (
         minimum=1,
         maximum=100_000,
     ),
-    Field(
+    Setting(
         "message_max_chars",
         int,
         25000,
@@ -194,7 +181,7 @@ FIELDS: tuple[Field, ...] = (
         minimum=100,
         maximum=1_000_000,
     ),
-    Field(
+    Setting(
         "max_pending_messages",
         int,
         1000,
@@ -202,7 +189,7 @@ FIELDS: tuple[Field, ...] = (
         minimum=1,
         maximum=100_000,
     ),
-    Field(
+    Setting(
         "shutdown_timeout",
         float,
         5.0,
@@ -212,7 +199,6 @@ FIELDS: tuple[Field, ...] = (
     ),
 )
 _BY_KEY = {field.key: field for field in FIELDS}
-_TYPE_NAMES = {str: "text", int: "integer", float: "number", bool: "boolean"}
 
 
 @dataclass(frozen=True)
@@ -252,74 +238,14 @@ class HonchoSettings:
         return url[: -len("/v3")] if url.endswith("/v3") else url
 
 
-def _coerce(field: Field, value: Any, source: str) -> Any:
+def _coerce(field: Setting, value: Any, source: str) -> Any:
     """Turn *value* into the field's type, or raise a ConfigError naming *source*."""
+    coerced = field.parse(value, source)
     if field.secret:
-        # A key is never quoted in a message: it would reach logs and the model.
-        if not isinstance(value, str):
-            raise ConfigError(f"{source} must be text; set it again.")
-        problem = header_value_problem(value.strip())
-        if problem:
-            raise ConfigError(
-                f"{source} contains {problem}, so it cannot be sent to Honcho: copy the "
-                "key again without it."
-            )
-        return value.strip()
-
-    def bad(expected: str) -> ConfigError:
-        return ConfigError(
-            f"{source} must be {expected}, got {value!r}. Fix it and retry "
-            f"(unset it to use the default {field.default!r})."
-        )
-
-    if field.kind is bool:
-        if isinstance(value, bool):
-            return value
-        text = str(value).strip().lower()
-        if text in {"1", "true", "yes", "on"}:
-            return True
-        if text in {"0", "false", "no", "off"}:
-            return False
-        raise bad("true or false")
-    if field.kind in (int, float):
-        kind = _TYPE_NAMES[field.kind]
-        low = field.minimum if field.minimum is not None else -math.inf
-        high = field.maximum if field.maximum is not None else math.inf
-        bounds = f"a finite {kind} between {low:g} and {high:g}"
-        if isinstance(value, bool):
-            raise bad(bounds)
-        try:
-            number = float(value.strip() if isinstance(value, str) else value)
-        except (TypeError, ValueError, OverflowError):
-            raise bad(bounds) from None
-        if not math.isfinite(number) or not low <= number <= high:
-            raise bad(bounds)
-        if field.kind is int:
-            if not number.is_integer():
-                raise bad(f"an integer between {low:g} and {high:g}")
-            return int(number)
-        return number
-    if not isinstance(value, str):
-        raise bad("a string")
-    text = value.strip()
-    if field.choices and text not in field.choices:
-        raise bad("one of " + ", ".join(field.choices))
-    if field.is_id and not _ID_RE.fullmatch(text):
-        raise bad("1-100 characters of letters, digits, '_' or '-'")
-    if field.is_url and text and not is_http_url(text):
-        raise bad("an http(s) URL such as http://localhost:8000")
-    return text
-
-
-def _section(config: Mapping[str, Any], where: Path) -> Mapping[str, Any]:
-    section = config.get(SECTION)
-    if section is None:
-        return {}
-    if not isinstance(section, Mapping):
-        raise ConfigError(
-            f"'{SECTION}' in {where} must be a mapping of settings, found {type(section).__name__}."
-        )
-    return section
+        refusal = api_key_problem(coerced, source, "Honcho")
+        if refusal is not None:
+            raise refusal
+    return coerced
 
 
 def load_settings(
@@ -332,13 +258,8 @@ def load_settings(
     """
     home = Path(hermes_home)
     env = os.environ if environ is None else environ
-    section = _section(load_config(home), home / "config.yaml")
-    unknown = sorted(str(key) for key in section if key not in _BY_KEY)
-    if unknown:
-        raise ConfigError(
-            f"Unknown setting(s) {', '.join(f'{SECTION}.{k}' for k in unknown)} in "
-            f"{home / 'config.yaml'}. Known settings: {', '.join(sorted(_BY_KEY))}."
-        )
+    section = settings_section(load_config(home), SECTION, home / "config.yaml")
+    refuse_unknown(section, _BY_KEY, "Honcho", SECTION, f" in {home / 'config.yaml'}")
     if section.get("api_key"):
         raise ConfigError(
             f"{SECTION}.api_key must not be stored in config.yaml; move it to HONCHO_API_KEY "
@@ -368,28 +289,7 @@ def load_settings(
 
 def config_schema() -> list[dict[str, Any]]:
     """The setup-wizard description of every field."""
-    schema = []
-    for field in FIELDS:
-        entry: dict[str, Any] = {
-            "key": field.key,
-            "description": field.description,
-            "secret": field.secret,
-            "required": False,
-            "default": field.default,
-            "type": _TYPE_NAMES[field.kind],
-        }
-        if field.env:
-            entry["env_var"] = field.env[0]
-        if field.choices:
-            entry["choices"] = list(field.choices)
-        if field.minimum is not None:
-            entry["minimum"] = field.minimum
-        if field.maximum is not None:
-            entry["maximum"] = field.maximum
-        if field.url:
-            entry["url"] = field.url
-        schema.append(entry)
-    return schema
+    return schema_of(FIELDS)
 
 
 def save_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str]) -> None:
@@ -399,12 +299,7 @@ def save_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str]
     both files untouched. A blank value removes the key (back to its default).
     """
     home = Path(hermes_home)
-    unknown = sorted(str(key) for key in values if key not in _BY_KEY)
-    if unknown:
-        raise ConfigError(
-            f"Unknown Honcho setting(s): {', '.join(unknown)}. "
-            f"Known settings: {', '.join(sorted(_BY_KEY))}."
-        )
+    refuse_unknown(values, _BY_KEY, "Honcho", SECTION)
     plain: dict[str, Any] = {}
     secrets: dict[str, str] = {}
     for key, value in values.items():
@@ -418,13 +313,14 @@ def save_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str]
             secrets[field.env[0]] = coerced
         else:
             plain[key] = coerced
-    _section(load_config(home), home / "config.yaml")  # a malformed section fails first
+    # a malformed section fails before anything is written
+    settings_section(load_config(home), SECTION, home / "config.yaml")
     if secrets:
         write_dotenv(secrets, home)
     if plain:
 
         def merge(config: dict[str, Any]) -> None:
-            section = dict(_section(config, home / "config.yaml"))
+            section = dict(settings_section(config, SECTION, home / "config.yaml"))
             for key, value in plain.items():
                 if value is None:
                     section.pop(key, None)

@@ -63,8 +63,8 @@ def test_base_url_loses_trailing_slash_and_v3(hermes_home: Path, url: str, expec
         ({"recall_mode": "magic"}, r"one of hybrid, context, tools"),
         ({"workspace": "my workspace"}, r"letters, digits"),
         ({"dialectic": "maybe"}, r"true or false"),
-        ({"max_retries": 1.5}, r"integer"),
-        ({"colour": "blue"}, r"Unknown setting\(s\) honcho\.colour"),
+        ({"max_retries": 1.5}, r"whole number"),
+        ({"colour": "blue"}, r"Unknown Honcho setting\(s\) honcho\.colour"),
         ({"api_key": "sk-123"}, r"must not be stored in config\.yaml"),
     ],
 )
@@ -242,7 +242,7 @@ def test_an_api_key_no_http_header_can_carry_is_refused_without_quoting_it(
 
 def test_a_bad_api_key_in_dotenv_is_named_by_its_file(hermes_home: Path) -> None:
     (hermes_home / ".env").write_text('HONCHO_API_KEY="ab\\ncd"\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"HONCHO_API_KEY in .*\.env contains a line break"):
+    with pytest.raises(ConfigError, match=r"HONCHO_API_KEY in .*\.env\) contains a line break"):
         load_settings(hermes_home, environ={})
 
 

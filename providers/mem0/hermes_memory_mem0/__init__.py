@@ -8,6 +8,6 @@ from __future__ import annotations
 
 from hermes_memory_mem0.provider import Mem0MemoryProvider
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = ["Mem0MemoryProvider", "__version__"]

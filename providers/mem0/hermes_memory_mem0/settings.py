@@ -9,7 +9,6 @@ named by ``mem0.api_key_env``), then from ``$HERMES_HOME/.env``;
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import stat
@@ -18,9 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_core.config import cfg_get, header_value_problem, load_config, update_config
+from hermes_core.config import cfg_get, load_config, update_config
 from hermes_core.errors import ConfigError
 from hermes_core.secrets import dotenv_path, read_dotenv, write_dotenv
+from hermes_core.settings import Setting, api_key_problem, refuse_unknown
+from hermes_core.settings import config_schema as schema_of
 
 __all__ = [
     "CONFIG_SCHEMA",
@@ -42,12 +43,6 @@ MODES = ("platform", "local")
 MODE_ALIASES = {"oss": "local", "cloud": "platform"}
 EMBEDDERS = ("minilm", "hash")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-ENV_KEYS = {
-    "mode": "MEM0_MODE",
-    "host": "MEM0_HOST",
-    "user_id": "MEM0_USER_ID",
-    "agent_id": "MEM0_AGENT_ID",
-}
 
 
 @dataclass(frozen=True)
@@ -97,23 +92,100 @@ class Mem0Settings:
     local: LocalSettings = field(default_factory=LocalSettings)
 
 
-# key -> (type, minimum, maximum); ranges are inclusive.
-_NUMBERS: dict[str, tuple[type, float, float]] = {
-    "top_k": (int, 1, 50),
-    "threshold": (float, 0, 1),
-    "sync_max_chars": (int, 50, 100_000),
-    "timeout": (float, 0.05, 600),
-    "retries": (int, 0, 10),
-    "retry_backoff": (float, 0, 30),
-    "prefetch_wait": (float, 0, 30),
-    "breaker_threshold": (int, 1, 1000),
-    "breaker_cooldown": (float, 0, 86_400),
-    "max_pending_writes": (int, 1, 100_000),
-}
-_BOOLS = ("rerank", "sync_infer")
-_STRINGS = ("host", "user_id", "agent_id", "api_key", "api_key_env")
+def _mode(text: str) -> str:
+    text = text.lower()
+    return MODE_ALIASES.get(text, text)
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "mode",
+        str,
+        "platform",
+        "platform = Mem0's hosted API; local = mem0's own engine, fully offline",
+        env=("MEM0_MODE",),
+        choices=MODES,
+        normalize=_mode,
+    ),
+    Setting(
+        "api_key",
+        str,
+        "",
+        "Mem0 platform API key; kept in $HERMES_HOME/.env",
+        env=(API_KEY_ENV,),
+        secret=True,
+        required=True,
+        url="https://app.mem0.ai/dashboard/api-keys",
+        when={"mode": "platform"},
+    ),
+    Setting(
+        "host",
+        str,
+        DEFAULT_HOST,
+        "Platform API base URL",
+        env=("MEM0_HOST",),
+        when={"mode": "platform"},
+    ),
+    Setting(
+        "user_id",
+        str,
+        "",
+        "Pin one user id (default: the host's user id, else hermes-user)",
+        env=("MEM0_USER_ID",),
+    ),
+    Setting(
+        "agent_id",
+        str,
+        DEFAULT_AGENT_ID,
+        "Agent id stored with every memory",
+        env=("MEM0_AGENT_ID",),
+    ),
+    Setting(
+        "rerank",
+        bool,
+        False,
+        "Rerank platform search results (slower, more precise)",
+        when={"mode": "platform"},
+    ),
+    Setting(
+        "local.embedder",
+        str,
+        "minilm",
+        "Local embedder: minilm (semantic, offline) or hash (fast, lexical)",
+        choices=EMBEDDERS,
+        normalize=str.lower,
+        when={"mode": "local"},
+    ),
+    Setting(
+        "local.hash_dims",
+        int,
+        256,
+        "Dimensions of the hash embedder",
+        minimum=8,
+        maximum=4096,
+        in_schema=False,
+    ),
+    Setting("api_key_env", str, API_KEY_ENV, "The variable holding the API key", in_schema=False),
+    *(
+        Setting(key, kind, default, description, minimum=low, maximum=high, in_schema=False)
+        for key, kind, default, low, high, description in (
+            ("top_k", int, 10, 1, 50, "Memories recalled per search"),
+            ("threshold", float, None, 0, 1, "Minimum search score"),
+            ("sync_infer", bool, True, None, None, "Let mem0 extract facts from each turn"),
+            ("sync_max_chars", int, 450, 50, 100_000, "Longest turn text synced"),
+            ("timeout", float, 10.0, 0.05, 600, "Seconds one HTTP attempt may take"),
+            ("retries", int, 2, 0, 10, "Retries after a failed attempt"),
+            ("retry_backoff", float, 0.5, 0, 30, "First retry delay in seconds"),
+            ("prefetch_wait", float, 3.0, 0, 30, "Seconds a turn waits for recall"),
+            ("breaker_threshold", int, 5, 1, 1000, "Failed calls that pause mem0 calls"),
+            ("breaker_cooldown", float, 120.0, 0, 86_400, "Seconds calls stay paused"),
+            ("max_pending_writes", int, 256, 1, 100_000, "Writes kept while mem0 is down"),
+        )
+    ),
+)
+_BY_KEY = {setting.key: setting for setting in SETTINGS}
 _LOCAL_KEYS = ("path", "embedder", "model_path", "hash_dims")
-_KNOWN = (*_NUMBERS, *_BOOLS, *_STRINGS, "mode", "local", "llm")
+_KNOWN = (*(key for key in _BY_KEY if "." not in key), "local", "llm")
 
 
 def load_settings(
@@ -132,44 +204,24 @@ def load_settings(
         section = {}
     if not isinstance(section, Mapping):
         raise ConfigError(f"'{SECTION}' in config.yaml must be a mapping of mem0 settings.")
-    unknown = sorted(str(key) for key in section if key not in _KNOWN)
-    if unknown:
-        raise ConfigError(
-            f"Unknown mem0 setting(s) {', '.join(f'{SECTION}.{k}' for k in unknown)}; "
-            f"known keys: {', '.join(sorted(_KNOWN))}."
-        )
-
-    def raw(key: str) -> Any:
-        if section.get(key) is not None:
-            return section[key]
-        env_name = ENV_KEYS.get(key)
-        value = env.get(env_name, "").strip() if env_name else ""
-        return value or None
+    refuse_unknown(section, _KNOWN, "mem0", SECTION)
 
     values: dict[str, Any] = {}
-    mode = raw("mode")
-    if mode is not None:
-        text = str(mode).strip().lower()
-        text = MODE_ALIASES.get(text, text)
-        if text not in MODES:
-            raise ConfigError(
-                f"mem0.mode must be one of {', '.join(MODES)} (or MEM0_MODE), got {mode!r}."
-            )
-        values["mode"] = text
-    for key in _STRINGS:
-        value = raw(key)
-        if value is not None:
-            if not isinstance(value, str | int) or isinstance(value, bool):
-                raise ConfigError(f"mem0.{key} must be a string, got {value!r}.")
-            values[key] = str(value).strip()
-    for key in _BOOLS:
-        value = raw(key)
-        if value is not None:
-            values[key] = _as_bool(key, value)
-    for key, (kind, low, high) in _NUMBERS.items():
-        value = raw(key)
-        if value is not None:
-            values[key] = _as_number(f"mem0.{key}", value, kind, low, high)
+    for setting in SETTINGS:
+        if "." in setting.key:
+            continue  # mem0.local.*, read below
+        raw: Any = section.get(setting.key)
+        source = f"{SECTION}.{setting.key}"
+        if raw is None and not setting.secret:
+            for name in setting.env:
+                if env.get(name, "").strip():
+                    raw, source = env[name].strip(), f"{SECTION}.{setting.key} ({name})"
+                    break
+        if raw is None:
+            continue
+        if setting.kind is str and isinstance(raw, int) and not isinstance(raw, bool):
+            raw = str(raw)  # an id written as a number in YAML
+        values[setting.key] = setting.parse(raw, source)
 
     key_env = values["api_key_env"] = values.get("api_key_env") or API_KEY_ENV
     if not _ENV_NAME.fullmatch(key_env):
@@ -184,12 +236,9 @@ def load_settings(
     elif not values["api_key"] and hermes_home is not None:
         values["api_key"] = read_dotenv(hermes_home).get(key_env, "").strip()
         where = f"{key_env} in {dotenv_path(hermes_home)}"
-    problem = header_value_problem(values["api_key"])
-    if problem and values.get("mode", "platform") == "platform":  # local mode sends no key
-        raise ConfigError(
-            f"The Mem0 API key ({where}) contains {problem}, so it cannot be sent: copy "
-            "the key again without it."
-        )
+    refusal = api_key_problem(values["api_key"], where, "Mem0")
+    if refusal is not None and values.get("mode", "platform") == "platform":
+        raise refusal  # local mode sends no key
     if "host" in values:
         values["host"] = values["host"].rstrip("/") or DEFAULT_HOST
         if not values["host"].startswith(("http://", "https://")):
@@ -211,12 +260,7 @@ def _local_settings(section: Any, hermes_home: str | os.PathLike[str] | None) ->
         return LocalSettings()
     if not isinstance(section, Mapping):
         raise ConfigError("mem0.local must be a mapping (path, embedder, model_path, hash_dims).")
-    unknown = sorted(str(key) for key in section if key not in _LOCAL_KEYS)
-    if unknown:
-        raise ConfigError(
-            f"Unknown mem0.local setting(s) {', '.join(unknown)}; "
-            f"known keys: {', '.join(_LOCAL_KEYS)}."
-        )
+    refuse_unknown(section, _LOCAL_KEYS, "mem0.local", f"{SECTION}.local")
     values: dict[str, Any] = {}
     for key in ("path", "model_path"):
         if section.get(key):
@@ -226,16 +270,10 @@ def _local_settings(section: Any, hermes_home: str | os.PathLike[str] | None) ->
             values[key] = Path(text).expanduser()
     if "path" in values:
         _check_store_dir(values["path"], hermes_home)
-    if section.get("embedder") is not None:
-        embedder = str(section["embedder"]).strip().lower()
-        if embedder not in EMBEDDERS:
-            raise ConfigError(
-                f"mem0.local.embedder must be one of {', '.join(EMBEDDERS)}, "
-                f"got {section['embedder']!r}."
-            )
-        values["embedder"] = embedder
-    if section.get("hash_dims") is not None:
-        values["hash_dims"] = _as_number("mem0.local.hash_dims", section["hash_dims"], int, 8, 4096)
+    for key in ("embedder", "hash_dims"):
+        if section.get(key) is not None:
+            name = f"local.{key}"
+            values[key] = _BY_KEY[name].parse(section[key], f"{SECTION}.{name}")
     return LocalSettings(**values)
 
 
@@ -267,102 +305,7 @@ def _check_store_dir(path: Path, hermes_home: str | os.PathLike[str] | None) -> 
         return
 
 
-def _as_bool(key: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off"):
-        return False
-    raise ConfigError(f"mem0.{key} must be true or false, got {value!r}.")
-
-
-def _as_number(name: str, value: Any, kind: type, low: float, high: float) -> Any:
-    if isinstance(value, bool):
-        raise ConfigError(f"{name} must be a number, got {value!r}.")
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{name} must be a number, got {value!r}.") from None
-    if math.isnan(number) or not low <= number <= high:
-        raise ConfigError(f"{name} must be between {low:g} and {high:g}, got {value!r}.")
-    if kind is int:
-        if number != int(number):
-            raise ConfigError(f"{name} must be a whole number, got {value!r}.")
-        return int(number)
-    return number
-
-
-CONFIG_SCHEMA: list[dict[str, Any]] = [
-    {
-        "key": "mode",
-        "description": "platform = Mem0's hosted API; local = mem0's own engine, fully offline",
-        "type": "text",
-        "choices": list(MODES),
-        "default": "platform",
-        "env_var": "MEM0_MODE",
-        "required": False,
-        "secret": False,
-    },
-    {
-        "key": "api_key",
-        "description": "Mem0 platform API key; kept in $HERMES_HOME/.env",
-        "type": "text",
-        "secret": True,
-        "required": True,
-        "env_var": "MEM0_API_KEY",
-        "url": "https://app.mem0.ai/dashboard/api-keys",
-        "when": {"mode": "platform"},
-    },
-    {
-        "key": "host",
-        "description": "Platform API base URL",
-        "type": "text",
-        "default": DEFAULT_HOST,
-        "env_var": "MEM0_HOST",
-        "required": False,
-        "secret": False,
-        "when": {"mode": "platform"},
-    },
-    {
-        "key": "user_id",
-        "description": "Pin one user id (default: the host's user id, else hermes-user)",
-        "type": "text",
-        "default": "",
-        "env_var": "MEM0_USER_ID",
-        "required": False,
-        "secret": False,
-    },
-    {
-        "key": "agent_id",
-        "description": "Agent id stored with every memory",
-        "type": "text",
-        "default": DEFAULT_AGENT_ID,
-        "env_var": "MEM0_AGENT_ID",
-        "required": False,
-        "secret": False,
-    },
-    {
-        "key": "rerank",
-        "description": "Rerank platform search results (slower, more precise)",
-        "type": "boolean",
-        "default": False,
-        "required": False,
-        "secret": False,
-        "when": {"mode": "platform"},
-    },
-    {
-        "key": "local.embedder",
-        "description": "Local embedder: minilm (semantic, offline) or hash (fast, lexical)",
-        "type": "text",
-        "choices": list(EMBEDDERS),
-        "default": "minilm",
-        "required": False,
-        "secret": False,
-        "when": {"mode": "local"},
-    },
-]
+CONFIG_SCHEMA: list[dict[str, Any]] = schema_of(SETTINGS)
 """Fields for a setup wizard (Hermes' ``get_config_schema`` shape)."""
 
 
@@ -391,12 +334,9 @@ def save_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str]
     if "api_key" in values:
         value = values["api_key"]
         api_key = "" if value is None else str(value).strip()
-        problem = header_value_problem(api_key)
-        if problem:
-            raise ConfigError(
-                f"The Mem0 API key contains {problem}; it must be one word of ASCII letters, "
-                "digits and punctuation. Copy it again without it."
-            )
+        refusal = api_key_problem(api_key, "the value given", "Mem0")
+        if refusal is not None:
+            raise refusal
     # validate before writing anything
     load_settings({SECTION: merged_with(cfg_get(load_config(hermes_home), SECTION, None))}, env={})
     if api_key is not None:

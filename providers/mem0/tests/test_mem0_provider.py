@@ -146,7 +146,7 @@ def test_a_config_error_at_initialize_disables_the_provider_quietly(
     provider = start_provider({"mem0": {"top_k": 999}})
     assert provider.system_prompt_block() == ""
     result = json.loads(provider.handle_tool_call("mem0_search", {"query": "x"}))
-    assert "mem0.top_k must be between 1 and 50" in result["error"]
+    assert "mem0.top_k must be a whole number between 1 and 50" in result["error"]
 
 
 def test_system_prompt_block_is_static_and_describes_the_mode(

@@ -4,5 +4,5 @@ from __future__ import annotations
 
 from hermes_memory_supermemory.provider import SupermemoryProvider
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = ["SupermemoryProvider", "__version__"]

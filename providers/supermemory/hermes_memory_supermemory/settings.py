@@ -9,7 +9,6 @@ then from ``$HERMES_HOME/.env``, and is never written to ``config.yaml``.
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import re
 from collections.abc import Mapping
@@ -17,16 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hermes_core.config import (
-    cfg_get,
-    config_path,
-    header_value_problem,
-    is_http_url,
-    load_config,
-    update_config,
-)
+from hermes_core.config import cfg_get, config_path, load_config, update_config
 from hermes_core.errors import ConfigError
 from hermes_core.secrets import dotenv_path, read_dotenv, write_dotenv
+from hermes_core.settings import Setting, api_key_problem, refuse_unknown
+from hermes_core.settings import config_schema as schema_of
 
 SECTION = "supermemory"
 API_KEY_ENV = "SUPERMEMORY_API_KEY"
@@ -39,43 +33,127 @@ SEARCH_MODES = ("hybrid", "memories", "chunks")
 SUPPORTING_CONTEXT_LIMIT = 1500
 
 
-@dataclass(frozen=True)
-class _Number:
-    """A bounded numeric setting."""
+_NAMESPACE_RE = re.compile(r"(?:[A-Za-z0-9_-]|\{identity\}|\{user\})+")
 
-    default: float
-    minimum: float
-    maximum: float
-    integer: bool
-    description: str
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "api_key",
+        str,
+        "",
+        "Supermemory API key",
+        env=(API_KEY_ENV,),
+        secret=True,
+        required=True,
+        url="https://console.supermemory.ai",
+    ),
+    Setting(
+        "base_url",
+        str,
+        DEFAULT_BASE_URL,
+        "API base URL (a self-hosted server, or the hosted API)",
+        env=(BASE_URL_ENV,),
+        is_url=True,
+    ),
+    Setting(
+        "namespace",
+        str,
+        DEFAULT_NAMESPACE,
+        "Namespace for this agent's memories; {identity} = profile name",
+        env=(NAMESPACE_ENV,),
+        pattern=_NAMESPACE_RE,
+        pattern_hint=(
+            "a name of letters, digits, '_' and '-' (optionally with the {identity} and "
+            "{user} placeholders)"
+        ),
+    ),
+    Setting(
+        "search_mode",
+        str,
+        "hybrid",
+        "What recall searches: learned memories, source chunks, or both",
+        choices=SEARCH_MODES,
+    ),
+    Setting(
+        "supporting_context",
+        str,
+        "",
+        f"Guidance for memory extraction (at most {SUPPORTING_CONTEXT_LIMIT} characters)",
+    ),
+    Setting("auto_recall", bool, True, "Recall memories for every non-trivial user turn."),
+    Setting("auto_capture", bool, True, "Store every completed turn in Supermemory."),
+    Setting("mirror_builtin", bool, True, "Mirror builtin memory writes (add, replace, remove)."),
+    Setting(
+        "max_recall_results", int, 10, "Most memories injected per turn.", minimum=1, maximum=20
+    ),
+    Setting(
+        "profile_frequency",
+        int,
+        50,
+        "Include profile facts on the first turn and every N turns.",
+        minimum=1,
+        maximum=500,
+    ),
+    Setting(
+        "api_timeout",
+        float,
+        5.0,
+        "Seconds allowed for one HTTP request.",
+        minimum=0.5,
+        maximum=30.0,
+    ),
+    Setting(
+        "max_retries",
+        int,
+        2,
+        "Retries of a failed request (transient errors only).",
+        minimum=0,
+        maximum=5,
+    ),
+    Setting(
+        "prefetch_wait",
+        float,
+        3.0,
+        "Seconds a turn waits for recall when none is ready yet.",
+        minimum=0.0,
+        maximum=10.0,
+    ),
+    Setting(
+        "breaker_threshold",
+        int,
+        5,
+        "Consecutive failed calls that open the circuit breaker.",
+        minimum=1,
+        maximum=100,
+    ),
+    Setting(
+        "breaker_cooldown",
+        float,
+        60.0,
+        "Seconds the breaker stays open before a trial call.",
+        minimum=1.0,
+        maximum=3600.0,
+    ),
+    Setting(
+        "write_backlog",
+        int,
+        256,
+        "Writes kept in memory while the service is unreachable.",
+        minimum=0,
+        maximum=10000,
+    ),
+    Setting(
+        "api_key_env",
+        str,
+        API_KEY_ENV,
+        "The environment variable holding the API key",
+        pattern=re.compile(r"[A-Za-z_][A-Za-z0-9_]*"),
+        pattern_hint="the name of an environment variable",
+        in_schema=False,
+    ),
+)
+_BY_KEY = {setting.key: setting for setting in SETTINGS}
+_ALIASES = {"container_tag": "namespace"}
 
-
-_NUMBERS: dict[str, _Number] = {
-    "max_recall_results": _Number(10, 1, 20, True, "Most memories injected per turn."),
-    "profile_frequency": _Number(
-        50, 1, 500, True, "Include profile facts on the first turn and every N turns."
-    ),
-    "api_timeout": _Number(5.0, 0.5, 30.0, False, "Seconds allowed for one HTTP request."),
-    "max_retries": _Number(2, 0, 5, True, "Retries of a failed request (transient errors only)."),
-    "prefetch_wait": _Number(
-        3.0, 0.0, 10.0, False, "Seconds a turn waits for recall when none is ready yet."
-    ),
-    "breaker_threshold": _Number(
-        5, 1, 100, True, "Consecutive failed calls that open the circuit breaker."
-    ),
-    "breaker_cooldown": _Number(
-        60.0, 1.0, 3600.0, False, "Seconds the breaker stays open before a trial call."
-    ),
-    "write_backlog": _Number(
-        256, 0, 10000, True, "Writes kept in memory while the service is unreachable."
-    ),
-}
-
-_BOOLEANS: dict[str, tuple[bool, str]] = {
-    "auto_recall": (True, "Recall memories for every non-trivial user turn."),
-    "auto_capture": (True, "Store every completed turn in Supermemory."),
-    "mirror_builtin": (True, "Mirror builtin memory writes (add, replace, remove)."),
-}
 
 _SAFE = re.compile(r"[^A-Za-z0-9_]+")
 _NAMESPACE_PART_LIMIT = 48
@@ -133,12 +211,9 @@ class Settings:
 
 
 def _usable_key(value: str, where: str) -> str:
-    problem = header_value_problem(value)
-    if problem:
-        raise ConfigError(
-            f"The Supermemory API key ({where}) contains {problem}, so it cannot be sent: "
-            "copy the key again without it."
-        )
+    refusal = api_key_problem(value, where, "Supermemory")
+    if refusal is not None:
+        raise refusal
     return value
 
 
@@ -163,104 +238,34 @@ def find_api_key(section: Mapping[str, Any], hermes_home: Path, env: Mapping[str
     return ""
 
 
-def _number(key: str, raw: Any) -> int | float:
-    spec = _NUMBERS[key]
-    kind = "an integer" if spec.integer else "a number"
-    bounds = f"between {spec.minimum:g} and {spec.maximum:g}"
-    if isinstance(raw, bool):
-        raise ConfigError(f"supermemory.{key} must be {kind} {bounds}, found {raw!r}.")
-    try:
-        value = float(raw.strip() if isinstance(raw, str) else raw)
-    except (TypeError, ValueError, OverflowError):
-        raise ConfigError(
-            f"supermemory.{key} must be {kind} {bounds}, found {raw!r}. Fix it in config.yaml."
-        ) from None
-    if not math.isfinite(value):
-        raise ConfigError(
-            f"supermemory.{key} must be a finite number {bounds}, found {raw!r}. "
-            "Fix it in config.yaml."
-        )
-    if spec.integer and not value.is_integer():
-        raise ConfigError(f"supermemory.{key} must be {kind} {bounds}, found {raw!r}.")
-    if not spec.minimum <= value <= spec.maximum:
-        raise ConfigError(
-            f"supermemory.{key} must be {bounds}, found {raw!r}. Fix it in config.yaml."
-        )
-    return int(value) if spec.integer else value
-
-
-def _boolean(key: str, raw: Any) -> bool:
-    if isinstance(raw, bool):
-        return raw
-    if isinstance(raw, str) and raw.strip().lower() in {"true", "yes", "on", "1"}:
-        return True
-    if isinstance(raw, str) and raw.strip().lower() in {"false", "no", "off", "0"}:
-        return False
-    raise ConfigError(f"supermemory.{key} must be true or false, found {raw!r}.")
-
-
-_NAMESPACE_RE = re.compile(r"(?:[A-Za-z0-9_-]|\{identity\}|\{user\})+")
-
-
-def _namespace(raw: Any) -> str:
-    if not isinstance(raw, str) or not _NAMESPACE_RE.fullmatch(raw.strip()):
-        raise ConfigError(
-            f"supermemory.namespace must be a name of letters, digits, '_' and '-' "
-            f"(optionally with the {{identity}} and {{user}} placeholders), found {raw!r}."
-        )
-    return raw.strip()
-
-
 def validate_values(values: Mapping[str, Any]) -> dict[str, Any]:
     """Check the non-secret settings in *values*; return them normalised.
 
     Unknown keys and out-of-range values raise :class:`ConfigError` naming the key.
     """
+    refuse_unknown(values, [*_BY_KEY, *_ALIASES], "supermemory", SECTION)
     clean: dict[str, Any] = {}
     for key, raw in values.items():
-        if key in _NUMBERS:
-            clean[key] = _number(key, raw)
-        elif key in _BOOLEANS:
-            clean[key] = _boolean(key, raw)
-        elif key in ("namespace", "container_tag"):
-            clean["namespace"] = _namespace(raw)
-        elif key == "base_url":
-            if not isinstance(raw, str) or not is_http_url(raw.strip()):
+        name = _ALIASES.get(key, key)
+        if name in ("api_key", "api_key_env"):
+            continue
+        value = _BY_KEY[name].parse(raw, f"{SECTION}.{key}")
+        if name == "base_url":
+            if not value:
                 raise ConfigError(
                     f"supermemory.base_url must be an http(s) URL such as {DEFAULT_BASE_URL}, "
                     f"found {raw!r}."
                 )
-            clean[key] = raw.strip().rstrip("/")
-        elif key == "search_mode":
-            if raw not in SEARCH_MODES:
-                raise ConfigError(
-                    f"supermemory.search_mode must be one of {', '.join(SEARCH_MODES)}, "
-                    f"found {raw!r}."
-                )
-            clean[key] = raw
-        elif key == "supporting_context":
-            if not isinstance(raw, str) or len(raw) > SUPPORTING_CONTEXT_LIMIT:
+            value = value.rstrip("/")
+        elif name == "supporting_context":
+            value = raw  # kept as written, spaces included
+            if len(value) > SUPPORTING_CONTEXT_LIMIT:
                 raise ConfigError(
                     "supermemory.supporting_context must be text of at most "
                     f"{SUPPORTING_CONTEXT_LIMIT} characters."
                 )
-            clean[key] = raw
-        elif key in ("api_key", "api_key_env"):
-            continue
-        else:
-            known = ", ".join(sorted([*_NUMBERS, *_BOOLEANS, *_TEXT_KEYS]))
-            raise ConfigError(f"Unknown setting supermemory.{key}. Known settings: {known}.")
+        clean[name] = value
     return clean
-
-
-_TEXT_KEYS = (
-    "api_key",
-    "api_key_env",
-    "base_url",
-    "namespace",
-    "search_mode",
-    "supporting_context",
-)
 
 
 def load_settings(
@@ -289,63 +294,7 @@ def load_settings(
 
 def config_schema() -> list[dict[str, Any]]:
     """Setup-wizard fields: the secret key first, then every non-secret setting."""
-    fields: list[dict[str, Any]] = [
-        {
-            "key": "api_key",
-            "description": "Supermemory API key",
-            "secret": True,
-            "required": True,
-            "env_var": API_KEY_ENV,
-            "url": "https://console.supermemory.ai",
-            "type": "text",
-        },
-        {
-            "key": "base_url",
-            "description": "API base URL (a self-hosted server, or the hosted API)",
-            "default": DEFAULT_BASE_URL,
-            "env_var": BASE_URL_ENV,
-            "type": "text",
-        },
-        {
-            "key": "namespace",
-            "description": "Namespace for this agent's memories; {identity} = profile name",
-            "default": DEFAULT_NAMESPACE,
-            "env_var": NAMESPACE_ENV,
-            "type": "text",
-        },
-        {
-            "key": "search_mode",
-            "description": "What recall searches: learned memories, source chunks, or both",
-            "default": "hybrid",
-            "choices": list(SEARCH_MODES),
-            "type": "text",
-        },
-        {
-            "key": "supporting_context",
-            "description": "Guidance for memory extraction (at most 1500 characters)",
-            "default": "",
-            "type": "text",
-        },
-    ]
-    for key, (default, description) in _BOOLEANS.items():
-        fields.append(
-            {"key": key, "description": description, "default": default, "type": "boolean"}
-        )
-    for key, spec in _NUMBERS.items():
-        fields.append(
-            {
-                "key": key,
-                "description": spec.description,
-                "default": int(spec.default) if spec.integer else spec.default,
-                "type": "integer" if spec.integer else "number",
-                "minimum": spec.minimum,
-                "maximum": spec.maximum,
-            }
-        )
-    for field in fields:
-        field.setdefault("secret", False)
-        field.setdefault("required", False)
-    return fields
+    return schema_of(SETTINGS)
 
 
 def write_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str]) -> None:
@@ -363,12 +312,9 @@ def write_settings(values: Mapping[str, Any], hermes_home: str | os.PathLike[str
         _usable_key(secret.strip(), "the value given")
     clean = validate_values({k: v for k, v in values.items() if k != "api_key"})
     if "api_key_env" in values:
-        env_name = values["api_key_env"]
-        if not isinstance(env_name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", env_name):
-            raise ConfigError(
-                f"supermemory.api_key_env must name an environment variable, found {env_name!r}."
-            )
-        clean["api_key_env"] = env_name
+        clean["api_key_env"] = _BY_KEY["api_key_env"].parse(
+            values["api_key_env"], f"{SECTION}.api_key_env"
+        )
     # Everything that can fail is checked before anything is written, so a refused
     # save leaves both .env and config.yaml as they were.
     config_file = config_path(home)
