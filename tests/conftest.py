@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,3 +40,16 @@ def home_link_to_nowhere(
         (tmp_path / "other").symlink_to(home)
     monkeypatch.setenv("HERMES_HOME", str(home))
     return home
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def session_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """Where a session store lives, once per backend: a state.db path, then a PostgreSQL URL
+    with a schema of its own (dropped after the test; see hermes_core/testing/postgres.py)."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "state.db")
+        return
+    from hermes_core.testing.postgres import temporary_schema
+
+    with temporary_schema() as url:
+        yield url

@@ -305,3 +305,65 @@ def test_calls_from_threads_are_serialized(hermes_home: Path) -> None:
     assert len(rows) == 16
     for user, answer in zip(rows[::2], rows[1::2], strict=True):
         assert user["content"].replace("question", "answer") == answer["content"]
+
+
+def test_record_stores_the_rows_agent_session_stores(
+    tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    """The same exchange, run by AgentSession and recorded by a host, gives the same rows."""
+    from runtime_kit import build_session
+
+    add = {"action": "add", "target": "user", "content": "Plays the cello."}
+    server.script(FakeReply(tool_calls=[tool_call("memory", add, "call_7")]), "Noted.")
+    runtime_home, host_home = tmp_path / "runtime", tmp_path / "host"
+    runtime_home.mkdir()
+    host_home.mkdir()
+    with build_session(runtime_home, server) as session:
+        session.run_turn("I play the cello.")
+        runtime_id, transcript = session.session_id, session.messages
+    with Memory.open(host_home) as memory:
+        memory.record(transcript)
+        host_id = memory.session_id
+
+    def comparable(home: Path, session_id: str) -> list[dict[str, Any]]:
+        keep = ("role", "content", "tool_calls", "tool_call_id", "tool_name", "name")
+        return [{k: r.get(k) for k in keep} for r in stored(home, session_id)]
+
+    assert comparable(host_home, host_id) == comparable(runtime_home, runtime_id)
+    assert len(comparable(host_home, host_id)) == 4
+
+
+def test_prepare_never_mutates_and_changes_only_the_last_user_message(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    home = tmp_path_factory.mktemp("prepare_home")
+    provider = RecordingProvider(recall="Recalled: the user likes plums.")
+    memory = with_external(home, provider)
+    memory.start()
+    text = st.text(min_size=0, max_size=40)
+    message = st.fixed_dictionaries(
+        {"role": st.sampled_from(["system", "user", "assistant", "tool"]), "content": text}
+    )
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.lists(message, max_size=8))
+    def check(messages: list[dict[str, Any]]) -> None:
+        before = json.loads(json.dumps(messages))
+        api = memory.prepare(messages)
+        assert messages == before
+        assert len(api) == len(messages)
+        users = [i for i, m in enumerate(messages) if m["role"] == "user"]
+        changed = [i for i, (a, m) in enumerate(zip(api, messages, strict=True)) if a != m]
+        assert changed in ([], users[-1:])
+        for i in changed:
+            assert api[i]["content"].startswith(messages[i]["content"])
+            assert "<memory-context>" in api[i]["content"]
+            assert "plums" in api[i]["content"]
+
+    try:
+        check()
+    finally:
+        memory.close()

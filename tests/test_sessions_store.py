@@ -550,7 +550,7 @@ def test_missing_columns_are_added_on_open(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     SessionStore(path).close()
     conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("DROP INDEX idx_sessions_title_unique")
+    conn.execute("DROP INDEX idx_sessions_user_title_unique")
     conn.execute("ALTER TABLE sessions DROP COLUMN title")
     conn.execute("UPDATE schema_version SET version = 1")
     conn.close()

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -74,6 +75,18 @@ def _db_option(fn: F) -> F:
     )(fn)
 
 
+def _user_option(fn: F) -> F:
+    return click.option(
+        "--user",
+        "user_id",
+        metavar="ID",
+        type=TEXT,
+        default=None,
+        help="Only the sessions of this user of a gateway (the user_id the host passes); "
+        "default: every session.",
+    )(fn)
+
+
 def _json_option(fn: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(fn)
 
@@ -102,8 +115,30 @@ def _default_db() -> Path:
     return path
 
 
+def _configured_url() -> str | None:
+    """The PostgreSQL URL of the session store (``sessions.url`` / HERMES_SESSIONS_URL)."""
+    from hermes_core.config import load_config
+    from hermes_core.sessions.backends import sessions_url
+
+    try:
+        return sessions_url(load_config())
+    except HermesMemoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _target(path: Path | None) -> str:
+    """Where the commands read and write, as a message names it."""
+    if path is not None:
+        return _printable(path)
+    from hermes_core.sessions.postgres import masked_url
+
+    return masked_url(_configured_url() or "")
+
+
 def _no_history_yet(db: Path | None, as_json: bool = False) -> bool:
     """True (after saying so: ``[]`` in JSON mode) when the default database does not exist."""
+    if db is None and _configured_url() is not None:
+        return False
     if db is None and not (path := _default_db()).exists():
         if as_json:
             click.echo("[]")
@@ -126,13 +161,22 @@ def _semantic_setting(flag: bool | None) -> str | bool | None:
 
 
 @contextmanager
-def _store(db: Path | None, *, read_only: bool, semantic: bool | None = False) -> Iterator[Any]:
-    from hermes_core.sessions import SessionStore
+def _store(
+    db: Path | None,
+    *,
+    read_only: bool,
+    semantic: bool | None = False,
+    user_id: str | None = None,
+) -> Iterator[Any]:
+    from hermes_core.sessions.backends import open_session_store
 
-    if db is None:
-        db = _default_db()
+    target: Path | str | None = db
+    if target is None:
+        target = _configured_url() or _default_db()
     try:
-        store = SessionStore(db, read_only=read_only, semantic=_semantic_setting(semantic))
+        store = open_session_store(
+            target, read_only=read_only, semantic=_semantic_setting(semantic), user_id=user_id
+        )
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
     try:
@@ -193,6 +237,7 @@ def sessions() -> None:
 
 @sessions.command("list")
 @_db_option
+@_user_option
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 10_000))
 @click.option(
     "--source", default=None, type=TEXT, help="Only sessions from this source (cli, telegram…)."
@@ -212,6 +257,7 @@ def sessions() -> None:
 @_json_option
 def list_cmd(
     db: Path | None,
+    user_id: str | None,
     limit: int,
     source: str | None,
     show_all: bool,
@@ -223,7 +269,7 @@ def list_cmd(
     since_ts, until_ts = parse_when(since), parse_when(until, edge="until")
     if _no_history_yet(db, as_json):
         return
-    with _store(db, read_only=True) as store:
+    with _store(db, read_only=True, user_id=user_id) as store:
         rows = store.list_sessions(
             limit=limit,
             source=source,
@@ -250,6 +296,7 @@ def list_cmd(
 @sessions.command("search")
 @click.argument("query", type=TEXT)
 @_db_option
+@_user_option
 @click.option(
     "--role",
     "roles",
@@ -287,6 +334,7 @@ def list_cmd(
 def search_cmd(
     query: str,
     db: Path | None,
+    user_id: str | None,
     roles: tuple[str, ...],
     sources: tuple[str, ...],
     since: str | None,
@@ -319,7 +367,7 @@ def search_cmd(
         )
     if _no_history_yet(db, as_json):
         return
-    with _store(db, read_only=True, semantic=semantic) as store:
+    with _store(db, read_only=True, semantic=semantic, user_id=user_id) as store:
         hits = store.search_messages(
             query,
             role_filter=role_filter,
@@ -367,10 +415,11 @@ def _roles(values: tuple[str, ...]) -> list[str]:
 @sessions.command("show")
 @click.argument("session_id", type=TEXT)
 @_db_option
+@_user_option
 @_json_option
-def show_cmd(session_id: str, db: Path | None, as_json: bool) -> None:
+def show_cmd(session_id: str, db: Path | None, user_id: str | None, as_json: bool) -> None:
     """Print one conversation (SESSION_ID: the id, the exact title, or a unique start of the id)."""
-    with _store(db, read_only=True) as store:
+    with _store(db, read_only=True, user_id=user_id) as store:
         resolved = _resolve(store, session_id)
         session = store.get_session(resolved)
         messages = store.get_messages(resolved)
@@ -417,8 +466,11 @@ def _resolve(store: Any, session_id: str) -> str:
     )
 
 
-def _writable_ours(db: Path | None) -> Path:
-    """The database a deleting command may change: an existing hermes-memory file."""
+def _writable_ours(db: Path | None) -> Path | None:
+    """The database a deleting command may change: an existing hermes-memory file (``None``:
+    the configured PostgreSQL database)."""
+    if db is None and _configured_url() is not None:
+        return None
     path = _existing(db)
     with _store(path, read_only=True) as probe:
         if not probe.layout.ours:
@@ -441,8 +493,9 @@ def _confirmed(question: str, yes: bool) -> None:
 @sessions.command("delete")
 @click.argument("session_id", type=TEXT)
 @_db_option
+@_user_option
 @click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
-def delete_cmd(session_id: str, db: Path | None, yes: bool) -> None:
+def delete_cmd(session_id: str, db: Path | None, user_id: str | None, yes: bool) -> None:
     """Delete one conversation: every session of its compression chain and their messages.
 
     SESSION_ID may be any session of the conversation: its id, its exact title,
@@ -451,7 +504,7 @@ def delete_cmd(session_id: str, db: Path | None, yes: bool) -> None:
     stay, without their parent link.
     """
     path = _writable_ours(db)
-    with _store(path, read_only=False) as store:
+    with _store(path, read_only=False, user_id=user_id) as store:
         resolved = _resolve(store, session_id)
         chain = store.get_lineage(resolved, whole=True)
         count = sum(store.message_count(sid) for sid in chain)
@@ -470,7 +523,7 @@ def delete_cmd(session_id: str, db: Path | None, yes: bool) -> None:
             if still_open
             else ""
         )
-        _confirmed(shown(f"Delete {what} from {_printable(path)}?{note}"), yes)
+        _confirmed(shown(f"Delete {what} from {_target(path)}?{note}"), yes)
         deleted = store.delete_conversation(resolved)
     click.echo(shown(f"Deleted {what}." if deleted else f"{session_id!r} was already gone."))
 
@@ -487,9 +540,17 @@ def delete_cmd(session_id: str, db: Path | None, yes: bool) -> None:
     "--source", default=None, type=TEXT, help="Only conversations from this source (cli, …)."
 )
 @_db_option
+@_user_option
 @click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
 @quiet_option
-def prune_cmd(older_than: str, source: str | None, db: Path | None, yes: bool, quiet: bool) -> None:
+def prune_cmd(
+    older_than: str,
+    source: str | None,
+    db: Path | None,
+    user_id: str | None,
+    yes: bool,
+    quiet: bool,
+) -> None:
     """Delete every conversation whose sessions all ended before --older-than.
 
     A conversation still open, or continued since (compression), is kept
@@ -506,12 +567,13 @@ def prune_cmd(older_than: str, source: str | None, db: Path | None, yes: bool, q
     when = datetime.fromtimestamp(cutoff).strftime("%Y-%m-%d %H:%M")
     scope = f" from {source!r}" if source else ""
     _confirmed(
-        shown(
-            f"Delete every conversation{scope} that ended before {when} from {_printable(path)}?"
-        ),
+        shown(f"Delete every conversation{scope} that ended before {when} from {_target(path)}?"),
         yes,
     )
-    with _store(path, read_only=False) as store, Progress("Pruning", quiet=quiet, ticking=True):
+    with (
+        _store(path, read_only=False, user_id=user_id) as store,
+        Progress("Pruning", quiet=quiet, ticking=True),
+    ):
         deleted = store.prune_conversations(cutoff, source=source)
     click.echo(
         shown(
@@ -549,19 +611,23 @@ def check_cmd(db: Path | None, as_json: bool) -> None:
     with _store(path, read_only=not deep) as store:
         problems = store.check()
     if as_json:
-        _echo_json({"path": _printable(path), "deep": deep, "problems": problems})
+        _echo_json({"path": _target(path), "deep": deep, "problems": problems})
     elif problems:
         for problem in problems:
             click.echo(f"problem: {problem}")
     elif not layout.ours:
-        click.echo(f"ok: {_printable(path)} (a Hermes Agent file: SQLite's own check only)")
+        click.echo(f"ok: {_target(path)} (a Hermes Agent file: SQLite's own check only)")
     elif deep:
-        click.echo(f"ok: {_printable(path)} (indexes checked against the messages and for damage)")
+        click.echo(f"ok: {_target(path)} (indexes checked against the messages and for damage)")
     else:
-        click.echo(f"ok: {_printable(path)} (indexes checked against the messages; read-only)")
+        click.echo(f"ok: {_target(path)} (indexes checked against the messages; read-only)")
     if problems:
         if not as_json and layout.ours:
-            click.echo("`hermes-memory sessions repair` rebuilds the search indexes.", err=True)
+            click.echo(
+                "`hermes-memory sessions repair` rebuilds the search indexes; when it cannot "
+                "read the file, `hermes-memory sessions recover` salvages its readable rows.",
+                err=True,
+            )
         raise SystemExit(1)
 
 
@@ -590,12 +656,13 @@ def repair_cmd(db: Path | None, quiet: bool) -> None:
             exc.message = f"{exc.message.rstrip()} {RECOVER_HINT}"
         raise
     rows = ", ".join(f"{name} {count:,} rows" for name, count in counts.items())
-    click.echo(f"Rebuilt the search indexes of {_printable(path)}: {rows}.")
+    click.echo(f"Rebuilt the search indexes of {_target(path)}: {rows}.")
 
 
 @sessions.command("import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_db_option
+@_user_option
 @click.option(
     "--source",
     default="import",
@@ -626,6 +693,7 @@ def repair_cmd(db: Path | None, quiet: bool) -> None:
 def import_cmd(
     path: Path,
     db: Path | None,
+    user_id: str | None,
     source: str,
     session_id: str | None,
     title: str | None,
@@ -649,7 +717,9 @@ def import_cmd(
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
     total = sum(len(session["messages"]) for session in sessions_read)
-    with _store(db, read_only=False, semantic=None if embed is None else embed) as store:
+    with _store(
+        db, read_only=False, semantic=None if embed is None else embed, user_id=user_id
+    ) as store:
         try:
             with Progress(f"Writing {total:,} messages", quiet=quiet, ticking=True):
                 count = store.import_sessions(sessions_read)
@@ -671,6 +741,46 @@ def import_cmd(
                 )
             elif missing:
                 _embed(store, missing, quiet=quiet)
+
+
+@sessions.command("migrate")
+@click.option(
+    "--to",
+    "target",
+    required=True,
+    type=TEXT,
+    help="Where to copy: postgresql://user:pass@host/db (an empty database or schema), or the "
+    "path of a new state.db.",
+)
+@click.option(
+    "--from",
+    "source",
+    default=None,
+    type=TEXT,
+    help="What to copy (default: the configured store: sessions.url, else $HERMES_HOME/state.db).",
+)
+def migrate_cmd(target: str, source: str | None) -> None:
+    """Copy every session and message to another backend, then verify the copy.
+
+    All or nothing: a PostgreSQL target is written in one transaction and must
+    hold no sessions; a SQLite target must not exist yet. Counts and a sample of
+    searches are compared before it reports success. The source is only read;
+    point sessions.url (or HERMES_SESSIONS_URL) at the target afterwards.
+    """
+    from hermes_core.sessions.migration import migrate_store
+
+    origin: str | Path = source or _configured_url() or _existing(None)
+    try:
+        report = migrate_store(origin, target, progress=lambda text: click.echo(shown(text)))
+    except HermesMemoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(
+        shown(
+            f"Copied {report.sessions:,} sessions and {report.messages:,} messages from "
+            f"{report.source} to {report.target}; counts match and {report.searches_checked} "
+            "sample searches find their messages."
+        )
+    )
 
 
 @sessions.command("index")
@@ -722,8 +832,6 @@ def _embed(store: Any, missing: int, limit: int | None = None, *, quiet: bool = 
 @contextmanager
 def _snapshot(path: Path) -> Iterator[Path]:
     """A consistent copy of *path* in a temporary folder (beside it when it can be)."""
-    import tempfile
-
     from hermes_core.sessions.snapshot import copy_database
 
     try:
@@ -753,8 +861,6 @@ def _output(out: Path | None) -> Iterator[Any]:
         finally:
             stdout.detach()  # sys.stdout stays open
         return
-    import tempfile
-
     target = out.resolve()
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
@@ -845,9 +951,7 @@ def recover_cmd(db: Path | None, out: Path | None, quiet: bool) -> None:
         out = path.with_name(f"{path.stem}.recovered-{time.strftime('%Y%m%d-%H%M%S')}.db")
     if out.exists():
         raise click.ClickException(f"{_printable(out)} exists already; give --out a new path.")
-    import tempfile
-
-    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent or ".")
+    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
     os.close(fd)
     os.unlink(name)  # the store creates it; the name is reserved for this run
     partial = Path(name)

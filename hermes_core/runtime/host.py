@@ -50,11 +50,25 @@ if TYPE_CHECKING:
     from hermes_core.manager import MemoryManager
     from hermes_core.sessions import SessionStore
 
-__all__ = ["Memory", "Recall", "derive_title", "open_parts", "openai_tool", "store_row"]
+__all__ = [
+    "TRANSCRIPT_WINDOW",
+    "Memory",
+    "Recall",
+    "derive_title",
+    "open_parts",
+    "openai_tool",
+    "store_row",
+]
 
 logger = logging.getLogger(__name__)
 
 _STORED_ROLES = frozenset({"user", "assistant", "tool"})
+TRANSCRIPT_WINDOW = 400
+"""Recorded messages kept for ``sync_turn`` and ``on_session_end`` (the newest; all are stored).
+
+:class:`AgentSession`'s transcript is bounded by compression; a host session that
+records for days keeps this many, so each turn's hand-off stays the same size.
+"""
 
 
 def store_row(message: Mapping[str, Any]) -> dict[str, Any]:
@@ -73,15 +87,17 @@ def store_row(message: Mapping[str, Any]) -> dict[str, Any]:
 def open_parts(
     home: Path, config: Mapping[str, Any], settings: RuntimeSettings
 ) -> tuple[MemoryManager, SessionStore]:
-    """The manager with the configured providers activated, and ``home``'s ``state.db``."""
+    """The manager with the configured providers activated, and the session store
+    (``home``'s ``state.db``, or ``sessions.url``) scoped to the settings' user."""
     from hermes_core.manager import MemoryManager
     from hermes_core.plugins import activate_providers
-    from hermes_core.sessions import SessionStore
+    from hermes_core.sessions.backends import open_session_store
 
     manager = MemoryManager(external_prefetch_timeout=settings.prefetch_timeout)
     activate_providers(manager, dict(config), home)
     home.mkdir(parents=True, exist_ok=True)
-    return manager, SessionStore(home / "state.db")
+    store = open_session_store(config=config, hermes_home=home, user_id=settings.user_id or None)
+    return manager, store
 
 
 def derive_title(text: str) -> str:
@@ -510,6 +526,7 @@ class Memory:
             self._ensure_started()
             self.store_rows([store_row(m) for m in stored])
             self._transcript.extend(stored)
+            del self._transcript[:-TRANSCRIPT_WINDOW]
             user = next((m for m in stored if m["role"] == "user"), None)
             user_text = _text_of(user.get("content")) if user else ""
             if user_text and not self._title:

@@ -48,18 +48,22 @@ def prune_batch(
     source: str | None,
     kept: set[str],
     max_messages: int,
+    user_id: str | None = None,
 ) -> tuple[list[str], list[int]]:
     """Delete the next conversations, oldest first, whose sessions all ended before
     *cutoff* (and, with *source*, that started from it), stopping once about
     *max_messages* messages are chosen; each goes whole. Conversations found going on
     (or of another source) are added to *kept* and skipped on later batches.
+    With *user_id*, only that user's conversations are considered.
     Returns the deleted session ids and message ids."""
     ended = "ended_at IS NOT NULL AND ended_at < ?"
-    sql = f"SELECT id FROM sessions WHERE {ended} ORDER BY started_at, id"
+    mine = "" if user_id is None else " AND user_id = ?"
+    sql = f"SELECT id FROM sessions WHERE {ended}{mine} ORDER BY started_at, id"
+    first: tuple[object, ...] = (cutoff,) if user_id is None else (cutoff, user_id)
     doomed: list[str] = []
     seen: set[str] = set()
     messages = 0
-    for (candidate,) in conn.execute(sql, (cutoff,)):
+    for (candidate,) in conn.execute(sql, first):
         if candidate in seen or candidate in kept:
             continue
         chain = lineage.compression_chain(conn, candidate, max_hops=None)
@@ -71,6 +75,16 @@ def prune_batch(
             (cutoff, chosen),
         ).fetchone()
         goes_on = row[0] != row[1]  # part of it is open or recent
+        if user_id is not None:  # a chain reaching another user's session is left alone
+            goes_on = (
+                goes_on
+                or conn.execute(
+                    "SELECT count(*) FROM sessions WHERE id IN (SELECT value FROM json_each(?)) "
+                    "AND user_id IS NOT ?",
+                    (chosen, user_id),
+                ).fetchone()[0]
+                > 0
+            )
         other_source = source is not None and conn.execute(
             "SELECT source FROM sessions WHERE id = ?", (chain[0],)
         ).fetchone() != (source,)

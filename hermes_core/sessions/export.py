@@ -20,7 +20,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
-from hermes_core.sessions.store import MAX_ROWS, SessionStore
+from hermes_core.sessions.arguments import MAX_ROWS
+from hermes_core.sessions.store import SessionStore
 
 __all__ = ["INLINE_MAX_BYTES", "ExportCounts", "export_sessions", "selected_sessions"]
 

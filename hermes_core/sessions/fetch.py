@@ -35,6 +35,8 @@ class SearchFilters:
     until: float | None = None
     session_ids: tuple[str, ...] = ()
     exclude_session_ids: tuple[str, ...] = ()
+    user_id: str | None = None
+    """Only this user's sessions (``None``: every session)."""
 
     @property
     def active(self) -> bool:
@@ -48,6 +50,7 @@ class SearchFilters:
                 self.until is not None,
                 self.session_ids,
                 self.exclude_session_ids,
+                self.user_id is not None,
             )
         )
 
@@ -81,6 +84,9 @@ def _filter_sql(filters: SearchFilters, layout: Layout, params: dict[str, Any]) 
         parts.append(
             "NOT " + _in_list("m.session_id", filters.exclude_session_ids, params, "f_xsid")
         )
+    if filters.user_id is not None:
+        params["f_user"] = filters.user_id
+        parts.append("m.session_id IN (SELECT id FROM sessions WHERE user_id = :f_user)")
     return " AND ".join(parts)
 
 

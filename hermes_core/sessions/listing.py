@@ -80,8 +80,13 @@ def _activity_sql(layout: Layout, alias: str) -> str:
     return f"COALESCE({latest}, {alias}.started_at)"
 
 
-def _filters(source: str | None, exclude_sources: Sequence[str], params: list[Any]) -> str:
+def _filters(
+    source: str | None, exclude_sources: Sequence[str], params: list[Any], user_id: str | None
+) -> str:
     parts = []
+    if user_id is not None:
+        parts.append("s.user_id = ?")
+        params.append(user_id)
     if source is not None:
         parts.append("s.source = ?")
         params.append(source)
@@ -106,18 +111,25 @@ def _last_active(conn: sqlite3.Connection, layout: Layout, ids: Sequence[str]) -
     return None if row is None else row[0]
 
 
-def last_activity(conn: sqlite3.Connection, layout: Layout) -> float | None:
-    """The latest session start or last activity on record (``None``: no sessions).
+def last_activity(
+    conn: sqlite3.Connection, layout: Layout, user_id: str | None = None
+) -> float | None:
+    """The latest session start or last activity on record (``None``: no sessions), of
+    *user_id*'s sessions when given.
 
     Reads ``sessions`` only (a file without ``last_activity_at`` gives the
     latest start); values that are not numbers are skipped.
     """
+    mine = "" if user_id is None else " AND user_id = ?"
+    params = () if user_id is None else (user_id,)
     columns = ["started_at"]
     if "last_activity_at" in layout.session_columns:
         columns.append("last_activity_at")
     found = [
         conn.execute(
-            f"SELECT MAX({column}) FROM sessions WHERE typeof({column}) IN ('integer', 'real')"
+            f"SELECT MAX({column}) FROM sessions "
+            f"WHERE typeof({column}) IN ('integer', 'real'){mine}",
+            params,
         ).fetchone()[0]
         for column in columns
     ]
@@ -137,10 +149,12 @@ def list_sessions(
     order_by_last_active: bool = False,
     active_since: float | None = None,
     active_until: float | None = None,
+    user_id: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Session rows with ``preview`` and ``last_active`` (see ``SessionStore.list_sessions``)."""
+    """Session rows with ``preview`` and ``last_active`` (see ``SessionStore.list_sessions``);
+    with *user_id*, that user's sessions only."""
     params: list[Any] = []
-    where = _filters(source, exclude_sources, params)
+    where = _filters(source, exclude_sources, params, user_id)
     if active_until is not None:
         where += " AND s.started_at < ?"
         params.append(float(active_until))

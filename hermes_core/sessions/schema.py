@@ -50,7 +50,7 @@ __all__ = [
     "schema_sql",
 ]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """Layout version of a hermes-memory ``state.db`` (also stored in ``schema_version``)."""
 
 MARKER_KEY = "hermes_memory.schema"
@@ -100,8 +100,10 @@ INDEX_SQL = """
 CREATE INDEX IF NOT EXISTS idx_sessions_source ON sessions(source);
 CREATE INDEX IF NOT EXISTS idx_sessions_parent ON sessions(parent_session_id);
 CREATE INDEX IF NOT EXISTS idx_sessions_started ON sessions(started_at DESC);
-CREATE UNIQUE INDEX IF NOT EXISTS idx_sessions_title_unique
-    ON sessions(title) WHERE title IS NOT NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS idx_sessions_user_title_unique
+    ON sessions(COALESCE(user_id, ''), title) WHERE title IS NOT NULL;
+CREATE INDEX IF NOT EXISTS idx_sessions_user ON sessions(user_id, started_at DESC)
+    WHERE user_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS idx_messages_session_id ON messages(session_id, id);
 CREATE INDEX IF NOT EXISTS idx_messages_speaker ON messages(session_id, name)
     WHERE name IS NOT NULL;
@@ -318,12 +320,18 @@ def reindex_escaped_arguments(conn: sqlite3.Connection) -> None:
     replace_index_triggers(conn)
 
 
+def titles_unique_per_user(conn: sqlite3.Connection) -> None:
+    """Version 6: titles are unique per user (one user's title never blocks another's)."""
+    conn.execute("DROP INDEX IF EXISTS idx_sessions_title_unique")
+
+
 # version -> migration run once when a file is brought up to that version.
 # New tables and columns need no entry: apply_schema() creates what is missing.
 _MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     2: queue_cjk_rows,
     3: replace_index_triggers,
     4: reindex_escaped_arguments,
+    6: titles_unique_per_user,
 }
 
 

@@ -29,6 +29,11 @@ from hermes_core.errors import (
 )
 from hermes_core.fencing import sanitize_context
 from hermes_core.sessions import lineage, listing
+from hermes_core.sessions.arguments import count as _count
+from hermes_core.sessions.arguments import epoch as _epoch
+from hermes_core.sessions.arguments import ids as _ids
+from hermes_core.sessions.arguments import names as _names
+from hermes_core.sessions.bulk import prepare_import
 from hermes_core.sessions.connection import (
     READ_BUSY_TIMEOUT_MS,
     WRITE_BUSY_TIMEOUT_MS,
@@ -53,7 +58,6 @@ from hermes_core.sessions.maintenance import check_database, probe_database, reb
 from hermes_core.sessions.query import parse_query
 from hermes_core.sessions.question import plan_query
 from hermes_core.sessions.records import (
-    MAX_TIMESTAMP,
     decode_message,
     encode_messages,
     name_results_of_earlier_calls,
@@ -63,6 +67,7 @@ from hermes_core.sessions.records import (
     valid_session_id,
 )
 from hermes_core.sessions.schema import SCHEMA_VERSION, apply_schema
+from hermes_core.sessions.scope import UserScope
 from hermes_core.sessions.search import (
     Nearest,
     SearchFilters,
@@ -107,8 +112,10 @@ def _hint(exc: sqlite3.DatabaseError) -> str:
     text = str(exc).lower()
     if "malformed" in text or "corrupt" in text:
         return (
-            " The file may be damaged: `hermes-memory sessions check` says where, and "
-            "`hermes-memory sessions repair` rebuilds the search indexes from the messages."
+            " The file may be damaged: `hermes-memory sessions check` says where, "
+            "`hermes-memory sessions repair` rebuilds the search indexes from the messages, "
+            "and `hermes-memory sessions recover` salvages the readable rows into a new file "
+            "when more than the indexes is damaged."
         )
     return ""
 
@@ -123,38 +130,6 @@ def _not_utf8(exc: UnicodeEncodeError) -> SessionStoreError:
         f"{exc.object[:60]!r} is not valid UTF-8 text (it holds {exc.object[exc.start]!r}, "
         "what Python makes of a byte that is not UTF-8); pass text decoded from UTF-8."
     )
-
-
-MAX_ROWS = 1_000_000_000
-"""A limit or offset above this is read as this (SQLite's integers stop at 2**63)."""
-
-
-def _count(value: Any, what: str) -> int:
-    """A limit or offset as a whole number in [0, MAX_ROWS]."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise SessionStoreError(f"{what} must be a number of rows, got {value!r:.40}.")
-    return int(max(0, min(value, MAX_ROWS)))
-
-
-def _epoch(value: Any, what: str) -> float | None:
-    """A time filter as epoch seconds (``None`` when absent)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise SessionStoreError(f"{what} must be epoch seconds (a number), got {value!r:.40}.")
-    return float(max(-MAX_TIMESTAMP, min(value, MAX_TIMESTAMP)))
-
-
-def _ids(value: Sequence[str] | str) -> tuple[str, ...]:
-    """Session ids: a list of them, or one id (never split into characters)."""
-    return (value,) if isinstance(value, str) else tuple(str(item) for item in value)
-
-
-def _names(value: Sequence[str] | str | None) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    items = value.split(",") if isinstance(value, str) else list(value)
-    return tuple(str(item).strip() for item in items if str(item).strip())
 
 
 class SessionStore:
@@ -172,9 +147,15 @@ class SessionStore:
         read_only: bool = False,
         write_patience: float = 30.0,
         semantic: str | bool | None = None,
+        user_id: str | None = None,
     ) -> None:
         self.path = Path(path) if path is not None else default_db_path()
         self.read_only = read_only
+        self.scope = UserScope(user_id, mark="?")
+        self.user_id = self.scope.user_id
+        """Whose sessions this store reads and writes (``None``: every session, the
+        single-user case). A scoped store tags what it creates with this id and
+        treats other users' sessions as absent in every read, search and delete."""
         self.semantic_mode = semantic_mode(semantic)
         """``auto``, ``on`` or ``off``: whether questions also search by meaning
         (:mod:`~hermes_core.sessions.semantic`; default ``$HERMES_SEMANTIC_SEARCH``)."""
@@ -229,6 +210,12 @@ class SessionStore:
         except BaseException:
             self._conn.close()
             raise
+        if self.user_id is not None and "user_id" not in self.layout.session_columns:
+            self._conn.close()
+            raise SessionStoreError(
+                f"{self.path} has no user_id column, so it cannot keep users apart; open it "
+                "without a user id."
+            )
         self._session_info = SessionInfo(self.layout)
         # Rows await the gram index; checked again whenever the database may have changed.
         self._pending_grams = False
@@ -465,6 +452,7 @@ class SessionStore:
         name in another encoding) is stored with U+FFFD for each bad byte.
         """
         valid_session_id(session_id)
+        user_id = self.scope.owner_for(user_id, f"session {session_id!r}")
         source = scrub(str(source)) if source else "unknown"
         model, user_id, system_prompt, cwd, git_repo_root = (
             None if value is None else scrub(str(value))
@@ -475,7 +463,16 @@ class SessionStore:
         start = sane_timestamp(started_at, _now())
 
         def write(conn: sqlite3.Connection) -> str:
-            if parent_session_id is not None and not self._exists(conn, parent_session_id):
+            if (
+                self.user_id is not None
+                and self._exists(conn, session_id)
+                and not self.scope.sees(conn, session_id)
+            ):
+                raise SessionStoreError(
+                    f"Session id {session_id!r} is taken in {self.path}; create the "
+                    "session under a new id."
+                )
+            if parent_session_id is not None and not self.scope.sees(conn, parent_session_id):
                 raise SessionStoreError(
                     f"Parent session {parent_session_id!r} does not exist in {self.path}; "
                     "create it first."
@@ -532,8 +529,8 @@ class SessionStore:
         def write(conn: sqlite3.Connection) -> bool:
             cursor = conn.execute(
                 "UPDATE sessions SET ended_at = ?, end_reason = ? "
-                "WHERE id = ? AND ended_at IS NULL",
-                (_now(), end_reason, session_id),
+                f"WHERE id = ? AND ended_at IS NULL AND {self.scope.sql()}",
+                (_now(), end_reason, session_id, *self.scope.params()),
             )
             return cursor.rowcount > 0
 
@@ -544,8 +541,9 @@ class SessionStore:
         return self._write(
             lambda conn: (
                 conn.execute(
-                    "UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = ?",
-                    (session_id,),
+                    "UPDATE sessions SET ended_at = NULL, end_reason = NULL "
+                    f"WHERE id = ? AND {self.scope.sql()}",
+                    (session_id, *self.scope.params()),
                 ).rowcount
                 > 0
             )
@@ -556,8 +554,8 @@ class SessionStore:
         return self._write(
             lambda conn: (
                 conn.execute(
-                    "UPDATE sessions SET system_prompt = ? WHERE id = ?",
-                    (None if prompt is None else scrub(prompt), session_id),
+                    f"UPDATE sessions SET system_prompt = ? WHERE id = ? AND {self.scope.sql()}",
+                    (None if prompt is None else scrub(prompt), session_id, *self.scope.params()),
                 ).rowcount
                 > 0
             )
@@ -577,12 +575,19 @@ class SessionStore:
         sql = (
             f"UPDATE sessions SET input_tokens = {op.format(col='input_tokens')}, "
             f"output_tokens = {op.format(col='output_tokens')}, "
-            "model = COALESCE(model, ?) WHERE id = ?"
+            f"model = COALESCE(model, ?) WHERE id = ? AND {self.scope.sql()}"
         )
         return self._write(
             lambda conn: (
                 conn.execute(
-                    sql, (int(input_tokens), int(output_tokens), model, session_id)
+                    sql,
+                    (
+                        int(input_tokens),
+                        int(output_tokens),
+                        model,
+                        session_id,
+                        *self.scope.params(),
+                    ),
                 ).rowcount
                 > 0
             )
@@ -597,7 +602,7 @@ class SessionStore:
         clean = sanitize_title(title)
 
         def write(conn: sqlite3.Connection) -> bool:
-            if not self._exists(conn, session_id):
+            if not self.scope.sees(conn, session_id):
                 return False
             self._set_title(conn, session_id, clean)
             return True
@@ -606,8 +611,12 @@ class SessionStore:
 
     def _set_title(self, conn: sqlite3.Connection, session_id: str, title: str | None) -> None:
         if title is not None:
+            # Titles are unique per user: another user's titles are neither seen nor blocking.
             other = conn.execute(
-                "SELECT id FROM sessions WHERE title = ? AND id <> ?", (title, session_id)
+                "SELECT o.id FROM sessions AS o JOIN sessions AS s ON s.id = ? "
+                "WHERE o.title = ? AND o.id <> s.id "
+                "AND COALESCE(o.user_id, '') = COALESCE(s.user_id, '')",
+                (session_id, title),
             ).fetchone()
             if other is not None:
                 raise SessionTitleError(
@@ -621,7 +630,7 @@ class SessionStore:
         children lose their parent link."""
 
         def write(conn: sqlite3.Connection) -> list[int] | None:
-            if not self._exists(conn, session_id):
+            if not self.scope.sees(conn, session_id):
                 return None
             return delete_sessions(conn, [session_id])
 
@@ -641,9 +650,11 @@ class SessionStore:
         """
 
         def write(conn: sqlite3.Connection) -> tuple[list[str], list[int]]:
-            if not self._exists(conn, session_id):
+            if not self.scope.sees(conn, session_id):
                 return [], []
-            chain = lineage.compression_chain(conn, session_id, max_hops=None)
+            chain = self.scope.visible(
+                conn, lineage.compression_chain(conn, session_id, max_hops=None)
+            )
             return chain, delete_sessions(conn, chain)
 
         chain, messages = self._write(write)
@@ -679,6 +690,7 @@ class SessionStore:
                         source=source,
                         kept=kept,
                         max_messages=self.prune_batch_messages,
+                        user_id=self.user_id,
                     )
                 )
                 if not doomed:
@@ -759,6 +771,11 @@ class SessionStore:
             return []
 
         def write(conn: sqlite3.Connection) -> list[int]:
+            if self.user_id is not None and not self.scope.sees(conn, session_id):
+                raise SessionNotFoundError(
+                    f"Session {session_id!r} does not exist in {self.path} for user "
+                    f"{self.user_id!r}; call create_session() first."
+                )
             name_results_of_earlier_calls(conn, rows)
             try:
                 ids = self._insert_messages(conn, rows)
@@ -804,58 +821,13 @@ class SessionStore:
         that already exist are refused (nothing is written); a parent must be
         among *sessions* (in any order) or in the file already.
         """
-        session_rows: list[tuple[Any, ...]] = []
-        message_rows: list[tuple[Any, ...]] = []
-        titles: list[tuple[str, str]] = []
-        for session in sessions:
-            raw_id = session.get("id")
-            if isinstance(raw_id, int) and not isinstance(raw_id, bool):
-                raw_id = str(raw_id)
-            session_id = valid_session_id(raw_id, "An imported session's id")
-            rows, calls = encode_messages(session_id, session.get("messages") or [])
-            started = sane_timestamp(session.get("started_at"), rows[0][7] if rows else _now())
-            last = rows[-1][7] if rows else started
-            session_rows.append(
-                (
-                    session_id,
-                    session.get("source") or "import",
-                    session.get("user_id"),
-                    session.get("model"),
-                    session.get("parent_session_id"),
-                    started,
-                    session.get("ended_at"),
-                    session.get("end_reason"),
-                    len(rows),
-                    calls,
-                    last,
-                    session.get("system_prompt"),
-                    json.dumps(dict(config)) if (config := session.get("model_config")) else None,
-                    session.get("input_tokens") or 0,
-                    session.get("output_tokens") or 0,
-                    session.get("cwd"),
-                    session.get("git_repo_root"),
-                )
-            )
-            message_rows.extend(rows)
-            try:
-                title = sanitize_title(session.get("title"))
-            except SessionTitleError as exc:
-                raise SessionTitleError(
-                    f"Session {session_id!r}: {exc} Nothing was imported."
-                ) from exc
-            if title:
-                titles.append((title, session_id))
-
-        ids = [row[0] for row in session_rows]
-        for values, what in ((ids, "id"), ([title for title, _ in titles], "title")):
-            seen: set[str] = set()
-            for value in values:
-                if value in seen:
-                    raise SessionStoreError(
-                        f"Two imported sessions have the {what} {value!r}; nothing was "
-                        f"imported. Give each session its own {what}."
-                    )
-                seen.add(value)
+        batch = prepare_import(sessions, self.scope)
+        session_rows, message_rows, titles, ids = (
+            batch.session_rows,
+            batch.message_rows,
+            batch.titles,
+            batch.ids,
+        )
 
         def write(conn: sqlite3.Connection) -> int:
             clash = conn.execute(
@@ -870,8 +842,8 @@ class SessionStore:
                 )
             taken = conn.execute(
                 "SELECT title, id FROM sessions WHERE title IN (SELECT value FROM json_each(?)) "
-                "LIMIT 1",
-                (json.dumps([title for title, _ in titles]),),
+                f"AND {self.scope.sql()} LIMIT 1",
+                (json.dumps([title for title, _ in titles]), *self.scope.params()),
             ).fetchone()
             if taken is not None:
                 raise SessionStoreError(
@@ -930,7 +902,10 @@ class SessionStore:
         """The session's row as a dict, or ``None``."""
 
         def read(conn: sqlite3.Connection) -> dict[str, Any] | None:
-            cursor = conn.execute("SELECT * FROM sessions WHERE id = ?", (session_id,))
+            cursor = conn.execute(
+                f"SELECT * FROM sessions WHERE id = ? AND {self.scope.sql()}",
+                (session_id, *self.scope.params()),
+            )
             row = cursor.fetchone()
             return None if row is None else row_dict(cursor, row)
 
@@ -941,7 +916,7 @@ class SessionStore:
 
         if not prefix:
             return None
-        if self._read(lambda conn: self._exists(conn, prefix)):
+        if self._read(lambda conn: self.scope.sees(conn, prefix)):
             return prefix
         found = self.session_ids_starting_with(prefix, limit=2)
         return found[0] if len(found) == 1 else None
@@ -956,8 +931,9 @@ class SessionStore:
             lambda conn: [
                 row[0]
                 for row in conn.execute(
-                    "SELECT id FROM sessions WHERE id GLOB ? ORDER BY id LIMIT ?",
-                    (escaped + "*", int(limit)),
+                    f"SELECT id FROM sessions WHERE id GLOB ? AND {self.scope.sql()} "
+                    "ORDER BY id LIMIT ?",
+                    (escaped + "*", *self.scope.params(), int(limit)),
                 )
             ]
         )
@@ -966,6 +942,8 @@ class SessionStore:
         """Every visible message of the session in order, ``tool_calls`` decoded."""
 
         def read(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+            if self.user_id is not None and not self.scope.sees(conn, session_id):
+                return []
             cursor = conn.execute(
                 f"SELECT * FROM messages AS m WHERE m.session_id = ? AND "
                 f"{self.layout.visible_rows_sql('m')} ORDER BY m.id",
@@ -1000,54 +978,100 @@ class SessionStore:
         return conversation
 
     def message_count(self, session_id: str | None = None) -> int:
-        """Messages in one session, or in the whole file."""
-        if session_id is None:
+        """Messages in one session, or in the whole file (a scoped store: of its user)."""
+        if session_id is None and self.user_id is None:
             return self._read(
                 lambda c: int(c.execute("SELECT COUNT(*) FROM messages").fetchone()[0])
+            )
+        if session_id is None:
+            return self._read(
+                lambda c: int(
+                    c.execute(
+                        "SELECT COUNT(*) FROM messages WHERE session_id IN "
+                        "(SELECT id FROM sessions WHERE user_id = ?)",
+                        (self.user_id,),
+                    ).fetchone()[0]
+                )
             )
         return self._read(
             lambda c: int(
                 c.execute(
-                    "SELECT COUNT(*) FROM messages WHERE session_id = ?", (session_id,)
+                    "SELECT COUNT(*) FROM messages WHERE session_id = ? AND session_id IN "
+                    f"(SELECT id FROM sessions WHERE {self.scope.sql()})",
+                    (session_id, *self.scope.params()),
                 ).fetchone()[0]
             )
         )
 
     def session_count(self, source: str | None = None) -> int:
-        """Sessions in the file, optionally of one source."""
-        if source is None:
-            return self._read(
-                lambda c: int(c.execute("SELECT COUNT(*) FROM sessions").fetchone()[0])
-            )
+        """Sessions in the file (a scoped store: of its user), optionally of one source."""
+        where, params = self.scope.sql(), self.scope.params()
+        if source is not None:
+            where, params = f"{where} AND source = ?", (*params, source)
         return self._read(
             lambda c: int(
-                c.execute("SELECT COUNT(*) FROM sessions WHERE source = ?", (source,)).fetchone()[0]
+                c.execute(f"SELECT COUNT(*) FROM sessions WHERE {where}", params).fetchone()[0]
             )
         )
 
     # -- lineage and titles --------------------------------------------------------------
     def get_compression_tip(self, session_id: str) -> str:
         """The newest compression continuation of *session_id* (itself if none)."""
-        return self._read(lambda conn: lineage.compression_tip(conn, session_id))
+
+        def read(conn: sqlite3.Connection) -> str:
+            if self.user_id is not None and not self.scope.sees(conn, session_id):
+                return session_id
+            tip = lineage.compression_tip(conn, session_id)
+            return tip if self.scope.visible(conn, [tip]) else session_id
+
+        return self._read(read)
 
     def get_lineage(self, session_id: str, *, whole: bool = False) -> list[str]:
         """The conversation *session_id* belongs to, root first: its compression chain
         (at most :data:`~hermes_core.sessions.lineage.MAX_HOPS` sessions each way, unless
         *whole*: what :meth:`delete_conversation` deletes)."""
         hops = None if whole else lineage.MAX_HOPS
-        return self._read(lambda conn: lineage.compression_chain(conn, session_id, hops))
+
+        def read(conn: sqlite3.Connection) -> list[str]:
+            if self.user_id is not None and not self.scope.sees(conn, session_id):
+                return [session_id]
+            return self.scope.visible(conn, lineage.compression_chain(conn, session_id, hops))
+
+        return self._read(read)
 
     def get_lineage_root(self, session_id: str) -> str:
-        """The root of *session_id*'s tree of sessions."""
-        return self._read(lambda conn: lineage.lineage_root(conn, session_id))
+        """The root of *session_id*'s tree of sessions (of this store's user)."""
+
+        def read(conn: sqlite3.Connection) -> str:
+            if self.user_id is None:
+                return lineage.lineage_root(conn, session_id)
+            if not self.scope.sees(conn, session_id):
+                return session_id
+            chain = lineage.ancestors(conn, session_id)
+            owned = set(self.scope.visible(conn, chain))
+            root = session_id
+            for member in reversed(chain):  # the nearest ancestors of this user's
+                if member not in owned:
+                    break
+                root = member
+            return root
+
+        return self._read(read)
 
     def get_lineage_members(self, session_id: str) -> set[str]:
         """Every session in *session_id*'s tree (root, compression chain, subagents, branches)."""
-        return self._read(lambda conn: lineage.lineage_members(conn, session_id))
+
+        def read(conn: sqlite3.Connection) -> set[str]:
+            if self.user_id is not None and not self.scope.sees(conn, session_id):
+                return {session_id}
+            members = lineage.lineage_members(conn, session_id)
+            return set(self.scope.visible(conn, members)) | {session_id}
+
+        return self._read(read)
 
     def next_title_in_lineage(self, title: str) -> str:
         """The next free numbered title: ``X`` → ``X #2`` → ``X #3``."""
-        return self._read(lambda conn: next_title(conn, title))
+        return self._read(lambda conn: next_title(conn, title, user_id=self.user_id))
 
     def get_session_by_title(self, title: str) -> dict[str, Any] | None:
         """The session with exactly this title, or ``None``."""
@@ -1055,7 +1079,11 @@ class SessionStore:
         def read(conn: sqlite3.Connection) -> dict[str, Any] | None:
             if "title" not in self.layout.session_columns:
                 return None
-            cursor = conn.execute("SELECT * FROM sessions WHERE title = ?", (title,))
+            cursor = conn.execute(
+                f"SELECT * FROM sessions WHERE title = ? AND {self.scope.sql()} "
+                "ORDER BY user_id IS NOT NULL, id LIMIT 1",
+                (title, *self.scope.params()),
+            )
             row = cursor.fetchone()
             return None if row is None else row_dict(cursor, row)
 
@@ -1099,12 +1127,13 @@ class SessionStore:
                 order_by_last_active=order_by_last_active,
                 active_since=since,
                 active_until=until,
+                user_id=self.user_id,
             )
         )
 
     def last_activity(self) -> float | None:
         """The latest session start or activity on record (epoch seconds; ``None``: none)."""
-        return self._read(lambda conn: listing.last_activity(conn, self.layout))
+        return self._read(lambda conn: listing.last_activity(conn, self.layout, self.user_id))
 
     # -- maintenance -------------------------------------------------------------------
     def check(self) -> list[str]:
@@ -1205,6 +1234,7 @@ class SessionStore:
             until=_epoch(until, "until"),
             session_ids=_ids(session_ids),
             exclude_session_ids=_ids(exclude_session_ids),
+            user_id=self.user_id,
         )
         limit, offset = _count(limit, "limit"), _count(offset, "offset")
         nearest = self._nearest(query, force=semantic is True) if semantic is not False else None

@@ -1,6 +1,6 @@
 """Session titles: cleaning, and numbering across a compression lineage.
 
-A title is shown in listings and must be unique. When a long session is
+A title is shown in listings and must be unique among one user's sessions. When a long session is
 compressed into a child, the child takes the next number of the title:
 ``X`` → ``X #2`` → ``X #3`` (the unnumbered original counts as #1).
 """
@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 import sqlite3
 import unicodedata
+from collections.abc import Iterable
 
 from hermes_core.errors import SessionTitleError
 
-__all__ = ["MAX_TITLE_CHARS", "next_title", "sanitize_title", "split_number"]
+__all__ = ["MAX_TITLE_CHARS", "next_title", "next_title_from", "sanitize_title", "split_number"]
 
 MAX_TITLE_CHARS = 100
 
@@ -60,19 +61,27 @@ def _like_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def next_title(conn: sqlite3.Connection, title: str) -> str:
-    """The next free title in *title*'s numbered series (``X`` → ``X #2`` → ``X #3``)."""
+def next_title(conn: sqlite3.Connection, title: str, *, user_id: str | None = None) -> str:
+    """The next free title in *title*'s numbered series (``X`` → ``X #2`` → ``X #3``),
+    among *user_id*'s sessions when given (titles are unique per user)."""
     base, _ = split_number(title)
+    mine = "" if user_id is None else " AND user_id = ?"
     rows = conn.execute(
-        "SELECT title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'",
-        (base, _like_escape(base) + " #%"),
+        f"SELECT title FROM sessions WHERE (title = ? OR title LIKE ? ESCAPE '\\'){mine}",
+        (base, _like_escape(base) + " #%", *(() if user_id is None else (user_id,))),
     ).fetchall()
+    return next_title_from(title, [row[0] for row in rows])
+
+
+def next_title_from(title: str, existing: Iterable[str]) -> str:
+    """The next free title in *title*'s series, given the *existing* titles of that series."""
+    base, _ = split_number(title)
     numbers = []
-    for (existing,) in rows:
-        if existing == base:
+    for existing_title in existing:
+        if existing_title == base:
             numbers.append(1)
             continue
-        stem, number = split_number(existing)
+        stem, number = split_number(existing_title)
         if stem == base:
             numbers.append(number)
     if not numbers:

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from hermes_core.cli.terminal import shown
 from hermes_core.config import load_config
 from hermes_core.errors import HermesMemoryError
+from hermes_memory_builtin.visible import visible
 
 if TYPE_CHECKING:
     from hermes_memory_builtin.store import MemoryStore
@@ -23,49 +23,61 @@ if TYPE_CHECKING:
 TARGET_CHOICE = click.Choice(["memory", "user"])
 
 
-def _visible(text: str) -> str:
-    """*text* safe to print on a terminal, with nothing hidden from the person reading it.
-
-    A file edited outside the tool can hold terminal escape sequences (which
-    could conceal or redraw lines) and invisible characters; both are shown
-    as code points (``<U+001B>``) instead of being sent raw.
-    """
-    from hermes_memory_builtin.threats import INVISIBLE_CHARS
-
-    text = shown(text)
-    if INVISIBLE_CHARS.isdisjoint(text):
-        return text
-    return "".join(f"<U+{ord(char):04X}>" if char in INVISIBLE_CHARS else char for char in text)
+USER_OPTION = click.option(
+    "--user",
+    "user_id",
+    metavar="ID",
+    help="The files of one user of a gateway (the user_id the host passes); default: the "
+    "single-user files.",
+)
 
 
-def _open_store() -> MemoryStore:
+def _open_store(user_id: str | None = None) -> MemoryStore:
+    from hermes_memory_builtin.documents import PostgresDocuments, memory_url
     from hermes_memory_builtin.settings import MemorySettings
     from hermes_memory_builtin.store import MemoryStore, memory_dir_for
 
     try:
-        settings = MemorySettings.from_config(load_config())
-        return MemoryStore(
-            memory_dir_for(),
+        config = load_config()
+        settings = MemorySettings.from_config(config)
+        url = memory_url(config)
+        store = MemoryStore(
+            memory_dir_for(None, user_id),
             memory_char_limit=settings.memory_char_limit,
             user_char_limit=settings.user_char_limit,
+            documents=PostgresDocuments(url, user_id or "") if url else None,
         )
+        _honour_overflow(store, config)
+        return store
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+def _honour_overflow(store: MemoryStore, config: dict[str, Any]) -> None:
+    """``memory.overflow: archive`` applies to a person's adds as to the agent's."""
+    from hermes_memory_builtin.archive import Archive
+    from hermes_memory_builtin.overflow import OverflowArchiver
+    from hermes_memory_builtin.policy import CurationPolicy
+
+    if CurationPolicy.from_config(config).overflow == "archive":
+        store.overflow = OverflowArchiver(Archive(store.memory_dir))
 
 
 def _report(result: dict[str, Any]) -> None:
     """Print a store result; exit 1 with the error and its context on failure."""
     if result.get("success"):
         click.echo(f"{result['message']} {result['target']}: {result['usage']}.")
+        for entry in result.get("archived_entries", []):
+            click.echo(f"  archived: {visible(entry)}")
         return
     lines = [f"Error: {result.get('error', 'the change failed')}"]
     if result.get("matches"):
         lines.append("Matching entries:")
-        lines.extend(f"  - {_visible(entry)}" for entry in result["matches"])
+        lines.extend(f"  - {visible(entry)}" for entry in result["matches"])
     if "current_entries" in result:
         lines.append("Current entries:")
         lines.extend(
-            f"  [{number}] {_visible(entry)}"
+            f"  [{number}] {visible(entry)}"
             for number, entry in enumerate(result["current_entries"], 1)
         )
     if result.get("remediation"):
@@ -82,30 +94,30 @@ def memory() -> None:
 @memory.command("show")
 @click.option("--target", type=TARGET_CHOICE, help="Show one file only (default: both).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-def show(target: str | None, as_json: bool) -> None:
+@USER_OPTION
+def show(target: str | None, as_json: bool, user_id: str | None) -> None:
     """Show the entries as they are on disk now, with usage.
 
     Entries that the threat scan withholds from the system prompt are flagged,
     so you can remove them.
     """
     from hermes_memory_builtin.entries import dedupe, parse_entries, total_chars
-    from hermes_memory_builtin.files import read_memory_file
-    from hermes_memory_builtin.snapshot import format_usage
+    from hermes_memory_builtin.snapshot import format_true_usage
     from hermes_memory_builtin.targets import TARGETS
     from hermes_memory_builtin.threats import scan_for_threats
 
-    store = _open_store()
+    store = _open_store(user_id)
     names = [target] if target else list(TARGETS)
     report: dict[str, Any] = {}
     for name in names:
-        read = read_memory_file(store.path(name))
+        read = store.read_document(name)
         entries = dedupe(parse_entries(read.text))
         size, limit = total_chars(entries), store.char_limit(name)
         report[name] = {
-            "file": str(store.path(name)),
+            "file": store.location(name),
             "chars": size,
             "limit": limit,
-            "usage": format_usage(size, limit),
+            "usage": format_true_usage(size, limit),
             "error": read.error,
             "entries": [
                 {"text": entry, "threats": scan_for_threats(entry, scope="strict")}
@@ -133,10 +145,15 @@ def _print_target(name: str, filename: str, item: dict[str, Any]) -> None:
         return
     count = len(item["entries"])
     click.echo(f"  {item['usage']}, {count} entr{'y' if count == 1 else 'ies'}")
+    if item["chars"] > item["limit"]:
+        click.echo(
+            "  over its budget: the agent sees only part of it and every add is refused; "
+            f"remove or merge entries (`hermes-memory memory remove --target {name} TEXT`)"
+        )
     if not count:
         click.echo("  (no entries)")
     for number, entry in enumerate(item["entries"], 1):
-        text = _visible(entry["text"]).replace("\n", "\n      ")
+        text = visible(entry["text"]).replace("\n", "\n      ")
         click.echo(f"  [{number}] {text}")
         if entry["threats"]:
             click.echo(
@@ -150,23 +167,36 @@ def _print_target(name: str, filename: str, item: dict[str, Any]) -> None:
 @memory.command("add")
 @click.option("--target", type=TARGET_CHOICE, default="memory", show_default=True)
 @click.argument("content")
-def add(target: str, content: str) -> None:
+@USER_OPTION
+def add(target: str, content: str, user_id: str | None) -> None:
     """Add CONTENT as a new entry."""
-    _report(_open_store().add(target, content))
+    _report(_open_store(user_id).add(target, content))
 
 
 @memory.command("replace")
 @click.option("--target", type=TARGET_CHOICE, default="memory", show_default=True)
 @click.argument("old_text")
 @click.argument("new_content")
-def replace(target: str, old_text: str, new_content: str) -> None:
+@USER_OPTION
+def replace(target: str, old_text: str, new_content: str, user_id: str | None) -> None:
     """Replace the whole entry containing OLD_TEXT with NEW_CONTENT."""
-    _report(_open_store().replace(target, old_text, new_content))
+    _report(_open_store(user_id).replace(target, old_text, new_content))
 
 
 @memory.command("remove")
 @click.option("--target", type=TARGET_CHOICE, default="memory", show_default=True)
 @click.argument("old_text")
-def remove(target: str, old_text: str) -> None:
+@USER_OPTION
+def remove(target: str, old_text: str, user_id: str | None) -> None:
     """Remove the entry containing OLD_TEXT (a unique part of it)."""
-    _report(_open_store().remove(target, old_text))
+    _report(_open_store(user_id).remove(target, old_text))
+
+
+def _add_archive_commands() -> None:
+    from hermes_memory_builtin.curation_cli import COMMANDS
+
+    for command in COMMANDS:
+        memory.add_command(command)
+
+
+_add_archive_commands()

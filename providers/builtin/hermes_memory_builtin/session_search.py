@@ -45,6 +45,7 @@ from hermes_core.errors import HermesMemoryError, LLMError
 from hermes_core.fencing import sanitize_context
 from hermes_core.runtime.summary import strip_reasoning
 from hermes_core.sessions import SessionStore
+from hermes_core.sessions.backends import open_session_store, sessions_url
 from hermes_core.sessions.question import names_a_topic
 from hermes_core.sessions.timespan import TimeSpan, find_time_span, find_time_span_in_history
 from hermes_core.sessions.transcript import (
@@ -214,8 +215,16 @@ def usable_summary(text: Any) -> str | None:
 class SessionSearchTool:
     """The ``session_search`` tool bound to one ``$HERMES_HOME`` and config."""
 
-    def __init__(self, hermes_home: Path, config: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        hermes_home: Path,
+        config: Mapping[str, Any] | None = None,
+        *,
+        user_id: str | None = None,
+    ) -> None:
         self.hermes_home = Path(hermes_home)
+        self.user_id = user_id
+        """Whose sessions are searched (``None``: every session, the single-user case)."""
         self.config: Mapping[str, Any] = config or {}
         self.db_path = self.hermes_home / "state.db"
         self.session_id: str | None = None
@@ -277,10 +286,15 @@ class SessionSearchTool:
     def _open_store(self) -> SessionStore | None:
         with self._lock:
             # Anything at the path but a file is opened too, so the store says what it is.
-            if self._store is None and os.path.lexists(self.db_path):
-                self._store = SessionStore(
-                    self.db_path, read_only=True, semantic=self._setting("semantic")
-                )
+            if self._store is None:
+                url = sessions_url(self.config)
+                if url is not None or os.path.lexists(self.db_path):
+                    self._store = open_session_store(
+                        url or self.db_path,
+                        read_only=True,
+                        semantic=self._setting("semantic"),
+                        user_id=self.user_id,
+                    )
             return self._store
 
     def _summary_client(self) -> ChatClient | None:

@@ -17,16 +17,18 @@ import logging
 import os
 import reprlib
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_core.config import get_hermes_home, load_config
 from hermes_core.errors import ConfigError, MemoryStoreError
 from hermes_core.fencing import sanitize_context
+from hermes_core.users import user_folder_name, valid_user_id
 from hermes_memory_builtin import drift
 from hermes_memory_builtin.consolidation import ConsolidationGuard
+from hermes_memory_builtin.documents import PostgresDocuments
 from hermes_memory_builtin.entries import (
     dedupe,
     find_unique_match,
@@ -39,6 +41,7 @@ from hermes_memory_builtin.entries import (
 from hermes_memory_builtin.files import (
     FileChangedError,
     FileIdentity,
+    FileRead,
     read_memory_file,
     remove_stale_temp_files,
     replace_if_unchanged,
@@ -53,6 +56,9 @@ from hermes_memory_builtin.settings import (
 from hermes_memory_builtin.snapshot import format_counts, format_usage, render_block
 from hermes_memory_builtin.targets import TARGET_NAMES, TARGETS, Target
 from hermes_memory_builtin.threats import MAX_SCAN_CHARS, first_threat_message
+
+if TYPE_CHECKING:
+    from hermes_memory_builtin.overflow import OverflowArchiver
 
 logger = logging.getLogger(__name__)
 
@@ -71,10 +77,17 @@ _PREVIEW_CHARS = 80
 _ENTRY_PREVIEW_CHARS = 2_000
 
 
-def memory_dir_for(hermes_home: str | os.PathLike[str] | None = None) -> Path:
-    """``<HERMES_HOME>/memories`` (the active home when *hermes_home* is None)."""
+def memory_dir_for(
+    hermes_home: str | os.PathLike[str] | None = None, user_id: str | None = None
+) -> Path:
+    """``<HERMES_HOME>/memories`` (the active home when *hermes_home* is None); with
+    *user_id*, that user's own folder ``memories/users/<escaped id>`` (see
+    :func:`hermes_core.users.user_folder_name`; an unusable id raises ConfigError)."""
     home = Path(hermes_home) if hermes_home is not None else get_hermes_home()
-    return home / "memories"
+    user = valid_user_id(user_id)
+    if user is None:
+        return home / "memories"
+    return home / "memories" / "users" / user_folder_name(user)
 
 
 def _coerce_limit(value: Any, name: str) -> int:
@@ -207,8 +220,12 @@ class MemoryStore:
         memory_enabled: bool = True,
         user_profile_enabled: bool = True,
         consolidation: ConsolidationGuard | None = None,
+        documents: PostgresDocuments | None = None,
     ) -> None:
         self._memory_dir = Path(memory_dir) if memory_dir is not None else None
+        self._documents = documents
+        """Where the two documents live when not in files (``memory.url``)."""
+        self._savers: dict[str, Callable[[str], None]] = {}
         self._limits = {
             "memory": _coerce_limit(memory_char_limit, "memory_char_limit"),
             "user": _coerce_limit(user_char_limit, "user_char_limit"),
@@ -219,17 +236,24 @@ class MemoryStore:
         self._read_errors: dict[str, str | None] = dict.fromkeys(TARGET_NAMES)
         self._versions: dict[str, FileIdentity | None] = dict.fromkeys(TARGET_NAMES)
         self.consolidation = consolidation or ConsolidationGuard()
+        self.overflow: OverflowArchiver | None = None
+        """Set for ``memory.overflow: archive``: over-budget adds archive entries instead."""
         self._mutex = threading.RLock()
 
     # -- construction ------------------------------------------------------------------------
 
     @classmethod
     def from_settings(
-        cls, settings: MemorySettings, memory_dir: str | os.PathLike[str] | None = None
+        cls,
+        settings: MemorySettings,
+        memory_dir: str | os.PathLike[str] | None = None,
+        documents: PostgresDocuments | None = None,
     ) -> MemoryStore:
-        """A store with the budgets and switches of *settings*."""
+        """A store with the budgets and switches of *settings* (its documents in
+        PostgreSQL when *documents* is given)."""
         return cls(
             memory_dir,
+            documents=documents,
             memory_char_limit=settings.memory_char_limit,
             user_char_limit=settings.user_char_limit,
             memory_enabled=settings.memory_enabled,
@@ -241,15 +265,18 @@ class MemoryStore:
         cls,
         hermes_home: str | os.PathLike[str] | None = None,
         config: Mapping[str, Any] | None = None,
+        *,
+        user_id: str | None = None,
     ) -> MemoryStore:
-        """A store for *hermes_home* configured from its ``config.yaml`` (or *config*).
+        """A store for *hermes_home* configured from its ``config.yaml`` (or *config*);
+        with *user_id*, that user's own files.
 
-        Raises :class:`ConfigError` when a ``memory.*`` value is unusable.
+        Raises :class:`ConfigError` when a ``memory.*`` value or the user id is unusable.
         """
         if config is None:
             config = load_config(hermes_home)
         settings = MemorySettings.from_config(config)
-        return cls.from_settings(settings, memory_dir_for(hermes_home))
+        return cls.from_settings(settings, memory_dir_for(hermes_home, user_id))
 
     # -- facts ---------------------------------------------------------------------------------
 
@@ -307,8 +334,8 @@ class MemoryStore:
                 self.memory_dir.mkdir(parents=True, exist_ok=True)
             for name in TARGET_NAMES:
                 target = TARGETS[name]
-                path = self.path(name)
-                read = read_memory_file(path)
+                path = self.path(name) if self._documents is None else self._documents.where
+                read = self.read_document(name)
                 if not read.ok:
                     logger.warning(
                         "Cannot read %s (%s); it is left out of the system prompt and writes "
@@ -336,13 +363,25 @@ class MemoryStore:
         """The frozen block of *target* (``None`` when it was empty at load time)."""
         return self._snapshot[target]
 
+    def location(self, target: str) -> str:
+        """Where *target* is kept, for people: its file, or its database (password masked)."""
+        if self._documents is not None:
+            return f"{self._documents.where} ({TARGETS[target].filename})"
+        return str(self.path(target))
+
+    def read_document(self, target: str) -> FileRead:
+        """*target*'s document now: its file, or its row when the store uses a database."""
+        if self._documents is not None:
+            return self._documents.read(target)
+        return read_memory_file(self.path(target))
+
     def refresh(self, target: str) -> list[str]:
         """Re-read *target* without the lock and return its entries (live list updated).
 
         Reads are safe without the lock because writes replace the file
         atomically. On a read failure the previous live entries are returned.
         """
-        read = read_memory_file(self.path(target))
+        read = self.read_document(target)
         with self._mutex:
             if read.ok:
                 self._entries[target] = dedupe(parse_entries(read.text))
@@ -482,6 +521,14 @@ class MemoryStore:
         every writer of one file excludes the others whatever link it came
         through.
         """
+        if self._documents is not None:
+            with self._documents.locked(spec.name) as (read, save):
+                entries = dedupe(parse_entries(read.text))
+                self._entries[spec.name] = list(entries)
+                self._read_errors[spec.name] = None
+                self._savers[spec.name] = save
+                yield entries
+            return
         path = self.path(spec.name)
         with exclusive_lock(path) as lock_path:
             real = resolved_file(path)
@@ -509,8 +556,14 @@ class MemoryStore:
             yield entries
 
     def _commit(self, spec: Target, entries: Sequence[str]) -> None:
-        """Save *entries*, unless the file changed since :meth:`_exclusive` read it."""
-        replace_if_unchanged(self.path(spec.name), join_entries(entries), self._versions[spec.name])
+        """Save *entries*, unless the file changed since :meth:`_exclusive` read it (in
+        PostgreSQL: in the transaction holding the row lock)."""
+        if self._documents is not None:
+            self._savers[spec.name](join_entries(entries))
+        else:
+            replace_if_unchanged(
+                self.path(spec.name), join_entries(entries), self._versions[spec.name]
+            )
         self._entries[spec.name] = list(entries)
 
     def _success(self, spec: Target, message: str, **extra: Any) -> Result:
@@ -568,7 +621,7 @@ class MemoryStore:
 
     def _drift_refusal(self, spec: Target, entry: str, old: str) -> _Refusal:
         path = self.path(spec.name)
-        raw = read_memory_file(path).text
+        raw = self.read_document(spec.name).text
         backup = drift.save_backup(path, raw)
         limit = self.char_limit(spec.name)
         if backup.saved:
@@ -608,6 +661,18 @@ class MemoryStore:
                 return self._success(spec, "Entry already exists (no duplicate added).")
             updated = [*entries, text]
             limit = self.char_limit(spec.name)
+            if total_chars(updated) > limit and self.overflow is not None:
+                plan = self.overflow.make_room(spec.name, entries, text, limit)
+                if plan is not None:
+                    with self.overflow.moving(spec.name, self.path(spec.name), plan):
+                        self._commit(spec, plan.after)
+                    return self._success(
+                        spec,
+                        f"Entry added. To make room, {len(plan.moved)} older entr"
+                        f"{'y was' if len(plan.moved) == 1 else 'ies were'} moved to the "
+                        "archive (still recalled when relevant; see archived_entries).",
+                        archived_entries=bounded_entries(plan.moved_texts),
+                    )
             if total_chars(updated) > limit:
                 return self._counted(
                     _failure(

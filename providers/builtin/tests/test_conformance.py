@@ -22,7 +22,15 @@ from hermes_core.testing import ProviderConformance
 
 
 class TestBuiltinConformance(ProviderConformance):
-    capabilities: ClassVar = {"tools", "recall", "cross_session", "persistence", "forget", "cjk"}
+    capabilities: ClassVar = {
+        "tools",
+        "recall",
+        "cross_session",
+        "persistence",
+        "forget",
+        "cjk",
+        "multi_user",
+    }
     tool_examples: ClassVar = {
         "memory": [{"action": "add", "target": "user", "content": "Prefers metric units."}],
         "session_search": [{"query": "metric units"}, {}],
@@ -55,7 +63,10 @@ class TestBuiltinConformance(ProviderConformance):
     def recall(self, provider: MemoryProvider, query: str, *, session_id: str) -> str:
         """The snapshot a new session of this HERMES_HOME would put in its prompt."""
         fresh = BuiltinMemoryProvider()
-        fresh.initialize(session_id or "recall-probe", hermes_home=str(self.home), platform="cli")
+        user = provider.user_id if isinstance(provider, BuiltinMemoryProvider) else None
+        fresh.initialize(
+            session_id or "recall-probe", hermes_home=str(self.home), platform="cli", user_id=user
+        )
         try:
             return fresh.system_prompt_block()
         finally:

@@ -1,0 +1,118 @@
+"""The PostgreSQL layout of the session store: tables, indexes and versioned migrations.
+
+The tables mirror ``state.db``'s (``sessions``, ``messages``, ``state_meta``) so
+rows copy across unchanged. Full-text search uses one stored ``tsvector`` per
+message, made of three parts of the text the store puts in ``search_text``
+(content, speaker or tool name, tool-call names and arguments):
+
+* ``english`` (Snowball-stemmed: *deployed* finds *deploy*), weight A;
+* ``simple`` (every word as written, stop words kept: *to be or not to be*), once as
+  written and once with connectors (``. - / :`` …) as spaces, so ``file`` finds ``file.txt``;
+* the CJK unigrams and bigrams of ``cjk_grams`` (:func:`~hermes_core.sessions.cjk.cjk_grams`),
+  so a Chinese, Japanese or Korean term of any length is an indexed lookup.
+
+Migrations are numbered; ``hermes_schema_migrations`` records the ones applied.
+The store applies the missing ones at start under an advisory lock, so several
+processes starting at once never apply one twice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["MIGRATIONS", "PG_SCHEMA_VERSION", "migrate"]
+
+_LOCK_KEY = 0x4845524D  # "HERM": the advisory lock taken while migrating
+
+MIGRATIONS: dict[int, str] = {
+    1: """
+CREATE TABLE IF NOT EXISTS state_meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    user_id TEXT,
+    model TEXT,
+    model_config TEXT,
+    system_prompt TEXT,
+    parent_session_id TEXT REFERENCES sessions(id),
+    started_at DOUBLE PRECISION NOT NULL,
+    ended_at DOUBLE PRECISION,
+    end_reason TEXT,
+    message_count INTEGER DEFAULT 0,
+    tool_call_count INTEGER DEFAULT 0,
+    input_tokens BIGINT DEFAULT 0,
+    output_tokens BIGINT DEFAULT 0,
+    title TEXT,
+    last_activity_at DOUBLE PRECISION,
+    cwd TEXT,
+    git_repo_root TEXT
+);
+CREATE INDEX IF NOT EXISTS sessions_source ON sessions(source);
+CREATE INDEX IF NOT EXISTS sessions_parent ON sessions(parent_session_id);
+CREATE INDEX IF NOT EXISTS sessions_started ON sessions(started_at DESC);
+CREATE INDEX IF NOT EXISTS sessions_user ON sessions(user_id, started_at DESC)
+    WHERE user_id IS NOT NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS sessions_user_title
+    ON sessions((COALESCE(user_id, '')), title) WHERE title IS NOT NULL;
+CREATE TABLE IF NOT EXISTS messages (
+    id BIGSERIAL PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    role TEXT NOT NULL,
+    timestamp DOUBLE PRECISION NOT NULL,
+    tool_name TEXT,
+    name TEXT,
+    tool_call_id TEXT,
+    token_count INTEGER,
+    finish_reason TEXT,
+    content TEXT,
+    content_parts TEXT,
+    tool_calls TEXT,
+    client_token TEXT,
+    search_text TEXT,
+    cjk_grams TEXT,
+    tsv TSVECTOR GENERATED ALWAYS AS (
+        setweight(to_tsvector('english', COALESCE(search_text, '')), 'A')
+        || to_tsvector('simple', COALESCE(search_text, ''))
+        || to_tsvector('simple',
+            regexp_replace(COALESCE(search_text, ''), '[-._/\\:@#+=&~%]+', ' ', 'g'))
+        || to_tsvector('simple', COALESCE(cjk_grams, ''))
+    ) STORED
+);
+CREATE INDEX IF NOT EXISTS messages_session ON messages(session_id, id);
+CREATE UNIQUE INDEX IF NOT EXISTS messages_client_token
+    ON messages(session_id, client_token) WHERE client_token IS NOT NULL;
+CREATE INDEX IF NOT EXISTS messages_tsv ON messages USING GIN (tsv);
+""",
+}
+"""version -> SQL bringing the schema from the version before to it."""
+
+PG_SCHEMA_VERSION = max(MIGRATIONS)
+"""The newest schema this build knows."""
+
+
+def migrate(conn: Any) -> int:
+    """Apply every migration *conn*'s schema lacks, in one transaction; returns the version.
+
+    Raises ``RuntimeError`` (the store turns it into a SessionStoreError) for a schema
+    written by a newer build.
+    """
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS hermes_schema_migrations ("
+            "version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+        )
+        row = conn.execute("SELECT MAX(version) FROM hermes_schema_migrations").fetchone()
+        current = int(row[0] or 0)
+        if current > PG_SCHEMA_VERSION:
+            raise RuntimeError(
+                f"schema version {current} was written by a newer hermes-memory (this one "
+                f"knows up to {PG_SCHEMA_VERSION}); upgrade hermes-memory to use it"
+            )
+        for version in sorted(MIGRATIONS):
+            if version > current:
+                conn.execute(MIGRATIONS[version])
+                conn.execute(
+                    "INSERT INTO hermes_schema_migrations(version) VALUES (%s)", (version,)
+                )
+        return PG_SCHEMA_VERSION

@@ -1,0 +1,1231 @@
+"""``PostgresSessionStore``: the session store in a PostgreSQL database (``[postgres]`` extra).
+
+The same public methods and results as :class:`~hermes_core.sessions.store.SessionStore`
+(``state.db``), for several gateway processes on several machines writing one
+database. Connections come from a ``psycopg_pool`` pool; the schema is created
+and migrated by the store itself (:mod:`~hermes_core.sessions.pgschema`).
+
+Appends are idempotent: every message gets a client token before the first
+try, a write that loses its connection is retried with the same tokens, and
+rows already stored are found, not inserted again. Text PostgreSQL cannot hold
+(NUL characters) is stored with U+FFFD. Semantic search is not offered here
+(full-text search only).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from operator import itemgetter
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+from hermes_core.errors import (
+    ConfigError,
+    SessionNotFoundError,
+    SessionStoreError,
+    SessionTitleError,
+)
+from hermes_core.fencing import sanitize_context
+from hermes_core.sessions import pgsearch
+from hermes_core.sessions.arguments import count as _count
+from hermes_core.sessions.arguments import epoch as _epoch
+from hermes_core.sessions.arguments import ids as _ids
+from hermes_core.sessions.arguments import names as _names
+from hermes_core.sessions.bulk import IMPORT_SESSION_COLUMNS, prepare_import
+from hermes_core.sessions.cjk import cjk_grams
+from hermes_core.sessions.listing import PREVIEW_CHARS
+from hermes_core.sessions.pgschema import migrate
+from hermes_core.sessions.query import parse_query
+from hermes_core.sessions.question import plan_query
+from hermes_core.sessions.records import (
+    LEGACY_JSON_PREFIX,
+    decode_message,
+    encode_messages,
+    sane_timestamp,
+    scrub,
+    valid_session_id,
+)
+from hermes_core.sessions.scope import UserScope
+from hermes_core.sessions.search import _hits
+from hermes_core.sessions.titles import next_title_from, sanitize_title, split_number
+from hermes_core.sessions.transcript import describe_tool_calls
+
+__all__ = ["PostgresSessionStore", "is_postgres_url", "masked_url"]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+RETRIES = 3
+"""Tries of one operation whose connection is lost (an append is never stored twice)."""
+MAX_HOPS = 1000
+STATISTICS_SECONDS = 30.0
+"""How long the message count and mean length BM25 uses are reused before re-reading."""
+APPLICATION = "hermes-memory"
+"""``application_name`` of the store's connections (``pg_stat_activity`` shows it)."""
+_HANDOFF_PREFIXES = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
+_FORKS = ("_delegate_from", "_branched_from", "_reset_from")
+
+
+def is_postgres_url(value: object) -> bool:
+    """Whether *value* names a PostgreSQL database (``postgresql://`` or ``postgres://``)."""
+    return isinstance(value, str) and value.split("://", 1)[0].lower() in ("postgresql", "postgres")
+
+
+def masked_url(url: str) -> str:
+    """*url* with its password replaced by ``***`` (for messages and logs)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<an unparseable PostgreSQL URL>"
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}{port}"))
+
+
+def _pg_text(value: Any) -> Any:
+    """Text PostgreSQL can store: NUL becomes U+FFFD."""
+    return value.replace("\x00", "\ufffd") if isinstance(value, str) and "\x00" in value else value
+
+
+def _search_text(content: Any, tool_name: Any, name: Any, tool_calls: Any) -> str:
+    """What full-text search reads of a message: its text, who spoke it, its tool calls."""
+    text = content if isinstance(content, str) else ""
+    if text.startswith(LEGACY_JSON_PREFIX):
+        text = text[len(LEGACY_JSON_PREFIX) :]
+    parts = [text, tool_name or name or "", describe_tool_calls(tool_calls) if tool_calls else ""]
+    return " ".join(part for part in parts if isinstance(part, str) and part)
+
+
+def _load_psycopg() -> Any:
+    try:
+        import psycopg
+        import psycopg_pool
+    except ImportError as exc:
+        raise ConfigError(
+            "A PostgreSQL session store needs psycopg 3 and psycopg_pool: "
+            "pip install 'hermes-memory-core[postgres]'."
+        ) from exc
+    return psycopg, psycopg_pool
+
+
+class PostgresSessionStore:
+    """Sessions and messages in PostgreSQL; see :class:`~hermes_core.sessions.SessionStore`.
+
+    *url* is a libpq URL (``postgresql://user:pass@host:5432/db``). A server that
+    refuses the connection raises one :class:`SessionStoreError` naming the URL
+    with its password masked. *user_id* scopes the store as for SQLite.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        read_only: bool = False,
+        user_id: str | None = None,
+        semantic: str | bool | None = None,
+        pool_size: int = 4,
+        connect_timeout: float = 10.0,
+    ) -> None:
+        psycopg, psycopg_pool = _load_psycopg()
+        self._psycopg = psycopg
+        self.url = url
+        self.path = masked_url(url)
+        """Where the store is, as messages name it (the URL, password masked)."""
+        self.read_only = read_only
+        self.scope = UserScope(user_id, mark="%s")
+        self.user_id = self.scope.user_id
+        self.semantic_mode = "off"
+        self.prune_batch_messages = 20_000
+        try:
+            first = psycopg.connect(url, **self._connect_kwargs(connect_timeout))
+        except psycopg.Error as exc:
+            raise SessionStoreError(
+                f"Cannot connect to the session database {self.path}: "
+                f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}. Check "
+                "that the server runs and accepts this user, or fix sessions.url / "
+                "HERMES_SESSIONS_URL."
+            ) from exc
+        try:
+            if not read_only:
+                migrate(first)
+            elif first.execute("SELECT to_regclass('messages')").fetchone()[0] is None:
+                raise SessionStoreError(f"{self.path} holds no session tables yet.")
+            first.commit()
+        except RuntimeError as exc:
+            raise SessionStoreError(f"{self.path}: {exc}.") from exc
+        except psycopg.Error as exc:
+            raise SessionStoreError(f"Cannot prepare {self.path}: {exc}") from exc
+        finally:
+            first.close()
+        self._pool = psycopg_pool.ConnectionPool(
+            url,
+            min_size=1,
+            max_size=max(1, int(pool_size)),
+            kwargs=self._connect_kwargs(connect_timeout),
+            check=psycopg_pool.ConnectionPool.check_connection,
+            open=True,
+        )
+        self._closed = False
+        self._stats: tuple[float, int, float] | None = None
+
+    @staticmethod
+    def _connect_kwargs(connect_timeout: float) -> dict[str, Any]:
+        return {"connect_timeout": max(1, int(connect_timeout)), "application_name": APPLICATION}
+
+    # -- plumbing -------------------------------------------------------------------------
+    def _run(self, fn: Callable[[Any], T], *, write: bool) -> T:
+        if self._closed:
+            raise SessionStoreError(f"The session store for {self.path} is closed.")
+        if write and self.read_only:
+            raise SessionStoreError(f"{self.path} is open read-only.")
+        psycopg = self._psycopg
+        for attempt in range(RETRIES):
+            try:
+                with self._pool.connection() as conn, conn.transaction():
+                    return fn(conn)
+            except psycopg.OperationalError as exc:
+                if attempt == RETRIES - 1:
+                    raise SessionStoreError(
+                        f"The session database {self.path} is unreachable: {exc}"
+                    ) from exc
+                log.warning("session database connection lost (%s); retrying", exc)
+                time.sleep(0.2 * (attempt + 1))
+            except psycopg.errors.UniqueViolation as exc:
+                raise SessionStoreError(f"Write to {self.path} rejected: {exc}") from exc
+            except psycopg.errors.ForeignKeyViolation as exc:
+                raise SessionStoreError(f"Write to {self.path} rejected: {exc}") from exc
+            except psycopg.Error as exc:
+                raise SessionStoreError(f"The session database {self.path} failed: {exc}") from exc
+        raise AssertionError("unreachable")
+
+    def _read(self, fn: Callable[[Any], T]) -> T:
+        return self._run(fn, write=False)
+
+    def _write(self, fn: Callable[[Any], T]) -> T:
+        return self._run(fn, write=True)
+
+    def close(self) -> None:
+        """Close the pool (idempotent)."""
+        if not self._closed:
+            self._closed = True
+            self._pool.close()
+
+    def __enter__(self) -> PostgresSessionStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- sessions: writes -------------------------------------------------------------------
+    def create_session(
+        self,
+        session_id: str,
+        *,
+        source: str = "cli",
+        model: str | None = None,
+        title: str | None = None,
+        parent_session_id: str | None = None,
+        user_id: str | None = None,
+        system_prompt: str | None = None,
+        model_config: Mapping[str, Any] | None = None,
+        started_at: float | None = None,
+        cwd: str | None = None,
+        git_repo_root: str | None = None,
+    ) -> str:
+        """Create a session; if it exists, only fill its empty fields (first writer wins)."""
+        valid_session_id(session_id)
+        owner = self.scope.owner_for(user_id, f"session {session_id!r}")
+        source = scrub(str(source)) if source else "unknown"
+        model, system_prompt, cwd, git_repo_root = (
+            None if value is None else _pg_text(scrub(str(value)))
+            for value in (model, system_prompt, cwd, git_repo_root)
+        )
+        clean_title = sanitize_title(title)
+        config_json = json.dumps(dict(model_config)) if model_config else None
+        start = sane_timestamp(started_at, time.time())
+
+        def write(conn: Any) -> str:
+            existing = conn.execute(
+                "SELECT user_id FROM sessions WHERE id = %s FOR UPDATE", (session_id,)
+            ).fetchone()
+            if existing is not None and self.user_id is not None and existing[0] != self.user_id:
+                raise SessionStoreError(
+                    f"Session id {session_id!r} is taken in {self.path}; create the session "
+                    "under a new id."
+                )
+            if parent_session_id is not None and not self.scope.sees(conn, parent_session_id):
+                raise SessionStoreError(
+                    f"Parent session {parent_session_id!r} does not exist in {self.path}; "
+                    "create it first."
+                )
+            conn.execute(
+                """
+                INSERT INTO sessions(id, source, user_id, model, model_config, system_prompt,
+                                     parent_session_id, started_at, cwd, git_repo_root)
+                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+                ON CONFLICT(id) DO UPDATE SET
+                    cwd = COALESCE(sessions.cwd, excluded.cwd),
+                    git_repo_root = COALESCE(sessions.git_repo_root, excluded.git_repo_root),
+                    source = CASE WHEN sessions.source = 'unknown' THEN excluded.source
+                                  ELSE sessions.source END,
+                    user_id = COALESCE(sessions.user_id, excluded.user_id),
+                    model = COALESCE(sessions.model, excluded.model),
+                    model_config = COALESCE(sessions.model_config, excluded.model_config),
+                    system_prompt = COALESCE(sessions.system_prompt, excluded.system_prompt),
+                    parent_session_id = COALESCE(sessions.parent_session_id,
+                                                 excluded.parent_session_id)
+                """,
+                (
+                    session_id,
+                    source,
+                    owner,
+                    model,
+                    config_json,
+                    system_prompt,
+                    parent_session_id,
+                    start,
+                    cwd,
+                    git_repo_root,
+                ),
+            )
+            if clean_title is not None:
+                current = conn.execute(
+                    "SELECT title FROM sessions WHERE id = %s", (session_id,)
+                ).fetchone()[0]
+                if current is None:
+                    self._set_title(conn, session_id, clean_title)
+            return session_id
+
+        return self._write(write)
+
+    def ensure_session(
+        self, session_id: str, *, source: str = "unknown", model: str | None = None
+    ) -> str:
+        """Create *session_id* if missing."""
+        return self.create_session(session_id, source=source, model=model)
+
+    def _update(self, sql: str, params: Sequence[Any]) -> bool:
+        return self._write(
+            lambda conn: (
+                conn.execute(
+                    f"{sql} AND {self.scope.sql()}", (*params, *self.scope.params())
+                ).rowcount
+                > 0
+            )
+        )
+
+    def end_session(self, session_id: str, end_reason: str) -> bool:
+        """Mark a session ended; the first end wins."""
+        return self._update(
+            "UPDATE sessions SET ended_at = %s, end_reason = %s WHERE id = %s AND ended_at IS NULL",
+            (time.time(), end_reason, session_id),
+        )
+
+    def reopen_session(self, session_id: str) -> bool:
+        """Clear a session's end so it can be ended again."""
+        return self._update(
+            "UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = %s", (session_id,)
+        )
+
+    def update_system_prompt(self, session_id: str, prompt: str | None) -> bool:
+        """Store the system prompt a session was run with."""
+        text = None if prompt is None else _pg_text(scrub(prompt))
+        return self._update(
+            "UPDATE sessions SET system_prompt = %s WHERE id = %s", (text, session_id)
+        )
+
+    def update_token_counts(
+        self,
+        session_id: str,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        *,
+        model: str | None = None,
+        absolute: bool = False,
+    ) -> bool:
+        """Add (or, with *absolute*, set) token counts; fill the model if it was unknown."""
+        op = "%s" if absolute else "COALESCE({col}, 0) + %s"
+        sql = (
+            f"UPDATE sessions SET input_tokens = {op.format(col='input_tokens')}, "
+            f"output_tokens = {op.format(col='output_tokens')}, "
+            "model = COALESCE(model, %s) WHERE id = %s"
+        )
+        return self._update(sql, (int(input_tokens), int(output_tokens), model, session_id))
+
+    def set_session_title(self, session_id: str, title: str | None) -> bool:
+        """Set (or clear) a title; False when the session is missing."""
+        clean = sanitize_title(title)
+
+        def write(conn: Any) -> bool:
+            if not self.scope.sees(conn, session_id):
+                return False
+            self._set_title(conn, session_id, clean)
+            return True
+
+        return self._write(write)
+
+    def _set_title(self, conn: Any, session_id: str, title: str | None) -> None:
+        if title is not None:
+            other = conn.execute(
+                "SELECT o.id FROM sessions AS o JOIN sessions AS s ON s.id = %s "
+                "WHERE o.title = %s AND o.id <> s.id "
+                "AND COALESCE(o.user_id, '') = COALESCE(s.user_id, '')",
+                (session_id, title),
+            ).fetchone()
+            if other is not None:
+                raise SessionTitleError(
+                    f"Title {title!r} is already in use by session {other[0]}; pick another "
+                    "or use next_title_in_lineage()."
+                )
+        conn.execute("UPDATE sessions SET title = %s WHERE id = %s", (title, session_id))
+
+    # -- deletes ------------------------------------------------------------------------------
+    @staticmethod
+    def _delete(conn: Any, session_ids: list[str]) -> int:
+        if not session_ids:
+            return 0
+        conn.execute(
+            "UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ANY(%s) "
+            "AND NOT id = ANY(%s)",
+            (session_ids, session_ids),
+        )
+        count = conn.execute("DELETE FROM messages WHERE session_id = ANY(%s)", (session_ids,))
+        conn.execute("DELETE FROM sessions WHERE id = ANY(%s)", (session_ids,))
+        return int(count.rowcount)
+
+    def delete_session(self, session_id: str) -> bool:
+        """Delete a session and its messages; its children lose their parent link."""
+
+        def write(conn: Any) -> bool:
+            if not self.scope.sees(conn, session_id):
+                return False
+            self._delete(conn, [session_id])
+            return True
+
+        return self._write(write)
+
+    def delete_conversation(self, session_id: str) -> list[str]:
+        """Delete every session of *session_id*'s compression chain; returns them, root first."""
+
+        def write(conn: Any) -> list[str]:
+            if not self.scope.sees(conn, session_id):
+                return []
+            chain = self.scope.visible(conn, self._chain(conn, session_id, None))
+            self._delete(conn, chain)
+            return chain
+
+        return self._write(write)
+
+    def prune_conversations(self, ended_before: float, *, source: str | None = None) -> list[str]:
+        """Delete every conversation whose sessions all ended before *ended_before*."""
+        cutoff = _epoch(ended_before, "ended_before")
+        if cutoff is None:
+            raise SessionStoreError("ended_before must be epoch seconds (a number), got None.")
+
+        def write(conn: Any) -> list[str]:
+            doomed: list[str] = []
+            seen: set[str] = set()
+            candidates = conn.execute(
+                "SELECT id, source FROM sessions WHERE ended_at IS NOT NULL AND ended_at < %s "
+                f"AND {self.scope.sql()} ORDER BY started_at, id",
+                (cutoff, *self.scope.params()),
+            ).fetchall()
+            for candidate, _ in candidates:
+                if candidate in seen:
+                    continue
+                chain = self._chain(conn, candidate, None)
+                seen.update(chain)
+                rows = conn.execute(
+                    "SELECT id, source, user_id, ended_at FROM sessions WHERE id = ANY(%s)",
+                    (chain,),
+                ).fetchall()
+                info = {row[0]: row for row in rows}
+                if any(row[3] is None or row[3] >= cutoff for row in rows):
+                    continue
+                if self.user_id is not None and any(row[2] != self.user_id for row in rows):
+                    continue
+                if source is not None and info[chain[0]][1] != source:
+                    continue
+                doomed += chain
+            self._delete(conn, doomed)
+            return doomed
+
+        return self._write(write)
+
+    # -- messages -------------------------------------------------------------------------------
+    def append_message(
+        self,
+        session_id: str,
+        role: str,
+        content: Any = None,
+        *,
+        tool_calls: Any = None,
+        tool_call_id: str | None = None,
+        tool_name: str | None = None,
+        token_count: int | None = None,
+        finish_reason: str | None = None,
+        timestamp: float | None = None,
+        name: str | None = None,
+    ) -> int:
+        """Append one message and return its id."""
+        message = {
+            "role": role,
+            "content": content,
+            "tool_calls": tool_calls,
+            "tool_call_id": tool_call_id,
+            "tool_name": tool_name,
+            "token_count": token_count,
+            "finish_reason": finish_reason,
+            "timestamp": timestamp,
+            "name": name,
+        }
+        return self.append_messages(session_id, [message])[0]
+
+    def append_messages(
+        self,
+        session_id: str,
+        messages: Iterable[Mapping[str, Any]],
+        *,
+        client_tokens: Sequence[str] | None = None,
+    ) -> list[int]:
+        """Append messages to one session, all or nothing; returns their ids in order.
+
+        Each message carries a client token (*client_tokens*, else new ones): a
+        retry of the same append, by this store after a lost connection or by the
+        caller with the same tokens, returns the stored ids instead of adding rows.
+        """
+        rows, calls = encode_messages(session_id, messages)
+        if not rows:
+            return []
+        tokens = list(client_tokens) if client_tokens is not None else []
+        if tokens and len(tokens) != len(rows):
+            raise SessionStoreError(
+                f"{len(tokens)} client tokens for {len(rows)} messages; give one per message."
+            )
+        tokens = tokens or [uuid.uuid4().hex for _ in rows]
+        prepared = [self._message_row(row, token) for row, token in zip(rows, tokens, strict=True)]
+
+        def write(conn: Any) -> list[int]:
+            owner = conn.execute(
+                "SELECT user_id FROM sessions WHERE id = %s FOR UPDATE", (session_id,)
+            ).fetchone()
+            if owner is None or (self.user_id is not None and owner[0] != self.user_id):
+                raise SessionNotFoundError(
+                    f"Session {session_id!r} does not exist in {self.path}"
+                    + (f" for user {self.user_id!r}" if self.user_id is not None else "")
+                    + "; call create_session() first."
+                )
+            self._name_results(conn, session_id, prepared)
+            known = dict(
+                conn.execute(
+                    "SELECT client_token, id FROM messages WHERE session_id = %s "
+                    "AND client_token = ANY(%s)",
+                    (session_id, tokens),
+                ).fetchall()
+            )
+            fresh = [row for row in prepared if row[11] not in known]
+            if fresh:
+                with conn.cursor() as cur:
+                    cur.executemany(_INSERT_MESSAGE, fresh, returning=True)
+                    new_ids: list[int] = []
+                    while True:
+                        new_ids.append(int(cur.fetchone()[0]))
+                        if not cur.nextset():
+                            break
+                known.update(zip((row[11] for row in fresh), new_ids, strict=True))
+                conn.execute(
+                    "UPDATE sessions SET message_count = COALESCE(message_count, 0) + %s, "
+                    "tool_call_count = COALESCE(tool_call_count, 0) + %s, last_activity_at = %s "
+                    "WHERE id = %s",
+                    (
+                        len(fresh),
+                        calls if len(fresh) == len(prepared) else 0,
+                        rows[-1][7],
+                        session_id,
+                    ),
+                )
+            return [known[token] for token in tokens]
+
+        return self._write(write)
+
+    @staticmethod
+    def _message_row(row: tuple[Any, ...], token: str) -> tuple[Any, ...]:
+        """An ``encode_messages`` row plus client token, search text and CJK grams."""
+        values = tuple(_pg_text(value) for value in row)
+        content, tool_calls, tool_name, name = values[2], values[5], values[6], values[10]
+        search = _search_text(content, tool_name, name, tool_calls)
+        return (*values, token, search, cjk_grams([search]) or None)
+
+    @staticmethod
+    def _name_results(conn: Any, session_id: str, rows: list[tuple[Any, ...]]) -> None:
+        """Nameless tool results take the name of a call stored earlier (as SQLite does)."""
+        wanting = [
+            n for n, row in enumerate(rows) if row[1] == "tool" and row[6] is None and row[4]
+        ]
+        if not wanting:
+            return
+        from hermes_core.sessions.records import _called_tools
+
+        called: dict[str, str] = {}
+        for (tool_calls,) in conn.execute(
+            "SELECT tool_calls FROM messages WHERE session_id = %s AND role = 'assistant' "
+            "AND tool_calls IS NOT NULL ORDER BY id DESC LIMIT 20",
+            (session_id,),
+        ):
+            called = {**_called_tools(tool_calls), **called}
+        for n in wanting:
+            if rows[n][4] in called:
+                name = called[rows[n][4]]
+                row = rows[n]
+                search = _search_text(row[2], name, row[10], row[5])
+                rows[n] = (*row[:6], name, *row[7:12], search, cjk_grams([search]) or None)
+
+    def import_sessions(self, sessions: Iterable[Mapping[str, Any]]) -> int:
+        """Bulk-load whole sessions in one transaction; returns the number of messages
+        (the same fields and refusals as :meth:`SessionStore.import_sessions`)."""
+        batch = prepare_import(sessions, self.scope)
+        messages = [self._message_row(row, uuid.uuid4().hex) for row in batch.message_rows]
+        ids = batch.ids
+
+        def write(conn: Any) -> int:
+            clash = conn.execute("SELECT id FROM sessions WHERE id = ANY(%s) LIMIT 1", (ids,))
+            found = clash.fetchone()
+            if found is not None:
+                raise SessionStoreError(
+                    f"Session {found[0]!r} already exists in {self.path}; nothing was imported. "
+                    "Give the imported session another id."
+                )
+            parents = {row[4] for row in batch.session_rows if row[4] is not None} - set(ids)
+            for parent in sorted(parents):
+                if not self.scope.sees(conn, parent):
+                    raise SessionStoreError(
+                        f"Session {parent!r}, the parent of an imported session, is neither "
+                        f"imported with it nor in {self.path}; nothing was imported. Import "
+                        "its parent first, or export the whole conversation."
+                    )
+            marks = ", ".join(["%s"] * 17)
+            with conn.cursor() as cur:
+                # Parents are linked after every row is in: a child may come before its parent.
+                cur.executemany(
+                    f"INSERT INTO sessions({IMPORT_SESSION_COLUMNS}) VALUES ({marks})",
+                    [(*row[:4], None, *row[5:]) for row in batch.session_rows],
+                )
+                cur.executemany(
+                    "UPDATE sessions SET parent_session_id = %s WHERE id = %s",
+                    [(row[4], row[0]) for row in batch.session_rows if row[4] is not None],
+                )
+                for title, session_id in batch.titles:
+                    self._set_title(conn, session_id, title)
+                if messages:
+                    with cur.copy(_COPY_MESSAGES) as copy:
+                        for row in messages:
+                            copy.write_row(row)
+            return len(messages)
+
+        return self._write(write)
+
+    # -- meta ------------------------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        """A value from ``state_meta``."""
+        row = self._read(
+            lambda conn: conn.execute(
+                "SELECT value FROM state_meta WHERE key = %s", (key,)
+            ).fetchone()
+        )
+        return None if row is None else row[0]
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Insert or replace a ``state_meta`` value."""
+        self._write(
+            lambda conn: conn.execute(
+                "INSERT INTO state_meta(key, value) VALUES (%s, %s) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+        )
+
+    # -- reads -----------------------------------------------------------------------------------
+    @staticmethod
+    def _dicts(cursor: Any) -> list[dict[str, Any]]:
+        names = [col.name for col in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+    def get_session(self, session_id: str) -> dict[str, Any] | None:
+        """The session's row as a dict, or ``None``."""
+
+        def read(conn: Any) -> dict[str, Any] | None:
+            rows = self._dicts(
+                conn.execute(
+                    f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = %s AND {self.scope.sql()}",
+                    (session_id, *self.scope.params()),
+                )
+            )
+            return rows[0] if rows else None
+
+        return self._read(read)
+
+    def resolve_session_id(self, prefix: str) -> str | None:
+        """An exact id, else the one id starting with *prefix*."""
+        if not prefix:
+            return None
+        if self._read(lambda conn: self.scope.sees(conn, prefix)):
+            return prefix
+        found = self.session_ids_starting_with(prefix, limit=2)
+        return found[0] if len(found) == 1 else None
+
+    def session_ids_starting_with(self, prefix: str, limit: int = 5) -> list[str]:
+        """Up to *limit* session ids that start with *prefix* (case-sensitive), in id order."""
+        return self._read(
+            lambda conn: [
+                row[0]
+                for row in conn.execute(
+                    f"SELECT id FROM sessions WHERE starts_with(id, %s) AND {self.scope.sql()} "
+                    'ORDER BY id COLLATE "C" LIMIT %s',
+                    (prefix, *self.scope.params(), int(limit)),
+                )
+            ]
+        )
+
+    def get_messages(self, session_id: str) -> list[dict[str, Any]]:
+        """Every message of the session in order, ``tool_calls`` decoded."""
+
+        def read(conn: Any) -> list[dict[str, Any]]:
+            if not self.scope.sees(conn, session_id):
+                return []
+            cursor = conn.execute(
+                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = %s ORDER BY id",
+                (session_id,),
+            )
+            return [decode_message(row) for row in self._dicts(cursor)]
+
+        return self._read(read)
+
+    def get_messages_as_conversation(self, session_id: str) -> list[dict[str, Any]]:
+        """The session as OpenAI chat messages (leaked memory-context blocks removed)."""
+        conversation = []
+        for row in self.get_messages(session_id):
+            content = row.get("content")
+            if row["role"] in ("user", "assistant") and isinstance(content, str):
+                content = sanitize_context(content).strip()
+            message: dict[str, Any] = {"role": row["role"], "content": content}
+            if row.get("tool_calls"):
+                message["tool_calls"] = row["tool_calls"]
+            if row.get("tool_call_id"):
+                message["tool_call_id"] = row["tool_call_id"]
+            if row["role"] == "tool" and row.get("tool_name"):
+                message["name"] = row["tool_name"]
+            elif row.get("name"):
+                message["name"] = row["name"]
+            if row["role"] == "assistant" and row.get("finish_reason"):
+                message["finish_reason"] = row["finish_reason"]
+            conversation.append(message)
+        return conversation
+
+    def message_count(self, session_id: str | None = None) -> int:
+        """Messages in one session, or in the whole store (a scoped store: of its user)."""
+        where = f"session_id IN (SELECT id FROM sessions WHERE {self.scope.sql()})"
+        params: tuple[Any, ...] = self.scope.params()
+        if session_id is not None:
+            where, params = f"session_id = %s AND {where}", (session_id, *params)
+        elif self.user_id is None:
+            where = "TRUE"
+        return self._read(
+            lambda conn: int(
+                conn.execute(f"SELECT COUNT(*) FROM messages WHERE {where}", params).fetchone()[0]
+            )
+        )
+
+    def session_count(self, source: str | None = None) -> int:
+        """Sessions in the store, optionally of one source."""
+        where, params = self.scope.sql(), self.scope.params()
+        if source is not None:
+            where, params = f"{where} AND source = %s", (*params, source)
+        return self._read(
+            lambda conn: int(
+                conn.execute(f"SELECT COUNT(*) FROM sessions WHERE {where}", params).fetchone()[0]
+            )
+        )
+
+    # -- lineage and titles ---------------------------------------------------------------------
+    @staticmethod
+    def _next_in_chain(conn: Any, session_id: str) -> str | None:
+        forks = " AND ".join(
+            f"NOT (COALESCE(c.model_config, '') LIKE '%%\"{key}\"%%')" for key in _FORKS
+        )
+        row = conn.execute(
+            "SELECT c.id FROM sessions AS c JOIN sessions AS p ON p.id = c.parent_session_id "
+            "WHERE c.parent_session_id = %s AND p.end_reason = 'compression' "
+            f"AND COALESCE(c.source, '') <> 'tool' AND {forks} "
+            "ORDER BY (c.end_reason = 'compression') DESC NULLS LAST, "
+            "(c.started_at >= COALESCE(p.ended_at, 0)) DESC, (c.ended_at IS NULL) DESC, "
+            "c.started_at DESC, c.id DESC LIMIT 1",
+            (session_id,),
+        ).fetchone()
+        return None if row is None else row[0]
+
+    def _tip(self, conn: Any, session_id: str) -> str:
+        current, seen = session_id, {session_id}
+        for _ in range(MAX_HOPS):
+            following = self._next_in_chain(conn, current)
+            if following is None or following in seen:
+                break
+            current = following
+            seen.add(current)
+        return current
+
+    def _chain(self, conn: Any, session_id: str, max_hops: int | None = MAX_HOPS) -> list[str]:
+        hops = max_hops if max_hops is not None else 10**9
+        back, seen, current = [session_id], {session_id}, session_id
+        for _ in range(hops):
+            row = conn.execute(
+                "SELECT p.id, p.end_reason FROM sessions AS c JOIN sessions AS p "
+                "ON p.id = c.parent_session_id WHERE c.id = %s",
+                (current,),
+            ).fetchone()
+            if row is None or row[1] != "compression" or row[0] in seen:
+                break
+            if self._next_in_chain(conn, row[0]) != current:
+                break
+            back.append(row[0])
+            seen.add(row[0])
+            current = row[0]
+        back.reverse()
+        forward: list[str] = []
+        current = session_id
+        for _ in range(hops):
+            following = self._next_in_chain(conn, current)
+            if following is None or following in seen:
+                break
+            forward.append(following)
+            seen.add(following)
+            current = following
+        return back + forward
+
+    def get_compression_tip(self, session_id: str) -> str:
+        """The newest compression continuation of *session_id* (itself if none)."""
+
+        def read(conn: Any) -> str:
+            if not self.scope.sees(conn, session_id):
+                return session_id
+            tip = self._tip(conn, session_id)
+            return tip if self.scope.visible(conn, [tip]) else session_id
+
+        return self._read(read)
+
+    def get_lineage(self, session_id: str, *, whole: bool = False) -> list[str]:
+        """The conversation *session_id* belongs to, root first."""
+
+        def read(conn: Any) -> list[str]:
+            if not self.scope.sees(conn, session_id):
+                return [session_id]
+            return self.scope.visible(
+                conn, self._chain(conn, session_id, None if whole else MAX_HOPS)
+            )
+
+        return self._read(read)
+
+    def _ancestors(self, conn: Any, session_id: str) -> list[str]:
+        chain, seen, current = [session_id], {session_id}, session_id
+        for _ in range(MAX_HOPS):
+            row = conn.execute(
+                "SELECT parent_session_id FROM sessions WHERE id = %s", (current,)
+            ).fetchone()
+            if row is None or not row[0] or row[0] in seen:
+                break
+            chain.append(row[0])
+            seen.add(row[0])
+            current = row[0]
+        chain.reverse()
+        return chain
+
+    def get_lineage_root(self, session_id: str) -> str:
+        """The root of *session_id*'s tree of sessions (of this store's user)."""
+
+        def read(conn: Any) -> str:
+            if not self.scope.sees(conn, session_id):
+                return session_id
+            chain = self._ancestors(conn, session_id)
+            owned = set(self.scope.visible(conn, chain))
+            root = session_id
+            for member in reversed(chain):
+                if member not in owned:
+                    break
+                root = member
+            return root
+
+        return self._read(read)
+
+    def get_lineage_members(self, session_id: str) -> set[str]:
+        """Every session in *session_id*'s tree."""
+        root = self.get_lineage_root(session_id)
+
+        def read(conn: Any) -> set[str]:
+            if not self.scope.sees(conn, session_id):
+                return {session_id}
+            rows = conn.execute(
+                "WITH RECURSIVE tree(id) AS (SELECT %s::text UNION "
+                "SELECT s.id FROM sessions AS s JOIN tree ON s.parent_session_id = tree.id) "
+                "SELECT id FROM tree",
+                (root,),
+            ).fetchall()
+            return set(self.scope.visible(conn, [row[0] for row in rows])) | {session_id}
+
+        return self._read(read)
+
+    def next_title_in_lineage(self, title: str) -> str:
+        """The next free numbered title: ``X`` → ``X #2`` → ``X #3``."""
+        base, _ = split_number(title)
+
+        def read(conn: Any) -> list[str]:
+            return [
+                row[0]
+                for row in conn.execute(
+                    "SELECT title FROM sessions WHERE (title = %s OR starts_with(title, %s)) "
+                    f"AND {self.scope.sql()}",
+                    (base, base + " #", *self.scope.params()),
+                )
+            ]
+
+        return next_title_from(title, self._read(read))
+
+    def get_session_by_title(self, title: str) -> dict[str, Any] | None:
+        """The session with exactly this title, or ``None``."""
+        rows = self._read(
+            lambda conn: self._dicts(
+                conn.execute(
+                    f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE title = %s "
+                    f"AND {self.scope.sql()} ORDER BY user_id IS NOT NULL, id LIMIT 1",
+                    (title, *self.scope.params()),
+                )
+            )
+        )
+        return rows[0] if rows else None
+
+    # -- listing ------------------------------------------------------------------------------
+    def list_sessions(
+        self,
+        limit: int = 20,
+        source: str | None = None,
+        collapse_lineage: bool = True,
+        *,
+        exclude_sources: Sequence[str] = (),
+        offset: int = 0,
+        order_by_last_active: bool = False,
+        active_since: float | None = None,
+        active_until: float | None = None,
+    ) -> list[dict[str, Any]]:
+        """Recent sessions with ``preview`` and ``last_active`` (as for SQLite)."""
+        where = [self.scope.sql("s")]
+        params: list[Any] = list(self.scope.params())
+        if source is not None:
+            where.append("s.source = %s")
+            params.append(source)
+        if exclude_sources:
+            where.append("NOT s.source = ANY(%s)")
+            params.append(list(exclude_sources))
+        if active_until is not None:
+            where.append("s.started_at < %s")
+            params.append(float(active_until))
+        if collapse_lineage:
+            forks = " OR ".join(
+                f"COALESCE(s.model_config, '') LIKE '%%\"{k}\"%%'" for k in _FORKS[1:]
+            )
+            where.append(
+                "(s.parent_session_id IS NULL OR p.id IS NULL OR p.end_reason = 'branched' "
+                f"OR {forks})"
+            )
+        activity = (
+            "COALESCE(s.last_activity_at, (SELECT MAX(timestamp) FROM messages "
+            "WHERE session_id = s.id), s.started_at)"
+        )
+
+        def read(conn: Any) -> list[dict[str, Any]]:
+            sql = (
+                f"SELECT s.id FROM sessions AS s LEFT JOIN sessions AS p "
+                f"ON p.id = s.parent_session_id WHERE {' AND '.join(where)}"
+            )
+            candidates = [row[0] for row in conn.execute(sql, params)]
+            results = []
+            for session_id in candidates:
+                row = self._dicts(
+                    conn.execute(
+                        f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = %s", (session_id,)
+                    )
+                )[0]
+                chain = [session_id]
+                if collapse_lineage and row.get("end_reason") == "compression":
+                    tip = self._tip(conn, session_id)
+                    if tip != session_id:
+                        chain = self._chain(conn, tip)
+                        tip_row = self._dicts(
+                            conn.execute(
+                                f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = %s", (tip,)
+                            )
+                        )[0]
+                        for key in (
+                            "id",
+                            "ended_at",
+                            "end_reason",
+                            "message_count",
+                            "tool_call_count",
+                            "model",
+                            "system_prompt",
+                        ):
+                            row[key] = tip_row[key]
+                        row["title"] = tip_row.get("title") or row["title"]
+                        row["lineage_root_id"] = session_id
+                        row["lineage_ids"] = chain
+                last = conn.execute(
+                    f"SELECT MAX({activity}) FROM sessions AS s WHERE s.id = ANY(%s)", (chain,)
+                ).fetchone()[0]
+                row["last_active"] = last
+                row["_root_started"] = row["started_at"]
+                results.append(row)
+            if active_since is not None:
+                results = [r for r in results if (r["last_active"] or 0) >= float(active_since)]
+            key = "last_active" if order_by_last_active else "_root_started"
+            results.sort(
+                key=lambda r: (r[key] or 0, r.get("lineage_root_id") or r["id"]), reverse=True
+            )
+            page = results[max(0, int(offset)) : max(0, int(offset)) + int(limit)]
+            for row in page:
+                row.pop("_root_started")
+                row["preview"] = self._preview(conn, row["id"])
+            return page
+
+        return self._read(read)
+
+    @staticmethod
+    def _preview(conn: Any, session_id: str) -> str:
+        for (content,) in conn.execute(
+            "SELECT content FROM messages WHERE session_id = %s AND role = 'user' "
+            "ORDER BY id LIMIT 8",
+            (session_id,),
+        ):
+            text = " ".join((content or "").split()) if isinstance(content, str) else ""
+            if not text or text.startswith(_HANDOFF_PREFIXES):
+                continue
+            return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + "..."
+        return ""
+
+    def last_activity(self) -> float | None:
+        """The latest session start or activity on record (epoch seconds)."""
+        row = self._read(
+            lambda conn: conn.execute(
+                "SELECT MAX(GREATEST(started_at, COALESCE(last_activity_at, started_at))) "
+                f"FROM sessions WHERE {self.scope.sql()}",
+                self.scope.params(),
+            ).fetchone()
+        )
+        return None if row is None or row[0] is None else float(row[0])
+
+    # -- maintenance -------------------------------------------------------------------------
+    def check(self) -> list[str]:
+        """What is wrong with the database, one sentence each (PostgreSQL keeps its own
+        integrity; this checks the schema version and the search index's presence)."""
+
+        def read(conn: Any) -> list[str]:
+            problems = []
+            if conn.execute("SELECT to_regclass('messages_tsv')").fetchone()[0] is None:
+                problems.append("the full-text index messages_tsv is missing")
+            return problems
+
+        return self._read(read)
+
+    def probe(self) -> list[str]:
+        """What stops the commands at once; ``[]`` when the database answers."""
+        return self.check()
+
+    def semantic_index(self, force: bool = False) -> None:
+        """Semantic search is not offered by the PostgreSQL store."""
+        if force:
+            raise ConfigError(
+                "Semantic search is not available with a PostgreSQL session store (full-text "
+                "search only); use a state.db for it."
+            )
+
+    def messages_to_embed(self) -> int:
+        """Always 0: nothing is embedded here."""
+        return 0
+
+    def index_messages(self, *args: Any, **kwargs: Any) -> int:
+        """Raise: semantic search is not available (see :meth:`semantic_index`)."""
+        self.semantic_index(force=True)
+        return 0
+
+    # -- search ----------------------------------------------------------------------------
+    def search_messages(
+        self,
+        query: object,
+        *,
+        role_filter: Sequence[str] | str | None = None,
+        source_filter: Sequence[str] | str | None = None,
+        exclude_sources: Sequence[str] | str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        session_ids: Sequence[str] | str = (),
+        exclude_session_ids: Sequence[str] | str = (),
+        limit: int = 20,
+        offset: int = 0,
+        context: bool = False,
+        snippets: bool = True,
+        semantic: bool | None = None,
+    ) -> list[dict[str, Any]]:
+        """Messages matching *query*, best first; never raises for a query string."""
+        if semantic is True:
+            self.semantic_index(force=True)
+        limit, offset = _count(limit, "limit"), _count(offset, "offset")
+        parsed = parse_query(query)
+        if parsed.empty or limit <= 0:
+            return []
+        plan = plan_query(parsed)
+        where = []
+        params: list[Any] = []
+        for column, values, negate in (
+            ("m.role", _names(role_filter), False),
+            ("s.source", _names(source_filter), False),
+            ("s.source", _names(exclude_sources), True),
+            ("m.session_id", _ids(session_ids), False),
+            ("m.session_id", _ids(exclude_session_ids), True),
+        ):
+            if values:
+                where.append(f"{'NOT ' if negate else ''}{column} = ANY(%s)")
+                params.append(list(values))
+        for value, op in ((_epoch(since, "since"), ">="), (_epoch(until, "until"), "<")):
+            if value is not None:
+                where.append(f"m.timestamp {op} %s")
+                params.append(value)
+        if self.user_id is not None:
+            where.append("s.user_id = %s")
+            params.append(self.user_id)
+        need = offset + limit
+
+        def run(
+            conn: Any,
+            predicate: pgsearch.Predicate,
+            rank: pgsearch.Predicate,
+            boosts: Sequence[pgsearch.Predicate],
+            k: int,
+        ) -> list[tuple[Any, ...]]:
+            boost_sql = (
+                " + ".join(f"(CASE WHEN {sql} THEN 1 ELSE 0 END)" for sql, _ in boosts) or "0"
+            )
+            boost_params = [p for _, values in boosts for p in values]
+            sql = (
+                f"SELECT m.id, ({boost_sql}) AS boost, {rank[0]} AS score, m.session_id, m.role, "
+                "m.timestamp, m.tool_name, m.content, m.tool_calls, m.name "
+                "FROM messages AS m JOIN sessions AS s ON s.id = m.session_id "
+                f"WHERE {predicate[0]}{''.join(' AND ' + w for w in where)} "
+                "ORDER BY boost DESC, score DESC, m.id DESC LIMIT %s"
+            )
+            return conn.execute(
+                sql, [*boost_params, *rank[1], *predicate[1], *params, k]
+            ).fetchall()
+
+        def rank(conn: Any, parsed: Any) -> pgsearch.Predicate:
+            terms = pgsearch.ranked_terms(parsed)
+            dfs = []
+            for term in terms:
+                sql, values = pgsearch.df_sql(term)
+                dfs.append(int(conn.execute(sql, values).fetchone()[0]))
+            total, avgdl = self._statistics(conn)
+            return pgsearch.bm25_sql(terms, dfs, max(total, max(dfs, default=0)), avgdl)
+
+        def read(conn: Any) -> list[dict[str, Any]]:
+            primary, boosts = pgsearch.plan_predicates(plan)
+            rows = run(conn, primary, rank(conn, plan.primary), boosts, need)
+            fallback = plan.fallback if len(rows) < pgsearch.FALLBACK_BELOW else None
+            if fallback is not None:
+                seen = {row[0] for row in rows}
+                more = run(
+                    conn,
+                    pgsearch.query_predicate(fallback),
+                    rank(conn, fallback),
+                    (),
+                    need + len(seen),
+                )
+                rows += [row for row in more if row[0] not in seen]
+            page = [(row[0], row[2], None, *row[3:]) for row in rows[offset:need]]
+            if not page:
+                return []
+            ids = list({row[3] for row in page})
+            sessions = {
+                row[0]: (row[1], row[2], row[3], row[4])
+                for row in conn.execute(
+                    "SELECT id, source, model, started_at, title FROM sessions WHERE id = ANY(%s)",
+                    (ids,),
+                )
+            }
+            hits = _hits(page, sessions, plan.primary.terms, snippets, offset)
+            if context:
+                for hit in hits:
+                    hit["context"] = self._context(conn, hit)
+            return hits
+
+        try:
+            return self._read(read)
+        except SessionStoreError as exc:
+            if isinstance(exc.__cause__, self._psycopg.OperationalError):
+                raise
+            log.warning(
+                "search for %r failed in PostgreSQL (%s); returning no hits", parsed.text, exc
+            )
+            return []
+
+    def _statistics(self, conn: Any) -> tuple[int, float]:
+        """(messages, mean lexemes per message), for BM25; re-read every
+        :data:`STATISTICS_SECONDS`."""
+        now = time.monotonic()
+        if self._stats is None or now - self._stats[0] > STATISTICS_SECONDS:
+            total = conn.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM messages LIMIT 10000000) AS c"
+            ).fetchone()[0]
+            avgdl = conn.execute(
+                "SELECT avg(length(tsv)) FROM (SELECT tsv FROM messages "
+                "ORDER BY id DESC LIMIT 2000) AS recent"
+            ).fetchone()[0]
+            self._stats = (now, int(total), float(avgdl or 1.0))
+        return self._stats[1], self._stats[2]
+
+    @staticmethod
+    def _context(conn: Any, hit: dict[str, Any]) -> list[dict[str, str]]:
+        rows = conn.execute(
+            "(SELECT id, role, left(content, 200) FROM messages WHERE session_id = %s AND id < %s "
+            "ORDER BY id DESC LIMIT 1) UNION ALL "
+            "(SELECT id, role, left(content, 200) FROM messages WHERE id = %s) UNION ALL "
+            "(SELECT id, role, left(content, 200) FROM messages WHERE session_id = %s AND id > %s "
+            "ORDER BY id LIMIT 1)",
+            (hit["session_id"], hit["id"], hit["id"], hit["session_id"], hit["id"]),
+        ).fetchall()
+        return [
+            {"role": role, "content": text or ""}
+            for _, role, text in sorted(rows, key=itemgetter(0))
+        ]
+
+
+_SESSION_COLUMNS = (
+    "id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at, "
+    "ended_at, end_reason, message_count, tool_call_count, input_tokens, output_tokens, title, "
+    "last_activity_at, cwd, git_repo_root"
+)
+_MESSAGE_COLUMNS = (
+    "id, session_id, role, timestamp, tool_name, name, tool_call_id, token_count, "
+    "finish_reason, content, content_parts, tool_calls"
+)
+_MESSAGE_INSERT_COLUMNS = (
+    "session_id, role, content, content_parts, tool_call_id, tool_calls, tool_name, timestamp, "
+    "token_count, finish_reason, name, client_token, search_text, cjk_grams"
+)
+_INSERT_MESSAGE = (
+    f"INSERT INTO messages({_MESSAGE_INSERT_COLUMNS}) "
+    f"VALUES ({', '.join(['%s'] * 14)}) RETURNING id"
+)
+_COPY_MESSAGES = f"COPY messages({_MESSAGE_INSERT_COLUMNS}) FROM STDIN"
