@@ -24,7 +24,7 @@ from typing import Any
 from hermes_core.sessions.cjk import contains_cjk
 from hermes_core.sessions.compounds import compound_head, is_word
 from hermes_core.sessions.connection import is_undecodable
-from hermes_core.sessions.fetch import SearchFilters, run
+from hermes_core.sessions.fetch import SearchFilters, run, without_absent_sources
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.listing import last_activity
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
@@ -535,7 +535,8 @@ def search_messages(
         return []
     plan = plan_query(parsed)
     need = max(0, int(offset)) + int(limit)
-    search = _Search(conn, layout, filters or SearchFilters(), pending_grams, snippets)
+    filters = without_absent_sources(conn, filters or SearchFilters())
+    search = _Search(conn, layout, filters, pending_grams, snippets)
     try:
         span = None
         if plan.mode == "question":
