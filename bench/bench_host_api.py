@@ -37,6 +37,8 @@ from hermes_core.runtime.host import store_row
 from hermes_core.sessions import SessionStore
 
 Timing = dict[str, list[float]]
+SESSION_TURNS = 20
+"""Turns per memory session: the transcript handed to ``sync_turn`` grows with a session."""
 
 
 def _clock() -> tuple[int, int]:
@@ -55,18 +57,26 @@ def _add(timing: Timing, name: str, sample: tuple[float, float]) -> None:
 
 def measure_turns(home: Path, turns: int, warmup: int) -> Timing:
     builtin, external = load_builtin_provider(), NoOpProvider("noop-external")
-    manager = MemoryManager()
-    manager.add_provider(builtin)
-    manager.add_provider(external)
     home.mkdir()
-    memory = Memory(manager, SessionStore(home / "state.db"), hermes_home=home)
-    memory.start()
+
+    def session() -> tuple[Memory, MemoryManager]:
+        manager = MemoryManager()
+        manager.add_provider(builtin)
+        manager.add_provider(external)
+        memory = Memory(manager, SessionStore(home / "state.db"), hermes_home=home)
+        memory.start()
+        return memory, manager
+
+    memory, manager = session()
     bare_store = SessionStore(home / "bare.db")
     bare_store.create_session("bare-session", source="bench")
     providers = (builtin, external)
     reply = "The deployment runs every Tuesday after the CI gate passes."
     timing: Timing = {}
     for i in range(turns + warmup):
+        if i and i % SESSION_TURNS == 0:  # a new session, outside the timed window
+            memory.close()
+            memory, manager = session()
         user = f"turn {i}: what do you remember about the deployment of project {i % 7}?"
         start = _clock()
         for provider in providers:
@@ -152,8 +162,9 @@ def render(turns: Timing, tools: Timing, sizes: tuple[int, int], quick: bool) ->
     head = "| {} | p50 wall (µs) | p95 wall (µs) | p50 CPU (µs) | p50 wall vs baseline |"
     lines = [
         f"{n_turns} turns and {n_calls} tool calls{' (quick run)' if quick else ''}; builtin "
-        "provider and a no-op external provider; a fresh `state.db` in a temporary home (20 "
-        "stored turns for the tool calls, so the search itself is cheap beside the overhead).",
+        f"provider and a no-op external provider; sessions of {SESSION_TURNS} turns in a fresh "
+        "`state.db` (20 stored turns for the tool calls, so the search itself is cheap beside "
+        "the overhead).",
         "",
         "### A turn through the host API (`prepare` + `record_turn`)",
         "",
@@ -166,8 +177,9 @@ def render(turns: Timing, tools: Timing, sizes: tuple[int, int], quick: bool) ->
         f"The host API adds **{host - appended:.0f} µs** per turn at p50 over the bare hooks "
         "plus the same `state.db` write. Most of it is the four bounded hook calls "
         "(`on_turn_start`, `prefetch_all`, `sync_all`, `queue_prefetch_all`), each handed to a "
-        "guard thread so that a provider that hangs costs its timeout, not the turn; "
-        "`AgentSession` makes the same calls, so its turn costs the same.",
+        "guard thread so that a provider that hangs costs its timeout, not the turn, and the "
+        "background worker redacting the session's transcript for `sync_turn` (it grows with "
+        "the session) competing for the interpreter; `AgentSession` makes the same calls.",
         "",
         "### One `session_search` call: direct vs MCP",
         "",

@@ -29,11 +29,12 @@ import sqlite3
 import tarfile
 import tempfile
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import IO, Any
 from urllib.parse import quote
 
 from hermes_core.config import file_lock
@@ -60,6 +61,8 @@ RESTORED_ITEMS = (*DATABASES, MEMORY_DIR, CONFIG_FILE, SECRETS_FILE)
 _SKIPPED_SUFFIXES = (".lock", ".tmp")
 """Lock files and a writer's temporary files are not memory."""
 _CHUNK = 1024 * 1024
+MAX_MANIFEST_BYTES = 16 * 1024 * 1024
+"""A manifest is a few kilobytes; a longer one is not read into memory."""
 
 MemoryLock = Callable[[Path], AbstractContextManager[Any]]
 """Takes the lock the memory files' writers take (the builtin provider's)."""
@@ -229,7 +232,7 @@ def _write_archive(staged: Path, manifest: BackupManifest, archive: Path) -> Non
     fd, temp_name = tempfile.mkstemp(prefix=f".{archive.name}.", suffix=".part", dir=archive.parent)
     try:
         with os.fdopen(fd, "wb") as raw:
-            with tarfile.open(fileobj=raw, mode="w:gz") as tar:
+            with tarfile.open(fileobj=raw, mode="w:gz", compresslevel=6) as tar:
                 data = manifest.to_json().encode("utf-8")
                 info = tarfile.TarInfo(MANIFEST_NAME)
                 info.size, info.mtime, info.mode = len(data), int(manifest.created_at), 0o600
@@ -261,6 +264,8 @@ def read_manifest(archive: Path) -> BackupManifest:
     try:
         with tarfile.open(archive, mode="r:gz") as tar:
             member = tar.getmember(MANIFEST_NAME)
+            if member.size > MAX_MANIFEST_BYTES:
+                raise _refused(archive, f"its {MANIFEST_NAME} is {member.size:,} bytes long")
             stream = tar.extractfile(member)
             if stream is None:
                 raise _refused(archive, f"its {MANIFEST_NAME} is not a file")
@@ -320,26 +325,51 @@ def _extract(
                 stream = tar.extractfile(member) if member.isreg() else None
                 if stream is None:
                     raise _refused(archive, f"{name} is not a regular file in it")
-                target = into / name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                digest = hashlib.sha256()
-                size = 0
-                fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-                with os.fdopen(fd, "wb") as out:
-                    while chunk := stream.read(_CHUNK):
-                        digest.update(chunk)
-                        size += len(chunk)
-                        out.write(chunk)
-                    out.flush()
-                    os.fsync(out.fileno())
-                if size != entry["size"] or digest.hexdigest() != entry["sha256"]:
+                if member.size != entry["size"]:
+                    raise _refused(archive, f"{name} does not match its manifest (damaged)")
+                size, digest = _copy_out(stream, into / name)
+                if size != entry["size"] or digest != entry["sha256"]:
                     raise _refused(archive, f"{name} does not match its manifest (damaged)")
                 if progress is not None:
                     progress(number, total)
-    except (OSError, tarfile.TarError, EOFError) as exc:
-        if isinstance(exc, BackupError):
-            raise
+    except (OSError, tarfile.TarError, EOFError, zlib.error) as exc:
         raise _refused(archive, f"it cannot be read to the end ({exc})") from exc
+
+
+def _copy_out(stream: IO[bytes], target: Path) -> tuple[int, str]:
+    """Write *stream* to the new file *target* (0600); its size and SHA-256.
+
+    Errors reading *stream* go to the caller (a damaged archive); a failure to
+    write (a full disk) is a :class:`BackupError` about the home.
+    """
+    digest = hashlib.sha256()
+    size = 0
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        out = os.fdopen(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb")
+    except OSError as exc:
+        raise _unwritable(target, exc) from exc
+    with out:
+        while chunk := stream.read(_CHUNK):
+            digest.update(chunk)
+            size += len(chunk)
+            try:
+                out.write(chunk)
+            except OSError as exc:
+                raise _unwritable(target, exc) from exc
+        try:
+            out.flush()
+            os.fsync(out.fileno())
+        except OSError as exc:
+            raise _unwritable(target, exc) from exc
+    return size, digest.hexdigest()
+
+
+def _unwritable(target: Path, exc: OSError) -> BackupError:
+    return BackupError(
+        f"Cannot write {target} ({exc.strerror or exc}); nothing was changed. Make room or "
+        "fix the folder's permissions, then retry."
+    )
 
 
 def _check_database(archive: Path, path: Path, name: str) -> None:

@@ -1,37 +1,30 @@
-"""``HERMES_HOME`` resolution and ``$HERMES_HOME/config.yaml``.
+"""``$HERMES_HOME/config.yaml``: reading, checking and saving it, and the helpers that
+read settings out of it.
 
-``HERMES_HOME`` is resolved at call time (never cached at import) so profiles
-and tests can switch it; it defaults to ``~/.hermes``.
+``get_hermes_home``, ``file_lock``, ``replacing`` and ``write_text_atomically``
+live in :mod:`hermes_core.home` (``.env`` in :mod:`hermes_core.secrets` builds on
+them, and ``config.yaml`` on both) and are importable from here too.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import logging
 import os
 import re
 import stat
-import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from hermes_core.errors import ConfigError, LockError
-from hermes_core.locking import exclusive_lock, lock_path_beside
+from hermes_core.errors import ConfigError
+from hermes_core.home import file_lock, get_hermes_home, replacing, write_text_atomically
+from hermes_core.secrets import profile_environ
 
 CONFIG_FILENAME = "config.yaml"
 
 _MISSING = object()
-
-
-def get_hermes_home() -> Path:
-    """Return the active ``HERMES_HOME`` (``$HERMES_HOME`` or ``~/.hermes``)."""
-    value = os.environ.get("HERMES_HOME", "").strip()
-    if value:
-        return Path(value).expanduser()
-    return Path.home() / ".hermes"
 
 
 def config_path(hermes_home: str | os.PathLike[str] | None = None) -> Path:
@@ -55,8 +48,6 @@ def load_config(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, 
     config = load_config_raw(hermes_home)
     if not _has_template(config):
         return config
-    from hermes_core.secrets import profile_environ  # secrets builds on this module
-
     environ = profile_environ(hermes_home)
     expanded: dict[str, Any] = _expand(config, environ)
     return expanded
@@ -449,39 +440,6 @@ def update_config(
         return save_config(config, hermes_home)
 
 
-@contextlib.contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    """Hold ``<path>.lock`` (mode 0600): writers of *path* in any thread or process take turns.
-
-    Raises :class:`ConfigError` naming the lock file when it cannot be taken.
-    """
-    with contextlib.ExitStack() as stack:
-        try:
-            stack.enter_context(exclusive_lock(lock_path_beside(path)))
-        except LockError as exc:
-            raise ConfigError(str(exc)) from exc
-        yield
-
-
-@contextlib.contextmanager
-def replacing(path: Path) -> Iterator[Path]:
-    """*path* to be rewritten: followed through a symlink, its folder created.
-
-    An ``OSError`` inside the block becomes a :class:`ConfigError` saying the
-    file was not changed (use it around :func:`write_text_atomically`).
-    """
-    if path.is_symlink():
-        path = Path(os.path.realpath(path))
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        yield path
-    except OSError as exc:
-        raise ConfigError(
-            f"Cannot write {path}: {exc.strerror or exc}. Check that {path.parent} is a "
-            "writable folder with free space; the file was not changed."
-        ) from exc
-
-
 def _dump_yaml(config: Mapping[str, Any]) -> str:
     """*config* as YAML text; :class:`ConfigError` naming the problem when it cannot be."""
     import yaml
@@ -506,26 +464,6 @@ def _dump_yaml(config: Mapping[str, Any]) -> str:
             "write as YAML. Flatten it and retry."
         ) from exc
     return text
-
-
-def write_text_atomically(path: Path, text: str, *, mode: int | None = None) -> None:
-    """Replace *path* with *text*: a temp file in its directory, fsynced, renamed over it.
-
-    Readers see the old file or the new one, never a part. *mode* sets the
-    permissions of the new file (``0o600`` for secrets); a failure leaves no temp file.
-    """
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        if mode is not None:
-            os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def is_http_url(text: str) -> bool:

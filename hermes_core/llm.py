@@ -11,6 +11,10 @@ summariser and the compressor. Configure it in ``config.yaml``::
 
 or with ``HERMES_MODEL_BASE_URL`` / ``HERMES_MODEL`` / ``HERMES_API_KEY``
 (``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` are honoured as fallbacks).
+
+The answer types (:class:`ToolCall`, :class:`Usage`, :class:`ChatResponse`) live in
+:mod:`hermes_core.llm_answer` and the streamed-answer reader (:class:`ChatStream`)
+in :mod:`hermes_core.llm_stream`; both are importable from here.
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
@@ -38,9 +41,25 @@ from tenacity import (
 from hermes_core.config import cfg_get, config_section, model_endpoint
 from hermes_core.errors import LLMError, LLMNotConfiguredError
 from hermes_core.fencing import clean_text
+from hermes_core.llm_answer import (
+    MAX_ANSWER_CHARS,
+    TOOL_CALL_CHARS,
+    ChatResponse,
+    ToolCall,
+    Usage,
+    arguments_text,
+    clean_value,
+    content_text,
+    printable,
+    too_long,
+    usage_from,
+)
+from hermes_core.llm_stream import DONE, ChatStream, Done, as_events
 from hermes_core.secrets import profile_environ
 
 __all__ = [
+    "MAX_ANSWER_CHARS",
+    "MAX_RESPONSE_BYTES",
     "ChatClient",
     "ChatResponse",
     "ChatStream",
@@ -54,11 +73,6 @@ DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RETRIES = 3
 DEFAULT_ANSWER_TIMEOUT = 1800.0
 """Seconds one streamed answer may take from first to last byte (``model.answer_timeout``)."""
-MAX_ANSWER_CHARS = 1_000_000
-"""Characters of text and tool arguments one answer may carry; no real answer comes close."""
-TOOL_CALL_CHARS = 100
-"""What each tool call counts towards :data:`MAX_ANSWER_CHARS` besides its name and
-arguments, so an answer of endless empty tool calls is a runaway too."""
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 """Bytes of one JSON answer or one streamed event line read before the answer is refused."""
 MAX_ERROR_BYTES = 16 * 1024
@@ -74,13 +88,6 @@ _HEADER_NAME_RE = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 def _redact_url(url: str) -> str:
     """*url* with any ``user:password@`` replaced, for messages."""
     return _USERINFO_RE.sub("***@", url)
-
-
-def _printable(text: str) -> str:
-    """*text* with control characters escaped, so a message cannot drive a terminal."""
-    return "".join(
-        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text
-    )
 
 
 def _credential_problem(value: str, *, spaces: bool = False) -> str | None:
@@ -123,177 +130,6 @@ def _retry_after(headers: httpx.Headers) -> float | None:
     return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
-def _clean_value(value: Any) -> Any:
-    """*value* (decoded JSON) with every string passed through :func:`clean_text`."""
-    if isinstance(value, str):
-        return clean_text(value)
-    if isinstance(value, (list, tuple)):
-        return [_clean_value(item) for item in value]
-    if isinstance(value, dict):
-        return {clean_text(str(k)): _clean_value(v) for k, v in value.items()}
-    return value
-
-
-def _content_text(content: Any) -> str:
-    """A message's ``content``: a string, the text of a list of content parts, or none.
-
-    Anything else (a number, an object) is not an answer: :class:`LLMError`.
-    """
-    if content is None or isinstance(content, str):
-        return content or ""
-    if isinstance(content, list):
-        return "".join(
-            part["text"]
-            for part in content
-            if isinstance(part, Mapping) and isinstance(part.get("text"), str)
-        )
-    raise LLMError(
-        f"Model sent content that is not text ({type(content).__name__}: {content!r:.100}); "
-        "the server is not OpenAI-compatible at that URL, or is misbehaving."
-    )
-
-
-def _too_long() -> LLMError:
-    return LLMError(
-        f"The model's answer passed {MAX_ANSWER_CHARS:,} characters without ending, so "
-        "it was stopped (a runaway generation). Retry, or ask for a shorter answer."
-    )
-
-
-def _arguments_text(value: Any) -> str:
-    """A tool call's ``arguments`` as JSON text.
-
-    Most servers send a string; some send the object itself (and some stream it so),
-    which is written back as JSON, not as Python's ``repr`` no JSON reader takes.
-    """
-    if value is None or isinstance(value, str):
-        return clean_text(value or "")
-    try:
-        return clean_text(json.dumps(value, ensure_ascii=False))
-    except (TypeError, ValueError, RecursionError):
-        return clean_text(str(value))
-
-
-class _DuplicateKeyError(ValueError):
-    """A JSON object names one key twice (``json`` would silently keep the last value)."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``object_pairs_hook`` refusing an object that names a key twice."""
-    value: dict[str, Any] = {}
-    for key, item in pairs:
-        if key in value:
-            raise _DuplicateKeyError(key)
-        value[key] = item
-    return value
-
-
-class _Done:
-    """The ``data: [DONE]`` marker of a stream."""
-
-
-_DONE = _Done()
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One tool call requested by the model; ``arguments`` is the raw JSON text."""
-
-    id: str
-    name: str
-    arguments: str
-
-    def parsed_arguments(self) -> dict[str, Any]:
-        """The arguments as a dict; raises :class:`LLMError` when they are not a JSON object."""
-        text = self.arguments.strip() or "{}"
-        try:
-            value = _clean_value(json.loads(text, object_pairs_hook=_unique_keys))
-        except _DuplicateKeyError as exc:
-            # The stored call shows both values and the tool would get the last:
-            # ask again rather than guess which one the model meant.
-            raise LLMError(
-                f"Model sent arguments for tool {self.name!r} that name the key "
-                f"{_printable(clean_text(exc.key))[:80]!r} twice; send each key once."
-            ) from exc
-        except json.JSONDecodeError as exc:
-            raise LLMError(
-                f"Model sent malformed arguments for tool {self.name!r}: {exc.msg} "
-                f"in {self.arguments[:200]!r}"
-            ) from exc
-        except ValueError as exc:  # e.g. an integer of more digits than Python reads
-            raise LLMError(
-                f"Model sent arguments for tool {self.name!r} that cannot be read "
-                f"({_printable(str(exc))[:120]}) in {self.arguments[:200]!r}"
-            ) from exc
-        except RecursionError as exc:
-            raise LLMError(
-                f"Model sent arguments for tool {self.name!r} nested too deeply to read."
-            ) from exc
-        if not isinstance(value, dict):
-            raise LLMError(
-                f"Model sent arguments for tool {self.name!r} that are not a JSON object: "
-                f"{self.arguments[:200]!r}"
-            )
-        return value
-
-    def to_message(self) -> dict[str, Any]:
-        """The OpenAI wire form used inside an assistant message."""
-        return {
-            "id": self.id,
-            "type": "function",
-            "function": {"name": self.name, "arguments": self.arguments},
-        }
-
-
-@dataclass(frozen=True)
-class Usage:
-    """Token counts reported by the endpoint."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    total_tokens: int = 0
-    cached_tokens: int = 0
-
-
-@dataclass
-class ChatResponse:
-    """A complete assistant reply."""
-
-    content: str
-    tool_calls: list[ToolCall] = field(default_factory=list)
-    usage: Usage | None = None
-    finish_reason: str | None = None
-    model: str = ""
-
-    def to_message(self) -> dict[str, Any]:
-        """The reply as an OpenAI-style assistant message for the transcript."""
-        message: dict[str, Any] = {"role": "assistant", "content": self.content}
-        if self.tool_calls:
-            message["tool_calls"] = [call.to_message() for call in self.tool_calls]
-        return message
-
-
-def _usage_from(data: Any) -> Usage | None:
-    if not isinstance(data, Mapping):
-        return None
-    details = data.get("prompt_tokens_details")
-    cached = details.get("cached_tokens", 0) if isinstance(details, Mapping) else 0
-
-    def as_int(value: Any) -> int:
-        return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-    return Usage(
-        prompt_tokens=as_int(data.get("prompt_tokens")),
-        completion_tokens=as_int(data.get("completion_tokens")),
-        total_tokens=as_int(data.get("total_tokens")),
-        cached_tokens=as_int(cached),
-    )
-
-
 def _seconds(key: str, value: Any) -> float | None:
     """A ``*timeout`` setting in seconds (``None`` when unset); :class:`LLMError` if unusable."""
     if value in (None, ""):
@@ -314,7 +150,7 @@ def _seconds(key: str, value: Any) -> float | None:
 
 def _endpoint_url(base_url: str) -> httpx.URL:
     """*base_url* parsed and checked, without its fragment; :class:`LLMError` if unusable."""
-    shown = _printable(_redact_url(base_url))[:120]
+    shown = printable(_redact_url(base_url))[:120]
     fix = "(e.g. http://localhost:8000/v1). Fix model.base_url or --base-url."
     if not base_url.strip().lower().startswith(("http://", "https://")):
         raise LLMError(
@@ -325,7 +161,7 @@ def _endpoint_url(base_url: str) -> httpx.URL:
         port = url.port
     except (httpx.InvalidURL, ValueError) as exc:
         # httpx may quote the part it stumbled on: not when that could be a password.
-        reason = "" if _USERINFO_RE.search(base_url) else f" ({_printable(str(exc))})"
+        reason = "" if _USERINFO_RE.search(base_url) else f" ({printable(str(exc))})"
         raise LLMError(f"The model base URL {shown!r} is not a valid URL{reason} {fix}") from None
     if not url.host:
         raise LLMError(f"The model base URL {shown!r} names no host {fix}")
@@ -378,134 +214,6 @@ def _status_hint(exc: _StatusError) -> str:
             "set model.base_url to the final address."
         )
     return ""
-
-
-class ChatStream:
-    """Iterate to receive text deltas; ``response`` holds the full reply afterwards.
-
-    Iteration raises :class:`LLMError` when the stream is malformed, ends
-    before the model finished (no ``[DONE]`` and no ``finish_reason``), runs
-    past *deadline* (a ``time.monotonic()`` value) or grows past
-    :data:`MAX_ANSWER_CHARS`. *events* yields ``None`` for bytes that carried
-    no event (keep-alive comments), so the deadline holds while they last.
-    """
-
-    def __init__(
-        self,
-        events: Iterator[dict[str, Any] | _Done | None],
-        model: str,
-        *,
-        deadline: float | None = None,
-        answer_timeout: float | None = None,
-    ) -> None:
-        self._events = events
-        self._model = model
-        self._deadline = deadline
-        self._answer_timeout = answer_timeout
-        self._text: list[str] = []
-        self._size = 0
-        self._calls: dict[int, dict[str, str]] = {}
-        self._usage: Usage | None = None
-        self._finish: str | None = None
-        self.response: ChatResponse | None = None
-
-    def __iter__(self) -> Iterator[str]:
-        try:
-            yield from self._read()
-        finally:  # stopped early (an error, the reader gave up): the connection closes now
-            close = getattr(self._events, "close", None)
-            if close is not None:
-                close()
-
-    def _read(self) -> Iterator[str]:
-        done = False
-        for chunk in self._events:
-            if isinstance(chunk, _Done):
-                done = True
-                break
-            self._check_bounds()
-            if chunk is None:
-                continue
-            usage = _usage_from(chunk.get("usage"))
-            if usage is not None:
-                self._usage = usage
-            for delta in self._deltas(chunk):
-                calls = delta.get("tool_calls") or []
-                if not isinstance(calls, list):
-                    raise LLMError(f"Model streamed malformed tool_calls: {calls!r:.200}")
-                for call in calls:
-                    self._merge_tool_call(call)
-                text = _content_text(delta.get("content"))
-                if text:
-                    text = clean_text(text)
-                    self._grow(len(text))
-                    self._text.append(text)
-                    yield text
-        if not done and self._finish is None:
-            raise LLMError(
-                "The model stream ended before it was complete (no finish_reason and no "
-                "[DONE]): the connection was cut or the server stopped. Retry the turn."
-            )
-        calls = [
-            ToolCall(id=c["id"] or f"call_{i}", name=c["name"], arguments=c["arguments"])
-            for i, c in sorted(self._calls.items())
-        ]
-        self.response = ChatResponse(
-            content="".join(self._text),
-            tool_calls=calls,
-            usage=self._usage,
-            finish_reason=self._finish,
-            model=self._model,
-        )
-
-    def _deltas(self, chunk: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
-        """The ``delta`` of each choice of *chunk*, noting any ``finish_reason``."""
-        choices = chunk.get("choices") or []
-        if not isinstance(choices, list):
-            raise LLMError(f"Model streamed malformed choices: {choices!r:.200}")
-        for choice in choices:
-            if not isinstance(choice, Mapping):
-                continue
-            if choice.get("finish_reason"):
-                self._finish = clean_text(str(choice["finish_reason"]))
-            delta = choice.get("delta") or {}
-            if not isinstance(delta, Mapping):
-                raise LLMError(f"Model streamed a malformed delta: {delta!r:.200}")
-            yield delta
-
-    def _check_bounds(self) -> None:
-        if self._deadline is not None and time.monotonic() > self._deadline:
-            raise LLMError(
-                f"The model kept streaming for more than {self._answer_timeout:g}s without "
-                "finishing its answer, so it was stopped. Retry, or raise model.answer_timeout "
-                "for a slow model."
-            )
-
-    def _grow(self, chars: int) -> None:
-        self._size += chars
-        if self._size > MAX_ANSWER_CHARS:
-            raise _too_long()
-
-    def _merge_tool_call(self, call: Any) -> None:
-        if not isinstance(call, Mapping):
-            raise LLMError(f"Model streamed a malformed tool call: {call!r:.200}")
-        index = call.get("index", len(self._calls))
-        if isinstance(index, str) and index.isdigit():
-            index = int(index)
-        if isinstance(index, bool) or not isinstance(index, int):
-            raise LLMError(f"Model streamed a tool call with a malformed index: {call!r:.200}")
-        if index not in self._calls:
-            self._grow(TOOL_CALL_CHARS)
-        slot = self._calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
-        if call.get("id"):
-            slot["id"] = clean_text(str(call["id"]))
-        function = call.get("function") or {}
-        if isinstance(function, Mapping):
-            name = clean_text(str(function.get("name") or ""))
-            arguments = _arguments_text(function.get("arguments"))
-            self._grow(len(name) + len(arguments))
-            slot["name"] += name
-            slot["arguments"] += arguments
 
 
 class ChatClient:
@@ -660,7 +368,7 @@ class ChatClient:
         # Unpaired surrogates (text that was never valid) become U+FFFD instead
         # of failing the request on encoding, every time the turn is retried.
         try:
-            return json.dumps(_clean_value(payload), ensure_ascii=False, allow_nan=False).encode()
+            return json.dumps(clean_value(payload), ensure_ascii=False, allow_nan=False).encode()
         except (TypeError, ValueError, RecursionError) as exc:
             raise LLMError(
                 f"The request to the model cannot be sent as JSON ({exc}): messages, tools and "
@@ -718,7 +426,7 @@ class ChatClient:
         """*text* cut to *limit* characters, secrets masked and control characters escaped."""
         for secret in self._secrets:
             text = text.replace(secret, "***")
-        return _printable(text[:limit])
+        return printable(text[:limit])
 
     def _overdue(self, budget: float) -> LLMError:
         return LLMError(
@@ -854,18 +562,18 @@ class ChatClient:
                 ToolCall(
                     id=clean_text(str(call.get("id") or f"call_{i}")),
                     name=clean_text(str(function.get("name") or "")),
-                    arguments=_arguments_text(function.get("arguments")),
+                    arguments=arguments_text(function.get("arguments")),
                 )
             )
-        content = _content_text(message.get("content"))
+        content = content_text(message.get("content"))
         size = sum(TOOL_CALL_CHARS + len(c.name) + len(c.arguments) for c in calls)
         if len(content) + size > MAX_ANSWER_CHARS:
-            raise _too_long()
+            raise too_long()
         finish = choices[0].get("finish_reason")
         return ChatResponse(
             content=clean_text(content),
             tool_calls=calls,
-            usage=_usage_from(data.get("usage")),
+            usage=usage_from(data.get("usage")),
             finish_reason=clean_text(finish) if isinstance(finish, str) else None,
             model=clean_text(str(data.get("model") or self.model)),
         )
@@ -897,7 +605,7 @@ class ChatClient:
                 answer = self._whole_answer(response, deadline, budget)
             except httpx.HTTPError as exc:
                 raise LLMError(self._describe(exc)) from exc
-            events: Iterator[dict[str, Any] | _Done | None] = _as_events(answer)
+            events: Iterator[dict[str, Any] | Done | None] = as_events(answer)
         elif "html" in kind:
             response.close()
             raise LLMError(
@@ -909,7 +617,7 @@ class ChatClient:
             events = self._sse_events(response)
         return ChatStream(events, self.model, deadline=deadline, answer_timeout=budget)
 
-    def _sse_events(self, response: httpx.Response) -> Iterator[dict[str, Any] | _Done | None]:
+    def _sse_events(self, response: httpx.Response) -> Iterator[dict[str, Any] | Done | None]:
         """The events of a server-sent-event stream; ``None`` for bytes that carried none.
 
         A body without a single ``data:`` line is not a stream: when it is one JSON
@@ -935,7 +643,7 @@ class ChatClient:
                     yield None
                     continue
                 if data == "[DONE]":
-                    yield _DONE
+                    yield DONE
                     break
                 try:
                     event = json.loads(data)
@@ -963,7 +671,7 @@ class ChatClient:
 
     def _not_a_stream(
         self, body: str, size: int, kind: str
-    ) -> Iterator[dict[str, Any] | _Done | None]:
+    ) -> Iterator[dict[str, Any] | Done | None]:
         """The events of a streamed body that held no event (see :meth:`_sse_events`)."""
         text = body.strip()
         if text.startswith("{") and size <= MAX_RESPONSE_BYTES:
@@ -972,7 +680,7 @@ class ChatClient:
             except (ValueError, RecursionError):
                 data = None
             if data is not None:
-                yield from _as_events(self._parse_completion(data))
+                yield from as_events(self._parse_completion(data))
                 return
         if "event-stream" in kind.lower():
             return
@@ -1007,31 +715,3 @@ def _lines(response: httpx.Response) -> Iterator[str | None]:
         yield None
     if pending:
         yield pending.decode("utf-8", "replace")
-
-
-def _as_events(answer: ChatResponse) -> Iterator[dict[str, Any] | _Done | None]:
-    """A whole answer as the one stream event that carries it, then ``[DONE]``."""
-    usage = answer.usage
-    yield {
-        "choices": [
-            {
-                "delta": {
-                    "content": answer.content,
-                    "tool_calls": [
-                        {"index": i, **call.to_message()}
-                        for i, call in enumerate(answer.tool_calls)
-                    ],
-                },
-                "finish_reason": answer.finish_reason or "stop",
-            }
-        ],
-        "usage": None
-        if usage is None
-        else {
-            "prompt_tokens": usage.prompt_tokens,
-            "completion_tokens": usage.completion_tokens,
-            "total_tokens": usage.total_tokens,
-            "prompt_tokens_details": {"cached_tokens": usage.cached_tokens},
-        },
-    }
-    yield _DONE

@@ -42,7 +42,7 @@ from typing import Any
 
 import pluggy
 
-from hermes_core.config import get_hermes_home, is_truthy, load_config, selected_provider
+from hermes_core.config import get_hermes_home, load_config, selected_provider
 from hermes_core.discovery.deadline import PluginLoadTimeout, bounded_call, load_deadline
 from hermes_core.discovery.entry_points import (
     entry_point_groups,
@@ -54,15 +54,17 @@ from hermes_core.discovery.extract import (
     describe_exception,
     describe_import_failure,
     instantiate,
-    provider_from_object,
 )
 from hermes_core.discovery.folders import (
     MISPLACED_PARENTS,
+    PROJECT_PLUGINS_ENV,
     PluginFolder,
     load_folder_module,
     misplaced_plugin_folders,
     other_plugin_folders,
+    plugin_folder,
     printable,
+    project_plugins_dir,
     scan_plugin_folders,
     with_manifest,
 )
@@ -85,6 +87,7 @@ from hermes_core.discovery.registry import (
     reset_registry,
 )
 from hermes_core.errors import ConfigError, PluginError
+from hermes_core.plugin_objects import provider_from_object
 from hermes_core.provider import BUILTIN_PROVIDER_NAME, MemoryProvider
 
 __all__ = [
@@ -113,7 +116,6 @@ __all__ = [
 logger = logging.getLogger("hermes_core.plugins")
 
 HERMES_ENTRY_POINT_GROUP = "hermes_agent.memory_providers"
-PROJECT_PLUGINS_ENV = "HERMES_ENABLE_PROJECT_PLUGINS"
 SOURCE_PRECEDENCE: tuple[Source, ...] = ("entry_point", "folder", "project", "hermes_entry_point")
 
 
@@ -286,24 +288,12 @@ def _hermes_entry_point_candidates(home: Path) -> Iterator[_Candidate]:
         yield _Candidate(ref.name, info, label, load)
 
 
-def _project_plugins_dir(user_dir: Path) -> Path | None:
-    if not is_truthy(os.environ.get(PROJECT_PLUGINS_ENV)):
-        return None
-    project_dir = Path.cwd() / ".hermes" / "plugins"
-    try:
-        if project_dir.resolve() == user_dir.resolve():
-            return None
-    except OSError:
-        return None
-    return project_dir
-
-
 def _candidates(home: Path) -> Iterator[_Candidate]:
     """Every offered provider, highest precedence first."""
     yield from _pluggy_candidates(get_registry())
     user_dir = home / "plugins"
     yield from _folder_candidates(user_dir, "folder", home)
-    project_dir = _project_plugins_dir(user_dir)
+    project_dir = project_plugins_dir(user_dir)
     if project_dir is not None:
         yield from _folder_candidates(project_dir, "project", home)
     yield from _hermes_entry_point_candidates(home)
@@ -435,7 +425,7 @@ def non_provider_folders(hermes_home: str | os.PathLike[str] | None = None) -> l
     """
     home = _home(hermes_home)
     user_dir = home / "plugins"
-    project_dir = _project_plugins_dir(user_dir)
+    project_dir = project_plugins_dir(user_dir)
     holders = {home / parent for parent in MISPLACED_PARENTS}  # see misplaced_plugins()
     return [
         printable(str(path))
@@ -524,31 +514,6 @@ def misplaced_plugins(hermes_home: str | os.PathLike[str] | None = None) -> dict
     for path in misplaced_plugin_folders(_home(hermes_home)):
         found.setdefault(path.name, printable(str(path)))
     return found
-
-
-def plugin_folder(
-    name: str, hermes_home: str | os.PathLike[str] | None = None
-) -> PluginFolder | None:
-    """The folder plugin offering *name* (its directory or ``plugin.yaml`` name), if permitted.
-
-    Looks in ``$HERMES_HOME/plugins`` then, when enabled, ``./.hermes/plugins``;
-    nothing is imported.
-    """
-    home = _home(hermes_home)
-    policy = current_policy(home)
-    user_dir = home / "plugins"
-    project_dir = _project_plugins_dir(user_dir)
-    folders = [
-        with_manifest(folder)
-        for directory in (user_dir, project_dir)
-        if directory is not None
-        for folder in scan_plugin_folders(directory)
-    ]
-    permitted = [f for f in folders if policy.permits(f.name, f.manifest_name)]
-    by_directory = [f for f in permitted if f.name == name]
-    by_manifest = [f for f in permitted if f.manifest_name == name]
-    matches = by_directory or by_manifest
-    return matches[0] if matches else None
 
 
 def hermes_entry_point_folder(

@@ -33,8 +33,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from hermes_core.config import file_lock, get_hermes_home, replacing, write_text_atomically
 from hermes_core.errors import ConfigError
+from hermes_core.home import file_lock, get_hermes_home, replacing, write_text_atomically
 
 __all__ = ["DOTENV_FILENAME", "dotenv_path", "get_secret", "read_dotenv", "write_dotenv"]
 

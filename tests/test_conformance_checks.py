@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from hermes_core.testing.arguments import example_arguments
 from hermes_core.testing.capabilities import Capability, parse_capabilities
 from hermes_core.testing.netguard import NetworkAttempt, block_network
 from hermes_core.testing.report import ConformanceReport, TestResult
 from hermes_core.testing.schema_check import TOOL_NAME_PATTERN, tool_schema_problems
-from hermes_core.testing.suite import example_arguments
 
 
 def _tool(name: str = "notes_search", **parameters: Any) -> dict[str, Any]:

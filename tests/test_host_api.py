@@ -305,3 +305,29 @@ def test_calls_from_threads_are_serialized(hermes_home: Path) -> None:
     assert len(rows) == 16
     for user, answer in zip(rows[::2], rows[1::2], strict=True):
         assert user["content"].replace("question", "answer") == answer["content"]
+
+
+def test_record_stores_the_rows_agent_session_stores(
+    tmp_path: Path, server: FakeOpenAIServer
+) -> None:
+    """The same exchange, run by AgentSession and recorded by a host, gives the same rows."""
+    from runtime_kit import build_session
+
+    add = {"action": "add", "target": "user", "content": "Plays the cello."}
+    server.script(FakeReply(tool_calls=[tool_call("memory", add, "call_7")]), "Noted.")
+    runtime_home, host_home = tmp_path / "runtime", tmp_path / "host"
+    runtime_home.mkdir()
+    host_home.mkdir()
+    with build_session(runtime_home, server) as session:
+        session.run_turn("I play the cello.")
+        runtime_id, transcript = session.session_id, session.messages
+    with Memory.open(host_home) as memory:
+        memory.record(transcript)
+        host_id = memory.session_id
+
+    def comparable(home: Path, session_id: str) -> list[dict[str, Any]]:
+        keep = ("role", "content", "tool_calls", "tool_call_id", "tool_name", "name")
+        return [{k: r.get(k) for k in keep} for r in stored(home, session_id)]
+
+    assert comparable(host_home, host_id) == comparable(runtime_home, runtime_id)
+    assert len(comparable(host_home, host_id)) == 4

@@ -510,7 +510,7 @@ def test_a_manager_abandoned_right_after_a_sync_does_not_leave_threads_behind() 
     manager = MemoryManager()
     manager.add_provider(external)
     manager.sync_all("u", "a")  # the worker's last task is a closure over the manager
-    worker = manager._worker
+    worker = manager._background.worker
     assert worker is not None
     assert worker.drain(WAIT) == (True, [], 0)
     (thread,) = external.threads

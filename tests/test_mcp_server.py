@@ -266,3 +266,67 @@ def test_http_off_loopback_without_a_token_refuses_to_start(hermes_home: Path) -
     )
     assert done.returncode != 0
     assert "--token" in done.stderr and "HERMES_MCP_TOKEN" in done.stderr
+
+
+def test_http_oversized_request_is_refused_and_nothing_is_written(
+    hermes_home: Path, http_server: tuple[str, subprocess.Popen[str]]
+) -> None:
+    url, process = http_server
+    content = "x" * (2 * 1024 * 1024)
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "memory", "arguments": {"action": "add", "content": content}},
+    }
+    headers = {
+        "Authorization": f"Bearer {TOKEN}",
+        "Accept": "application/json, text/event-stream",
+    }
+    response = httpx2.post(url, json=request, headers=headers)
+    assert response.status_code == 413
+    assert process.poll() is None
+    assert memory_file(hermes_home) == ""
+
+
+async def with_jotter(home: Path) -> tuple[Any, Any, Any, str]:
+    async with Client(stdio(home)) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        kept = await client.call_tool(
+            "remember_turn", {"user": "Remember the marmalade recipe.", "assistant": "Kept."}
+        )
+        added = await client.call_tool(
+            "memory", {"action": "add", "target": "memory", "content": "Oven runs hot."}
+        )
+        assert not kept.is_error and not added.is_error
+        return (
+            tools,
+            kept,
+            added,
+            (await client.read_resource("memory://snapshot")).contents[0].text,
+        )
+
+
+async def search_jotter(home: Path) -> str:
+    async with Client(stdio(home)) as client:
+        return text(await client.call_tool("jotter_search", {"query": "marmalade oven"}))
+
+
+def test_stdio_serves_the_external_providers_tools_and_syncs_to_it(hermes_home: Path) -> None:
+    from thirdparty_kit import fixture, install, write_config
+
+    install(hermes_home, fixture("jotter"))
+    write_config(hermes_home, "jotter")
+    tools, _, _, snapshot = asyncio.run(with_jotter(hermes_home))
+    hints = tools["jotter_search"].annotations
+    assert (hints.read_only_hint, hints.destructive_hint, hints.open_world_hint) == (
+        False,
+        True,
+        True,
+    )
+    assert tools["jotter_search"].input_schema["required"] == ["query"]
+    assert "Jotter memory" in snapshot  # the external provider's block is in the snapshot
+    found = json.loads(asyncio.run(search_jotter(hermes_home)))
+    # remember_turn reached sync_turn, the memory write reached on_memory_write.
+    assert "Remember the marmalade recipe." in found["results"]
+    assert "Oven runs hot." in found["results"]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -241,3 +243,49 @@ def test_export_while_another_process_appends_is_a_snapshot(tmp_path: Path) -> N
     assert code == 0, text
     assert run("import", str(tmp_path / "final.jsonl"), "--db", str(tmp_path / "f.db"))[0] == 0
     assert dump(tmp_path / "f.db") == dump(source)
+
+
+def test_a_hermes_agent_file_exports_into_a_hermes_memory_store(tmp_path: Path) -> None:
+    from test_sessions_hermes_db import E1_SQL
+
+    hermes = tmp_path / "hermes.db"
+    conn = sqlite3.connect(hermes)
+    conn.executescript(E1_SQL)
+    conn.execute(
+        "INSERT INTO sessions(id, source, user_id, started_at, ended_at, end_reason) "
+        "VALUES ('h1', 'telegram', 'u1', 1000, 1100, 'compression')"
+    )
+    conn.execute(
+        "INSERT INTO sessions(id, source, parent_session_id, started_at) "
+        "VALUES ('h2', 'telegram', 'h1', 1100)"
+    )
+    rows = [
+        ("h1", "user", "what broke?", None, None, 1001),
+        ("h1", "assistant", None, '[{"id": "c", "function": {"name": "logs", '
+         '"arguments": "{}"}}]', None, 1002),
+        ("h1", "tool", "disk full", None, "logs", 1003),
+        ("h2", "assistant", "The disk was full.", None, None, 1101),
+    ]  # fmt: skip
+    conn.executemany(
+        "INSERT INTO messages(session_id, role, content, tool_calls, tool_name, timestamp) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    conn.commit()
+    conn.close()
+    before = hashlib.sha256(hermes.read_bytes()).hexdigest()
+    out = tmp_path / "hermes.jsonl"
+    code, text = run("export", str(out), "--db", str(hermes))
+    assert code == 0, text
+    assert hashlib.sha256(hermes.read_bytes()).hexdigest() == before  # only read
+    target = tmp_path / "ours.db"
+    code, text = run("import", str(out), "--db", str(target))
+    assert code == 0, text
+    with SessionStore(target, read_only=True) as store:
+        assert store.get_lineage("h2") == ["h1", "h2"]
+        assert store.get_session("h1")["user_id"] == "u1"
+        messages = store.get_messages("h1")
+        assert [m["content"] for m in messages] == ["what broke?", None, "disk full"]
+        assert messages[1]["tool_calls"][0]["function"]["name"] == "logs"
+        assert messages[2]["tool_name"] == "logs"
+        assert [h["session_id"] for h in store.search_messages("disk full")][:1] in (["h1"], ["h2"])

@@ -154,3 +154,29 @@ def test_an_intact_file_is_recovered_whole(tmp_path: Path) -> None:
     assert "Lost: 0 message(s), 0 session row(s)." in out
     (new,) = tmp_path.glob("state.recovered-*.db")
     assert dump(new) == dump(db)
+
+
+def test_a_file_without_indexes_is_salvaged_whole_with_losses_unknown(tmp_path: Path) -> None:
+    db = tmp_path / "plain.db"
+    conn = sqlite3.connect(db)
+    conn.executescript(
+        """
+        CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, started_at REAL, title TEXT);
+        CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, role TEXT,
+                               content TEXT, timestamp REAL);
+        """
+    )
+    conn.execute("INSERT INTO sessions VALUES ('a', 'cli', 1000, 'Plain')")
+    for n in (1, 2, 3, 50_000, 50_001, 900_000):  # ids with wide gaps, as after deletes
+        conn.execute("INSERT INTO messages VALUES (?, 'a', 'user', ?, ?)", (n, f"m{n}", 1000 + n))
+    conn.commit()
+    conn.close()
+    new = tmp_path / "new.db"
+    code, out = run("recover", "--db", str(db), "--out", str(new))
+    assert code == 0, out
+    assert "an unknown number of message(s)" in out
+    recovered = dump(new)
+    assert [m["content"] for m in recovered["a"]["messages"]] == [
+        "m1", "m2", "m3", "m50000", "m50001", "m900000"
+    ]  # fmt: skip
+    assert recovered["a"]["row"]["title"] == "Plain"

@@ -90,12 +90,20 @@ def store(tmp_path: Path) -> Iterator[SessionStore]:
     opened.close()
 
 
+@pytest.fixture
+def indexed(store: SessionStore) -> SessionStore:
+    """The history, every message embedded (a search embeds nothing itself)."""
+    store.index_messages()
+    return store
+
+
 def sessions_of(hits: list[dict[str, object]]) -> list[object]:
     return list(dict.fromkeys(hit["session_id"] for hit in hits))
 
 
 @needs_minilm
-def test_a_question_finds_a_conversation_by_meaning(store: SessionStore) -> None:
+def test_a_question_finds_a_conversation_by_meaning(indexed: SessionStore) -> None:
+    store = indexed
     # Not one word of the question is in the conversation that answers it.
     assert "cat" not in sessions_of(store.search_messages(QUESTION, semantic=False))
     hits = store.search_messages(QUESTION)
@@ -114,14 +122,16 @@ def test_one_word_and_query_syntax_are_searched_literally(tmp_path: Path, query:
 
 
 @needs_minilm
-def test_a_topic_in_keywords_is_searched_by_meaning_too(store: SessionStore) -> None:
+def test_a_topic_in_keywords_is_searched_by_meaning_too(indexed: SessionStore) -> None:
+    store = indexed
     # A model's tool call often describes the topic in a few words, not a question.
     assert store.search_messages("adopted cat name", semantic=False) == []
     assert sessions_of(store.search_messages("adopted cat name"))[0] == "cat"
 
 
 @needs_minilm
-def test_filters_apply_to_the_hits_found_by_meaning(store: SessionStore) -> None:
+def test_filters_apply_to_the_hits_found_by_meaning(indexed: SessionStore) -> None:
+    store = indexed
     assert "cat" not in sessions_of(store.search_messages(QUESTION, exclude_session_ids=["cat"]))
     hits = store.search_messages(QUESTION, role_filter="assistant")
     assert hits and {hit["role"] for hit in hits} == {"assistant"}
@@ -129,7 +139,8 @@ def test_filters_apply_to_the_hits_found_by_meaning(store: SessionStore) -> None
 
 
 @needs_minilm
-def test_vectors_of_deleted_or_changed_messages_are_ignored(store: SessionStore) -> None:
+def test_vectors_of_deleted_or_changed_messages_are_ignored(indexed: SessionStore) -> None:
+    store = indexed
     assert sessions_of(store.search_messages(QUESTION))[0] == "cat"
     store.delete_session("cat")
     assert "cat" not in sessions_of(store.search_messages(QUESTION))
@@ -183,16 +194,19 @@ def test_a_message_deleted_while_it_is_embedded_gets_no_vector(tmp_path: Path) -
 
 
 @needs_minilm
-def test_new_messages_are_embedded_by_the_next_question(store: SessionStore) -> None:
-    store.index_messages()
+def test_a_search_never_embeds_what_is_not_embedded_yet(indexed: SessionStore) -> None:
+    store = indexed
     assert store.messages_to_embed() == 0
     store.create_session("bike")
     store.append_messages(
         "bike", [{"role": "user", "content": "I finally bought a second-hand road bicycle."}]
     )
     assert store.messages_to_embed() == 1
+    store.search_messages("What kind of cycle did I purchase?")
+    store.search_messages(QUESTION)
+    assert store.messages_to_embed() == 1  # left to the turns and to `sessions index`
+    assert store.index_messages() == 1
     assert sessions_of(store.search_messages("What kind of cycle did I purchase?"))[0] == "bike"
-    assert store.messages_to_embed() == 0
 
 
 @needs_minilm
@@ -213,6 +227,7 @@ def test_a_read_only_database_is_never_changed(tmp_path: Path) -> None:
     history(tmp_path / "state.db").close()
     before = hashlib.sha256((tmp_path / "state.db").read_bytes()).hexdigest()
     with SessionStore(tmp_path / "state.db", read_only=True, semantic="on") as store:
+        store.index_messages()
         assert sessions_of(store.search_messages(QUESTION))[0] == "cat"
     assert hashlib.sha256((tmp_path / "state.db").read_bytes()).hexdigest() == before
     assert sidecar_path(tmp_path / "state.db").is_file()
@@ -223,6 +238,7 @@ def test_a_damaged_sidecar_is_rebuilt(tmp_path: Path) -> None:
     history(tmp_path / "state.db").close()
     sidecar_path(tmp_path / "state.db").write_bytes(b"not a database at all" * 100)
     with SessionStore(tmp_path / "state.db", semantic="on") as store:
+        store.index_messages()
         assert sessions_of(store.search_messages(QUESTION))[0] == "cat"
     with sqlite3.connect(sidecar_path(tmp_path / "state.db")) as raw:
         assert raw.execute("SELECT count(*) FROM vectors").fetchone()[0] == 4
@@ -233,6 +249,7 @@ def test_an_unusable_sidecar_path_keeps_vectors_in_memory(tmp_path: Path) -> Non
     history(tmp_path / "state.db").close()
     sidecar_path(tmp_path / "state.db").mkdir()  # cannot be opened as a file
     with SessionStore(tmp_path / "state.db", semantic="on") as store:
+        store.index_messages()
         assert sessions_of(store.search_messages(QUESTION))[0] == "cat"
 
 
@@ -244,6 +261,7 @@ def test_vectors_of_another_model_are_dropped(tmp_path: Path) -> None:
         raw.execute("UPDATE meta SET value = 'some-other-model' WHERE key = 'model'")
     with SessionStore(tmp_path / "state.db", semantic="on") as store:
         assert store.messages_to_embed() == 4
+        store.index_messages()
         assert sessions_of(store.search_messages(QUESTION))[0] == "cat"
 
 
@@ -341,7 +359,8 @@ def tool_answer(home: Path, config: dict[str, object]) -> dict[str, object]:
 
 @needs_minilm
 def test_the_session_search_tool_follows_its_setting(hermes_home: Path) -> None:
-    history(hermes_home / "state.db").close()
+    with history(hermes_home / "state.db") as store:
+        store.index_messages()
     found = tool_answer(hermes_home, {"session_search": {"semantic": "on"}})
     assert found["results"][0]["session_id"] == "cat"  # type: ignore[index]
     literal = tool_answer(hermes_home, {"session_search": {"semantic": False}})
@@ -376,6 +395,7 @@ def test_stores_of_one_database_see_each_others_vectors(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     first = history(path)
     second = SessionStore(path, semantic="on")
+    first.index_messages()
     assert sessions_of(first.search_messages(QUESTION))[0] == "cat"  # first loads the vectors
     second.create_session("bike")
     second.append_messages(
@@ -391,11 +411,16 @@ def test_stores_of_one_database_see_each_others_vectors(tmp_path: Path) -> None:
 
 
 @needs_minilm
-def test_meaning_waits_until_most_of_the_history_is_embedded(store: SessionStore) -> None:
+def test_meaning_waits_until_most_of_the_history_is_embedded(
+    store: SessionStore, caplog: pytest.LogCaptureFixture
+) -> None:
     # Neighbours from the newest messages alone would favour them over older answers.
     assert store.index_messages(limit=1) == 1
-    store.semantic_budget = 0.0
-    assert "cat" not in sessions_of(store.search_messages(QUESTION))
+    with caplog.at_level("INFO", logger="hermes_core.sessions.store"):
+        partly = store.search_messages(QUESTION)
+    assert "cat" not in sessions_of(partly)
+    assert partly == store.search_messages(QUESTION, semantic=False)  # full text alone
+    assert "3 messages" in caplog.text and "sessions index" in caplog.text
     store.index_messages()
     assert sessions_of(store.search_messages(QUESTION))[0] == "cat"
 
@@ -505,10 +530,11 @@ def test_any_message_text_is_embedded_or_skipped(texts: list[str]) -> None:
 
 
 @needs_minilm
-def test_threads_searching_at_once_share_one_index(store: SessionStore) -> None:
+def test_threads_searching_at_once_share_one_index(indexed: SessionStore) -> None:
+    store = indexed
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(4) as pool:  # the first searches open the index and embed
+    with ThreadPoolExecutor(4) as pool:  # the first searches open the index
         firsts = list(pool.map(lambda _: sessions_of(store.search_messages(QUESTION))[0], range(8)))
     assert firsts == ["cat"] * 8
     assert store.semantic_index() is store.semantic_index()

@@ -25,6 +25,7 @@ from hermes_core.threads import threads_left_running
 BUILTIN_COMMANDS: dict[str, tuple[str, str]] = {
     "plugins": ("hermes_core.cli.plugins_cmd:plugins", "List discovered memory providers."),
     "doctor": ("hermes_core.cli.doctor_cmd:doctor", "Check HERMES_HOME, config and providers."),
+    "setup": ("hermes_core.cli.setup_cmd:setup", "Configure a memory provider, then check it."),
     "sessions": ("hermes_core.cli.sessions_cmd:sessions", "Search and browse past sessions."),
     "chat": ("hermes_core.cli.chat_cmd:chat", "Chat with an agent that has layered memory."),
     "demo": ("hermes_core.cli.demo_cmd:demo", "Run every memory layer end to end, offline."),

@@ -7,20 +7,34 @@ options below. Inside the chat: ``/new`` starts a new session (the memory
 written so far enters its system prompt), ``/compress [focus]`` compresses
 now, ``/exit`` (or Ctrl-D) ends. Ctrl-C interrupts a running answer; at the
 prompt it exits. Either way the session is ended cleanly.
+
+On a terminal the prompt has line editing and a history (the arrow keys,
+Ctrl-R) through the standard library's ``readline``, kept in
+``$HERMES_HOME/chat_history``. Whatever the terminal sends that is not text
+(escape sequences, control characters) is removed before a line reaches the
+model or ``state.db``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 
-from hermes_core.cli.terminal import shown
+from hermes_core.cli.terminal import shown, typed
 from hermes_core.config import get_hermes_home, load_config, set_config_value
 from hermes_core.errors import HermesMemoryError, LLMError, LLMNotConfiguredError
 from hermes_core.llm import ChatClient
+
+HISTORY_FILE = "chat_history"
+"""The prompt's history, in HERMES_HOME (mode 0600: it holds what was typed)."""
+HISTORY_LINES = 1_000
+"""Lines of history kept."""
 
 HELP_TEXT = (
     "Commands: /new (start a new session), /compress [focus] (compress now), "
@@ -37,6 +51,52 @@ def _client(config: dict[str, Any], home: Path) -> ChatClient:
             "HERMES_MODEL. `hermes-memory demo` runs offline without one."
         )
     return client
+
+
+@contextlib.contextmanager
+def line_editing(home: Path) -> Iterator[None]:
+    """Within the block, ``input()`` edits lines and recalls the history of *home*.
+
+    Only when stdin and stdout are a terminal and ``readline`` is available
+    (not on Windows): piped input is read as it is.
+    """
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        yield
+        return
+    try:
+        import readline
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    history = home / HISTORY_FILE
+    readline.set_history_length(HISTORY_LINES)
+    with contextlib.suppress(OSError):
+        readline.read_history_file(history)
+    before = readline.get_current_history_length()
+    try:
+        yield
+    finally:
+        added = readline.get_current_history_length() - before
+        with contextlib.suppress(OSError):
+            if not history.exists():
+                history.touch(mode=0o600)
+            readline.append_history_file(max(added, 0), history)
+            if before + added > HISTORY_LINES:  # trim what earlier chats appended
+                readline.write_history_file(history)
+
+
+def _clean_history(line: str, clean: str) -> None:
+    """Keep *clean*, not the raw *line*, in the prompt's history."""
+    if line == clean or "readline" not in sys.modules:
+        return
+    import readline
+
+    last = readline.get_current_history_length()
+    if last and readline.get_history_item(last) == line:
+        if clean.strip():
+            readline.replace_history_item(last - 1, clean)
+        else:
+            readline.remove_history_item(last - 1)
 
 
 def _print_tool(run: Any) -> None:
@@ -102,13 +162,18 @@ def chat(
         session.start()
         providers = ", ".join(session.manager.provider_names)
         click.secho(
-            f"hermes-memory chat — model {client.model} at {client.base_url}; "
-            f"providers: {providers}; session {session.session_id}",
+            shown(
+                f"hermes-memory chat — session {session.session_id}\n"
+                f"  home:      {home}\n"
+                f"  model:     {client.model} at {client.base_url}\n"
+                f"  providers: {providers}"
+            ),
             fg="green",
             err=True,
         )
         click.secho(HELP_TEXT, dim=True, err=True)
-        _loop(session)
+        with line_editing(home):
+            _loop(session)
     finally:
         click.secho("Ending the session…", dim=True, err=True)
         try:
@@ -128,6 +193,12 @@ def _loop(session: Any) -> None:
         except KeyboardInterrupt:
             click.echo(err=True)
             return
+        clean = typed(line)
+        _clean_history(line, clean)
+        if clean != line and not clean.strip():
+            click.secho("[only control characters or escape sequences: not sent]", err=True)
+            continue
+        line = clean
         text = line.strip()
         if not text:
             continue

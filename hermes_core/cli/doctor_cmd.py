@@ -259,6 +259,89 @@ def check_session_search(home: Path, config: dict[str, Any]) -> list[Finding]:
     return found or [Finding("ok", "session_search.* search settings are usable")]
 
 
+NEEDS_A_MODEL = (
+    "`hermes-memory chat` refuses to start without one; session_search answers with excerpts "
+    "instead of summaries, compression keeps an extractive summary, and mem0's local mode "
+    "stores turns verbatim instead of extracting facts"
+)
+"""What works differently without a model endpoint."""
+
+
+def _model_finding(home: Path, config: dict[str, Any]) -> Finding:
+    """Whether a model endpoint is configured (``model.*`` or the environment)."""
+    from hermes_core.config import config_path, model_endpoint
+    from hermes_core.secrets import profile_environ
+
+    base_url, model = model_endpoint(config, "model", profile_environ(home))
+    if base_url and model:
+        return Finding("ok", f"model.* settings are usable: {model} at {base_url}")
+    missing = " and ".join(
+        name for name, value in (("model.base_url", base_url), ("model.model", model)) if not value
+    )
+    return Finding(
+        "warn",
+        f"no model is configured ({missing} not set): {NEEDS_A_MODEL}",
+        f"set model.base_url and model.model in {config_path(home)} (or HERMES_MODEL_BASE_URL "
+        "and HERMES_MODEL); any OpenAI-compatible endpoint works (docs/model-endpoint.md)",
+    )
+
+
+def check_memory_files(home: Path, config: dict[str, Any] | None) -> list[Finding]:
+    """MEMORY.md and USER.md fit their character budgets."""
+    try:
+        from hermes_memory_builtin.entries import dedupe, parse_entries, total_chars
+        from hermes_memory_builtin.files import read_memory_file
+        from hermes_memory_builtin.store import MemoryStore
+        from hermes_memory_builtin.targets import TARGETS
+    except ImportError:  # reported by check_providers
+        return []
+    from hermes_core.errors import HermesMemoryError
+
+    if config is None:
+        return []
+    try:
+        store = MemoryStore.from_config(home, config)
+    except HermesMemoryError:  # reported with the memory.* settings
+        return []
+    found = []
+    for name, target in TARGETS.items():
+        path = store.path(name)
+        if not path.is_file():
+            continue
+        read = read_memory_file(path)
+        if read.error:
+            found.append(
+                Finding(
+                    "fail",
+                    f"{path} cannot be read: {read.error}",
+                    "fix the file (valid UTF-8, readable); `hermes-memory memory show` shows "
+                    "what it holds",
+                )
+            )
+            continue
+        size, limit = total_chars(dedupe(parse_entries(read.text))), store.char_limit(name)
+        setting = f"memory.{'memory' if name == 'memory' else 'user'}_char_limit"
+        if size <= limit:
+            found.append(
+                Finding("ok", f"{target.filename} uses {size:,} of its {limit:,} characters")
+            )
+            continue
+        times = f"{size / limit:,.1f}×" if limit else "far over"
+        found.append(
+            Finding(
+                "fail",
+                f"{target.filename} holds {size:,} characters, {times} its budget of {limit:,} "
+                f"({setting}; {size * 100 // max(limit, 1):,}%): the agent sees only part of "
+                "it in its system prompt and every memory add is refused until it fits",
+                f"curate it: `hermes-memory memory show --target {name}` lists the entries; "
+                f"remove or merge them (`hermes-memory memory remove --target {name} TEXT`, "
+                f"`memory replace`), "
+                f"or raise {setting} in {home / 'config.yaml'} (at most 1,000,000)",
+            )
+        )
+    return found
+
+
 def check_settings(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     """Every documented setting of config.yaml has a usable value."""
     from hermes_core.config import cfg_get, config_path
@@ -273,7 +356,11 @@ def check_settings(home: Path, config: dict[str, Any] | None) -> list[Finding]:
         except (HermesMemoryError, ValueError) as exc:
             found.append(Finding("fail", str(exc), f"edit {config_path(home)}"))
         else:
-            found.append(Finding("ok", f"{group} settings are usable"))
+            found.append(
+                _model_finding(home, config)
+                if group == "model.*"
+                else Finding("ok", f"{group} settings are usable")
+            )
         if group.startswith("session_search"):  # then what the tool reads besides its model
             found += check_session_search(home, config)
     found += _missing_api_keys(home, config)
@@ -352,7 +439,22 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
             found.append(Finding("ok", f"provider {info.name!r} is unavailable: {reason}"))
     selected = selected_provider(config) if config is not None else None
     if selected is None:
-        found.append(Finding("ok", "memory.provider not set: builtin memory only"))
+        idle = [i for i in listing if i.name != "builtin" and not i.error]
+        if not idle:
+            found.append(Finding("ok", "memory.provider not set: builtin memory only"))
+            return found
+        names = [i.name for i in idle]
+        named = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        first = next((i.name for i in idle if i.available), names[0])
+        found.append(
+            Finding(
+                "warn",
+                f"{named} {'is' if len(names) == 1 else 'are'} installed but memory.provider "
+                "is not set, so only builtin memory is used",
+                f"to use one: hermes-memory setup {first} --activate (or set memory.provider: "
+                f"{first} in config.yaml); or uninstall what you do not use",
+            )
+        )
         return found
     match = selected_entry(listing, selected)
     policy = plugin_policy(home)
@@ -431,8 +533,7 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
                 else "run the package's own installer (through `hermes-memory hermes-run` if it "
                 f"needs Hermes' modules) or copy its plugin folder to {home / 'plugins' / selected}"
                 if elsewhere
-                else "install the provider's package, add its folder under "
-                f"{home / 'plugins'}, or change memory.provider in config.yaml",
+                else _unknown_provider_fix(home, selected, listing),
             )
         )
     elif match.error:
@@ -470,6 +571,32 @@ def _same_name(name: str | None, selected: str) -> bool:
         return text.strip().lower().replace("-", "_")
 
     return name is not None and folded(name) == folded(selected)
+
+
+def _unknown_provider_fix(home: Path, selected: str, listing: list[ProviderInfo]) -> str:
+    """What to do about ``memory.provider: <selected>`` that nothing offers: our provider's
+    install line, the installed name it is close to, or where a provider can come from."""
+    from hermes_core.cli.provider_hints import close_names, install_line
+
+    line = install_line(selected)
+    if line is not None:
+        return f"install it: {line} (then `hermes-memory setup {selected.strip().lower()}`)"
+    close = close_names(selected, [i.name for i in listing if i.name != "builtin"])
+    if close:
+        return f"did you mean {close[0]}? set memory.provider: {close[0]} in config.yaml"
+    own = close_names(selected, list(_own_providers()))
+    if own:
+        return f"did you mean {own[0]}? install it: {install_line(own[0])}"
+    return (
+        f"install the provider's package, add its folder under {home / 'plugins'}, or change "
+        "memory.provider in config.yaml"
+    )
+
+
+def _own_providers() -> dict[str, str]:
+    from hermes_core.cli.provider_hints import OWN_PROVIDERS
+
+    return OWN_PROVIDERS
 
 
 def _other_group_entry_points(name: str) -> tuple[str, str]:
@@ -579,6 +706,12 @@ def _shadowed_finding(selected: str, match: ProviderInfo, info: ProviderInfo) ->
     return Finding("warn", problem, fix)
 
 
+_SALVAGE_FIX = (
+    "run `hermes-memory sessions recover` to salvage every readable session and message into "
+    "a new file (it says how many rows were lost), or restore a backup"
+)
+
+
 def check_state_db(home: Path) -> list[Finding]:
     """state.db, when present, opens and every sessions command can read it."""
     path = home / "state.db"
@@ -591,13 +724,7 @@ def check_state_db(home: Path) -> list[Finding]:
         finally:
             connection.close()
     except sqlite3.Error as exc:
-        return [
-            Finding(
-                "fail",
-                f"{path} cannot be opened: {exc}",
-                "restore it from a backup or move it aside (sessions are then lost)",
-            )
-        ]
+        return [Finding("fail", f"{path} cannot be opened: {exc}", _SALVAGE_FIX)]
     if not names:
         return [Finding("ok", f"{path} opens (empty: the first session fills it)")]
     if not {"sessions", "messages"} <= names:
@@ -621,14 +748,15 @@ def _session_db_findings(path: Path, objects: int) -> list[Finding]:
         with SessionStore(path, read_only=True) as store:
             layout, problems = store.layout, store.probe()
     except HermesMemoryError as exc:
-        return [Finding("fail", str(exc), "restore it from a backup or move it aside")]
+        return [Finding("fail", str(exc), _SALVAGE_FIX)]
     if problems:
         return [
             Finding(
                 "fail",
                 f"{path} is damaged: {'; '.join(problems)}",
-                "run `hermes-memory sessions check`, then `hermes-memory sessions repair` "
-                "(it says what to do when a rebuild cannot fix the file)",
+                "run `hermes-memory sessions check`, then `hermes-memory sessions repair`; "
+                "if a rebuild cannot fix the file, `hermes-memory sessions recover` salvages "
+                "every readable row into a new one",
             )
         ]
     if not layout.ours:
@@ -729,6 +857,50 @@ def check_semantic(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     return found
 
 
+def check_memory_tiers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
+    """Prompt-tier usage of MEMORY.md / USER.md and the size of the archive tier."""
+    from hermes_memory_builtin.archive import ARCHIVE_FILENAME, Archive
+    from hermes_memory_builtin.entries import dedupe, parse_entries, total_chars
+    from hermes_memory_builtin.files import read_memory_file
+    from hermes_memory_builtin.settings import MemorySettings
+    from hermes_memory_builtin.snapshot import format_usage
+    from hermes_memory_builtin.targets import TARGETS
+
+    try:
+        settings = MemorySettings.from_config(config)
+    except Exception:  # reported by check_settings; show usage against the defaults
+        settings = MemorySettings()
+    limits = {"memory": settings.memory_char_limit, "user": settings.user_char_limit}
+    folder = home / "memories"
+    findings = []
+    for name, target in TARGETS.items():
+        read = read_memory_file(folder / target.filename)
+        if not read.ok:
+            continue  # the memory provider's own check names an unreadable file
+        size = total_chars(dedupe(parse_entries(read.text)))
+        level: Level = "warn" if size > limits[name] else "ok"
+        findings.append(
+            Finding(
+                level,
+                f"{target.filename} prompt tier: {format_usage(size, limits[name])}",
+                "remove or shorten entries, or set memory.overflow: archive and "
+                "memory.curator: auto (see docs/memory.md)",
+            )
+        )
+    if (folder / ARCHIVE_FILENAME).exists():
+        try:
+            with Archive(folder) as archive:
+                count = archive.count()
+                entries = "entry" if count == 1 else "entries"
+                message = f"memory archive: {count:,} archived {entries} in {archive.path}"
+            findings.append(Finding("ok", message))
+        except Exception as exc:
+            findings.append(
+                Finding("warn", f"memory archive {folder / ARCHIVE_FILENAME}: {exc}", str(exc))
+            )
+    return findings
+
+
 _MARKS: dict[Level, str] = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
 
 
@@ -743,9 +915,11 @@ def doctor(ctx: click.Context) -> None:
     config_findings, config = check_config(home)
     findings += config_findings
     findings += check_settings(home, config)
+    findings += check_memory_files(home, config)
     findings += check_providers(home, config)
     findings += check_state_db(home)
     findings += check_semantic(home, config)
+    findings += check_memory_tiers(home, config)
     for finding in findings:
         colour = {"ok": "green", "warn": "yellow", "fail": "red"}[finding.level]
         click.echo(f"[{click.style(_MARKS[finding.level], fg=colour)}] {finding.message}")

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -622,7 +623,11 @@ def check_cmd(db: Path | None, as_json: bool) -> None:
         click.echo(f"ok: {_target(path)} (indexes checked against the messages; read-only)")
     if problems:
         if not as_json and layout.ours:
-            click.echo("`hermes-memory sessions repair` rebuilds the search indexes.", err=True)
+            click.echo(
+                "`hermes-memory sessions repair` rebuilds the search indexes; when it cannot "
+                "read the file, `hermes-memory sessions recover` salvages its readable rows.",
+                err=True,
+            )
         raise SystemExit(1)
 
 
@@ -827,8 +832,6 @@ def _embed(store: Any, missing: int, limit: int | None = None, *, quiet: bool = 
 @contextmanager
 def _snapshot(path: Path) -> Iterator[Path]:
     """A consistent copy of *path* in a temporary folder (beside it when it can be)."""
-    import tempfile
-
     from hermes_core.sessions.snapshot import copy_database
 
     try:
@@ -858,8 +861,6 @@ def _output(out: Path | None) -> Iterator[Any]:
         finally:
             stdout.detach()  # sys.stdout stays open
         return
-    import tempfile
-
     target = out.resolve()
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
@@ -950,9 +951,7 @@ def recover_cmd(db: Path | None, out: Path | None, quiet: bool) -> None:
         out = path.with_name(f"{path.stem}.recovered-{time.strftime('%Y%m%d-%H%M%S')}.db")
     if out.exists():
         raise click.ClickException(f"{_printable(out)} exists already; give --out a new path.")
-    import tempfile
-
-    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent or ".")
+    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
     os.close(fd)
     os.unlink(name)  # the store creates it; the name is reserved for this run
     partial = Path(name)

@@ -40,7 +40,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermes_core.config import get_hermes_home, is_truthy
 from hermes_core.discovery.extract import contain, describe_exception, describe_import_failure
+from hermes_core.discovery.policy import current_policy
 from hermes_core.errors import PluginError
 
 if TYPE_CHECKING:
@@ -50,6 +52,8 @@ logger = logging.getLogger("hermes_core.plugins")
 
 HEURISTIC_CHARS = 8192
 MARKERS = ("register_memory_provider", "MemoryProvider")
+PROJECT_PLUGINS_ENV = "HERMES_ENABLE_PROJECT_PLUGINS"
+"""Set to a true value to also scan ``./.hermes/plugins`` (a project's own plugins)."""
 NAMESPACE = "_hermes_user_memory"
 MANIFEST = "plugin.yaml"
 PROJECT_MARKERS = (MANIFEST, "pyproject.toml", "setup.py", "setup.cfg")
@@ -538,3 +542,41 @@ def load_folder_submodule(folder: PluginFolder, stem: str) -> types.ModuleType:
                 raise  # Ctrl-C
             raise PluginError(f"importing {path} raised {describe_import_failure(exc)}") from exc
         return module
+
+
+def project_plugins_dir(user_dir: Path) -> Path | None:
+    """``./.hermes/plugins`` when :data:`PROJECT_PLUGINS_ENV` enables it (unless *user_dir*)."""
+    if not is_truthy(os.environ.get(PROJECT_PLUGINS_ENV)):
+        return None
+    project_dir = Path.cwd() / ".hermes" / "plugins"
+    try:
+        if project_dir.resolve() == user_dir.resolve():
+            return None
+    except OSError:
+        return None
+    return project_dir
+
+
+def plugin_folder(
+    name: str, hermes_home: str | os.PathLike[str] | None = None
+) -> PluginFolder | None:
+    """The folder plugin offering *name* (its directory or ``plugin.yaml`` name), if permitted.
+
+    Looks in ``$HERMES_HOME/plugins`` then, when enabled, ``./.hermes/plugins``;
+    nothing is imported.
+    """
+    home = Path(hermes_home).expanduser() if hermes_home is not None else get_hermes_home()
+    policy = current_policy(home)
+    user_dir = home / "plugins"
+    project_dir = project_plugins_dir(user_dir)
+    folders = [
+        with_manifest(folder)
+        for directory in (user_dir, project_dir)
+        if directory is not None
+        for folder in scan_plugin_folders(directory)
+    ]
+    permitted = [f for f in folders if policy.permits(f.name, f.manifest_name)]
+    by_directory = [f for f in permitted if f.name == name]
+    by_manifest = [f for f in permitted if f.manifest_name == name]
+    matches = by_directory or by_manifest
+    return matches[0] if matches else None

@@ -23,6 +23,7 @@ import os
 import sys
 import threading
 
+from hermes_core.discovery.extract import add_import_hint
 from hermes_core.hermes_compat import dotenv
 from hermes_core.hermes_compat.aliases import PluginAliasFinder, forget_aliases, register_alias
 from hermes_core.hermes_compat.finder import (
@@ -44,6 +45,8 @@ __all__ = [
     "register_alias",
     "uninstall",
 ]
+
+add_import_hint(explain_import_error)  # failures to import a Hermes name say why
 
 _finder: HermesCompatFinder | None = None
 _alias_finder: PluginAliasFinder | None = None

@@ -78,9 +78,8 @@ def _load_user_plugin(plugin: str) -> str | None:
     is no such folder; an :class:`ImportError` naming the folder when it fails
     to load.
     """
-    from hermes_core.discovery.folders import load_folder_module
+    from hermes_core.discovery.folders import load_folder_module, plugin_folder
     from hermes_core.errors import PluginError
-    from hermes_core.plugins import plugin_folder
 
     folder = plugin_folder(plugin)
     if folder is None:

@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hermes_core.discovery.extract import contain, describe_exception
+from hermes_core.errors import contain, describe_exception
 from hermes_core.hermes_compat.hooks import SUPPORTED_HOOKS, run_awaitable
 from hermes_core.signatures import keyword_names
 

@@ -42,7 +42,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from hermes_core.discovery.extract import contain, describe_exception
+from hermes_core.errors import contain, describe_exception
 from hermes_core.signatures import keyword_names, only_accepted, with_session_id
 
 __all__ = ["SUPPORTED_HOOKS", "attach_hooks", "run_awaitable"]

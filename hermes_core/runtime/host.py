@@ -50,11 +50,25 @@ if TYPE_CHECKING:
     from hermes_core.manager import MemoryManager
     from hermes_core.sessions import SessionStore
 
-__all__ = ["Memory", "Recall", "derive_title", "open_parts", "openai_tool", "store_row"]
+__all__ = [
+    "TRANSCRIPT_WINDOW",
+    "Memory",
+    "Recall",
+    "derive_title",
+    "open_parts",
+    "openai_tool",
+    "store_row",
+]
 
 logger = logging.getLogger(__name__)
 
 _STORED_ROLES = frozenset({"user", "assistant", "tool"})
+TRANSCRIPT_WINDOW = 400
+"""Recorded messages kept for ``sync_turn`` and ``on_session_end`` (the newest; all are stored).
+
+:class:`AgentSession`'s transcript is bounded by compression; a host session that
+records for days keeps this many, so each turn's hand-off stays the same size.
+"""
 
 
 def store_row(message: Mapping[str, Any]) -> dict[str, Any]:
@@ -512,6 +526,7 @@ class Memory:
             self._ensure_started()
             self.store_rows([store_row(m) for m in stored])
             self._transcript.extend(stored)
+            del self._transcript[:-TRANSCRIPT_WINDOW]
             user = next((m for m in stored if m["role"] == "user"), None)
             user_text = _text_of(user.get("content")) if user else ""
             if user_text and not self._title:

@@ -29,7 +29,10 @@ Modules, one concept each:
 * :mod:`~hermes_core.sessions.semantic` — message vectors beside the file, nearest messages;
 * :mod:`~hermes_core.sessions.importer` — JSONL import;
   :mod:`~hermes_core.sessions.datasets` reads LoCoMo and LongMemEval files;
-* :mod:`~hermes_core.sessions.maintenance` — checking a file, rebuilding its indexes.
+* :mod:`~hermes_core.sessions.export` — JSONL export that the importer reads back;
+* :mod:`~hermes_core.sessions.snapshot` — a consistent copy of a file being written;
+* :mod:`~hermes_core.sessions.maintenance` — checking a file, rebuilding its indexes;
+* :mod:`~hermes_core.sessions.recover` — salvaging the readable rows of a damaged file.
 """
 
 from __future__ import annotations

@@ -264,9 +264,15 @@ def _session_details(data: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in details.items() if value is not None}
 
 
-def _claim(first_line: dict[tuple[str, str], int], key: tuple[str, str], number: int) -> None:
-    """Note that line *number* names a session by *key* (its id or title), used once per file."""
-    earlier = first_line.setdefault(key, number)
+def _claim(
+    first_line: dict[tuple[str, str, str | None], int],
+    key: tuple[str, str],
+    number: int,
+    scope: str | None = None,
+) -> None:
+    """Note that line *number* names a session by *key* (its id or title), used once per file
+    (a title once per user: *scope*)."""
+    earlier = first_line.setdefault((*key, scope), number)
     if earlier != number:
         what, value = key
         raise _LineError(
@@ -459,7 +465,7 @@ def read_jsonl(
     loose: dict[str, list[dict[str, Any]]] = {}
     conversations: list[dict[str, Any]] = []
     named: dict[str, dict[str, Any]] = {}  # conversations by their line's "session_id"
-    first_line: dict[tuple[str, str], int] = {}
+    first_line: dict[tuple[str, str, str | None], int] = {}
     errors: list[str] = []
     unnamed = False  # some messages name no session: they form the base_id session
     document = _document(text)
@@ -523,7 +529,8 @@ def read_jsonl(
                         message.setdefault("timestamp", started)  # the store keeps their order
                 _claim(first_line, ("id", conversation_id), number)
                 if conversation_title is not None:
-                    _claim(first_line, ("title", conversation_title), number)
+                    scope = conversation.get("user_id")
+                    _claim(first_line, ("title", conversation_title), number, scope)
                 conversations.append(conversation)
                 named[conversation_id] = conversation
             else:

@@ -128,6 +128,10 @@ class Plan(NamedTuple):
     conversations that answer equally well, the most recent comes first."""
     keywords: tuple[Term, ...] = ()
     """The words typed, in ``keywords`` mode: the top-up query is made from them."""
+    phrases: tuple[Term, ...] = ()
+    """Phrases quoted inside a question (*When did she read "nothing is impossible"?*): a
+    strong preference (conversations holding one rank first, its messages are boosted),
+    never a filter: the question is still searched by its words."""
     extras: frozenset[str] = frozenset()
     """Words a question's plan added (one-word spellings, other forms; lower-case): one the
     word index has never seen is dropped, not looked up inside other words as a typed one is."""
@@ -399,9 +403,16 @@ def plan_query(parsed: ParsedQuery, question: bool = False) -> Plan:
     once its time phrase is taken out). Plans are immutable and remembered for
     the last few hundred queries.
     """
-    if parsed.empty or parsed.explicit or len(parsed.clauses) != 1:
+    if parsed.empty or len(parsed.clauses) != 1:
         return Plan(primary=parsed)
     words = list(parsed.clauses[0].include)
+    phrases: tuple[Term, ...] = ()
+    if parsed.explicit:
+        if not _quotes_in_a_sentence(parsed):
+            return Plan(primary=parsed)
+        phrases = tuple(word for word in words if word.quoted)
+        words = [w for word in words for w in (_phrase_words(word) if word.quoted else [word])]
+        question = True
     content = _content_words(words)
     has_stops = len(content) < len(words)
     question = question or parsed.question or len(words) >= 4 or (len(words) >= 3 and has_stops)
@@ -432,5 +443,34 @@ def plan_query(parsed: ParsedQuery, question: bool = False) -> Plan:
         boosts=tuple(boosts),
         mode="question",
         prefer_recent=recent,
+        phrases=phrases,
         extras=extras,
     )
+
+
+_SENTENCE_WORDS = 3
+"""Words outside quotes that make a query with quotes a sentence rather than FTS syntax."""
+
+
+def _quotes_in_a_sentence(parsed: ParsedQuery) -> bool:
+    """True for a question or sentence that quotes a title or phrase, with no other syntax.
+
+    ``When did she read the book "nothing is impossible"?`` asks a question; the
+    quotes mark a title. ``"connection refused" nginx`` is FTS syntax, kept literal.
+    """
+    clause = parsed.clauses[0]
+    if clause.exclude or any(term.prefix for term in clause.include):
+        return False
+    if any(word in ("AND", "OR", "NOT", "NEAR") for word in parsed.text.split()):
+        return False
+    plain = [term for term in clause.include if not term.quoted]
+    if len(plain) == len(clause.include):
+        return False
+    return parsed.question or (
+        len(plain) >= _SENTENCE_WORDS and any(is_stop_word(term) for term in plain)
+    )
+
+
+def _phrase_words(phrase: Term) -> list[Term]:
+    """The words of a quoted phrase, searched like the question's other words."""
+    return [term for term in parse_query(phrase.text).terms if not term.quoted]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -163,8 +163,11 @@ def _rowids(conn: sqlite3.Connection, session_ids: set[Any] | None) -> set[Any] 
 
 
 def _upper_bound(conn: sqlite3.Connection, table: str, known: set[Any] | None) -> int:
-    """The largest row id worth reading in *table*."""
-    bounds = [max((i for i in known or () if isinstance(i, int)), default=0)]
+    """The largest row id worth reading in *table*: the largest the indexes list, else what
+    the table and ``sqlite_sequence`` say."""
+    if known and all(isinstance(i, int) for i in known):
+        return max(known)
+    bounds = [0]
     for sql in (
         f"SELECT max(rowid) FROM {table}",
         f"SELECT seq FROM sqlite_sequence WHERE name = '{table}'",
@@ -206,8 +209,23 @@ def _reader(
     return read
 
 
+def _next_rowid(conn: sqlite3.Connection, table: str) -> Callable[[int], int | None]:
+    """A function giving the first row id of *table* at or after one (``None``: no more)."""
+
+    def following(rowid: int) -> int | None:
+        try:
+            row = conn.execute(f"SELECT min(rowid) FROM {table} WHERE rowid >= ?", (rowid,))
+            found = row.fetchone()[0]
+        except sqlite3.DatabaseError:
+            return rowid  # unknown: go on reading range by range
+        return found if isinstance(found, int) else None
+
+    return following
+
+
 def _scan(
     read: Callable[[int, int], Iterator[tuple[int, dict[str, Any]]]],
+    following: Callable[[int], int | None],
     upper: int,
     expected: set[Any] | None,
     progress: Callable[[int, int], None] | None,
@@ -216,18 +234,20 @@ def _scan(
 
     A range read stops early when a damaged page holds a cell whose row id
     reads as a larger one, so the row ids of a range that did not come back
-    are then looked up one by one (only the *expected* ones, when the indexes
-    listed them; a row id they do not list is taken for damage and dropped).
+    are then looked up one by one: the *expected* ones, when the indexes listed
+    them (a row id they do not list is taken for damage and dropped), else all
+    of a range that returned rows. Without *expected*, a stretch of no rows is
+    skipped by asking for the next row id.
     """
     wanted = None if expected is None else {i for i in expected if isinstance(i, int)}
-    for low in range(0, upper + 1, RANGE_ROWS):
+    low = 0
+    while low <= upper:
         high = min(low + RANGE_ROWS, upper + 1)
         rows = dict(read(low, high))
-        missing = (
-            (i for i in range(low, high) if i not in rows)
-            if wanted is None
-            else sorted(i for i in wanted if low <= i < high and i not in rows)
-        )
+        if wanted is not None:
+            missing: Iterable[int] = sorted(i for i in wanted if low <= i < high and i not in rows)
+        else:
+            missing = [i for i in range(low, high) if i not in rows] if rows else []
         for rowid in missing:
             rows.update(read(rowid, rowid + 1))
         for rowid in sorted(rows):
@@ -235,6 +255,12 @@ def _scan(
                 yield rowid, rows[rowid]
         if progress is not None:
             progress(high, upper + 1)
+        low = high
+        if wanted is None and not rows:
+            after = following(high)
+            if after is None:
+                break
+            low = max(high, after)
     if wanted is None:
         yield from read(upper + 1, 2**63 - 1)  # rows past every bound found (best effort)
 
@@ -301,12 +327,10 @@ def recover_database(
         report.messages_expected = None if message_ids is None else len(message_ids)
         read_sessions = _reader(conn, "sessions", SESSION_COLUMNS, report)
         sessions: dict[str, dict[str, Any]] = {}
-        for _, row in _scan(
-            read_sessions,
-            _upper_bound(conn, "sessions", session_ids),
-            _rowids(conn, session_ids),
-            None,
-        ):
+        session_rowids = _rowids(conn, session_ids)
+        upper = _upper_bound(conn, "sessions", session_rowids)
+        following = _next_rowid(conn, "sessions")
+        for _, row in _scan(read_sessions, following, upper, session_rowids, None):
             session = _session(row)
             if session is not None and session["id"] not in sessions:
                 sessions[session["id"]] = session
@@ -319,7 +343,8 @@ def recover_database(
             read_messages = _reader(conn, "messages", MESSAGE_COLUMNS, report)
             batch: list[tuple[str, dict[str, Any]]] = []
             upper = _upper_bound(conn, "messages", message_ids)
-            for _, row in _scan(read_messages, upper, message_ids, progress):
+            following = _next_rowid(conn, "messages")
+            for _, row in _scan(read_messages, following, upper, message_ids, progress):
                 message = _message(row)
                 try:
                     owner = valid_session_id(row.get("session_id"))

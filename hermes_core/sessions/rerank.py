@@ -29,7 +29,7 @@ from hermes_core.sessions.question import stem, stem_regex
 from hermes_core.sessions.routing import LIKE, fts_term, route_term
 from hermes_core.sessions.wordforms import lemma, number_forms
 
-__all__ = ["rerank_by_session", "with_replies"]
+__all__ = ["rerank_by_session", "spread", "with_replies"]
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +100,7 @@ def rerank_by_session(
     span: tuple[float, float] | None = None,
     glued: Glued | None = None,
     typed: frozenset[str] = frozenset(),
+    quoted: frozenset[str] = frozenset(),
 ) -> _Ranked:
     """Rank hits by how much of the question their whole conversation covers.
 
@@ -108,14 +109,15 @@ def rerank_by_session(
     summed inverse document frequency of the question's words it contains: more
     of the question's rare words counts, repeating one common word in many
     messages does not. Conversations in which a person the question names
-    speaks come first ("Where does Ben work?"), then those with a hit within
+    speaks come first ("Where does Ben work?"), then those holding a phrase the
+    question quotes (*quoted*: *When did she read "Dune"?*), then those with a hit within
     the question's time *span* ("What did Tom bake in February?": the
     conversation of February, which may not say so), then hits rank by that
     score, then (when *prefer_recent*) by their conversation's latest hit,
     then by their own BM25 score. The sessions of the first two tiers come back
     too, so that hits fused in later keep behind them.
     """
-    if not rows or (len(terms) < 2 and not prefer_recent and span is None):
+    if not rows or (len(terms) < 2 and not prefer_recent and span is None and not quoted):
         return _Ranked(rows)
     score: dict[str, float] = {}
     named: dict[str, set[str]] = {}
@@ -144,18 +146,97 @@ def rerank_by_session(
             for row in rows
             if isinstance(row[5], (int, float)) and span[0] <= row[5] < span[1]
         }
+    name_only = _matched_by_name_only(conn, rows, terms, named) if named else set()
     bm25_order = {row[0]: n for n, row in enumerate(rows)}  # rows arrive best first
     ranked = sorted(
         rows,
         key=lambda row: (
             row[3] not in named,
+            row[3] not in quoted,
             row[3] not in dated,
             -score.get(row[3], 0.0),
             -latest.get(row[3], 0.0),
+            row[0] in name_only,
             bm25_order[row[0]],
         ),
     )
-    return _Ranked(ranked, frozenset(named), frozenset(dated))
+    return _Ranked(spread(ranked, score), frozenset(named), frozenset(dated))
+
+
+HITS_PER_SESSION_IN_TURN = 2
+"""How many hits of one conversation come before the next conversation's best ones."""
+CLEAR_LEAD = 0.75
+"""A conversation leads clearly when the next one covers less than this share of its score."""
+
+
+def spread(
+    rows: Sequence[tuple[Any, ...]],
+    score: dict[str, float] | None = None,
+    per_session: int = HITS_PER_SESSION_IN_TURN,
+    lead: float = CLEAR_LEAD,
+) -> list[tuple[Any, ...]]:
+    """*rows* (grouped best conversation first) dealt out a few hits per conversation at a time.
+
+    The conversations keep their order and the first hit stays first. A
+    conversation that covers the question clearly better than the next (by its
+    *score*, see :data:`CLEAR_LEAD`) keeps all its hits together; otherwise
+    only its best :data:`HITS_PER_SESSION_IN_TURN` come before the next
+    conversation's best ones, so that when the first conversation is the wrong
+    one the evidence of the next still reaches the first positions, and an
+    answer spread over several conversations is seen whole.
+    """
+    if per_session <= 0:
+        return list(rows)
+    score = score or {}
+    order = list(dict.fromkeys(row[3] for row in rows))
+    clear = {
+        sid
+        for sid, after in zip(order, [*order[1:], None], strict=True)
+        if after is None or score.get(after, 0.0) < lead * score.get(sid, 0.0)
+    }
+    leading = 0  # the first conversations, each clearly ahead of the next, stay whole
+    while leading < len(order) and order[leading] in clear:
+        leading += 1
+    session_rank = {sid: n for n, sid in enumerate(order)}
+    within: dict[Any, int] = {}
+    keys = []
+    for n, row in enumerate(rows):
+        rank = session_rank[row[3]]
+        k = within.get(row[3], 0)
+        within[row[3]] = k + 1
+        keys.append((rank, 0, n) if rank < leading else (leading, k // per_session + 1, rank, n))
+    return [rows[key[-1]] for key in sorted(keys)]
+
+
+def _matched_by_name_only(
+    conn: sqlite3.Connection,
+    rows: Sequence[tuple[Any, ...]],
+    terms: Sequence[Term],
+    named: dict[str, set[str]],
+) -> set[Any]:
+    """The hits of sessions with a named speaker whose text holds none of the question's other
+    words: the index matched them through the speaker's name alone."""
+    groups = _word_groups(terms)
+    ids = [row[0] for row in rows if row[3] in named]
+    if not ids:
+        return set()
+    texts = dict(
+        conn.execute(
+            f"SELECT id, lower(substr(COALESCE(content, ''), 1, {_COVERAGE_CHARS})) "
+            "FROM messages WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(ids),),
+        )
+    )
+    session_of = {row[0]: row[3] for row in rows}
+    patterns = {key: _group_pattern(forms) for key, forms in groups.items()}
+    found = set()
+    for mid in ids:
+        speakers = named.get(session_of[mid], set())
+        content = [p for key, p in patterns.items() if key not in speakers]
+        text = texts.get(mid) or ""
+        if not any(pattern.search(text) for pattern in content):
+            found.add(mid)
+    return found
 
 
 class _Ranked(NamedTuple):

@@ -43,6 +43,8 @@ BOOST_ALL_TERMS = 0.6
 """Score bonus for a question's hit that contains every content word."""
 BOOST_NEAR_PAIR = 0.4
 """Score bonus for a question's hit where two consecutive content words sit together."""
+BOOST_QUOTED = 2.0
+"""Score bonus for a question's hit holding a phrase the question quotes."""
 QUESTION_CANDIDATES = 300
 KEYWORD_TOP_UP_BELOW = 5
 """Keywords that all match fewer messages than this are topped up with partial matches."""
@@ -180,6 +182,14 @@ _TIME_HINT = re.compile(
 _CALENDAR = re.compile(r"\d|[A-Z][a-z]")
 
 
+def _any_term(query: ParsedQuery, terms: tuple[Term, ...]) -> ParsedQuery | None:
+    """A query for any of *terms*, shaped like *query*; ``None`` when there are none."""
+    if not terms:
+        return None
+    clauses = tuple(Clause((term,)) for term in terms)
+    return query._replace(clauses=clauses, terms=terms)
+
+
 def _typed_words(query: ParsedQuery, plan: Plan) -> frozenset[str]:
     """The words of a question's query that were typed (not added forms nor substrings)."""
     return frozenset(term.text.lower() for term in query.terms if not term.substring) - plan.extras
@@ -199,9 +209,10 @@ class _Search:
         self.filters = filters
         self.pending_grams = pending_grams
         self.snippets = snippets
-        self.first: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
-        """The sessions a question's ranking put first: a named person speaks there; a hit
-        is within its time span (see :func:`~hermes_core.sessions.rerank.rerank_by_session`)."""
+        self.first: tuple[frozenset[str], ...] = ()
+        """The sessions a question's ranking put first: a named person speaks there; one
+        holds a quoted phrase; a hit is within its time span (see
+        :func:`~hermes_core.sessions.rerank.rerank_by_session`)."""
 
     def rows(
         self,
@@ -212,9 +223,13 @@ class _Search:
         prefer_recent: bool = False,
         span: tuple[float, float] | None = None,
         typed: frozenset[str] = frozenset(),
+        phrases: tuple[Term, ...] = (),
     ) -> list[tuple[Any, ...]]:
         if query.empty or need <= 0:
             return []
+        quoted = _any_term(query, phrases)
+        if quoted is not None:
+            boosts = (*boosts, (quoted, BOOST_QUOTED))
         # FTS5 computes a snippet for every candidate it returns, so it is only
         # asked when the candidates are the hits; otherwise text snippets follow.
         candidates = compile_query(
@@ -226,6 +241,13 @@ class _Search:
         )
         pool = max(need, QUESTION_CANDIDATES) if boosts or by_session else need
         rows = run(self.conn, candidates, self.layout, self.filters, pool, self.snippets)
+        quoted_sessions: frozenset[str] = frozenset()
+        if quoted is not None and by_session:
+            # The quoted phrase's own hits join the candidates: its conversations rank first.
+            found = self.rows(quoted, pool)
+            seen = {row[0] for row in rows}
+            rows += [row for row in found if row[0] not in seen]
+            quoted_sessions = frozenset(row[3] for row in found)
         if by_session:
             ranked = rerank_by_session(
                 self.conn,
@@ -236,8 +258,9 @@ class _Search:
                 span,
                 self._glued if self.layout.trigram is not None else None,
                 typed,
+                quoted_sessions,
             )
-            rows, self.first = ranked.rows, (ranked.named, ranked.dated)
+            rows, self.first = ranked.rows, (ranked.named, quoted_sessions, ranked.dated)
         return rows[:need]
 
     def nearest_rows(self, nearest: Nearest, text: str, need: int) -> list[tuple[Any, ...]]:
@@ -331,6 +354,7 @@ class _Search:
             prefer_recent=plan.prefer_recent,
             span=span,
             typed=_typed_words(primary, plan) if plan.mode == "question" else frozenset(),
+            phrases=plan.phrases,
         )
         fallback = plan.fallback if len(rows) < min(need, KEYWORD_TOP_UP_BELOW) else None
         if fallback is not None:
@@ -381,17 +405,17 @@ def _fused(
     lexical: Sequence[tuple[Any, ...]],
     semantic: Sequence[tuple[Any, ...]],
     need: int,
-    first: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset()),
+    first: tuple[frozenset[str], ...] = (),
 ) -> list[tuple[Any, ...]]:
     """*lexical* and *semantic* hits in one ranking (reciprocal rank fusion).
 
     A message both rankings put high comes first; one found only by meaning
     ("a rescue tabby" for "the cat we adopted") ranks by its place among the
     neighbours. Ties keep the full-text order. The sessions the full-text
-    ranking put *first* (a named person speaks there, then a hit within the
-    question's time span) stay first: meaning knows neither.
+    ranking put *first* (a named person speaks there, then one quoting the
+    question's phrase, then a hit within the question's time span) stay first:
+    meaning knows none of these.
     """
-    named, dated = first
     if not semantic:
         return list(lexical)
     score: dict[Any, float] = {}
@@ -404,8 +428,7 @@ def _fused(
     ranked = sorted(
         rows,
         key=lambda mid: (
-            rows[mid][3] not in named,
-            rows[mid][3] not in dated,
+            *(rows[mid][3] not in tier for tier in first),
             -score[mid],
             order[mid],
         ),

@@ -94,9 +94,10 @@ SEMANTIC_MAX_CJK_SHARE = 0.3
 by words only: the encoder (all-MiniLM-L6-v2) was trained on English."""
 SEMANTIC_MIN_COVERAGE = 0.9
 """Semantic recall is fused in once this share of the messages is embedded."""
-DEFAULT_SEMANTIC_BUDGET = 2.0
-"""Seconds a search may spend embedding messages not embedded yet (the rest wait for
-later searches, the builtin provider's turns, or ``hermes-memory sessions index``)."""
+DEFAULT_SEMANTIC_BUDGET = 0.0
+"""Seconds a search may spend embedding messages not embedded yet: none, so a search costs
+what full-text search costs (messages are embedded by the builtin provider after each turn,
+a bounded amount, and by ``hermes-memory sessions index``)."""
 
 T = TypeVar("T")
 
@@ -111,8 +112,10 @@ def _hint(exc: sqlite3.DatabaseError) -> str:
     text = str(exc).lower()
     if "malformed" in text or "corrupt" in text:
         return (
-            " The file may be damaged: `hermes-memory sessions check` says where, and "
-            "`hermes-memory sessions repair` rebuilds the search indexes from the messages."
+            " The file may be damaged: `hermes-memory sessions check` says where, "
+            "`hermes-memory sessions repair` rebuilds the search indexes from the messages, "
+            "and `hermes-memory sessions recover` salvages the readable rows into a new file "
+            "when more than the indexes is damaged."
         )
     return ""
 
@@ -1219,8 +1222,9 @@ class SessionStore:
         Filters accept a list or a comma-separated string. A question (or two
         or more keywords) also searches by meaning when *semantic* is true (the encoder must be
         installed), or is None and the store's :attr:`semantic_mode` says so;
-        messages not embedded yet are embedded first, for at most
-        :attr:`semantic_budget` seconds.
+        messages not embedded yet are embedded first only for :attr:`semantic_budget`
+        seconds (none by default). While less than 90 % of the messages are
+        embedded the search is full text alone (and says so in the log).
         """
         filters = SearchFilters(
             roles=_names(role_filter),
@@ -1272,7 +1276,8 @@ class SessionStore:
             if index is None:
                 return None
             try:
-                index.catch_up(self._read, budget=self.semantic_budget)
+                if self.semantic_budget > 0:
+                    index.catch_up(self._read, budget=self.semantic_budget)
             except sqlite3.OperationalError as exc:
                 if not is_busy(exc):
                     raise

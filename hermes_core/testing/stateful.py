@@ -18,7 +18,7 @@ from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_s
 
 from hermes_core.testing.capabilities import Capability
 from hermes_core.testing.pool import describe_outcome
-from hermes_core.testing.suite import TOPICS, fact_text, query_text
+from hermes_core.testing.probes import TOPICS, fact_text, query_text
 
 if TYPE_CHECKING:
     from hermes_core.provider import MemoryProvider

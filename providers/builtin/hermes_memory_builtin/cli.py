@@ -56,20 +56,34 @@ def _open_store(user_id: str | None = None) -> MemoryStore:
         config = load_config()
         settings = MemorySettings.from_config(config)
         url = memory_url(config)
-        return MemoryStore(
+        store = MemoryStore(
             memory_dir_for(None, user_id),
             memory_char_limit=settings.memory_char_limit,
             user_char_limit=settings.user_char_limit,
             documents=PostgresDocuments(url, user_id or "") if url else None,
         )
+        _honour_overflow(store, config)
+        return store
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+def _honour_overflow(store: MemoryStore, config: dict[str, Any]) -> None:
+    """``memory.overflow: archive`` applies to a person's adds as to the agent's."""
+    from hermes_memory_builtin.archive import Archive
+    from hermes_memory_builtin.overflow import OverflowArchiver
+    from hermes_memory_builtin.policy import CurationPolicy
+
+    if CurationPolicy.from_config(config).overflow == "archive":
+        store.overflow = OverflowArchiver(Archive(store.memory_dir))
 
 
 def _report(result: dict[str, Any]) -> None:
     """Print a store result; exit 1 with the error and its context on failure."""
     if result.get("success"):
         click.echo(f"{result['message']} {result['target']}: {result['usage']}.")
+        for entry in result.get("archived_entries", []):
+            click.echo(f"  archived: {_visible(entry)}")
         return
     lines = [f"Error: {result.get('error', 'the change failed')}"]
     if result.get("matches"):
@@ -103,7 +117,7 @@ def show(target: str | None, as_json: bool, user_id: str | None) -> None:
     so you can remove them.
     """
     from hermes_memory_builtin.entries import dedupe, parse_entries, total_chars
-    from hermes_memory_builtin.snapshot import format_usage
+    from hermes_memory_builtin.snapshot import format_true_usage
     from hermes_memory_builtin.targets import TARGETS
     from hermes_memory_builtin.threats import scan_for_threats
 
@@ -118,7 +132,7 @@ def show(target: str | None, as_json: bool, user_id: str | None) -> None:
             "file": store.location(name),
             "chars": size,
             "limit": limit,
-            "usage": format_usage(size, limit),
+            "usage": format_true_usage(size, limit),
             "error": read.error,
             "entries": [
                 {"text": entry, "threats": scan_for_threats(entry, scope="strict")}
@@ -146,6 +160,11 @@ def _print_target(name: str, filename: str, item: dict[str, Any]) -> None:
         return
     count = len(item["entries"])
     click.echo(f"  {item['usage']}, {count} entr{'y' if count == 1 else 'ies'}")
+    if item["chars"] > item["limit"]:
+        click.echo(
+            "  over its budget: the agent sees only part of it and every add is refused; "
+            f"remove or merge entries (`hermes-memory memory remove --target {name} TEXT`)"
+        )
     if not count:
         click.echo("  (no entries)")
     for number, entry in enumerate(item["entries"], 1):
@@ -186,3 +205,13 @@ def replace(target: str, old_text: str, new_content: str, user_id: str | None) -
 def remove(target: str, old_text: str, user_id: str | None) -> None:
     """Remove the entry containing OLD_TEXT (a unique part of it)."""
     _report(_open_store(user_id).remove(target, old_text))
+
+
+def _add_archive_commands() -> None:
+    from hermes_memory_builtin.curation_cli import COMMANDS
+
+    for command in COMMANDS:
+        memory.add_command(command)
+
+
+_add_archive_commands()

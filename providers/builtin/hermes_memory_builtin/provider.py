@@ -26,6 +26,7 @@ from hermes_core.provider import MemoryProvider
 from hermes_core.users import valid_user_id
 from hermes_memory_builtin.documents import PostgresDocuments, memory_url
 from hermes_memory_builtin.mirror import WRITE_ORIGIN_ASSISTANT, build_mirror_metadata
+from hermes_memory_builtin.policy import CurationPolicy
 from hermes_memory_builtin.settings import MemorySettings
 from hermes_memory_builtin.store import MemoryStore, memory_dir_for
 from hermes_memory_builtin.tool import TOOL_NAME as MEMORY_TOOL_NAME
@@ -34,11 +35,13 @@ from hermes_memory_builtin.tool import MemoryTool, memory_schema
 if TYPE_CHECKING:
     from types import ModuleType
 
+    from hermes_memory_builtin.archive import Archive
     from hermes_memory_builtin.session_search import SessionSearchTool
 
 logger = logging.getLogger(__name__)
 
 SESSION_SEARCH_TOOL_NAME = "session_search"
+ARCHIVE_SEARCH_TOOL_NAME = "memory_search"
 _SESSION_SEARCH_MODULE = "hermes_memory_builtin.session_search"
 
 
@@ -96,6 +99,8 @@ class BuiltinMemoryProvider(MemoryProvider):
         self._agent_context = ""
         self._user_id: str | None = None
         self._owns_store = memory_store is None
+        self._policy = CurationPolicy()
+        self._archive: Archive | None = None
 
     # -- identity ------------------------------------------------------------------------------
 
@@ -177,6 +182,7 @@ class BuiltinMemoryProvider(MemoryProvider):
                 self._settings(), memory_dir_for(self._hermes_home, self._user_id), documents
             )
             self._memory_tool = MemoryTool(self._store)
+        self._open_archive()
         self._store.load_from_disk()
         self._open_session_search()
 
@@ -185,6 +191,7 @@ class BuiltinMemoryProvider(MemoryProvider):
         setting builtin memory cannot use (``hermes-memory doctor`` reports it; a
         session uses the defaults instead)."""
         MemorySettings.from_config(config)
+        CurationPolicy.from_config(config)
 
     def _settings(self) -> MemorySettings:
         try:
@@ -192,6 +199,72 @@ class BuiltinMemoryProvider(MemoryProvider):
         except ConfigError as exc:
             logger.warning("%s Builtin memory uses its defaults.", exc)
             return MemorySettings()
+
+    # -- the archive tier and the curator (see archive.py, curator.py) ---------------------------
+
+    def _open_archive(self) -> None:
+        """Open the archive beside the memory files and honour ``memory.overflow``."""
+        from hermes_memory_builtin.archive import Archive
+        from hermes_memory_builtin.overflow import OverflowArchiver
+
+        assert self._store is not None
+        try:
+            self._policy = CurationPolicy.from_config(self._config)
+        except ConfigError as exc:
+            logger.warning("%s Builtin memory uses its defaults.", exc)
+            self._policy = CurationPolicy()
+        if self._archive is not None:
+            self._archive.close()
+        self._archive = Archive(self._store.memory_dir)
+        archiving = self._policy.overflow == "archive"
+        self._store.overflow = OverflowArchiver(self._archive) if archiving else None
+
+    @property
+    def policy(self) -> CurationPolicy:
+        """The ``memory.overflow`` / ``memory.curator`` settings in effect."""
+        return self._policy
+
+    @property
+    def archive(self) -> Archive | None:
+        """The archive tier (``None`` before ``initialize``)."""
+        return self._archive
+
+    def prefetch(self, query: str, *, session_id: str = "") -> str:
+        """Archived entries relevant to this turn (plain text; the runtime fences it)."""
+        from hermes_memory_builtin.archive_search import recall_text, record_prompt_use
+
+        if self._archive is None or self._store is None:
+            return ""
+        try:
+            if self._policy.curator != "off" and self._archive.path.exists():
+                entries = {name: self._store.entries(name) for name in ("memory", "user")}
+                record_prompt_use(self._archive, query, entries)
+            return recall_text(self._archive, query)
+        except Exception as exc:  # recall failing must not fail the turn
+            logger.warning("Archive recall failed: %s", exc)
+            return ""
+
+    def on_session_end(self, messages: list[dict[str, Any]]) -> None:
+        """Run the curator (``memory.curator: review`` or ``auto``); changes show next session."""
+        if self._policy.curator == "off" or self._store is None or self._archive is None:
+            return
+        from hermes_memory_builtin.curator import Curator
+        from hermes_memory_builtin.curator_model import judge_for
+
+        judge = None
+        if self._policy.model:
+            judge = judge_for(self._config, self._hermes_home, max_calls=self._policy.model_calls)
+        curator = Curator(
+            self._store.memory_dir,
+            self._archive,
+            limits={name: self._store.char_limit(name) for name in ("memory", "user")},
+            policy=self._policy,
+            judge=judge,
+        )
+        try:
+            curator.run(apply=self._policy.curator == "auto")
+        except Exception as exc:  # a failed curation leaves the files as they were
+            logger.warning("The memory curator failed: %s", exc)
 
     def _open_session_search(self) -> None:
         if self._session_search is not None:
@@ -211,7 +284,9 @@ class BuiltinMemoryProvider(MemoryProvider):
         self._session_search = tool
 
     def shutdown(self) -> None:
-        """Close the session database if session search opened it."""
+        """Close the session database if session search opened it, and the archive."""
+        if self._archive is not None:
+            self._archive.close()
         if self._session_search is not None:
             self._session_search.close()
             self._session_search = None
@@ -287,7 +362,16 @@ class BuiltinMemoryProvider(MemoryProvider):
         schemas = []
         targets = self._enabled_targets()
         if targets:
-            schemas.append(memory_schema(targets))
+            schema = memory_schema(targets)
+            if self._policy.overflow == "archive":
+                from hermes_memory_builtin.overflow import archive_schema
+
+                schema = archive_schema(schema)
+            schemas.append(schema)
+            if self._policy.uses_archive:
+                from hermes_memory_builtin.archive_search import SCHEMA as ARCHIVE_SEARCH_SCHEMA
+
+                schemas.append(dict(ARCHIVE_SEARCH_SCHEMA))
         if _session_store_installed():
             from hermes_memory_builtin.session_search_schema import SESSION_SEARCH_SCHEMA
 
@@ -298,6 +382,10 @@ class BuiltinMemoryProvider(MemoryProvider):
         """Run ``memory`` or ``session_search`` and return its JSON result."""
         if tool_name == MEMORY_TOOL_NAME:
             return self._memory_tool(args)
+        if tool_name == ARCHIVE_SEARCH_TOOL_NAME and self._archive is not None:
+            from hermes_memory_builtin.archive_search import run_search_tool
+
+            return run_search_tool(self._archive, args)
         if tool_name == SESSION_SEARCH_TOOL_NAME:
             if self._session_search is None:
                 return _error(

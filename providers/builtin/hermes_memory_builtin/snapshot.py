@@ -46,6 +46,13 @@ def format_usage(current: int, limit: int) -> str:
     return f"{usage_percent(current, limit)}% — {current:,}/{limit:,} chars"
 
 
+def format_true_usage(current: int, limit: int) -> str:
+    """Usage as ``memory show`` and ``doctor`` report it, not capped: ``475,718% — 10,465,796/2,200
+    chars`` (the prompt header and tool results cap the percentage at 100, as Hermes does)."""
+    percent = current * 100 // limit if limit > 0 else 0
+    return f"{percent:,}% — {current:,}/{limit:,} chars"
+
+
 def format_counts(current: int, limit: int) -> str:
     """Usage as shown in failed results: ``1,870/2,200``."""
     return f"{current:,}/{limit:,}"

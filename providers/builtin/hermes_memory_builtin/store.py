@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_core.config import get_hermes_home, load_config
 from hermes_core.errors import ConfigError, MemoryStoreError
@@ -56,6 +56,9 @@ from hermes_memory_builtin.settings import (
 from hermes_memory_builtin.snapshot import format_counts, format_usage, render_block
 from hermes_memory_builtin.targets import TARGET_NAMES, TARGETS, Target
 from hermes_memory_builtin.threats import MAX_SCAN_CHARS, first_threat_message
+
+if TYPE_CHECKING:
+    from hermes_memory_builtin.overflow import OverflowArchiver
 
 logger = logging.getLogger(__name__)
 
@@ -233,6 +236,8 @@ class MemoryStore:
         self._read_errors: dict[str, str | None] = dict.fromkeys(TARGET_NAMES)
         self._versions: dict[str, FileIdentity | None] = dict.fromkeys(TARGET_NAMES)
         self.consolidation = consolidation or ConsolidationGuard()
+        self.overflow: OverflowArchiver | None = None
+        """Set for ``memory.overflow: archive``: over-budget adds archive entries instead."""
         self._mutex = threading.RLock()
 
     # -- construction ------------------------------------------------------------------------
@@ -656,6 +661,18 @@ class MemoryStore:
                 return self._success(spec, "Entry already exists (no duplicate added).")
             updated = [*entries, text]
             limit = self.char_limit(spec.name)
+            if total_chars(updated) > limit and self.overflow is not None:
+                plan = self.overflow.make_room(spec.name, entries, text, limit)
+                if plan is not None:
+                    with self.overflow.moving(spec.name, self.path(spec.name), plan):
+                        self._commit(spec, plan.after)
+                    return self._success(
+                        spec,
+                        f"Entry added. To make room, {len(plan.moved)} older entr"
+                        f"{'y was' if len(plan.moved) == 1 else 'ies were'} moved to the "
+                        "archive (still recalled when relevant; see archived_entries).",
+                        archived_entries=bounded_entries(plan.moved_texts),
+                    )
             if total_chars(updated) > limit:
                 return self._counted(
                     _failure(

@@ -1,52 +1,31 @@
-"""The memory manager: one place the host talks to, whatever providers are active.
+"""The :class:`MemoryManager`: registration, tool routing and the lifecycle fan-out.
 
-:class:`MemoryManager` holds the builtin provider and at most one external
-provider, routes tool calls to them by name, and fans every lifecycle hook out
-to all of them so that one provider failing never fails a turn:
-
-- **registration**: the builtin (``name == "builtin"``) always comes first and
-  cannot be removed; a second external provider is refused with a warning;
-  tool schemas are read before any state changes;
-- **isolation**: each provider's hook runs inside its own ``try``; failures are
-  logged (at the level listed in ``docs/manager.md``) and the others still run;
-  a ``BaseException`` from provider code (``sys.exit()``, ``GeneratorExit``)
-  counts as its failure (:func:`hermes_core.errors.contain`), only
-  ``KeyboardInterrupt`` propagates;
-- **bounded recall**: an external ``prefetch`` runs on that provider's own
-  daemon thread and is waited for at most ``external_prefetch_timeout`` seconds;
-  while a timed-out call is still running the provider is skipped, and its late
-  result is discarded;
-- **background writes**: ``sync_all``, ``queue_prefetch_all`` and
-  ``commit_session_boundary_async`` run in order on one daemon worker; an
-  external ``queue_prefetch`` runs on its own thread and holds the worker at
-  most ``external_prefetch_timeout`` seconds, so a hung warm-up cannot stall
-  the turns queued behind it;
-  ``flush_pending`` waits for it and ``shutdown_all`` drains it for a bounded
-  time, reporting what was abandoned;
-- **egress redaction**: everything handed to a provider first goes through
-  :func:`hermes_core.redaction.redact_egress`;
-- **bounded intake**: text a provider hands back (prompt block, recall, tool
-  result, pre-compress notes) is cleaned of unpaired surrogates and cut at a
-  size limit, so one provider cannot make every request of a session fail.
+See the package docstring (:mod:`hermes_core.manager`) for what it guarantees.
 """
 
 from __future__ import annotations
 
-import atexit
-import contextvars
 import copy
 import dataclasses
 import json
 import logging
 import threading
-import time
-import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from hermes_core.config import get_hermes_home
 from hermes_core.errors import PreCompressCheckpointError, contain, describe_exception
 from hermes_core.fencing import clean_text
+from hermes_core.manager.background import BackgroundWork
+from hermes_core.manager.intake import (
+    MAX_PROMPT_BLOCK_CHARS,
+    MAX_RECALL_CHARS,
+    MAX_TOOL_RESULT_CHARS,
+    bounded_text,
+    tool_error,
+)
+from hermes_core.manager.mirror import committed_writes
+from hermes_core.manager.registration import SKIPPABLE_HOOKS, Registration
 from hermes_core.provider import (
     BUILTIN_PROVIDER_NAME,
     PRE_COMPRESS_CHECKPOINT_API_VERSION,
@@ -54,10 +33,8 @@ from hermes_core.provider import (
     MemoryProvider,
 )
 from hermes_core.redaction import redact_egress
-from hermes_core.signatures import keyword_names, with_session_id
 from hermes_core.toolschema import RESERVED_TOOL_NAMES, normalize_tool_schema, schema_problem
-from hermes_core.workers import SKIPPED, TIMED_OUT, BackgroundWorker, PrefetchLane
-from hermes_core.writeshim import MemoryWriteShim
+from hermes_core.workers import SKIPPED, TIMED_OUT
 
 __all__ = [
     "BUILTIN_PROVIDER_NAME",
@@ -79,131 +56,7 @@ DEFAULT_PREFETCH_TIMEOUT = 8.0
 DEFAULT_DRAIN_TIMEOUT = 5.0
 """Seconds ``shutdown_all`` waits for queued background work before abandoning it."""
 
-MAX_PROMPT_BLOCK_CHARS = 200_000
-"""Characters of one provider's ``system_prompt_block`` (or ``on_pre_compress`` notes) kept."""
-MAX_RECALL_CHARS = 50_000
-"""Characters of one provider's ``prefetch`` result kept per turn."""
-MAX_TOOL_RESULT_CHARS = 100_000
-"""Characters a tool result may have; a longer one is replaced by an error saying so."""
-
-# Hooks the manager skips for providers that inherit MemoryProvider's no-op
-# default: calling them would do nothing, and an external prefetch would still
-# cost a thread hand-off.
-_SKIPPABLE_HOOKS = ("prefetch", "queue_prefetch", "sync_turn", "on_turn_start", "recall_status")
-_SYNC_OPTIONAL_KEYWORDS = frozenset({"session_id", "messages", "turn_author"})
 _REFUSED = object()  # a hand-off that could not be redacted
-_UNFINISHED: weakref.WeakSet[MemoryManager] = weakref.WeakSet()
-"""Managers with a background worker that were not shut down yet."""
-
-
-def _finish_background_work_at_exit() -> None:
-    """At interpreter exit, let managers never shut down run their queued work (bounded).
-
-    A host that exits without ``shutdown_all()`` (a gateway stopped with chats
-    still open) would otherwise lose the last turns' ``sync_turn`` silently: the
-    worker is a daemon thread. The workers run in parallel, so the whole wait is
-    at most the largest ``drain_timeout``.
-    """
-    managers = list(_UNFINISHED)
-    if not managers:
-        return
-    deadline = time.monotonic() + max(manager._drain_timeout for manager in managers)
-    for manager in managers:
-        manager._finish_at_exit(deadline)
-
-
-atexit.register(_finish_background_work_at_exit)
-
-
-def _bounded_text(provider: str, hook: str, text: str, limit: int) -> str:
-    """*text* from a provider, cleaned of unpaired surrogates and cut at *limit* characters."""
-    text = clean_text(text)
-    if len(text) <= limit:
-        return text
-    logger.warning(
-        "Memory provider '%s' %s returned %s characters; only the first %s are used",
-        provider,
-        hook,
-        f"{len(text):,}",
-        f"{limit:,}",
-    )
-    return f"{text[:limit]}\n[... {len(text) - limit:,} more characters cut]"
-
-
-def _tool_error(message: str) -> str:
-    return json.dumps({"error": message}, ensure_ascii=False)
-
-
-def _implements(provider: MemoryProvider, hook: str) -> bool:
-    """Whether *provider* overrides *hook* (instance attributes count)."""
-    if hook in getattr(provider, "__dict__", ()):
-        return True
-    implementation = getattr(type(provider), hook, None)
-    return implementation is not None and implementation is not getattr(MemoryProvider, hook)
-
-
-def _checkpoint_version(provider: MemoryProvider) -> int | None:
-    try:
-        return int(getattr(provider, "pre_compress_checkpoint_api_version", 1))
-    except (TypeError, ValueError):
-        return None
-
-
-@dataclasses.dataclass(eq=False)
-class _Registration:
-    """A registered provider with everything the manager reads once, at registration."""
-
-    provider: MemoryProvider
-    name: str
-    builtin: bool
-    schemas: tuple[dict[str, Any], ...]
-    hooks: frozenset[str]
-    turn_start_keywords: frozenset[str] | None
-    sync_keywords: frozenset[str]
-    pre_compress_takes_require: bool
-    checkpoint_version: int | None
-    write: MemoryWriteShim
-    prefetch: Callable[[Any, str], Any]
-    queue_prefetch: Callable[[Any, str], Any]
-    lane: PrefetchLane | None
-    warm_lane: PrefetchLane | None
-
-    @classmethod
-    def build(
-        cls, provider: MemoryProvider, name: str, schemas: tuple[dict[str, Any], ...]
-    ) -> _Registration:
-        builtin = name == BUILTIN_PROVIDER_NAME
-        hooks = frozenset(hook for hook in _SKIPPABLE_HOOKS if _implements(provider, hook))
-        sync_keywords = keyword_names(provider.sync_turn, skip=2)
-        pre_compress_keywords = keyword_names(provider.on_pre_compress, skip=1)
-        prefetch = with_session_id(provider.prefetch)
-        queue_prefetch = with_session_id(provider.queue_prefetch)
-        return cls(
-            provider=provider,
-            name=name,
-            builtin=builtin,
-            schemas=schemas,
-            hooks=hooks,
-            turn_start_keywords=keyword_names(provider.on_turn_start, skip=2),
-            sync_keywords=(
-                _SYNC_OPTIONAL_KEYWORDS
-                if sync_keywords is None
-                else _SYNC_OPTIONAL_KEYWORDS & sync_keywords
-            ),
-            pre_compress_takes_require=(
-                pre_compress_keywords is None or "require_checkpoint" in pre_compress_keywords
-            ),
-            checkpoint_version=_checkpoint_version(provider),
-            write=MemoryWriteShim(provider),
-            prefetch=prefetch,
-            queue_prefetch=queue_prefetch,
-            lane=None if builtin or "prefetch" not in hooks else PrefetchLane(prefetch, name),
-            warm_lane=(
-                None
-                if builtin or "queue_prefetch" not in hooks
-                else PrefetchLane(queue_prefetch, f"{name}-warm")
-            ),
-        )
 
 
 class MemoryManager:
@@ -230,23 +83,15 @@ class MemoryManager:
         if drain_timeout < 0:
             raise ValueError("drain_timeout must be zero or positive")
         self._prefetch_timeout = float(external_prefetch_timeout)
-        self._drain_timeout = float(drain_timeout)
+        self._background = BackgroundWork(float(drain_timeout))
         self._lock = threading.Lock()
-        self._entries: tuple[_Registration, ...] = ()
-        self._routes: dict[str, _Registration] = {}
+        self._entries: tuple[Registration, ...] = ()
+        self._routes: dict[str, Registration] = {}
         self._tool_schemas: tuple[dict[str, Any], ...] = ()
-        self._targets: dict[str, tuple[_Registration, ...]] = {}
+        self._targets: dict[str, tuple[Registration, ...]] = {}
         self._warned: set[tuple[str, str, str]] = set()
-        self._worker: BackgroundWorker | None = None
-        self._closing = False
-        self._drain_state: dict[str, Any] = {
-            "status": "not_started",
-            "abandoned_writes": 0,
-            "abandoned_prefetches": 0,
-            "active_tasks": 0,
-        }
         self._write_failures: dict[str, int] = {}
-        self._last_recalled: tuple[_Registration, ...] = ()
+        self._last_recalled: tuple[Registration, ...] = ()
         self._text_memo: tuple[str, str] = ("", "")
 
     @property
@@ -270,7 +115,7 @@ class MemoryManager:
         if name != BUILTIN_PROVIDER_NAME and self._refuse_second_external(name):
             return False
         schemas = self._normalized_schemas(name, contain(provider.get_tool_schemas))
-        registration = _Registration.build(provider, name, schemas)
+        registration = Registration.build(provider, name, schemas)
         with self._lock:
             if not registration.builtin and self._refuse_second_external(name):
                 return False
@@ -313,9 +158,9 @@ class MemoryManager:
             normalized.append(tool)
         return tuple(normalized)
 
-    def _install(self, entries: list[_Registration]) -> None:
+    def _install(self, entries: list[Registration]) -> None:
         """Publish a new provider list with its routing table (caller holds the lock)."""
-        routes: dict[str, _Registration] = {}
+        routes: dict[str, Registration] = {}
         schemas: list[dict[str, Any]] = []
         for entry in entries:
             for schema in entry.schemas:
@@ -344,7 +189,7 @@ class MemoryManager:
                     schemas.append(schema)
         self._targets = {
             hook: tuple(entry for entry in entries if hook in entry.hooks)
-            for hook in _SKIPPABLE_HOOKS
+            for hook in SKIPPABLE_HOOKS
         }
         self._targets["external"] = tuple(entry for entry in entries if not entry.builtin)
         self._routes = routes
@@ -418,14 +263,14 @@ class MemoryManager:
         """
         entry = self._routes.get(tool_name) if isinstance(tool_name, str) else None
         if entry is None:
-            return _tool_error(self._unknown_tool(tool_name))
+            return tool_error(self._unknown_tool(tool_name))
         try:
             result = contain(
                 entry.provider.handle_tool_call, tool_name, redact_egress(args), **kwargs
             )
         except Exception as exc:
             logger.error("Memory provider '%s' tool '%s' failed: %s", entry.name, tool_name, exc)
-            return _tool_error(f"Memory tool '{tool_name}' failed: {exc}")
+            return tool_error(f"Memory tool '{tool_name}' failed: {exc}")
         if isinstance(result, bytes | bytearray):
             result = bytes(result).decode("utf-8", errors="replace")
         elif not isinstance(result, str):
@@ -440,7 +285,7 @@ class MemoryManager:
                     type(result).__name__,
                     exc,
                 )
-                return _tool_error(
+                return tool_error(
                     f"Memory tool '{tool_name}' returned a result that cannot be encoded as "
                     f"JSON ({exc})."
                 )
@@ -452,7 +297,7 @@ class MemoryManager:
                 tool_name,
                 f"{len(result):,}",
             )
-            return _tool_error(
+            return tool_error(
                 f"Tool '{tool_name}' returned {len(result):,} characters, more than the "
                 f"{MAX_TOOL_RESULT_CHARS:,} a result may have; it was dropped. Ask for less "
                 f"(a narrower query, fewer items). It began: {result[:2_000]}"
@@ -515,7 +360,7 @@ class MemoryManager:
                 )
                 continue
             if block and block.strip():
-                text = _bounded_text(
+                text = bounded_text(
                     entry.name, "system_prompt_block", block.strip(), MAX_PROMPT_BLOCK_CHARS
                 )
                 blocks.append(text)
@@ -595,7 +440,7 @@ class MemoryManager:
                 continue
             text = (result or "").strip()
             if text:
-                parts.append(_bounded_text(entry.name, "prefetch", text, MAX_RECALL_CHARS))
+                parts.append(bounded_text(entry.name, "prefetch", text, MAX_RECALL_CHARS))
                 recalled.append(entry)
         self._last_recalled = tuple(recalled)
         return "\n\n".join(parts)
@@ -655,7 +500,7 @@ class MemoryManager:
                 except Exception as exc:
                     logger.debug("Memory provider '%s' queue_prefetch: %s", entry.name, exc)
 
-        self._submit("prefetch", warm)
+        self._background.submit("prefetch", warm)
 
     def sync_all(
         self,
@@ -697,7 +542,7 @@ class MemoryManager:
                 except Exception as exc:
                     logger.warning("Memory provider '%s' sync_turn: %s", entry.name, exc)
 
-        self._submit("write", write)
+        self._background.submit("write", write)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -739,7 +584,7 @@ class MemoryManager:
                 self._install([entry for entry in self._entries if entry not in dropped])
         self._refresh_tool_schemas()
 
-    def _still_available(self, entry: _Registration) -> bool:
+    def _still_available(self, entry: Registration) -> bool:
         """After a failed ``initialize``: whether the provider still says it can run.
 
         One that now reports itself unavailable (it shut itself down) is dropped
@@ -762,9 +607,9 @@ class MemoryManager:
         """A real session boundary: hand each provider a redacted copy of the transcript.
 
         Background work queued before it (the last turn's ``sync_turn``) runs
-        first; see :meth:`_settle`.
+        first (bounded by ``drain_timeout``).
         """
-        self._settle("on_session_end")
+        self._background.settle("on_session_end")
         clean = self._redacted(list(messages or []), "the session transcript")
         if clean is not _REFUSED:
             self._end_session(clean)
@@ -790,7 +635,7 @@ class MemoryManager:
     ) -> None:
         """The session id rotated (resume, branch, reset, compression, undo)."""
         if new_session_id:
-            self._settle("on_session_switch")
+            self._background.settle("on_session_switch")
         self._switch_session(
             new_session_id, parent_session_id, reset, rewound, kwargs, log=logger.debug
         )
@@ -853,7 +698,7 @@ class MemoryManager:
                 log=logger.warning,
             )
 
-        return self._submit("write", commit)
+        return self._background.submit("write", commit)
 
     def on_pre_compress(
         self,
@@ -873,7 +718,7 @@ class MemoryManager:
         :class:`~hermes_core.errors.PreCompressCheckpointError` is raised when no
         checkpoint provider completed; the caller then keeps the transcript.
         """
-        self._settle("on_pre_compress")
+        self._background.settle("on_pre_compress")
         evidence = list(evidence_messages) if evidence_messages is not None else None
         clean = self._redacted((list(messages or []), evidence), "the transcript to compress")
         if clean is _REFUSED:
@@ -908,7 +753,7 @@ class MemoryManager:
             checkpointed = checkpointed or checkpoint
             if isinstance(text, str) and text.strip():
                 parts.append(
-                    _bounded_text(
+                    bounded_text(
                         entry.name, "on_pre_compress", text.strip(), MAX_PROMPT_BLOCK_CHARS
                     )
                 )
@@ -1007,114 +852,16 @@ class MemoryManager:
         ``replaced_entries``/``removed_entries`` of a batch keyed by 1-based
         operation index), never from arguments or *build_metadata*.
         """
-        result = tool_result
-        if isinstance(result, str):
-            try:
-                result = json.loads(result)
-            except (ValueError, RecursionError):
-                return 0
-        if not isinstance(result, dict):
-            return 0
-        if result.get("success") is not True or result.get("staged") is True:
-            return 0
-        args = tool_args if isinstance(tool_args, Mapping) else {}
-        target = args.get("target") or "memory"
-        operations = args.get("operations")
-        batch = isinstance(operations, list) and bool(operations)
-        ops: list[Any] = list(operations) if batch else [args]  # type: ignore[arg-type]
-        mirrored = 0
-        for index, op in enumerate(ops, 1):
-            action = op.get("action") if isinstance(op, Mapping) else ""
-            if action not in ("add", "replace", "remove"):
-                continue
-            try:
-                metadata = dict(build_metadata() if build_metadata else {})
-            except Exception as exc:
-                logger.warning("build_metadata failed for a memory write mirror: %s", exc)
-                metadata = {}
-            metadata.pop("previous_content", None)  # only the store may say what it replaced
-            if op.get("old_text"):
-                metadata["old_text"] = op["old_text"]
-            if action != "add":
-                previous = _committed_entry(result, action, index if batch else None)
-                if previous is not None:
-                    metadata["previous_content"] = previous
-            content = str(op.get("content") or op.get("new_text") or "")
-            self.on_memory_write(action, op.get("target") or target, content, metadata=metadata)
-            mirrored += 1
-        return mirrored
+        writes = committed_writes(tool_result, tool_args, build_metadata)
+        for write in writes:
+            self.on_memory_write(write.action, write.target, write.content, write.metadata)
+        return len(writes)
 
     # ------------------------------------------------------------------ background work
 
-    def _submit(self, kind: str, fn: Callable[[], None]) -> bool:
-        """Queue *fn* on the background worker under the caller's context."""
-        context = contextvars.copy_context()
-        with self._lock:
-            if self._closing:
-                logger.warning("Memory manager is shutting down; rejecting late %s task", kind)
-                return False
-            worker = self._worker
-            if worker is None:
-                try:
-                    worker = self._worker = BackgroundWorker()
-                    # An abandoned manager must not leave its thread waiting forever.
-                    weakref.finalize(self, worker.stop)
-                    _UNFINISHED.add(self)
-                except RuntimeError as exc:
-                    logger.warning(
-                        "Memory background worker could not start (%s); running the %s task inline",
-                        exc,
-                        kind,
-                    )
-            if worker is not None:
-                worker.submit(kind, fn, context)
-                return True
-        context.run(fn)
-        return True
-
-    def _settle(self, hook: str) -> None:
-        """Let background work queued so far run before a session-boundary *hook*.
-
-        A provider must see the last turn's ``sync_turn`` before the boundary
-        that ends or splits its session. Waits at most ``drain_timeout`` seconds;
-        from one of the worker's own tasks it does not wait.
-        """
-        worker = self._worker
-        if (
-            worker is None
-            or self._drain_timeout <= 0
-            or worker.in_worker_thread()
-            or worker.pending_count() == 0
-        ):
-            return
-        if not worker.flush(self._drain_timeout):
-            logger.warning(
-                "Memory background work queued before %s did not finish within %gs; "
-                "%s goes ahead without waiting for it (a provider may be hung).",
-                hook,
-                self._drain_timeout,
-                hook,
-            )
-
-    def _finish_at_exit(self, deadline: float) -> None:
-        with self._lock:
-            worker = None if self._closing else self._worker
-        if worker is None or worker.pending_count() == 0:
-            return
-        if not worker.flush(max(0.0, deadline - time.monotonic())):
-            logger.warning(
-                "Memory background work was still queued at exit and did not finish in time; "
-                "%d task(s) abandoned. Call shutdown_all() (AgentSession.close()) before "
-                "exiting.",
-                worker.pending_count(),
-            )
-
     def flush_pending(self, timeout: float | None = None) -> bool:
         """Wait until all background work queued so far has run; False on timeout."""
-        worker = self._worker
-        if worker is None:
-            return True
-        return worker.flush(timeout)
+        return self._background.flush(timeout)
 
     @property
     def shutdown_drain_state(self) -> dict[str, Any]:
@@ -1123,8 +870,7 @@ class MemoryManager:
         ``{"status": "not_started" | "draining" | "drained" | "timed_out",
         "abandoned_writes": int, "abandoned_prefetches": int, "active_tasks": int}``
         """
-        with self._lock:
-            return dict(self._drain_state)
+        return self._background.drain_state
 
     def shutdown_all(self) -> None:
         """Drain background work (bounded), then shut providers down in reverse order.
@@ -1134,19 +880,8 @@ class MemoryManager:
         left to finish on its daemon thread. Later submissions are rejected.
         Calling it again does nothing.
         """
-        with self._lock:
-            if self._closing:
-                return
-            self._closing = True
-            worker, self._worker = self._worker, None
-            _UNFINISHED.discard(self)
-            self._drain_state = {
-                "status": "draining",
-                "abandoned_writes": 0,
-                "abandoned_prefetches": 0,
-                "active_tasks": worker.pending_count() if worker else 0,
-            }
-        self._drain(worker)
+        if not self._background.close():
+            return
         for entry in self._entries:
             for lane in (entry.lane, entry.warm_lane):
                 if lane is not None:
@@ -1156,31 +891,6 @@ class MemoryManager:
                 contain(entry.provider.shutdown)
             except Exception as exc:
                 logger.warning("Memory provider '%s' shutdown: %s", entry.name, exc)
-
-    def _drain(self, worker: BackgroundWorker | None) -> None:
-        cancelled: list[str] = []
-        if worker is None:
-            drained, running = True, 0
-        else:
-            drained, cancelled, running = worker.drain(self._drain_timeout)
-            worker.stop()
-        state = {
-            "status": "drained" if drained else "timed_out",
-            "abandoned_writes": cancelled.count("write"),
-            "abandoned_prefetches": cancelled.count("prefetch"),
-            "active_tasks": running,
-        }
-        with self._lock:
-            self._drain_state = state
-        if not drained:
-            logger.warning(
-                "Memory background work did not finish within %gs at shutdown: abandoned "
-                "%d write(s) and %d prefetch(es); %d task(s) still running",
-                self._drain_timeout,
-                state["abandoned_writes"],
-                state["abandoned_prefetches"],
-                running,
-            )
 
 
 def _recall_segment(status: Any) -> str:
@@ -1193,13 +903,3 @@ def _recall_segment(status: Any) -> str:
     else:
         detail = "recalled relevant memory"
     return f"{status.glyph} {status.provider_label} — {detail}"
-
-
-def _committed_entry(result: Mapping[str, Any], action: str, index: int | None) -> Any:
-    """The entry a committed replace/remove changed, as the store reported it."""
-    if index is None:
-        return result.get("replaced_entry" if action == "replace" else "removed_entry")
-    entries = result.get("replaced_entries" if action == "replace" else "removed_entries")
-    if not isinstance(entries, Mapping):
-        return None
-    return entries.get(index, entries.get(str(index)))

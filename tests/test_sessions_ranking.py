@@ -1,0 +1,132 @@
+"""How a question's message ranking orders its hits: several conversations near the top,
+content before a speaker's name, a quoted title as a preference, pages that agree."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hermes_core.sessions import SessionStore
+from hermes_core.sessions.rerank import spread
+
+
+def row(mid: int, session: str) -> tuple[object, ...]:
+    return (mid, None, None, session, "user", 0.0, None, None, None, None)
+
+
+def test_spread_keeps_the_first_hit_and_deals_out_close_conversations() -> None:
+    rows = [row(1, "a"), row(2, "a"), row(3, "a"), row(4, "b"), row(5, "b"), row(6, "c")]
+    close = {"a": 1.0, "b": 0.9, "c": 0.8}
+    assert [r[0] for r in spread(rows, close)] == [1, 2, 4, 5, 6, 3]
+
+
+def test_spread_keeps_a_clear_leader_whole() -> None:
+    rows = [row(1, "a"), row(2, "a"), row(3, "a"), row(4, "b"), row(5, "b"), row(6, "c")]
+    clear = {"a": 3.0, "b": 1.0, "c": 0.9}
+    assert [r[0] for r in spread(rows, clear)] == [1, 2, 3, 4, 5, 6]
+
+
+@pytest.fixture
+def friends(tmp_path: Path) -> Iterator[SessionStore]:
+    """Two friends over three sessions; Mara's hobby is said once, in the third."""
+    with SessionStore(tmp_path / "state.db") as store:
+        chats = {
+            "s1": [
+                ("Mara", "Morning! Coffee first, then the long shift at the clinic."),
+                ("Joe", "Same here, the bus was late again."),
+                ("Mara", "Ugh, the bus. See you at lunch?"),
+                ("Joe", "Sure, lunch at noon."),
+            ],
+            "s2": [
+                ("Joe", "Did you watch the match last night?"),
+                ("Mara", "No, I was too tired after work."),
+                ("Joe", "Fair enough, rest is important."),
+            ],
+            "s3": [
+                ("Joe", "What are you up to this weekend?"),
+                ("Mara", "Pottery class on Saturday, I am making a blue vase."),
+                ("Joe", "A vase! Send me a picture."),
+            ],
+        }
+        for n, (sid, turns) in enumerate(chats.items()):
+            store.create_session(sid, source="import", started_at=1_700_000_000 + n * 86_400)
+            store.append_messages(
+                sid,
+                [
+                    {"role": "user" if name == "Mara" else "assistant", "name": name, "content": c}
+                    for name, c in turns
+                ],
+            )
+        yield store
+
+
+def test_turns_matched_only_through_a_speaker_name_rank_below_turns_with_content(
+    tmp_path: Path,
+) -> None:
+    # Every turn of Nell's is indexed with her name; lunch is said often, Nell rarely.
+    with SessionStore(tmp_path / "state.db") as store:
+        store.create_session("day", source="import", started_at=1_700_000_000)
+        turns = [
+            ("Nell", "Morning!"),
+            ("Joe", "Lunch at noon? The lunch place has a new lunch menu."),
+            ("Nell", "Sounds good."),
+            ("Joe", "I will book lunch for two, lunch is on me."),
+            ("Nell", "Lovely, thank you."),
+        ]
+        store.append_messages(
+            "day",
+            [
+                {"role": "user" if who == "Nell" else "assistant", "name": who, "content": text}
+                for who, text in turns
+            ],
+        )
+        for n in range(30):  # other days, where lunch is common and Nell never speaks
+            store.create_session(f"other{n}", source="import", started_at=1_600_000_000 + n)
+            store.append_message(f"other{n}", "user", f"lunch note {n}: lunch was fine")
+        ids = [m["id"] for m in store.get_messages("day")]
+        hits = store.search_messages("What did Nell say about lunch?", limit=5)
+        order = [h["id"] for h in hits if h["session_id"] == "day"]
+        with_content = [ids[1], ids[3]]
+        assert order[:2] == with_content or set(order[:2]) == set(with_content)
+
+
+def test_the_ranking_does_not_depend_on_the_limit(friends: SessionStore) -> None:
+    for question in (
+        "What is Mara making in her pottery class?",
+        "When was the bus late?",
+        "What did Joe ask about the match?",
+    ):
+        wide = [h["id"] for h in friends.search_messages(question, limit=50)]
+        for limit in (1, 3, 5, 10):
+            assert [h["id"] for h in friends.search_messages(question, limit=limit)] == wide[:limit]
+
+
+@pytest.fixture
+def reading(tmp_path: Path) -> Iterator[SessionStore]:
+    with SessionStore(tmp_path / "state.db") as store:
+        store.create_session("title", source="import")
+        store.append_message("title", "user", "Finished Nothing Is Impossible last night!")
+        store.create_session("loose", source="import")
+        store.append_message("loose", "user", "She said the book was impossible to put down")
+        for n in range(20):
+            store.create_session(f"other{n}", source="import")
+            store.append_message(f"other{n}", "user", f"reading a book about nothing much {n}")
+        yield store
+
+
+def test_a_quoted_title_in_a_question_is_a_preference_not_a_filter(reading: SessionStore) -> None:
+    hits = reading.search_messages('When did she read the book "nothing is impossible"?')
+    assert hits[0]["session_id"] == "title"
+    assert len(hits) > 1  # the question's other words still find the rest
+    # A title that nothing quotes: the question is answered by its words, never emptied.
+    missing = reading.search_messages('When did she read the book "a title nobody wrote"?')
+    assert missing and all(hit["session_id"].startswith("other") for hit in missing[:3])
+
+
+def test_quotes_without_a_sentence_stay_literal(reading: SessionStore) -> None:
+    assert [h["session_id"] for h in reading.search_messages('"nothing is impossible"')] == [
+        "title"
+    ]
+    assert reading.search_messages('"a title nobody wrote" book') == []
