@@ -604,6 +604,18 @@ def check_cmd(db: Path | None, as_json: bool) -> None:
     """
     from hermes_core.sessions import SCHEMA_VERSION
 
+    if db is None and _configured_url() is not None:  # PostgreSQL keeps its own integrity
+        with _store(None, read_only=True) as store:
+            problems = store.check()
+        if as_json:
+            _echo_json({"path": _target(None), "deep": False, "problems": problems})
+        for problem in [] if as_json else problems:
+            click.echo(f"problem: {problem}")
+        if not problems and not as_json:
+            click.echo(f"ok: {_target(None)} (schema and search index present)")
+        if problems:
+            raise SystemExit(1)
+        return
     path = _existing(db)
     with _store(path, read_only=True) as probe:
         layout = probe.layout
