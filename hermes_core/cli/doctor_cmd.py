@@ -801,7 +801,12 @@ def check_semantic(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     embedded reads ``state.db`` and its vectors' sidecar and writes nothing.
     """
     from hermes_core.config import cfg_get
-    from hermes_core.embeddings import MiniLMEncoder, missing_minilm_requirements
+    from hermes_core.embeddings import (
+        STATIC_INSTALL_HINT,
+        encoder_name,
+        load_encoder,
+        missing_encoder_requirements,
+    )
     from hermes_core.errors import ConfigError, HermesMemoryError
     from hermes_core.sessions import SessionStore
     from hermes_core.sessions.semantic import semantic_available, semantic_mode
@@ -814,35 +819,41 @@ def check_semantic(home: Path, config: dict[str, Any] | None) -> list[Finding]:
         return []
     if mode == "off":
         return []
+    try:
+        name = encoder_name()
+    except ConfigError as exc:
+        return [Finding("fail", str(exc), "unset it or set static or minilm")]
+    label = "MiniLM" if name == "minilm" else "static"
+    hint = SEMANTIC_INSTALL_HINT if name == "minilm" else STATIC_INSTALL_HINT
     if not semantic_available():
-        missing = ", ".join(missing_minilm_requirements()) or "the MiniLM encoder"
+        missing = ", ".join(missing_encoder_requirements()) or f"the {label} encoder"
         if mode == "on":
             return [
                 Finding(
                     "fail",
-                    f"semantic search is on but the MiniLM encoder is not installed (missing: "
+                    f"semantic search is on but the {label} encoder is not installed (missing: "
                     f"{missing}): every session search answers an error until it is",
-                    f"{SEMANTIC_INSTALL_HINT}, or set session_search.semantic to auto or off",
+                    f"{hint}, or set session_search.semantic to auto or off",
                 )
             ]
         return [
             Finding(
                 "ok",
-                "semantic search is auto and the MiniLM encoder is not installed: session "
-                f"search matches words only (to search by meaning too: {SEMANTIC_INSTALL_HINT})",
+                f"semantic search is auto and the {label} encoder is not installed: session "
+                f"search matches words only (to search by meaning too: {hint})",
             )
         ]
     try:
-        MiniLMEncoder.load()
+        load_encoder()
     except ConfigError as exc:  # installed, yet it does not load
         return [
             Finding(
                 "fail" if mode == "on" else "warn",
-                f"the MiniLM encoder for semantic search does not load: {exc}",
-                f"reinstall it: {SEMANTIC_INSTALL_HINT}",
+                f"the {label} encoder for semantic search does not load: {exc}",
+                f"reinstall it: {hint}",
             )
         ]
-    found = [Finding("ok", f"semantic search is {mode}: the MiniLM encoder is installed")]
+    found = [Finding("ok", f"semantic search is {mode}: the {label} encoder is installed")]
     path = home / "state.db"
     if not path.is_file():
         return found

@@ -2,7 +2,7 @@
 
 Full-text search finds the words a question shares with the history; a
 question often says it otherwise ("the cat we adopted" for "a rescue tabby",
-"my journey to the office" for "my commute"). When the MiniLM encoder is
+"my journey to the office" for "my commute"). When the encoder is
 installed (:mod:`hermes_core.embeddings`), the user's and the assistant's
 messages are embedded into a sidecar SQLite file, ``state.db.vectors``, and the
 nearest messages to a question (or to two or more keywords) are fused with its
@@ -31,7 +31,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from hermes_core.embeddings import MiniLMEncoder, missing_minilm_requirements
+from hermes_core.embeddings import (
+    Encoder,
+    load_encoder,
+    missing_encoder_requirements,
+    model_name,
+)
 from hermes_core.errors import ConfigError
 from hermes_core.sessions.connection import restrict_permissions
 from hermes_core.sessions.layout import Layout
@@ -55,7 +60,6 @@ Reader = Callable[[Callable[[sqlite3.Connection], T]], T]
 SEMANTIC_ENV = "HERMES_SEMANTIC_SEARCH"
 """``auto`` (default: on when the encoder is installed), ``on`` or ``off``."""
 MODES = ("auto", "on", "off")
-MODEL = "all-MiniLM-L6-v2"
 CHUNK_CHARS = 1_000
 """A message is embedded in pieces of about this many characters (the model reads 256
 tokens, roughly 1,000 characters of English)."""
@@ -102,8 +106,9 @@ def semantic_mode(value: object = None) -> str:
 
 
 def semantic_available() -> bool:
-    """True when the MiniLM encoder can load (its libraries and weights are installed)."""
-    return not missing_minilm_requirements()
+    """True when the configured encoder (:func:`~hermes_core.embeddings.encoder_name`)
+    can load: its libraries (and, for MiniLM, its weights) are installed."""
+    return not missing_encoder_requirements()
 
 
 def _pieces(text: str) -> list[str]:
@@ -254,7 +259,7 @@ def count_not_embedded(db_path: str | os.PathLike[str], layout: Layout, read: Re
                 conn.close()
         except sqlite3.Error:  # damaged or foreign: rebuilt on first use, so nothing counts
             meta = {}
-        if meta.get("model") == MODEL:  # another model's vectors are dropped on first use
+        if meta.get("model") == model_name():  # another model's vectors are dropped on first use
             low = int(meta["low"]) if meta.get("low") is not None else None
             high = int(meta["high"]) if meta.get("high") is not None else None
     return _count_missing(read, layout, low, high)
@@ -310,20 +315,21 @@ class _ForeignFile(Exception):
 class SemanticIndex:
     """The vectors of one session database's messages, and the nearest ones to a question.
 
-    Thread-safe. *encoder* defaults to the process-wide MiniLM encoder (loading
-    it raises :class:`~hermes_core.errors.ConfigError` naming what to install).
+    Thread-safe. *encoder* defaults to the configured process-wide encoder
+    (:func:`~hermes_core.embeddings.load_encoder`; loading it raises
+    :class:`~hermes_core.errors.ConfigError` naming what to install).
     """
 
     def __init__(
         self,
         db_path: str | os.PathLike[str],
         layout: Layout,
-        encoder: MiniLMEncoder | None = None,
+        encoder: Encoder | None = None,
     ) -> None:
         self.path = sidecar_path(db_path)
         self.db_path = Path(db_path)
         self.layout = layout
-        self.encoder = encoder or MiniLMEncoder.load()
+        self.encoder = encoder or load_encoder()
         self._lock = threading.Lock()
         self._in_memory = False
         self._conn = self._open()
@@ -375,16 +381,16 @@ class SemanticIndex:
         self._check_model(conn)
         return conn
 
-    @staticmethod
-    def _check_model(conn: sqlite3.Connection) -> None:
+    def _check_model(self, conn: sqlite3.Connection) -> None:
         """Vectors of another model are dropped (they are not comparable)."""
+        model = self.encoder.name
         row = conn.execute("SELECT value FROM meta WHERE key = 'model'").fetchone()
-        if row is not None and row[0] == MODEL:
+        if row is not None and row[0] == model:
             return
         with conn:
             conn.execute("DELETE FROM vectors")
             conn.execute("DELETE FROM meta")
-            conn.execute("INSERT INTO meta VALUES ('model', ?)", (MODEL,))
+            conn.execute("INSERT INTO meta VALUES ('model', ?)", (model,))
 
     def close(self) -> None:
         """Close the sidecar (idempotent)."""
@@ -525,7 +531,8 @@ class SemanticIndex:
         Stops after *budget* seconds (checked between batches of
         :data:`BATCH`) or *limit* messages; returns how many were embedded.
         *progress* is called with the running count; the encoder uses *threads*
-        BLAS threads (see :meth:`~hermes_core.embeddings.MiniLMEncoder.encode`).
+        BLAS threads (see :meth:`~hermes_core.embeddings.MiniLMEncoder.encode`; the static
+        encoder uses none).
         """
         deadline = None if budget is None else time.monotonic() + budget
         done = 0
