@@ -45,11 +45,11 @@ def home_link_to_nowhere(
 @pytest.fixture(params=["sqlite", "postgres"])
 def session_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """Where a session store lives, once per backend: a state.db path, then a PostgreSQL URL
-    with a schema of its own (dropped after the test; see tests/pg_kit.py)."""
+    with a schema of its own (dropped after the test; see hermes_core/testing/postgres.py)."""
     if request.param == "sqlite":
         yield str(tmp_path / "state.db")
         return
-    from pg_kit import temporary_schema
+    from hermes_core.testing.postgres import temporary_schema
 
     with temporary_schema() as url:
         yield url

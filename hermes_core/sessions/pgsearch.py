@@ -11,11 +11,13 @@ term becomes a ``tsquery`` bound as a parameter (its text is never SQL):
   (three or more) in the gram part of the vector;
 * a run of symbols (``🔥``) matches as a substring of the text.
 
-Hits are ranked by the plan's boosts (how many it matches), then ``ts_rank_cd``.
+Hits are ranked by the plan's boosts (how many it matches), then BM25 computed from
+each term's document frequency (:func:`bm25_sql`).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -24,7 +26,15 @@ from hermes_core.sessions.cjk import cjk_grams, contains_cjk, query_gram
 from hermes_core.sessions.query import Clause, ParsedQuery, Term
 from hermes_core.sessions.question import Plan
 
-__all__ = ["Predicate", "plan_predicates", "query_predicate"]
+__all__ = [
+    "Predicate",
+    "bm25_sql",
+    "df_sql",
+    "idf",
+    "plan_predicates",
+    "query_predicate",
+    "ranked_terms",
+]
 
 Predicate = tuple[str, list[Any]]
 """SQL over the ``messages`` row ``m`` and its parameters."""
@@ -100,33 +110,49 @@ def query_predicate(parsed: ParsedQuery) -> Predicate:
     return "(" + " OR ".join(parts or ["FALSE"]) + ")", params
 
 
-def rank_sql(parsed: ParsedQuery) -> Predicate:
-    """``ts_rank_cd`` of the row against every word-like term of *parsed* OR-ed."""
-    words = [
-        term
-        for clause in parsed.clauses
-        for term in clause.include
-        if not term.symbolic and not contains_cjk(term.text)
-    ]
-    grams = [
-        term for clause in parsed.clauses for term in clause.include if contains_cjk(term.text)
-    ]
+DF_CAP = 5_000
+"""Matches counted for a term's document frequency; a term matching more is common anyway."""
+K1, B = 1.2, 0.75
+"""BM25's parameters (SQLite FTS5's too)."""
+
+
+def ranked_terms(parsed: ParsedQuery) -> list[Term]:
+    """The distinct terms of *parsed* that score a hit (its included ones)."""
+    seen: dict[Term, None] = {}
+    for clause in parsed.clauses:
+        for term in clause.include:
+            seen.setdefault(term, None)
+    return list(seen)
+
+
+def df_sql(term: Term) -> Predicate:
+    """How many messages *term* matches, counted up to :data:`DF_CAP`."""
+    sql, params = _term(term)
+    return (
+        f"SELECT count(*) FROM (SELECT 1 FROM messages AS m WHERE {sql} LIMIT {DF_CAP}) AS c",
+        params,
+    )
+
+
+def idf(df: int, total: int) -> float:
+    """BM25's inverse document frequency of a term found in *df* of *total* messages."""
+    return math.log((total - df + 0.5) / (df + 0.5) + 1.0)
+
+
+def bm25_sql(terms: Sequence[Term], dfs: Sequence[int], total: int, avgdl: float) -> Predicate:
+    """A BM25 score of the row ``m``: each matched term's IDF, saturated and normalised by the
+    message's length (term frequency taken as 1), as SQLite's ``bm25()`` ranks."""
+    if not terms:
+        return "0", []
     pieces: list[str] = []
     params: list[Any] = []
-    for term in words:
-        if term.prefix:
-            pieces.append("to_tsquery('simple', %s)")
-            params.append(_lexeme(term.text.split()[-1]) + ":*")
-        else:
-            pieces.append("phraseto_tsquery('english', %s) || phraseto_tsquery('simple', %s)")
-            params += [term.text, term.text]
-    for term in grams:
-        _, values = _term(term)
-        pieces.append("to_tsquery('simple', %s)")
-        params += values
-    if not pieces:
-        return "0", []
-    return f"ts_rank_cd(m.tsv, ({' || '.join(f'({p})' for p in pieces)}), 1)", params
+    for term, df in zip(terms, dfs, strict=True):
+        sql, values = _term(term)
+        pieces.append(f"(CASE WHEN {sql} THEN %s ELSE 0 END)")
+        params += [*values, idf(df, total)]
+    norm = f"(1 + {K1} * ({1 - B} + {B} * length(m.tsv) / %s))"
+    params.append(max(avgdl, 1.0))
+    return f"(({' + '.join(pieces)}) * {K1 + 1} / {norm})", params
 
 
 def plan_predicates(plan: Plan) -> tuple[Predicate, Sequence[Predicate]]:

@@ -30,11 +30,12 @@ from hermes_core.errors import (
     SessionTitleError,
 )
 from hermes_core.fencing import sanitize_context
-from hermes_core.sessions import pgsearch
+from hermes_core.sessions import pgrerank, pgsearch
 from hermes_core.sessions.arguments import count as _count
 from hermes_core.sessions.arguments import epoch as _epoch
 from hermes_core.sessions.arguments import ids as _ids
 from hermes_core.sessions.arguments import names as _names
+from hermes_core.sessions.bulk import IMPORT_SESSION_COLUMNS, prepare_import
 from hermes_core.sessions.cjk import cjk_grams
 from hermes_core.sessions.listing import PREVIEW_CHARS
 from hermes_core.sessions.pgschema import migrate
@@ -48,10 +49,15 @@ from hermes_core.sessions.records import (
     scrub,
     valid_session_id,
 )
-from hermes_core.sessions.search import _hits
+from hermes_core.sessions.scope import UserScope
+from hermes_core.sessions.search import (
+    BOOST_ALL_TERMS,
+    BOOST_NEAR_PAIR,
+    QUESTION_CANDIDATES,
+    _hits,
+)
 from hermes_core.sessions.titles import next_title_from, sanitize_title, split_number
 from hermes_core.sessions.transcript import describe_tool_calls
-from hermes_core.users import valid_user_id
 
 __all__ = ["PostgresSessionStore", "is_postgres_url", "masked_url"]
 
@@ -62,6 +68,8 @@ T = TypeVar("T")
 RETRIES = 3
 """Tries of one operation whose connection is lost (an append is never stored twice)."""
 MAX_HOPS = 1000
+STATISTICS_SECONDS = 30.0
+"""How long the message count and mean length BM25 uses are reused before re-reading."""
 APPLICATION = "hermes-memory"
 """``application_name`` of the store's connections (``pg_stat_activity`` shows it)."""
 _HANDOFF_PREFIXES = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
@@ -137,7 +145,8 @@ class PostgresSessionStore:
         self.path = masked_url(url)
         """Where the store is, as messages name it (the URL, password masked)."""
         self.read_only = read_only
-        self.user_id = valid_user_id(user_id)
+        self.scope = UserScope(user_id, mark="%s")
+        self.user_id = self.scope.user_id
         self.semantic_mode = "off"
         self.prune_batch_messages = 20_000
         try:
@@ -170,6 +179,7 @@ class PostgresSessionStore:
             open=True,
         )
         self._closed = False
+        self._stats: tuple[float, int, float] | None = None
 
     @staticmethod
     def _connect_kwargs(connect_timeout: float) -> dict[str, Any]:
@@ -219,46 +229,6 @@ class PostgresSessionStore:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    # -- users ----------------------------------------------------------------------------
-    def _scope(self, alias: str = "") -> str:
-        column = f"{alias}.user_id" if alias else "user_id"
-        return "TRUE" if self.user_id is None else f"{column} = %s"
-
-    def _scope_params(self) -> tuple[str, ...]:
-        return () if self.user_id is None else (self.user_id,)
-
-    def _mine(self, conn: Any, session_id: str) -> bool:
-        return (
-            conn.execute(
-                f"SELECT 1 FROM sessions WHERE id = %s AND {self._scope()}",
-                (session_id, *self._scope_params()),
-            ).fetchone()
-            is not None
-        )
-
-    def _owned(self, conn: Any, session_ids: Iterable[str]) -> list[str]:
-        ids = list(session_ids)
-        if self.user_id is None or not ids:
-            return ids
-        mine = {
-            row[0]
-            for row in conn.execute(
-                "SELECT id FROM sessions WHERE id = ANY(%s) AND user_id = %s", (ids, self.user_id)
-            )
-        }
-        return [sid for sid in ids if sid in mine]
-
-    def _owner_for(self, user_id: Any, what: str) -> str | None:
-        given = valid_user_id(user_id if user_id not in (None, "") else None)
-        if self.user_id is None:
-            return given
-        if given is not None and given != self.user_id:
-            raise SessionStoreError(
-                f"This store is scoped to user {self.user_id!r}; {what} cannot belong to "
-                f"user {given!r}. Open a store for that user."
-            )
-        return self.user_id
-
     # -- sessions: writes -------------------------------------------------------------------
     def create_session(
         self,
@@ -277,7 +247,7 @@ class PostgresSessionStore:
     ) -> str:
         """Create a session; if it exists, only fill its empty fields (first writer wins)."""
         valid_session_id(session_id)
-        owner = self._owner_for(user_id, f"session {session_id!r}")
+        owner = self.scope.owner_for(user_id, f"session {session_id!r}")
         source = scrub(str(source)) if source else "unknown"
         model, system_prompt, cwd, git_repo_root = (
             None if value is None else _pg_text(scrub(str(value)))
@@ -296,7 +266,7 @@ class PostgresSessionStore:
                     f"Session id {session_id!r} is taken in {self.path}; create the session "
                     "under a new id."
                 )
-            if parent_session_id is not None and not self._mine(conn, parent_session_id):
+            if parent_session_id is not None and not self.scope.sees(conn, parent_session_id):
                 raise SessionStoreError(
                     f"Parent session {parent_session_id!r} does not exist in {self.path}; "
                     "create it first."
@@ -351,7 +321,7 @@ class PostgresSessionStore:
         return self._write(
             lambda conn: (
                 conn.execute(
-                    f"{sql} AND {self._scope()}", (*params, *self._scope_params())
+                    f"{sql} AND {self.scope.sql()}", (*params, *self.scope.params())
                 ).rowcount
                 > 0
             )
@@ -400,7 +370,7 @@ class PostgresSessionStore:
         clean = sanitize_title(title)
 
         def write(conn: Any) -> bool:
-            if not self._mine(conn, session_id):
+            if not self.scope.sees(conn, session_id):
                 return False
             self._set_title(conn, session_id, clean)
             return True
@@ -440,7 +410,7 @@ class PostgresSessionStore:
         """Delete a session and its messages; its children lose their parent link."""
 
         def write(conn: Any) -> bool:
-            if not self._mine(conn, session_id):
+            if not self.scope.sees(conn, session_id):
                 return False
             self._delete(conn, [session_id])
             return True
@@ -451,9 +421,9 @@ class PostgresSessionStore:
         """Delete every session of *session_id*'s compression chain; returns them, root first."""
 
         def write(conn: Any) -> list[str]:
-            if not self._mine(conn, session_id):
+            if not self.scope.sees(conn, session_id):
                 return []
-            chain = self._owned(conn, self._chain(conn, session_id, None))
+            chain = self.scope.visible(conn, self._chain(conn, session_id, None))
             self._delete(conn, chain)
             return chain
 
@@ -470,8 +440,8 @@ class PostgresSessionStore:
             seen: set[str] = set()
             candidates = conn.execute(
                 "SELECT id, source FROM sessions WHERE ended_at IS NOT NULL AND ended_at < %s "
-                f"AND {self._scope()} ORDER BY started_at, id",
-                (cutoff, *self._scope_params()),
+                f"AND {self.scope.sql()} ORDER BY started_at, id",
+                (cutoff, *self.scope.params()),
             ).fetchall()
             for candidate, _ in candidates:
                 if candidate in seen:
@@ -624,68 +594,46 @@ class PostgresSessionStore:
                 rows[n] = (*row[:6], name, *row[7:12], search, cjk_grams([search]) or None)
 
     def import_sessions(self, sessions: Iterable[Mapping[str, Any]]) -> int:
-        """Bulk-load whole sessions in one transaction; returns the number of messages."""
-        session_rows: list[tuple[Any, ...]] = []
-        message_rows: list[tuple[Any, ...]] = []
-        titles: list[tuple[str, str]] = []
-        for session in sessions:
-            raw_id = session.get("id")
-            if isinstance(raw_id, int) and not isinstance(raw_id, bool):
-                raw_id = str(raw_id)
-            session_id = valid_session_id(raw_id, "An imported session's id")
-            rows, calls = encode_messages(session_id, session.get("messages") or [])
-            started = sane_timestamp(session.get("started_at"), rows[0][7] if rows else time.time())
-            owner = self._owner_for(session.get("user_id"), f"imported session {session_id!r}")
-            session_rows.append(
-                (
-                    session_id,
-                    session.get("source") or "import",
-                    owner,
-                    session.get("model"),
-                    session.get("parent_session_id"),
-                    started,
-                    session.get("ended_at"),
-                    session.get("end_reason"),
-                    len(rows),
-                    calls,
-                    rows[-1][7] if rows else started,
-                )
-            )
-            message_rows += [self._message_row(row, uuid.uuid4().hex) for row in rows]
-            title = sanitize_title(session.get("title"))
-            if title:
-                titles.append((title, session_id))
-        ids = [row[0] for row in session_rows]
-        if len(set(ids)) != len(ids):
-            raise SessionStoreError("Two imported sessions have the same id; nothing was imported.")
+        """Bulk-load whole sessions in one transaction; returns the number of messages
+        (the same fields and refusals as :meth:`SessionStore.import_sessions`)."""
+        batch = prepare_import(sessions, self.scope)
+        messages = [self._message_row(row, uuid.uuid4().hex) for row in batch.message_rows]
+        ids = batch.ids
 
         def write(conn: Any) -> int:
-            clash = conn.execute(
-                "SELECT id FROM sessions WHERE id = ANY(%s) LIMIT 1", (ids,)
-            ).fetchone()
-            if clash is not None:
+            clash = conn.execute("SELECT id FROM sessions WHERE id = ANY(%s) LIMIT 1", (ids,))
+            found = clash.fetchone()
+            if found is not None:
                 raise SessionStoreError(
-                    f"Session {clash[0]!r} already exists in {self.path}; nothing was imported."
+                    f"Session {found[0]!r} already exists in {self.path}; nothing was imported. "
+                    "Give the imported session another id."
                 )
+            parents = {row[4] for row in batch.session_rows if row[4] is not None} - set(ids)
+            for parent in sorted(parents):
+                if not self.scope.sees(conn, parent):
+                    raise SessionStoreError(
+                        f"Session {parent!r}, the parent of an imported session, is neither "
+                        f"imported with it nor in {self.path}; nothing was imported. Import "
+                        "its parent first, or export the whole conversation."
+                    )
+            marks = ", ".join(["%s"] * 17)
             with conn.cursor() as cur:
-                # Parents first: a child may name a parent imported in the same batch.
+                # Parents are linked after every row is in: a child may come before its parent.
                 cur.executemany(
-                    "INSERT INTO sessions(id, source, user_id, model, parent_session_id, "
-                    "started_at, ended_at, end_reason, message_count, tool_call_count, "
-                    "last_activity_at) VALUES (%s, %s, %s, %s, NULL, %s, %s, %s, %s, %s, %s)",
-                    [row[:4] + row[5:] for row in session_rows],
+                    f"INSERT INTO sessions({IMPORT_SESSION_COLUMNS}) VALUES ({marks})",
+                    [(*row[:4], None, *row[5:]) for row in batch.session_rows],
                 )
                 cur.executemany(
                     "UPDATE sessions SET parent_session_id = %s WHERE id = %s",
-                    [(row[4], row[0]) for row in session_rows if row[4] is not None],
+                    [(row[4], row[0]) for row in batch.session_rows if row[4] is not None],
                 )
-                for title, session_id in titles:
+                for title, session_id in batch.titles:
                     self._set_title(conn, session_id, title)
-                if message_rows:
+                if messages:
                     with cur.copy(_COPY_MESSAGES) as copy:
-                        for row in message_rows:
+                        for row in messages:
                             copy.write_row(row)
-            return len(message_rows)
+            return len(messages)
 
         return self._write(write)
 
@@ -721,8 +669,8 @@ class PostgresSessionStore:
         def read(conn: Any) -> dict[str, Any] | None:
             rows = self._dicts(
                 conn.execute(
-                    f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = %s AND {self._scope()}",
-                    (session_id, *self._scope_params()),
+                    f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id = %s AND {self.scope.sql()}",
+                    (session_id, *self.scope.params()),
                 )
             )
             return rows[0] if rows else None
@@ -733,7 +681,7 @@ class PostgresSessionStore:
         """An exact id, else the one id starting with *prefix*."""
         if not prefix:
             return None
-        if self._read(lambda conn: self._mine(conn, prefix)):
+        if self._read(lambda conn: self.scope.sees(conn, prefix)):
             return prefix
         found = self.session_ids_starting_with(prefix, limit=2)
         return found[0] if len(found) == 1 else None
@@ -744,9 +692,9 @@ class PostgresSessionStore:
             lambda conn: [
                 row[0]
                 for row in conn.execute(
-                    f"SELECT id FROM sessions WHERE starts_with(id, %s) AND {self._scope()} "
+                    f"SELECT id FROM sessions WHERE starts_with(id, %s) AND {self.scope.sql()} "
                     'ORDER BY id COLLATE "C" LIMIT %s',
-                    (prefix, *self._scope_params(), int(limit)),
+                    (prefix, *self.scope.params(), int(limit)),
                 )
             ]
         )
@@ -755,7 +703,7 @@ class PostgresSessionStore:
         """Every message of the session in order, ``tool_calls`` decoded."""
 
         def read(conn: Any) -> list[dict[str, Any]]:
-            if not self._mine(conn, session_id):
+            if not self.scope.sees(conn, session_id):
                 return []
             cursor = conn.execute(
                 f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = %s ORDER BY id",
@@ -788,8 +736,8 @@ class PostgresSessionStore:
 
     def message_count(self, session_id: str | None = None) -> int:
         """Messages in one session, or in the whole store (a scoped store: of its user)."""
-        where = f"session_id IN (SELECT id FROM sessions WHERE {self._scope()})"
-        params: tuple[Any, ...] = self._scope_params()
+        where = f"session_id IN (SELECT id FROM sessions WHERE {self.scope.sql()})"
+        params: tuple[Any, ...] = self.scope.params()
         if session_id is not None:
             where, params = f"session_id = %s AND {where}", (session_id, *params)
         elif self.user_id is None:
@@ -802,7 +750,7 @@ class PostgresSessionStore:
 
     def session_count(self, source: str | None = None) -> int:
         """Sessions in the store, optionally of one source."""
-        where, params = self._scope(), self._scope_params()
+        where, params = self.scope.sql(), self.scope.params()
         if source is not None:
             where, params = f"{where} AND source = %s", (*params, source)
         return self._read(
@@ -870,10 +818,10 @@ class PostgresSessionStore:
         """The newest compression continuation of *session_id* (itself if none)."""
 
         def read(conn: Any) -> str:
-            if not self._mine(conn, session_id):
+            if not self.scope.sees(conn, session_id):
                 return session_id
             tip = self._tip(conn, session_id)
-            return tip if self._owned(conn, [tip]) else session_id
+            return tip if self.scope.visible(conn, [tip]) else session_id
 
         return self._read(read)
 
@@ -881,9 +829,11 @@ class PostgresSessionStore:
         """The conversation *session_id* belongs to, root first."""
 
         def read(conn: Any) -> list[str]:
-            if not self._mine(conn, session_id):
+            if not self.scope.sees(conn, session_id):
                 return [session_id]
-            return self._owned(conn, self._chain(conn, session_id, None if whole else MAX_HOPS))
+            return self.scope.visible(
+                conn, self._chain(conn, session_id, None if whole else MAX_HOPS)
+            )
 
         return self._read(read)
 
@@ -905,10 +855,10 @@ class PostgresSessionStore:
         """The root of *session_id*'s tree of sessions (of this store's user)."""
 
         def read(conn: Any) -> str:
-            if not self._mine(conn, session_id):
+            if not self.scope.sees(conn, session_id):
                 return session_id
             chain = self._ancestors(conn, session_id)
-            owned = set(self._owned(conn, chain))
+            owned = set(self.scope.visible(conn, chain))
             root = session_id
             for member in reversed(chain):
                 if member not in owned:
@@ -923,7 +873,7 @@ class PostgresSessionStore:
         root = self.get_lineage_root(session_id)
 
         def read(conn: Any) -> set[str]:
-            if not self._mine(conn, session_id):
+            if not self.scope.sees(conn, session_id):
                 return {session_id}
             rows = conn.execute(
                 "WITH RECURSIVE tree(id) AS (SELECT %s::text UNION "
@@ -931,7 +881,7 @@ class PostgresSessionStore:
                 "SELECT id FROM tree",
                 (root,),
             ).fetchall()
-            return set(self._owned(conn, [row[0] for row in rows])) | {session_id}
+            return set(self.scope.visible(conn, [row[0] for row in rows])) | {session_id}
 
         return self._read(read)
 
@@ -944,8 +894,8 @@ class PostgresSessionStore:
                 row[0]
                 for row in conn.execute(
                     "SELECT title FROM sessions WHERE (title = %s OR starts_with(title, %s)) "
-                    f"AND {self._scope()}",
-                    (base, base + " #", *self._scope_params()),
+                    f"AND {self.scope.sql()}",
+                    (base, base + " #", *self.scope.params()),
                 )
             ]
 
@@ -957,8 +907,8 @@ class PostgresSessionStore:
             lambda conn: self._dicts(
                 conn.execute(
                     f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE title = %s "
-                    f"AND {self._scope()} ORDER BY user_id IS NOT NULL, id LIMIT 1",
-                    (title, *self._scope_params()),
+                    f"AND {self.scope.sql()} ORDER BY user_id IS NOT NULL, id LIMIT 1",
+                    (title, *self.scope.params()),
                 )
             )
         )
@@ -978,8 +928,8 @@ class PostgresSessionStore:
         active_until: float | None = None,
     ) -> list[dict[str, Any]]:
         """Recent sessions with ``preview`` and ``last_active`` (as for SQLite)."""
-        where = [self._scope("s")]
-        params: list[Any] = list(self._scope_params())
+        where = [self.scope.sql("s")]
+        params: list[Any] = list(self.scope.params())
         if source is not None:
             where.append("s.source = %s")
             params.append(source)
@@ -1076,8 +1026,8 @@ class PostgresSessionStore:
         row = self._read(
             lambda conn: conn.execute(
                 "SELECT MAX(GREATEST(started_at, COALESCE(last_activity_at, started_at))) "
-                f"FROM sessions WHERE {self._scope()}",
-                self._scope_params(),
+                f"FROM sessions WHERE {self.scope.sql()}",
+                self.scope.params(),
             ).fetchone()
         )
         return None if row is None or row[0] is None else float(row[0])
@@ -1170,35 +1120,61 @@ class PostgresSessionStore:
             boosts: Sequence[pgsearch.Predicate],
             k: int,
         ) -> list[tuple[Any, ...]]:
-            boost_sql = (
-                " + ".join(f"(CASE WHEN {sql} THEN 1 ELSE 0 END)" for sql, _ in boosts) or "0"
+            # As in SQLite: each boost matched multiplies the score by 1 + its weight
+            # (every content word: 0.6; two consecutive ones together: 0.4).
+            boost_sql = "1" + "".join(
+                f" + (CASE WHEN {sql} THEN {BOOST_ALL_TERMS if n == 0 else BOOST_NEAR_PAIR} "
+                "ELSE 0 END)"
+                for n, (sql, _) in enumerate(boosts)
             )
             boost_params = [p for _, values in boosts for p in values]
             sql = (
+                "SELECT * FROM ("
                 f"SELECT m.id, ({boost_sql}) AS boost, {rank[0]} AS score, m.session_id, m.role, "
                 "m.timestamp, m.tool_name, m.content, m.tool_calls, m.name "
                 "FROM messages AS m JOIN sessions AS s ON s.id = m.session_id "
-                f"WHERE {predicate[0]}{''.join(' AND ' + w for w in where)} "
-                "ORDER BY boost DESC, score DESC, m.id DESC LIMIT %s"
+                f"WHERE {predicate[0]}{''.join(' AND ' + w for w in where)}) AS hit "
+                "ORDER BY boost * score DESC, id DESC LIMIT %s"
             )
             return conn.execute(
                 sql, [*boost_params, *rank[1], *predicate[1], *params, k]
             ).fetchall()
 
+        question = plan.mode == "question"
+        window = (_epoch(since, "since"), _epoch(until, "until"))
+
+        def rank(conn: Any, parsed: Any) -> tuple[pgsearch.Predicate, dict[Any, float]]:
+            terms = pgsearch.ranked_terms(parsed)
+            dfs = []
+            for term in terms:
+                sql, values = pgsearch.df_sql(term)
+                dfs.append(int(conn.execute(sql, values).fetchone()[0]))
+            total, avgdl = self._statistics(conn)
+            total = max(total, max(dfs, default=0))
+            weights = {term: pgsearch.idf(df, total) for term, df in zip(terms, dfs, strict=True)}
+            return pgsearch.bm25_sql(terms, dfs, total, avgdl), weights
+
         def read(conn: Any) -> list[dict[str, Any]]:
             primary, boosts = pgsearch.plan_predicates(plan)
-            rows = run(conn, primary, pgsearch.rank_sql(plan.primary), boosts, need)
+            score, weights = rank(conn, plan.primary)
+            pool = max(need, QUESTION_CANDIDATES) if question else need
+            rows = run(conn, primary, score, boosts, pool)
+            if question:
+                rows = pgrerank.by_conversation(rows, plan.primary.terms, weights)
+            rows = rows[:need]
             fallback = plan.fallback if len(rows) < pgsearch.FALLBACK_BELOW else None
             if fallback is not None:
                 seen = {row[0] for row in rows}
                 more = run(
                     conn,
                     pgsearch.query_predicate(fallback),
-                    pgsearch.rank_sql(fallback),
+                    rank(conn, fallback)[0],
                     (),
                     need + len(seen),
                 )
                 rows += [row for row in more if row[0] not in seen]
+            if question and rows and not _names(role_filter):
+                rows = pgrerank.with_replies(conn, rows, plan.primary.terms, need, window)
             page = [(row[0], row[2], None, *row[3:]) for row in rows[offset:need]]
             if not page:
                 return []
@@ -1225,6 +1201,21 @@ class PostgresSessionStore:
                 "search for %r failed in PostgreSQL (%s); returning no hits", parsed.text, exc
             )
             return []
+
+    def _statistics(self, conn: Any) -> tuple[int, float]:
+        """(messages, mean lexemes per message), for BM25; re-read every
+        :data:`STATISTICS_SECONDS`."""
+        now = time.monotonic()
+        if self._stats is None or now - self._stats[0] > STATISTICS_SECONDS:
+            total = conn.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM messages LIMIT 10000000) AS c"
+            ).fetchone()[0]
+            avgdl = conn.execute(
+                "SELECT avg(length(tsv)) FROM (SELECT tsv FROM messages "
+                "ORDER BY id DESC LIMIT 2000) AS recent"
+            ).fetchone()[0]
+            self._stats = (now, int(total), float(avgdl or 1.0))
+        return self._stats[1], self._stats[2]
 
     @staticmethod
     def _context(conn: Any, hit: dict[str, Any]) -> list[dict[str, str]]:

@@ -33,16 +33,14 @@ from hermes_core.sessions.arguments import count as _count
 from hermes_core.sessions.arguments import epoch as _epoch
 from hermes_core.sessions.arguments import ids as _ids
 from hermes_core.sessions.arguments import names as _names
+from hermes_core.sessions.bulk import prepare_import
 from hermes_core.sessions.connection import (
     READ_BUSY_TIMEOUT_MS,
     WRITE_BUSY_TIMEOUT_MS,
     WriteLock,
-    enable_wal,
     is_busy,
     is_undecodable,
     lenient_text,
-    not_a_regular_file,
-    open_connection,
     restrict_permissions,
 )
 from hermes_core.sessions.deletion import (
@@ -52,8 +50,9 @@ from hermes_core.sessions.deletion import (
     prune_batch,
 )
 from hermes_core.sessions.gramqueue import drain_gram_queue
-from hermes_core.sessions.layout import Layout, inspect_layout
+from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.maintenance import check_database, probe_database, rebuild_indexes
+from hermes_core.sessions.opening import connect, damage_hint, inspect, prepare
 from hermes_core.sessions.query import parse_query
 from hermes_core.sessions.question import plan_query
 from hermes_core.sessions.records import (
@@ -65,7 +64,7 @@ from hermes_core.sessions.records import (
     scrub,
     valid_session_id,
 )
-from hermes_core.sessions.schema import SCHEMA_VERSION, apply_schema
+from hermes_core.sessions.scope import UserScope
 from hermes_core.sessions.search import (
     Nearest,
     SearchFilters,
@@ -81,7 +80,6 @@ from hermes_core.sessions.semantic import (
 )
 from hermes_core.sessions.sessioninfo import SessionInfo
 from hermes_core.sessions.titles import next_title, sanitize_title
-from hermes_core.users import valid_user_id
 
 __all__ = ["SessionStore", "default_db_path"]
 
@@ -104,19 +102,6 @@ T = TypeVar("T")
 def default_db_path() -> Path:
     """``$HERMES_HOME/state.db`` (resolved now, so a changed HERMES_HOME is honoured)."""
     return get_hermes_home() / "state.db"
-
-
-def _hint(exc: sqlite3.DatabaseError) -> str:
-    """What to do next when SQLite reports damage."""
-    text = str(exc).lower()
-    if "malformed" in text or "corrupt" in text:
-        return (
-            " The file may be damaged: `hermes-memory sessions check` says where, "
-            "`hermes-memory sessions repair` rebuilds the search indexes from the messages, "
-            "and `hermes-memory sessions recover` salvages the readable rows into a new file "
-            "when more than the indexes is damaged."
-        )
-    return ""
 
 
 def _now() -> float:
@@ -150,7 +135,8 @@ class SessionStore:
     ) -> None:
         self.path = Path(path) if path is not None else default_db_path()
         self.read_only = read_only
-        self.user_id = valid_user_id(user_id)
+        self.scope = UserScope(user_id, mark="?")
+        self.user_id = self.scope.user_id
         """Whose sessions this store reads and writes (``None``: every session, the
         single-user case). A scoped store tags what it creates with this id and
         treats other users' sessions as absent in every read, search and delete."""
@@ -164,47 +150,11 @@ class SessionStore:
         self._semantic: SemanticIndex | None = None
         self._semantic_failed = False
         self._semantic_lock = threading.Lock()
-        kind = not_a_regular_file(self.path)
-        if kind is not None:
-            raise SessionStoreError(
-                f"{self.path} is {kind}, not a regular file, so it cannot hold a session "
-                "database. Point --db (or HERMES_HOME) at the path of a regular file."
-            )
-        if read_only and not self.path.is_file():
-            raise SessionStoreError(
-                f"No session database at {self.path}. Check the path (--db or HERMES_HOME)."
-            )
-        if not read_only:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise SessionStoreError(
-                    f"Cannot create the folder for {self.path}: {exc}. "
-                    "Point HERMES_HOME (or --db) at a writable folder."
-                ) from exc
-        created = not self.path.exists()
-        try:
-            self._conn = open_connection(self.path, read_only=read_only)
-        except sqlite3.Error as exc:
-            text = str(exc).lower()
-            if "not a database" in text or "malformed" in text:
-                hint = (
-                    "It is not an intact SQLite database: check the path (--db or "
-                    "HERMES_HOME), or move the file aside and restore a backup."
-                )
-            elif read_only:
-                hint = "Check the path (--db or HERMES_HOME)."
-            else:
-                hint = (
-                    "The database and its folder must be writable (SQLite also writes "
-                    "-wal and -shm files beside it); fix the permissions or point HERMES_HOME "
-                    "elsewhere."
-                )
-            raise SessionStoreError(f"Cannot open {self.path}: {exc}. {hint}") from exc
+        self._conn, created = connect(self.path, read_only=read_only)
         self._writer = WriteLock(self._conn, self.path, write_patience)
         self._closed = False
         try:
-            self.layout: Layout = self._prepare()
+            self.layout: Layout = prepare(self._conn, self.path, self._writer, read_only)
         except BaseException:
             self._conn.close()
             raise
@@ -219,97 +169,6 @@ class SessionStore:
         self._pending_grams = False
         if created:
             restrict_permissions(self.path)
-
-    # -- opening ------------------------------------------------------------------
-    def _prepare(self) -> Layout:
-        try:
-            names = {row[0] for row in self._conn.execute("SELECT name FROM sqlite_master")}
-        except sqlite3.DatabaseError as exc:
-            raise SessionStoreError(
-                f"{self.path} is not a readable SQLite database ({exc}). "
-                "Point --db / HERMES_HOME at a state.db, or move this file aside."
-            ) from exc
-        if self.read_only:
-            if not names:
-                raise SessionStoreError(
-                    f"{self.path} is empty (no tables), not a session database. Check the "
-                    "path (--db or HERMES_HOME)."
-                )
-            if not {"sessions", "messages"} <= names:
-                raise SessionStoreError(
-                    f"{self.path} is a SQLite database but holds no Hermes sessions "
-                    "(no 'sessions' and 'messages' tables)."
-                )
-            return self._readable(self._inspect())
-        layout = self._inspect() if names else None
-        if layout is not None and not layout.ours:
-            if not {"sessions", "messages"} <= names:
-                raise SessionStoreError(
-                    f"{self.path} is another application's SQLite database; refusing to add "
-                    "session tables to it. Choose a different path."
-                )
-            self._readable(layout)
-            raise SessionStoreError(
-                f"{self.path} was written by Hermes Agent (schema version {layout.version}); "
-                "hermes-memory opens such files read-only (`hermes-memory sessions "
-                "list/search/show --db`, or SessionStore(path, read_only=True)). To record "
-                "sessions, point HERMES_HOME (or --db) at another folder."
-            )
-        if layout is not None:
-            self._readable(layout)
-        if layout is not None and layout.version > SCHEMA_VERSION:
-            raise SessionStoreError(
-                f"{self.path} was written by a newer hermes-memory (schema version "
-                f"{layout.version}; this one knows up to {SCHEMA_VERSION}), so this version "
-                "only reads it (read_only=True) and never downgrades it. Upgrade "
-                "hermes-memory to write to it."
-            )
-        self._with_busy_retry(lambda: enable_wal(self._conn))
-        if layout is None or layout.version != SCHEMA_VERSION:
-            try:
-                self._writer.run(apply_schema)
-            except sqlite3.DatabaseError as exc:
-                raise SessionStoreError(f"Cannot prepare {self.path}: {exc}.{_hint(exc)}") from exc
-            layout = self._inspect()
-        try:
-            queued = layout.has_pending_grams and (
-                self._conn.execute("SELECT 1 FROM messages_cjk_pending LIMIT 1").fetchone()
-                is not None
-            )
-            if queued:  # rows another program wrote; tokenise them now
-                self._writer.run(drain_gram_queue)
-        except sqlite3.DatabaseError as exc:
-            if is_busy(exc):
-                raise SessionStoreError(f"Cannot prepare {self.path}: {exc}") from exc
-            # Damage in the queue: the next write reports it, and check/repair still open.
-            log.debug("Left the CJK queue of %s for later: %s", self.path, exc)
-        return layout
-
-    def _readable(self, layout: Layout) -> Layout:
-        """*layout*, unless the file lacks what every session reader needs."""
-        if layout.problems:
-            raise SessionStoreError(
-                f"{self.path} is corrupt or not a session database: "
-                f"{'; '.join(layout.problems)}. Check the path (--db or HERMES_HOME); if it is "
-                "your state.db, restore it from a backup or move it aside to start afresh."
-            )
-        return layout
-
-    def _with_busy_retry(self, fn: Callable[[], T]) -> T:
-        deadline = time.monotonic() + 30.0
-        while True:
-            try:
-                return fn()
-            except sqlite3.OperationalError as exc:
-                if not is_busy(exc) or time.monotonic() > deadline:
-                    raise SessionStoreError(f"Cannot prepare {self.path}: {exc}") from exc
-                time.sleep(0.05)
-
-    def _inspect(self) -> Layout:
-        try:
-            return inspect_layout(self._conn)
-        except sqlite3.DatabaseError as exc:
-            raise SessionStoreError(f"{self.path} is damaged or unreadable: {exc}") from exc
 
     # -- plumbing -----------------------------------------------------------------
     def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -327,7 +186,9 @@ class SessionStore:
             except sqlite3.DatabaseError as exc:
                 if is_busy(exc):
                     raise SessionStoreError(f"{self.path} is busy: {exc}; retry.") from exc
-                raise SessionStoreError(f"Reading {self.path} failed: {exc}.{_hint(exc)}") from exc
+                raise SessionStoreError(
+                    f"Reading {self.path} failed: {exc}.{damage_hint(exc)}"
+                ) from exc
             except UnicodeEncodeError as exc:
                 raise _not_utf8(exc) from exc
 
@@ -344,7 +205,9 @@ class SessionStore:
         except sqlite3.IntegrityError as exc:
             raise SessionStoreError(f"Write to {self.path} rejected: {exc}") from exc
         except sqlite3.DatabaseError as exc:
-            raise SessionStoreError(f"Write to {self.path} failed: {exc}.{_hint(exc)}") from exc
+            raise SessionStoreError(
+                f"Write to {self.path} failed: {exc}.{damage_hint(exc)}"
+            ) from exc
         except UnicodeEncodeError as exc:
             raise _not_utf8(exc) from exc
         finally:
@@ -450,7 +313,7 @@ class SessionStore:
         name in another encoding) is stored with U+FFFD for each bad byte.
         """
         valid_session_id(session_id)
-        user_id = self._owner_for(user_id, f"session {session_id!r}")
+        user_id = self.scope.owner_for(user_id, f"session {session_id!r}")
         source = scrub(str(source)) if source else "unknown"
         model, user_id, system_prompt, cwd, git_repo_root = (
             None if value is None else scrub(str(value))
@@ -464,13 +327,13 @@ class SessionStore:
             if (
                 self.user_id is not None
                 and self._exists(conn, session_id)
-                and not self._mine(conn, session_id)
+                and not self.scope.sees(conn, session_id)
             ):
                 raise SessionStoreError(
                     f"Session id {session_id!r} is taken in {self.path}; create the "
                     "session under a new id."
                 )
-            if parent_session_id is not None and not self._mine(conn, parent_session_id):
+            if parent_session_id is not None and not self.scope.sees(conn, parent_session_id):
                 raise SessionStoreError(
                     f"Parent session {parent_session_id!r} does not exist in {self.path}; "
                     "create it first."
@@ -527,8 +390,8 @@ class SessionStore:
         def write(conn: sqlite3.Connection) -> bool:
             cursor = conn.execute(
                 "UPDATE sessions SET ended_at = ?, end_reason = ? "
-                f"WHERE id = ? AND ended_at IS NULL AND {self._scope()}",
-                (_now(), end_reason, session_id, *self._scope_params()),
+                f"WHERE id = ? AND ended_at IS NULL AND {self.scope.sql()}",
+                (_now(), end_reason, session_id, *self.scope.params()),
             )
             return cursor.rowcount > 0
 
@@ -540,8 +403,8 @@ class SessionStore:
             lambda conn: (
                 conn.execute(
                     "UPDATE sessions SET ended_at = NULL, end_reason = NULL "
-                    f"WHERE id = ? AND {self._scope()}",
-                    (session_id, *self._scope_params()),
+                    f"WHERE id = ? AND {self.scope.sql()}",
+                    (session_id, *self.scope.params()),
                 ).rowcount
                 > 0
             )
@@ -552,8 +415,8 @@ class SessionStore:
         return self._write(
             lambda conn: (
                 conn.execute(
-                    f"UPDATE sessions SET system_prompt = ? WHERE id = ? AND {self._scope()}",
-                    (None if prompt is None else scrub(prompt), session_id, *self._scope_params()),
+                    f"UPDATE sessions SET system_prompt = ? WHERE id = ? AND {self.scope.sql()}",
+                    (None if prompt is None else scrub(prompt), session_id, *self.scope.params()),
                 ).rowcount
                 > 0
             )
@@ -573,7 +436,7 @@ class SessionStore:
         sql = (
             f"UPDATE sessions SET input_tokens = {op.format(col='input_tokens')}, "
             f"output_tokens = {op.format(col='output_tokens')}, "
-            f"model = COALESCE(model, ?) WHERE id = ? AND {self._scope()}"
+            f"model = COALESCE(model, ?) WHERE id = ? AND {self.scope.sql()}"
         )
         return self._write(
             lambda conn: (
@@ -584,7 +447,7 @@ class SessionStore:
                         int(output_tokens),
                         model,
                         session_id,
-                        *self._scope_params(),
+                        *self.scope.params(),
                     ),
                 ).rowcount
                 > 0
@@ -600,7 +463,7 @@ class SessionStore:
         clean = sanitize_title(title)
 
         def write(conn: sqlite3.Connection) -> bool:
-            if not self._mine(conn, session_id):
+            if not self.scope.sees(conn, session_id):
                 return False
             self._set_title(conn, session_id, clean)
             return True
@@ -628,7 +491,7 @@ class SessionStore:
         children lose their parent link."""
 
         def write(conn: sqlite3.Connection) -> list[int] | None:
-            if not self._mine(conn, session_id):
+            if not self.scope.sees(conn, session_id):
                 return None
             return delete_sessions(conn, [session_id])
 
@@ -648,9 +511,11 @@ class SessionStore:
         """
 
         def write(conn: sqlite3.Connection) -> tuple[list[str], list[int]]:
-            if not self._mine(conn, session_id):
+            if not self.scope.sees(conn, session_id):
                 return [], []
-            chain = self._owned(conn, lineage.compression_chain(conn, session_id, max_hops=None))
+            chain = self.scope.visible(
+                conn, lineage.compression_chain(conn, session_id, max_hops=None)
+            )
             return chain, delete_sessions(conn, chain)
 
         chain, messages = self._write(write)
@@ -718,52 +583,6 @@ class SessionStore:
             is not None
         )
 
-    # -- users ---------------------------------------------------------------------------
-    def _scope(self, alias: str = "") -> str:
-        """SQL true for the sessions (as *alias*) this store may see."""
-        column = f"{alias}.user_id" if alias else "user_id"
-        return "1" if self.user_id is None else f"{column} = ?"
-
-    def _scope_params(self) -> tuple[str, ...]:
-        return () if self.user_id is None else (self.user_id,)
-
-    def _mine(self, conn: sqlite3.Connection, session_id: str) -> bool:
-        """Whether *session_id* exists and this store may see it."""
-        return (
-            conn.execute(
-                f"SELECT 1 FROM sessions WHERE id = ? AND {self._scope()}",
-                (session_id, *self._scope_params()),
-            ).fetchone()
-            is not None
-        )
-
-    def _owned(self, conn: sqlite3.Connection, session_ids: Iterable[str]) -> list[str]:
-        """*session_ids* without the ones this store may not see (order kept)."""
-        ids = list(session_ids)
-        if self.user_id is None:
-            return ids
-        mine = {
-            row[0]
-            for row in conn.execute(
-                "SELECT id FROM sessions WHERE id IN (SELECT value FROM json_each(?)) "
-                "AND user_id = ?",
-                (json.dumps(ids), self.user_id),
-            )
-        }
-        return [session_id for session_id in ids if session_id in mine]
-
-    def _owner_for(self, user_id: Any, what: str) -> str | None:
-        """The user a new *what* belongs to: this store's, which *user_id* may only repeat."""
-        given = valid_user_id(user_id if user_id not in (None, "") else None)
-        if self.user_id is None:
-            return given
-        if given is not None and given != self.user_id:
-            raise SessionStoreError(
-                f"This store is scoped to user {self.user_id!r}; {what} cannot belong to "
-                f"user {given!r}. Open a store for that user."
-            )
-        return self.user_id
-
     # -- messages: writes -------------------------------------------------------------
     def append_message(
         self,
@@ -813,7 +632,7 @@ class SessionStore:
             return []
 
         def write(conn: sqlite3.Connection) -> list[int]:
-            if self.user_id is not None and not self._mine(conn, session_id):
+            if self.user_id is not None and not self.scope.sees(conn, session_id):
                 raise SessionNotFoundError(
                     f"Session {session_id!r} does not exist in {self.path} for user "
                     f"{self.user_id!r}; call create_session() first."
@@ -863,59 +682,13 @@ class SessionStore:
         that already exist are refused (nothing is written); a parent must be
         among *sessions* (in any order) or in the file already.
         """
-        session_rows: list[tuple[Any, ...]] = []
-        message_rows: list[tuple[Any, ...]] = []
-        titles: list[tuple[str, str]] = []
-        for session in sessions:
-            raw_id = session.get("id")
-            if isinstance(raw_id, int) and not isinstance(raw_id, bool):
-                raw_id = str(raw_id)
-            session_id = valid_session_id(raw_id, "An imported session's id")
-            rows, calls = encode_messages(session_id, session.get("messages") or [])
-            started = sane_timestamp(session.get("started_at"), rows[0][7] if rows else _now())
-            last = rows[-1][7] if rows else started
-            owner = self._owner_for(session.get("user_id"), f"imported session {session_id!r}")
-            session_rows.append(
-                (
-                    session_id,
-                    session.get("source") or "import",
-                    owner,
-                    session.get("model"),
-                    session.get("parent_session_id"),
-                    started,
-                    session.get("ended_at"),
-                    session.get("end_reason"),
-                    len(rows),
-                    calls,
-                    last,
-                    session.get("system_prompt"),
-                    json.dumps(dict(config)) if (config := session.get("model_config")) else None,
-                    session.get("input_tokens") or 0,
-                    session.get("output_tokens") or 0,
-                    session.get("cwd"),
-                    session.get("git_repo_root"),
-                )
-            )
-            message_rows.extend(rows)
-            try:
-                title = sanitize_title(session.get("title"))
-            except SessionTitleError as exc:
-                raise SessionTitleError(
-                    f"Session {session_id!r}: {exc} Nothing was imported."
-                ) from exc
-            if title:
-                titles.append((title, session_id))
-
-        ids = [row[0] for row in session_rows]
-        for values, what in ((ids, "id"), ([title for title, _ in titles], "title")):
-            seen: set[str] = set()
-            for value in values:
-                if value in seen:
-                    raise SessionStoreError(
-                        f"Two imported sessions have the {what} {value!r}; nothing was "
-                        f"imported. Give each session its own {what}."
-                    )
-                seen.add(value)
+        batch = prepare_import(sessions, self.scope)
+        session_rows, message_rows, titles, ids = (
+            batch.session_rows,
+            batch.message_rows,
+            batch.titles,
+            batch.ids,
+        )
 
         def write(conn: sqlite3.Connection) -> int:
             clash = conn.execute(
@@ -930,8 +703,8 @@ class SessionStore:
                 )
             taken = conn.execute(
                 "SELECT title, id FROM sessions WHERE title IN (SELECT value FROM json_each(?)) "
-                f"AND {self._scope()} LIMIT 1",
-                (json.dumps([title for title, _ in titles]), *self._scope_params()),
+                f"AND {self.scope.sql()} LIMIT 1",
+                (json.dumps([title for title, _ in titles]), *self.scope.params()),
             ).fetchone()
             if taken is not None:
                 raise SessionStoreError(
@@ -991,8 +764,8 @@ class SessionStore:
 
         def read(conn: sqlite3.Connection) -> dict[str, Any] | None:
             cursor = conn.execute(
-                f"SELECT * FROM sessions WHERE id = ? AND {self._scope()}",
-                (session_id, *self._scope_params()),
+                f"SELECT * FROM sessions WHERE id = ? AND {self.scope.sql()}",
+                (session_id, *self.scope.params()),
             )
             row = cursor.fetchone()
             return None if row is None else row_dict(cursor, row)
@@ -1004,7 +777,7 @@ class SessionStore:
 
         if not prefix:
             return None
-        if self._read(lambda conn: self._mine(conn, prefix)):
+        if self._read(lambda conn: self.scope.sees(conn, prefix)):
             return prefix
         found = self.session_ids_starting_with(prefix, limit=2)
         return found[0] if len(found) == 1 else None
@@ -1019,9 +792,9 @@ class SessionStore:
             lambda conn: [
                 row[0]
                 for row in conn.execute(
-                    f"SELECT id FROM sessions WHERE id GLOB ? AND {self._scope()} "
+                    f"SELECT id FROM sessions WHERE id GLOB ? AND {self.scope.sql()} "
                     "ORDER BY id LIMIT ?",
-                    (escaped + "*", *self._scope_params(), int(limit)),
+                    (escaped + "*", *self.scope.params(), int(limit)),
                 )
             ]
         )
@@ -1030,7 +803,7 @@ class SessionStore:
         """Every visible message of the session in order, ``tool_calls`` decoded."""
 
         def read(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-            if self.user_id is not None and not self._mine(conn, session_id):
+            if self.user_id is not None and not self.scope.sees(conn, session_id):
                 return []
             cursor = conn.execute(
                 f"SELECT * FROM messages AS m WHERE m.session_id = ? AND "
@@ -1085,15 +858,15 @@ class SessionStore:
             lambda c: int(
                 c.execute(
                     "SELECT COUNT(*) FROM messages WHERE session_id = ? AND session_id IN "
-                    f"(SELECT id FROM sessions WHERE {self._scope()})",
-                    (session_id, *self._scope_params()),
+                    f"(SELECT id FROM sessions WHERE {self.scope.sql()})",
+                    (session_id, *self.scope.params()),
                 ).fetchone()[0]
             )
         )
 
     def session_count(self, source: str | None = None) -> int:
         """Sessions in the file (a scoped store: of its user), optionally of one source."""
-        where, params = self._scope(), self._scope_params()
+        where, params = self.scope.sql(), self.scope.params()
         if source is not None:
             where, params = f"{where} AND source = ?", (*params, source)
         return self._read(
@@ -1107,10 +880,10 @@ class SessionStore:
         """The newest compression continuation of *session_id* (itself if none)."""
 
         def read(conn: sqlite3.Connection) -> str:
-            if self.user_id is not None and not self._mine(conn, session_id):
+            if self.user_id is not None and not self.scope.sees(conn, session_id):
                 return session_id
             tip = lineage.compression_tip(conn, session_id)
-            return tip if self._owned(conn, [tip]) else session_id
+            return tip if self.scope.visible(conn, [tip]) else session_id
 
         return self._read(read)
 
@@ -1121,9 +894,9 @@ class SessionStore:
         hops = None if whole else lineage.MAX_HOPS
 
         def read(conn: sqlite3.Connection) -> list[str]:
-            if self.user_id is not None and not self._mine(conn, session_id):
+            if self.user_id is not None and not self.scope.sees(conn, session_id):
                 return [session_id]
-            return self._owned(conn, lineage.compression_chain(conn, session_id, hops))
+            return self.scope.visible(conn, lineage.compression_chain(conn, session_id, hops))
 
         return self._read(read)
 
@@ -1133,10 +906,10 @@ class SessionStore:
         def read(conn: sqlite3.Connection) -> str:
             if self.user_id is None:
                 return lineage.lineage_root(conn, session_id)
-            if not self._mine(conn, session_id):
+            if not self.scope.sees(conn, session_id):
                 return session_id
             chain = lineage.ancestors(conn, session_id)
-            owned = set(self._owned(conn, chain))
+            owned = set(self.scope.visible(conn, chain))
             root = session_id
             for member in reversed(chain):  # the nearest ancestors of this user's
                 if member not in owned:
@@ -1150,10 +923,10 @@ class SessionStore:
         """Every session in *session_id*'s tree (root, compression chain, subagents, branches)."""
 
         def read(conn: sqlite3.Connection) -> set[str]:
-            if self.user_id is not None and not self._mine(conn, session_id):
+            if self.user_id is not None and not self.scope.sees(conn, session_id):
                 return {session_id}
             members = lineage.lineage_members(conn, session_id)
-            return set(self._owned(conn, members)) | {session_id}
+            return set(self.scope.visible(conn, members)) | {session_id}
 
         return self._read(read)
 
@@ -1168,9 +941,9 @@ class SessionStore:
             if "title" not in self.layout.session_columns:
                 return None
             cursor = conn.execute(
-                f"SELECT * FROM sessions WHERE title = ? AND {self._scope()} "
+                f"SELECT * FROM sessions WHERE title = ? AND {self.scope.sql()} "
                 "ORDER BY user_id IS NOT NULL, id LIMIT 1",
-                (title, *self._scope_params()),
+                (title, *self.scope.params()),
             )
             row = cursor.fetchone()
             return None if row is None else row_dict(cursor, row)
@@ -1283,7 +1056,7 @@ class SessionStore:
                 "indexes: restore state.db from a backup. Until then its conversations can "
                 "still be read (`hermes-memory sessions list`, `sessions show ID --json`)."
             ) from cause
-        self.layout = self._inspect()
+        self.layout = inspect(self._conn, self.path)
         return counts
 
     # -- search ------------------------------------------------------------------------

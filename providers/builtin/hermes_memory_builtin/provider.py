@@ -24,6 +24,7 @@ from hermes_core.config import get_hermes_home, load_config
 from hermes_core.errors import ConfigError
 from hermes_core.provider import MemoryProvider
 from hermes_core.users import valid_user_id
+from hermes_memory_builtin.documents import PostgresDocuments, memory_url
 from hermes_memory_builtin.mirror import WRITE_ORIGIN_ASSISTANT, build_mirror_metadata
 from hermes_memory_builtin.policy import CurationPolicy
 from hermes_memory_builtin.settings import MemorySettings
@@ -175,8 +176,10 @@ class BuiltinMemoryProvider(MemoryProvider):
             logger.warning("%s Builtin memory uses its defaults.", exc)
             self._config = {}
         if self._store is None:
+            url = memory_url(self._config)
+            documents = PostgresDocuments(url, self._user_id or "") if url else None
             self._store = MemoryStore.from_settings(
-                self._settings(), memory_dir_for(self._hermes_home, self._user_id)
+                self._settings(), memory_dir_for(self._hermes_home, self._user_id), documents
             )
             self._memory_tool = MemoryTool(self._store)
         self._open_archive()
@@ -212,9 +215,21 @@ class BuiltinMemoryProvider(MemoryProvider):
             self._policy = CurationPolicy()
         if self._archive is not None:
             self._archive.close()
+        if self._policy.uses_archive and self._in_postgres():
+            logger.warning(
+                "memory.overflow: archive and memory.curator work with the memory files only; "
+                "with memory.url (PostgreSQL) they are off and adds over the budget are refused."
+            )
+            self._policy = CurationPolicy()
         self._archive = Archive(self._store.memory_dir)
         archiving = self._policy.overflow == "archive"
         self._store.overflow = OverflowArchiver(self._archive) if archiving else None
+
+    def _in_postgres(self) -> bool:
+        try:
+            return memory_url(self._config) is not None
+        except ConfigError:
+            return False  # reported where the store is built
 
     @property
     def policy(self) -> CurationPolicy:

@@ -17,7 +17,7 @@ import logging
 import os
 import reprlib
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +28,7 @@ from hermes_core.fencing import sanitize_context
 from hermes_core.users import user_folder_name, valid_user_id
 from hermes_memory_builtin import drift
 from hermes_memory_builtin.consolidation import ConsolidationGuard
+from hermes_memory_builtin.documents import PostgresDocuments
 from hermes_memory_builtin.entries import (
     dedupe,
     find_unique_match,
@@ -40,6 +41,7 @@ from hermes_memory_builtin.entries import (
 from hermes_memory_builtin.files import (
     FileChangedError,
     FileIdentity,
+    FileRead,
     read_memory_file,
     remove_stale_temp_files,
     replace_if_unchanged,
@@ -218,8 +220,12 @@ class MemoryStore:
         memory_enabled: bool = True,
         user_profile_enabled: bool = True,
         consolidation: ConsolidationGuard | None = None,
+        documents: PostgresDocuments | None = None,
     ) -> None:
         self._memory_dir = Path(memory_dir) if memory_dir is not None else None
+        self._documents = documents
+        """Where the two documents live when not in files (``memory.url``)."""
+        self._savers: dict[str, Callable[[str], None]] = {}
         self._limits = {
             "memory": _coerce_limit(memory_char_limit, "memory_char_limit"),
             "user": _coerce_limit(user_char_limit, "user_char_limit"),
@@ -238,11 +244,16 @@ class MemoryStore:
 
     @classmethod
     def from_settings(
-        cls, settings: MemorySettings, memory_dir: str | os.PathLike[str] | None = None
+        cls,
+        settings: MemorySettings,
+        memory_dir: str | os.PathLike[str] | None = None,
+        documents: PostgresDocuments | None = None,
     ) -> MemoryStore:
-        """A store with the budgets and switches of *settings*."""
+        """A store with the budgets and switches of *settings* (its documents in
+        PostgreSQL when *documents* is given)."""
         return cls(
             memory_dir,
+            documents=documents,
             memory_char_limit=settings.memory_char_limit,
             user_char_limit=settings.user_char_limit,
             memory_enabled=settings.memory_enabled,
@@ -323,8 +334,8 @@ class MemoryStore:
                 self.memory_dir.mkdir(parents=True, exist_ok=True)
             for name in TARGET_NAMES:
                 target = TARGETS[name]
-                path = self.path(name)
-                read = read_memory_file(path)
+                path = self.path(name) if self._documents is None else self._documents.where
+                read = self.read_document(name)
                 if not read.ok:
                     logger.warning(
                         "Cannot read %s (%s); it is left out of the system prompt and writes "
@@ -352,13 +363,25 @@ class MemoryStore:
         """The frozen block of *target* (``None`` when it was empty at load time)."""
         return self._snapshot[target]
 
+    def location(self, target: str) -> str:
+        """Where *target* is kept, for people: its file, or its database (password masked)."""
+        if self._documents is not None:
+            return f"{self._documents.where} ({TARGETS[target].filename})"
+        return str(self.path(target))
+
+    def read_document(self, target: str) -> FileRead:
+        """*target*'s document now: its file, or its row when the store uses a database."""
+        if self._documents is not None:
+            return self._documents.read(target)
+        return read_memory_file(self.path(target))
+
     def refresh(self, target: str) -> list[str]:
         """Re-read *target* without the lock and return its entries (live list updated).
 
         Reads are safe without the lock because writes replace the file
         atomically. On a read failure the previous live entries are returned.
         """
-        read = read_memory_file(self.path(target))
+        read = self.read_document(target)
         with self._mutex:
             if read.ok:
                 self._entries[target] = dedupe(parse_entries(read.text))
@@ -498,6 +521,14 @@ class MemoryStore:
         every writer of one file excludes the others whatever link it came
         through.
         """
+        if self._documents is not None:
+            with self._documents.locked(spec.name) as (read, save):
+                entries = dedupe(parse_entries(read.text))
+                self._entries[spec.name] = list(entries)
+                self._read_errors[spec.name] = None
+                self._savers[spec.name] = save
+                yield entries
+            return
         path = self.path(spec.name)
         with exclusive_lock(path) as lock_path:
             real = resolved_file(path)
@@ -525,8 +556,14 @@ class MemoryStore:
             yield entries
 
     def _commit(self, spec: Target, entries: Sequence[str]) -> None:
-        """Save *entries*, unless the file changed since :meth:`_exclusive` read it."""
-        replace_if_unchanged(self.path(spec.name), join_entries(entries), self._versions[spec.name])
+        """Save *entries*, unless the file changed since :meth:`_exclusive` read it (in
+        PostgreSQL: in the transaction holding the row lock)."""
+        if self._documents is not None:
+            self._savers[spec.name](join_entries(entries))
+        else:
+            replace_if_unchanged(
+                self.path(spec.name), join_entries(entries), self._versions[spec.name]
+            )
         self._entries[spec.name] = list(entries)
 
     def _success(self, spec: Target, message: str, **extra: Any) -> Result:
@@ -584,7 +621,7 @@ class MemoryStore:
 
     def _drift_refusal(self, spec: Target, entry: str, old: str) -> _Refusal:
         path = self.path(spec.name)
-        raw = read_memory_file(path).text
+        raw = self.read_document(spec.name).text
         backup = drift.save_backup(path, raw)
         limit = self.char_limit(spec.name)
         if backup.saved:
@@ -624,19 +661,10 @@ class MemoryStore:
                 return self._success(spec, "Entry already exists (no duplicate added).")
             updated = [*entries, text]
             limit = self.char_limit(spec.name)
-            if total_chars(updated) > limit and self.overflow is not None:
-                plan = self.overflow.make_room(spec.name, entries, text, limit)
-                if plan is not None:
-                    with self.overflow.moving(spec.name, self.path(spec.name), plan):
-                        self._commit(spec, plan.after)
-                    return self._success(
-                        spec,
-                        f"Entry added. To make room, {len(plan.moved)} older entr"
-                        f"{'y was' if len(plan.moved) == 1 else 'ies were'} moved to the "
-                        "archive (still recalled when relevant; see archived_entries).",
-                        archived_entries=bounded_entries(plan.moved_texts),
-                    )
             if total_chars(updated) > limit:
+                archived = self._archive_to_fit(spec, entries, text, "Entry added.")
+                if archived is not None:
+                    return archived
                 return self._counted(
                     _failure(
                         f"{spec.filename} is at {format_counts(total_chars(entries), limit)} "
@@ -666,6 +694,12 @@ class MemoryStore:
             updated[index] = text
             updated = dedupe(updated)
             if not self._fits(spec, entries, updated):
+                others = [entry for entry in updated if entry != text]
+                archived = self._archive_to_fit(
+                    spec, others, text, "Entry replaced.", replaced_entry=previous
+                )
+                if archived is not None:
+                    return archived
                 return self._counted(
                     _failure(
                         f"The replacement would put {spec.filename} at "
@@ -687,6 +721,28 @@ class MemoryStore:
             previous = entries[index]
             self._commit(spec, [e for i, e in enumerate(entries) if i != index])
             return self._success(spec, "Entry removed.", removed_entry=previous)
+
+    def _archive_to_fit(
+        self, spec: Target, others: Sequence[str], text: str, done: str, **extra: Any
+    ) -> Result | None:
+        """With ``memory.overflow: archive``: save *others* + *text*, archiving the least
+        valuable of *others* to fit, and say what moved; ``None`` when that cannot be done
+        (the policy is ``reject``, or *text* alone is over the budget)."""
+        if self.overflow is None:
+            return None
+        plan = self.overflow.make_room(spec.name, others, text, self.char_limit(spec.name))
+        if plan is None:
+            return None
+        with self.overflow.moving(spec.name, self.path(spec.name), plan):
+            self._commit(spec, plan.after)
+        count = len(plan.moved)
+        return self._success(
+            spec,
+            f"{done} To make room, {count} older entr{'y was' if count == 1 else 'ies were'} "
+            "moved to the archive (still recalled when relevant; see archived_entries).",
+            archived_entries=bounded_entries(plan.moved_texts),
+            **extra,
+        )
 
     def _longer_than_budget(
         self, spec: Target, before: Sequence[str], written: Sequence[str]

@@ -1,4 +1,4 @@
-"""A PostgreSQL schema per test, for the session-store suites that run on both backends.
+"""A PostgreSQL schema per test, for suites that run on both backends (SQLite and PostgreSQL).
 
 The server is ``$HERMES_TEST_POSTGRES_URL`` (default: the machine's PostgreSQL 15 at
 127.0.0.1:5432, database ``test``). Without a reachable server the PostgreSQL
@@ -11,9 +11,18 @@ import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any, NoReturn
 from urllib.parse import quote
 
 import pytest
+
+__all__ = [
+    "POSTGRES_URL",
+    "admin_connection",
+    "postgres_required",
+    "schema_url",
+    "temporary_schema",
+]
 
 POSTGRES_URL = os.environ.get(
     "HERMES_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
@@ -27,14 +36,14 @@ def postgres_required() -> bool:
     ) in ("1", "true")
 
 
-def _unavailable(reason: str) -> None:
+def _unavailable(reason: str) -> NoReturn:
     message = f"PostgreSQL is not available at {POSTGRES_URL}: {reason}"
     if postgres_required():
         pytest.fail(message + " (CI=true / HERMES_REQUIRE_POSTGRES=1 require it)")
-    pytest.skip(message + " (set HERMES_TEST_POSTGRES_URL to run these tests)")
+    raise pytest.skip.Exception(message + " (set HERMES_TEST_POSTGRES_URL to run these tests)")
 
 
-def admin_connection():  # type: ignore[no-untyped-def]
+def admin_connection() -> Any:
     """An autocommit connection to the test server, or a skip/fail saying why not."""
     try:
         import psycopg

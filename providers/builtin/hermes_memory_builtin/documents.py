@@ -1,0 +1,128 @@
+"""``MEMORY.md`` / ``USER.md`` kept in PostgreSQL instead of files (``memory.url``).
+
+For gateway processes on several machines: each memory document is one row of
+``memory_documents`` keyed by its owner (the user id, ``""`` for the
+single-user documents) and target (``memory`` / ``user``). The store's safety
+steps stay the same (:class:`~hermes_memory_builtin.store.MemoryStore`): a
+change re-reads the document under a row lock (``SELECT … FOR UPDATE``), is
+scanned and budget-checked, and is saved in the same transaction, so two
+writers on any machines never lose each other's entries and a batch is saved
+whole or not at all. The prompt snapshot is still taken once per session.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from hermes_core.config import cfg_get
+from hermes_core.errors import ConfigError, MemoryStoreError
+from hermes_memory_builtin.files import FileRead
+
+__all__ = ["MEMORY_URL_ENV", "PostgresDocuments", "memory_url"]
+
+MEMORY_URL_ENV = "HERMES_MEMORY_URL"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memory_documents (
+    owner TEXT NOT NULL,
+    target TEXT NOT NULL,
+    body TEXT NOT NULL DEFAULT '',
+    updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (owner, target)
+)
+"""
+_LOCK_KEY = 0x484D454D  # "HMEM": held while the table is created
+
+
+def memory_url(config: Mapping[str, Any] | None) -> str | None:
+    """``$HERMES_MEMORY_URL``, else ``memory.url`` in config.yaml: where the documents live
+    (``None``: the files under ``memories/``)."""
+    value = os.environ.get(MEMORY_URL_ENV) or cfg_get(config, "memory.url")
+    if value in (None, ""):
+        return None
+    from hermes_core.sessions.postgres import is_postgres_url, masked_url
+
+    if not is_postgres_url(value):
+        shown = masked_url(value) if isinstance(value, str) else repr(value)
+        raise ConfigError(
+            f"memory.url (or {MEMORY_URL_ENV}) is {shown[:80]}, not a PostgreSQL URL; give "
+            "postgresql://user:password@host:5432/database, or remove it to keep the files."
+        )
+    return str(value)
+
+
+class PostgresDocuments:
+    """The memory documents of *owner* in the database at *url*."""
+
+    def __init__(self, url: str, owner: str = "") -> None:
+        from hermes_core.sessions.postgres import masked_url
+
+        try:
+            import psycopg
+        except ImportError as exc:
+            raise ConfigError(
+                "memory.url needs psycopg 3: pip install 'hermes-memory-core[postgres]'."
+            ) from exc
+        self._psycopg = psycopg
+        self._url = url
+        self.where = masked_url(url)
+        self.owner = owner
+        try:
+            with psycopg.connect(url, connect_timeout=10) as conn, conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+                conn.execute(_SCHEMA)
+        except psycopg.Error as exc:
+            raise MemoryStoreError(
+                f"Cannot use the memory database {self.where}: "
+                f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}. Check that "
+                "the server runs, or fix memory.url / HERMES_MEMORY_URL."
+            ) from exc
+
+    def _connect(self) -> Any:
+        # One connection per read or change: they are few (a session's start, a memory write),
+        # and nothing is left open between them.
+        return self._psycopg.connect(self._url, connect_timeout=10)
+
+    def read(self, target: str) -> FileRead:
+        """The document as it is now (an absent one reads as empty)."""
+        try:
+            with self._connect() as conn:
+                row = conn.execute(
+                    "SELECT body FROM memory_documents WHERE owner = %s AND target = %s",
+                    (self.owner, target),
+                ).fetchone()
+        except self._psycopg.Error as exc:
+            return FileRead(text="", exists=True, error=f"the memory database failed: {exc}")
+        return FileRead(text=row[0] if row else "", exists=row is not None)
+
+    @contextmanager
+    def locked(self, target: str) -> Iterator[tuple[FileRead, Callable[[str], None]]]:
+        """The document read under its row lock, and a function saving a new text in the same
+        transaction (committed when the block ends, rolled back if it raises)."""
+        try:
+            with self._connect() as conn, conn.transaction():
+                conn.execute(
+                    "INSERT INTO memory_documents(owner, target) VALUES (%s, %s) "
+                    "ON CONFLICT DO NOTHING",
+                    (self.owner, target),
+                )
+                body = conn.execute(
+                    "SELECT body FROM memory_documents WHERE owner = %s AND target = %s FOR UPDATE",
+                    (self.owner, target),
+                ).fetchone()[0]
+
+                def save(text: str) -> None:
+                    conn.execute(
+                        "UPDATE memory_documents SET body = %s, updated_at = now() "
+                        "WHERE owner = %s AND target = %s",
+                        (text, self.owner, target),
+                    )
+
+                yield FileRead(text=body, exists=True), save
+        except self._psycopg.Error as exc:
+            raise MemoryStoreError(
+                f"The memory database {self.where} failed: {exc}. Nothing was changed; retry."
+            ) from exc
