@@ -132,8 +132,8 @@ def docs(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
     """Every benchmark (``nox -s bench -- NAME ...`` for some); results go to docs/benchmarks.md."""
-    # semantic: the recall bench's fused row; postgres: bench_scaling.py
-    session.install("-e", f"{ROOT}[testing,semantic,postgres]")
+    # semantic: the recall bench's fused row; postgres: bench_scaling.py; mcp: bench_host_api.py
+    session.install("-e", f"{ROOT}[testing,semantic,postgres,mcp]")
     for name in PROVIDERS:
         if name != BUILTIN:
             session.install("-e", f"{ROOT / 'providers' / name}{BENCH_EXTRAS.get(name, '')}")
@@ -158,15 +158,6 @@ JOURNEYS: list[tuple[str, list[str], list[str], list[str]]] = [
     # The scaffold journey goes on to render, install and test a provider project.
     ("core-scaffold", ["hermes-memory-core[scaffold]"], [], []),
 ]
-
-
-def _built_versions(house: Path) -> dict[str, str]:
-    """Distribution name -> version of every wheel in *house*."""
-    versions = {}
-    for wheel in house.glob("*.whl"):
-        name, version = wheel.name.split("-")[:2]
-        versions[name.replace("_", "-")] = version
-    return versions
 
 
 def _check_archives(session: nox.Session, house: Path, names: list[str]) -> None:
@@ -194,31 +185,61 @@ def _fresh_venv(session: nox.Session, where: Path) -> Path:
     return where / "bin"
 
 
+# uv's cache keeps a wheel by name and version: ours are rebuilt with the same version.
+_REFRESH = [arg for name in DISTRIBUTIONS for arg in ("--refresh-package", name)]
+
+
 def _install(session: nox.Session, bin_dir: Path, house: Path, *args: str) -> None:
     """``pip install`` as the docs say, our distributions found only in *house*."""
     session.run(
         "uv", "pip", "install", "--quiet", "--python", str(bin_dir / "python"),
-        "--find-links", str(house), *args, external=True,
+        "--find-links", str(house), *_REFRESH, *args, external=True,
     )  # fmt: skip
 
 
-_LIST_DISTRIBUTIONS = (
-    "import json, importlib.metadata as m; "
-    "print(json.dumps(sorted((d.name, d.version) for d in m.distributions())))"
-)
+_SAME_AS_BUILT = """
+import base64, csv, hashlib, importlib.metadata as m, io, json, sys, zipfile
+wheels = json.loads(sys.argv[1])
+problems = []
+for dist in m.distributions():
+    name = dist.metadata["Name"]
+    if dist.read_text("direct_url.json"):
+        continue  # a project of the journey's own, installed from its folder
+    if name.startswith("hermes-") and name not in wheels:
+        problems.append(f"{name} {dist.version} is installed, but it was not built here")
+    if name not in wheels:
+        continue
+    with zipfile.ZipFile(wheels[name]) as wheel:
+        record = next(n for n in wheel.namelist() if n.endswith(".dist-info/RECORD"))
+        rows = list(csv.reader(io.StringIO(wheel.read(record).decode())))
+    for path, digest, *_ in rows:
+        if not digest or not path.endswith(".py"):
+            continue
+        data = dist.locate_file(path).read_bytes()
+        found = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        if f"sha256={found}" != digest:
+            problems.append(f"{name}: {path} is not the file of the wheel built here")
+            break
+if "hermes-memory-core" not in {d.metadata["Name"] for d in m.distributions()}:
+    problems.append("hermes-memory-core is not installed")
+print(json.dumps(problems))
+"""
 
 
-def _check_ours_from(session: nox.Session, bin_dir: Path, built: dict[str, str]) -> None:
-    """Every distribution of ours in the venv is the one built here, not a namesake."""
-    listing = session.run(
-        str(bin_dir / "python"), "-c", _LIST_DISTRIBUTIONS, external=True, silent=True
+def _check_ours_from(session: nox.Session, bin_dir: Path, house: Path) -> None:
+    """Every distribution of ours in the venv is the one just built, file for file (not a
+    namesake from the index, nor a stale copy from uv's cache)."""
+    wheels = {
+        wheel.name.split("-")[0].replace("_", "-"): str(wheel) for wheel in house.glob("*.whl")
+    }
+    script = house.parent / "same_as_built.py"
+    script.write_text(_SAME_AS_BUILT, encoding="utf-8")
+    output = session.run(
+        str(bin_dir / "python"), str(script), json.dumps(wheels), external=True, silent=True
     )
-    installed = dict(json.loads((listing or "").strip().splitlines()[-1]))
-    for name, version in installed.items():
-        if name.startswith("hermes-") and built.get(name) != version:
-            session.error(f"{name} {version} is installed, not the {built.get(name)} built here")
-    if "hermes-memory-core" not in installed:
-        session.error(f"hermes-memory-core is not installed: {sorted(installed)}")
+    problems = json.loads((output or "").strip().splitlines()[-1])
+    if problems:
+        session.error("; ".join(problems))
 
 
 def _run_cli(session: nox.Session, bin_dir: Path, home: Path, *args: str) -> str:
@@ -248,7 +269,7 @@ def wheelhouse(session: nox.Session) -> None:
     """Build every distribution's wheel and sdist; install each as docs/install.md says.
 
     Each journey gets a fresh venv in which our distributions come only from the
-    built folder (a namesake on the index is refused by version), third-party
+    built folder (checked file by file against the built wheels), third-party
     ones from the index; it runs `plugins`, `doctor` and `demo`. The scaffold
     journey renders a provider with `new-provider`, installs it and runs its tests.
     """
@@ -258,7 +279,6 @@ def wheelhouse(session: nox.Session) -> None:
     for path in DISTRIBUTIONS.values():
         session.run("uv", "build", "--quiet", "--out-dir", str(house), str(path), external=True)
     _check_archives(session, house, list(DISTRIBUTIONS))
-    built = _built_versions(house)
     selected = session.posargs or [label for label, *_ in JOURNEYS]
     for label, requirements, no_deps, providers in JOURNEYS:
         if label not in selected:
@@ -268,10 +288,31 @@ def wheelhouse(session: nox.Session) -> None:
         _install(session, bin_dir, house, *requirements)
         if no_deps:
             _install(session, bin_dir, house, "--no-deps", *no_deps)
-        _check_ours_from(session, bin_dir, built)
+        _check_ours_from(session, bin_dir, house)
         _check_cli(session, bin_dir, work / f"{label}-home", providers)
+        for name in providers:
+            _setup_journey(session, bin_dir, work / f"{label}-setup-home", name)
         if label == "core-scaffold":
             _rendered_project_journey(session, bin_dir, house, work)
+
+
+# The one secret each provider needs, given to `setup` as a script would.
+SETUP_SECRETS = {"honcho": "api_key", "mem0": "api_key", "supermemory": "api_key"}
+
+
+def _setup_journey(session: nox.Session, bin_dir: Path, home: Path, name: str) -> None:
+    """`setup NAME --non-interactive --set KEY=… --activate` keeps config.yaml's comment and
+    leaves a home `doctor` accepts with NAME selected."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.yaml").write_text("# a comment the user wrote\n", encoding="utf-8")
+    key = SETUP_SECRETS.get(name)
+    given = ["--set", f"{key}=wheelhouse-test-key"] if key else []
+    _run_cli(session, bin_dir, home, "setup", name, "--non-interactive", *given, "--activate")
+    if not (home / "config.yaml").read_text(encoding="utf-8").startswith("# a comment"):
+        session.error(f"`setup {name}` lost the comment in config.yaml")
+    report = _run_cli(session, bin_dir, home, "doctor")
+    if f"memory.provider {name!r} is available" not in report:
+        session.error(f"doctor does not accept {name} after setup:\n{report}")
 
 
 def _rendered_project_journey(session: nox.Session, bin_dir: Path, house: Path, work: Path) -> None:

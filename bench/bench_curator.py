@@ -5,14 +5,18 @@ A deterministic scenario (seeded generator) runs through the real runtime
 ``HERMES_HOME``) with a scripted agent on a loopback OpenAI-compatible server:
 100 sessions, 400 memory writes of facts about a user and a project, 60 of them
 updates of earlier facts, 15 % exact duplicates or light paraphrases, default
-budgets (2,200 / 1,375 characters). The same scenario runs twice in one process:
+budgets (2,200 / 1,375 characters). The same scenario runs in each design, in one process:
 
 * **hermes** — ``memory.overflow: reject`` (the Hermes contract) and an agent
   that, when an add is refused, removes the oldest entries in one batch to make
   room and retries, as a model in a hurry would;
+* **archive only** — ``memory.overflow: archive`` without the curator: an
+  over-budget add archives the lowest-value entries;
 * **curated** — ``memory.overflow: archive`` and ``memory.curator: auto``,
-  offline: an over-budget add archives the lowest-value entries, and the
-  curator runs at every session end.
+  offline: the curator also runs at every session end;
+* **curated + model** — the same with ``memory.curator_model: true`` and a
+  loopback model answering the curator's JSON contract from the scenario's
+  ground truth (the cost and bounds of the model path).
 
 In both, the agent updates a fact with ``replace`` when it can see the old
 value (in its frozen system prompt or earlier in the conversation) and with
@@ -40,6 +44,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from hermes_memory_builtin.curator_model import INSTRUCTIONS
 from hermes_memory_builtin.similarity import TRIGRAM_JACCARD_THRESHOLD
 from report import write_section
 
@@ -250,10 +255,14 @@ class Agent:
         self.refusals = 0
         self.lost_writes = 0
         self.overflow_adds = 0
+        self.judge_calls = 0
+        self.judge_tokens = 0
         self.memory_results: list[dict[str, Any]] = []
 
     def __call__(self, body: dict[str, Any]) -> FakeReply:
         messages = body["messages"]
+        if messages[0]["content"] == INSTRUCTIONS:
+            return self._judge(json.loads(messages[-1]["content"]))
         last = messages[-1]
         if last["role"] == "tool":
             return self._after_tool(messages, last)
@@ -274,6 +283,22 @@ class Agent:
         else:
             args = {"action": "add", "target": write.slot.target, "content": write.content}
         return FakeReply(tool_calls=[tool_call("memory", args, f"call-{len(messages)}")])
+
+    def _judge(self, request: Mapping[str, Any]) -> FakeReply:
+        """The curator's model: answers its JSON contract from what the scenario wrote."""
+        self.judge_calls += 1
+        truth = {w.content: (id(w.slot), w.value) for w in self.writes.values()}
+        decisions = []
+        for pair in request["pairs"]:
+            first, second = truth.get(pair["first"]), truth.get(pair["second"])
+            verdict = "distinct"
+            if first and second and first[0] == second[0]:
+                verdict = "duplicate" if first[1] == second[1] else "supersedes"
+            decisions.append({"pair": pair["pair"], "verdict": verdict})
+        answer = json.dumps({"decisions": decisions})
+        self.judge_tokens += estimate_text_tokens(INSTRUCTIONS + json.dumps(request))
+        self.judge_tokens += estimate_text_tokens(answer)
+        return FakeReply(content=answer)
 
     def _after_tool(
         self, messages: Sequence[Mapping[str, Any]], last: Mapping[str, Any]
@@ -322,11 +347,15 @@ class Outcome:
     curator_max_wall: float
     archived: int
     overflow_adds: int
+    judge_calls: int
+    judge_tokens: int
 
 
-CONFIGS = {
+CONFIGS: dict[str, dict[str, Any]] = {
     "hermes": {"overflow": "reject", "curator": "off"},
+    "archive only": {"overflow": "archive", "curator": "off"},
     "curated": {"overflow": "archive", "curator": "auto"},
+    "curated + model": {"overflow": "archive", "curator": "auto", "curator_model": True},
 }
 
 
@@ -363,7 +392,11 @@ def run(design: str, sessions: int, plan: list[Write]) -> Outcome:
     ):
         home = Path(tmp)
         config = {
-            "model": {"context_window": 1_000_000},
+            "model": {
+                "context_window": 1_000_000,
+                "base_url": server.base_url,
+                "model": "bench-model",
+            },
             "compression": {"enabled": False},
             "memory": CONFIGS[design],
         }
@@ -383,7 +416,7 @@ def run(design: str, sessions: int, plan: list[Write]) -> Outcome:
                         session.run_turn(text)
                 systems = {
                     r.body["messages"][0]["content"] for r in server.chat_requests[first_request:]
-                }
+                } - {INSTRUCTIONS}  # the curator's own model calls are not the agent's prompt
                 prompt_changes += len(systems) - 1
             retrievable, stale = _final_check(home, config, plan)
         finally:
@@ -413,6 +446,8 @@ def run(design: str, sessions: int, plan: list[Write]) -> Outcome:
         curator_max_wall=max(stats["wall"], default=0.0),
         archived=archived,
         overflow_adds=agent.overflow_adds,
+        judge_calls=agent.judge_calls,
+        judge_tokens=agent.judge_tokens,
     )
 
 
@@ -519,6 +554,12 @@ HEADER = (
 )
 
 
+TIMING_HEADER = (
+    "| design | curator runs | mean wall per run (ms) | mean CPU per run (ms) "
+    "| slowest run (ms) | model calls | model tokens |\n|---|---:|---:|---:|---:|---:|---:|"
+)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20 sessions, 80 writes")
@@ -534,8 +575,13 @@ def main() -> None:
         f"| {o.prompt_changes} | {o.archived} |"
         for o in outcomes
     )
-    curated = outcomes[-1]
-    runs = max(1, curated.curator_runs)
+    curated = outcomes[2]
+    timing = "\n".join(
+        f"| {o.design} | {o.curator_runs} | {o.curator_wall / max(1, o.curator_runs) * 1000:.1f} "
+        f"| {o.curator_cpu / max(1, o.curator_runs) * 1000:.1f} | {o.curator_max_wall * 1000:.1f} "
+        f"| {o.judge_calls} | {o.judge_tokens:,} |"
+        for o in outcomes[2:]
+    )
     thresholds = threshold_table(scenario(writes, updates, duplicates))
     body = f"""
 `python {command}`: {sessions} sessions, {writes} memory writes ({updates} updates of earlier
@@ -550,17 +596,23 @@ session shows its current value in the system prompt or recalls it for a questio
 {HEADER}
 {rows}
 
-*Writes lost* were refused even after the agent's retry. In *curated* the curator brings each
+*Writes lost* were refused even after the agent's retry. *archive only* is
+`memory.overflow: archive` without the curator: every add over the budget succeeds and its
+result lists what moved to the archive ({outcomes[1].overflow_adds} such adds here). In
+*curated* the curator brings each
 file back under {CURATOR_TARGET} % at every session end, so a session's few writes nearly
 always fit: {curated.overflow_adds} add(s) took the overflow path (each result lists what
 moved; those tokens count as housekeeping). Every refusal in *hermes* returns all current
 entries, which is where its housekeeping tokens go; the entries it removes to make room are
 gone for good, so their facts are not retrievable at the end.
 
-Curator: {curated.curator_runs} runs (one per session end),
-{curated.curator_wall / runs * 1000:.1f} ms wall /
-{curated.curator_cpu / runs * 1000:.1f} ms CPU per run on average, slowest
-{curated.curator_max_wall * 1000:.1f} ms (goal: ≤ 1 s per run).
+The curator runs once per session end (goal: ≤ 1 s per run offline). *curated + model* adds
+`memory.curator_model: true` with a loopback model that answers the curator's JSON contract
+from the scenario's ground truth (so it shows the cost and bounds of the model path, not a
+model's judgement); its time includes the HTTP round trips.
+
+{TIMING_HEADER}
+{timing}
 
 The near-duplicate thresholds, on every pair of distinct texts this scenario writes
 (trigram Jaccard fixed at {TRIGRAM_JACCARD_THRESHOLD:.2f}; a pair is a duplicate when both

@@ -15,6 +15,15 @@ conversation into a **dev** half (the only one looked at while tuning) and a
   LoCoMo is kept for independent evaluation. Dev: the odd-numbered chats;
   test: the even-numbered ones.
 
+* **LongMemEval** (Wu et al., 2024; MIT licence; its files are published on
+  Hugging Face, ``xiaowu0162/longmemeval``, not on GitHub): not fetched here
+  (this machine reaches no such host), so ``run --longmemeval FILE`` takes a
+  copy you supply (``longmemeval_s.json`` or ``longmemeval_oracle.json``); each
+  instance is one user's history and one question, answered by its
+  ``has_answer`` turns, and goes to dev or test by a hash of its
+  ``question_id`` (stable across runs and files). Its sha256 is printed, to be
+  recorded beside the figures.
+
 Each conversation gets a fresh store (``SessionStore.import_sessions`` through
 the LoCoMo-shaped reader: speakers as names, sessions dated); every question
 is asked as typed; rankers as in ``bench_sessions_recall.py``: plain BM25 over
@@ -25,7 +34,10 @@ number of distinct conversations among the first five messages.
 Usage::
 
     python bench/public_sets.py fetch [--from DIR]   # DIR: a local clone to copy from
-    python bench/public_sets.py run [--split dev|test|both] [--semantic]
+    python bench/public_sets.py run [--split dev|test|both] [--semantic] [--write]
+
+``--write`` puts the tables in ``docs/benchmarks.md`` (section ``sessions-public``),
+with the machine's load and the run's wall and CPU time.
 """
 
 from __future__ import annotations
@@ -33,10 +45,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -55,8 +69,10 @@ from bench_sessions_recall import (  # noqa: E402
     ours_ranker,
     plain_index,
 )
+from report import write_section  # noqa: E402
 
 from hermes_core.sessions import SessionStore  # noqa: E402
+from hermes_core.sessions.datasets import iter_json_array  # noqa: E402
 from hermes_core.sessions.importer import read_jsonl  # noqa: E402
 
 DATA = HERE / "data"
@@ -186,6 +202,26 @@ def realtalk_split(split: str) -> Iterator[tuple[dict[str, Any], list[Question]]
             yield realtalk_sample(target / Path(name).name)
 
 
+def longmemeval_split(path: Path, split: str) -> Iterator[tuple[dict[str, Any], list[Question]]]:
+    """The LongMemEval instances of *path* that fall in *split*, as LongMemEval-shaped units
+    with their question (evidence: the ``has_answer`` turns)."""
+    from public_recall import longmemeval_units, read_units
+
+    layout, _ = read_units(path, 1)
+    if layout != "LongMemEval":
+        raise SystemExit(f"{path} is not a LongMemEval file")
+    with path.open(encoding="utf-8-sig") as stream:
+        items = iter_json_array(stream)
+        for instance, questions in longmemeval_units(items):
+            key = str(instance.get("question_id", ""))
+            half = "dev" if hashlib.sha256(key.encode()).digest()[0] % 2 == 0 else "test"
+            if questions and half == split:
+                yield (
+                    instance,
+                    [{**q, "evidence": [tuple(e) for e in q["evidence"]]} for q in questions],
+                )
+
+
 def diversity(ranked: list[int], session_of: dict[int, str], k: int = 5) -> int:
     return len({session_of[mid] for mid in ranked[:k] if mid in session_of})
 
@@ -286,15 +322,48 @@ def main(argv: list[str] | None = None) -> int:
     running = sub.add_parser("run", help="measure recall on a split")
     running.add_argument("--split", choices=("dev", "test", "both"), default="dev")
     running.add_argument("--semantic", action="store_true", help="also rank with meaning fused")
+    running.add_argument("--write", action="store_true", help="write docs/benchmarks.md")
+    running.add_argument("--longmemeval", type=Path, help="also a LongMemEval file you supply")
     args = parser.parse_args(argv)
     if args.command == "fetch":
         print(fetch(REALTALK, args.local))
         return 0
     splits = ("dev", "test") if args.split == "both" else (args.split,)
-    for name, units in SETS.items():
+    sets = dict(SETS)
+    if args.longmemeval is not None:
+        print(f"{args.longmemeval}: sha256 {sha256(args.longmemeval)}")
+        sets["LongMemEval"] = lambda split: longmemeval_split(args.longmemeval, split)
+    load = os.getloadavg()[0]
+    wall, cpu = time.perf_counter(), time.process_time()
+    lines = []
+    for name, units in sets.items():
         for split in splits:
-            print(f"\n{name}, {split}:\n")
-            print("\n".join(table(run(units(split), args.semantic))))
+            lines += [f"### {name}, {split} half", "", *table(run(units(split), args.semantic)), ""]
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    print("\n".join(lines))
+    if args.write:
+        intro = [
+            "Command: `python bench/public_sets.py run --split both --write` (after "
+            "`python bench/public_sets.py fetch`).",
+            "",
+            f"Load average {load:.1f} on the machine's cores when the run began (other "
+            f"work shared them); the run took {wall:.0f} s wall, {cpu:.0f} s CPU.",
+            "",
+            "Public data, not written by this project, split by conversation into a dev half "
+            "(the only one looked at while tuning) and a test half (reported). REALTALK: "
+            "ten real 21-day messaging-app conversations between two people, 728 questions "
+            "with evidence turns, categories 1 fact, 2 when, 3 inference "
+            f"({REALTALK['repository']} at {REALTALK['commit'][:12]}; no licence stated, so "
+            "fetched, not shipped). Session recall@k: an evidence conversation among the "
+            "first k distinct sessions; turn recall@k: an evidence turn among the first k "
+            "messages; the last column is the mean number of distinct conversations among "
+            "the first five messages. BM25 is the in-run baseline (plain FTS5 unicode61 "
+            "over the OR of the question's words).",
+            "",
+        ]
+        write_section(
+            "sessions-public", "Session search recall on public sets", "\n".join(intro + lines)
+        )
     return 0
 
 

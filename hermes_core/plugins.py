@@ -86,6 +86,7 @@ from hermes_core.discovery.registry import (
     plugin_label,
     reset_registry,
 )
+from hermes_core.discovery.tamper import Replacement, watch
 from hermes_core.errors import ConfigError, PluginError
 from hermes_core.plugin_objects import provider_from_object
 from hermes_core.provider import BUILTIN_PROVIDER_NAME, MemoryProvider
@@ -164,12 +165,26 @@ class _Candidate:
 
 
 def _load(candidate: _Candidate) -> Any:
-    """*candidate*'s provider, loaded within :data:`.deadline.PLUGIN_LOAD_TIMEOUT` seconds."""
+    """*candidate*'s provider, loaded within :data:`.deadline.PLUGIN_LOAD_TIMEOUT` seconds.
+
+    Functions of ours the plugin rebinds while it loads are put back, and each
+    is logged as a warning naming the plugin (:mod:`hermes_core.discovery.tamper`).
+    """
+    replaced: list[Replacement] = []
     try:
-        with load_deadline():
+        with watch(replaced), load_deadline():
             return candidate.load()
     except PluginLoadTimeout as exc:  # raised between the plugin's code and ours
         raise PluginError(str(exc)) from exc
+    finally:
+        for replacement in replaced:
+            logger.warning(
+                "Memory plugin %r (%s) %s while loading; the original was put back. "
+                "A plugin must not change hermes-memory's own functions: block it or fix it",
+                candidate.name,
+                candidate.label,
+                replacement.describe(),
+            )
 
 
 def _static_name(obj: Any) -> str | None:

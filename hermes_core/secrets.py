@@ -75,10 +75,10 @@ class _Statement(NamedTuple):
 
 
 def _statements(text: str) -> Iterator[_Statement]:
-    """Every statement of *text* (a ``.env`` without its BOM), in order."""
+    """Every statement of *text* (a ``.env``), in order, placed by offsets into *text*."""
     from dotenv.parser import parse_stream  # imported here: most commands never read .env
 
-    pos = 0
+    pos = len(text) - len(text.removeprefix(_BOM))  # python-dotenv skips one BOM itself
     for binding in parse_stream(io.StringIO(text, newline="")):
         written = binding.original.string
         body = written.lstrip()
@@ -183,7 +183,7 @@ def read_dotenv(hermes_home: str | os.PathLike[str] | None = None) -> dict[str, 
     not set. Raises :class:`ConfigError` naming the file when it exists but cannot
     be read.
     """
-    return _values(_read_text(dotenv_path(hermes_home)).removeprefix(_BOM))
+    return _values(_read_text(dotenv_path(hermes_home)))
 
 
 def get_secret(
@@ -327,13 +327,13 @@ def _updated(text: str, encoded: Mapping[str, str | None]) -> str:
 
 def _check_reads_back(path: Path, old: str, new: str, wanted: Mapping[str, str | None]) -> None:
     """Raise :class:`ConfigError` unless *new* reads as *old* with *wanted* set."""
-    expected = _values(old.removeprefix(_BOM))
+    expected = _values(old)
     for name, value in wanted.items():
         if value is None:
             expected.pop(name, None)
         else:
             expected[name] = value
-    if _values(new.removeprefix(_BOM)) == expected:
+    if _values(new) == expected:
         return
     # Only a quote never closed reads past its own statement, so one takes in the new lines.
     body = old.removeprefix(_BOM)

@@ -20,7 +20,7 @@ from typing import Any
 
 from hermes_core.provider import spawn_context_thread
 
-__all__ = ["SKIPPED", "TIMED_OUT", "BackgroundWorker", "PrefetchLane"]
+__all__ = ["SKIPPED", "TIMED_OUT", "BackgroundWorker", "PrefetchLane", "call_with_timeout"]
 
 logger = logging.getLogger("hermes_core.manager")
 
@@ -130,6 +130,31 @@ class PrefetchLane:
             stop_thread, self._stop_thread, self._calls = self._stop_thread, None, None
         if stop_thread is not None:
             stop_thread()
+
+
+def call_with_timeout(fn: Callable[..., Any], *args: Any, timeout: float, name: str) -> Any:
+    """``fn(*args)`` on a daemon thread named *name*, waited for at most *timeout* seconds.
+
+    Returns its result or :data:`TIMED_OUT` (the call goes on, its result is
+    discarded); re-raises its error. For calls made rarely (once a session, a
+    memory write), where a thread per call costs nothing that matters.
+    """
+    call = _PrefetchCall(None, "")
+
+    def run() -> None:
+        try:
+            call.result = call.context.run(fn, *args)
+        except BaseException as exc:  # handed back to the waiting caller
+            call.error = exc
+        finally:
+            call.done.release()
+
+    threading.Thread(target=run, name=name, daemon=True).start()
+    if not call.done.acquire(timeout=timeout):
+        return TIMED_OUT
+    if call.error is not None:
+        raise call.error
+    return call.result
 
 
 def _noop() -> None:

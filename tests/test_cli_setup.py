@@ -170,6 +170,12 @@ def test_fields_follow_when(home: Path) -> None:
     assert load_config_raw(home)["notes"] == {"mode": "disk", "folder": "/srv/notes"}
 
 
+def test_a_setting_given_outside_its_when_is_saved_not_dropped(home: Path) -> None:
+    code, output = setup("notes", "--set", "token=t", "--set", "folder=/srv/notes")
+    assert code == 0, output
+    assert load_config_raw(home)["notes"] == {"folder": "/srv/notes"}
+
+
 def test_an_unavailable_provider_is_reported_with_what_to_do(home: Path) -> None:
     code, output = setup("notes", "--non-interactive", "--set", "mode=cloud", "--set", "token=")
     assert code == 1

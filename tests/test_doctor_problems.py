@@ -55,7 +55,7 @@ def test_memory_files_within_budget_are_reported_ok(hermes_home: Path) -> None:
     (memories / "USER.md").write_text("Prefers short answers.", encoding="utf-8")
     code, output = doctor()
     assert code == 0, output
-    assert "USER.md uses 22 of its 1,375 characters" in output
+    assert "USER.md prompt tier: 1% — 22/1,375 chars" in output
 
 
 def test_no_model_says_which_commands_need_one(hermes_home: Path) -> None:

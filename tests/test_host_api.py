@@ -331,3 +331,39 @@ def test_record_stores_the_rows_agent_session_stores(
 
     assert comparable(host_home, host_id) == comparable(runtime_home, runtime_id)
     assert len(comparable(host_home, host_id)) == 4
+
+
+def test_prepare_never_mutates_and_changes_only_the_last_user_message(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    home = tmp_path_factory.mktemp("prepare_home")
+    provider = RecordingProvider(recall="Recalled: the user likes plums.")
+    memory = with_external(home, provider)
+    memory.start()
+    text = st.text(min_size=0, max_size=40)
+    message = st.fixed_dictionaries(
+        {"role": st.sampled_from(["system", "user", "assistant", "tool"]), "content": text}
+    )
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.lists(message, max_size=8))
+    def check(messages: list[dict[str, Any]]) -> None:
+        before = json.loads(json.dumps(messages))
+        api = memory.prepare(messages)
+        assert messages == before
+        assert len(api) == len(messages)
+        users = [i for i, m in enumerate(messages) if m["role"] == "user"]
+        changed = [i for i, (a, m) in enumerate(zip(api, messages, strict=True)) if a != m]
+        assert changed in ([], users[-1:])
+        for i in changed:
+            assert api[i]["content"].startswith(messages[i]["content"])
+            assert "<memory-context>" in api[i]["content"]
+            assert "plums" in api[i]["content"]
+
+    try:
+        check()
+    finally:
+        memory.close()

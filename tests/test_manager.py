@@ -776,7 +776,7 @@ def test_a_failing_initialize_does_not_stop_the_others(caplog: pytest.LogCapture
     ("hook", "call", "level"),
     [
         ("system_prompt_block", lambda m: m.build_system_prompt(), "WARNING"),
-        ("prefetch", lambda m: m.prefetch_all("q"), "DEBUG"),
+        ("prefetch", lambda m: m.prefetch_all("q"), "WARNING"),
         ("on_turn_start", lambda m: m.on_turn_start(1, "q"), "DEBUG"),
         ("on_session_end", lambda m: m.on_session_end([]), "WARNING"),
         ("on_session_switch", lambda m: m.on_session_switch("s2"), "DEBUG"),

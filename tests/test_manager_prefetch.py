@@ -143,7 +143,7 @@ def test_failing_external_prefetch_is_isolated_and_not_left_stuck(
     assert external.queries == ["one", "two"]
     assert manager.stuck_prefetches == []
     failures = [r for r in caplog.records if "service down" in r.getMessage()]
-    assert {r.levelname for r in failures} == {"DEBUG"}
+    assert {r.levelname for r in failures} == {"WARNING"}
     manager.shutdown_all()
 
 

@@ -30,6 +30,9 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from hermes_core.mcp.server import MAX_ARGUMENT_BYTES  # noqa: E402
 from hermes_core.sessions import SessionStore  # noqa: E402
 
+# A server that stops answering must fail its test, not hang the run.
+pytestmark = pytest.mark.timeout(180)
+
 CLI = ["-c", "from hermes_core.cli import main; main()", "mcp"]
 TOKEN = "test-token-" + "8f3a1c"
 
@@ -330,3 +333,147 @@ def test_stdio_serves_the_external_providers_tools_and_syncs_to_it(hermes_home: 
     # remember_turn reached sync_turn, the memory write reached on_memory_write.
     assert "Remember the marmalade recipe." in found["results"]
     assert "Oven runs hot." in found["results"]
+
+
+def test_stdio_sigterm_ends_the_memory_session_before_exiting(hermes_home: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, *CLI],
+        env=server_env(hermes_home),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+
+    def send(message: dict[str, Any]) -> None:
+        assert process.stdin is not None
+        process.stdin.write(json.dumps(message) + "\n")
+        process.stdin.flush()
+
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}
+    send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+    assert json.loads(process.stdout.readline())["id"] == 1
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    turn = {"user": "The garage code is in the blue notebook.", "assistant": "Noted."}
+    call = {"name": "remember_turn", "arguments": turn}
+    send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
+    answer = json.loads(process.stdout.readline())
+    session_id = json.loads(answer["result"]["content"][0]["text"])["session_id"]
+    # Arguments that are not an object, and a request that is not JSON: errors, no crash.
+    bad = {"name": "memory", "arguments": ["add", "user", "x"]}
+    send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": bad})
+    assert json.loads(process.stdout.readline())["error"]["code"] == -32602
+    process.stdin.write("{this is not json\n")
+    send({"jsonrpc": "2.0", "id": 4, "method": "tools/list"})
+    replies = []
+    while not any(r.get("id") == 4 for r in replies):  # a parse-error reply may come first
+        replies.append(json.loads(process.stdout.readline()))
+    assert "result" in replies[-1], replies
+    process.send_signal(signal.SIGTERM)  # stdin stays open: only the signal ends it
+    assert process.wait(timeout=60) == 0
+    (row,) = sessions(hermes_home)
+    assert row["id"] == session_id
+    assert row["end_reason"] == "mcp_disconnect"
+    assert row["message_count"] == 2
+
+
+SLOTH = """
+import time
+from agent.memory_provider import MemoryProvider
+
+TOOL = {"name": "sloth_lookup", "description": "Look something up, slowly.",
+        "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}
+
+
+class SlothMemoryProvider(MemoryProvider):
+    @property
+    def name(self):
+        return "sloth"
+
+    def is_available(self):
+        return True
+
+    def initialize(self, session_id, **kwargs):
+        pass
+
+    def get_tool_schemas(self):
+        return [TOOL]
+
+    def handle_tool_call(self, tool_name, args, **kwargs):
+        time.sleep(30)
+        return "{}"
+"""
+
+
+def test_a_hung_provider_tool_costs_its_timeout_not_the_server(hermes_home: Path) -> None:
+    """In-process: the hung call is bounded by tool_timeout and the loop keeps serving."""
+    from hermes_core.mcp.server import ServerOptions, build_server
+
+    plugin = hermes_home / "plugins" / "sloth"
+    plugin.mkdir(parents=True)
+    (plugin / "__init__.py").write_text(SLOTH, encoding="utf-8")
+    (hermes_home / "config.yaml").write_text("memory:\n  provider: sloth\n", encoding="utf-8")
+    server, _ = build_server(
+        ServerOptions(hermes_home=hermes_home, settings={"tool_timeout": 1.0}),
+        per_connection=False,
+    )
+
+    async def main() -> tuple[Any, Any, int]:
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0.01)
+
+        async with Client(server) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert "sloth_lookup" in names
+            task = asyncio.create_task(ticker())
+            hung = await client.call_tool("sloth_lookup", {"q": "x"})
+            alive = await client.call_tool("session_search", {"query": "anything"})
+            task.cancel()
+            return hung, alive, ticks
+
+    hung, alive, ticks = asyncio.run(main())
+    assert hung.is_error
+    assert "did not complete" in text(hung)  # the guard gave up after tool_timeout
+    assert not alive.is_error
+    assert ticks >= 20  # the event loop kept running during the hung call
+
+
+def as_user(home: Path, user: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable, args=[*CLI, "--user-id", user], env=server_env(home)
+    )
+
+
+async def user_writes(home: Path, user: str, fact: str) -> None:
+    async with Client(as_user(home, user)) as client:
+        added = await client.call_tool(
+            "memory", {"action": "add", "target": "user", "content": fact}
+        )
+        assert not added.is_error, text(added)
+        await client.call_tool(
+            "remember_turn", {"user": f"{fact} (said {user})", "assistant": "ok"}
+        )
+
+
+async def user_reads(home: Path, user: str) -> tuple[str, str]:
+    async with Client(as_user(home, user)) as client:
+        snapshot = (await client.read_resource("memory://snapshot")).contents[0].text
+        found = text(await client.call_tool("session_search", {"query": "violin cello"}))
+        return snapshot, found
+
+
+def test_each_user_id_gets_only_its_own_memory(hermes_home: Path) -> None:
+    asyncio.run(user_writes(hermes_home, "alice", "Plays the violin."))
+    asyncio.run(user_writes(hermes_home, "bob", "Plays the cello."))
+    alice_snapshot, alice_found = asyncio.run(user_reads(hermes_home, "alice"))
+    bob_snapshot, bob_found = asyncio.run(user_reads(hermes_home, "bob"))
+    assert "violin" in alice_snapshot and "cello" not in alice_snapshot
+    assert "cello" in bob_snapshot and "violin" not in bob_snapshot
+    assert "said alice" in alice_found and "said bob" not in alice_found
+    assert "said bob" in bob_found and "said alice" not in bob_found

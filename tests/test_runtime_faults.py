@@ -84,7 +84,7 @@ def test_a_faulty_provider_never_breaks_a_turn(
                 assert "slow recall" in server.chat_requests[0].messages[-1]["content"]
                 assert "FAULTY-BLOCK" in session.system_prompt
             elif mode == "junk":
-                assert note["raw"].startswith("<object object")  # serialised, not raised
+                assert "type 'object' is not a JSON type" in note["error"]  # refused, clearly
             else:
                 assert "error" in note
             assert "Ada" in (hermes_home / "memories" / "USER.md").read_text(encoding="utf-8")

@@ -500,3 +500,12 @@ def test_what_is_written_reads_back_the_same_in_python_dotenv(
     assert {key: loaded[key] for key in written} == written
     if not any(key in text for key in updates):  # only appended: the file before is untouched
         assert path.read_bytes().startswith(text.encode("utf-8"))
+
+
+def test_only_one_byte_order_mark_is_skipped_as_python_dotenv_skips_it(hermes_home: Path) -> None:
+    path = hermes_home / ".env"
+    path.write_text("\ufeff\ufeffA=1\nB=2\n", encoding="utf-8")
+    assert read_dotenv() == _dotenv(path) == {"\ufeffA": "1", "B": "2"}
+    write_dotenv({"B": "3", "C": "x"})
+    assert path.read_text(encoding="utf-8") == "\ufeff\ufeffA=1\nB=3\nC=x\n"
+    assert read_dotenv() == _dotenv(path)

@@ -538,3 +538,24 @@ def test_threads_searching_at_once_share_one_index(indexed: SessionStore) -> Non
         firsts = list(pool.map(lambda _: sessions_of(store.search_messages(QUESTION))[0], range(8)))
     assert firsts == ["cat"] * 8
     assert store.semantic_index() is store.semantic_index()
+
+
+@needs_minilm
+def test_meaning_stays_out_where_the_words_are_found(indexed: SessionStore) -> None:
+    # Every rare word of the question is in one conversation: meaning would only displace it
+    # (on the public sets' dev halves, fusing anyway lowered turn recall).
+    question = "Why did my car fail its MOT?"
+    assert indexed.search_messages(question, semantic=True) == indexed.search_messages(
+        question, semantic=False
+    )
+    # Where the words find nothing, meaning answers.
+    assert sessions_of(indexed.search_messages(QUESTION, semantic=True))[0] == "cat"
+
+
+@needs_minilm
+def test_with_meaning_the_ranking_does_not_depend_on_the_limit(indexed: SessionStore) -> None:
+    for question in (QUESTION, "Which tea is least bitter?", "adopted cat name"):
+        wide = [hit["id"] for hit in indexed.search_messages(question, limit=50, semantic=True)]
+        for limit in (1, 2, 3, 10):
+            hits = indexed.search_messages(question, limit=limit, semantic=True)
+            assert [hit["id"] for hit in hits] == wide[:limit]

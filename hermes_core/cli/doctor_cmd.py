@@ -291,6 +291,7 @@ def check_memory_files(home: Path, config: dict[str, Any] | None) -> list[Findin
     try:
         from hermes_memory_builtin.entries import dedupe, parse_entries, total_chars
         from hermes_memory_builtin.files import read_memory_file
+        from hermes_memory_builtin.snapshot import format_true_usage
         from hermes_memory_builtin.store import MemoryStore
         from hermes_memory_builtin.targets import TARGETS
     except ImportError:  # reported by check_providers
@@ -323,7 +324,7 @@ def check_memory_files(home: Path, config: dict[str, Any] | None) -> list[Findin
         setting = f"memory.{'memory' if name == 'memory' else 'user'}_char_limit"
         if size <= limit:
             found.append(
-                Finding("ok", f"{target.filename} uses {size:,} of its {limit:,} characters")
+                Finding("ok", f"{target.filename} prompt tier: {format_true_usage(size, limit)}")
             )
             continue
         times = f"{size / limit:,.1f}×" if limit else "far over"
@@ -332,11 +333,13 @@ def check_memory_files(home: Path, config: dict[str, Any] | None) -> list[Findin
                 "fail",
                 f"{target.filename} holds {size:,} characters, {times} its budget of {limit:,} "
                 f"({setting}; {size * 100 // max(limit, 1):,}%): the agent sees only part of "
-                "it in its system prompt and every memory add is refused until it fits",
+                "it in its system prompt and no new entry fits",
                 f"curate it: `hermes-memory memory show --target {name}` lists the entries; "
                 f"remove or merge them (`hermes-memory memory remove --target {name} TEXT`, "
                 f"`memory replace`), "
-                f"or raise {setting} in {home / 'config.yaml'} (at most 1,000,000)",
+                f"or raise {setting} in {home / 'config.yaml'} (at most 1,000,000); with "
+                "memory.overflow: archive and memory.curator: auto, entries that do not fit move "
+                "to the archive tier (docs/memory.md)",
             )
         )
     return found
@@ -443,13 +446,17 @@ def check_providers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
         if not idle:
             found.append(Finding("ok", "memory.provider not set: builtin memory only"))
             return found
-        names = [i.name for i in idle]
-        named = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-        first = next((i.name for i in idle if i.available), names[0])
+        idle_names = [i.name for i in idle]
+        named = (
+            idle_names[0]
+            if len(idle_names) == 1
+            else f"{', '.join(idle_names[:-1])} and {idle_names[-1]}"
+        )
+        first = next((i.name for i in idle if i.available), idle_names[0])
         found.append(
             Finding(
                 "warn",
-                f"{named} {'is' if len(names) == 1 else 'are'} installed but memory.provider "
+                f"{named} {'is' if len(idle_names) == 1 else 'are'} installed but memory.provider "
                 "is not set, so only builtin memory is used",
                 f"to use one: hermes-memory setup {first} --activate (or set memory.provider: "
                 f"{first} in config.yaml); or uninstall what you do not use",
@@ -857,48 +864,23 @@ def check_semantic(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     return found
 
 
-def check_memory_tiers(home: Path, config: dict[str, Any] | None) -> list[Finding]:
-    """Prompt-tier usage of MEMORY.md / USER.md and the size of the archive tier."""
+def check_memory_archive(home: Path) -> list[Finding]:
+    """The size of builtin memory's archive tier, when there is one (the prompt tier's
+    usage is :func:`check_memory_files`'s)."""
     from hermes_memory_builtin.archive import ARCHIVE_FILENAME, Archive
-    from hermes_memory_builtin.entries import dedupe, parse_entries, total_chars
-    from hermes_memory_builtin.files import read_memory_file
-    from hermes_memory_builtin.settings import MemorySettings
-    from hermes_memory_builtin.snapshot import format_usage
-    from hermes_memory_builtin.targets import TARGETS
 
-    try:
-        settings = MemorySettings.from_config(config)
-    except Exception:  # reported by check_settings; show usage against the defaults
-        settings = MemorySettings()
-    limits = {"memory": settings.memory_char_limit, "user": settings.user_char_limit}
     folder = home / "memories"
-    findings = []
-    for name, target in TARGETS.items():
-        read = read_memory_file(folder / target.filename)
-        if not read.ok:
-            continue  # the memory provider's own check names an unreadable file
-        size = total_chars(dedupe(parse_entries(read.text)))
-        level: Level = "warn" if size > limits[name] else "ok"
-        findings.append(
-            Finding(
-                level,
-                f"{target.filename} prompt tier: {format_usage(size, limits[name])}",
-                "remove or shorten entries, or set memory.overflow: archive and "
-                "memory.curator: auto (see docs/memory.md)",
-            )
-        )
-    if (folder / ARCHIVE_FILENAME).exists():
-        try:
-            with Archive(folder) as archive:
-                count = archive.count()
-                entries = "entry" if count == 1 else "entries"
-                message = f"memory archive: {count:,} archived {entries} in {archive.path}"
-            findings.append(Finding("ok", message))
-        except Exception as exc:
-            findings.append(
-                Finding("warn", f"memory archive {folder / ARCHIVE_FILENAME}: {exc}", str(exc))
-            )
-    return findings
+    if not (folder / ARCHIVE_FILENAME).exists():
+        return []
+    try:
+        with Archive(folder) as archive:
+            count = archive.count()
+            entries = "entry" if count == 1 else "entries"
+            return [
+                Finding("ok", f"memory archive: {count:,} archived {entries} in {archive.path}")
+            ]
+    except Exception as exc:
+        return [Finding("warn", f"memory archive {folder / ARCHIVE_FILENAME}: {exc}", str(exc))]
 
 
 _MARKS: dict[Level, str] = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
@@ -919,7 +901,7 @@ def doctor(ctx: click.Context) -> None:
     findings += check_providers(home, config)
     findings += check_state_db(home)
     findings += check_semantic(home, config)
-    findings += check_memory_tiers(home, config)
+    findings += check_memory_archive(home)
     for finding in findings:
         colour = {"ok": "green", "warn": "yellow", "fail": "red"}[finding.level]
         click.echo(f"[{click.style(_MARKS[finding.level], fg=colour)}] {finding.message}")

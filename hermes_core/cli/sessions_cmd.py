@@ -829,10 +829,9 @@ def _embed(store: Any, missing: int, limit: int | None = None, *, quiet: bool = 
         click.echo(f"Embedding {todo:,} of {missing:,} messages not embedded yet…", err=True)
     started = time.monotonic()
     with Progress("Embedding", todo, unit="messages", quiet=quiet) as progress:
-        # This process does nothing else meanwhile: one BLAS thread per core.
-        done = store.index_messages(
-            limit=limit, progress=progress.update, threads=os.cpu_count() or 1
-        )
+        # One BLAS thread: on a shared 2-core machine two ran 5x slower than one (6 against
+        # 31 chat messages a second, spinning), see docs/session-search.md.
+        done = store.index_messages(limit=limit, progress=progress.update, threads=1)
     rate = done / max(time.monotonic() - started, 1e-9)
     index = store.semantic_index(force=True)
     click.echo(

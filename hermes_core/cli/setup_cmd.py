@@ -67,8 +67,8 @@ class Field:
             required=bool(entry.get("required", False)),
             default=entry.get("default"),
             choices=tuple(entry.get("choices") or ()),
-            minimum=entry.get("minimum"),
-            maximum=entry.get("maximum"),
+            minimum=_number(entry.get("minimum")),
+            maximum=_number(entry.get("maximum")),
             env_var=entry.get("env_var") or None,
             url=entry.get("url") or None,
             when=when if isinstance(when, Mapping) else {},
@@ -129,6 +129,13 @@ class Field:
         if self.env_var:
             return self.env_var
         return re.sub(r"[^A-Z0-9_]", "_", f"{provider}_{self.key}".upper())
+
+
+def _number(value: Any) -> float | None:
+    """A schema bound, or ``None`` when it is not a number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return value
 
 
 def parse_assignments(pairs: tuple[str, ...], fields: list[Field], provider: str) -> dict[str, Any]:
@@ -251,10 +258,10 @@ def collect(
         now = current.get(item.key)
         if not item.secret:
             effective[item.key] = now if now is not None else item.default_for(effective)
-        if not item.shown(effective):
-            continue
-        if item.key in given:
+        if item.key in given:  # saved even where `when` would not ask for it: it was asked for
             chosen[item.key] = given[item.key]
+        elif not item.shown(effective):
+            continue
         elif interactive:
             default = None if item.secret else effective.get(item.key)
             answer = _prompt(item, default, bool(now) if item.secret else False)
@@ -368,9 +375,7 @@ def _setup(
     activate: bool,
     help_settings: bool,
 ) -> None:
-    from hermes_core.config import get_hermes_home, set_config_value, update_config
-    from hermes_core.plugins import discover_providers, selected_entry
-    from hermes_core.secrets import dotenv_path, write_dotenv
+    from hermes_core.config import get_hermes_home
 
     home = get_hermes_home()
     if not home.is_dir():
@@ -378,10 +383,26 @@ def _setup(
     interactive = not non_interactive and sys.stdin.isatty() and not help_settings
     name, instance = _find_provider(provider, home, interactive)
     try:
-        schema = instance.get_config_schema() or []
-        fields = [Field.from_schema(entry, name) for entry in schema]
+        _configure(ctx, home, name, instance, assignments, interactive, activate, help_settings)
     finally:
         _shut_down(instance)
+
+
+def _configure(
+    ctx: click.Context,
+    home: Path,
+    name: str,
+    instance: Any,
+    assignments: tuple[str, ...],
+    interactive: bool,
+    activate: bool,
+    help_settings: bool,
+) -> None:
+    from hermes_core.config import set_config_value, update_config
+    from hermes_core.plugins import discover_providers, selected_entry
+    from hermes_core.secrets import dotenv_path, write_dotenv
+
+    fields = [Field.from_schema(entry, name) for entry in instance.get_config_schema() or []]
     if help_settings:
         _describe_settings(fields) if fields else click.echo(f"{name} declares no settings.")
         return
@@ -395,13 +416,10 @@ def _setup(
     secrets = {secret_keys[k]: str(v) for k, v in chosen.items() if k in secret_keys}
     settings = {k: v for k, v in chosen.items() if k not in secret_keys}
     if settings:
-        _, saver = _find_provider(name, home, interactive=False)
         try:
-            saver.save_config(settings, str(home))
+            instance.save_config(settings, str(home))
         except (ValueError, TypeError) as exc:
             raise ConfigError(f"Nothing was written: {name} refused the settings: {exc}") from exc
-        finally:
-            _shut_down(saver)
         click.echo(f"Saved {', '.join(settings)} for {name} in {home / 'config.yaml'}.")
     if secrets:
         write_dotenv(secrets, home)

@@ -11,12 +11,13 @@ runs then, within its ``drain_timeout``.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import contextvars
 import logging
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from hermes_core.workers import BackgroundWorker
@@ -53,6 +54,8 @@ class BackgroundWork:
 
     def __init__(self, drain_timeout: float) -> None:
         self.drain_timeout = drain_timeout
+        self.busy_in = ""
+        """Which provider hook a task is in now (``"'name' sync_turn"``), for warnings."""
         self._lock = threading.Lock()
         self.worker: BackgroundWorker | None = None
         self._closing = False
@@ -107,10 +110,11 @@ class BackgroundWork:
         if not worker.flush(self.drain_timeout):
             logger.warning(
                 "Memory background work queued before %s did not finish within %gs; "
-                "%s goes ahead without waiting for it (a provider may be hung).",
+                "%s goes ahead without waiting for it (a provider may be hung)%s.",
                 hook,
                 self.drain_timeout,
                 hook,
+                self._busy_note(),
             )
 
     def finish_at_exit(self, deadline: float) -> None:
@@ -157,6 +161,19 @@ class BackgroundWork:
         self._drain(worker)
         return True
 
+    @contextlib.contextmanager
+    def running(self, provider: str, hook: str) -> Iterator[None]:
+        """Within the block, a task is in *provider*'s *hook* (drain warnings name it)."""
+        self.busy_in = f"'{provider}' {hook}"
+        try:
+            yield
+        finally:
+            self.busy_in = ""
+
+    def _busy_note(self) -> str:
+        busy = self.busy_in
+        return f" (still running: memory provider {busy})" if busy else ""
+
     def _drain(self, worker: BackgroundWorker | None) -> None:
         cancelled: list[str] = []
         if worker is None:
@@ -175,9 +192,10 @@ class BackgroundWork:
         if not drained:
             logger.warning(
                 "Memory background work did not finish within %gs at shutdown: abandoned "
-                "%d write(s) and %d prefetch(es); %d task(s) still running",
+                "%d write(s) and %d prefetch(es); %d task(s) still running%s",
                 self.drain_timeout,
                 state["abandoned_writes"],
                 state["abandoned_prefetches"],
                 running,
+                self._busy_note(),
             )

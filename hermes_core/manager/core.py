@@ -34,7 +34,7 @@ from hermes_core.provider import (
 )
 from hermes_core.redaction import redact_egress
 from hermes_core.toolschema import RESERVED_TOOL_NAMES, normalize_tool_schema, schema_problem
-from hermes_core.workers import SKIPPED, TIMED_OUT
+from hermes_core.workers import SKIPPED, TIMED_OUT, call_with_timeout
 
 __all__ = [
     "BUILTIN_PROVIDER_NAME",
@@ -57,6 +57,14 @@ DEFAULT_DRAIN_TIMEOUT = 5.0
 """Seconds ``shutdown_all`` waits for queued background work before abandoning it."""
 
 _REFUSED = object()  # a hand-off that could not be redacted
+
+
+def _not_json(value: Any) -> Any:
+    """``json.dumps`` default: refuse what JSON has no type for (a set is not a list)."""
+    raise TypeError(
+        f"type {type(value).__name__!r} is not a JSON type; return str, dict, list, int, "
+        "float, bool or None"
+    )
 
 
 class MemoryManager:
@@ -276,7 +284,7 @@ class MemoryManager:
         elif not isinstance(result, str):
             try:
                 # str() of an object in the result runs the provider's code.
-                result = contain(json.dumps, result, ensure_ascii=False, default=str)
+                result = contain(json.dumps, result, ensure_ascii=False, default=_not_json)
             except Exception as exc:  # e.g. tuple keys, a cycle, a failing __str__
                 logger.error(
                     "Memory provider '%s' tool '%s' returned %s that is not JSON: %s",
@@ -343,14 +351,36 @@ class MemoryManager:
 
     # ------------------------------------------------------------------ per turn
 
+    def _bounded(self, entry: Registration, hook: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """*fn* of *entry*: inline for the builtin, else bounded by the external timeout.
+
+        Returns :data:`~hermes_core.workers.TIMED_OUT` when an external call
+        outlives ``external_prefetch_timeout``.
+        """
+        if entry.name == BUILTIN_PROVIDER_NAME:
+            return contain(fn, *args)
+        return call_with_timeout(
+            contain, fn, *args, timeout=self._prefetch_timeout, name=f"memory-{hook}-{entry.name}"
+        )
+
     def build_system_prompt(self) -> str:
         """Every provider's ``system_prompt_block``, non-empty ones joined by a blank line."""
         blocks = []
         for entry in self._entries:
             try:
-                block = contain(entry.provider.system_prompt_block)
+                block = self._bounded(
+                    entry, "system_prompt_block", entry.provider.system_prompt_block
+                )
             except Exception as exc:
                 logger.warning("Memory provider '%s' system_prompt_block: %s", entry.name, exc)
+                continue
+            if block is TIMED_OUT:
+                logger.warning(
+                    "Memory provider '%s' system_prompt_block did not return within %gs; "
+                    "the prompt is built without its block (the other providers' blocks stay)",
+                    entry.name,
+                    self._prefetch_timeout,
+                )
                 continue
             if block is not None and not isinstance(block, str):
                 logger.warning(
@@ -411,7 +441,7 @@ class MemoryManager:
                 else:
                     result = contain(entry.lane.run, clean, session_id, self._prefetch_timeout)
             except Exception as exc:
-                logger.debug("Memory provider '%s' prefetch: %s", entry.name, exc)
+                logger.warning("Memory provider '%s' prefetch: %s", entry.name, exc)
                 continue
             if result is SKIPPED:
                 logger.debug(
@@ -472,6 +502,11 @@ class MemoryManager:
                 logger.debug("Memory provider '%s' recall_status: %s", entry.name, exc)
         return "  ".join(segments)
 
+    def _warm(self, entry: Registration, query: Any, session_id: str) -> Any:
+        if entry.warm_lane is None:
+            return contain(entry.queue_prefetch, query, session_id)
+        return contain(entry.warm_lane.run, query, session_id, self._prefetch_timeout)
+
     def queue_prefetch_all(self, query: str, *, session_id: str = "") -> None:
         """Let providers warm the next turn's recall, on the background worker."""
         targets = self._targets.get("queue_prefetch", ())
@@ -484,12 +519,9 @@ class MemoryManager:
                 return
             for entry in targets:
                 try:
-                    if entry.warm_lane is None:
-                        contain(entry.queue_prefetch, clean, session_id)
-                    elif (
-                        contain(entry.warm_lane.run, clean, session_id, self._prefetch_timeout)
-                        is TIMED_OUT
-                    ):
+                    with self._background.running(entry.name, "queue_prefetch"):
+                        warmed = self._warm(entry, clean, session_id)
+                    if warmed is TIMED_OUT:
                         logger.warning(
                             "Memory provider '%s' queue_prefetch did not return within %.1fs; "
                             "background writes go on without it, and its warm-ups are "
@@ -498,7 +530,7 @@ class MemoryManager:
                             self._prefetch_timeout,
                         )
                 except Exception as exc:
-                    logger.debug("Memory provider '%s' queue_prefetch: %s", entry.name, exc)
+                    logger.warning("Memory provider '%s' queue_prefetch: %s", entry.name, exc)
 
         self._background.submit("prefetch", warm)
 
@@ -538,7 +570,8 @@ class MemoryManager:
                 if author is not None and "turn_author" in entry.sync_keywords:
                     kwargs["turn_author"] = author
                 try:
-                    contain(entry.provider.sync_turn, user, assistant, **kwargs)
+                    with self._background.running(entry.name, "sync_turn"):
+                        contain(entry.provider.sync_turn, user, assistant, **kwargs)
                 except Exception as exc:
                     logger.warning("Memory provider '%s' sync_turn: %s", entry.name, exc)
 
@@ -817,7 +850,19 @@ class MemoryManager:
         clean_content, clean_metadata = clean
         for entry in targets:
             try:
-                contain(entry.write, action, target, clean_content, clean_metadata)
+                outcome = self._bounded(
+                    entry,
+                    "on_memory_write",
+                    entry.write,
+                    action,
+                    target,
+                    clean_content,
+                    clean_metadata,
+                )
+                if outcome is TIMED_OUT:
+                    raise TimeoutError(
+                        f"on_memory_write did not return within {self._prefetch_timeout:g}s"
+                    )
             except Exception as exc:
                 with self._lock:
                     self._write_failures[entry.name] = self._write_failures.get(entry.name, 0) + 1

@@ -105,6 +105,7 @@ class MemorySessions:
         self.options = options
         self._sessions: dict[object, AsyncMemory] = {}
         self._opening: dict[object, anyio.Lock] = {}
+        self._closing = False
 
     @property
     def open_count(self) -> int:
@@ -112,19 +113,25 @@ class MemorySessions:
         return len(self._sessions)
 
     async def get(self, key: object) -> AsyncMemory:
-        """The memory session of *key*, opened on first use."""
+        """The memory session of *key*, opened on first use (refused while shutting down)."""
+        if self._closing:
+            raise MCPError(types.INTERNAL_ERROR, "The memory server is shutting down; reconnect.")
         if key in self._sessions:
             return self._sessions[key]
         lock = self._opening.setdefault(key, anyio.Lock())
         async with lock:
             if key not in self._sessions:
-                self._sessions[key] = await AsyncMemory.open(
+                memory = await AsyncMemory.open(
                     self.options.hermes_home,
                     user_id=self.options.user_id,
                     platform="mcp",
                     session_end_timeout=self.options.session_end_timeout,
                     **self.options.settings,
                 )
+                if self._closing:  # the server began to stop while this one opened
+                    await memory.close("mcp_disconnect")
+                    raise MCPError(types.INTERNAL_ERROR, "The memory server is shutting down.")
+                self._sessions[key] = memory
         return self._sessions[key]
 
     async def close(self, key: object) -> None:
@@ -136,6 +143,7 @@ class MemorySessions:
 
     async def close_all(self) -> None:
         """End every open session, concurrently; each is bounded by its own hook timeouts."""
+        self._closing = True
         keys = list(self._sessions)
         async with anyio.create_task_group() as group:
             for key in keys:

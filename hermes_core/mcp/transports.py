@@ -11,6 +11,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import logging
+import os
 import signal
 
 import anyio
@@ -67,20 +68,30 @@ class _StaticToken:
         return None
 
 
-async def _until_signalled(scope: anyio.CancelScope) -> None:
-    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-        async for _ in signals:
-            scope.cancel()
-            return
+def _shutdown_bound(options: ServerOptions) -> float:
+    """Seconds closing every session may take: ``on_session_end`` then ``shutdown_all``."""
+    return options.session_end_timeout * 2 + 5
 
 
 def serve_stdio(options: ServerOptions) -> None:
-    """Serve one client over stdin/stdout until it disconnects or SIGTERM arrives."""
-    server, _ = build_server(options, per_connection=False)
+    """Serve one client over stdin/stdout until it disconnects or SIGTERM/SIGINT arrives.
+
+    The read of stdin blocks a thread that cancellation cannot interrupt, so a
+    signal closes the memory sessions (bounded) and then ends the process.
+    """
+    server, sessions = build_server(options, per_connection=False)
+
+    async def on_signal() -> None:
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            async for signum in signals:
+                logger.info("Signal %d: closing the memory sessions", signum)
+                with anyio.move_on_after(_shutdown_bound(options), shield=True):
+                    await sessions.close_all()
+                os._exit(0)
 
     async def main() -> None:
         async with anyio.create_task_group() as group:
-            group.start_soon(_until_signalled, group.cancel_scope)
+            group.start_soon(on_signal)
             async with stdio_server() as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, server.create_initialization_options())
             group.cancel_scope.cancel()
@@ -114,5 +125,5 @@ def serve_http(options: ServerOptions, host: str, port: int, token: str | None) 
         host=host,
         port=port,
         log_level="warning",
-        timeout_graceful_shutdown=int(options.session_end_timeout) * 2 + 5,
+        timeout_graceful_shutdown=int(_shutdown_bound(options)),
     )

@@ -124,7 +124,7 @@ def rerank_by_session(
     if len(terms) >= 2:
         try:
             named = _with_named_speaker(conn, layout, rows, terms)
-            score, extra = _coverage(conn, layout, rows, terms, named, glued, typed)
+            score, extra, total = _coverage(conn, layout, rows, terms, named, glued, typed)
             seen = {row[0] for row in rows}
             for row in extra:
                 if row[0] not in seen:
@@ -160,7 +160,10 @@ def rerank_by_session(
             bm25_order[row[0]],
         ),
     )
-    return _Ranked(spread(ranked, score), frozenset(named), frozenset(dated))
+    share = max(score.values(), default=0.0) / total if len(terms) >= 2 and total > 0 else 0.0
+    return _Ranked(
+        spread(ranked, score), frozenset(named), frozenset(dated), share, frozenset(name_only)
+    )
 
 
 HITS_PER_SESSION_IN_TURN = 2
@@ -247,6 +250,11 @@ class _Ranked(NamedTuple):
     """Sessions where a person the question names speaks."""
     dated: frozenset[str] = frozenset()
     """Sessions with a hit within the question's time span."""
+    share: float = 0.0
+    """How much of the question the best conversation covers: its summed word weights over
+    those of all the question's words (0 when not measured)."""
+    name_only: frozenset[Any] = frozenset()
+    """Hits that matched only through a speaker's name (ids)."""
 
 
 _SENTENCE_END = re.compile(r"[.!?。！？…](?=[\s\"')]|$)")
@@ -400,8 +408,9 @@ def _coverage(
     named: dict[str, set[str]] | None = None,
     glued: Glued | None = None,
     typed: frozenset[str] = frozenset(),
-) -> tuple[dict[str, float], list[tuple[Any, ...]]]:
-    """Each conversation's summed weight of the *terms* its best hits contain.
+) -> tuple[dict[str, float], list[tuple[Any, ...]], float]:
+    """Each conversation's summed weight of the *terms* its best hits contain, the rows found
+    inside compounds, and the summed weight of all the terms.
 
     A person's name is covered by a conversation they speak in (*named*: session ->
     the question's words that name a speaker there), said or not: between two
@@ -474,7 +483,7 @@ def _coverage(
     for session_id, halves in compound.items():  # a conversation found only by a compound
         if session_id not in evidence:
             scores[session_id] = sum(_GLUED_WEIGHT * weights[n] for n in halves)
-    return scores, glued_rows
+    return scores, glued_rows, sum(weights)
 
 
 _GLUED_MAX_DF = 50

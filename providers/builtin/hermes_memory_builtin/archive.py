@@ -17,7 +17,9 @@ It holds three tables:
   file byte for byte. Rows are never deleted; only their ``state`` moves
   from ``pending`` to ``committed`` or ``aborted`` (and ``undone_by`` is set);
 - ``usage``: when a prompt-tier entry was first seen, and how often it was
-  used (matched by recall), for the curator's staleness rule.
+  used (matched by recall), for the curator's staleness rule;
+- ``judgements``: the curator model's verdicts on pairs of entries, so a
+  pair is never asked about twice.
 
 **One change, one commit point.** A change to a memory file is written to the
 database first (a ``pending`` log row and its archived entries, in one SQLite
@@ -39,7 +41,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,6 +85,14 @@ CREATE TABLE IF NOT EXISTS superseded (
     archived_id INTEGER NOT NULL REFERENCES archived(id),
     change_id INTEGER NOT NULL REFERENCES changes(id),
     related TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS judgements (
+    target TEXT NOT NULL,
+    first_digest TEXT NOT NULL,
+    second_digest TEXT NOT NULL,
+    verdict TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (target, first_digest, second_digest)
 );
 CREATE TABLE IF NOT EXISTS usage (
     target TEXT NOT NULL,
@@ -195,27 +205,30 @@ class Archive:
     @property
     def db(self) -> sqlite3.Connection:
         """The open connection (opened and migrated on first use)."""
-        if self._db is None:
+        with self._lock:
+            return self._db or self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            self.memory_dir.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(
+                self.path, timeout=30, isolation_level=None, check_same_thread=False
+            )
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.executescript(_SCHEMA)
             try:
-                self.memory_dir.mkdir(parents=True, exist_ok=True)
-                db = sqlite3.connect(
-                    self.path, timeout=30, isolation_level=None, check_same_thread=False
-                )
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=FULL")
-                db.executescript(_SCHEMA)
-                try:
-                    db.executescript(_FTS_SCHEMA)
-                except sqlite3.OperationalError:  # SQLite built without FTS5
-                    self._fts = False
-            except (OSError, sqlite3.Error) as exc:
-                raise MemoryStoreError(
-                    f"Cannot open the memory archive {self.path}: {exc}. Check that the folder "
-                    "is writable and the file is an SQLite database (move it aside if not)."
-                ) from exc
-            db.row_factory = sqlite3.Row
-            self._db = db
-        return self._db
+                db.executescript(_FTS_SCHEMA)
+            except sqlite3.OperationalError:  # SQLite built without FTS5
+                self._fts = False
+        except (OSError, sqlite3.Error) as exc:
+            raise MemoryStoreError(
+                f"Cannot open the memory archive {self.path}: {exc}. Check that the folder "
+                "is writable and the file is an SQLite database (move it aside if not)."
+            ) from exc
+        db.row_factory = sqlite3.Row
+        self._db = db
+        return db
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -357,12 +370,23 @@ class Archive:
         }
 
     def record_proposal(self, target: str, reason: str, details: dict[str, Any]) -> int:
-        """Log what the curator would change (``review`` mode); nothing else is touched."""
+        """Log what the curator would change (``review`` mode); nothing else is touched.
+
+        The same proposal as the target's last one is not logged again (a
+        review curator runs at every session end); its id is returned.
+        """
+        text = json.dumps(details, ensure_ascii=False)
         with self._transaction() as db:
+            last = db.execute(
+                "SELECT id, details FROM changes WHERE target = ? ORDER BY id DESC LIMIT 1",
+                (target,),
+            ).fetchone()
+            if last is not None and last["details"] == text:
+                return int(last["id"])
             change_id = db.execute(
                 "INSERT INTO changes (at, kind, state, target, reason, before_digest, details)"
                 " VALUES (?, 'proposal', 'proposed', ?, ?, '-', ?)",
-                (self._clock(), target, reason, json.dumps(details, ensure_ascii=False)),
+                (self._clock(), target, reason, text),
             ).lastrowid
         assert change_id is not None
         return change_id
@@ -520,3 +544,28 @@ class Archive:
             if row["digest"] in keys:
                 found[keys[row["digest"]]] = row["first_seen"]
         return found
+
+    def judgements(
+        self, target: str, pairs: Sequence[tuple[str, str]]
+    ) -> dict[tuple[str, str], str]:
+        """The recorded model verdicts on *pairs* (``(older, newer)`` texts) of *target*."""
+        wanted = {(digest(a), digest(b)): (a, b) for a, b in pairs}
+        found: dict[tuple[str, str], str] = {}
+        for row in self._query(
+            "SELECT first_digest, second_digest, verdict FROM judgements WHERE target = ?",
+            (target,),
+        ):
+            pair = wanted.get((row["first_digest"], row["second_digest"]))
+            if pair is not None:
+                found[pair] = row["verdict"]
+        return found
+
+    def record_judgements(self, target: str, verdicts: Mapping[tuple[str, str], str]) -> None:
+        """Remember the model's *verdicts* on pairs of *target*."""
+        now = self._clock()
+        with self._transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO judgements (target, first_digest, second_digest, verdict,"
+                " at) VALUES (?, ?, ?, ?, ?)",
+                [(target, digest(a), digest(b), v, now) for (a, b), v in verdicts.items()],
+            )

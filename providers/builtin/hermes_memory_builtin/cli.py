@@ -13,29 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from hermes_core.cli.terminal import shown
 from hermes_core.config import load_config
 from hermes_core.errors import HermesMemoryError
+from hermes_memory_builtin.visible import visible
 
 if TYPE_CHECKING:
     from hermes_memory_builtin.store import MemoryStore
 
 TARGET_CHOICE = click.Choice(["memory", "user"])
-
-
-def _visible(text: str) -> str:
-    """*text* safe to print on a terminal, with nothing hidden from the person reading it.
-
-    A file edited outside the tool can hold terminal escape sequences (which
-    could conceal or redraw lines) and invisible characters; both are shown
-    as code points (``<U+001B>``) instead of being sent raw.
-    """
-    from hermes_memory_builtin.threats import INVISIBLE_CHARS
-
-    text = shown(text)
-    if INVISIBLE_CHARS.isdisjoint(text):
-        return text
-    return "".join(f"<U+{ord(char):04X}>" if char in INVISIBLE_CHARS else char for char in text)
 
 
 USER_OPTION = click.option(
@@ -71,10 +56,11 @@ def _open_store(user_id: str | None = None) -> MemoryStore:
 def _honour_overflow(store: MemoryStore, config: dict[str, Any]) -> None:
     """``memory.overflow: archive`` applies to a person's adds as to the agent's."""
     from hermes_memory_builtin.archive import Archive
+    from hermes_memory_builtin.documents import memory_url
     from hermes_memory_builtin.overflow import OverflowArchiver
     from hermes_memory_builtin.policy import CurationPolicy
 
-    if CurationPolicy.from_config(config).overflow == "archive":
+    if CurationPolicy.from_config(config).overflow == "archive" and not memory_url(config):
         store.overflow = OverflowArchiver(Archive(store.memory_dir))
 
 
@@ -83,16 +69,16 @@ def _report(result: dict[str, Any]) -> None:
     if result.get("success"):
         click.echo(f"{result['message']} {result['target']}: {result['usage']}.")
         for entry in result.get("archived_entries", []):
-            click.echo(f"  archived: {_visible(entry)}")
+            click.echo(f"  archived: {visible(entry)}")
         return
     lines = [f"Error: {result.get('error', 'the change failed')}"]
     if result.get("matches"):
         lines.append("Matching entries:")
-        lines.extend(f"  - {_visible(entry)}" for entry in result["matches"])
+        lines.extend(f"  - {visible(entry)}" for entry in result["matches"])
     if "current_entries" in result:
         lines.append("Current entries:")
         lines.extend(
-            f"  [{number}] {_visible(entry)}"
+            f"  [{number}] {visible(entry)}"
             for number, entry in enumerate(result["current_entries"], 1)
         )
     if result.get("remediation"):
@@ -168,7 +154,7 @@ def _print_target(name: str, filename: str, item: dict[str, Any]) -> None:
     if not count:
         click.echo("  (no entries)")
     for number, entry in enumerate(item["entries"], 1):
-        text = _visible(entry["text"]).replace("\n", "\n      ")
+        text = visible(entry["text"]).replace("\n", "\n      ")
         click.echo(f"  [{number}] {text}")
         if entry["threats"]:
             click.echo(

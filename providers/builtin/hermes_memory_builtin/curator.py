@@ -41,7 +41,7 @@ from typing import Any
 
 from hermes_memory_builtin.archive import Archive, ArchivedEntry, Moved, read_raw
 from hermes_memory_builtin.categories import IDENTITY, PROMPT_TIER, classify
-from hermes_memory_builtin.curator_model import ModelJudge
+from hermes_memory_builtin.curator_model import ModelJudge, candidate_pairs
 from hermes_memory_builtin.entries import dedupe, join_entries, parse_entries, total_chars
 from hermes_memory_builtin.files import read_memory_file, replace_if_unchanged
 from hermes_memory_builtin.locking import exclusive_lock
@@ -138,7 +138,7 @@ class Curator:
         if self.judge is not None:  # asked before the lock: a slow model holds up no write
             unlocked = read_memory_file(path)
             if unlocked.ok:
-                verdicts = self.judge.judge(dedupe(parse_entries(unlocked.text)))
+                verdicts = self._judged(target, dedupe(parse_entries(unlocked.text)))
         with exclusive_lock(path):
             self.archive.settle(target)
             read = read_memory_file(path)
@@ -169,6 +169,14 @@ class Curator:
                 if plan.before != plan.after:
                     replace_if_unchanged(path, after_text, read.identity)
             report.change_ids.append(change_id)
+
+    def _judged(self, target: str, entries: Sequence[str]) -> dict[tuple[str, str], str]:
+        """The model's verdicts on *entries*' open pairs: recorded ones, then new ones."""
+        assert self.judge is not None
+        known = self.archive.judgements(target, candidate_pairs(entries))
+        fresh = self.judge.judge(entries, known)
+        self.archive.record_judgements(target, fresh)
+        return {pair: v for pair, v in {**known, **fresh}.items() if v != "distinct"}
 
     # -- the decisions ---------------------------------------------------------------------
 

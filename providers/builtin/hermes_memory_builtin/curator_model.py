@@ -19,7 +19,8 @@ and the answer must be JSON (a fenced block is accepted)::
 ``duplicate``: the same fact said twice (the first is archived as merged);
 ``supersedes``: the second replaces the first (archived as superseded);
 ``distinct``: leave both. Anything else in the answer is ignored, and an
-answer that is not that JSON changes nothing. Each run makes at most
+answer that is not that JSON changes nothing. Verdicts are kept in the
+archive, so a pair is asked about once. Each run makes at most
 ``memory.curator_model_calls`` requests (default 2) of at most
 :data:`PAIRS_PER_CALL` pairs and :data:`MAX_ANSWER_TOKENS` answer tokens.
 """
@@ -29,7 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -117,9 +118,12 @@ class ModelJudge:
     tokens: int = 0
     failures: list[str] = field(default_factory=list)
 
-    def judge(self, entries: Sequence[str]) -> dict[tuple[str, str], str]:
-        """``{(older, newer): verdict}`` for the candidate pairs of *entries* (not distinct)."""
-        pairs = candidate_pairs(entries)
+    def judge(
+        self, entries: Sequence[str], known: Collection[tuple[str, str]] = ()
+    ) -> dict[tuple[str, str], str]:
+        """``{(older, newer): verdict}`` for the candidate pairs of *entries* not in *known*
+        (pairs already judged), ``distinct`` included."""
+        pairs = [pair for pair in candidate_pairs(entries) if pair not in known]
         verdicts: dict[tuple[str, str], str] = {}
         while pairs and self.calls < self.max_calls:
             batch, pairs = pairs[:PAIRS_PER_CALL], pairs[PAIRS_PER_CALL:]
@@ -144,8 +148,7 @@ class ModelJudge:
             if usage is not None:
                 self.tokens += int(getattr(usage, "total_tokens", 0) or 0)
             for number, verdict in parse_decisions(str(response.content), len(batch)).items():
-                if verdict != "distinct":
-                    verdicts[batch[number - 1]] = verdict
+                verdicts[batch[number - 1]] = verdict
         return verdicts
 
 

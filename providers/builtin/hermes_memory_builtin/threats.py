@@ -134,6 +134,28 @@ _VERB_FILE_ACCESS = (
     r"update|overwrite|replace|install|plant|upload|scp|rsync|cat|chmod)\b|>>?"
 )
 _SECRET_NAME = r"\$\{?\w{0,64}(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)\b"
+_VERB_SEND = (
+    r"\b(?:send|sends|sending|post|posts|posting|upload|uploading|email|e-mail|mail|forward|"
+    r"transmit|exfiltrate|leak|submit|beam|ship|pipe|relay|report|sync|copy|paste|append)\b"
+)
+# Fill-in markers an attacker leaves for the model: {chat}, {{secret}}, $DATA, ${KEY},
+# <conversation>, [HISTORY], %7Bdata%7D, INSERT_HERE.
+_PLACEHOLDER = (
+    r"(?:\{\{?\s*\w{1,40}|%7B|\$\{?[A-Za-z_]\w{0,40}|<[A-Za-z_][\w -]{0,30}>|"
+    r"(?-i:\[[A-Z_][A-Z_ ]{2,30}\]|\b(?:INSERT|PLACEHOLDER|YOUR)_\w{1,20}))"
+)
+_DATA_PARAM = (
+    r"(?:data|d|q|query|text|content|msg|message|secret|token|key|chat|conversation|history|"
+    r"info|payload|memory|context|prompt|p|c|m|s|x|leak|exfil|user|email|password)"
+)
+_SENSITIVE = (
+    r"(?:the\s+|this\s+|our\s+|my\s+|your\s+|all\s+|every\s+|full\s+|entire\s+|whole\s+)"
+    r"{0,3}(?:conversation|chat(?:\s+(?:log|history|transcript))?|history|transcript|"
+    r"previous\s+messages|messages|system\s+prompt|instructions|memory|memories|secrets?|"
+    r"api[\s_-]?keys?|credentials?|passwords?|tokens?|env(?:ironment)?\s+variables|\.env|"
+    r"ssh\s+keys?|private\s+keys?|session\s+(?:cookies?|tokens?)|personal\s+data|"
+    r"user(?:'s)?\s+(?:data|files|details|info(?:rmation)?))"
+)
 
 _CATALOGUE: tuple[ThreatPattern, ...] = (
     # -- always suspicious -------------------------------------------------------------------
@@ -267,6 +289,73 @@ _CATALOGUE: tuple[ThreatPattern, ...] = (
         "hermes_config_mod",
         "strict",
         rf"\b{_VERB_CHANGE}\s+{_FILL}\S{{0,256}}?\.hermes/(?:config\.yaml|SOUL\.md)\b",
+    ),
+    # -- strict: exfiltration specifics ------------------------------------------------------
+    # A markdown image is fetched as soon as it renders, so its URL can carry data out
+    # without a click; a link does when clicked. Either is suspicious when the URL holds a
+    # placeholder to fill in ({chat}, $SECRET, <data>, [HISTORY]) or a data-carrying parameter.
+    ThreatPattern(
+        "markdown_image_exfil",
+        "strict",
+        r"!\[[^\]\n]{0,200}\]\(\s*<?(?:https?:)?//[^)\s]{0,512}?"
+        rf"(?:{_PLACEHOLDER}|[?&](?:{_DATA_PARAM})=)",
+    ),
+    ThreatPattern(
+        "markdown_link_exfil",
+        "strict",
+        rf"\[[^\]\n]{{0,200}}\]\(\s*<?(?:https?:)?//[^)\s]{{0,512}}?{_PLACEHOLDER}",
+    ),
+    ThreatPattern(
+        "url_placeholder_exfil",
+        "strict",
+        rf"\bhttps?://[^\s)\]]{{0,512}}?[?&/=](?:{_PLACEHOLDER})",
+        after=_VERB_SEND,
+        within=256,
+    ),
+    ThreatPattern(
+        "send_conversation",
+        "strict",
+        rf"\b(?:{_SENSITIVE})\b\s*{_words(10)}(?:to|at|via|into|using|through)\s+\S",
+        after=_VERB_SEND,
+        within=160,
+    ),
+    ThreatPattern(
+        "render_hidden",
+        "strict",
+        rf"\b(?:render|display|embed|insert|include|output|add|show)\s+{_FILL}"
+        r"(?:hidden|invisible|zero[\s-]?width|white[\s-]on[\s-]white|1x1|tracking|"
+        r"off[\s-]?screen)\s+(?:text|image|pixel|content|links?|characters?|instructions?|"
+        r"markdown|html|div|span)",
+    ),
+    ThreatPattern(
+        "covert_send",
+        "strict",
+        r"\b(?:silently|secretly|quietly|covertly|discreetly|without\s+(?:telling|informing|"
+        r"notifying|asking|alerting|showing))\b",
+        after=_VERB_SEND,
+        within=120,
+    ),
+    ThreatPattern(
+        "covert_send_first",
+        "strict",
+        rf"\b(?:silently|secretly|quietly|covertly|discreetly)\s+{_words(3)}"
+        r"(?:send|forward|post|upload|email|transmit|share|copy|leak|exfiltrate|relay)\b",
+    ),
+    ThreatPattern(
+        "tool_on_behalf",
+        "strict",
+        rf"\b(?:call|invoke|use|run|execute|trigger|fire)\s+{_words(4)}"
+        r"(?:tools?|functions?|api|plugins?|actions?|commands?)\b\s*"
+        rf"{_FILL}(?:on\s+behalf\s+of|as\s+instructed\s+by|for\s+(?:the\s+)?"
+        r"(?:sender|requester|attacker|caller|third\s+party|external))\b",
+    ),
+    ThreatPattern(
+        "latent_trigger",
+        "strict",
+        r"\b(?:whenever|when|once|each\s+time|every\s+time|next\s+time|if)\s+(?:you|the\s+"
+        r"(?:assistant|agent|model|ai|llm))\s+(?:next\s+)?(?:read|see|load|receive|process|"
+        r"encounter|recall|retrieve)s?\s+(?:this|these|that|the)\s+(?:memory|memories|note|notes|"
+        r"entry|entries|message|text|instructions?)\b",
     ),
     ThreatPattern(
         "hardcoded_secret",

@@ -243,10 +243,11 @@ def test_review_mode_only_proposes(hermes_home: Path, memory_dir: Path) -> None:
     write_file(hermes_home / "config.yaml", "memory:\n  curator: review\n")
     write_entries(memory_dir / "USER.md", ["The user lives in Berlin", "The user moved to Lisbon"])
     before = (memory_dir / "USER.md").read_bytes()
-    provider = BuiltinMemoryProvider()
-    provider.initialize("s1", hermes_home=str(hermes_home))
-    provider.on_session_end([])
-    provider.shutdown()
+    for session in ("s1", "s2"):
+        provider = BuiltinMemoryProvider()
+        provider.initialize(session, hermes_home=str(hermes_home))
+        provider.on_session_end([])
+        provider.shutdown()
     assert (memory_dir / "USER.md").read_bytes() == before
     with Archive(memory_dir) as archive:
         [proposal] = archive.changes()
@@ -260,6 +261,8 @@ def test_bad_policy_values_name_the_key() -> None:
     with pytest.raises(ConfigError, match=r"memory\.curator_target"):
         CurationPolicy.from_config({"memory": {"curator_target": 150}})
     assert CurationPolicy.from_config({"memory": {"curator": False}}).curator == "off"
+    with pytest.raises(ConfigError, match=r"memory\.curator_model"):
+        BuiltinMemoryProvider().check_config({"memory": {"curator_model": "yes please"}})
 
 
 # -- the frozen snapshot and recall ---------------------------------------------------------------
@@ -627,3 +630,75 @@ def test_the_provider_uses_the_configured_model_at_session_end(
         "CI pipeline runs on GitHub Actions runners",
         "Weekly releases happen every Tuesday afternoon",
     ]
+
+
+def test_a_pair_is_asked_about_once(memory_dir: Path) -> None:
+    from hermes_memory_builtin.curator_model import ModelJudge
+
+    from hermes_core.llm import ChatClient
+    from hermes_core.testing.openai_fake import FakeOpenAIServer
+
+    entries = ["The alpha job runs every Friday", "The bravo job runs every Friday"]
+    write_entries(memory_dir / "MEMORY.md", entries)
+    with FakeOpenAIServer(judging_model) as server, Archive(memory_dir) as archive:
+        for _ in range(3):
+            judge = ModelJudge(ChatClient(server.base_url, "judge", max_retries=1))
+            Curator(
+                memory_dir,
+                archive,
+                limits=LIMITS,
+                policy=CurationPolicy(curator="auto"),
+                judge=judge,
+            ).run()
+        assert len(server.chat_requests) == 1  # 'distinct' was remembered
+    assert (memory_dir / "MEMORY.md").read_text(encoding="utf-8").split("\n§\n") == entries
+
+
+def test_a_broken_archive_refuses_the_move_and_keeps_the_file(memory_dir: Path) -> None:
+    store, _ = archiving_store(memory_dir)
+    store.add("memory", "a" * 400)
+    before = (memory_dir / "MEMORY.md").read_bytes()
+    write_file(memory_dir / "archive.db", b"this is not a database" * 100)
+    result = store.add("memory", "b" * 200)
+    assert result["success"] is False and "memory archive" in result["error"]
+    assert (memory_dir / "MEMORY.md").read_bytes() == before
+    searched = CliRunner().invoke(cli, ["memory", "search", "anything"])
+    assert searched.exit_code == 1 and "move it aside" in searched.output
+
+
+def test_overflow_archive_also_makes_room_for_a_longer_replacement(memory_dir: Path) -> None:
+    store, archive = archiving_store(memory_dir)
+    store.add("memory", "a" * 300)
+    store.add("memory", "The auth service's owner team is ember-1")
+    grown = "The auth service's owner team changed to cobalt-7, " + "x" * 200
+    result = store.replace("memory", "ember-1", grown)
+    assert result["success"] is True and result["replaced_entry"].endswith("ember-1")
+    assert result["archived_entries"] == ["a" * 300]
+    assert store.refresh("memory") == [grown]
+    assert [e.text for e in archive.entries()] == ["a" * 300]
+
+
+def test_with_memory_in_postgres_the_archive_tier_is_off(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HERMES_MEMORY_URL", "postgresql://postgres@127.0.0.1:5432/test")
+    write_file(hermes_home / "config.yaml", "memory:\n  overflow: archive\n  curator: auto\n")
+    result = CliRunner().invoke(cli, ["memory", "curate"])
+    assert result.exit_code == 1 and "memory.url keeps memory in PostgreSQL" in result.output
+    store = MemoryStore(hermes_home / "memories")
+    provider = BuiltinMemoryProvider(memory_store=store)
+    provider.initialize("s1", hermes_home=str(hermes_home))
+    assert provider.policy == CurationPolicy() and store.overflow is None
+
+
+def test_the_archive_commands_take_a_user(hermes_home: Path) -> None:
+    from hermes_memory_builtin.store import memory_dir_for
+
+    write_entries(
+        memory_dir_for(hermes_home, "ada") / "USER.md",
+        ["The user lives in Berlin", "The user moved to Lisbon"],
+    )
+    result = CliRunner().invoke(cli, ["memory", "curate", "--user", "ada"])
+    assert result.exit_code == 0, result.output
+    found = CliRunner().invoke(cli, ["memory", "search", "Berlin", "--all", "--user", "ada"])
+    assert "The user lives in Berlin" in found.output

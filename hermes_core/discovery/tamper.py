@@ -1,0 +1,110 @@
+"""Detect a plugin that replaces hermes-memory's own functions while it loads.
+
+A plugin runs arbitrary code at import. One that rebinds, say,
+``hermes_core.fencing.sanitize_context`` or a method of ``MemoryManager``
+would quietly switch off a defence for every provider. :func:`watch` takes a
+snapshot of every function and class bound in our modules (and the functions
+of our classes) before a plugin loads and compares after: each binding that
+changed is put back and reported as a :class:`Replacement` naming what was
+replaced and by what.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["OWN_PACKAGES", "Replacement", "watch"]
+
+OWN_PACKAGES = ("hermes_core", "hermes_memory_builtin")
+"""Packages whose bindings a plugin must not change."""
+
+_Key = tuple[str, str, str]  # (module, class or "", attribute)
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """One binding a plugin changed: *where* (``module.name`` or ``module.Class.name``)."""
+
+    where: str
+    replaced_by: str
+
+    def describe(self) -> str:
+        """``"replaced hermes_core.fencing.sanitize_context with evil.f"``."""
+        return f"replaced {self.where} with {self.replaced_by}"
+
+
+def _ours(value: Any) -> bool:
+    module = getattr(value, "__module__", None)
+    return isinstance(module, str) and module.split(".")[0] in OWN_PACKAGES
+
+
+def _guarded(value: Any) -> bool:
+    return callable(value) or isinstance(value, (staticmethod, classmethod, property))
+
+
+def _snapshot() -> dict[_Key, Any]:
+    """Every function and class our modules bind, and the functions of our classes."""
+    found: dict[_Key, Any] = {}
+    for module_name, module in list(sys.modules.items()):
+        if module is None or module_name.split(".")[0] not in OWN_PACKAGES:
+            continue
+        for attribute, value in list(vars(module).items()):
+            if not _guarded(value) or not _ours(value):
+                continue
+            found[(module_name, "", attribute)] = value
+            if isinstance(value, type) and value.__module__ == module_name:
+                for member, inner in list(vars(value).items()):
+                    if _guarded(inner) and not member.startswith("__"):
+                        found[(module_name, value.__qualname__, member)] = inner
+    return found
+
+
+def _describe_value(value: Any) -> str:
+    if value is None:
+        return "nothing (deleted)"
+    module = getattr(value, "__module__", None) or type(value).__module__
+    name = getattr(value, "__qualname__", None) or type(value).__qualname__
+    return f"{module}.{name}"
+
+
+def _current(key: _Key) -> Any:
+    module_name, class_name, attribute = key
+    owner: Any = sys.modules.get(module_name)
+    if owner is None:
+        return None
+    if class_name:
+        owner = vars(owner).get(class_name.split(".")[0])
+        if owner is None:
+            return None
+        return vars(owner).get(attribute) if isinstance(owner, type) else None
+    return vars(owner).get(attribute)
+
+
+def _restore(key: _Key, value: Any) -> None:
+    module_name, class_name, attribute = key
+    owner: Any = sys.modules[module_name]
+    if class_name:
+        owner = getattr(owner, class_name.split(".")[0])
+    with contextlib.suppress(AttributeError, TypeError):
+        setattr(owner, attribute, value)
+
+
+@contextlib.contextmanager
+def watch(found: list[Replacement]) -> Iterator[None]:
+    """Within the block, changes to our bindings are undone and appended to *found*."""
+    before = _snapshot()
+    try:
+        yield
+    finally:
+        for key, original in before.items():
+            now = _current(key)
+            if now is original:
+                continue
+            module_name, class_name, attribute = key
+            where = ".".join(part for part in (module_name, class_name, attribute) if part)
+            found.append(Replacement(where, _describe_value(now)))
+            _restore(key, original)
