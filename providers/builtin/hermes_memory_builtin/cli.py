@@ -170,7 +170,7 @@ def _print_target(name: str, filename: str, item: dict[str, Any]) -> None:
 @USER_OPTION
 def add(target: str, content: str, user_id: str | None) -> None:
     """Add CONTENT as a new entry."""
-    _report(_open_store(user_id).add(target, content))
+    _report(_open_store(user_id).add(target, content, "user", reviewed=True))
 
 
 @memory.command("replace")
@@ -194,8 +194,9 @@ def remove(target: str, old_text: str, user_id: str | None) -> None:
 
 def _add_archive_commands() -> None:
     from hermes_memory_builtin.curation_cli import COMMANDS
+    from hermes_memory_builtin.review_cli import review
 
-    for command in COMMANDS:
+    for command in (*COMMANDS, review):
         memory.add_command(command)
 
 
