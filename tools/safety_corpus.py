@@ -903,7 +903,7 @@ def generate(per_cell: int = 12) -> Iterator[Sample]:
             for number in range(per_cell):
                 template = templates[number % len(templates)]
                 text = _fill(template, phrases, english_attack, rng, language)
-                kind = OBFUSCATIONS[number % len(OBFUSCATIONS)] if number >= 6 else "plain"
+                kind = rng.choice(OBFUSCATIONS) if number >= 4 else "plain"
                 text = obfuscate(text, kind, rng)
                 yield Sample(text, 1, family, language, _split(number))
     english_benign = BENIGN_PHRASES["en"]
