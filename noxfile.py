@@ -132,8 +132,8 @@ def docs(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
     """Every benchmark (``nox -s bench -- NAME ...`` for some); results go to docs/benchmarks.md."""
-    # semantic: the recall bench's fused row; postgres: bench_scaling.py
-    session.install("-e", f"{ROOT}[testing,semantic,postgres]")
+    # semantic: the recall bench's fused row; postgres: bench_scaling.py; mcp: bench_host_api.py
+    session.install("-e", f"{ROOT}[testing,semantic,postgres,mcp]")
     for name in PROVIDERS:
         if name != BUILTIN:
             session.install("-e", f"{ROOT / 'providers' / name}{BENCH_EXTRAS.get(name, '')}")

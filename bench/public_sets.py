@@ -15,6 +15,15 @@ conversation into a **dev** half (the only one looked at while tuning) and a
   LoCoMo is kept for independent evaluation. Dev: the odd-numbered chats;
   test: the even-numbered ones.
 
+* **LongMemEval** (Wu et al., 2024; MIT licence; its files are published on
+  Hugging Face, ``xiaowu0162/longmemeval``, not on GitHub): not fetched here
+  (this machine reaches no such host), so ``run --longmemeval FILE`` takes a
+  copy you supply (``longmemeval_s.json`` or ``longmemeval_oracle.json``); each
+  instance is one user's history and one question, answered by its
+  ``has_answer`` turns, and goes to dev or test by a hash of its
+  ``question_id`` (stable across runs and files). Its sha256 is printed, to be
+  recorded beside the figures.
+
 Each conversation gets a fresh store (``SessionStore.import_sessions`` through
 the LoCoMo-shaped reader: speakers as names, sessions dated); every question
 is asked as typed; rankers as in ``bench_sessions_recall.py``: plain BM25 over
@@ -63,6 +72,7 @@ from bench_sessions_recall import (  # noqa: E402
 from report import write_section  # noqa: E402
 
 from hermes_core.sessions import SessionStore  # noqa: E402
+from hermes_core.sessions.datasets import iter_json_array  # noqa: E402
 from hermes_core.sessions.importer import read_jsonl  # noqa: E402
 
 DATA = HERE / "data"
@@ -192,6 +202,26 @@ def realtalk_split(split: str) -> Iterator[tuple[dict[str, Any], list[Question]]
             yield realtalk_sample(target / Path(name).name)
 
 
+def longmemeval_split(path: Path, split: str) -> Iterator[tuple[dict[str, Any], list[Question]]]:
+    """The LongMemEval instances of *path* that fall in *split*, as LongMemEval-shaped units
+    with their question (evidence: the ``has_answer`` turns)."""
+    from public_recall import longmemeval_units, read_units
+
+    layout, _ = read_units(path, 1)
+    if layout != "LongMemEval":
+        raise SystemExit(f"{path} is not a LongMemEval file")
+    with path.open(encoding="utf-8-sig") as stream:
+        items = iter_json_array(stream)
+        for instance, questions in longmemeval_units(items):
+            key = str(instance.get("question_id", ""))
+            half = "dev" if hashlib.sha256(key.encode()).digest()[0] % 2 == 0 else "test"
+            if questions and half == split:
+                yield (
+                    instance,
+                    [{**q, "evidence": [tuple(e) for e in q["evidence"]]} for q in questions],
+                )
+
+
 def diversity(ranked: list[int], session_of: dict[int, str], k: int = 5) -> int:
     return len({session_of[mid] for mid in ranked[:k] if mid in session_of})
 
@@ -293,15 +323,20 @@ def main(argv: list[str] | None = None) -> int:
     running.add_argument("--split", choices=("dev", "test", "both"), default="dev")
     running.add_argument("--semantic", action="store_true", help="also rank with meaning fused")
     running.add_argument("--write", action="store_true", help="write docs/benchmarks.md")
+    running.add_argument("--longmemeval", type=Path, help="also a LongMemEval file you supply")
     args = parser.parse_args(argv)
     if args.command == "fetch":
         print(fetch(REALTALK, args.local))
         return 0
     splits = ("dev", "test") if args.split == "both" else (args.split,)
+    sets = dict(SETS)
+    if args.longmemeval is not None:
+        print(f"{args.longmemeval}: sha256 {sha256(args.longmemeval)}")
+        sets["LongMemEval"] = lambda split: longmemeval_split(args.longmemeval, split)
     load = os.getloadavg()[0]
     wall, cpu = time.perf_counter(), time.process_time()
     lines = []
-    for name, units in SETS.items():
+    for name, units in sets.items():
         for split in splits:
             lines += [f"### {name}, {split} half", "", *table(run(units(split), args.semantic)), ""]
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu

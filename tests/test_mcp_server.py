@@ -30,6 +30,9 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from hermes_core.mcp.server import MAX_ARGUMENT_BYTES  # noqa: E402
 from hermes_core.sessions import SessionStore  # noqa: E402
 
+# A server that stops answering must fail its test, not hang the run.
+pytestmark = pytest.mark.timeout(180)
+
 CLI = ["-c", "from hermes_core.cli import main; main()", "mcp"]
 TOKEN = "test-token-" + "8f3a1c"
 
@@ -357,6 +360,16 @@ def test_stdio_sigterm_ends_the_memory_session_before_exiting(hermes_home: Path)
     send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
     answer = json.loads(process.stdout.readline())
     session_id = json.loads(answer["result"]["content"][0]["text"])["session_id"]
+    # Arguments that are not an object, and a request that is not JSON: errors, no crash.
+    bad = {"name": "memory", "arguments": ["add", "user", "x"]}
+    send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": bad})
+    assert json.loads(process.stdout.readline())["error"]["code"] == -32602
+    process.stdin.write("{this is not json\n")
+    send({"jsonrpc": "2.0", "id": 4, "method": "tools/list"})
+    replies = []
+    while not any(r.get("id") == 4 for r in replies):  # a parse-error reply may come first
+        replies.append(json.loads(process.stdout.readline()))
+    assert "result" in replies[-1], replies
     process.send_signal(signal.SIGTERM)  # stdin stays open: only the signal ends it
     assert process.wait(timeout=60) == 0
     (row,) = sessions(hermes_home)

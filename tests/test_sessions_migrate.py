@@ -131,6 +131,8 @@ def test_the_migrate_command(tmp_path: Path, hermes_home: Path, pg_url: str) -> 
     assert {row["id"] for row in json.loads(listed.output)} == {"root", "cont", "other"}
     found = CliRunner().invoke(cli, ["sessions", "search", "--user", "u1", "compressor", "--json"])
     assert found.exit_code == 0 and "replaced" in found.output
+    checked = CliRunner().invoke(cli, ["sessions", "check"])
+    assert checked.exit_code == 0 and "ok: postgresql://" in checked.output
     same = CliRunner().invoke(cli, ["sessions", "migrate", "--to", pg_url])  # the configured one
     assert same.exit_code != 0 and "same store" in same.output
     source = str(hermes_home / "state.db")

@@ -130,3 +130,33 @@ def test_quotes_without_a_sentence_stay_literal(reading: SessionStore) -> None:
         "title"
     ]
     assert reading.search_messages('"a title nobody wrote" book') == []
+
+
+def test_the_best_messages_by_their_own_score_keep_a_place_near_the_top() -> None:
+    from hermes_core.sessions.search import _keep_best_messages
+
+    ranked = [row(n, "a" if n < 6 else "b") for n in range(1, 9)]  # a's six hits, then b's
+    best = [row(7, "b"), row(2, "a")]  # BM25's two best: one in b, one already near the top
+    assert [r[0] for r in _keep_best_messages(ranked, best)] == [1, 7, 2, 3, 4, 5, 6, 8]
+    assert _keep_best_messages(ranked, []) == ranked
+
+
+def test_excluding_a_source_no_session_has_changes_nothing(tmp_path: Path) -> None:
+    from hermes_core.sessions.fetch import SearchFilters, without_absent_sources
+
+    with SessionStore(tmp_path / "state.db") as store:
+        for n in range(3):
+            store.create_session(f"cli{n}", source="cli")
+            store.append_message(f"cli{n}", "user", f"the deploy script failed again {n}")
+        question = "Why did the deploy script fail?"
+        plain = store.search_messages(question)
+        assert store.search_messages(question, exclude_sources=["tool"]) == plain
+        filters = SearchFilters(exclude_sources=("tool",), roles=("user",))
+        kept = store._read(lambda conn: without_absent_sources(conn, filters))
+        assert kept == SearchFilters(roles=("user",))
+        store.create_session("t", source="tool")
+        store.append_message("t", "user", "deploy script failed in the tool run")
+        assert store._read(lambda conn: without_absent_sources(conn, filters)) == filters
+        hidden = store.search_messages(question, exclude_sources=["tool"])
+        assert "t" not in {hit["session_id"] for hit in hidden}
+        assert "t" in {hit["session_id"] for hit in store.search_messages(question)}

@@ -333,7 +333,7 @@ def check_memory_files(home: Path, config: dict[str, Any] | None) -> list[Findin
                 "fail",
                 f"{target.filename} holds {size:,} characters, {times} its budget of {limit:,} "
                 f"({setting}; {size * 100 // max(limit, 1):,}%): the agent sees only part of "
-                "it in its system prompt and every memory add is refused until it fits",
+                "it in its system prompt and no new entry fits",
                 f"curate it: `hermes-memory memory show --target {name}` lists the entries; "
                 f"remove or merge them (`hermes-memory memory remove --target {name} TEXT`, "
                 f"`memory replace`), "

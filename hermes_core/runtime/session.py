@@ -22,6 +22,11 @@ of Hermes Agent's lifecycle:
   parent_session_id=old, reset=False, reason='compression')``, a rebuilt prompt;
 * **end** — ``on_session_end(messages)``, ``shutdown_all()``.
 
+The memory side of that lifecycle (start, the frozen block, recall, tool
+routing, the turn's hand-off, the end) is :class:`~hermes_core.runtime.host.Memory`,
+the host API; this class runs on it and adds the model calls, the tool loop,
+deferred writes under a locked store, compression and delegation.
+
 Everything handed to providers goes through the manager, which redacts it
 (:func:`hermes_core.redaction.redact_egress`); every manager call is bounded
 by :class:`~hermes_core.runtime.guard.HookGuard`, so a provider that raises,

@@ -32,7 +32,15 @@ Modules, one concept each:
 * :mod:`~hermes_core.sessions.export` — JSONL export that the importer reads back;
 * :mod:`~hermes_core.sessions.snapshot` — a consistent copy of a file being written;
 * :mod:`~hermes_core.sessions.maintenance` — checking a file, rebuilding its indexes;
-* :mod:`~hermes_core.sessions.recover` — salvaging the readable rows of a damaged file.
+* :mod:`~hermes_core.sessions.recover` — salvaging the readable rows of a damaged file;
+* :mod:`~hermes_core.sessions.scope`, :mod:`~hermes_core.sessions.bulk`,
+  :mod:`~hermes_core.sessions.arguments` — user scoping, bulk import and argument checks,
+  shared by both backends;
+* :mod:`~hermes_core.sessions.backends` — choosing ``state.db`` or PostgreSQL
+  (``sessions.url``); :mod:`~hermes_core.sessions.postgres` is the PostgreSQL store
+  (:mod:`~hermes_core.sessions.pgschema` its migrations, :mod:`~hermes_core.sessions.pgsearch`
+  and :mod:`~hermes_core.sessions.pgrerank` its search);
+  :mod:`~hermes_core.sessions.migration` copies a store to the other backend.
 """
 
 from __future__ import annotations

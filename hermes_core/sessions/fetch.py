@@ -9,6 +9,7 @@ shape the rest of the search works on.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from collections.abc import Sequence
@@ -18,7 +19,7 @@ from typing import Any
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.routing import Candidates
 
-__all__ = ["SearchFilters", "detail_columns", "run"]
+__all__ = ["SearchFilters", "detail_columns", "run", "without_absent_sources"]
 
 _GROWTH = 8
 _MAX_BOUNDED_K = 50_000
@@ -53,6 +54,25 @@ class SearchFilters:
                 self.user_id is not None,
             )
         )
+
+
+def without_absent_sources(conn: sqlite3.Connection, filters: SearchFilters) -> SearchFilters:
+    """*filters* without the excluded sources no session has (one indexed look-up).
+
+    ``session_search`` always excludes its hidden sources (``tool`` by default),
+    which most histories never hold: an exclusion that can reject nothing
+    would still cost a second statement and a join on every search.
+    """
+    if not filters.exclude_sources:
+        return filters
+    params: dict[str, Any] = {}
+    held = conn.execute(
+        "SELECT 1 FROM sessions AS s WHERE "
+        + _in_list("s.source", filters.exclude_sources, params, "x")
+        + " LIMIT 1",
+        params,
+    ).fetchone()
+    return filters if held is not None else dataclasses.replace(filters, exclude_sources=())
 
 
 def _in_list(column: str, values: Sequence[str], params: dict[str, Any], key: str) -> str:

@@ -26,7 +26,15 @@ from hermes_core.sessions.cjk import cjk_grams, contains_cjk, query_gram
 from hermes_core.sessions.query import Clause, ParsedQuery, Term
 from hermes_core.sessions.question import Plan
 
-__all__ = ["Predicate", "bm25_sql", "df_sql", "plan_predicates", "query_predicate", "ranked_terms"]
+__all__ = [
+    "Predicate",
+    "bm25_sql",
+    "df_sql",
+    "idf",
+    "plan_predicates",
+    "query_predicate",
+    "ranked_terms",
+]
 
 Predicate = tuple[str, list[Any]]
 """SQL over the ``messages`` row ``m`` and its parameters."""
@@ -126,6 +134,11 @@ def df_sql(term: Term) -> Predicate:
     )
 
 
+def idf(df: int, total: int) -> float:
+    """BM25's inverse document frequency of a term found in *df* of *total* messages."""
+    return math.log((total - df + 0.5) / (df + 0.5) + 1.0)
+
+
 def bm25_sql(terms: Sequence[Term], dfs: Sequence[int], total: int, avgdl: float) -> Predicate:
     """A BM25 score of the row ``m``: each matched term's IDF, saturated and normalised by the
     message's length (term frequency taken as 1), as SQLite's ``bm25()`` ranks."""
@@ -134,10 +147,9 @@ def bm25_sql(terms: Sequence[Term], dfs: Sequence[int], total: int, avgdl: float
     pieces: list[str] = []
     params: list[Any] = []
     for term, df in zip(terms, dfs, strict=True):
-        idf = math.log((total - df + 0.5) / (df + 0.5) + 1.0)
         sql, values = _term(term)
         pieces.append(f"(CASE WHEN {sql} THEN %s ELSE 0 END)")
-        params += [*values, idf]
+        params += [*values, idf(df, total)]
     norm = f"(1 + {K1} * ({1 - B} + {B} * length(m.tsv) / %s))"
     params.append(max(avgdl, 1.0))
     return f"(({' + '.join(pieces)}) * {K1 + 1} / {norm})", params

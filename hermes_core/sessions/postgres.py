@@ -30,7 +30,7 @@ from hermes_core.errors import (
     SessionTitleError,
 )
 from hermes_core.fencing import sanitize_context
-from hermes_core.sessions import pgsearch
+from hermes_core.sessions import pgrerank, pgsearch
 from hermes_core.sessions.arguments import count as _count
 from hermes_core.sessions.arguments import epoch as _epoch
 from hermes_core.sessions.arguments import ids as _ids
@@ -50,7 +50,12 @@ from hermes_core.sessions.records import (
     valid_session_id,
 )
 from hermes_core.sessions.scope import UserScope
-from hermes_core.sessions.search import _hits
+from hermes_core.sessions.search import (
+    BOOST_ALL_TERMS,
+    BOOST_NEAR_PAIR,
+    QUESTION_CANDIDATES,
+    _hits,
+)
 from hermes_core.sessions.titles import next_title_from, sanitize_title, split_number
 from hermes_core.sessions.transcript import describe_tool_calls
 
@@ -1115,44 +1120,61 @@ class PostgresSessionStore:
             boosts: Sequence[pgsearch.Predicate],
             k: int,
         ) -> list[tuple[Any, ...]]:
-            boost_sql = (
-                " + ".join(f"(CASE WHEN {sql} THEN 1 ELSE 0 END)" for sql, _ in boosts) or "0"
+            # As in SQLite: each boost matched multiplies the score by 1 + its weight
+            # (every content word: 0.6; two consecutive ones together: 0.4).
+            boost_sql = "1" + "".join(
+                f" + (CASE WHEN {sql} THEN {BOOST_ALL_TERMS if n == 0 else BOOST_NEAR_PAIR} "
+                "ELSE 0 END)"
+                for n, (sql, _) in enumerate(boosts)
             )
             boost_params = [p for _, values in boosts for p in values]
             sql = (
+                "SELECT * FROM ("
                 f"SELECT m.id, ({boost_sql}) AS boost, {rank[0]} AS score, m.session_id, m.role, "
                 "m.timestamp, m.tool_name, m.content, m.tool_calls, m.name "
                 "FROM messages AS m JOIN sessions AS s ON s.id = m.session_id "
-                f"WHERE {predicate[0]}{''.join(' AND ' + w for w in where)} "
-                "ORDER BY boost DESC, score DESC, m.id DESC LIMIT %s"
+                f"WHERE {predicate[0]}{''.join(' AND ' + w for w in where)}) AS hit "
+                "ORDER BY boost * score DESC, id DESC LIMIT %s"
             )
             return conn.execute(
                 sql, [*boost_params, *rank[1], *predicate[1], *params, k]
             ).fetchall()
 
-        def rank(conn: Any, parsed: Any) -> pgsearch.Predicate:
+        question = plan.mode == "question"
+        window = (_epoch(since, "since"), _epoch(until, "until"))
+
+        def rank(conn: Any, parsed: Any) -> tuple[pgsearch.Predicate, dict[Any, float]]:
             terms = pgsearch.ranked_terms(parsed)
             dfs = []
             for term in terms:
                 sql, values = pgsearch.df_sql(term)
                 dfs.append(int(conn.execute(sql, values).fetchone()[0]))
             total, avgdl = self._statistics(conn)
-            return pgsearch.bm25_sql(terms, dfs, max(total, max(dfs, default=0)), avgdl)
+            total = max(total, max(dfs, default=0))
+            weights = {term: pgsearch.idf(df, total) for term, df in zip(terms, dfs, strict=True)}
+            return pgsearch.bm25_sql(terms, dfs, total, avgdl), weights
 
         def read(conn: Any) -> list[dict[str, Any]]:
             primary, boosts = pgsearch.plan_predicates(plan)
-            rows = run(conn, primary, rank(conn, plan.primary), boosts, need)
+            score, weights = rank(conn, plan.primary)
+            pool = max(need, QUESTION_CANDIDATES) if question else need
+            rows = run(conn, primary, score, boosts, pool)
+            if question:
+                rows = pgrerank.by_conversation(rows, plan.primary.terms, weights)
+            rows = rows[:need]
             fallback = plan.fallback if len(rows) < pgsearch.FALLBACK_BELOW else None
             if fallback is not None:
                 seen = {row[0] for row in rows}
                 more = run(
                     conn,
                     pgsearch.query_predicate(fallback),
-                    rank(conn, fallback),
+                    rank(conn, fallback)[0],
                     (),
                     need + len(seen),
                 )
                 rows += [row for row in more if row[0] not in seen]
+            if question and rows and not _names(role_filter):
+                rows = pgrerank.with_replies(conn, rows, plan.primary.terms, need, window)
             page = [(row[0], row[2], None, *row[3:]) for row in rows[offset:need]]
             if not page:
                 return []

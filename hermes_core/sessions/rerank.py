@@ -161,7 +161,9 @@ def rerank_by_session(
         ),
     )
     share = max(score.values(), default=0.0) / total if len(terms) >= 2 and total > 0 else 0.0
-    return _Ranked(spread(ranked, score), frozenset(named), frozenset(dated), share)
+    return _Ranked(
+        spread(ranked, score), frozenset(named), frozenset(dated), share, frozenset(name_only)
+    )
 
 
 HITS_PER_SESSION_IN_TURN = 2
@@ -251,6 +253,8 @@ class _Ranked(NamedTuple):
     share: float = 0.0
     """How much of the question the best conversation covers: its summed word weights over
     those of all the question's words (0 when not measured)."""
+    name_only: frozenset[Any] = frozenset()
+    """Hits that matched only through a speaker's name (ids)."""
 
 
 _SENTENCE_END = re.compile(r"[.!?。！？…](?=[\s\"')]|$)")

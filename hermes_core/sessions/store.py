@@ -38,12 +38,9 @@ from hermes_core.sessions.connection import (
     READ_BUSY_TIMEOUT_MS,
     WRITE_BUSY_TIMEOUT_MS,
     WriteLock,
-    enable_wal,
     is_busy,
     is_undecodable,
     lenient_text,
-    not_a_regular_file,
-    open_connection,
     restrict_permissions,
 )
 from hermes_core.sessions.deletion import (
@@ -53,8 +50,9 @@ from hermes_core.sessions.deletion import (
     prune_batch,
 )
 from hermes_core.sessions.gramqueue import drain_gram_queue
-from hermes_core.sessions.layout import Layout, inspect_layout
+from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.maintenance import check_database, probe_database, rebuild_indexes
+from hermes_core.sessions.opening import connect, damage_hint, inspect, prepare
 from hermes_core.sessions.query import parse_query
 from hermes_core.sessions.question import plan_query
 from hermes_core.sessions.records import (
@@ -66,7 +64,6 @@ from hermes_core.sessions.records import (
     scrub,
     valid_session_id,
 )
-from hermes_core.sessions.schema import SCHEMA_VERSION, apply_schema
 from hermes_core.sessions.scope import UserScope
 from hermes_core.sessions.search import (
     Nearest,
@@ -105,19 +102,6 @@ T = TypeVar("T")
 def default_db_path() -> Path:
     """``$HERMES_HOME/state.db`` (resolved now, so a changed HERMES_HOME is honoured)."""
     return get_hermes_home() / "state.db"
-
-
-def _hint(exc: sqlite3.DatabaseError) -> str:
-    """What to do next when SQLite reports damage."""
-    text = str(exc).lower()
-    if "malformed" in text or "corrupt" in text:
-        return (
-            " The file may be damaged: `hermes-memory sessions check` says where, "
-            "`hermes-memory sessions repair` rebuilds the search indexes from the messages, "
-            "and `hermes-memory sessions recover` salvages the readable rows into a new file "
-            "when more than the indexes is damaged."
-        )
-    return ""
 
 
 def _now() -> float:
@@ -166,47 +150,11 @@ class SessionStore:
         self._semantic: SemanticIndex | None = None
         self._semantic_failed = False
         self._semantic_lock = threading.Lock()
-        kind = not_a_regular_file(self.path)
-        if kind is not None:
-            raise SessionStoreError(
-                f"{self.path} is {kind}, not a regular file, so it cannot hold a session "
-                "database. Point --db (or HERMES_HOME) at the path of a regular file."
-            )
-        if read_only and not self.path.is_file():
-            raise SessionStoreError(
-                f"No session database at {self.path}. Check the path (--db or HERMES_HOME)."
-            )
-        if not read_only:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise SessionStoreError(
-                    f"Cannot create the folder for {self.path}: {exc}. "
-                    "Point HERMES_HOME (or --db) at a writable folder."
-                ) from exc
-        created = not self.path.exists()
-        try:
-            self._conn = open_connection(self.path, read_only=read_only)
-        except sqlite3.Error as exc:
-            text = str(exc).lower()
-            if "not a database" in text or "malformed" in text:
-                hint = (
-                    "It is not an intact SQLite database: check the path (--db or "
-                    "HERMES_HOME), or move the file aside and restore a backup."
-                )
-            elif read_only:
-                hint = "Check the path (--db or HERMES_HOME)."
-            else:
-                hint = (
-                    "The database and its folder must be writable (SQLite also writes "
-                    "-wal and -shm files beside it); fix the permissions or point HERMES_HOME "
-                    "elsewhere."
-                )
-            raise SessionStoreError(f"Cannot open {self.path}: {exc}. {hint}") from exc
+        self._conn, created = connect(self.path, read_only=read_only)
         self._writer = WriteLock(self._conn, self.path, write_patience)
         self._closed = False
         try:
-            self.layout: Layout = self._prepare()
+            self.layout: Layout = prepare(self._conn, self.path, self._writer, read_only)
         except BaseException:
             self._conn.close()
             raise
@@ -221,97 +169,6 @@ class SessionStore:
         self._pending_grams = False
         if created:
             restrict_permissions(self.path)
-
-    # -- opening ------------------------------------------------------------------
-    def _prepare(self) -> Layout:
-        try:
-            names = {row[0] for row in self._conn.execute("SELECT name FROM sqlite_master")}
-        except sqlite3.DatabaseError as exc:
-            raise SessionStoreError(
-                f"{self.path} is not a readable SQLite database ({exc}). "
-                "Point --db / HERMES_HOME at a state.db, or move this file aside."
-            ) from exc
-        if self.read_only:
-            if not names:
-                raise SessionStoreError(
-                    f"{self.path} is empty (no tables), not a session database. Check the "
-                    "path (--db or HERMES_HOME)."
-                )
-            if not {"sessions", "messages"} <= names:
-                raise SessionStoreError(
-                    f"{self.path} is a SQLite database but holds no Hermes sessions "
-                    "(no 'sessions' and 'messages' tables)."
-                )
-            return self._readable(self._inspect())
-        layout = self._inspect() if names else None
-        if layout is not None and not layout.ours:
-            if not {"sessions", "messages"} <= names:
-                raise SessionStoreError(
-                    f"{self.path} is another application's SQLite database; refusing to add "
-                    "session tables to it. Choose a different path."
-                )
-            self._readable(layout)
-            raise SessionStoreError(
-                f"{self.path} was written by Hermes Agent (schema version {layout.version}); "
-                "hermes-memory opens such files read-only (`hermes-memory sessions "
-                "list/search/show --db`, or SessionStore(path, read_only=True)). To record "
-                "sessions, point HERMES_HOME (or --db) at another folder."
-            )
-        if layout is not None:
-            self._readable(layout)
-        if layout is not None and layout.version > SCHEMA_VERSION:
-            raise SessionStoreError(
-                f"{self.path} was written by a newer hermes-memory (schema version "
-                f"{layout.version}; this one knows up to {SCHEMA_VERSION}), so this version "
-                "only reads it (read_only=True) and never downgrades it. Upgrade "
-                "hermes-memory to write to it."
-            )
-        self._with_busy_retry(lambda: enable_wal(self._conn))
-        if layout is None or layout.version != SCHEMA_VERSION:
-            try:
-                self._writer.run(apply_schema)
-            except sqlite3.DatabaseError as exc:
-                raise SessionStoreError(f"Cannot prepare {self.path}: {exc}.{_hint(exc)}") from exc
-            layout = self._inspect()
-        try:
-            queued = layout.has_pending_grams and (
-                self._conn.execute("SELECT 1 FROM messages_cjk_pending LIMIT 1").fetchone()
-                is not None
-            )
-            if queued:  # rows another program wrote; tokenise them now
-                self._writer.run(drain_gram_queue)
-        except sqlite3.DatabaseError as exc:
-            if is_busy(exc):
-                raise SessionStoreError(f"Cannot prepare {self.path}: {exc}") from exc
-            # Damage in the queue: the next write reports it, and check/repair still open.
-            log.debug("Left the CJK queue of %s for later: %s", self.path, exc)
-        return layout
-
-    def _readable(self, layout: Layout) -> Layout:
-        """*layout*, unless the file lacks what every session reader needs."""
-        if layout.problems:
-            raise SessionStoreError(
-                f"{self.path} is corrupt or not a session database: "
-                f"{'; '.join(layout.problems)}. Check the path (--db or HERMES_HOME); if it is "
-                "your state.db, restore it from a backup or move it aside to start afresh."
-            )
-        return layout
-
-    def _with_busy_retry(self, fn: Callable[[], T]) -> T:
-        deadline = time.monotonic() + 30.0
-        while True:
-            try:
-                return fn()
-            except sqlite3.OperationalError as exc:
-                if not is_busy(exc) or time.monotonic() > deadline:
-                    raise SessionStoreError(f"Cannot prepare {self.path}: {exc}") from exc
-                time.sleep(0.05)
-
-    def _inspect(self) -> Layout:
-        try:
-            return inspect_layout(self._conn)
-        except sqlite3.DatabaseError as exc:
-            raise SessionStoreError(f"{self.path} is damaged or unreadable: {exc}") from exc
 
     # -- plumbing -----------------------------------------------------------------
     def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -329,7 +186,9 @@ class SessionStore:
             except sqlite3.DatabaseError as exc:
                 if is_busy(exc):
                     raise SessionStoreError(f"{self.path} is busy: {exc}; retry.") from exc
-                raise SessionStoreError(f"Reading {self.path} failed: {exc}.{_hint(exc)}") from exc
+                raise SessionStoreError(
+                    f"Reading {self.path} failed: {exc}.{damage_hint(exc)}"
+                ) from exc
             except UnicodeEncodeError as exc:
                 raise _not_utf8(exc) from exc
 
@@ -346,7 +205,9 @@ class SessionStore:
         except sqlite3.IntegrityError as exc:
             raise SessionStoreError(f"Write to {self.path} rejected: {exc}") from exc
         except sqlite3.DatabaseError as exc:
-            raise SessionStoreError(f"Write to {self.path} failed: {exc}.{_hint(exc)}") from exc
+            raise SessionStoreError(
+                f"Write to {self.path} failed: {exc}.{damage_hint(exc)}"
+            ) from exc
         except UnicodeEncodeError as exc:
             raise _not_utf8(exc) from exc
         finally:
@@ -1195,7 +1056,7 @@ class SessionStore:
                 "indexes: restore state.db from a backup. Until then its conversations can "
                 "still be read (`hermes-memory sessions list`, `sessions show ID --json`)."
             ) from cause
-        self.layout = self._inspect()
+        self.layout = inspect(self._conn, self.path)
         return counts
 
     # -- search ------------------------------------------------------------------------

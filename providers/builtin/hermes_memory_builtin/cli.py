@@ -56,10 +56,11 @@ def _open_store(user_id: str | None = None) -> MemoryStore:
 def _honour_overflow(store: MemoryStore, config: dict[str, Any]) -> None:
     """``memory.overflow: archive`` applies to a person's adds as to the agent's."""
     from hermes_memory_builtin.archive import Archive
+    from hermes_memory_builtin.documents import memory_url
     from hermes_memory_builtin.overflow import OverflowArchiver
     from hermes_memory_builtin.policy import CurationPolicy
 
-    if CurationPolicy.from_config(config).overflow == "archive":
+    if CurationPolicy.from_config(config).overflow == "archive" and not memory_url(config):
         store.overflow = OverflowArchiver(Archive(store.memory_dir))
 
 

@@ -19,13 +19,25 @@ if TYPE_CHECKING:
     from hermes_memory_builtin.policy import CurationPolicy
 
 
-def _open() -> tuple[Archive, dict[str, int], CurationPolicy]:
-    archive, limits, policy, _ = _open_with_config()
+def _open(user_id: str | None) -> tuple[Archive, dict[str, int], CurationPolicy]:
+    archive, limits, policy, _ = _open_with_config(user_id)
     return archive, limits, policy
 
 
-def _open_with_config() -> tuple[Archive, dict[str, int], CurationPolicy, dict[str, Any]]:
+USER_OPTION = click.option(
+    "--user",
+    "user_id",
+    metavar="ID",
+    help="The archive of one user of a gateway (the user_id the host passes); default: the "
+    "single-user archive.",
+)
+
+
+def _open_with_config(
+    user_id: str | None,
+) -> tuple[Archive, dict[str, int], CurationPolicy, dict[str, Any]]:
     from hermes_memory_builtin.archive import Archive
+    from hermes_memory_builtin.documents import memory_url
     from hermes_memory_builtin.policy import CurationPolicy
     from hermes_memory_builtin.settings import MemorySettings
     from hermes_memory_builtin.store import memory_dir_for
@@ -34,10 +46,17 @@ def _open_with_config() -> tuple[Archive, dict[str, int], CurationPolicy, dict[s
         config = load_config()
         settings = MemorySettings.from_config(config)
         policy = CurationPolicy.from_config(config)
+        in_postgres = memory_url(config) is not None
+        folder = memory_dir_for(None, user_id)
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
+    if in_postgres:
+        raise click.ClickException(
+            "memory.url keeps memory in PostgreSQL; the archive tier and the curator work "
+            "with the memory files only. Remove memory.url to use them."
+        )
     limits = {"memory": settings.memory_char_limit, "user": settings.user_char_limit}
-    return Archive(memory_dir_for()), limits, policy, config
+    return Archive(folder), limits, policy, config
 
 
 @contextlib.contextmanager
@@ -54,13 +73,14 @@ def _when(at: float) -> str:
 
 
 @click.command("search")
+@USER_OPTION
 @click.argument("query")
 @click.option("--all", "include_old", is_flag=True, help="Include superseded and working state.")
 @click.option("--limit", type=click.IntRange(1, 1000), default=20, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-def search(query: str, include_old: bool, limit: int, as_json: bool) -> None:
+def search(query: str, include_old: bool, limit: int, as_json: bool, user_id: str | None) -> None:
     """Search the archive (entries moved out of MEMORY.md / USER.md) for QUERY."""
-    archive, _, _ = _open()
+    archive, _, _ = _open(user_id)
     with archive, _clear_errors():
         found = (
             archive.search(query, limit=limit, current_only=not include_old)
@@ -91,8 +111,9 @@ def search(query: str, include_old: bool, limit: int, as_json: bool) -> None:
 
 
 @click.command("curate")
+@USER_OPTION
 @click.option("--dry-run", is_flag=True, help="Log proposals only; change nothing.")
-def curate(dry_run: bool) -> None:
+def curate(dry_run: bool, user_id: str | None) -> None:
     """Run the curator now: merge duplicates, archive superseded, stale and surplus entries.
 
     Changes show in the system prompt from the next session on; each file's
@@ -101,7 +122,7 @@ def curate(dry_run: bool) -> None:
     from hermes_memory_builtin.curator import Curator
     from hermes_memory_builtin.curator_model import judge_for
 
-    archive, limits, policy, config = _open_with_config()
+    archive, limits, policy, config = _open_with_config(user_id)
     judge = judge_for(config, max_calls=policy.model_calls) if policy.model else None
     with archive, _clear_errors():
         curator = Curator(archive.memory_dir, archive, limits=limits, policy=policy, judge=judge)
@@ -119,11 +140,12 @@ def curate(dry_run: bool) -> None:
 
 
 @click.command("history")
+@USER_OPTION
 @click.option("--limit", type=click.IntRange(1, 10_000), default=20, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-def history(limit: int, as_json: bool) -> None:
+def history(limit: int, as_json: bool, user_id: str | None) -> None:
     """Show the curation log, newest first: what moved, why, and the change ids to undo."""
-    archive, _, _ = _open()
+    archive, _, _ = _open(user_id)
     with archive, _clear_errors():
         changes = archive.changes(limit) if archive.path.exists() else []
         moved = {c.id: archive.moved_by(c.id) for c in changes}
@@ -162,12 +184,13 @@ def history(limit: int, as_json: bool) -> None:
 
 
 @click.command("undo")
+@USER_OPTION
 @click.argument("change_id", type=int)
-def undo(change_id: int) -> None:
+def undo(change_id: int, user_id: str | None) -> None:
     """Revert change CHANGE_ID (see `history`): the file gets its exact earlier text back."""
     from hermes_memory_builtin.curation_log import undo as undo_change
 
-    archive, _, _ = _open()
+    archive, _, _ = _open(user_id)
     with archive, _clear_errors():
         done = undo_change(archive, change_id)
     click.echo(f"Undid #{change_id} as #{done.id}; the next session shows the restored file.")

@@ -215,9 +215,21 @@ class BuiltinMemoryProvider(MemoryProvider):
             self._policy = CurationPolicy()
         if self._archive is not None:
             self._archive.close()
+        if self._policy.uses_archive and self._in_postgres():
+            logger.warning(
+                "memory.overflow: archive and memory.curator work with the memory files only; "
+                "with memory.url (PostgreSQL) they are off and adds over the budget are refused."
+            )
+            self._policy = CurationPolicy()
         self._archive = Archive(self._store.memory_dir)
         archiving = self._policy.overflow == "archive"
         self._store.overflow = OverflowArchiver(self._archive) if archiving else None
+
+    def _in_postgres(self) -> bool:
+        try:
+            return memory_url(self._config) is not None
+        except ConfigError:
+            return False  # reported where the store is built
 
     @property
     def policy(self) -> CurationPolicy:

@@ -722,19 +722,10 @@ class MemoryStore:
                 return self._success(spec, "Entry already exists (no duplicate added).")
             updated = [*entries, text]
             limit = self.char_limit(spec.name)
-            if total_chars(updated) > limit and self.overflow is not None:
-                plan = self.overflow.make_room(spec.name, entries, text, limit)
-                if plan is not None:
-                    with self.overflow.moving(spec.name, self.path(spec.name), plan):
-                        self._commit(spec, plan.after)
-                    return self._success(
-                        spec,
-                        f"Entry added. To make room, {len(plan.moved)} older entr"
-                        f"{'y was' if len(plan.moved) == 1 else 'ies were'} moved to the "
-                        "archive (still recalled when relevant; see archived_entries).",
-                        archived_entries=bounded_entries(plan.moved_texts),
-                    )
             if total_chars(updated) > limit:
+                archived = self._archive_to_fit(spec, entries, text, "Entry added.")
+                if archived is not None:
+                    return archived
                 return self._counted(
                     _failure(
                         f"{spec.filename} is at {format_counts(total_chars(entries), limit)} "
@@ -764,6 +755,12 @@ class MemoryStore:
             updated[index] = text
             updated = dedupe(updated)
             if not self._fits(spec, entries, updated):
+                others = [entry for entry in updated if entry != text]
+                archived = self._archive_to_fit(
+                    spec, others, text, "Entry replaced.", replaced_entry=previous
+                )
+                if archived is not None:
+                    return archived
                 return self._counted(
                     _failure(
                         f"The replacement would put {spec.filename} at "
@@ -785,6 +782,28 @@ class MemoryStore:
             previous = entries[index]
             self._commit(spec, [e for i, e in enumerate(entries) if i != index])
             return self._success(spec, "Entry removed.", removed_entry=previous)
+
+    def _archive_to_fit(
+        self, spec: Target, others: Sequence[str], text: str, done: str, **extra: Any
+    ) -> Result | None:
+        """With ``memory.overflow: archive``: save *others* + *text*, archiving the least
+        valuable of *others* to fit, and say what moved; ``None`` when that cannot be done
+        (the policy is ``reject``, or *text* alone is over the budget)."""
+        if self.overflow is None:
+            return None
+        plan = self.overflow.make_room(spec.name, others, text, self.char_limit(spec.name))
+        if plan is None:
+            return None
+        with self.overflow.moving(spec.name, self.path(spec.name), plan):
+            self._commit(spec, plan.after)
+        count = len(plan.moved)
+        return self._success(
+            spec,
+            f"{done} To make room, {count} older entr{'y was' if count == 1 else 'ies were'} "
+            "moved to the archive (still recalled when relevant; see archived_entries).",
+            archived_entries=bounded_entries(plan.moved_texts),
+            **extra,
+        )
 
     def _longer_than_budget(
         self, spec: Target, before: Sequence[str], written: Sequence[str]

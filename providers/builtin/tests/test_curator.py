@@ -664,3 +664,41 @@ def test_a_broken_archive_refuses_the_move_and_keeps_the_file(memory_dir: Path) 
     assert (memory_dir / "MEMORY.md").read_bytes() == before
     searched = CliRunner().invoke(cli, ["memory", "search", "anything"])
     assert searched.exit_code == 1 and "move it aside" in searched.output
+
+
+def test_overflow_archive_also_makes_room_for_a_longer_replacement(memory_dir: Path) -> None:
+    store, archive = archiving_store(memory_dir)
+    store.add("memory", "a" * 300)
+    store.add("memory", "The auth service's owner team is ember-1")
+    grown = "The auth service's owner team changed to cobalt-7, " + "x" * 200
+    result = store.replace("memory", "ember-1", grown)
+    assert result["success"] is True and result["replaced_entry"].endswith("ember-1")
+    assert result["archived_entries"] == ["a" * 300]
+    assert store.refresh("memory") == [grown]
+    assert [e.text for e in archive.entries()] == ["a" * 300]
+
+
+def test_with_memory_in_postgres_the_archive_tier_is_off(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HERMES_MEMORY_URL", "postgresql://postgres@127.0.0.1:5432/test")
+    write_file(hermes_home / "config.yaml", "memory:\n  overflow: archive\n  curator: auto\n")
+    result = CliRunner().invoke(cli, ["memory", "curate"])
+    assert result.exit_code == 1 and "memory.url keeps memory in PostgreSQL" in result.output
+    store = MemoryStore(hermes_home / "memories")
+    provider = BuiltinMemoryProvider(memory_store=store)
+    provider.initialize("s1", hermes_home=str(hermes_home))
+    assert provider.policy == CurationPolicy() and store.overflow is None
+
+
+def test_the_archive_commands_take_a_user(hermes_home: Path) -> None:
+    from hermes_memory_builtin.store import memory_dir_for
+
+    write_entries(
+        memory_dir_for(hermes_home, "ada") / "USER.md",
+        ["The user lives in Berlin", "The user moved to Lisbon"],
+    )
+    result = CliRunner().invoke(cli, ["memory", "curate", "--user", "ada"])
+    assert result.exit_code == 0, result.output
+    found = CliRunner().invoke(cli, ["memory", "search", "Berlin", "--all", "--user", "ada"])
+    assert "The user lives in Berlin" in found.output

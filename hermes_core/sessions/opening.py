@@ -1,0 +1,186 @@
+"""Opening ``state.db``: the checks and upgrades before the first read or write.
+
+:func:`connect` refuses what cannot hold a database (a folder, a device, a missing
+file opened read-only) and opens the connection; :func:`prepare` reads the
+layout, refuses another program's database, a Hermes Agent file opened for
+writing and a newer schema, and brings a writable file up to date.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from hermes_core.errors import SessionStoreError
+from hermes_core.sessions.connection import (
+    WriteLock,
+    enable_wal,
+    is_busy,
+    not_a_regular_file,
+    open_connection,
+)
+from hermes_core.sessions.gramqueue import drain_gram_queue
+from hermes_core.sessions.layout import Layout, inspect_layout
+from hermes_core.sessions.schema import SCHEMA_VERSION, apply_schema
+
+__all__ = ["connect", "damage_hint", "inspect", "prepare", "readable"]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+def damage_hint(exc: sqlite3.DatabaseError) -> str:
+    """What to do next when SQLite reports damage."""
+    text = str(exc).lower()
+    if "malformed" in text or "corrupt" in text:
+        return (
+            " The file may be damaged: `hermes-memory sessions check` says where, "
+            "`hermes-memory sessions repair` rebuilds the search indexes from the messages, "
+            "and `hermes-memory sessions recover` salvages the readable rows into a new file "
+            "when more than the indexes is damaged."
+        )
+    return ""
+
+
+def connect(path: Path, *, read_only: bool) -> tuple[sqlite3.Connection, bool]:
+    """A connection to *path*, and whether the file was created by opening it."""
+    kind = not_a_regular_file(path)
+    if kind is not None:
+        raise SessionStoreError(
+            f"{path} is {kind}, not a regular file, so it cannot hold a session "
+            "database. Point --db (or HERMES_HOME) at the path of a regular file."
+        )
+    if read_only and not path.is_file():
+        raise SessionStoreError(
+            f"No session database at {path}. Check the path (--db or HERMES_HOME)."
+        )
+    if not read_only:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SessionStoreError(
+                f"Cannot create the folder for {path}: {exc}. "
+                "Point HERMES_HOME (or --db) at a writable folder."
+            ) from exc
+    created = not path.exists()
+    try:
+        conn = open_connection(path, read_only=read_only)
+    except sqlite3.Error as exc:
+        text = str(exc).lower()
+        if "not a database" in text or "malformed" in text:
+            hint = (
+                "It is not an intact SQLite database: check the path (--db or "
+                "HERMES_HOME), or move the file aside and restore a backup."
+            )
+        elif read_only:
+            hint = "Check the path (--db or HERMES_HOME)."
+        else:
+            hint = (
+                "The database and its folder must be writable (SQLite also writes "
+                "-wal and -shm files beside it); fix the permissions or point HERMES_HOME "
+                "elsewhere."
+            )
+        raise SessionStoreError(f"Cannot open {path}: {exc}. {hint}") from exc
+    return conn, created
+
+
+def prepare(conn: sqlite3.Connection, path: Path, writer: WriteLock, read_only: bool) -> Layout:
+    """The layout of the opened file, brought up to date when it is writable: refuses
+    another program's database, a Hermes Agent file opened for writing, and a newer
+    schema; applies the schema and drains the CJK queue."""
+    try:
+        names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.DatabaseError as exc:
+        raise SessionStoreError(
+            f"{path} is not a readable SQLite database ({exc}). "
+            "Point --db / HERMES_HOME at a state.db, or move this file aside."
+        ) from exc
+    if read_only:
+        if not names:
+            raise SessionStoreError(
+                f"{path} is empty (no tables), not a session database. Check the "
+                "path (--db or HERMES_HOME)."
+            )
+        if not {"sessions", "messages"} <= names:
+            raise SessionStoreError(
+                f"{path} is a SQLite database but holds no Hermes sessions "
+                "(no 'sessions' and 'messages' tables)."
+            )
+        return readable(inspect(conn, path), path)
+    layout = inspect(conn, path) if names else None
+    if layout is not None and not layout.ours:
+        if not {"sessions", "messages"} <= names:
+            raise SessionStoreError(
+                f"{path} is another application's SQLite database; refusing to add "
+                "session tables to it. Choose a different path."
+            )
+        readable(layout, path)
+        raise SessionStoreError(
+            f"{path} was written by Hermes Agent (schema version {layout.version}); "
+            "hermes-memory opens such files read-only (`hermes-memory sessions "
+            "list/search/show --db`, or SessionStore(path, read_only=True)). To record "
+            "sessions, point HERMES_HOME (or --db) at another folder."
+        )
+    if layout is not None:
+        readable(layout, path)
+    if layout is not None and layout.version > SCHEMA_VERSION:
+        raise SessionStoreError(
+            f"{path} was written by a newer hermes-memory (schema version "
+            f"{layout.version}; this one knows up to {SCHEMA_VERSION}), so this version "
+            "only reads it (read_only=True) and never downgrades it. Upgrade "
+            "hermes-memory to write to it."
+        )
+    _with_busy_retry(path, lambda: enable_wal(conn))
+    if layout is None or layout.version != SCHEMA_VERSION:
+        try:
+            writer.run(apply_schema)
+        except sqlite3.DatabaseError as exc:
+            raise SessionStoreError(f"Cannot prepare {path}: {exc}.{damage_hint(exc)}") from exc
+        layout = inspect(conn, path)
+    try:
+        queued = layout.has_pending_grams and (
+            conn.execute("SELECT 1 FROM messages_cjk_pending LIMIT 1").fetchone() is not None
+        )
+        if queued:  # rows another program wrote; tokenise them now
+            writer.run(drain_gram_queue)
+    except sqlite3.DatabaseError as exc:
+        if is_busy(exc):
+            raise SessionStoreError(f"Cannot prepare {path}: {exc}") from exc
+        # Damage in the queue: the next write reports it, and check/repair still open.
+        log.debug("Left the CJK queue of %s for later: %s", path, exc)
+    return layout
+
+
+def readable(layout: Layout, path: Path) -> Layout:
+    """*layout*, unless the file lacks what every session reader needs."""
+    if layout.problems:
+        raise SessionStoreError(
+            f"{path} is corrupt or not a session database: "
+            f"{'; '.join(layout.problems)}. Check the path (--db or HERMES_HOME); if it is "
+            "your state.db, restore it from a backup or move it aside to start afresh."
+        )
+    return layout
+
+
+def _with_busy_retry(path: Path, fn: Callable[[], T]) -> T:
+    deadline = time.monotonic() + 30.0
+    while True:
+        try:
+            return fn()
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc) or time.monotonic() > deadline:
+                raise SessionStoreError(f"Cannot prepare {path}: {exc}") from exc
+            time.sleep(0.05)
+
+
+def inspect(conn: sqlite3.Connection, path: Path) -> Layout:
+    """The layout of *conn*'s file; damage that stops reading it raises SessionStoreError."""
+    try:
+        return inspect_layout(conn)
+    except sqlite3.DatabaseError as exc:
+        raise SessionStoreError(f"{path} is damaged or unreadable: {exc}") from exc
