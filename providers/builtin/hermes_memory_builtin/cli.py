@@ -181,7 +181,7 @@ def add(target: str, content: str, user_id: str | None) -> None:
 @USER_OPTION
 def replace(target: str, old_text: str, new_content: str, user_id: str | None) -> None:
     """Replace the whole entry containing OLD_TEXT with NEW_CONTENT."""
-    _report(_open_store(user_id).replace(target, old_text, new_content))
+    _report(_open_store(user_id).replace(target, old_text, new_content, "user", reviewed=True))
 
 
 @memory.command("remove")

@@ -41,6 +41,8 @@ class HeldWrite:
     score: float
     reason: str
     held_at: float
+    replaces: str = ""
+    """For a held ``replace``: the old_text of the entry it would replace."""
 
 
 class Quarantine:
@@ -53,14 +55,19 @@ class Quarantine:
         """Held writes, oldest first."""
         return self._read()
 
-    def hold(self, target: str, content: str, origin: str, score: float, reason: str) -> HeldWrite:
-        """Stage *content*; holding the same content for the same target again is a no-op."""
-        digest = hashlib.sha256(f"{target}\0{content}".encode()).hexdigest()[:12]
+    def hold(
+        self, target: str, content: str, origin: str, score: float, reason: str, replaces: str = ""
+    ) -> HeldWrite:
+        """Stage *content* (replacing the entry *replaces* identifies, when given);
+        holding the same write again is a no-op."""
+        digest = hashlib.sha256(f"{target}\0{replaces}\0{content}".encode()).hexdigest()[:12]
         with self._locked() as items:
             for item in items:
                 if item.id == digest:
                     return item
-            write = HeldWrite(digest, target, content, origin, round(score, 4), reason, time.time())
+            write = HeldWrite(
+                digest, target, content, origin, round(score, 4), reason, time.time(), replaces
+            )
             items.append(write)
             return write
 

@@ -39,7 +39,8 @@ def review(accept_ids: tuple[str, ...], reject_ids: tuple[str, ...], user_id: st
     for item in held:
         when = datetime.datetime.fromtimestamp(item.held_at, tz=datetime.UTC)
         click.echo(
-            f"\n[{item.id}] target={item.target} origin={item.origin} score={item.score:.2f} "
+            f"\n[{item.id}] {'replace' if item.replaces else 'add'} target={item.target} "
+            f"origin={item.origin} score={item.score:.2f} "
             f"held {when:%Y-%m-%d %H:%M} UTC\n  why: {item.reason}\n  {visible(item.content)}"
         )
     click.echo("\nAccept with --accept ID, reject with --reject ID.")

@@ -408,18 +408,34 @@ class MemoryStore:
     def accept_held(self, held_id: str) -> Result:
         """Store the held write *held_id* (the user accepted it); every other check runs."""
         held = self.held_writes().take(held_id)
-        result = self.add(held.target, held.content, "user", reviewed=True)
+        if held.replaces:
+            result = self.replace(held.target, held.replaces, held.content, reviewed=True)
+        else:
+            result = self.add(held.target, held.content, "user", reviewed=True)
         if not result.get("success"):
-            self.held_writes().hold(held.target, held.content, held.origin, held.score, held.reason)
+            self.held_writes().hold(
+                held.target, held.content, held.origin, held.score, held.reason, held.replaces
+            )
         return result
 
     def reject_held(self, held_id: str) -> None:
         """Drop the held write *held_id*."""
         self.held_writes().take(held_id)
 
-    def replace(self, target: str, old_text: Any, new_content: Any) -> Result:
-        """Replace the whole entry that *old_text* identifies with *new_content*."""
-        return self._run(self._replace, target, old_text, new_content)
+    def replace(
+        self,
+        target: str,
+        old_text: Any,
+        new_content: Any,
+        origin: str | None = None,
+        *,
+        reviewed: bool = False,
+    ) -> Result:
+        """Replace the whole entry that *old_text* identifies with *new_content*.
+
+        Held for review like :meth:`add` (the entry it would replace stays).
+        """
+        return self._run(self._replace, target, old_text, new_content, origin, reviewed)
 
     def remove(self, target: str, old_text: Any) -> Result:
         """Delete the entry that *old_text* identifies."""
@@ -689,13 +705,17 @@ class MemoryStore:
         """The writes staged for the user's review (they never reach the prompt)."""
         return Quarantine(self.memory_dir)
 
-    def _hold_if_needed(self, spec: Target, text: str, origin: str | None) -> Result | None:
+    def _hold_if_needed(
+        self, spec: Target, text: str, origin: str | None, replaces: str = ""
+    ) -> Result | None:
         """A staged result when *text* must wait for review, else ``None``."""
         source = origin_of(text, self.turn_user_message, origin)
         screening = screen(text, source)
         if screening.action != "hold" or self._documents is not None:
             return None
-        held = self.held_writes().hold(spec.name, text, source, screening.score, screening.reason)
+        held = self.held_writes().hold(
+            spec.name, text, source, screening.score, screening.reason, replaces
+        )
         return {
             "success": True,
             "staged": True,
@@ -740,7 +760,14 @@ class MemoryStore:
             self._commit(spec, updated)
             return self._success(spec, "Entry added.")
 
-    def _replace(self, target: Any, old_text: Any, new_content: Any) -> Result:
+    def _replace(
+        self,
+        target: Any,
+        old_text: Any,
+        new_content: Any,
+        origin: str | None = None,
+        reviewed: bool = False,
+    ) -> Result:
         spec = self._target(target)
         old = self._old_text(old_text)
         text = self._entry_text(
@@ -748,6 +775,9 @@ class MemoryStore:
             "content",
             "The new content cannot be empty. Use 'remove' to delete an entry.",
         )
+        staged = None if reviewed else self._hold_if_needed(spec, text, origin, old)
+        if staged is not None:
+            return staged
         with self._exclusive(spec) as entries:
             index = self._locate(spec, entries, old, "replace")
             previous = entries[index]

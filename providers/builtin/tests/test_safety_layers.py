@@ -127,3 +127,12 @@ def test_a_blocked_attack_is_refused_and_not_held(store: MemoryStore) -> None:
     result = store.add("memory", ATTACKS[0])
     assert result["success"] is False and "injection detector" in result["error"]
     assert store.held_writes().held() == []
+
+
+def test_a_replace_in_the_review_band_is_held_and_the_old_entry_stays(store: MemoryStore) -> None:
+    assert store.add("memory", "The user likes short answers")["success"] is True
+    result = store.replace("memory", "short answers", REVIEW_BAND)
+    assert result["staged"] is True
+    assert store.entries("memory") == ["The user likes short answers"]
+    assert store.accept_held(result["held_id"])["success"] is True
+    assert store.entries("memory") == [REVIEW_BAND]
