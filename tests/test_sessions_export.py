@@ -289,3 +289,32 @@ def test_a_hermes_agent_file_exports_into_a_hermes_memory_store(tmp_path: Path) 
         assert messages[1]["tool_calls"][0]["function"]["name"] == "logs"
         assert messages[2]["tool_name"] == "logs"
         assert [h["session_id"] for h in store.search_messages("disk full")][:1] in (["h1"], ["h2"])
+
+
+def test_two_users_with_the_same_title_round_trip(tmp_path: Path) -> None:
+    source = tmp_path / "a.db"
+    with SessionStore(source) as store:
+        for user in ("alice", "bob"):
+            store.create_session(f"{user}-1", source="cli", user_id=user, title="Plans")
+            store.append_message(f"{user}-1", "user", f"{user}'s plans")
+    out = tmp_path / "users.jsonl"
+    assert run("export", str(out), "--db", str(source))[0] == 0
+    code, text = run("import", str(out), "--db", str(tmp_path / "b.db"))
+    assert code == 0, text
+    assert dump(tmp_path / "b.db") == dump(source)
+    bad = tmp_path / "same-user.jsonl"
+    bad.write_text(
+        "\n".join(
+            json.dumps(
+                {
+                    "session_id": f"s{n}",
+                    "user_id": "alice",
+                    "title": "Plans",
+                    "messages": [{"role": "user", "content": "x"}],
+                }
+            )
+            for n in range(2)
+        )
+    )
+    code, text = run("import", str(bad), "--db", str(tmp_path / "c.db"))
+    assert code == 1 and "session title 'Plans' is already used on line 1" in text
