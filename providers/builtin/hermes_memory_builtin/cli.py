@@ -171,7 +171,7 @@ def _print_target(name: str, filename: str, item: dict[str, Any]) -> None:
 @USER_OPTION
 def add(target: str, content: str, user_id: str | None) -> None:
     """Add CONTENT as a new entry."""
-    _report(_open_store(user_id).add(target, content))
+    _report(_open_store(user_id).add(target, content, "user", reviewed=True))
 
 
 @memory.command("replace")
@@ -181,7 +181,7 @@ def add(target: str, content: str, user_id: str | None) -> None:
 @USER_OPTION
 def replace(target: str, old_text: str, new_content: str, user_id: str | None) -> None:
     """Replace the whole entry containing OLD_TEXT with NEW_CONTENT."""
-    _report(_open_store(user_id).replace(target, old_text, new_content))
+    _report(_open_store(user_id).replace(target, old_text, new_content, "user", reviewed=True))
 
 
 @memory.command("remove")
@@ -195,8 +195,9 @@ def remove(target: str, old_text: str, user_id: str | None) -> None:
 
 def _add_archive_commands() -> None:
     from hermes_memory_builtin.curation_cli import COMMANDS
+    from hermes_memory_builtin.review_cli import review
 
-    for command in COMMANDS:
+    for command in (*COMMANDS, review):
         memory.add_command(command)
 
 

@@ -318,9 +318,11 @@ class BuiltinMemoryProvider(MemoryProvider):
             self._session_search.index_recent()
 
     def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
-        """A new turn: restart the per-turn count of failed memory consolidations."""
+        """A new turn: restart the per-turn count of failed memory consolidations and
+        remember the user's message (a write repeating it is user-stated)."""
         if self._store is not None:
             self._store.consolidation.start_turn()
+            self._store.turn_user_message = message if isinstance(message, str) else None
 
     def on_session_switch(
         self,

@@ -48,6 +48,8 @@ from hermes_memory_builtin.files import (
     resolved_file,
 )
 from hermes_memory_builtin.locking import exclusive_lock, lock_path_for
+from hermes_memory_builtin.provenance import origin_of, screen
+from hermes_memory_builtin.quarantine import Quarantine
 from hermes_memory_builtin.settings import (
     DEFAULT_MEMORY_CHAR_LIMIT,
     DEFAULT_USER_CHAR_LIMIT,
@@ -239,6 +241,8 @@ class MemoryStore:
         self.overflow: OverflowArchiver | None = None
         """Set for ``memory.overflow: archive``: over-budget adds archive entries instead."""
         self._mutex = threading.RLock()
+        self.turn_user_message: str | None = None
+        """The user's message of the current turn (set by the provider), for provenance."""
 
     # -- construction ------------------------------------------------------------------------
 
@@ -389,13 +393,49 @@ class MemoryStore:
 
     # -- operations ----------------------------------------------------------------------------
 
-    def add(self, target: str, content: Any) -> Result:
-        """Append *content* as a new entry of *target*."""
-        return self._run(self._add, target, content)
+    def add(
+        self, target: str, content: Any, origin: str | None = None, *, reviewed: bool = False
+    ) -> Result:
+        """Append *content* as a new entry of *target*.
 
-    def replace(self, target: str, old_text: Any, new_content: Any) -> Result:
-        """Replace the whole entry that *old_text* identifies with *new_content*."""
-        return self._run(self._replace, target, old_text, new_content)
+        *origin* ``"tool"`` says the content repeats untrusted tool output: the
+        write is then held for review. A write in the detector's review band is
+        held too (the result has ``staged: true``). *reviewed* (a person adding
+        it themselves) skips holding; every other check still runs.
+        """
+        return self._run(self._add, target, content, origin, reviewed)
+
+    def accept_held(self, held_id: str) -> Result:
+        """Store the held write *held_id* (the user accepted it); every other check runs."""
+        held = self.held_writes().take(held_id)
+        if held.replaces:
+            result = self.replace(held.target, held.replaces, held.content, reviewed=True)
+        else:
+            result = self.add(held.target, held.content, "user", reviewed=True)
+        if not result.get("success"):
+            self.held_writes().hold(
+                held.target, held.content, held.origin, held.score, held.reason, held.replaces
+            )
+        return result
+
+    def reject_held(self, held_id: str) -> None:
+        """Drop the held write *held_id*."""
+        self.held_writes().take(held_id)
+
+    def replace(
+        self,
+        target: str,
+        old_text: Any,
+        new_content: Any,
+        origin: str | None = None,
+        *,
+        reviewed: bool = False,
+    ) -> Result:
+        """Replace the whole entry that *old_text* identifies with *new_content*.
+
+        Held for review like :meth:`add` (the entry it would replace stays).
+        """
+        return self._run(self._replace, target, old_text, new_content, origin, reviewed)
 
     def remove(self, target: str, old_text: Any) -> Result:
         """Delete the entry that *old_text* identifies."""
@@ -494,7 +534,15 @@ class MemoryStore:
                 "for this turn, not something the user said, and saving it would store the "
                 "recall again every time. Save the fact itself, in your own words."
             )
-        return _control_problem(text) or first_threat_message(text, scope="strict")
+        problem = _control_problem(text) or first_threat_message(text, scope="strict")
+        if problem is None and screen(text, "model").action == "block":
+            problem = (
+                f"Blocked: the injection detector scores this content "
+                f"{screen(text, 'model').score:.2f}, at or above its block threshold. Memory "
+                "is injected into future system prompts, so it must not carry instructions to "
+                "the model. Rephrase it as a plain fact."
+            )
+        return problem
 
     def _entry_text(self, value: Any, field: str, empty_error: str) -> str:
         text = self._clean_text(value, field)
@@ -653,9 +701,42 @@ class MemoryStore:
             raise self._drift_refusal(spec, entries[match.index], old)
         return match.index
 
-    def _add(self, target: Any, content: Any) -> Result:
+    def held_writes(self) -> Quarantine:
+        """The writes staged for the user's review (they never reach the prompt)."""
+        return Quarantine(self.memory_dir)
+
+    def _hold_if_needed(
+        self, spec: Target, text: str, origin: str | None, replaces: str = ""
+    ) -> Result | None:
+        """A staged result when *text* must wait for review, else ``None``."""
+        source = origin_of(text, self.turn_user_message, origin)
+        screening = screen(text, source)
+        if screening.action != "hold" or self._documents is not None:
+            return None
+        held = self.held_writes().hold(
+            spec.name, text, source, screening.score, screening.reason, replaces
+        )
+        return {
+            "success": True,
+            "staged": True,
+            "pending_review": True,
+            "held_id": held.id,
+            "origin": source,
+            "message": (
+                f"Held for the user's review ({screening.reason}); it is NOT in memory and "
+                "will not be in the prompt unless the user accepts it with `hermes-memory "
+                "memory review`. Do not retry or rephrase it."
+            ),
+        }
+
+    def _add(
+        self, target: Any, content: Any, origin: str | None = None, reviewed: bool = False
+    ) -> Result:
         spec = self._target(target)
         text = self._entry_text(content, "content", "Content cannot be empty.")
+        staged = None if reviewed else self._hold_if_needed(spec, text, origin)
+        if staged is not None:
+            return staged
         with self._exclusive(spec) as entries:
             if text in entries:
                 return self._success(spec, "Entry already exists (no duplicate added).")
@@ -679,7 +760,14 @@ class MemoryStore:
             self._commit(spec, updated)
             return self._success(spec, "Entry added.")
 
-    def _replace(self, target: Any, old_text: Any, new_content: Any) -> Result:
+    def _replace(
+        self,
+        target: Any,
+        old_text: Any,
+        new_content: Any,
+        origin: str | None = None,
+        reviewed: bool = False,
+    ) -> Result:
         spec = self._target(target)
         old = self._old_text(old_text)
         text = self._entry_text(
@@ -687,6 +775,9 @@ class MemoryStore:
             "content",
             "The new content cannot be empty. Use 'remove' to delete an entry.",
         )
+        staged = None if reviewed else self._hold_if_needed(spec, text, origin, old)
+        if staged is not None:
+            return staged
         with self._exclusive(spec) as entries:
             index = self._locate(spec, entries, old, "replace")
             previous = entries[index]

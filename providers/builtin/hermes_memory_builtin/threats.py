@@ -39,6 +39,7 @@ __all__ = [
     "SCOPES",
     "ThreatPattern",
     "first_threat_message",
+    "folded_text",
     "scan_for_threats",
     "threat_patterns",
 ]
@@ -497,6 +498,11 @@ def _folds(text: str) -> list[str]:
     if formats:
         readings.append(decomposed.translate({**dropped, **dict.fromkeys(formats, " ")}))
     return [reading.translate(_LOOKALIKES) for reading in readings]
+
+
+def folded_text(text: str) -> str:
+    """*text* as the patterns read it, format characters dropped (the first reading)."""
+    return _folds(text)[0]
 
 
 def _invisible_in_order(text: str) -> list[str]:
