@@ -184,7 +184,8 @@ def _recall_row(split: str, ranker: str, encoder: str, hits: dict[str, float]) -
         f"{hits[key] / n:.3f}"
         for key in ("session@1", "session@5", "message@1", "message@5", "message@10")
     )
-    return f"| {split} | {ranker} | {encoder} | {cells} |"
+    label = "ours + semantic (fused)" if ranker.startswith("ours + semantic") else ranker
+    return f"| {split} | {label} | {encoder} | {cells} |"
 
 
 if __name__ == "__main__":
