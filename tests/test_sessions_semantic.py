@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hermes_core.cli import cli
+from hermes_core.embeddings import ENCODER_ENV, missing_encoder_requirements
 from hermes_core.errors import ConfigError
 from hermes_core.sessions import SessionStore
 from hermes_core.sessions.semantic import (
@@ -263,6 +264,26 @@ def test_vectors_of_another_model_are_dropped(tmp_path: Path) -> None:
         assert store.messages_to_embed() == 4
         store.index_messages()
         assert sessions_of(store.search_messages(QUESTION))[0] == "cat"
+
+
+@pytest.mark.skipif(
+    bool(missing_encoder_requirements("minilm")), reason="the MiniLM weights are not installed"
+)
+def test_switching_encoders_embeds_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(ENCODER_ENV, "static")
+    with history(tmp_path / "state.db") as store:
+        store.index_messages()
+        assert store.messages_to_embed() == 0
+    monkeypatch.setenv(ENCODER_ENV, "minilm")  # other vectors: none of the static ones count
+    with SessionStore(tmp_path / "state.db", semantic="on") as store:
+        assert store.messages_to_embed() == 4
+        store.index_messages()
+        assert store.messages_to_embed() == 0
+        assert sessions_of(store.search_messages(QUESTION))[0] == "cat"
+    with sqlite3.connect(sidecar_path(tmp_path / "state.db")) as raw:
+        assert raw.execute("SELECT value FROM meta WHERE key = 'model'").fetchone() == (
+            "all-MiniLM-L6-v2",
+        )
 
 
 @needs_minilm
