@@ -147,3 +147,14 @@ def test_an_attack_written_into_the_file_by_hand_is_withheld_from_the_prompt(
     block = provider_for(hermes_home).system_prompt_block()
     assert "User prefers dark mode" in block
     assert ATTACKS[1] not in block and "injection_detector" in block
+
+
+def test_a_write_repeating_this_turns_tool_output_is_tool_derived(store: MemoryStore) -> None:
+    store.turn_user_message = "what did we decide last week?"
+    store.note_tool_output(
+        '{"results": [{"text": "the deploy key rotates every month on the 1st"}]}'
+    )
+    result = store.add("memory", "The deploy key rotates every month on the 1st")
+    assert result["staged"] is True and result["origin"] == "tool"
+    assert store.add("memory", "Deploys happen on Tuesdays")["success"] is True
+    assert store.entries("memory") == ["Deploys happen on Tuesdays"]
