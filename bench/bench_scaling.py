@@ -278,11 +278,13 @@ def main() -> None:
         "",
         f"Largest shortfall of PostgreSQL against SQLite on any of these figures: {worst:.2f} "
         f"({'within' if worst <= 0.02 else 'NOT within'} the 0.02 target). PostgreSQL ranks "
-        "by the plan's boosts and then BM25 from per-term document frequencies, but lacks the "
-        "conversation re-ranking SQLite applies to questions (`rerank.py`), the dated-question "
-        "time windows or the trigram retry for words glued inside CJK text. The 1M-message run "
-        "was not made (time); the machine's load average was about 16 during this run, shared "
-        "with other work, so absolute times are inflated for both backends alike.",
+        "questions partly as SQLite does (boosts multiply BM25, conversations rank by the "
+        "question words their hits cover, a reply follows the turn that asks); it lacks the "
+        "speaker-name and dated-question tiers of SQLite's conversation ranking (`rerank.py`) "
+        "and the trigram retry for words glued inside CJK text. The 1M-message run was not "
+        f"made (time). Load average at the end: {os.getloadavg()[0]:.1f} on "
+        f"{os.cpu_count()} cores, shared with other work, so absolute times are inflated for "
+        "both backends alike.",
     ]
     write_section("scaling", "Scaling: SQLite against PostgreSQL", "\n".join(lines))
 

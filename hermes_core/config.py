@@ -9,6 +9,7 @@ them, and ``config.yaml`` on both) and are importable from here too.
 from __future__ import annotations
 
 import copy
+import functools
 import logging
 import os
 import re
@@ -267,7 +268,10 @@ def _round_trip_edit(written: str, before: dict[str, Any], wanted: dict[str, Any
 
     from ruamel.yaml import YAML
 
+    if _same(before, wanted):
+        return written  # nothing changed: not a byte rewritten
     yaml = YAML()  # round-trip: comments, order and quoting are kept
+    yaml.Constructor, yaml.Representer = _round_trip_classes()
     yaml.preserve_quotes = True
     yaml.width = 1_000_000  # never re-fold a long line
     mapping, sequence, offset = _guess_indent(written)
@@ -280,6 +284,45 @@ def _round_trip_edit(written: str, before: dict[str, Any], wanted: dict[str, Any
     out = io.StringIO()
     yaml.dump(document, out)
     return out.getvalue()
+
+
+@functools.cache
+def _round_trip_classes() -> tuple[type, type]:
+    """ruamel.yaml's round-trip constructor and representer, with numbers and nulls as PyYAML
+    reads and writes them.
+
+    ruamel.yaml keeps a float's own digits and re-emits some (``3.678648508455322e+16``)
+    rounded, and writes ``None`` as nothing; here floats are plain floats written exactly
+    (``1.0e+16``, which PyYAML reads as a number, not ``1e+16``, which it reads as text)
+    and ``None`` is ``null``. Subclasses, so other users of ruamel.yaml are unaffected.
+    """
+    from ruamel.yaml.constructor import RoundTripConstructor, SafeConstructor
+    from ruamel.yaml.representer import RoundTripRepresenter
+
+    class Constructor(RoundTripConstructor):
+        pass
+
+    class Representer(RoundTripRepresenter):
+        pass
+
+    def represent_float(representer: Any, value: float) -> Any:
+        if value != value:
+            text = ".nan"
+        elif value in (float("inf"), float("-inf")):
+            text = ".inf" if value > 0 else "-.inf"
+        else:
+            text = repr(value).lower()
+            if "." not in text and "e" in text:
+                text = text.replace("e", ".0e", 1)
+        return representer.represent_scalar("tag:yaml.org,2002:float", text)
+
+    def represent_null(representer: Any, value: None) -> Any:
+        return representer.represent_scalar("tag:yaml.org,2002:null", "null")
+
+    Constructor.add_constructor("tag:yaml.org,2002:float", SafeConstructor.construct_yaml_float)
+    Representer.add_representer(float, represent_float)
+    Representer.add_representer(type(None), represent_null)
+    return Constructor, Representer
 
 
 def _same(a: Any, b: Any) -> bool:

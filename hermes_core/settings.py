@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hermes_core.config import header_value_problem, is_http_url
+from hermes_core.config import TRUTHY_STRINGS, header_value_problem, is_http_url
 from hermes_core.errors import ConfigError
 
 __all__ = [
@@ -41,7 +41,7 @@ __all__ = [
 TYPE_NAMES = {str: "text", int: "integer", float: "number", bool: "boolean"}
 """The schema ``type`` of each Python type a setting may have."""
 
-TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+TRUE_WORDS = TRUTHY_STRINGS
 FALSE_WORDS = frozenset({"0", "false", "no", "off"})
 
 

@@ -367,3 +367,32 @@ def test_prepare_never_mutates_and_changes_only_the_last_user_message(
         check()
     finally:
         memory.close()
+
+
+class SlowTool(RecordingProvider):
+    """An external provider whose tool blocks until told to finish."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+        self.entered = threading.Event()
+
+    def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> str:
+        self.entered.set()
+        self.release.wait(30)
+        return json.dumps({"success": True})
+
+
+def test_close_waits_for_a_running_call_only_within_its_bound(hermes_home: Path) -> None:
+    provider = SlowTool()
+    memory = with_external(hermes_home, provider, session_end_timeout=0.5, tool_timeout=30.0)
+    memory.start()
+    worker = threading.Thread(target=memory.call_tool, args=("recorder_note", {"text": "x"}))
+    worker.start()
+    assert provider.entered.wait(10)
+    memory.close()  # the tool call still holds the session: close goes ahead after 0.5 s
+    assert memory.closed
+    assert "on_session_end" in provider.hooks()
+    provider.release.set()
+    worker.join(10)
+    assert not worker.is_alive()

@@ -289,3 +289,65 @@ def test_a_hermes_agent_file_exports_into_a_hermes_memory_store(tmp_path: Path) 
         assert messages[1]["tool_calls"][0]["function"]["name"] == "logs"
         assert messages[2]["tool_name"] == "logs"
         assert [h["session_id"] for h in store.search_messages("disk full")][:1] in (["h1"], ["h2"])
+
+
+def test_two_users_with_the_same_title_round_trip(tmp_path: Path) -> None:
+    source = tmp_path / "a.db"
+    with SessionStore(source) as store:
+        for user in ("alice", "bob"):
+            store.create_session(f"{user}-1", source="cli", user_id=user, title="Plans")
+            store.append_message(f"{user}-1", "user", f"{user}'s plans")
+    out = tmp_path / "users.jsonl"
+    assert run("export", str(out), "--db", str(source))[0] == 0
+    code, text = run("import", str(out), "--db", str(tmp_path / "b.db"))
+    assert code == 0, text
+    assert dump(tmp_path / "b.db") == dump(source)
+    bad = tmp_path / "same-user.jsonl"
+    bad.write_text(
+        "\n".join(
+            json.dumps(
+                {
+                    "session_id": f"s{n}",
+                    "user_id": "alice",
+                    "title": "Plans",
+                    "messages": [{"role": "user", "content": "x"}],
+                }
+            )
+            for n in range(2)
+        )
+    )
+    code, text = run("import", str(bad), "--db", str(tmp_path / "c.db"))
+    assert code == 1 and "session title 'Plans' is already used on line 1" in text
+
+
+def test_a_postgresql_store_exports_into_a_state_db(
+    session_backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_core.sessions.backends import open_session_store
+
+    with open_session_store(session_backend) as store:
+        store.create_session("p1", source="cli", user_id="alice", title="Plans")
+        store.append_message("p1", "user", "where is the deploy script?")
+        store.end_session("p1", "compression")
+        store.create_session("p2", source="cli", user_id="alice", parent_session_id="p1")
+        store.append_message("p2", "assistant", "In /srv/deploy.sh.", finish_reason="stop")
+    if session_backend.startswith("postgresql"):
+        monkeypatch.setenv("HERMES_SESSIONS_URL", session_backend)
+        args: tuple[str, ...] = ()
+    else:
+        args = ("--db", session_backend)
+    out = tmp_path / "e.jsonl"
+    code, text = run("export", str(out), *args)
+    assert code == 0, text
+    target = tmp_path / "copy.db"
+    code, text = run("import", str(out), "--db", str(target))
+    assert code == 0, text
+    with SessionStore(target, read_only=True) as copy, open_session_store(session_backend) as src:
+        assert copy.get_lineage("p2") == ["p1", "p2"]
+        for session_id in ("p1", "p2"):
+            want, got = src.get_session(session_id), copy.get_session(session_id)
+            for key in ("title", "user_id", "parent_session_id", "end_reason", "source"):
+                assert got[key] == want[key]
+            assert [(m["role"], m["content"]) for m in copy.get_messages(session_id)] == [
+                (m["role"], m["content"]) for m in src.get_messages(session_id)
+            ]

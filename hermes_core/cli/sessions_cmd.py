@@ -909,30 +909,30 @@ def export_cmd(
     sessions), times, titles, user ids. Exported from a consistent copy of the
     database taken first, so agents can keep writing; the copy needs as much
     free disk as state.db (beside it, else in the system's temporary folder).
-    A Hermes Agent state.db can be exported too. OUT is written whole or not at
-    all.
+    A Hermes Agent state.db can be exported too, and so can a PostgreSQL store
+    (sessions.url), read as it is. OUT is written whole or not at all.
     """
-    from hermes_core.sessions import SessionStore
     from hermes_core.sessions.export import export_sessions
 
     since_ts = parse_when(since)
-    path = _existing(db)
-    with _snapshot(path) as copy, _output(out) as stream:
-        try:
-            store = SessionStore(copy, read_only=True, semantic=False)
-        except HermesMemoryError as exc:
-            raise click.ClickException(str(exc)) from exc
-        try:
-            with Progress("Exporting sessions", unit="sessions", quiet=quiet) as progress:
-                counts = export_sessions(
-                    store, stream, since=since_ts, user_id=user_id, progress=progress.update
-                )
-        finally:
-            store.close()
+    with contextlib.ExitStack() as stack:
+        if db is None and _configured_url() is not None:  # a PostgreSQL store, read as it is
+            store = stack.enter_context(_store(None, read_only=True))
+            source = _target(None)
+        else:
+            path = _existing(db)
+            copy = stack.enter_context(_snapshot(path))
+            store = stack.enter_context(_store(copy, read_only=True))
+            source = _printable(path)
+        stream = stack.enter_context(_output(out))
+        with Progress("Exporting sessions", unit="sessions", quiet=quiet) as progress:
+            counts = export_sessions(
+                store, stream, since=since_ts, user_id=user_id, progress=progress.update
+            )
     where = "stdout" if out is None or str(out) == "-" else _printable(out)
     click.echo(
         f"Exported {counts.sessions:,} session(s), {counts.messages:,} message(s) of "
-        f"{_printable(path)} to {where}.",
+        f"{source} to {where}.",
         err=True,
     )
 

@@ -155,7 +155,8 @@ def _connection_key(ctx: ServerRequestContext[Any, Any]) -> tuple[object, Any]:
 
     A stateful HTTP session (``Mcp-Session-Id``) lives across requests and tears
     down when it ends; a stateless request gets a fresh connection each time, so
-    those share one key.
+    those share one key. (The SDK's ``ServerSession`` keeps its connection in
+    ``_connection``; should that change, every request falls back to the shared key.)
     """
     connection = getattr(ctx.session, "_connection", None)
     if connection is not None and getattr(connection, "session_id", None) is not None:

@@ -367,14 +367,21 @@ class Memory:
                 self._last_recall = None
 
     def close(
-        self, end_reason: str = "user_exit", *, messages: Sequence[dict[str, Any]] | None = None
+        self,
+        end_reason: str = "user_exit",
+        *,
+        messages: Sequence[dict[str, Any]] | None = None,
+        wait: float | None = None,
     ) -> None:
         """End the session: ``on_session_end``, the row ended, ``shutdown_all``, store closed.
 
         *messages* is the conversation handed to ``on_session_end`` (default: what
-        :meth:`record` stored). Safe to call twice.
+        :meth:`record` stored). Safe to call twice. A call running in another
+        thread is waited for at most *wait* seconds (default ``session_end_timeout``).
         """
-        with self._busy:
+        limit = self.settings.session_end_timeout if wait is None else wait
+        idle = self._busy.acquire(timeout=limit) if limit > 0 else self._busy.acquire(False)
+        try:
             if self._closed:
                 return
             self._closed = True
@@ -398,6 +405,9 @@ class Memory:
             finally:
                 self.guard.close()
                 self._store_call(self.store.close)
+        finally:
+            if idle:
+                self._busy.release()
 
     # -- a turn ------------------------------------------------------------------------
     def begin_turn(self, user_message: str, **turn_info: Any) -> Recall:
@@ -486,7 +496,10 @@ class Memory:
             available = ", ".join(sorted(t["name"] for t in self._tools)) or "none"
             error = f"Unknown tool {name!r}. Available tools: {available}."
             return json.dumps({"error": error})
-        arguments = dict(arguments)
+        with self._busy:
+            return self._run_tool(name, dict(arguments), call_id)
+
+    def _run_tool(self, name: str, arguments: dict[str, Any], call_id: str) -> str:
         fallback = json.dumps(
             {"error": f"Tool {name!r} did not complete; try again or continue without it."}
         )

@@ -396,12 +396,13 @@ class AgentSession:
                 wait,
             )
         try:
-            self._close(end_reason)
+            # A turn still running may hold the memory session too: don't wait twice.
+            self._close(end_reason, wait=wait if idle else 0.0)
         finally:
             if idle:
                 self._busy.release()
 
-    def _close(self, end_reason: str) -> None:
+    def _close(self, end_reason: str, *, wait: float) -> None:
         if self._closed:
             return
         self._closed = True
@@ -417,7 +418,7 @@ class AgentSession:
                         self.store.path,
                         exc,
                     )
-            self.memory.close(end_reason, messages=self.messages)
+            self.memory.close(end_reason, messages=self.messages, wait=wait)
         finally:
             if self.client is not None:
                 self.client.close()

@@ -82,13 +82,16 @@ def prepare_import(sessions: Iterable[Mapping[str, Any]], scope: UserScope) -> I
             titles.append((title, session_id))
 
     ids = [row[0] for row in session_rows]
-    for values, what in ((ids, "id"), ([title for title, _ in titles], "title")):
-        seen: set[str] = set()
-        for value in values:
-            if value in seen:
+    owners = {row[0]: row[2] for row in session_rows}
+    # Titles are unique per user (two users may each have a "Plans").
+    keys = [((owners[session_id], title), title) for title, session_id in titles]
+    for values, what in ([((i,), i) for i in ids], "id"), (keys, "title"):
+        seen: set[tuple[Any, ...]] = set()
+        for key, value in values:
+            if key in seen:
                 raise SessionStoreError(
                     f"Two imported sessions have the {what} {value!r}; nothing was "
                     f"imported. Give each session its own {what}."
                 )
-            seen.add(value)
+            seen.add(key)
     return ImportBatch(session_rows, message_rows, titles, ids)

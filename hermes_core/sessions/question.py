@@ -4,7 +4,9 @@ An agent asks ``What did I decide about the deploy script?``. FTS5's default
 (every word must match) finds nothing for that: *what*, *did*, *I* and *the*
 rarely sit in the same message as the answer. The plan therefore:
 
-* keeps explicit FTS syntax (quotes, ``AND``/``OR``/``NOT``, ``prefix*``) as typed;
+* keeps explicit FTS syntax (quotes, ``AND``/``OR``/``NOT``, ``prefix*``) as typed,
+  except a phrase quoted inside a question (*When did she read "Dune"?*): that is
+  planned as a question, the phrase a preference (:attr:`Plan.phrases`);
 * treats a short keyword query (``docker networking``) as AND, topped up with
   OR matches when AND finds almost nothing (fewer than 5 messages);
 * treats a question or sentence as a bag of content words: stop words,
@@ -22,7 +24,8 @@ rarely sit in the same message as the answer. The plan therefore:
   (almost) not found.
 
 The word index is porter-stemmed, so *deployed*, *deploying* and *deployment*
-all meet *deploy* without any work here.
+all meet *deploy* without any work here; text read outside the index is cut
+with the same stemmer (:func:`porter_stem`, :func:`stem`).
 """
 
 from __future__ import annotations
