@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -75,6 +76,7 @@ def backup(path: Path | None, home: Path | None, include_secrets: bool, quiet: b
     if target.is_dir():
         target = target / name
     target = Path(os.path.abspath(target))
+    memory_lock: Callable[[Path], contextlib.AbstractContextManager[Path]] | None
     try:
         from hermes_memory_builtin.locking import exclusive_lock as memory_lock
     except ImportError:  # pragma: no cover - the builtin provider ships with the core

@@ -665,7 +665,7 @@ def repair_cmd(db: Path | None, quiet: bool) -> None:
                 counts = store.rebuild_indexes()
     except click.ClickException as exc:
         if _DAMAGE.search(exc.message):  # more than the indexes is damaged
-            exc.message = f"{exc.message.rstrip()} {RECOVER_HINT}"
+            raise click.ClickException(f"{exc.message.rstrip()} {RECOVER_HINT}") from exc
         raise
     rows = ", ".join(f"{name} {count:,} rows" for name, count in counts.items())
     click.echo(f"Rebuilt the search indexes of {_target(path)}: {rows}.")
