@@ -8,7 +8,8 @@ Data: the generated corpus of bench/safety_corpus.py (templates written for this
 project). The regularisation strength is chosen on the dev split, thresholds
 are calibrated on the dev benign scores (review: at most 1 % of dev benign
 entries reach it, never below REVIEW_FLOOR; block: at most 0.25 %, never below
-BLOCK_FLOOR), and the held-out test split is reported, never used for a choice.
+BLOCK_FLOOR, which means never), and the held-out test split is reported, never used
+for a choice.
 Weights are stored as one signed byte each
 (times a scale), so a rebuild with the same scikit-learn version (liblinear is
 deterministic) is byte for byte identical; across versions a weight may move
@@ -36,11 +37,15 @@ from hermes_memory_builtin.detector import DIMENSIONS, WEIGHTS_FILE, feature_ind
 DATA = ROOT / "providers" / "builtin" / "hermes_memory_builtin" / "data"
 REVIEW_FP = 0.01
 BLOCK_FP = 0.0025
-REVIEW_FLOOR = 0.5
-BLOCK_FLOOR = 0.8
+REVIEW_FLOOR = 0.9
 """The review threshold is never below this: the dev split is generated, so real entries
-(one-word notes, test strings) score higher than its benign ones; measured on the
-repository's own test-suite entries, a lower band held ordinary words."""
+score higher than its benign ones. Measured on real text the corpus never saw (12,355
+chat messages of a public multi-session chat set and the lines of docs/), a band from
+0.5 held 20 % of chat messages and 12 % of doc lines; from 0.9 it holds 0.1 %."""
+BLOCK_FLOOR = 1.0
+"""The detector alone never blocks (a score reaches 1.0 only in the limit): what it
+catches is held for review, which a person can accept, so its false positives lose
+nothing. Blocking stays with the pattern catalogue."""
 
 
 def matrix(texts: list[str]) -> csr_matrix:

@@ -9,16 +9,12 @@ govern what the agent sees; these commands can always reach both files.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
-from hermes_core.config import load_config
-from hermes_core.errors import HermesMemoryError
+from hermes_memory_builtin.command_store import open_store, report
 from hermes_memory_builtin.visible import visible
-
-if TYPE_CHECKING:
-    from hermes_memory_builtin.store import MemoryStore
 
 TARGET_CHOICE = click.Choice(["memory", "user"])
 
@@ -30,61 +26,6 @@ USER_OPTION = click.option(
     help="The files of one user of a gateway (the user_id the host passes); default: the "
     "single-user files.",
 )
-
-
-def _open_store(user_id: str | None = None) -> MemoryStore:
-    from hermes_memory_builtin.documents import PostgresDocuments, memory_url
-    from hermes_memory_builtin.settings import MemorySettings
-    from hermes_memory_builtin.store import MemoryStore, memory_dir_for
-
-    try:
-        config = load_config()
-        settings = MemorySettings.from_config(config)
-        url = memory_url(config)
-        store = MemoryStore(
-            memory_dir_for(None, user_id),
-            memory_char_limit=settings.memory_char_limit,
-            user_char_limit=settings.user_char_limit,
-            documents=PostgresDocuments(url, user_id or "") if url else None,
-        )
-        _honour_overflow(store, config)
-        return store
-    except HermesMemoryError as exc:
-        raise click.ClickException(str(exc)) from exc
-
-
-def _honour_overflow(store: MemoryStore, config: dict[str, Any]) -> None:
-    """``memory.overflow: archive`` applies to a person's adds as to the agent's."""
-    from hermes_memory_builtin.archive import Archive
-    from hermes_memory_builtin.documents import memory_url
-    from hermes_memory_builtin.overflow import OverflowArchiver
-    from hermes_memory_builtin.policy import CurationPolicy
-
-    if CurationPolicy.from_config(config).overflow == "archive" and not memory_url(config):
-        store.overflow = OverflowArchiver(Archive(store.memory_dir))
-
-
-def _report(result: dict[str, Any]) -> None:
-    """Print a store result; exit 1 with the error and its context on failure."""
-    if result.get("success"):
-        click.echo(f"{result['message']} {result['target']}: {result['usage']}.")
-        for entry in result.get("archived_entries", []):
-            click.echo(f"  archived: {visible(entry)}")
-        return
-    lines = [f"Error: {result.get('error', 'the change failed')}"]
-    if result.get("matches"):
-        lines.append("Matching entries:")
-        lines.extend(f"  - {visible(entry)}" for entry in result["matches"])
-    if "current_entries" in result:
-        lines.append("Current entries:")
-        lines.extend(
-            f"  [{number}] {visible(entry)}"
-            for number, entry in enumerate(result["current_entries"], 1)
-        )
-    if result.get("remediation"):
-        lines.append(f"Next: {result['remediation']}")
-    click.echo("\n".join(lines), err=True)
-    raise click.exceptions.Exit(1)
 
 
 @click.group("memory")
@@ -107,14 +48,14 @@ def show(target: str | None, as_json: bool, user_id: str | None) -> None:
     from hermes_memory_builtin.targets import TARGETS
     from hermes_memory_builtin.threats import scan_for_threats
 
-    store = _open_store(user_id)
+    store = open_store(user_id)
     names = [target] if target else list(TARGETS)
-    report: dict[str, Any] = {}
+    shown_files: dict[str, Any] = {}
     for name in names:
         read = store.read_document(name)
         entries = dedupe(parse_entries(read.text))
         size, limit = total_chars(entries), store.char_limit(name)
-        report[name] = {
+        shown_files[name] = {
             "file": store.location(name),
             "chars": size,
             "limit": limit,
@@ -125,11 +66,11 @@ def show(target: str | None, as_json: bool, user_id: str | None) -> None:
                 for entry in entries
             ],
         }
-    failed = any(item["error"] for item in report.values())
+    failed = any(item["error"] for item in shown_files.values())
     if as_json:
-        click.echo(json.dumps(report, ensure_ascii=False, indent=2))
+        click.echo(json.dumps(shown_files, ensure_ascii=False, indent=2))
     else:
-        for name, item in report.items():
+        for name, item in shown_files.items():
             _print_target(name, TARGETS[name].filename, item)
     if failed:
         raise click.exceptions.Exit(1)
@@ -171,7 +112,7 @@ def _print_target(name: str, filename: str, item: dict[str, Any]) -> None:
 @USER_OPTION
 def add(target: str, content: str, user_id: str | None) -> None:
     """Add CONTENT as a new entry."""
-    _report(_open_store(user_id).add(target, content, "user", reviewed=True))
+    report(open_store(user_id).add(target, content, "user", reviewed=True))
 
 
 @memory.command("replace")
@@ -181,7 +122,7 @@ def add(target: str, content: str, user_id: str | None) -> None:
 @USER_OPTION
 def replace(target: str, old_text: str, new_content: str, user_id: str | None) -> None:
     """Replace the whole entry containing OLD_TEXT with NEW_CONTENT."""
-    _report(_open_store(user_id).replace(target, old_text, new_content, "user", reviewed=True))
+    report(open_store(user_id).replace(target, old_text, new_content, "user", reviewed=True))
 
 
 @memory.command("remove")
@@ -190,7 +131,7 @@ def replace(target: str, old_text: str, new_content: str, user_id: str | None) -
 @USER_OPTION
 def remove(target: str, old_text: str, user_id: str | None) -> None:
     """Remove the entry containing OLD_TEXT (a unique part of it)."""
-    _report(_open_store(user_id).remove(target, old_text))
+    report(open_store(user_id).remove(target, old_text))
 
 
 def _add_archive_commands() -> None:

@@ -7,6 +7,7 @@ import datetime
 import click
 
 from hermes_core.errors import HermesMemoryError
+from hermes_memory_builtin.command_store import open_store, report
 from hermes_memory_builtin.visible import visible
 
 __all__ = ["review"]
@@ -18,15 +19,13 @@ __all__ = ["review"]
 @click.option("--user", "user_id", default=None, help="The files of one user of a gateway.")
 def review(accept_ids: tuple[str, ...], reject_ids: tuple[str, ...], user_id: str | None) -> None:
     """List memory writes held for review (never in the prompt); accept or reject them."""
-    from hermes_memory_builtin.cli import _open_store, _report
-
-    store = _open_store(user_id)
+    store = open_store(user_id)
     try:
         for held_id in reject_ids:
             store.reject_held(held_id)
             click.echo(f"Rejected {held_id}.")
         for held_id in accept_ids:
-            _report(store.accept_held(held_id))
+            report(store.accept_held(held_id))
         if accept_ids or reject_ids:
             return
         held = store.held_writes().held()
