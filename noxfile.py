@@ -46,7 +46,9 @@ MYPY = "mypy==2.4.1"
 
 def install_provider(session: nox.Session, name: str) -> None:
     """Install hermes-memory-core (with the builtin) and provider *name* with its test extras."""
-    session.install("-e", f"{ROOT}[testing]")
+    # postgres: the builtin's tests keep MEMORY.md / USER.md in PostgreSQL rows too.
+    extras = "testing,postgres" if name == BUILTIN else "testing"
+    session.install("-e", f"{ROOT}[{extras}]")
     if name != BUILTIN:
         session.install("-e", f"{ROOT / 'providers' / name}[test]")
     if NO_DEPS_EXTRAS.get(name):
