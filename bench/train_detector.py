@@ -1,15 +1,18 @@
 """Rebuild the learned detector shipped in hermes_memory_builtin/data/.
 
     uv pip install scikit-learn   # training only; not a run-time dependency
+    python bench/detector_data.py fetch     # the pinned public attack sets (needed first)
     python bench/train_detector.py          # writes the data files
     python bench/train_detector.py --check  # rebuilds in memory, compares with the shipped files
 
 Data: the generated corpus of bench/safety_corpus.py (templates written for this
-project). The regularisation strength is chosen on the dev split, thresholds
-are calibrated on the dev benign scores (review: at most 1 % of dev benign
-entries reach it, never below REVIEW_FLOOR; block: at most 0.25 %, never below
-BLOCK_FLOOR, which means never), and the held-out test split is reported, never used
-for a choice.
+project) plus real text (bench/detector_data.py): public attack prompts fetched at
+pinned commits, this repository's docs at a pinned commit and standard-library
+docstrings, split by source file. The regularisation strength is chosen on the dev
+splits, thresholds are calibrated on the dev benign scores (review: at most 1 % of
+generated and 0.5 % of real dev benign text reach it, never below REVIEW_FLOOR;
+block: at most 0.25 %, never below BLOCK_FLOOR, which means never), and the held-out
+test splits are reported, never used for a choice.
 Weights are stored as one signed byte each
 (times a scale), so a rebuild with the same scikit-learn version (liblinear is
 deterministic) is byte for byte identical; across versions a weight may move
@@ -25,21 +28,27 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from scipy.sparse import csr_matrix
+from scipy.sparse import csr_matrix, vstack
 from sklearn.linear_model import LogisticRegression
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "providers" / "builtin"))
 
+import detector_data  # noqa: E402
 import safety_corpus  # noqa: E402
 from hermes_memory_builtin.detector import DIMENSIONS, WEIGHTS_FILE, feature_indices  # noqa: E402
 
 DATA = ROOT / "providers" / "builtin" / "hermes_memory_builtin" / "data"
 REVIEW_FP = 0.01
+REAL_REVIEW_FP = 0.005
+"""At most this share of the dev split of *real* benign text (docs, docstrings) reaches review."""
+REAL_ATTACK_WEIGHT = 8.0
+"""Sample weight of a real attack prompt (a few dozen, against thousands generated)."""
 BLOCK_FP = 0.0025
 REVIEW_FLOOR = 0.9
-"""The review threshold is never below this: the dev split is generated, so real entries
-score higher than its benign ones. Measured on real text the corpus never saw (12,355
+"""The review threshold is never below this: the real dev text is documentation, not
+chat, and chat messages score higher (calibrated on docs alone the band would start
+near 0.26). Measured on real text the corpus never saw (12,355
 chat messages of a public multi-session chat set and the lines of docs/), a band from
 0.5 held 20 % of chat messages and 12 % of doc lines; from 0.9 it holds 0.1 %."""
 BLOCK_FLOOR = 1.0
@@ -76,23 +85,54 @@ def threshold(benign: np.ndarray, rate: float) -> float:
     return float(np.nextafter(ordered[allowed], 1.0)) if allowed < len(ordered) else 0.0
 
 
+def real_rows() -> list[tuple[str, str, int, str]]:
+    """(source, split, label, text) of the fetched attacks and the real benign text."""
+    problem = detector_data.verify()
+    if problem:
+        raise SystemExit(f"the detector is trained on fetched public data too: {problem}")
+    rows = [(src, split, 1, text) for src, split, text in detector_data.real_attacks()]
+    rows += [(src, split, 0, text) for src, split, text in detector_data.real_benign()]
+    return rows
+
+
+def rates(values: np.ndarray, cut: float) -> float:
+    return round(float((values >= cut).mean()), 4) if len(values) else 0.0
+
+
 def train() -> tuple[np.ndarray, dict[str, object]]:
     samples = list(safety_corpus.generate())
     corpus_hash = hashlib.sha256(
         "\n".join(f"{s.label}\t{s.split}\t{s.text}" for s in samples).encode()
     ).hexdigest()
+    real = real_rows()
+    real_hash = hashlib.sha256(
+        "\n".join(f"{label}\t{split}\t{text}" for _, split, label, text in real).encode()
+    ).hexdigest()
     split = {name: [s for s in samples if s.split == name] for name in ("train", "dev", "test")}
     x = {name: matrix([s.text for s in rows]) for name, rows in split.items()}
     y = {name: np.array([s.label for s in rows]) for name, rows in split.items()}
+    real_split = {name: [r for r in real if r[1] == name] for name in ("train", "dev", "test")}
+    rx = {name: matrix([r[3] for r in rows]) for name, rows in real_split.items()}
+    ry = {name: np.array([r[2] for r in rows]) for name, rows in real_split.items()}
+    x_train = vstack([x["train"], rx["train"]]).tocsr()
+    y_train = np.concatenate([y["train"], ry["train"]])
+    weight = np.concatenate(
+        [np.ones(len(y["train"])), np.where(ry["train"] == 1, REAL_ATTACK_WEIGHT, 1.0)]
+    )
     best = None
     for c in (1.0, 4.0, 16.0):
         model = LogisticRegression(C=c, solver="liblinear", class_weight="balanced", max_iter=1000)
-        model.fit(x["train"], y["train"])
+        model.fit(x_train, y_train, sample_weight=weight)
         weights, scale = quantised(model.coef_[0])
         bias = round(float(model.intercept_[0]), 6)
         dev = scores(weights, scale, bias, x["dev"])
-        review = threshold(dev[y["dev"] == 0], REVIEW_FP)
-        recall = float((dev[y["dev"] == 1] >= review).mean())
+        real_dev = scores(weights, scale, bias, rx["dev"])
+        review = max(
+            threshold(dev[y["dev"] == 0], REVIEW_FP),
+            threshold(real_dev[ry["dev"] == 0], REAL_REVIEW_FP),
+        )
+        stopped = np.concatenate([dev[y["dev"] == 1], real_dev[ry["dev"] == 1]])
+        recall = float((stopped >= review).mean())
         if best is None or recall > best[0]:
             block = threshold(dev[y["dev"] == 0], BLOCK_FP)
             best = (recall, c, weights, scale, bias, review, block)
@@ -102,6 +142,16 @@ def train() -> tuple[np.ndarray, dict[str, object]]:
     block = max(block, review, BLOCK_FLOOR)
     test = scores(weights, scale, bias, x["test"])
     attacks, benign = test[y["test"] == 1], test[y["test"] == 0]
+    real_test = scores(weights, scale, bias, rx["test"])
+    sources = [r[0] for r in real_split["test"]]
+    real_report = {
+        "attacks": int((ry["test"] == 1).sum()),
+        "stopped": rates(real_test[ry["test"] == 1], review),
+    }
+    for name in ("docs", "stdlib"):
+        mask = np.array([s == name for s in sources]) & (ry["test"] == 0)
+        real_report[f"{name}_benign"] = int(mask.sum())
+        real_report[f"{name}_false_positive_held"] = rates(real_test[mask], review)
     meta: dict[str, object] = {
         "format": 1,
         "dimensions": DIMENSIONS,
@@ -118,6 +168,22 @@ def train() -> tuple[np.ndarray, dict[str, object]]:
             "stopped": round(float((attacks >= review).mean()), 4),
             "false_positive_blocked": round(float((benign >= block).mean()), 4),
             "false_positive_held_or_blocked": round(float((benign >= review).mean()), 4),
+        },
+        "real_test": real_report,
+        "real": {
+            "attacks": [
+                {k: src[k] for k in ("name", "repository", "commit", "licence")}
+                for src in detector_data.ATTACK_SOURCES
+            ],
+            "benign": {
+                "docs": "docs/*.md and README*.md of this repository at "
+                + detector_data.DOCS_COMMIT,
+                "stdlib": f"docstrings of {detector_data.STDLIB_FILES} standard-library modules"
+                f" of Python {sys.version_info.major}.{sys.version_info.minor} (PSF licence)",
+            },
+            "samples": len(real),
+            "sha256": real_hash,
+            "split": "by source file: 60 % train, 20 % dev (calibration), 20 % test",
         },
         "corpus": {
             "generator": "bench/safety_corpus.py",

@@ -1,0 +1,313 @@
+"""Real text for the learned detector: public attack prompts (fetched) and benign prose.
+
+Attack sets are other people's data: ``python bench/detector_data.py fetch`` copies
+the pinned files into ``bench/data/detector/`` (ignored by git) and checks each
+sha256; nothing of them is committed. Benign text is this repository's own docs
+and READMEs *at a pinned commit* (read with ``git show``, so later edits do not
+move the training set) and the docstrings of the Python standard library (PSF
+licence) of the running interpreter. Every text is assigned to train, dev
+(calibration) or test (reported only) by a hash of its *source file* (for the
+one-file GPTFuzz set: of its row id), so no file's lines are on both sides.
+
+Not used, ever (kept for independent evaluation): garak, spikee, BIPIA,
+AgentDojo, LoCoMo, PersonaChat, XPersona, awesome-cursorrules,
+everything-claude-code.
+
+Usage::
+
+    python bench/detector_data.py fetch [--from OWNER+NAME=GITDIR ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import csv
+import hashlib
+import io
+import subprocess
+import sysconfig
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+DATA = HERE / "data" / "detector"
+
+DOCS_COMMIT = "d869c8a"
+"""The commit of this repository whose docs/*.md and README*.md are benign training text."""
+
+ATTACK_SOURCES = [
+    {
+        "name": "GPTFuzz",
+        "repository": "https://github.com/sherdencooper/GPTFuzz",
+        "commit": "1eddeb565740ae311b5f4950492b011a6f866fe7",
+        "licence": "MIT",
+        "kind": "csv",
+        "files": {
+            "datasets/prompts/GPTFuzzer.csv": (
+                "e4abf25343b4adb991dd8ddc6189c038f26a6e74064d792cced69f56f71577fc"
+            ),
+        },
+    },
+    {
+        "name": "promptmap",
+        "repository": "https://github.com/utkusen/promptmap",
+        "commit": "d305132e38f28b4cdca5c5b4586f11904ed1836d",
+        "licence": "GPL-3.0 (data read at training time, not shipped)",
+        "kind": "yaml",
+        "files": {
+            "rules/distraction/distraction_basic.yaml": (
+                "a2a6e548fc2e10f9e1eddf44c80bfbe8f13ec21da198670cc3521635e44fb32e"
+            ),
+            "rules/distraction/distraction_basic2.yaml": (
+                "e00ea2650079d74397bf27eb0daa7b7a3345de117890db096d13bb1f97abed31"
+            ),
+            "rules/distraction/distraction_question.yaml": (
+                "03fee4256782634b96ed19ebfcc3de0abddc2d67717be76cc2ec3e528fd0ee86"
+            ),
+            "rules/distraction/distraction_question2.yaml": (
+                "bf8f6f7a2ee6ebb4c2fafb5a12a9c4d3ef38bb759b8a46e545df4a98d41cda45"
+            ),
+            "rules/distraction/distraction_translate.yaml": (
+                "9fa0a5a7585b73405b9231d6d920f4162592c71a3a131ae139aae2a67ae9397e"
+            ),
+            "rules/distraction/distraction_translate2.yaml": (
+                "ea3038559ac77632dc5a25fd6473df73b821785817c42299084e14487bf31545"
+            ),
+            "rules/distraction/distraction_typoglycemia.yaml": (
+                "5632a0fde70d77c09760246819e630d421fbfaa979e696a950f6f83e1ade8b9c"
+            ),
+            "rules/jailbreak/dan1.yaml": (
+                "7e102a72a669daad5c3d2c2761ba2dba2a185fdfc8dca72a7c5ab865b1a39e79"
+            ),
+            "rules/jailbreak/dan2.yaml": (
+                "9a163ef4020090bdd6a10e1522f6a892bfc36df791d71033702c7afdc6938d2f"
+            ),
+            "rules/jailbreak/developer_mode.yaml": (
+                "caa09017b6147ba90a3391d7e5cd332f08d34f66e5d45f1dbc692aaec6e39fe0"
+            ),
+            "rules/jailbreak/jb.yaml": (
+                "092e9f35f5134efec817de5fdc1f9ae93247295d5a281b14ac9e80bbda490420"
+            ),
+            "rules/jailbreak/jedi_mind.yaml": (
+                "5927e9dd33e22b1bf67018e8bcab55e1bc6394801e6b6ad2cae81f8ce290b314"
+            ),
+            "rules/jailbreak/latex.yaml": (
+                "b59721bc441214d2938f262d521d772d5e7dbf31002f801fb34e0415b1eaaa99"
+            ),
+            "rules/jailbreak/moralizing_rant.yaml": (
+                "0eeb03e8220b9a1c7b1db779b185a11af5a6699086a4d0f71b4faa7fdd62246d"
+            ),
+            "rules/jailbreak/python1.yaml": (
+                "778e9cd25534fb89543c87ae8b2b26fd04e85167f2ee47c93e1d38dc2bf23d89"
+            ),
+            "rules/jailbreak/violet.yaml": (
+                "32f167ba6e6974bc4ed7a862f22a4e7adc210571e5bcd925ea6fffd5fe6d870f"
+            ),
+            "rules/jailbreak/void.yaml": (
+                "df1307ec5721e2606aa016236db58d9389ca99def00ef6fe9d42ea78bb0238dc"
+            ),
+            "rules/prompt_stealing/prompt_stealer.yaml": (
+                "6db847d785e20b4c518eb2cd27c238be036daf6488d475378cb17029b225e784"
+            ),
+            "rules/prompt_stealing/prompt_stealer_basic2.yaml": (
+                "a76e5b6e0123cc7fca683551eef28902c433508b9b616ec23d34c7032efce8ef"
+            ),
+            "rules/prompt_stealing/prompt_stealer_basic3.yaml": (
+                "88c17644886257ca384dac46aac41c42678cfcd7f31452976c1ad9ac1a6e0759"
+            ),
+            "rules/prompt_stealing/prompt_stealer_basic4.yaml": (
+                "fb8a957b8857e325025ad948f7836347cd1474c858e933324b1261eb6e9f9af1"
+            ),
+            "rules/prompt_stealing/prompt_stealer_basic5.yaml": (
+                "0e3d968a4a8a53f473bab8dbb7168397cecd6fc6aa229550d0471ff01c0c7849"
+            ),
+            "rules/prompt_stealing/prompt_stealer_basic6.yaml": (
+                "1d01372adfcbed04f0dbc414c248f0bae85af3fbc329bbff447315788c7768c2"
+            ),
+            "rules/prompt_stealing/prompt_stealer_basic7.yaml": (
+                "be264b6103a1ea55b29c634f1c32538cfb9f459d2df043896251eaf11b93e126"
+            ),
+            "rules/prompt_stealing/prompt_stealer_basic8.yaml": (
+                "345b022c0723ec67fee92c60cd6527177bd74336ee0051015904dd4187c8e6fa"
+            ),
+            "rules/prompt_stealing/prompt_stealer_china.yaml": (
+                "160a063316a3435cf4e2acf49fc3e160d632cb6d6753cd181c6dfc38fceb5b24"
+            ),
+            "rules/prompt_stealing/prompt_stealer_smartgpt.yaml": (
+                "b2fe069a01ac0179a531c3d17849c070e10352f69b6c5c89db8fec8cf068c008"
+            ),
+            "rules/prompt_stealing/prompt_stealer_smartgpt2.yaml": (
+                "d926b3e683cebfd74dc3792de08ded30b2ff13f9958d518c34d6ac692c5a5ea8"
+            ),
+        },
+    },
+    {
+        "name": "Prompt-Injection-Everywhere",
+        "repository": "https://github.com/TakSec/Prompt-Injection-Everywhere",
+        "commit": "9b69c8ae7958f68d562d484103a7b14b66983d63",
+        "licence": "MIT",
+        "kind": "text",
+        "files": {
+            "Basic-Prompt-Injection-v1.txt": (
+                "03e1a48a3b9511c96fe854e5e340cf18122952cc1fcba91937f9a55793dd253e"
+            ),
+            "Basic-Prompt-Injection-v2.txt": (
+                "b1b6882282f14eb4239e49433e47090beaf024a7152893832a98057e93c7c68a"
+            ),
+            "Prompt-Injection-SQLi.txt": (
+                "6db4521f66439db49f8f58207b195d4da9b6f20eacbb1ddb7208acade0bc62af"
+            ),
+            "Prompt-Injection-XSS.txt": (
+                "5240dafa59f3c53357c9d6b6c12eb02495f516a05eb16291d94ae26207e6eb80"
+            ),
+            "Prompt-Leak-v1.txt": (
+                "bf5eb249c8b68481bb0e6663d9b84e9abd336f8e6f2e71b4cdc85036f5ee7e75"
+            ),
+            "Prompt-Leak-v2.txt": (
+                "a116583a2ed00458ca8e3fb23e1141983c3105027fde418978418a25c176c5c6"
+            ),
+        },
+    },
+]
+
+SPLITS = ("train", "dev", "test")
+
+
+def split_of(key: str) -> str:
+    """train (60 %), dev (20 %) or test (20 %), by a stable hash of *key*."""
+    bucket = int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % 5
+    return "train" if bucket < 3 else ("dev" if bucket == 3 else "test")
+
+
+def _target(source: dict[str, object]) -> Path:
+    return DATA / str(source["name"]).lower()
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def fetch(local: dict[str, Path]) -> None:
+    """Copy every pinned file out of a clone (cloned here unless *local* names one)."""
+    for source in ATTACK_SOURCES:
+        with tempfile.TemporaryDirectory() as tmp:
+            git_dir = local.get(str(source["name"]))
+            if git_dir is None:
+                git_dir = Path(tmp) / "clone"
+                clone = ["git", "clone", "-q", "--bare", str(source["repository"]), str(git_dir)]
+                subprocess.run(clone, check=True)
+            for name in source["files"]:  # type: ignore[attr-defined]
+                show = ["git", "-C", str(git_dir), "show", f"{source['commit']}:{name}"]
+                data = subprocess.run(show, check=True, capture_output=True).stdout
+                path = _target(source) / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+    missing = verify()
+    if missing:
+        raise SystemExit(missing)
+
+
+def verify() -> str:
+    """An empty string if every pinned file is present with its sha256, else what is wrong."""
+    for source in ATTACK_SOURCES:
+        for name, digest in source["files"].items():  # type: ignore[attr-defined]
+            path = _target(source) / name
+            if not path.is_file():
+                return f"{path} is missing: run `python bench/detector_data.py fetch` first"
+            if sha256(path.read_bytes()) != digest:
+                return f"{path}: sha256 is not the recorded {digest}; fetch again"
+    return ""
+
+
+def real_attacks() -> Iterator[tuple[str, str, str]]:
+    """(source, split, text) of every fetched attack prompt."""
+    for source in ATTACK_SOURCES:
+        for name in sorted(source["files"]):  # type: ignore[attr-defined]
+            raw = (_target(source) / name).read_text(encoding="utf-8")
+            key = f"{source['name']}/{name}"
+            if source["kind"] == "csv":
+                for row in csv.DictReader(io.StringIO(raw)):
+                    yield str(source["name"]), split_of(f"{key}#{row['id']}"), row["text"].strip()
+            elif source["kind"] == "yaml":
+                yield str(source["name"]), split_of(key), str(yaml.safe_load(raw)["prompt"]).strip()
+            else:
+                yield str(source["name"]), split_of(key), raw.strip()
+
+
+def _paragraphs(text: str) -> Iterator[str]:
+    for block in text.split("\n\n"):
+        block = " ".join(line.strip() for line in block.splitlines()).strip()
+        if len(block) >= 12 and not block.startswith(("```", "|", ">>>")):
+            yield block[:600]
+
+
+def repository_docs() -> Iterator[tuple[str, str, str]]:
+    """(source, split, paragraph) of docs/*.md and README*.md at DOCS_COMMIT."""
+    listing = ["git", "-C", str(ROOT), "ls-tree", "-r", "--name-only", DOCS_COMMIT]
+    names = subprocess.run(listing, check=True, capture_output=True, text=True).stdout.split()
+    for name in sorted(names):
+        if not (name.endswith(".md") and (name.startswith("docs/") or "README" in name)):
+            continue
+        show = ["git", "-C", str(ROOT), "show", f"{DOCS_COMMIT}:{name}"]
+        text = subprocess.run(show, check=True, capture_output=True, text=True).stdout
+        for paragraph in _paragraphs(text):
+            yield "docs", split_of(name), paragraph
+
+
+STDLIB_FILES = 400
+"""How many standard-library modules (sorted by path, every fourth) give docstrings."""
+
+
+def stdlib_docstrings() -> Iterator[tuple[str, str, str]]:
+    """(source, split, paragraph) of the docstrings of standard-library modules."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    skip = ("site-packages", "test", "idlelib", "lib2to3", "tkinter", "turtledemo")
+    files = [
+        p
+        for p in sorted(stdlib.rglob("*.py"))
+        if not any(part in skip for part in p.relative_to(stdlib).parts)
+    ][::4][:STDLIB_FILES]
+    for path in files:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError):
+            continue
+        name = str(path.relative_to(stdlib))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node)
+                if doc:
+                    for paragraph in _paragraphs(doc):
+                        yield "stdlib", split_of(name), paragraph
+
+
+def real_benign() -> Iterator[tuple[str, str, str]]:
+    yield from repository_docs()
+    yield from stdlib_docstrings()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=["fetch", "verify"])
+    parser.add_argument(
+        "--from",
+        dest="local",
+        action="append",
+        default=[],
+        help="NAME=GITDIR: read that set from a local clone (bare or not)",
+    )
+    args = parser.parse_args(argv)
+    if args.command == "fetch":
+        fetch({k: Path(v) for k, v in (item.split("=", 1) for item in args.local)})
+    problem = verify()
+    print(problem or "all detector sets present and verified")
+    return 1 if problem else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
