@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import detector_data  # noqa: E402
 import safety_corpus  # noqa: E402
 from hermes_memory_builtin import threats  # noqa: E402
 from hermes_memory_builtin.detector import WEIGHTS_FILE, load_detector  # noqa: E402
@@ -50,6 +51,44 @@ def hermes_catalogue(text: str) -> bool:
 
 def our_catalogue(text: str) -> bool:
     return threats.first_threat_message(text, "strict") is not None
+
+
+def real_held_out(detector: object) -> list[str]:
+    """Rows for the held-out (dev, test) splits of the real sets, or a note if not fetched."""
+    problem = detector_data.verify()
+    if problem:
+        return ["", f"Real held-out sets not measured ({problem})."]
+    rows = [(src, split, 1, text) for src, split, text in detector_data.real_attacks()]
+    rows += [(src, split, 0, text) for src, split, text in detector_data.real_benign()]
+    lines = [
+        "",
+        "Real text the generated corpus never saw (bench/detector_data.py; split by source "
+        "file; dev was used to calibrate the review threshold, test only reported):",
+        "",
+        "| set | dev: catalogue / detector / combined | **test: catalogue / detector / "
+        "combined** |",
+        "|---|---:|---:|",
+    ]
+    groups = [("attacks stopped: " + s["name"], s["name"], 1) for s in detector_data.ATTACK_SOURCES]
+    groups += [("false positives: docs", "docs", 0), ("false positives: stdlib", "stdlib", 0)]
+    for title, source, label in groups:
+        cells = []
+        for split in ("dev", "test"):
+            texts = [
+                t for src, sp, lab, t in rows if src == source and sp == split and lab == label
+            ]
+            if not texts:
+                cells.append("–")
+                continue
+            cat = [our_catalogue(t) for t in texts]
+            det = [detector.verdict(t).action != "allow" for t in texts]  # type: ignore[attr-defined]
+            both = [a or b for a, b in zip(cat, det, strict=True)]
+            cells.append(
+                " / ".join(f"{100 * sum(v) / len(v):.1f} %" for v in (cat, det, both))
+                + f" (n={len(texts)})"
+            )
+        lines.append(f"| {title} | {cells[0]} | {cells[1]} |")
+    return lines
 
 
 def main() -> None:
@@ -119,6 +158,7 @@ def main() -> None:
         )
         + "."
     )
+    lines += real_held_out(detector)
     texts = [s.text for s in samples]
     timings = {}
     for name, fn in (
@@ -143,10 +183,11 @@ def main() -> None:
         f"{len(os.listdir(Path(threats.__file__).parent / 'data'))} files); thresholds review "
         f"{detector.review:.2f}, block {detector.block:.2f}.",
         "",
-        "These corpora are generated from this project's templates, and the test split "
-        "shares templates with training (fillers and samples differ), so the figures show "
-        "the layers working, not how they fare on independent attacks; measure those on "
-        "the reserved evaluation suites.",
+        "The first tables use corpora generated from this project's templates, and their "
+        "test split shares templates with training (fillers and samples differ), so they "
+        "show the layers working; the real sets are small (a few dozen attack prompts, "
+        "docs and docstrings, no chat). Measure independent attacks on the reserved "
+        "evaluation suites.",
     ]
     write_section("safety", "Memory-write safety: catalogue, detector, combined", "\n".join(lines))
     print("\n".join(lines))
