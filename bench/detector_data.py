@@ -9,6 +9,9 @@ licence) of the running interpreter. Every text is assigned to train, dev
 (calibration) or test (reported only) by a hash of its *source file* (for the
 one-file GPTFuzz set: of its row id), so no file's lines are on both sides.
 
+REALTALK's chat messages (``chat_messages``) only calibrate and report: odd chats
+set the review threshold, even chats are reported.
+
 Not used, ever (kept for independent evaluation): garak, spikee, BIPIA,
 AgentDojo, LoCoMo, PersonaChat, XPersona, awesome-cursorrules,
 everything-claude-code.
@@ -284,6 +287,27 @@ def stdlib_docstrings() -> Iterator[tuple[str, str, str]]:
                 if doc:
                     for paragraph in _paragraphs(doc):
                         yield "stdlib", split_of(name), paragraph
+
+
+def chat_messages() -> Iterator[tuple[str, str, str]]:
+    """(source, split, message) of REALTALK's chats (fetched by ``public_sets.py fetch``):
+    odd-numbered chats are dev (the review threshold is calibrated on them), even ones
+    test; none is trained on (the set states no licence)."""
+    import json
+
+    from public_sets import DATA as PUBLIC_DATA
+    from public_sets import REALTALK, verify
+
+    verify(REALTALK)
+    for name in REALTALK["files"]:
+        number = int(Path(name).name.split("_")[1])
+        chat = json.loads((PUBLIC_DATA / "realtalk" / Path(name).name).read_text(encoding="utf-8"))
+        for key, turns in chat.items():
+            if key.startswith("session_") and isinstance(turns, list):
+                for turn in turns:
+                    text = turn.get("clean_text", "").strip() if isinstance(turn, dict) else ""
+                    if text:
+                        yield "chat", "dev" if number % 2 else "test", text
 
 
 def real_benign() -> Iterator[tuple[str, str, str]]:

@@ -2,6 +2,7 @@
 
     uv pip install scikit-learn   # training only; not a run-time dependency
     python bench/detector_data.py fetch     # the pinned public attack sets (needed first)
+    python bench/public_sets.py fetch       # REALTALK chats (calibration only)
     python bench/train_detector.py          # writes the data files
     python bench/train_detector.py --check  # rebuilds in memory, compares with the shipped files
 
@@ -45,12 +46,11 @@ REAL_REVIEW_FP = 0.005
 REAL_ATTACK_WEIGHT = 8.0
 """Sample weight of a real attack prompt (a few dozen, against thousands generated)."""
 BLOCK_FP = 0.0025
-REVIEW_FLOOR = 0.9
-"""The review threshold is never below this: the real dev text is documentation, not
-chat, and chat messages score higher (calibrated on docs alone the band would start
-near 0.26). Measured on real text the corpus never saw (12,355
-chat messages of a public multi-session chat set and the lines of docs/), a band from
-0.5 held 20 % of chat messages and 12 % of doc lines; from 0.9 it holds 0.1 %."""
+REVIEW_FLOOR = 0.5
+"""The review threshold is never below this. It was 0.9 while the dev split was all
+generated; the threshold is now calibrated on real dev text, chat messages included
+(calibrated on docs and docstrings alone it would start near 0.26): the model trained
+on generated text only held 20 % of REALTALK chat messages from 0.5, this one 6 %."""
 BLOCK_FLOOR = 1.0
 """The detector alone never blocks (a score reaches 1.0 only in the limit): what it
 catches is held for review, which a person can accept, so its false positives lose
@@ -92,6 +92,7 @@ def real_rows() -> list[tuple[str, str, int, str]]:
         raise SystemExit(f"the detector is trained on fetched public data too: {problem}")
     rows = [(src, split, 1, text) for src, split, text in detector_data.real_attacks()]
     rows += [(src, split, 0, text) for src, split, text in detector_data.real_benign()]
+    rows += [(src, split, 0, text) for src, split, text in detector_data.chat_messages()]
     return rows
 
 
@@ -127,9 +128,11 @@ def train() -> tuple[np.ndarray, dict[str, object]]:
         bias = round(float(model.intercept_[0]), 6)
         dev = scores(weights, scale, bias, x["dev"])
         real_dev = scores(weights, scale, bias, rx["dev"])
+        chat = np.array([r[0] == "chat" for r in real_split["dev"]])
         review = max(
             threshold(dev[y["dev"] == 0], REVIEW_FP),
-            threshold(real_dev[ry["dev"] == 0], REAL_REVIEW_FP),
+            threshold(real_dev[(ry["dev"] == 0) & ~chat], REAL_REVIEW_FP),
+            threshold(real_dev[chat], REAL_REVIEW_FP),
         )
         stopped = np.concatenate([dev[y["dev"] == 1], real_dev[ry["dev"] == 1]])
         recall = float((stopped >= review).mean())
@@ -148,7 +151,7 @@ def train() -> tuple[np.ndarray, dict[str, object]]:
         "attacks": int((ry["test"] == 1).sum()),
         "stopped": rates(real_test[ry["test"] == 1], review),
     }
-    for name in ("docs", "stdlib"):
+    for name in ("docs", "stdlib", "chat"):
         mask = np.array([s == name for s in sources]) & (ry["test"] == 0)
         real_report[f"{name}_benign"] = int(mask.sum())
         real_report[f"{name}_false_positive_held"] = rates(real_test[mask], review)
@@ -180,6 +183,9 @@ def train() -> tuple[np.ndarray, dict[str, object]]:
                 + detector_data.DOCS_COMMIT,
                 "stdlib": f"docstrings of {detector_data.STDLIB_FILES} standard-library modules"
                 f" of Python {sys.version_info.major}.{sys.version_info.minor} (PSF licence)",
+                "chat": "REALTALK (danny911kr/REALTALK, bench/public_sets.py; no licence "
+                "stated): messages of the odd chats calibrate, of the even chats are reported; "
+                "never trained on",
             },
             "samples": len(real),
             "sha256": real_hash,
