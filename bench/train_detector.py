@@ -46,11 +46,14 @@ REAL_REVIEW_FP = 0.005
 REAL_ATTACK_WEIGHT = 8.0
 """Sample weight of a real attack prompt (a few dozen, against thousands generated)."""
 BLOCK_FP = 0.0025
-REVIEW_FLOOR = 0.5
+REVIEW_FLOOR = 0.8
 """The review threshold is never below this. It was 0.9 while the dev split was all
 generated; the threshold is now calibrated on real dev text, chat messages included
 (calibrated on docs and docstrings alone it would start near 0.26): the model trained
-on generated text only held 20 % of REALTALK chat messages from 0.5, this one 6 %."""
+on generated text only held 20 % of REALTALK chat messages from 0.5, this one 6 %.
+The calibration alone gives 0.73, where one short personal fact in thirty written
+for a check ("I'm allergic to peanuts and shellfish.") was held; from 0.8 held-out
+chat messages are held at 0.07 % instead of 0.27 %, for one real attack in 14 less."""
 BLOCK_FLOOR = 1.0
 """The detector alone never blocks (a score reaches 1.0 only in the limit): what it
 catches is held for review, which a person can accept, so its false positives lose
