@@ -19,21 +19,39 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from hermes_core.sessions import pgrerank
 from hermes_core.sessions.cjk import cjk_grams, contains_cjk, query_gram
-from hermes_core.sessions.query import Clause, ParsedQuery, Term
-from hermes_core.sessions.question import Plan
+from hermes_core.sessions.fetch import SearchFilters
+from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
+from hermes_core.sessions.question import Plan, names_a_topic, plan_query
+from hermes_core.sessions.search import (
+    _CALENDAR,
+    _TIME_HINT,
+    BEST_MESSAGES_KEPT,
+    BOOST_ALL_TERMS,
+    BOOST_NEAR_PAIR,
+    BOOST_QUOTED,
+    KEYWORD_TOP_UP_BELOW,
+    QUESTION_CANDIDATES,
+    _keep_best_messages,
+)
+from hermes_core.sessions.timespan import find_time_span_in_history
 
 __all__ = [
+    "PgSearch",
     "Predicate",
+    "Row",
     "bm25_sql",
     "df_sql",
+    "filter_sql",
     "idf",
-    "plan_predicates",
     "query_predicate",
     "ranked_terms",
+    "search_rows",
+    "statistics",
 ]
 
 Predicate = tuple[str, list[Any]]
@@ -41,9 +59,6 @@ Predicate = tuple[str, list[Any]]
 
 _CONNECTORS = re.compile(r"[-._/\\:@#+=&~%]+")
 """What the index also reads as spaces (the class in :mod:`~hermes_core.sessions.pgschema`)."""
-
-FALLBACK_BELOW = 5
-"""A keyword search whose AND finds fewer hits is topped up with OR matches (as in SQLite)."""
 
 
 def _lexeme(text: str) -> str:
@@ -57,7 +72,7 @@ def _like(text: str) -> str:
 
 def _term(term: Term) -> Predicate:
     text = term.text
-    if term.symbolic:
+    if term.symbolic or term.substring:
         return "m.search_text ILIKE %s", [_like(text)]
     if contains_cjk(text) and not any(ch.isascii() and ch.isalnum() for ch in text):
         grams = cjk_grams([text]).split()
@@ -139,22 +154,289 @@ def idf(df: int, total: int) -> float:
     return math.log((total - df + 0.5) / (df + 0.5) + 1.0)
 
 
-def bm25_sql(terms: Sequence[Term], dfs: Sequence[int], total: int, avgdl: float) -> Predicate:
-    """A BM25 score of the row ``m``: each matched term's IDF, saturated and normalised by the
-    message's length (term frequency taken as 1), as SQLite's ``bm25()`` ranks."""
+def statistics(conn: Any) -> tuple[int, float, float]:
+    """(messages, mean bytes, mean words of ``search_text``), for BM25: the means over the
+    newest 2,000 messages.
+
+    BM25 normalises by a message's length: FTS5 counts its tokens. PostgreSQL knows a
+    text's size in bytes without reading it (the cheap first ranking of all matches), and
+    counts words with a regular expression (the re-ranking of the best ones).
+    """
+    total = conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM messages LIMIT 10000000) AS c"
+    ).fetchone()[0]
+    size, words = conn.execute(
+        f"SELECT avg(octet_length(search_text)), avg({_WORDS.format('')}) FROM (SELECT search_text "
+        "FROM messages ORDER BY id DESC LIMIT 2000) AS recent"
+    ).fetchone()
+    return int(total), float(size or 1.0), float(words or 1.0)
+
+
+_WORDS = "regexp_count(COALESCE({}search_text, ''), '\\w+')"
+"""A message's words (FTS5's tokens are runs of letters and digits too)."""
+
+
+def _frequency_sql(term: Term) -> Predicate | None:
+    """How often the row ``m`` says *term* (its stemmed word), read from the vector's
+    positions; ``None`` for a term counted once (a phrase, prefix, CJK or symbol term)."""
+    if not term.simple or term.prefix or term.substring or contains_cjk(term.text):
+        return None
+    return (
+        "(SELECT count(*) FROM unnest(ts_filter(m.tsv, '{a}')) AS u, unnest(u.positions) "
+        "WHERE u.lexeme = ANY(tsvector_to_array(to_tsvector('english', %s))))",
+        [term.text],
+    )
+
+
+def bm25_sql(
+    terms: Sequence[Term], dfs: Sequence[int], total: int, avgdl: float, counted: bool = False
+) -> Predicate:
+    """A BM25 score of the row ``m``, as SQLite's ``bm25()`` ranks: each matched term's IDF,
+    saturated by how often the message says it and normalised by the message's length in
+    words (when *counted*; else each term once and the length in bytes, cheaper). *avgdl*
+    is the mean length in the same unit."""
     if not terms:
         return "0", []
+    length = _WORDS.format("m.") if counted else "octet_length(m.search_text)"
+    norm = f"({K1} * ({1 - B} + {B} * {length} / %s))"
     pieces: list[str] = []
     params: list[Any] = []
     for term, df in zip(terms, dfs, strict=True):
         sql, values = _term(term)
-        pieces.append(f"(CASE WHEN {sql} THEN %s ELSE 0 END)")
-        params += [*values, idf(df, total)]
-    norm = f"(1 + {K1} * ({1 - B} + {B} * length(m.tsv) / %s))"
-    params.append(max(avgdl, 1.0))
-    return f"(({' + '.join(pieces)}) * {K1 + 1} / {norm})", params
+        frequency = _frequency_sql(term) if counted else None
+        if frequency is None:
+            pieces.append(f"(CASE WHEN {sql} THEN %s / (1 + {norm}) ELSE 0 END)")
+            params += [*values, idf(df, total), max(avgdl, 1.0)]
+        else:
+            pieces.append(
+                f"(CASE WHEN {sql} THEN %s * (SELECT GREATEST(f, 1) / (GREATEST(f, 1) + {norm}) "
+                f"FROM (SELECT {frequency[0]} AS f) AS tf) ELSE 0 END)"
+            )
+            params += [*values, idf(df, total), max(avgdl, 1.0), *frequency[1]]
+    return f"(({' + '.join(pieces)}) * {K1 + 1})", params
 
 
-def plan_predicates(plan: Plan) -> tuple[Predicate, Sequence[Predicate]]:
-    """The primary query's predicate and one per boost."""
-    return query_predicate(plan.primary), [query_predicate(boost) for boost in plan.boosts]
+RANKED_BY_FREQUENCY = 1_000
+"""Matches (the best by BM25 counting each term once) re-ranked with term frequencies."""
+
+
+Row = tuple[Any, ...]
+"""A hit row, SQLite's shape: ``(id, score, snippet, session_id, role, timestamp, tool_name,
+content, tool_calls, name)``."""
+
+_DETAILS = "m.session_id, m.role, m.timestamp, m.tool_name, m.content, m.tool_calls, m.name"
+
+
+def filter_sql(filters: SearchFilters) -> Predicate:
+    """SQL over the row ``m`` true for the messages *filters* let through."""
+    parts: list[str] = []
+    params: list[Any] = []
+    for column, values, negate in (
+        ("m.role", filters.roles, False),
+        ("m.session_id", filters.session_ids, False),
+        ("m.session_id", filters.exclude_session_ids, True),
+    ):
+        if values:
+            parts.append(f"{'NOT ' if negate else ''}{column} = ANY(%s)")
+            params.append(list(values))
+    for value, op in ((filters.since, ">="), (filters.until, "<")):
+        if value is not None:
+            parts.append(f"m.timestamp {op} %s")
+            params.append(float(value))
+    sessions = []
+    for values, negate in ((filters.sources, False), (filters.exclude_sources, True)):
+        if values:
+            sessions.append(f"{'NOT ' if negate else ''}s.source = ANY(%s)")
+            params.append(list(values))
+    if filters.user_id is not None:
+        sessions.append("s.user_id = %s")
+        params.append(filters.user_id)
+    if sessions:
+        parts.append(
+            "m.session_id IN (SELECT s.id FROM sessions AS s WHERE " + " AND ".join(sessions) + ")"
+        )
+    return " AND ".join(parts) or "TRUE", params
+
+
+def _any_term(query: ParsedQuery, terms: tuple[Term, ...]) -> ParsedQuery | None:
+    """A query for any of *terms*, shaped like *query*; ``None`` when there are none."""
+    if not terms:
+        return None
+    clauses = tuple(Clause((term,)) for term in terms)
+    return query._replace(clauses=clauses, terms=terms)
+
+
+class PgSearch:
+    """One search on a PostgreSQL connection, step for step as SQLite's (``search.py``).
+
+    *statistics* gives BM25's (messages, mean bytes, mean words), see :func:`statistics`.
+    """
+
+    def __init__(
+        self,
+        conn: Any,
+        filters: SearchFilters,
+        statistics: Callable[[Any], tuple[int, float, float]],
+    ) -> None:
+        self.conn = conn
+        self.filters = filters
+        self.where = filter_sql(filters)
+        self.statistics = statistics
+        self.first: tuple[frozenset[str], ...] = ()
+
+    def _bm25(self, parsed: ParsedQuery) -> tuple[Predicate, Predicate]:
+        """BM25 of *parsed* counting each term once, and counting term frequencies."""
+        terms = ranked_terms(parsed)
+        dfs = []
+        for term in terms:
+            sql, values = df_sql(term)
+            dfs.append(int(self.conn.execute(sql, values).fetchone()[0]))
+        total, size, words = self.statistics(self.conn)
+        total = max(total, max(dfs, default=0))
+        return bm25_sql(terms, dfs, total, size), bm25_sql(terms, dfs, total, words, True)
+
+    def candidates(
+        self, query: ParsedQuery, k: int, boosts: Sequence[tuple[ParsedQuery, float]] = ()
+    ) -> list[Row]:
+        """The best *k* matches of *query* by BM25, then re-scored by *boosts* (each matched
+        multiplies the score by 1 + its weight), as SQLite's candidates are."""
+        predicate, params = query_predicate(query)
+        (score, score_params), (counted, counted_params) = self._bm25(query)
+        where, where_params = self.where
+        # Counting a term's frequency reads the message's vector: only the best matches by
+        # the cheaper score are counted.
+        inner = (
+            f"SELECT m.id, {counted} AS score FROM (SELECT m.id, {score} AS score "
+            f"FROM messages AS m WHERE {predicate} AND {where} ORDER BY score DESC, m.id "
+            "LIMIT %s) AS b JOIN messages AS m ON m.id = b.id ORDER BY score DESC, m.id LIMIT %s"
+        )
+        inner_params = [
+            *counted_params,
+            *score_params,
+            *params,
+            *where_params,
+            max(k, RANKED_BY_FREQUENCY),
+            k,
+        ]
+        factors, factor_params = [], []
+        for boost, weight in boosts:
+            if boost.empty:
+                continue
+            sql, values = query_predicate(boost)
+            factors.append(f"(CASE WHEN {sql} THEN %s ELSE 0 END)")
+            factor_params += [*values, float(weight)]
+        boost_sql = "c.score * (1 + " + " + ".join(factors) + ")" if factors else "c.score"
+        sql = (
+            f"SELECT m.id, {boost_sql} AS score, NULL, {_DETAILS} FROM ({inner}) AS c "
+            "JOIN messages AS m ON m.id = c.id ORDER BY c.score DESC, m.id"
+        )
+        return [tuple(row) for row in self.conn.execute(sql, [*factor_params, *inner_params])]
+
+    def rows(
+        self,
+        query: ParsedQuery,
+        need: int,
+        boosts: tuple[tuple[ParsedQuery, float], ...] = (),
+        by_session: bool = False,
+        prefer_recent: bool = False,
+        span: tuple[float, float] | None = None,
+        phrases: tuple[Term, ...] = (),
+    ) -> list[Row]:
+        """As ``search._Search.rows``: candidates, quoted phrases' conversations, the ranking
+        by conversation and the best messages kept near the top."""
+        if query.empty or need <= 0:
+            return []
+        quoted = _any_term(query, phrases)
+        if quoted is not None:
+            boosts = (*boosts, (quoted, BOOST_QUOTED))
+        pool = max(need, QUESTION_CANDIDATES) if boosts or by_session else need
+        rows = self.candidates(query, pool, boosts)
+        quoted_sessions: frozenset[str] = frozenset()
+        if quoted is not None and by_session:
+            found = self.rows(quoted, pool)
+            seen = {row[0] for row in rows}
+            rows += [row for row in found if row[0] not in seen]
+            quoted_sessions = frozenset(row[3] for row in found)
+        if by_session:
+            ranked = pgrerank.rerank_by_session(
+                self.conn, _term, rows, query.terms, prefer_recent, span, quoted_sessions
+            )
+            best = [row for row in rows if row[0] not in ranked.name_only][:BEST_MESSAGES_KEPT]
+            rows, self.first = ranked.rows, (ranked.named, quoted_sessions, ranked.dated)
+            rows = _keep_best_messages(rows, best)
+        return rows[:need]
+
+    def plan_rows(
+        self, plan: Plan, need: int, span: tuple[float, float] | None = None
+    ) -> list[Row]:
+        """As ``search._Search.plan_rows``: the primary query, its top-up, replies."""
+        boosts = tuple(
+            (boost, BOOST_ALL_TERMS if n == 0 else BOOST_NEAR_PAIR)
+            for n, boost in enumerate(plan.boosts)
+        )
+        question = plan.mode == "question"
+        rows = self.rows(
+            plan.primary,
+            need,
+            boosts,
+            by_session=question,
+            prefer_recent=plan.prefer_recent,
+            span=span,
+            phrases=plan.phrases,
+        )
+        fallback = plan.fallback if len(rows) < min(need, KEYWORD_TOP_UP_BELOW) else None
+        if fallback is not None:
+            seen = {row[0] for row in rows}
+            extra = self.rows(fallback, need + len(seen))
+            rows += [row for row in extra if row[0] not in seen][: need - len(rows)]
+        if question and rows and not self.filters.roles:
+            window = (self.filters.since, self.filters.until)
+            rows = pgrerank.with_replies(self.conn, rows, plan.primary.terms, need, window)
+        return rows
+
+    def last_activity(self) -> float | None:
+        """When the searched history ends (the latest session start or activity)."""
+        where, params = "TRUE", []
+        if self.filters.user_id is not None:
+            where, params = "user_id = %s", [self.filters.user_id]
+        row = self.conn.execute(
+            "SELECT MAX(GREATEST(started_at, COALESCE(last_activity_at, started_at))) "
+            f"FROM sessions WHERE {where}",
+            params,
+        ).fetchone()
+        return None if row is None or row[0] is None else float(row[0])
+
+    def dated_plan(
+        self, parsed: ParsedQuery, plan: Plan
+    ) -> tuple[Plan, tuple[float, float] | None]:
+        """As ``search._dated_plan``: a question's plan without its relative time phrase, and
+        the span the phrase names (read against the stored history's end)."""
+        if not _TIME_HINT.search(parsed.text):
+            return plan, None
+        span, rest, _ = find_time_span_in_history(parsed.text, None)
+        if span is None:
+            return plan, None
+        span, rest, _ = find_time_span_in_history(parsed.text, self.last_activity())
+        if span is None:
+            return plan, None
+        if names_a_topic(rest) and not _CALENDAR.search(span.phrase):
+            dated = plan_query(parse_query(rest), question=True)
+            if dated.mode == "question":
+                plan = dated
+        return plan, (span.since, span.until)
+
+
+def search_rows(
+    conn: Any,
+    parsed: ParsedQuery,
+    need: int,
+    filters: SearchFilters,
+    statistics: Callable[[Any], tuple[int, float, float]],
+) -> tuple[Plan, list[Row]]:
+    """The plan of *parsed* and its first *need* hit rows, best first."""
+    plan = plan_query(parsed)
+    search = PgSearch(conn, filters, statistics)
+    span = None
+    if plan.mode == "question":
+        plan, span = search.dated_plan(parsed, plan)
+    return plan, search.plan_rows(plan, need, span)
