@@ -326,9 +326,13 @@ class PgSearch:
             factors.append(f"(CASE WHEN {sql} THEN %s ELSE 0 END)")
             factor_params += [*values, float(weight)]
         boost_sql = "c.score * (1 + " + " + ".join(factors) + ")" if factors else "c.score"
+        # As SQLite's store does today: its boosted order holds only when filters are set
+        # (fetch.run); without them the hits come in the index's BM25 order, boosted
+        # scores carried along. Kept identical so that both backends rank alike.
+        order = "2 DESC, m.id DESC" if self.filters.active else "c.score DESC, m.id"
         sql = (
             f"SELECT m.id, {boost_sql} AS score, NULL, {_DETAILS} FROM ({inner}) AS c "
-            "JOIN messages AS m ON m.id = c.id ORDER BY c.score DESC, m.id"
+            f"JOIN messages AS m ON m.id = c.id ORDER BY {order}"
         )
         return [tuple(row) for row in self.conn.execute(sql, [*factor_params, *inner_params])]
 
