@@ -189,12 +189,19 @@ def _frequency_sql(term: Term) -> Predicate | None:
 
 
 def bm25_sql(
-    terms: Sequence[Term], dfs: Sequence[int], total: int, avgdl: float, counted: bool = False
+    terms: Sequence[Term],
+    dfs: Sequence[int],
+    total: int,
+    avgdl: float,
+    counted: bool = False,
+    matched: bool = False,
 ) -> Predicate:
     """A BM25 score of the row ``m``, as SQLite's ``bm25()`` ranks: each matched term's IDF,
     saturated by how often the message says it and normalised by the message's length in
     words (when *counted*; else each term once and the length in bytes, cheaper). *avgdl*
-    is the mean length in the same unit."""
+    is the mean length in the same unit. *matched* says every row scored holds every term
+    (a query of one clause): then the terms are not tested again, and a message's vector
+    is read only to count frequencies."""
     if not terms:
         return "0", []
     length = _WORDS.format("m.") if counted else "octet_length(m.search_text)"
@@ -202,17 +209,22 @@ def bm25_sql(
     pieces: list[str] = []
     params: list[Any] = []
     for term, df in zip(terms, dfs, strict=True):
-        sql, values = _term(term)
         frequency = _frequency_sql(term) if counted else None
         if frequency is None:
-            pieces.append(f"(CASE WHEN {sql} THEN %s / (1 + {norm}) ELSE 0 END)")
-            params += [*values, idf(df, total), max(avgdl, 1.0)]
+            piece, values = f"%s / (1 + {norm})", [idf(df, total), max(avgdl, 1.0)]
         else:
-            pieces.append(
-                f"(CASE WHEN {sql} THEN %s * (SELECT GREATEST(f, 1) / (GREATEST(f, 1) + {norm}) "
-                f"FROM (SELECT {frequency[0]} AS f) AS tf) ELSE 0 END)"
+            piece = (
+                f"%s * (SELECT GREATEST(f, 1) / (GREATEST(f, 1) + {norm}) "
+                f"FROM (SELECT {frequency[0]} AS f) AS tf)"
             )
-            params += [*values, idf(df, total), max(avgdl, 1.0), *frequency[1]]
+            values = [idf(df, total), max(avgdl, 1.0), *frequency[1]]
+        if matched:
+            pieces.append(f"({piece})")
+            params += values
+        else:
+            sql, tested = _term(term)
+            pieces.append(f"(CASE WHEN {sql} THEN {piece} ELSE 0 END)")
+            params += [*tested, *values]
     return f"(({' + '.join(pieces)}) * {K1 + 1})", params
 
 
@@ -285,15 +297,27 @@ class PgSearch:
         self.first: tuple[frozenset[str], ...] = ()
 
     def _bm25(self, parsed: ParsedQuery) -> tuple[Predicate, Predicate]:
-        """BM25 of *parsed* counting each term once, and counting term frequencies."""
+        """BM25 of *parsed* counting each term once, and counting term frequencies.
+
+        The terms' document frequencies are counted in one statement; a query of one
+        term needs none (its IDF scales every score alike).
+        """
         terms = ranked_terms(parsed)
-        dfs = []
-        for term in terms:
-            sql, values = df_sql(term)
-            dfs.append(int(self.conn.execute(sql, values).fetchone()[0]))
+        dfs = [0] * len(terms)
+        if len(terms) > 1:
+            counts = [df_sql(term) for term in terms]
+            row = self.conn.execute(
+                "SELECT " + ", ".join(f"({sql})" for sql, _ in counts),
+                [value for _, values in counts for value in values],
+            ).fetchone()
+            dfs = [int(value) for value in row]
         total, size, words = self.statistics(self.conn)
         total = max(total, max(dfs, default=0))
-        return bm25_sql(terms, dfs, total, size), bm25_sql(terms, dfs, total, words, True)
+        matched = len(parsed.clauses) == 1
+        return (
+            bm25_sql(terms, dfs, total, size, matched=matched),
+            bm25_sql(terms, dfs, total, words, counted=True, matched=matched),
+        )
 
     def candidates(
         self, query: ParsedQuery, k: int, boosts: Sequence[tuple[ParsedQuery, float]] = ()
