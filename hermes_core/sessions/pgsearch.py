@@ -154,26 +154,27 @@ def idf(df: int, total: int) -> float:
     return math.log((total - df + 0.5) / (df + 0.5) + 1.0)
 
 
-def statistics(conn: Any) -> tuple[int, float, float]:
-    """(messages, mean bytes, mean words of ``search_text``), for BM25: the means over the
-    newest 2,000 messages.
+def statistics(conn: Any) -> tuple[int, float]:
+    """(messages, mean words per message of the newest 2,000), for BM25.
 
-    BM25 normalises by a message's length: FTS5 counts its tokens. PostgreSQL knows a
-    text's size in bytes without reading it (the cheap first ranking of all matches), and
-    counts words with a regular expression (the re-ranking of the best ones).
+    The count is exact up to 100,000 messages, then the planner's estimate (counting
+    millions of rows on every statistics refresh costs more than the rank gains).
     """
-    total = conn.execute(
-        "SELECT count(*) FROM (SELECT 1 FROM messages LIMIT 10000000) AS c"
-    ).fetchone()[0]
-    size, words = conn.execute(
-        f"SELECT avg(octet_length(search_text)), avg({_WORDS.format('')}) FROM (SELECT search_text "
-        "FROM messages ORDER BY id DESC LIMIT 2000) AS recent"
+    estimate = conn.execute(
+        "SELECT reltuples FROM pg_class WHERE oid = to_regclass('messages')"
     ).fetchone()
-    return int(total), float(size or 1.0), float(words or 1.0)
+    total = int(estimate[0]) if estimate and estimate[0] and estimate[0] > _COUNTED else 0
+    if not total:
+        total = conn.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM messages LIMIT {_COUNTED}) AS c"
+        ).fetchone()[0]
+    words = conn.execute(
+        "SELECT avg(words) FROM (SELECT words FROM messages ORDER BY id DESC LIMIT 2000) AS r"
+    ).fetchone()[0]
+    return int(total), float(words or 1.0)
 
 
-_WORDS = "regexp_count(COALESCE({}search_text, ''), '\\w+')"
-"""A message's words (FTS5's tokens are runs of letters and digits too)."""
+_COUNTED = 100_000
 
 
 def _frequency_sql(term: Term) -> Predicate | None:
@@ -197,15 +198,13 @@ def bm25_sql(
     matched: bool = False,
 ) -> Predicate:
     """A BM25 score of the row ``m``, as SQLite's ``bm25()`` ranks: each matched term's IDF,
-    saturated by how often the message says it and normalised by the message's length in
-    words (when *counted*; else each term once and the length in bytes, cheaper). *avgdl*
-    is the mean length in the same unit. *matched* says every row scored holds every term
-    (a query of one clause): then the terms are not tested again, and a message's vector
-    is read only to count frequencies."""
+    saturated by how often the message says it (when *counted*, else once: cheaper) and
+    normalised by the message's length in words (*avgdl*: the mean). *matched* says every
+    row scored holds every term (a query of one clause): then the terms are not tested
+    again, and a message's vector is read only to count frequencies."""
     if not terms:
         return "0", []
-    length = _WORDS.format("m.") if counted else "octet_length(m.search_text)"
-    norm = f"({K1} * ({1 - B} + {B} * {length} / %s))"
+    norm = f"({K1} * ({1 - B} + {B} * m.words / %s))"
     pieces: list[str] = []
     params: list[Any] = []
     for term, df in zip(terms, dfs, strict=True):
@@ -281,14 +280,14 @@ def _any_term(query: ParsedQuery, terms: tuple[Term, ...]) -> ParsedQuery | None
 class PgSearch:
     """One search on a PostgreSQL connection, step for step as SQLite's (``search.py``).
 
-    *statistics* gives BM25's (messages, mean bytes, mean words), see :func:`statistics`.
+    *statistics* gives BM25's (messages, mean words), see :func:`statistics`.
     """
 
     def __init__(
         self,
         conn: Any,
         filters: SearchFilters,
-        statistics: Callable[[Any], tuple[int, float, float]],
+        statistics: Callable[[Any], tuple[int, float]],
     ) -> None:
         self.conn = conn
         self.filters = filters
@@ -296,11 +295,12 @@ class PgSearch:
         self.statistics = statistics
         self.first: tuple[frozenset[str], ...] = ()
 
-    def _bm25(self, parsed: ParsedQuery) -> tuple[Predicate, Predicate]:
-        """BM25 of *parsed* counting each term once, and counting term frequencies.
+    def _bm25(self, parsed: ParsedQuery) -> tuple[list[Term], list[int], int, float]:
+        """The terms of *parsed* that score, their document frequencies, the messages and
+        their mean words, for BM25.
 
-        The terms' document frequencies are counted in one statement; a query of one
-        term needs none (its IDF scales every score alike).
+        The document frequencies are counted in one statement; a query of one term needs
+        none (its IDF scales every score alike).
         """
         terms = ranked_terms(parsed)
         dfs = [0] * len(terms)
@@ -311,12 +311,43 @@ class PgSearch:
                 [value for _, values in counts for value in values],
             ).fetchone()
             dfs = [int(value) for value in row]
-        total, size, words = self.statistics(self.conn)
-        total = max(total, max(dfs, default=0))
-        matched = len(parsed.clauses) == 1
+        total, words = self.statistics(self.conn)
+        return terms, dfs, max(total, max(dfs, default=0)), words
+
+    def _first_ranking(
+        self, query: ParsedQuery, bound: int, stats: tuple[list[Term], list[int], int, float]
+    ) -> Predicate:
+        """SQL for the best *bound* matches of *query* as ``(id, score)``, by BM25 counting
+        each term once.
+
+        A query that is an OR of single terms (a question's words) is one index scan per
+        term, summed: testing every term against every matching row would read each
+        message's vector once per term.
+        """
+        terms, dfs, total, words = stats
+        where, where_params = self.where
+        single = all(len(c.include) == 1 and not c.exclude for c in query.clauses)
+        if single and len(query.clauses) > 1:
+            branches, params = [], []
+            for term, df in zip(terms, dfs, strict=True):
+                score, score_params = bm25_sql([term], [df], total, words, matched=True)
+                sql, values = _term(term)
+                branches.append(
+                    f"SELECT m.id, {score} AS score FROM messages AS m WHERE {sql} AND {where}"
+                )
+                params += [*score_params, *values, *where_params]
+            return (
+                f"SELECT u.id, sum(u.score) AS score FROM ({' UNION ALL '.join(branches)}) AS u "
+                "GROUP BY u.id ORDER BY score DESC, u.id LIMIT %s",
+                [*params, bound],
+            )
+        predicate, params = query_predicate(query)
+        matched = len(query.clauses) == 1
+        score, score_params = bm25_sql(terms, dfs, total, words, matched=matched)
         return (
-            bm25_sql(terms, dfs, total, size, matched=matched),
-            bm25_sql(terms, dfs, total, words, counted=True, matched=matched),
+            f"SELECT m.id, {score} AS score FROM messages AS m WHERE {predicate} AND {where} "
+            "ORDER BY score DESC, m.id LIMIT %s",
+            [*score_params, *params, *where_params, bound],
         )
 
     def candidates(
@@ -324,24 +355,19 @@ class PgSearch:
     ) -> list[Row]:
         """The best *k* matches of *query* by BM25, then re-scored by *boosts* (each matched
         multiplies the score by 1 + its weight), as SQLite's candidates are."""
-        predicate, params = query_predicate(query)
-        (score, score_params), (counted, counted_params) = self._bm25(query)
-        where, where_params = self.where
+        stats = self._bm25(query)
+        first, first_params = self._first_ranking(query, max(k, RANKED_BY_FREQUENCY), stats)
+        terms, dfs, total, words = stats
+        counted, counted_params = bm25_sql(
+            terms, dfs, total, words, counted=True, matched=len(query.clauses) == 1
+        )
         # Counting a term's frequency reads the message's vector: only the best matches by
         # the cheaper score are counted.
         inner = (
-            f"SELECT m.id, {counted} AS score FROM (SELECT m.id, {score} AS score "
-            f"FROM messages AS m WHERE {predicate} AND {where} ORDER BY score DESC, m.id "
-            "LIMIT %s) AS b JOIN messages AS m ON m.id = b.id ORDER BY score DESC, m.id LIMIT %s"
+            f"SELECT m.id, {counted} AS score FROM ({first}) AS b JOIN messages AS m "
+            "ON m.id = b.id ORDER BY score DESC, m.id LIMIT %s"
         )
-        inner_params = [
-            *counted_params,
-            *score_params,
-            *params,
-            *where_params,
-            max(k, RANKED_BY_FREQUENCY),
-            k,
-        ]
+        inner_params = [*counted_params, *first_params, k]
         factors, factor_params = [], []
         for boost, weight in boosts:
             if boost.empty:
@@ -459,7 +485,7 @@ def search_rows(
     parsed: ParsedQuery,
     need: int,
     filters: SearchFilters,
-    statistics: Callable[[Any], tuple[int, float, float]],
+    statistics: Callable[[Any], tuple[int, float]],
 ) -> tuple[Plan, list[Row]]:
     """The plan of *parsed* and its first *need* hit rows, best first."""
     plan = plan_query(parsed)
