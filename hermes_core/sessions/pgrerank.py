@@ -38,29 +38,20 @@ from hermes_core.sessions.rerank import (
     spread,
 )
 
-__all__ = ["TermSql", "rerank_by_session", "with_replies"]
+__all__ = ["Counter", "rerank_by_session", "with_replies"]
 
-TermSql = Callable[[Term], tuple[str, list[Any]]]
-"""A term as SQL over the ``messages`` row ``m`` (see :mod:`~hermes_core.sessions.pgsearch`)."""
+Counter = Callable[[Sequence[Term], int], int]
+"""(forms of a word, cap) → how many messages hold any of them, counted up to the cap
+(see :meth:`~hermes_core.sessions.pgsearch.PgSearch.count_forms`)."""
 
 _ENDS = " \t\r\n\"')"
 
 
-def _weight(conn: Any, term_sql: TermSql, forms: Sequence[Term], rows: float) -> tuple[float, int]:
+def _weight(count: Counter, forms: Sequence[Term], rows: float) -> float:
     """As SQLite's: the IDF of a word given as its *forms* (messages holding any, capped)."""
-    parts, params = [], []
-    for form in forms:
-        if form.symbolic:
-            return 1.0, _DF_CAP
-        sql, values = term_sql(form)
-        parts.append(sql)
-        params += values
-    found = conn.execute(
-        f"SELECT count(*) FROM (SELECT 1 FROM messages AS m WHERE {' OR '.join(parts)} "
-        f"LIMIT {_DF_CAP}) AS c",
-        params,
-    ).fetchone()[0]
-    return math.log(1.0 + rows / max(1, found)), int(found)
+    if any(form.symbolic for form in forms):
+        return 1.0
+    return math.log(1.0 + rows / max(1, count(forms, _DF_CAP)))
 
 
 def _with_named_speaker(
@@ -85,7 +76,7 @@ def _with_named_speaker(
 
 def _coverage(
     conn: Any,
-    term_sql: TermSql,
+    count: Counter,
     rows: Sequence[tuple[Any, ...]],
     terms: Sequence[Term],
     named: dict[str, set[str]],
@@ -109,7 +100,7 @@ def _coverage(
     }
     total = float(conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 1)
     groups = _word_groups(terms)
-    weights = [_weight(conn, term_sql, forms, total)[0] for forms in groups.values()]
+    weights = [_weight(count, forms, total) for forms in groups.values()]
     patterns = [_group_pattern(forms) for forms in groups.values()]
     keys = list(groups)
     scores = {}
@@ -156,7 +147,7 @@ def _matched_by_name_only(
 
 def rerank_by_session(
     conn: Any,
-    term_sql: TermSql,
+    count: Counter,
     rows: list[tuple[Any, ...]],
     terms: Sequence[Term],
     prefer_recent: bool = False,
@@ -172,7 +163,7 @@ def rerank_by_session(
     total = 0.0
     if len(terms) >= 2:
         named = _with_named_speaker(conn, rows, terms)
-        score, total = _coverage(conn, term_sql, rows, terms, named)
+        score, total = _coverage(conn, count, rows, terms, named)
     latest: dict[str, float] = {}
     if prefer_recent:
         for row in rows:

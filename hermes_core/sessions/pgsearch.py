@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 from hermes_core.sessions import pgrerank
 from hermes_core.sessions.cjk import cjk_grams, contains_cjk, query_gram
@@ -44,8 +44,8 @@ __all__ = [
     "PgSearch",
     "Predicate",
     "Row",
+    "Statistics",
     "bm25_sql",
-    "df_sql",
     "filter_sql",
     "idf",
     "query_predicate",
@@ -140,41 +140,50 @@ def ranked_terms(parsed: ParsedQuery) -> list[Term]:
     return list(seen)
 
 
-def df_sql(term: Term) -> Predicate:
-    """How many messages *term* matches, counted up to :data:`DF_CAP`."""
-    sql, params = _term(term)
-    return (
-        f"SELECT count(*) FROM (SELECT 1 FROM messages AS m WHERE {sql} LIMIT {DF_CAP}) AS c",
-        params,
-    )
-
-
 def idf(df: int, total: int) -> float:
     """BM25's inverse document frequency of a term found in *df* of *total* messages."""
     return math.log((total - df + 0.5) / (df + 0.5) + 1.0)
 
 
-def statistics(conn: Any) -> tuple[int, float]:
-    """(messages, mean words per message of the newest 2,000), for BM25.
+class Statistics(NamedTuple):
+    """What BM25 and the conversation ranking read of the whole table, refreshed now and then."""
 
-    The count is exact up to 100,000 messages, then the planner's estimate (counting
-    millions of rows on every statistics refresh costs more than the rank gains).
-    """
+    total: int
+    """Messages (exact up to :data:`_COUNTED`, then the planner's estimate)."""
+    words: float
+    """Mean words per message (of the newest 2,000)."""
+    common: Mapping[str, float] = {}
+    """In a large table: the share of messages holding each of the commonest words, from the
+    planner's statistics of the vector (``ANALYZE``), so that a common word's document
+    frequency is not counted row by row on every search (rare words still are)."""
+
+
+def statistics(conn: Any) -> Statistics:
+    """The :class:`Statistics` of the ``messages`` table."""
     estimate = conn.execute(
         "SELECT reltuples FROM pg_class WHERE oid = to_regclass('messages')"
     ).fetchone()
     total = int(estimate[0]) if estimate and estimate[0] and estimate[0] > _COUNTED else 0
-    if not total:
+    common: dict[str, float] = {}
+    if total:
+        for word, share in conn.execute(
+            "SELECT e.word, e.share FROM pg_stats AS s, unnest(s.most_common_elems::text::text[], "
+            "s.most_common_elem_freqs) AS e(word, share) WHERE s.schemaname = current_schema() "
+            "AND s.tablename = 'messages' AND s.attname = 'tsv'"
+        ):
+            if word is not None and share is not None:
+                common[word] = float(share)
+    else:
         total = conn.execute(
             f"SELECT count(*) FROM (SELECT 1 FROM messages LIMIT {_COUNTED}) AS c"
         ).fetchone()[0]
     words = conn.execute(
         "SELECT avg(words) FROM (SELECT words FROM messages ORDER BY id DESC LIMIT 2000) AS r"
     ).fetchone()[0]
-    return int(total), float(words or 1.0)
+    return Statistics(int(total), float(words or 1.0), common)
 
 
-_COUNTED = 100_000
+_COUNTED = 50_000
 
 
 def _frequency_sql(term: Term) -> Predicate | None:
@@ -277,17 +286,24 @@ def _any_term(query: ParsedQuery, terms: tuple[Term, ...]) -> ParsedQuery | None
     return query._replace(clauses=clauses, terms=terms)
 
 
+def _common_share(term: Term, common: Mapping[str, float]) -> float | None:
+    """The share of messages holding *term*, when it is a plain word the statistics list."""
+    if not term.simple or term.prefix or term.substring:
+        return None
+    return common.get(term.text.lower())
+
+
 class PgSearch:
     """One search on a PostgreSQL connection, step for step as SQLite's (``search.py``).
 
-    *statistics* gives BM25's (messages, mean words), see :func:`statistics`.
+    *statistics* gives the table's :class:`Statistics` (cached by the store).
     """
 
     def __init__(
         self,
         conn: Any,
         filters: SearchFilters,
-        statistics: Callable[[Any], tuple[int, float]],
+        statistics: Callable[[Any], Statistics],
     ) -> None:
         self.conn = conn
         self.filters = filters
@@ -303,16 +319,42 @@ class PgSearch:
         none (its IDF scales every score alike).
         """
         terms = ranked_terms(parsed)
+        stats = self.statistics(self.conn)
         dfs = [0] * len(terms)
         if len(terms) > 1:
-            counts = [df_sql(term) for term in terms]
-            row = self.conn.execute(
-                "SELECT " + ", ".join(f"({sql})" for sql, _ in counts),
-                [value for _, values in counts for value in values],
-            ).fetchone()
-            dfs = [int(value) for value in row]
-        total, words = self.statistics(self.conn)
-        return terms, dfs, max(total, max(dfs, default=0)), words
+            dfs = self._counts([(term,) for term in terms], DF_CAP)
+        return terms, dfs, max(stats.total, max(dfs, default=0)), stats.words
+
+    def _counts(self, groups: Sequence[Sequence[Term]], cap: int) -> list[int]:
+        """For each group of terms, how many messages hold any of them (up to *cap*), in one
+        statement. In a large table a common word's share is read from
+        :attr:`Statistics.common` and the others are counted one by one (a group's count is
+        then the sum, an upper bound); otherwise each group is counted as a whole."""
+        common = self.statistics(self.conn).common
+        total = self.statistics(self.conn).total
+        parts: list[str] = []
+        params: list[Any] = []
+        for group in groups:
+            known = [_common_share(term, common) for term in group]
+            if common and any(share is not None for share in known):
+                pieces = [f"{int(share * total)}" for share in known if share is not None]
+                rare = [term for term, share in zip(group, known, strict=True) if share is None]
+            else:
+                pieces, rare = [], list(group)
+            if rare:
+                sql = " OR ".join(_term(term)[0] for term in rare)
+                pieces.append(
+                    f"(SELECT count(*) FROM (SELECT 1 FROM messages AS m WHERE {sql} "
+                    f"LIMIT {int(cap)}) AS c)"
+                )
+                params += [value for term in rare for value in _term(term)[1]]
+            parts.append(f"LEAST({int(cap)}, {' + '.join(pieces)})")
+        row = self.conn.execute("SELECT " + ", ".join(parts), params).fetchone()
+        return [int(value) for value in row]
+
+    def count_forms(self, forms: Sequence[Term], cap: int) -> int:
+        """How many messages hold any of *forms*, up to *cap* (see :data:`pgrerank.Counter`)."""
+        return self._counts([forms], cap)[0]
 
     def _first_ranking(
         self, query: ParsedQuery, bound: int, stats: tuple[list[Term], list[int], int, float]
@@ -413,7 +455,7 @@ class PgSearch:
             quoted_sessions = frozenset(row[3] for row in found)
         if by_session:
             ranked = pgrerank.rerank_by_session(
-                self.conn, _term, rows, query.terms, prefer_recent, span, quoted_sessions
+                self.conn, self.count_forms, rows, query.terms, prefer_recent, span, quoted_sessions
             )
             best = [row for row in rows if row[0] not in ranked.name_only][:BEST_MESSAGES_KEPT]
             rows, self.first = ranked.rows, (ranked.named, quoted_sessions, ranked.dated)
@@ -485,10 +527,14 @@ def search_rows(
     parsed: ParsedQuery,
     need: int,
     filters: SearchFilters,
-    statistics: Callable[[Any], tuple[int, float]],
+    statistics: Callable[[Any], Statistics],
 ) -> tuple[Plan, list[Row]]:
     """The plan of *parsed* and its first *need* hit rows, best first."""
     plan = plan_query(parsed)
+    # The planner prices a scan that tests every row's vector below the index, not seeing
+    # that each test reads a long vector from TOAST: a common word then took a second per
+    # 100,000 messages where the index's bitmap takes a fraction of it.
+    conn.execute("SET LOCAL enable_seqscan = off")
     search = PgSearch(conn, filters, statistics)
     span = None
     if plan.mode == "question":

@@ -174,7 +174,7 @@ class PostgresSessionStore:
             open=True,
         )
         self._closed = False
-        self._stats: tuple[float, tuple[int, float]] | None = None
+        self._stats: tuple[float, pgsearch.Statistics] | None = None
 
     @staticmethod
     def _connect_kwargs(connect_timeout: float) -> dict[str, Any]:
@@ -1127,7 +1127,7 @@ class PostgresSessionStore:
             )
             return []
 
-    def _statistics(self, conn: Any) -> tuple[int, float]:
+    def _statistics(self, conn: Any) -> pgsearch.Statistics:
         """BM25's statistics (:func:`~hermes_core.sessions.pgsearch.statistics`), re-read every
         :data:`STATISTICS_SECONDS`."""
         now = time.monotonic()
