@@ -287,3 +287,34 @@ def test_sessions_commands_on_a_refused_server_give_one_clear_error(hermes_home:
         assert code == 1, (command, out)
         assert "Cannot connect to the session database postgresql://hermes:***@" in out
         assert "s3cret" not in out and "Traceback" not in out
+
+
+def test_sessions_spool_writes_back_every_users_messages_once(
+    store_target: str, hermes_home: Path
+) -> None:
+    _pg_only(store_target)
+    from hermes_core.sessions.postgres import masked_url
+
+    shown = masked_url(store_target)
+    with open_session_store(store_target) as store:
+        store.create_session("alice-1", user_id="alice")
+        store.create_session("plain-1")
+    for user, session_id in (("alice", "alice-1"), (None, "plain-1")):
+        spool = SessionSpool(spool_path(hermes_home, shown, user), database=shown, user_id=user)
+        spool.add(session_id, [{"role": "user", "content": f"kept for {session_id}"}], ["t1"])
+        spool.add(session_id, [{"role": "user", "content": f"kept for {session_id}"}], ["t1"])
+    other = "postgresql://postgres@127.0.0.1:5432/elsewhere"
+    SessionSpool(spool_path(hermes_home, other, None), database=other).add(
+        "x", [{"role": "user", "content": "not ours"}], ["t9"]
+    )
+    code, out = run("sessions", "spool")
+    assert code == 0, out
+    assert out.count("2 spooled message(s) written back") == 2
+    assert "another database: left as they are" in out
+    with open_session_store(store_target, read_only=True) as check:
+        for session_id in ("alice-1", "plain-1"):
+            assert [m["content"] for m in check.get_messages(session_id)] == [
+                f"kept for {session_id}"
+            ]
+    code, out = run("sessions", "spool")
+    assert code == 0 and "1 record(s) for postgresql://postgres@127.0.0.1:5432/elsewhere" in out

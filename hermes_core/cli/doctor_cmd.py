@@ -798,8 +798,8 @@ def _spool_findings(home: Path) -> list[Finding]:
                 "warn",
                 f"{waiting} append(s) kept in {folder} while the database was unreachable "
                 "are not stored yet",
-                "they are stored when an agent of the same user next writes or starts; keep "
-                "the folder until then",
+                "`hermes-memory sessions spool` stores them now (agents of the same user "
+                "store them too, when they next write or start); keep the folder until then",
             )
         )
     rejected = sorted(folder.glob("sessions-*.jsonl.rejected")) if folder.is_dir() else []

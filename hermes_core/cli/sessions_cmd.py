@@ -812,6 +812,46 @@ def migrate_cmd(target: str, source: str | None) -> None:
     )
 
 
+@sessions.command("spool")
+def spool_cmd() -> None:
+    """Write back the messages kept in $HERMES_HOME/spool while the PostgreSQL session
+    database was unreachable (every user's), and say what is left.
+
+    Agents write their own back by themselves (on their next message, when a
+    conversation opens or closes); this is for users who have not come back.
+    Each message is stored once, even if part of the spool was written before.
+    """
+    from hermes_core.config import get_hermes_home
+    from hermes_core.sessions.spool import SPOOL_DIR, drain_spools
+
+    home = get_hermes_home()
+    folder = home / SPOOL_DIR
+    if _configured_url() is None:
+        if folder.is_dir() and any(folder.glob("sessions-*.jsonl")):
+            raise click.ClickException(
+                f"{_printable(folder)} holds messages kept for a PostgreSQL database, but no "
+                "sessions.url (or HERMES_SESSIONS_URL) names one: set it to that database."
+            )
+        click.echo("The session store is state.db: nothing is spooled.")
+        return
+    with _store(None, read_only=False) as store:
+        results = drain_spools(home, store)
+    if not results:
+        click.echo(f"Nothing waits in {_printable(folder)}.")
+    for result in results:
+        if result.database != store.path:
+            click.echo(
+                f"{_printable(result.path)}: {result.left} record(s) for {result.database}, "
+                "another database: left as they are."
+            )
+        else:
+            click.echo(
+                f"{_printable(result.path)}: {result.written:,} spooled message(s) written "
+                f"back to {result.database} (each stored once)"
+                + (f"; {result.left} record(s) left." if result.left else ".")
+            )
+
+
 @sessions.command("index")
 @_db_option
 @click.option(

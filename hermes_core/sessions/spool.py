@@ -27,6 +27,7 @@ import os
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -37,7 +38,15 @@ from hermes_core.sessions.records import encode_messages
 if TYPE_CHECKING:
     from hermes_core.sessions.store import SessionStore
 
-__all__ = ["RETRY_SECONDS", "SessionSpool", "SpooledSessionStore", "spool_path", "with_spool"]
+__all__ = [
+    "RETRY_SECONDS",
+    "SessionSpool",
+    "SpoolDrain",
+    "SpooledSessionStore",
+    "drain_spools",
+    "spool_path",
+    "with_spool",
+]
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +78,13 @@ def _fsync_dir(folder: Path) -> None:
 class SessionSpool:
     """The append-only file of appends waiting for the database, one JSON record a line."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, database: str = "", user_id: str | None = None
+    ) -> None:
         self.path = Path(path)
+        self.database = database
+        """The database the records are for (password masked), written into each record."""
+        self.user_id = user_id
         self.rejected_path = self.path.with_name(self.path.name + ".rejected")
         self._lock_path = lock_path_beside(self.path)
 
@@ -88,6 +102,8 @@ class SessionSpool:
                 "client_tokens": list(tokens),
                 "messages": [dict(message) for message in messages],
                 "spooled_at": time.time(),
+                "database": self.database,
+                "user_id": self.user_id,
             },
             ensure_ascii=False,
             separators=(",", ":"),
@@ -111,10 +127,14 @@ class SessionSpool:
 
     def pending(self) -> int:
         """How many records wait (0 without a spool file)."""
+        return len(self.records())
+
+    def records(self) -> list[dict[str, Any]]:
+        """The complete records waiting, oldest first."""
         if not self._has_data():
-            return 0
+            return []
         with exclusive_lock(self._lock_path):
-            return len(self._read()[0])
+            return self._read()[0]
 
     def _has_data(self) -> bool:
         try:
@@ -347,5 +367,45 @@ def with_spool(store: SessionStore, hermes_home: str | os.PathLike[str]) -> Sess
 
     if isinstance(store, (SessionStore, SpooledSessionStore)) or store.read_only:
         return store
-    spool = SessionSpool(spool_path(hermes_home, store.path, store.user_id))
+    spool = SessionSpool(
+        spool_path(hermes_home, store.path, store.user_id),
+        database=store.path,
+        user_id=store.user_id,
+    )
     return cast("SessionStore", SpooledSessionStore(store, spool))
+
+
+@dataclass(frozen=True)
+class SpoolDrain:
+    """What :func:`drain_spools` did with one spool file."""
+
+    path: Path
+    database: str
+    written: int
+    """Messages written back."""
+    left: int
+    """Records still waiting (the database is unreachable, or the file is another's)."""
+
+
+def drain_spools(hermes_home: str | os.PathLike[str], store: Any) -> list[SpoolDrain]:
+    """Write back every spool file in *hermes_home* kept for *store*'s database, whichever
+    user it is for (*store* should be unscoped); files for another database are left.
+    Raises :class:`SessionStoreUnavailableError` while the database is unreachable."""
+    folder = Path(hermes_home) / SPOOL_DIR
+    results = []
+    for path in sorted(folder.glob("sessions-*.jsonl")) if folder.is_dir() else []:
+        spool = SessionSpool(path)
+        records = spool.records()
+        if not records:
+            continue
+        database = str(records[0].get("database") or "")
+        if database and database != store.path:
+            results.append(SpoolDrain(path, database, 0, len(records)))
+            continue
+
+        def write(session_id: str, messages: list[dict[str, Any]], tokens: list[str]) -> None:
+            store.append_messages(session_id, messages, client_tokens=tokens)
+
+        written = spool.drain(write)  # an unreachable database raises: nothing more to try
+        results.append(SpoolDrain(path, database or store.path, written, spool.pending()))
+    return results
