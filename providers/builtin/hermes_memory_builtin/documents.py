@@ -13,6 +13,7 @@ whole or not at all. The prompt snapshot is still taken once per session.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -70,8 +71,11 @@ class PostgresDocuments:
         self._url = url
         self.where = masked_url(url)
         self.owner = owner
+        self._mutex = threading.RLock()
+        self._conn: Any = None
+        self._pid = os.getpid()
         try:
-            with psycopg.connect(url, connect_timeout=10) as conn, conn.transaction():
+            with self.connection() as conn, conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
                 conn.execute(_SCHEMA)
         except psycopg.Error as exc:
@@ -81,15 +85,41 @@ class PostgresDocuments:
                 "the server runs, or fix memory.url / HERMES_MEMORY_URL."
             ) from exc
 
-    def _connect(self) -> Any:
-        # One connection per read or change: they are few (a session's start, a memory write),
-        # and nothing is left open between them.
-        return self._psycopg.connect(self._url, connect_timeout=10)
+    @contextmanager
+    def connection(self) -> Iterator[Any]:
+        """This store's one connection (autocommit; opened on first use, again after a
+        fork or a failure), held by one thread at a time; re-entrant, so a read inside
+        :meth:`locked` sees the locked row."""
+        with self._mutex:
+            conn = self._conn
+            if conn is not None and (conn.closed or self._pid != os.getpid()):
+                conn = None
+            if conn is not None:
+                try:
+                    if not conn.info.transaction_status:  # idle: check that it still works
+                        conn.execute("SELECT 1")
+                except self._psycopg.Error:
+                    conn = None
+            if conn is None:
+                conn = self._psycopg.connect(self._url, connect_timeout=10, autocommit=True)
+                self._conn, self._pid = conn, os.getpid()
+            try:
+                yield conn
+            except self._psycopg.OperationalError:
+                self.close()  # the next use connects again
+                raise
+
+    def close(self) -> None:
+        """Close the connection (the next use opens a new one)."""
+        with self._mutex:
+            if self._conn is not None and self._pid == os.getpid():
+                self._conn.close()
+            self._conn = None
 
     def read(self, target: str) -> FileRead:
         """The document as it is now (an absent one reads as empty)."""
         try:
-            with self._connect() as conn:
+            with self.connection() as conn:
                 row = conn.execute(
                     "SELECT body FROM memory_documents WHERE owner = %s AND target = %s",
                     (self.owner, target),
@@ -101,9 +131,11 @@ class PostgresDocuments:
     @contextmanager
     def locked(self, target: str) -> Iterator[tuple[FileRead, Callable[[str], None]]]:
         """The document read under its row lock, and a function saving a new text in the same
-        transaction (committed when the block ends, rolled back if it raises)."""
+        transaction (committed when the block ends, rolled back if it raises or saved
+        nothing, so a refused change leaves no trace, not even an empty row)."""
+        saved = False
         try:
-            with self._connect() as conn, conn.transaction():
+            with self.connection() as conn, conn.transaction():
                 conn.execute(
                     "INSERT INTO memory_documents(owner, target) VALUES (%s, %s) "
                     "ON CONFLICT DO NOTHING",
@@ -115,6 +147,8 @@ class PostgresDocuments:
                 ).fetchone()[0]
 
                 def save(text: str) -> None:
+                    nonlocal saved
+                    saved = True
                     conn.execute(
                         "UPDATE memory_documents SET body = %s, updated_at = now() "
                         "WHERE owner = %s AND target = %s",
@@ -122,6 +156,8 @@ class PostgresDocuments:
                     )
 
                 yield FileRead(text=body, exists=True), save
+                if not saved:
+                    raise self._psycopg.Rollback()
         except self._psycopg.Error as exc:
             raise MemoryStoreError(
                 f"The memory database {self.where} failed: {exc}. Nothing was changed; retry."

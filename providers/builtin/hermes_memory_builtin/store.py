@@ -687,10 +687,19 @@ class MemoryStore:
                 target=spec.name,
                 drift_backup=str(backup.path) if backup.saved else None,
                 remediation=(
-                    f"Open {path}, split the long text into entries separated by lines holding "
-                    "only '§' (or move it elsewhere), then retry."
+                    f"Open {self._editable(spec)}, split the long text into entries separated "
+                    "by lines holding only '§' (or move it elsewhere), then retry."
                 ),
             )
+        )
+
+    def _editable(self, spec: Target) -> str:
+        """What a person opens to edit *spec* by hand: its file, or its row."""
+        if self._documents is None:
+            return str(self.path(spec.name))
+        return (
+            f"the body of memory_documents row (owner {self._documents.owner!r}, target "
+            f"{spec.name!r}) in {self._documents.where}"
         )
 
     def _locate(self, spec: Target, entries: Sequence[str], old: str, verb: str) -> int:
