@@ -21,21 +21,11 @@ from typing import Any
 from hermes_core.config import cfg_get
 from hermes_core.errors import ConfigError, MemoryStoreError
 from hermes_memory_builtin.files import FileRead
+from hermes_memory_builtin.memory_schema import migrate
 
 __all__ = ["MEMORY_URL_ENV", "PostgresDocuments", "memory_url"]
 
 MEMORY_URL_ENV = "HERMES_MEMORY_URL"
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS memory_documents (
-    owner TEXT NOT NULL,
-    target TEXT NOT NULL,
-    body TEXT NOT NULL DEFAULT '',
-    updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-    PRIMARY KEY (owner, target)
-)
-"""
-_LOCK_KEY = 0x484D454D  # "HMEM": held while the table is created
 
 
 def memory_url(config: Mapping[str, Any] | None) -> str | None:
@@ -75,13 +65,13 @@ class PostgresDocuments:
         self._conn: Any = None
         self._pid = os.getpid()
         try:
-            with self.connection() as conn, conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
-                conn.execute(_SCHEMA)
+            with self.connection() as conn:
+                migrate(conn)
+        except RuntimeError as exc:
+            raise MemoryStoreError(f"Cannot use the memory database {self.where}: {exc}.") from exc
         except psycopg.Error as exc:
             raise MemoryStoreError(
-                f"Cannot use the memory database {self.where}: "
-                f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}. Check that "
+                f"Cannot use the memory database {self.where}: {_first_line(exc)}. Check that "
                 "the server runs, or fix memory.url / HERMES_MEMORY_URL."
             ) from exc
 
@@ -108,6 +98,18 @@ class PostgresDocuments:
             except self._psycopg.OperationalError:
                 self.close()  # the next use connects again
                 raise
+
+    @contextmanager
+    def guarded(self) -> Iterator[Any]:
+        """:meth:`connection`, with a database failure raised as a MemoryStoreError that
+        names the database (password masked)."""
+        try:
+            with self.connection() as conn:
+                yield conn
+        except self._psycopg.Error as exc:
+            raise MemoryStoreError(
+                f"The memory database {self.where} failed: {_first_line(exc)}. Retry in a moment."
+            ) from exc
 
     def close(self) -> None:
         """Close the connection (the next use opens a new one)."""
@@ -162,3 +164,8 @@ class PostgresDocuments:
             raise MemoryStoreError(
                 f"The memory database {self.where} failed: {exc}. Nothing was changed; retry."
             ) from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else repr(exc)

@@ -100,3 +100,14 @@ class MemoryBackend:
         """The stored entries, split exactly as written."""
         text = self.raw(target, user_id)
         return text.split(ENTRY_DELIMITER) if text else []
+
+    def clear(self) -> None:
+        """Delete every document of every user."""
+        if self.url is None:
+            for path in self.memory_dir().rglob("*.md"):
+                path.unlink()
+            return
+        import psycopg
+
+        with psycopg.connect(self.url) as conn:
+            conn.execute("DELETE FROM memory_documents")
