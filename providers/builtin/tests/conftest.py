@@ -74,6 +74,14 @@ def backend(
 
 
 @pytest.fixture
+def postgres_backend(hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MemoryBackend]:
+    """The PostgreSQL backend alone, for a test whose file twin is written for files."""
+    with temporary_schema() as url:
+        monkeypatch.setenv(MEMORY_URL_ENV, url)
+        yield MemoryBackend("postgres", hermes_home, url)
+
+
+@pytest.fixture
 def memory_dir(hermes_home: Path) -> Path:
     """``$HERMES_HOME/memories``."""
     return hermes_home / "memories"
