@@ -2,9 +2,9 @@
 
 Run on both memory backends (files, PostgreSQL rows). The builtin provider stores
 through its ``memory`` tool and recalls through the prompt snapshot a new session
-takes from ``$HERMES_HOME/memories`` (it has no ``prefetch``); the suite's ``remember`` / ``recall`` / ``forget`` helpers are
-overridden to say so. Query-based recall of past sessions (``session_search``)
-is covered by the session-search tests.
+takes from ``$HERMES_HOME/memories`` (it has no ``prefetch``); the suite's
+``remember`` / ``recall`` / ``forget`` helpers are overridden to say so. Query-based
+recall of past sessions (``session_search``) is covered by the session-search tests.
 """
 
 from __future__ import annotations
