@@ -1058,6 +1058,10 @@ class PostgresSessionStore:
         """Always 0: nothing is embedded here."""
         return 0
 
+    def meaning_coverage(self) -> None:
+        """Always ``None``: semantic search is off here."""
+        return None
+
     def index_messages(self, *args: Any, **kwargs: Any) -> int:
         """Raise: semantic search is not available (see :meth:`semantic_index`)."""
         self.semantic_index(force=True)
