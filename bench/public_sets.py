@@ -25,10 +25,11 @@ conversation into a **dev** half (the only one looked at while tuning) and a
   statement, not a question), searched over the persona's history before the
   query's session (ours through ``until``, the time the query's session began;
   BM25 through the message ids before it). Categories: the set's
-  ``category_name`` (Dynamic Incremental, Dynamic Updating, Implicit Preference, Temporal-reasoning) and its
-  ``session_type`` (evidence in one earlier session or several). The licence
-  allows shipping, but the files are 26 MB, so they are fetched too. Dev:
-  the personas at odd places in alphabetical order; test: the others.
+  ``category_name`` (Dynamic Incremental, Dynamic Updating, Implicit
+  Preference, Temporal-reasoning) and its ``session_type`` (evidence in one
+  earlier session or several). The licence allows shipping, but the files
+  are 26 MB, so they are fetched too. Dev: the personas at odd places in
+  alphabetical order; test: the others.
 
 * **LongMemEval** (Wu et al., 2024; MIT licence; its files are published on
   Hugging Face, ``xiaowu0162/longmemeval``, not on GitHub): not fetched here
