@@ -213,10 +213,7 @@ class PostgresArchive:
             f" AND a.change_id = ANY(%s) AND {where} ORDER BY a.id",
             (self.owner, visible, *params),
         )
-        return [
-            ArchivedEntry(*row, superseded=row[0] in superseded or row[3] == "superseded")
-            for row in rows
-        ]
+        return [_entry(row, row[0] in superseded or row[3] == "superseded") for row in rows]
 
     def entries(self, target: str | None = None) -> list[ArchivedEntry]:
         """Every archived entry in effect (of *target* when given), oldest first."""
@@ -242,9 +239,10 @@ class PostgresArchive:
         if not terms:
             return []
         wanted = sorted({token for term in terms for token in term})
-        where, params = "a.words && %s::text[]", [wanted]
+        where = "a.words && %s::text[]"
+        params: list[Any] = [wanted]
         if target is not None:
-            where, params = where + " AND a.target = %s", [*params, target]
+            where, params = where + " AND a.target = %s", [wanted, target]
         found = self._entries(where, params)
         words = {
             entry_id: Counter(row_words)
@@ -314,7 +312,7 @@ class PostgresArchive:
             " ORDER BY a.id",
             (self.owner, change_id),
         )
-        return [ArchivedEntry(*row) for row in rows]
+        return [_entry(row) for row in rows]
 
     # -- use of prompt-tier entries ----------------------------------------------------------
 
@@ -397,6 +395,22 @@ class PostgresArchive:
 
 AnyArchive = Archive | PostgresArchive
 """Either archive: the SQLite file beside the memory files, or the rows of ``memory.url``."""
+
+
+def _entry(row: Sequence[Any], superseded: bool = False) -> ArchivedEntry:
+    entry_id, target, text, reason, category, related, change_id, archived_at, recalls = row
+    return ArchivedEntry(
+        entry_id,
+        target,
+        text,
+        reason,
+        category,
+        related,
+        change_id,
+        archived_at,
+        recalls,
+        superseded=superseded,
+    )
 
 
 def _change(row: Sequence[Any]) -> Change:

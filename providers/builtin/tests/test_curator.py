@@ -458,6 +458,115 @@ def test_the_curator_never_runs_concurrently_with_itself(
     assert b"Berlin" not in (memory_dir / "USER.md").read_bytes()
 
 
+_ROW_CHILD = textwrap.dedent(
+    """
+    import contextlib, os, signal, sys
+    from pathlib import Path
+    from hermes_memory_builtin.archive_rows import PostgresArchive
+    from hermes_memory_builtin.curator import Curator
+    from hermes_memory_builtin.documents import PostgresDocuments
+    from hermes_memory_builtin.policy import CurationPolicy
+
+    url, crash = sys.argv[1], sys.argv[2]
+    real = PostgresArchive.change
+
+    @contextlib.contextmanager
+    def dying(self, **change):
+        with real(self, **change) as change_id:
+            if crash == "before-save":
+                os.kill(os.getpid(), signal.SIGKILL)
+            yield change_id
+            if crash == "after-save":  # saved, not yet committed
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    PostgresArchive.change = dying
+    archive = PostgresArchive(PostgresDocuments(url))
+    policy = CurationPolicy(curator="auto")
+    Curator(Path(os.devnull), archive, limits={"memory": 500, "user": 300}, policy=policy).run()
+    """
+)
+
+
+@pytest.mark.parametrize("crash", ["before-save", "after-save", "none"])
+def test_a_killed_row_curator_leaves_the_old_or_the_new_state(
+    postgres_backend: MemoryBackend, crash: str
+) -> None:
+    """On PostgreSQL the document and its archive rows commit in one transaction: a
+    curator killed before the commit changed nothing."""
+    backend = postgres_backend
+    entries = ["The user lives in Berlin", "The user prefers tea", "The user moved to Lisbon"]
+    backend.put_entries("user", entries)
+    old = backend.raw("user")
+    assert backend.url is not None
+    done = subprocess.run([sys.executable, "-c", _ROW_CHILD, backend.url, crash], check=False)
+    assert done.returncode == (-9 if crash != "none" else 0)
+    with backend.archive() as archive:
+        archived = [e.text for e in archive.entries()]
+        if crash == "none":
+            assert backend.raw("user") == "The user prefers tea\n§\nThe user moved to Lisbon"
+            assert archived == ["The user lives in Berlin"]
+        else:
+            assert backend.raw("user") == old and archived == [] and archive.changes() == []
+        again = curator(backend, archive, curator="auto").run()
+        assert [e.text for e in archive.entries()] == ["The user lives in Berlin"]
+        assert len(again.plans) == (0 if crash == "none" else 1)
+
+
+_ROW_HOLDER = textwrap.dedent(
+    """
+    import sys
+    from hermes_memory_builtin.documents import PostgresDocuments
+
+    with PostgresDocuments(sys.argv[1]).exclusive("curator"):
+        print("locked", flush=True)
+        sys.stdin.readline()
+    """
+)
+_ROW_RUNNER = textwrap.dedent(
+    """
+    import os, sys, time
+    from pathlib import Path
+    from hermes_memory_builtin.archive_rows import PostgresArchive
+    from hermes_memory_builtin.curator import Curator
+    from hermes_memory_builtin.documents import PostgresDocuments
+    from hermes_memory_builtin.policy import CurationPolicy
+
+    Curator(Path(os.devnull), PostgresArchive(PostgresDocuments(sys.argv[1])),
+            limits={"memory": 500, "user": 300}, policy=CurationPolicy(curator="auto")).run()
+    print(time.time(), flush=True)
+    """
+)
+
+
+def test_row_curators_on_several_machines_never_run_at_once(
+    postgres_backend: MemoryBackend,
+) -> None:
+    backend = postgres_backend
+    backend.put_entries("user", ["The user lives in Berlin", "The user moved to Lisbon"])
+    assert backend.url is not None
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _ROW_HOLDER, backend.url],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdin is not None
+    assert holder.stdout.readline().strip() == "locked"
+    runner = subprocess.Popen(
+        [sys.executable, "-c", _ROW_RUNNER, backend.url], stdout=subprocess.PIPE, text=True
+    )
+    time.sleep(1.0)
+    assert runner.poll() is None  # waiting for the other curator's lock
+    assert "Berlin" in (backend.raw("user") or "")
+    released = time.time()
+    holder.stdin.write("\n")
+    holder.stdin.flush()
+    assert holder.wait(timeout=30) == 0
+    out, _ = runner.communicate(timeout=60)
+    assert runner.returncode == 0 and float(out) >= released
+    assert "Berlin" not in (backend.raw("user") or "")
+
+
 @pytest.mark.files_only("doctor reads the memory files and archive.db of the home")
 def test_doctor_reports_prompt_tier_usage_and_archive_size(
     hermes_home: Path, backend: MemoryBackend
