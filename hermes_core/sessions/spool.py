@@ -26,7 +26,7 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -55,6 +55,8 @@ RETRY_SECONDS = 10.0
 """After the database was found unreachable, appends go straight to the spool this long
 (a turn waits out the connection timeout once, not once per message)."""
 FORMAT = 1
+GROUP_MESSAGES = 500
+"""At most this many spooled messages of one session are written back in one transaction."""
 _MODE = 0o600
 
 
@@ -169,12 +171,14 @@ class SessionSpool:
         return records, bad
 
     def drain(self, write: Callable[[str, list[dict[str, Any]], list[str]], object]) -> int:
-        """Hand each record to *write(session_id, messages, client_tokens)*, oldest first, and
+        """Hand the records to *write(session_id, messages, client_tokens)*, oldest first, and
         remove those written; returns how many messages were written.
 
-        A :class:`SessionStoreUnavailableError` stops the drain: that record and the
-        later ones stay, in order, and the error is raised. Another
-        :class:`SessionStoreError` moves the record to :attr:`rejected_path`.
+        Consecutive records of one session go in one call (one transaction), up to
+        :data:`GROUP_MESSAGES` messages. A :class:`SessionStoreUnavailableError` stops
+        the drain: that call's records and the later ones stay, in order, and the error
+        is raised. Another :class:`SessionStoreError` is retried record by record, and
+        a record refused alone is moved to :attr:`rejected_path`.
         """
         if not self._has_data():
             return 0
@@ -184,26 +188,39 @@ class SessionSpool:
                 log.error("Unreadable record in %s moved to %s.", self.path, self.rejected_path)
                 self._append_line(self.rejected_path, text)
             written = 0
-            for index, record in enumerate(records):
-                messages = record["messages"]
+            for start, group in _groups(records):
                 try:
-                    write(record["session_id"], messages, record["client_tokens"])
+                    written += self._write_group(write, group)
                 except SessionStoreUnavailableError:
-                    self._keep(records[index:])
+                    self._keep(records[start:])
                     raise
-                except SessionStoreError as exc:
-                    log.error(
-                        "%d spooled message(s) of session %s were refused (%s); moved to %s.",
-                        len(messages),
-                        record["session_id"],
-                        exc,
-                        self.rejected_path,
-                    )
-                    self._append_line(self.rejected_path, json.dumps(record, ensure_ascii=False))
-                    continue
-                written += len(messages)
             self._keep([])
             return written
+
+    def _write_group(
+        self,
+        write: Callable[[str, list[dict[str, Any]], list[str]], object],
+        group: list[dict[str, Any]],
+    ) -> int:
+        session_id = group[0]["session_id"]
+        messages = [m for record in group for m in record["messages"]]
+        try:
+            write(session_id, messages, [t for record in group for t in record["client_tokens"]])
+            return len(messages)
+        except SessionStoreUnavailableError:
+            raise
+        except SessionStoreError as exc:
+            if len(group) > 1:  # find the record refused; store the others
+                return sum(self._write_group(write, [record]) for record in group)
+            log.error(
+                "%d spooled message(s) of session %s were refused (%s); moved to %s.",
+                len(messages),
+                session_id,
+                exc,
+                self.rejected_path,
+            )
+            self._append_line(self.rejected_path, json.dumps(group[0], ensure_ascii=False))
+            return 0
 
     def _keep(self, records: list[dict[str, Any]]) -> None:
         """Replace the spool by *records* (atomically; the lock is held)."""
@@ -222,6 +239,21 @@ class SessionSpool:
             os.close(fd)
         os.replace(partial, self.path)
         _fsync_dir(self.path.parent)
+
+
+def _groups(records: list[dict[str, Any]]) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    """Runs of consecutive records of one session (index of the first, the run)."""
+    start = 0
+    while start < len(records):
+        end, size = start, 0
+        session_id = records[start]["session_id"]
+        while end < len(records) and records[end]["session_id"] == session_id:
+            size += len(records[end]["messages"])
+            if size > GROUP_MESSAGES and end > start:
+                break
+            end += 1
+        yield start, records[start:end]
+        start = end
 
 
 def _ends_with_newline(path: Path, size: int) -> bool:
