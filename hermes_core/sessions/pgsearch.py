@@ -141,8 +141,10 @@ def ranked_terms(parsed: ParsedQuery) -> list[Term]:
 
 
 def idf(df: int, total: int) -> float:
-    """BM25's inverse document frequency of a term found in *df* of *total* messages."""
-    return math.log((total - df + 0.5) / (df + 0.5) + 1.0)
+    """BM25's inverse document frequency of a term found in *df* of *total* messages, as
+    FTS5's ``bm25()`` computes it (a term in half the messages or more weighs almost
+    nothing)."""
+    return max(math.log((total - df + 0.5) / (df + 0.5)), 1e-6)
 
 
 class Statistics(NamedTuple):
@@ -236,7 +238,7 @@ def bm25_sql(
     return f"(({' + '.join(pieces)}) * {K1 + 1})", params
 
 
-RANKED_BY_FREQUENCY = 1_000
+RANKED_BY_FREQUENCY = 300
 """Matches (the best by BM25 counting each term once) re-ranked with term frequencies."""
 
 

@@ -1058,7 +1058,7 @@ class PostgresSessionStore:
         """Always 0: nothing is embedded here."""
         return 0
 
-    def meaning_coverage(self) -> None:
+    def meaning_coverage(self, query: object = None) -> None:
         """Always ``None``: semantic search is off here."""
         return None
 
