@@ -27,6 +27,7 @@ from hermes_core.errors import (
     ConfigError,
     SessionNotFoundError,
     SessionStoreError,
+    SessionStoreUnavailableError,
     SessionTitleError,
 )
 from hermes_core.fencing import sanitize_context
@@ -147,7 +148,7 @@ class PostgresSessionStore:
         try:
             first = psycopg.connect(url, **self._connect_kwargs(connect_timeout))
         except psycopg.Error as exc:
-            raise SessionStoreError(
+            raise SessionStoreUnavailableError(
                 f"Cannot connect to the session database {self.path}: "
                 f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}. Check "
                 "that the server runs and accepts this user, or fix sessions.url / "
@@ -171,6 +172,7 @@ class PostgresSessionStore:
             max_size=max(1, int(pool_size)),
             kwargs=self._connect_kwargs(connect_timeout),
             check=psycopg_pool.ConnectionPool.check_connection,
+            timeout=max(1.0, float(connect_timeout)),
             open=True,
         )
         self._closed = False
@@ -193,7 +195,7 @@ class PostgresSessionStore:
                     return fn(conn)
             except psycopg.OperationalError as exc:
                 if attempt == RETRIES - 1:
-                    raise SessionStoreError(
+                    raise SessionStoreUnavailableError(
                         f"The session database {self.path} is unreachable: {exc}"
                     ) from exc
                 log.warning("session database connection lost (%s); retrying", exc)
@@ -1055,6 +1057,10 @@ class PostgresSessionStore:
     def messages_to_embed(self) -> int:
         """Always 0: nothing is embedded here."""
         return 0
+
+    def meaning_coverage(self, query: object = None) -> None:
+        """Always ``None``: semantic search is off here."""
+        return None
 
     def index_messages(self, *args: Any, **kwargs: Any) -> int:
         """Raise: semantic search is not available (see :meth:`semantic_index`)."""
