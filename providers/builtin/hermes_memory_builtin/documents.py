@@ -4,15 +4,20 @@ For gateway processes on several machines: each memory document is one row of
 ``memory_documents`` keyed by its owner (the user id, ``""`` for the
 single-user documents) and target (``memory`` / ``user``). The store's safety
 steps stay the same (:class:`~hermes_memory_builtin.store.MemoryStore`): a
-change re-reads the document under a row lock (``SELECT … FOR UPDATE``), is
-scanned and budget-checked, and is saved in the same transaction, so two
-writers on any machines never lose each other's entries and a batch is saved
-whole or not at all. The prompt snapshot is still taken once per session.
+change re-reads the document under its locks (an advisory lock per document and
+``SELECT … FOR UPDATE``), is scanned and budget-checked, and is saved in the same
+transaction, so two writers on any machines never lose each other's entries and a
+batch is saved whole or not at all. The prompt snapshot is still taken once per
+session. Held writes (:mod:`~hermes_memory_builtin.held_rows`) and the archive
+tier (:mod:`~hermes_memory_builtin.archive_rows`) use this store's connection, so
+an archive move commits with its document. The tables are
+:mod:`~hermes_memory_builtin.memory_schema`'s.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -20,21 +25,12 @@ from typing import Any
 from hermes_core.config import cfg_get
 from hermes_core.errors import ConfigError, MemoryStoreError
 from hermes_memory_builtin.files import FileRead
+from hermes_memory_builtin.memory_schema import migrate
 
 __all__ = ["MEMORY_URL_ENV", "PostgresDocuments", "memory_url"]
 
 MEMORY_URL_ENV = "HERMES_MEMORY_URL"
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS memory_documents (
-    owner TEXT NOT NULL,
-    target TEXT NOT NULL,
-    body TEXT NOT NULL DEFAULT '',
-    updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-    PRIMARY KEY (owner, target)
-)
-"""
-_LOCK_KEY = 0x484D454D  # "HMEM": held while the table is created
+_LOCK_SPACE = 0x484D4C4B  # "HMLK": the advisory locks of :meth:`PostgresDocuments.exclusive`
 
 
 def memory_url(config: Mapping[str, Any] | None) -> str | None:
@@ -70,59 +66,139 @@ class PostgresDocuments:
         self._url = url
         self.where = masked_url(url)
         self.owner = owner
+        self._mutex = threading.RLock()
+        self._conn: Any = None
+        self._pid = os.getpid()
         try:
-            with psycopg.connect(url, connect_timeout=10) as conn, conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
-                conn.execute(_SCHEMA)
+            with self.connection() as conn:
+                migrate(conn)
+        except RuntimeError as exc:
+            raise MemoryStoreError(f"Cannot use the memory database {self.where}: {exc}.") from exc
         except psycopg.Error as exc:
             raise MemoryStoreError(
-                f"Cannot use the memory database {self.where}: "
-                f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}. Check that "
+                f"Cannot use the memory database {self.where}: {_first_line(exc)}. Check that "
                 "the server runs, or fix memory.url / HERMES_MEMORY_URL."
             ) from exc
 
-    def _connect(self) -> Any:
-        # One connection per read or change: they are few (a session's start, a memory write),
-        # and nothing is left open between them.
-        return self._psycopg.connect(self._url, connect_timeout=10)
+    @contextmanager
+    def connection(self) -> Iterator[Any]:
+        """This store's one connection (autocommit; opened on first use, again after a
+        fork or a failure), held by one thread at a time; re-entrant, so a read inside
+        :meth:`locked` sees the locked row."""
+        with self._mutex:
+            conn = self._conn
+            if conn is not None and (conn.closed or self._pid != os.getpid()):
+                conn = None
+            if conn is not None:
+                try:
+                    if not conn.info.transaction_status:  # idle: check that it still works
+                        conn.execute("SELECT 1")
+                except self._psycopg.Error:
+                    conn = None
+            if conn is None:
+                conn = self._psycopg.connect(self._url, connect_timeout=10, autocommit=True)
+                self._conn, self._pid = conn, os.getpid()
+            try:
+                yield conn
+            except self._psycopg.OperationalError:
+                self.close()  # the next use connects again
+                raise
+
+    @contextmanager
+    def guarded(self) -> Iterator[Any]:
+        """:meth:`connection`, with a database failure raised as a MemoryStoreError that
+        names the database (password masked)."""
+        try:
+            with self.connection() as conn:
+                yield conn
+        except self._psycopg.Error as exc:
+            raise MemoryStoreError(
+                f"The memory database {self.where} failed: {_first_line(exc)}. Retry in a moment."
+            ) from exc
+
+    @contextmanager
+    def exclusive(self, name: str) -> Iterator[None]:
+        """Hold the lock *name* of this owner across processes and machines (a PostgreSQL
+        advisory lock; released at the end of the block, or by the server if the process
+        dies). Threads of this process using this store wait meanwhile."""
+        key = f"{self.owner}\x1f{name}"
+        with self.guarded() as conn:
+            conn.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", (_LOCK_SPACE, key))
+            try:
+                yield
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (_LOCK_SPACE, key))
+
+    def close(self) -> None:
+        """Close the connection (the next use opens a new one)."""
+        with self._mutex:
+            if self._conn is not None and self._pid == os.getpid():
+                self._conn.close()
+            self._conn = None
 
     def read(self, target: str) -> FileRead:
         """The document as it is now (an absent one reads as empty)."""
         try:
-            with self._connect() as conn:
+            with self.connection() as conn:
                 row = conn.execute(
                     "SELECT body FROM memory_documents WHERE owner = %s AND target = %s",
                     (self.owner, target),
                 ).fetchone()
         except self._psycopg.Error as exc:
             return FileRead(text="", exists=True, error=f"the memory database failed: {exc}")
-        return FileRead(text=row[0] if row else "", exists=row is not None)
+        return FileRead(text=_text(row), exists=row is not None)
+
+    def raw(self, target: str) -> str | None:
+        """The document's exact text (a BOM kept), ``None`` when there is no row; inside
+        :meth:`locked`, the locked row."""
+        with self.guarded() as conn:
+            row = conn.execute(
+                "SELECT body FROM memory_documents WHERE owner = %s AND target = %s",
+                (self.owner, target),
+            ).fetchone()
+        return None if row is None else str(row[0])
 
     @contextmanager
     def locked(self, target: str) -> Iterator[tuple[FileRead, Callable[[str], None]]]:
-        """The document read under its row lock, and a function saving a new text in the same
-        transaction (committed when the block ends, rolled back if it raises)."""
+        """The document read under its lock, and a function saving a new text in the same
+        transaction (committed when the block ends, rolled back if it raises).
+
+        Writers of one document take one advisory transaction lock (so they queue even
+        while the row does not exist yet) and the row lock (``FOR UPDATE``, which also
+        waits for a person's own ``UPDATE``). A refused change writes nothing, not even
+        an empty row."""
         try:
-            with self._connect() as conn, conn.transaction():
+            with self.connection() as conn, conn.transaction():
                 conn.execute(
-                    "INSERT INTO memory_documents(owner, target) VALUES (%s, %s) "
-                    "ON CONFLICT DO NOTHING",
-                    (self.owner, target),
+                    "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                    (_LOCK_SPACE, f"{self.owner}\x1fdocument\x1f{target}"),
                 )
-                body = conn.execute(
+                row = conn.execute(
                     "SELECT body FROM memory_documents WHERE owner = %s AND target = %s FOR UPDATE",
                     (self.owner, target),
-                ).fetchone()[0]
+                ).fetchone()
 
                 def save(text: str) -> None:
                     conn.execute(
-                        "UPDATE memory_documents SET body = %s, updated_at = now() "
-                        "WHERE owner = %s AND target = %s",
-                        (text, self.owner, target),
+                        "INSERT INTO memory_documents (owner, target, body) VALUES (%s, %s, %s) "
+                        "ON CONFLICT (owner, target) DO UPDATE SET body = excluded.body, "
+                        "updated_at = now()",
+                        (self.owner, target, text),
                     )
 
-                yield FileRead(text=body, exists=True), save
+                yield FileRead(text=_text(row), exists=row is not None), save
         except self._psycopg.Error as exc:
             raise MemoryStoreError(
-                f"The memory database {self.where} failed: {exc}. Nothing was changed; retry."
+                f"The memory database {self.where} failed: {_first_line(exc)}. Nothing was "
+                "changed; retry."
             ) from exc
+
+
+def _text(row: tuple[Any, ...] | None) -> str:
+    """A row's body as the file reader returns a file's text: a leading BOM dropped."""
+    return str(row[0]).removeprefix("\ufeff") if row else ""
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else repr(exc)
