@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,14 +43,40 @@ def home_link_to_nowhere(
     return home
 
 
+@pytest.fixture(scope="session")
+def postgres_schemas() -> Iterator[Any]:
+    """Empty, migrated PostgreSQL schemas, one per test, migrated once per test session
+    (``SchemaPool`` in hermes_core/testing/postgres.py)."""
+    from hermes_core.sessions.postgres import PostgresSessionStore
+    from hermes_core.testing.postgres import SchemaPool
+
+    pool = SchemaPool(lambda url: PostgresSessionStore(url).close())
+    try:
+        yield pool
+    finally:
+        pool.close()
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
 def session_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """Where a session store lives, once per backend: a state.db path, then a PostgreSQL URL
-    with a schema of its own (dropped after the test; see hermes_core/testing/postgres.py)."""
+    of a schema no other test sees (emptied after the test; hermes_core/testing/postgres.py)."""
     if request.param == "sqlite":
         yield str(tmp_path / "state.db")
         return
-    from hermes_core.testing.postgres import temporary_schema
-
-    with temporary_schema() as url:
+    with request.getfixturevalue("postgres_schemas").lease() as url:
         yield url
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """``@pytest.mark.sqlite_only("why")``: the test is about the SQLite file itself, so its
+    PostgreSQL case (if the store is parametrized) is skipped, saying why."""
+    for item in items:
+        marker = item.get_closest_marker("sqlite_only")
+        if marker is None:
+            continue
+        if not marker.args or not str(marker.args[0]).strip():
+            raise pytest.UsageError(f"{item.nodeid}: sqlite_only needs a reason")
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and callspec.params.get("session_backend") == "postgres":
+            item.add_marker(pytest.mark.skip(reason=f"SQLite only: {marker.args[0]}"))

@@ -928,6 +928,9 @@ class PostgresSessionStore:
         active_until: float | None = None,
     ) -> list[dict[str, Any]]:
         """Recent sessions with ``preview`` and ``last_active`` (as for SQLite)."""
+        limit, offset = _count(limit, "limit"), _count(offset, "offset")
+        active_since = _epoch(active_since, "active_since")
+        active_until = _epoch(active_until, "active_until")
         where = [self.scope.sql("s")]
         params: list[Any] = list(self.scope.params())
         if source is not None:

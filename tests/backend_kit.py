@@ -1,0 +1,28 @@
+"""Helpers for suites run on both session-store backends (the ``session_backend`` fixture)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+
+def is_postgres(target: object) -> bool:
+    """Whether *target* (a ``session_backend`` value) is a PostgreSQL URL."""
+    return str(target).startswith(("postgresql://", "postgres://"))
+
+
+def raw_sql(target: object, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    """Run *sql* (``?`` placeholders) on the store at *target* as another program would,
+    outside the store's API, and commit; returns the rows it selected."""
+    if is_postgres(target):
+        import psycopg
+
+        with psycopg.connect(str(target), autocommit=True) as conn:
+            cursor = conn.execute(sql.replace("?", "%s"), params)  # type: ignore[arg-type]
+            return cursor.fetchall() if cursor.description else []
+    conn = sqlite3.connect(str(target), isolation_level=None)
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
