@@ -37,6 +37,7 @@ from hermes_core.sessions.arguments import ids as _ids
 from hermes_core.sessions.arguments import names as _names
 from hermes_core.sessions.bulk import IMPORT_SESSION_COLUMNS, prepare_import
 from hermes_core.sessions.cjk import cjk_grams
+from hermes_core.sessions.hits import hit_dicts
 from hermes_core.sessions.listing import PREVIEW_CHARS
 from hermes_core.sessions.pgschema import migrate
 from hermes_core.sessions.query import parse_query
@@ -50,12 +51,7 @@ from hermes_core.sessions.records import (
     valid_session_id,
 )
 from hermes_core.sessions.scope import UserScope
-from hermes_core.sessions.search import (
-    BOOST_ALL_TERMS,
-    BOOST_NEAR_PAIR,
-    QUESTION_CANDIDATES,
-    _hits,
-)
+from hermes_core.sessions.search import BOOST_ALL_TERMS, BOOST_NEAR_PAIR, QUESTION_CANDIDATES
 from hermes_core.sessions.titles import next_title_from, sanitize_title, split_number
 from hermes_core.sessions.transcript import describe_tool_calls
 
@@ -1189,7 +1185,10 @@ class PostgresSessionStore:
                     (ids,),
                 )
             }
-            hits = _hits(page, sessions, plan.primary.terms, snippets, offset)
+            # Keyword hits mark every term, as FTS5's snippet() does for state.db.
+            hits = hit_dicts(
+                page, sessions, plan.primary.terms, snippets, offset, mark_every=not question
+            )
             if context:
                 for hit in hits:
                     hit["context"] = self._context(conn, hit)
