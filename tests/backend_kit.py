@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 
@@ -26,3 +27,12 @@ def raw_sql(target: object, sql: str, params: Sequence[Any] = ()) -> list[tuple[
         return conn.execute(sql, params).fetchall()
     finally:
         conn.close()
+
+
+def configured_store(session_backend: str, hermes_home: Path, monkeypatch: Any) -> str:
+    """Where the CLI and the runtime find the store of *session_backend*: the PostgreSQL URL
+    (set as ``HERMES_SESSIONS_URL``), else ``$HERMES_HOME/state.db``; returns it."""
+    if is_postgres(session_backend):
+        monkeypatch.setenv("HERMES_SESSIONS_URL", session_backend)
+        return session_backend
+    return str(hermes_home / "state.db")
