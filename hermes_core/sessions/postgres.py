@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from operator import itemgetter
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -176,18 +178,43 @@ class PostgresSessionStore:
         )
         self._closed = False
         self._stats: tuple[float, int, float] | None = None
+        self._snapshot = threading.local()
 
     @staticmethod
     def _connect_kwargs(connect_timeout: float) -> dict[str, Any]:
         return {"connect_timeout": max(1, int(connect_timeout)), "application_name": APPLICATION}
 
     # -- plumbing -------------------------------------------------------------------------
+    @contextmanager
+    def read_snapshot(self) -> Iterator[None]:
+        """Reads of this thread inside the block see one snapshot of the database (a
+        read-only ``REPEATABLE READ`` transaction), however many other writers commit:
+        what ``sessions export`` reads a store through. Writes inside it are refused."""
+        if getattr(self._snapshot, "conn", None) is not None:
+            yield
+            return
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            self._snapshot.conn = conn
+            try:
+                yield
+            finally:
+                self._snapshot.conn = None
+
     def _run(self, fn: Callable[[Any], T], *, write: bool) -> T:
         if self._closed:
             raise SessionStoreError(f"The session store for {self.path} is closed.")
         if write and self.read_only:
             raise SessionStoreError(f"{self.path} is open read-only.")
         psycopg = self._psycopg
+        pinned = getattr(self._snapshot, "conn", None)
+        if pinned is not None:
+            if write:
+                raise SessionStoreError(f"{self.path} is being read as a snapshot; write later.")
+            try:
+                return fn(pinned)
+            except psycopg.Error as exc:
+                raise SessionStoreError(f"The session database {self.path} failed: {exc}") from exc
         for attempt in range(RETRIES):
             try:
                 with self._pool.connection() as conn, conn.transaction():
