@@ -36,3 +36,11 @@ def configured_store(session_backend: str, hermes_home: Path, monkeypatch: Any) 
         monkeypatch.setenv("HERMES_SESSIONS_URL", session_backend)
         return session_backend
     return str(hermes_home / "state.db")
+
+
+def db_args(target: str | Path, monkeypatch: Any) -> tuple[str, ...]:
+    """The CLI's way to *target*: ``--db PATH``, or a PostgreSQL URL set as the store."""
+    if is_postgres(target):
+        monkeypatch.setenv("HERMES_SESSIONS_URL", str(target))
+        return ()
+    return ("--db", str(target))

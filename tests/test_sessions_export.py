@@ -26,15 +26,7 @@ from hermes_core.cli import cli
 from hermes_core.sessions import SessionStore
 from hermes_core.sessions import export as export_module
 from hermes_core.sessions.backends import open_session_store
-from tests.backend_kit import is_postgres
-
-
-def db_args(target: str | Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, ...]:
-    """The CLI's way to *target*: ``--db PATH``, or a PostgreSQL URL set as the store."""
-    if is_postgres(target):
-        monkeypatch.setenv("HERMES_SESSIONS_URL", str(target))
-        return ()
-    return ("--db", str(target))
+from tests.backend_kit import db_args
 
 
 def run(*args: str) -> tuple[int, str]:
