@@ -37,7 +37,13 @@ from hermes_core.sessions.arguments import count as _count
 from hermes_core.sessions.arguments import epoch as _epoch
 from hermes_core.sessions.arguments import ids as _ids
 from hermes_core.sessions.arguments import names as _names
-from hermes_core.sessions.bulk import IMPORT_SESSION_COLUMNS, prepare_import
+from hermes_core.sessions.bulk import (
+    IMPORT_SESSION_COLUMNS,
+    missing_parent_error,
+    prepare_import,
+    session_exists_error,
+    title_taken_error,
+)
 from hermes_core.sessions.cjk import cjk_grams
 from hermes_core.sessions.hits import hit_dicts
 from hermes_core.sessions.listing import PREVIEW_CHARS
@@ -46,8 +52,10 @@ from hermes_core.sessions.query import parse_query
 from hermes_core.sessions.question import plan_query
 from hermes_core.sessions.records import (
     LEGACY_JSON_PREFIX,
+    called_tools,
     decode_message,
     encode_messages,
+    not_utf8_error,
     sane_timestamp,
     scrub,
     valid_session_id,
@@ -213,6 +221,8 @@ class PostgresSessionStore:
                 raise SessionStoreError(f"{self.path} is being read as a snapshot; write later.")
             try:
                 return fn(pinned)
+            except UnicodeEncodeError as exc:
+                raise not_utf8_error(exc) from exc
             except psycopg.Error as exc:
                 raise SessionStoreError(f"The session database {self.path} failed: {exc}") from exc
         for attempt in range(RETRIES):
@@ -226,6 +236,8 @@ class PostgresSessionStore:
                     ) from exc
                 log.warning("session database connection lost (%s); retrying", exc)
                 time.sleep(0.2 * (attempt + 1))
+            except UnicodeEncodeError as exc:
+                raise not_utf8_error(exc) from exc
             except psycopg.errors.UniqueViolation as exc:
                 raise SessionStoreError(f"Write to {self.path} rejected: {exc}") from exc
             except psycopg.errors.ForeignKeyViolation as exc:
@@ -600,15 +612,13 @@ class PostgresSessionStore:
         ]
         if not wanting:
             return
-        from hermes_core.sessions.records import _called_tools
-
         called: dict[str, str] = {}
         for (tool_calls,) in conn.execute(
             "SELECT tool_calls FROM messages WHERE session_id = %s AND role = 'assistant' "
             "AND tool_calls IS NOT NULL ORDER BY id DESC LIMIT 20",
             (session_id,),
         ):
-            called = {**_called_tools(tool_calls), **called}
+            called = {**called_tools(tool_calls), **called}
         for n in wanting:
             if rows[n][4] in called:
                 name = called[rows[n][4]]
@@ -627,18 +637,18 @@ class PostgresSessionStore:
             clash = conn.execute("SELECT id FROM sessions WHERE id = ANY(%s) LIMIT 1", (ids,))
             found = clash.fetchone()
             if found is not None:
-                raise SessionStoreError(
-                    f"Session {found[0]!r} already exists in {self.path}; nothing was imported. "
-                    "Give the imported session another id."
-                )
+                raise session_exists_error(found[0], self.path)
+            taken = conn.execute(
+                "SELECT title, id FROM sessions WHERE title = ANY(%s) "
+                f"AND {self.scope.sql()} LIMIT 1",
+                ([title for title, _ in batch.titles], *self.scope.params()),
+            ).fetchone()
+            if taken is not None:
+                raise title_taken_error(taken[0], taken[1], self.path)
             parents = {row[4] for row in batch.session_rows if row[4] is not None} - set(ids)
             for parent in sorted(parents):
                 if not self.scope.sees(conn, parent):
-                    raise SessionStoreError(
-                        f"Session {parent!r}, the parent of an imported session, is neither "
-                        f"imported with it nor in {self.path}; nothing was imported. Import "
-                        "its parent first, or export the whole conversation."
-                    )
+                    raise missing_parent_error(parent, self.path)
             marks = ", ".join(["%s"] * 17)
             with conn.cursor() as cur:
                 # Parents are linked after every row is in: a child may come before its parent.

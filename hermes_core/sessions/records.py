@@ -99,13 +99,21 @@ def name_results_of_earlier_calls(conn: sqlite3.Connection, rows: list[tuple[Any
         f"AND tool_calls IS NOT NULL ORDER BY id DESC LIMIT {_EARLIER_CALLS}",
         (rows[0][0],),
     ):
-        called = {**_called_tools(tool_calls), **called}  # the latest call with an id wins
+        called = {**called_tools(tool_calls), **called}  # the latest call with an id wins
     for n in wanting:
         if rows[n][4] in called:
             rows[n] = (*rows[n][:6], called[rows[n][4]], *rows[n][7:])
 
 
-def _called_tools(tool_calls: Any) -> dict[str, str]:
+def not_utf8_error(exc: UnicodeEncodeError) -> SessionStoreError:
+    """The error for text handed to a store that UTF-8 cannot encode (a lone surrogate)."""
+    return SessionStoreError(
+        f"{exc.object[:60]!r} is not valid UTF-8 text (it holds {exc.object[exc.start]!r}, "
+        "what Python makes of a byte that is not UTF-8); pass text decoded from UTF-8."
+    )
+
+
+def called_tools(tool_calls: Any) -> dict[str, str]:
     """``call id -> tool name`` of an assistant message's tool calls."""
     value = _decode_json(tool_calls) if isinstance(tool_calls, str) else tool_calls
     names = {}
@@ -208,7 +216,7 @@ def encode_messages(
             _label(message, key) for key in ("tool_call_id", "tool_name", "finish_reason")
         )
         if role == "assistant" and message.get("tool_calls"):
-            called.update(_called_tools(message.get("tool_calls")))
+            called.update(called_tools(message.get("tool_calls")))
         if role == "tool":
             tool_name, name = tool_name or name or called.get(tool_call_id or ""), None
         token_count = message.get("token_count")

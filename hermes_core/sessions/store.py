@@ -33,7 +33,12 @@ from hermes_core.sessions.arguments import count as _count
 from hermes_core.sessions.arguments import epoch as _epoch
 from hermes_core.sessions.arguments import ids as _ids
 from hermes_core.sessions.arguments import names as _names
-from hermes_core.sessions.bulk import prepare_import
+from hermes_core.sessions.bulk import (
+    missing_parent_error,
+    prepare_import,
+    session_exists_error,
+    title_taken_error,
+)
 from hermes_core.sessions.connection import (
     READ_BUSY_TIMEOUT_MS,
     WRITE_BUSY_TIMEOUT_MS,
@@ -59,6 +64,7 @@ from hermes_core.sessions.records import (
     decode_message,
     encode_messages,
     name_results_of_earlier_calls,
+    not_utf8_error,
     row_dict,
     sane_timestamp,
     scrub,
@@ -106,14 +112,6 @@ def default_db_path() -> Path:
 
 def _now() -> float:
     return time.time()
-
-
-def _not_utf8(exc: UnicodeEncodeError) -> SessionStoreError:
-    """The error for text handed to the store that UTF-8 cannot encode (a lone surrogate)."""
-    return SessionStoreError(
-        f"{exc.object[:60]!r} is not valid UTF-8 text (it holds {exc.object[exc.start]!r}, "
-        "what Python makes of a byte that is not UTF-8); pass text decoded from UTF-8."
-    )
 
 
 class SessionStore:
@@ -190,7 +188,7 @@ class SessionStore:
                     f"Reading {self.path} failed: {exc}.{damage_hint(exc)}"
                 ) from exc
             except UnicodeEncodeError as exc:
-                raise _not_utf8(exc) from exc
+                raise not_utf8_error(exc) from exc
 
     def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         if self._closed:
@@ -209,7 +207,7 @@ class SessionStore:
                 f"Write to {self.path} failed: {exc}.{damage_hint(exc)}"
             ) from exc
         except UnicodeEncodeError as exc:
-            raise _not_utf8(exc) from exc
+            raise not_utf8_error(exc) from exc
         finally:
             # data_version only moves for other connections' commits
             self._session_info.invalidate()
@@ -696,31 +694,18 @@ class SessionStore:
                 (json.dumps(ids),),
             ).fetchone()
             if clash is not None:
-                raise SessionStoreError(
-                    f"Session {clash[0]!r} already exists in {self.path}; nothing was imported. "
-                    "Give the imported session another id (`sessions import --session-id` for a "
-                    'file of one conversation, or its "session_id" in the file).'
-                )
+                raise session_exists_error(clash[0], self.path)
             taken = conn.execute(
                 "SELECT title, id FROM sessions WHERE title IN (SELECT value FROM json_each(?)) "
                 f"AND {self.scope.sql()} LIMIT 1",
                 (json.dumps([title for title, _ in titles]), *self.scope.params()),
             ).fetchone()
             if taken is not None:
-                raise SessionStoreError(
-                    f"The title {taken[0]!r} is already used by session {taken[1]!r} in "
-                    f"{self.path}; nothing was imported. Give the imported session another "
-                    "title (`sessions import --title` for a file of one conversation, or its "
-                    '"title" in the file).'
-                )
+                raise title_taken_error(taken[0], taken[1], self.path)
             parents = {row[4] for row in session_rows if row[4] is not None} - set(ids)
             for parent in sorted(parents):
                 if not self._exists(conn, parent):
-                    raise SessionStoreError(
-                        f"Session {parent!r}, the parent of an imported session, is neither "
-                        f"imported with it nor in {self.path}; nothing was imported. Import "
-                        "its parent first, or export the whole conversation."
-                    )
+                    raise missing_parent_error(parent, self.path)
             conn.execute("PRAGMA defer_foreign_keys = ON")  # a parent may come after its child
             conn.executemany(
                 "INSERT INTO sessions(id, source, user_id, model, parent_session_id, started_at, "
