@@ -63,9 +63,6 @@ def friends(session_backend: str) -> Iterator[SessionStore]:
         yield store
 
 
-@pytest.mark.postgres_xfail(
-    "PostgreSQL lacks the speaker tier (a name-only match ranks lower); issue 30"
-)
 def test_turns_matched_only_through_a_speaker_name_rank_below_turns_with_content(
     session_backend: str,
 ) -> None:

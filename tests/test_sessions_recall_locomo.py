@@ -59,9 +59,6 @@ def first_session(store: SessionStore, question: str) -> str:
 # -- a speaker's name -------------------------------------------------------------------------
 
 
-@pytest.mark.postgres_xfail(
-    "PostgreSQL lacks the speaker tier (a named speaker covers their name); issue 30"
-)
 def test_a_named_speaker_covers_their_name_whether_or_not_it_is_said(
     store: SessionStore,
 ) -> None:
@@ -122,9 +119,6 @@ def bakers(store: SessionStore) -> None:
     )
 
 
-@pytest.mark.postgres_xfail(
-    "PostgreSQL lacks the date tier (a month named in a question); issue 30"
-)
 def test_a_month_in_a_question_prefers_the_conversations_of_that_month(
     store: SessionStore,
 ) -> None:

@@ -126,9 +126,6 @@ def test_a_compound_the_history_never_wrote_is_looked_up_by_its_head(store: Sess
 # -- a word's forms weigh as one word ---------------------------------------------------------
 
 
-@pytest.mark.postgres_xfail(
-    "PostgreSQL lacks the synonym-weight tier (a synonym weighs as its commonest form); issue 30"
-)
 def test_a_synonym_match_weighs_as_common_as_its_commonest_form(store: SessionStore) -> None:
     # "journey" is in no message; "trip" is in many. A conversation matching only
     # "trip" must not weigh as if it held the rare word the question used.

@@ -186,9 +186,6 @@ def test_version_two_file_is_read_as_it_is_and_migrated_exactly(tmp_path: Path) 
         assert [h["role"] for h in store.search_messages("Ines")] == ["user"]
 
 
-@pytest.mark.postgres_xfail(
-    "PostgreSQL lacks the speaker tier (a named speaker's conversations first); issue 30"
-)
 def test_a_question_naming_a_speaker_prefers_their_conversations(session_backend: str) -> None:
     with open_session_store(session_backend) as store:
         chats = {

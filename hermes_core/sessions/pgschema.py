@@ -11,7 +11,7 @@ message, made of three parts of the text the store puts in ``search_text``
 * the CJK unigrams and bigrams of ``cjk_grams`` (:func:`~hermes_core.sessions.cjk.cjk_grams`),
   so a Chinese, Japanese or Korean term of any length is an indexed lookup;
 * ``simple`` again with the CJK runs as spaces, so a word glued to CJK text
-  (``以及Agent通信``) is a word of its own (migration 2).
+  (``以及Agent通信``) is a word of its own (migration 3).
 
 Migrations are numbered; ``hermes_schema_migrations`` records the ones applied.
 The store applies the missing ones at start under an advisory lock, so several
@@ -87,9 +87,17 @@ CREATE UNIQUE INDEX IF NOT EXISTS messages_client_token
     ON messages(session_id, client_token) WHERE client_token IS NOT NULL;
 CREATE INDEX IF NOT EXISTS messages_tsv ON messages USING GIN (tsv);
 """,
+    # Search ranking (pgsearch.py): each message's length in words, as FTS5 counts tokens for
+    # BM25, stored once instead of counted per search; the sessions where someone speaks
+    # by name (pgrerank.py), as SQLite's partial index of speaker names.
+    2: r"""
+ALTER TABLE messages ADD COLUMN IF NOT EXISTS words INTEGER
+    GENERATED ALWAYS AS (regexp_count(COALESCE(search_text, ''), '\w+')) STORED;
+CREATE INDEX IF NOT EXISTS messages_named ON messages(session_id) WHERE name IS NOT NULL;
+""",
     # The words glued to CJK text (以及Agent通信, 修改youer服务端) as words of their own: the
-    # CJK runs read as spaces in a fourth part of the vector.
-    2: f"""
+    # CJK runs read as spaces in a fifth part of the vector.
+    3: f"""
 ALTER TABLE messages DROP COLUMN tsv;
 ALTER TABLE messages ADD COLUMN tsv TSVECTOR GENERATED ALWAYS AS (
     setweight(to_tsvector('english', COALESCE(search_text, '')), 'A')
@@ -100,6 +108,7 @@ ALTER TABLE messages ADD COLUMN tsv TSVECTOR GENERATED ALWAYS AS (
     || to_tsvector('simple', regexp_replace(COALESCE(search_text, ''), '[{CJK_CLASS}]+', ' ', 'g'))
 ) STORED;
 CREATE INDEX messages_tsv ON messages USING GIN (tsv);
+ANALYZE messages;
 """,
 }
 """version -> SQL bringing the schema from the version before to it."""

@@ -47,6 +47,7 @@ from hermes_memory_builtin.files import (
     replace_if_unchanged,
     resolved_file,
 )
+from hermes_memory_builtin.held_rows import HeldRows
 from hermes_memory_builtin.locking import exclusive_lock, lock_path_for
 from hermes_memory_builtin.provenance import origin_of, screen
 from hermes_memory_builtin.quarantine import Quarantine
@@ -687,10 +688,19 @@ class MemoryStore:
                 target=spec.name,
                 drift_backup=str(backup.path) if backup.saved else None,
                 remediation=(
-                    f"Open {path}, split the long text into entries separated by lines holding "
-                    "only '§' (or move it elsewhere), then retry."
+                    f"Open {self._editable(spec)}, split the long text into entries separated "
+                    "by lines holding only '§' (or move it elsewhere), then retry."
                 ),
             )
+        )
+
+    def _editable(self, spec: Target) -> str:
+        """What a person opens to edit *spec* by hand: its file, or its row."""
+        if self._documents is None:
+            return str(self.path(spec.name))
+        return (
+            f"the body of memory_documents row (owner {self._documents.owner!r}, target "
+            f"{spec.name!r}) in {self._documents.where}"
         )
 
     def _locate(self, spec: Target, entries: Sequence[str], old: str, verb: str) -> int:
@@ -707,8 +717,10 @@ class MemoryStore:
         """Remember untrusted tool output of this turn (the last 200,000 characters)."""
         self.turn_tool_output = (self.turn_tool_output + "\n" + text)[-200_000:]
 
-    def held_writes(self) -> Quarantine:
+    def held_writes(self) -> Quarantine | HeldRows:
         """The writes staged for the user's review (they never reach the prompt)."""
+        if self._documents is not None:
+            return HeldRows(self._documents)
         return Quarantine(self.memory_dir)
 
     def _hold_if_needed(
@@ -717,7 +729,7 @@ class MemoryStore:
         """A staged result when *text* must wait for review, else ``None``."""
         source = origin_of(text, self.turn_user_message, origin, self.turn_tool_output)
         screening = screen(text, source)
-        if screening.action != "hold" or self._documents is not None:
+        if screening.action != "hold":
             return None
         held = self.held_writes().hold(
             spec.name, text, source, screening.score, screening.reason, replaces

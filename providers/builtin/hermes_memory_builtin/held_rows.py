@@ -1,0 +1,77 @@
+"""Held memory writes in PostgreSQL (``memory.url``): ``HELD.json`` as rows of ``memory_held``.
+
+The same contract as :class:`~hermes_memory_builtin.quarantine.Quarantine`: a held
+write is staged with its target, origin and score, never read by the snapshot, and
+stored only when the user accepts it (``hermes-memory memory review``). Each user's
+held writes are theirs alone (the ``owner`` column).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import TYPE_CHECKING
+
+from hermes_core.errors import MemoryStoreError
+from hermes_memory_builtin.quarantine import HeldWrite
+
+if TYPE_CHECKING:
+    from hermes_memory_builtin.documents import PostgresDocuments
+
+__all__ = ["HeldRows"]
+
+_COLUMNS = "id, target, content, origin, score, reason, held_at, replaces"
+
+
+class HeldRows:
+    """The held writes of one owner of a PostgreSQL memory store."""
+
+    def __init__(self, documents: PostgresDocuments) -> None:
+        self._documents = documents
+
+    def held(self) -> list[HeldWrite]:
+        """Held writes, oldest first."""
+        with self._documents.guarded() as conn:
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM memory_held WHERE owner = %s ORDER BY position",
+                (self._documents.owner,),
+            ).fetchall()
+        return [HeldWrite(*row) for row in rows]
+
+    def hold(
+        self, target: str, content: str, origin: str, score: float, reason: str, replaces: str = ""
+    ) -> HeldWrite:
+        """Stage *content* (replacing the entry *replaces* identifies, when given);
+        holding the same write again is a no-op."""
+        digest = hashlib.sha256(f"{target}\0{replaces}\0{content}".encode()).hexdigest()[:12]
+        write = HeldWrite(
+            digest, target, content, origin, round(score, 4), reason, time.time(), replaces
+        )
+        with self._documents.guarded() as conn:
+            conn.execute(
+                f"INSERT INTO memory_held (owner, {_COLUMNS}) VALUES "
+                "(%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (owner, id) DO NOTHING",
+                (self._documents.owner, *(getattr(write, name) for name in _FIELDS)),
+            )
+            row = conn.execute(
+                f"SELECT {_COLUMNS} FROM memory_held WHERE owner = %s AND id = %s",
+                (self._documents.owner, digest),
+            ).fetchone()
+        return HeldWrite(*row)
+
+    def take(self, write_id: str) -> HeldWrite:
+        """Remove and return the held write *write_id* (raises when there is none)."""
+        with self._documents.guarded() as conn:
+            row = conn.execute(
+                f"DELETE FROM memory_held WHERE owner = %s AND id = %s RETURNING {_COLUMNS}",
+                (self._documents.owner, write_id),
+            ).fetchone()
+        if row is None:
+            raise MemoryStoreError(
+                f"No held memory write has id {write_id!r}; `hermes-memory memory review` "
+                "lists them."
+            )
+        return HeldWrite(*row)
+
+
+_FIELDS = ("id", "target", "content", "origin", "score", "reason", "held_at", "replaces")
