@@ -32,12 +32,9 @@ from hermes_core.errors import (
     SessionStoreUnavailableError,
     SessionTitleError,
 )
-from hermes_core.fencing import sanitize_context
 from hermes_core.sessions import pgsearch
 from hermes_core.sessions.arguments import count as _count
 from hermes_core.sessions.arguments import epoch as _epoch
-from hermes_core.sessions.arguments import ids as _ids
-from hermes_core.sessions.arguments import names as _names
 from hermes_core.sessions.bulk import (
     IMPORT_SESSION_COLUMNS,
     missing_parent_error,
@@ -48,20 +45,24 @@ from hermes_core.sessions.bulk import (
 from hermes_core.sessions.cjk import cjk_grams
 from hermes_core.sessions.fetch import SearchFilters
 from hermes_core.sessions.hits import hit_dicts
+from hermes_core.sessions.lineage import owned_root
 from hermes_core.sessions.listing import PREVIEW_CHARS
 from hermes_core.sessions.pgschema import migrate
 from hermes_core.sessions.query import parse_query
 from hermes_core.sessions.records import (
     LEGACY_JSON_PREFIX,
+    as_conversation,
     called_tools,
     decode_message,
     encode_messages,
+    message_fields,
     not_utf8_error,
     sane_timestamp,
     scrub,
     valid_session_id,
 )
 from hermes_core.sessions.scope import UserScope
+from hermes_core.sessions.statements import SESSION_TITLE_HOLDER, UPSERT_SESSION, for_postgres
 from hermes_core.sessions.titles import next_title_from, sanitize_title, split_number
 from hermes_core.sessions.transcript import describe_tool_calls
 
@@ -309,22 +310,7 @@ class PostgresSessionStore:
                     "create it first."
                 )
             conn.execute(
-                """
-                INSERT INTO sessions(id, source, user_id, model, model_config, system_prompt,
-                                     parent_session_id, started_at, cwd, git_repo_root)
-                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
-                ON CONFLICT(id) DO UPDATE SET
-                    cwd = COALESCE(sessions.cwd, excluded.cwd),
-                    git_repo_root = COALESCE(sessions.git_repo_root, excluded.git_repo_root),
-                    source = CASE WHEN sessions.source = 'unknown' THEN excluded.source
-                                  ELSE sessions.source END,
-                    user_id = COALESCE(sessions.user_id, excluded.user_id),
-                    model = COALESCE(sessions.model, excluded.model),
-                    model_config = COALESCE(sessions.model_config, excluded.model_config),
-                    system_prompt = COALESCE(sessions.system_prompt, excluded.system_prompt),
-                    parent_session_id = COALESCE(sessions.parent_session_id,
-                                                 excluded.parent_session_id)
-                """,
+                _UPSERT_SESSION,
                 (
                     session_id,
                     source,
@@ -416,12 +402,7 @@ class PostgresSessionStore:
 
     def _set_title(self, conn: Any, session_id: str, title: str | None) -> None:
         if title is not None:
-            other = conn.execute(
-                "SELECT o.id FROM sessions AS o JOIN sessions AS s ON s.id = %s "
-                "WHERE o.title = %s AND o.id <> s.id "
-                "AND COALESCE(o.user_id, '') = COALESCE(s.user_id, '')",
-                (session_id, title),
-            ).fetchone()
+            other = conn.execute(_SESSION_TITLE_HOLDER, (session_id, title)).fetchone()
             if other is not None:
                 raise SessionTitleError(
                     f"Title {title!r} is already in use by session {other[0]}; pick another "
@@ -518,17 +499,17 @@ class PostgresSessionStore:
         name: str | None = None,
     ) -> int:
         """Append one message and return its id."""
-        message = {
-            "role": role,
-            "content": content,
-            "tool_calls": tool_calls,
-            "tool_call_id": tool_call_id,
-            "tool_name": tool_name,
-            "token_count": token_count,
-            "finish_reason": finish_reason,
-            "timestamp": timestamp,
-            "name": name,
-        }
+        message = message_fields(
+            role,
+            content,
+            tool_calls=tool_calls,
+            tool_call_id=tool_call_id,
+            tool_name=tool_name,
+            token_count=token_count,
+            finish_reason=finish_reason,
+            timestamp=timestamp,
+            name=name,
+        )
         return self.append_messages(session_id, [message])[0]
 
     def append_messages(
@@ -750,24 +731,7 @@ class PostgresSessionStore:
 
     def get_messages_as_conversation(self, session_id: str) -> list[dict[str, Any]]:
         """The session as OpenAI chat messages (leaked memory-context blocks removed)."""
-        conversation = []
-        for row in self.get_messages(session_id):
-            content = row.get("content")
-            if row["role"] in ("user", "assistant") and isinstance(content, str):
-                content = sanitize_context(content).strip()
-            message: dict[str, Any] = {"role": row["role"], "content": content}
-            if row.get("tool_calls"):
-                message["tool_calls"] = row["tool_calls"]
-            if row.get("tool_call_id"):
-                message["tool_call_id"] = row["tool_call_id"]
-            if row["role"] == "tool" and row.get("tool_name"):
-                message["name"] = row["tool_name"]
-            elif row.get("name"):
-                message["name"] = row["name"]
-            if row["role"] == "assistant" and row.get("finish_reason"):
-                message["finish_reason"] = row["finish_reason"]
-            conversation.append(message)
-        return conversation
+        return as_conversation(self.get_messages(session_id))
 
     def message_count(self, session_id: str | None = None) -> int:
         """Messages in one session, or in the whole store (a scoped store: of its user)."""
@@ -893,13 +857,7 @@ class PostgresSessionStore:
             if not self.scope.sees(conn, session_id):
                 return session_id
             chain = self._ancestors(conn, session_id)
-            owned = set(self.scope.visible(conn, chain))
-            root = session_id
-            for member in reversed(chain):
-                if member not in owned:
-                    break
-                root = member
-            return root
+            return owned_root(chain, set(self.scope.visible(conn, chain)), session_id)
 
         return self._read(read)
 
@@ -1133,14 +1091,14 @@ class PostgresSessionStore:
         parsed = parse_query(query)
         if parsed.empty or limit <= 0:
             return []
-        filters = SearchFilters(
-            roles=_names(role_filter),
-            sources=_names(source_filter),
-            exclude_sources=_names(exclude_sources),
-            since=_epoch(since, "since"),
-            until=_epoch(until, "until"),
-            session_ids=_ids(session_ids),
-            exclude_session_ids=_ids(exclude_session_ids),
+        filters = SearchFilters.from_arguments(
+            role_filter=role_filter,
+            source_filter=source_filter,
+            exclude_sources=exclude_sources,
+            since=since,
+            until=until,
+            session_ids=session_ids,
+            exclude_session_ids=exclude_session_ids,
             user_id=self.user_id,
         )
         need = offset + limit
@@ -1206,6 +1164,8 @@ class PostgresSessionStore:
         ]
 
 
+_UPSERT_SESSION = for_postgres(UPSERT_SESSION)
+_SESSION_TITLE_HOLDER = for_postgres(SESSION_TITLE_HOLDER)
 _SESSION_COLUMNS = (
     "id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at, "
     "ended_at, end_reason, message_count, tool_call_count, input_tokens, output_tokens, title, "

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from hermes_core.errors import SessionStoreError
+from hermes_core.fencing import sanitize_context
 
 log = logging.getLogger(__name__)
 
@@ -295,3 +296,53 @@ def decode_message(row: dict[str, Any]) -> dict[str, Any]:
     if row.get("tool_calls"):
         row["tool_calls"] = _decode_json(row["tool_calls"])
     return row
+
+
+def message_fields(
+    role: str,
+    content: Any = None,
+    *,
+    tool_calls: Any = None,
+    tool_call_id: str | None = None,
+    tool_name: str | None = None,
+    token_count: int | None = None,
+    finish_reason: str | None = None,
+    timestamp: float | None = None,
+    name: str | None = None,
+) -> dict[str, Any]:
+    """One message as ``append_messages`` takes it (what ``append_message`` passes on)."""
+    return {
+        "role": role,
+        "content": content,
+        "tool_calls": tool_calls,
+        "tool_call_id": tool_call_id,
+        "tool_name": tool_name,
+        "token_count": token_count,
+        "finish_reason": finish_reason,
+        "timestamp": timestamp,
+        "name": name,
+    }
+
+
+def as_conversation(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Stored messages (``get_messages`` rows) as OpenAI chat messages: ``role``,
+    ``content``, ``name`` and the tool fields; leaked ``<memory-context>`` blocks are
+    removed from user and assistant text."""
+    conversation = []
+    for row in rows:
+        content = row.get("content")
+        if row["role"] in ("user", "assistant") and isinstance(content, str):
+            content = sanitize_context(content).strip()
+        message: dict[str, Any] = {"role": row["role"], "content": content}
+        if row.get("tool_calls"):
+            message["tool_calls"] = row["tool_calls"]
+        if row.get("tool_call_id"):
+            message["tool_call_id"] = row["tool_call_id"]
+        if row["role"] == "tool" and row.get("tool_name"):
+            message["name"] = row["tool_name"]
+        elif row.get("name"):
+            message["name"] = row["name"]
+        if row["role"] == "assistant" and row.get("finish_reason"):
+            message["finish_reason"] = row["finish_reason"]
+        conversation.append(message)
+    return conversation
