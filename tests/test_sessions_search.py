@@ -517,9 +517,6 @@ def test_questions_find_their_session_first(
     assert hits and hits[0]["session_id"] == expected
 
 
-@pytest.mark.postgres_xfail(
-    "PostgreSQL lacks the conversation-coverage tier (a turn answering more words first); issue 30"
-)
 def test_a_conversation_covering_more_of_the_question_ranks_first(store: SessionStore) -> None:
     """Messages repeating one word of the question lose to the turns that answer all of it."""
     store.create_session("birds")
