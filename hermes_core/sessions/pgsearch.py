@@ -27,6 +27,7 @@ from hermes_core.sessions.cjk import cjk_grams, contains_cjk, query_gram
 from hermes_core.sessions.fetch import SearchFilters
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
 from hermes_core.sessions.question import Plan, names_a_topic, plan_query
+from hermes_core.sessions.routing import RANKED_CANDIDATES
 from hermes_core.sessions.search import (
     _CALENDAR,
     _TIME_HINT,
@@ -141,8 +142,10 @@ def ranked_terms(parsed: ParsedQuery) -> list[Term]:
 
 
 def idf(df: int, total: int) -> float:
-    """BM25's inverse document frequency of a term found in *df* of *total* messages."""
-    return math.log((total - df + 0.5) / (df + 0.5) + 1.0)
+    """BM25's inverse document frequency of a term found in *df* of *total* messages, as
+    FTS5's ``bm25()`` computes it (a term in half the messages or more weighs almost
+    nothing)."""
+    return max(math.log((total - df + 0.5) / (df + 0.5)), 1e-6)
 
 
 class Statistics(NamedTuple):
@@ -357,7 +360,11 @@ class PgSearch:
         return self._counts([forms], cap)[0]
 
     def _first_ranking(
-        self, query: ParsedQuery, bound: int, stats: tuple[list[Term], list[int], int, float]
+        self,
+        query: ParsedQuery,
+        bound: int,
+        stats: tuple[list[Term], list[int], int, float],
+        newest: int | None = None,
     ) -> Predicate:
         """SQL for the best *bound* matches of *query* as ``(id, score)``, by BM25 counting
         each term once.
@@ -369,7 +376,7 @@ class PgSearch:
         terms, dfs, total, words = stats
         where, where_params = self.where
         single = all(len(c.include) == 1 and not c.exclude for c in query.clauses)
-        if single and len(query.clauses) > 1:
+        if single and len(query.clauses) > 1 and newest is None:
             branches, params = [], []
             for term, df in zip(terms, dfs, strict=True):
                 score, score_params = bm25_sql([term], [df], total, words, matched=True)
@@ -386,19 +393,34 @@ class PgSearch:
         predicate, params = query_predicate(query)
         matched = len(query.clauses) == 1
         score, score_params = bm25_sql(terms, dfs, total, words, matched=matched)
+        source, source_params = "messages", []
+        if newest is not None:
+            source = (
+                f"(SELECT m.* FROM messages AS m WHERE {predicate} AND {where} "
+                "ORDER BY m.id DESC LIMIT %s)"
+            )
+            source_params = [*params, *where_params, max(bound, newest)]
         return (
-            f"SELECT m.id, {score} AS score FROM messages AS m WHERE {predicate} AND {where} "
+            f"SELECT m.id, {score} AS score FROM {source} AS m WHERE {predicate} AND {where} "
             "ORDER BY score DESC, m.id LIMIT %s",
-            [*score_params, *params, *where_params, bound],
+            [*score_params, *source_params, *params, *where_params, bound],
         )
 
     def candidates(
-        self, query: ParsedQuery, k: int, boosts: Sequence[tuple[ParsedQuery, float]] = ()
+        self,
+        query: ParsedQuery,
+        k: int,
+        boosts: Sequence[tuple[ParsedQuery, float]] = (),
+        bounded: bool = False,
     ) -> list[Row]:
-        """The best *k* matches of *query* by BM25, then re-scored by *boosts* (each matched
-        multiplies the score by 1 + its weight), as SQLite's candidates are."""
+        """The best *k* matches of *query* by BM25 (*bounded*: of its newest
+        :data:`~hermes_core.sessions.routing.RANKED_CANDIDATES` matches, unless CJK), then
+        re-scored by *boosts* (each matched multiplies the score by 1 + its weight), as
+        SQLite's candidates are."""
         stats = self._bm25(query)
-        first, first_params = self._first_ranking(query, max(k, RANKED_BY_FREQUENCY), stats)
+        cjk = any(contains_cjk(term.text) for term in stats[0])
+        newest = RANKED_CANDIDATES if bounded and not cjk else None
+        first, first_params = self._first_ranking(query, max(k, RANKED_BY_FREQUENCY), stats, newest)
         terms, dfs, total, words = stats
         counted, counted_params = bm25_sql(
             terms, dfs, total, words, counted=True, matched=len(query.clauses) == 1
@@ -437,6 +459,7 @@ class PgSearch:
         prefer_recent: bool = False,
         span: tuple[float, float] | None = None,
         phrases: tuple[Term, ...] = (),
+        bounded: bool = False,
     ) -> list[Row]:
         """As ``search._Search.rows``: candidates, quoted phrases' conversations, the ranking
         by conversation and the best messages kept near the top."""
@@ -446,7 +469,7 @@ class PgSearch:
         if quoted is not None:
             boosts = (*boosts, (quoted, BOOST_QUOTED))
         pool = max(need, QUESTION_CANDIDATES) if boosts or by_session else need
-        rows = self.candidates(query, pool, boosts)
+        rows = self.candidates(query, pool, boosts, bounded)
         quoted_sessions: frozenset[str] = frozenset()
         if quoted is not None and by_session:
             found = self.rows(quoted, pool)
@@ -479,11 +502,12 @@ class PgSearch:
             prefer_recent=plan.prefer_recent,
             span=span,
             phrases=plan.phrases,
+            bounded=not question,  # as SQLite's: a question's candidates are ranked in full
         )
         fallback = plan.fallback if len(rows) < min(need, KEYWORD_TOP_UP_BELOW) else None
         if fallback is not None:
             seen = {row[0] for row in rows}
-            extra = self.rows(fallback, need + len(seen))
+            extra = self.rows(fallback, need + len(seen), bounded=True)
             rows += [row for row in extra if row[0] not in seen][: need - len(rows)]
         if question and rows and not self.filters.roles:
             window = (self.filters.since, self.filters.until)

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hermes_memory_builtin.archive import Archive
+from hermes_memory_builtin.archive_rows import AnyArchive, PostgresArchive
 from hermes_memory_builtin.documents import PostgresDocuments
 from hermes_memory_builtin.entries import ENTRY_DELIMITER
 from hermes_memory_builtin.store import MemoryStore, memory_dir_for
@@ -111,3 +113,10 @@ class MemoryBackend:
 
         with psycopg.connect(self.url) as conn:
             conn.execute("DELETE FROM memory_documents")
+
+    def archive(self, user_id: str | None = None, **kwargs: Any) -> AnyArchive:
+        """The archive tier of *user_id* on this backend (``clock=`` is passed on)."""
+        documents = self.documents(user_id)
+        if documents is not None:
+            return PostgresArchive(documents, **kwargs)
+        return Archive(self.memory_dir(user_id), **kwargs)
