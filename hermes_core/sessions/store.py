@@ -1107,12 +1107,20 @@ class SessionStore:
                     raise
                 # Another process is writing vectors: search with what is embedded.
                 log.debug("semantic catch-up skipped: %s", exc)
-            if index.coverage(self._read) < SEMANTIC_MIN_COVERAGE:
+            if index.embedded() == 0:  # nothing to find by meaning: no need to count
+                log.info(
+                    "semantic search skipped: nothing of %s is embedded yet "
+                    "(hermes-memory sessions index embeds it)",
+                    self.path,
+                )
+                return None
+            embedded, missing = index.counts(self._read)
+            if embedded < SEMANTIC_MIN_COVERAGE * (embedded + missing):
                 # Neighbours from the newest part alone would favour it over older answers.
                 log.info(
                     "semantic search skipped: %d messages of %s not embedded yet "
                     "(hermes-memory sessions index embeds them)",
-                    index.missing(self._read),
+                    missing,
                     self.path,
                 )
                 return None
