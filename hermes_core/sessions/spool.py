@@ -53,7 +53,9 @@ log = logging.getLogger(__name__)
 SPOOL_DIR = "spool"
 RETRY_SECONDS = 10.0
 """After the database was found unreachable, appends go straight to the spool this long
-(a turn waits out the connection timeout once, not once per message)."""
+(a turn waits out the connection timeout once, not once per message); the pause doubles
+with each failed try, up to :data:`MAX_RETRY_SECONDS`, until the database answers."""
+MAX_RETRY_SECONDS = 300.0
 FORMAT = 1
 GROUP_MESSAGES = 500
 """At most this many spooled messages of one session are written back in one transaction."""
@@ -151,23 +153,22 @@ class SessionSpool:
         except FileNotFoundError:
             return [], []
         lines = data.split(b"\n")
-        if lines and lines[-1]:
-            log.warning("Ignoring the torn last line of %s (a write cut short).", self.path)
+        torn = lines.pop()  # what follows the last newline: b"" unless a write was cut
         records: list[dict[str, Any]] = []
         bad: list[str] = []
-        for raw in lines[:-1]:
-            if not raw.strip():
-                continue
-            text = raw.decode("utf-8", "replace")
-            try:
-                record = json.loads(text)
-            except ValueError:
-                bad.append(text)
-                continue
-            if _well_formed(record):
-                records.append(record)
+        for raw in lines:
+            if raw.strip():
+                record = _parse(raw)
+                if record is None:
+                    bad.append(raw.decode("utf-8", "replace"))
+                else:
+                    records.append(record)
+        if torn:
+            last = _parse(torn)  # a whole record whose newline was cut off still counts
+            if last is None:
+                log.warning("Ignoring the torn last line of %s (a write cut short).", self.path)
             else:
-                bad.append(text)
+                records.append(last)
         return records, bad
 
     def drain(self, write: Callable[[str, list[dict[str, Any]], list[str]], object]) -> int:
@@ -262,6 +263,15 @@ def _ends_with_newline(path: Path, size: int) -> bool:
         return handle.read(1) == b"\n"
 
 
+def _parse(raw: bytes) -> dict[str, Any] | None:
+    """The record on one line, or ``None`` when it is not a whole, well-formed one."""
+    try:
+        record = json.loads(raw.decode("utf-8"))
+    except ValueError:
+        return None
+    return record if _well_formed(record) else None
+
+
 def _well_formed(record: object) -> bool:
     if not isinstance(record, dict) or not isinstance(record.get("session_id"), str):
         return False
@@ -296,6 +306,7 @@ class SpooledSessionStore:
         self._retry_seconds = retry_seconds
         self._clock = clock
         self._down_until: float | None = None
+        self._pause = retry_seconds
         self.drain()
 
     def __getattr__(self, name: str) -> Any:
@@ -308,8 +319,10 @@ class SpooledSessionStore:
         self.close()
 
     def close(self) -> None:
-        """Write the spool back if the database answers, then close the store."""
-        self.drain()
+        """Write the spool back if the database answers (not tried again while the last
+        try's pause lasts), then close the store."""
+        if self._down_until is None or self._clock() >= self._down_until:
+            self.drain()
         self._store.close()
 
     def drain(self) -> int:
@@ -318,15 +331,22 @@ class SpooledSessionStore:
         try:
             return self._drain()
         except SessionStoreUnavailableError as exc:
-            self._down_until = self._clock() + self._retry_seconds
+            self._went_down()
             log.warning("Spooled messages stay in %s: %s", self.spool.path, exc)
             return 0
+
+    def _went_down(self) -> None:
+        """Pause the tries (longer after each failed one)."""
+        if self._down_until is not None:
+            self._pause = min(MAX_RETRY_SECONDS, self._pause * 2)
+        self._down_until = self._clock() + self._pause
 
     def _drain(self) -> int:
         written = self.spool.drain(self._write_back)
         if written:
             log.info("Stored %d spooled message(s) in %s.", written, self._store.path)
         self._down_until = None
+        self._pause = self._retry_seconds
         return written
 
     def _write_back(
@@ -368,7 +388,7 @@ class SpooledSessionStore:
                 )
             except SessionStoreUnavailableError as exc:
                 error = exc
-                self._down_until = self._clock() + self._retry_seconds
+                self._went_down()
         now = time.time()
         for row in rows:
             if row.get("timestamp") is None:

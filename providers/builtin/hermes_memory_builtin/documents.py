@@ -4,10 +4,14 @@ For gateway processes on several machines: each memory document is one row of
 ``memory_documents`` keyed by its owner (the user id, ``""`` for the
 single-user documents) and target (``memory`` / ``user``). The store's safety
 steps stay the same (:class:`~hermes_memory_builtin.store.MemoryStore`): a
-change re-reads the document under a row lock (``SELECT … FOR UPDATE``), is
-scanned and budget-checked, and is saved in the same transaction, so two
-writers on any machines never lose each other's entries and a batch is saved
-whole or not at all. The prompt snapshot is still taken once per session.
+change re-reads the document under its locks (an advisory lock per document and
+``SELECT … FOR UPDATE``), is scanned and budget-checked, and is saved in the same
+transaction, so two writers on any machines never lose each other's entries and a
+batch is saved whole or not at all. The prompt snapshot is still taken once per
+session. Held writes (:mod:`~hermes_memory_builtin.held_rows`) and the archive
+tier (:mod:`~hermes_memory_builtin.archive_rows`) use this store's connection, so
+an archive move commits with its document. The tables are
+:mod:`~hermes_memory_builtin.memory_schema`'s.
 """
 
 from __future__ import annotations
