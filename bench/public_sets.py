@@ -275,6 +275,12 @@ def _realmem_when(text: str, after: datetime | None) -> datetime:
     return day if after is None or day > after else after + timedelta(minutes=1)
 
 
+def _memory_text(content: Any) -> str:
+    """A memory point's content as text (a few are objects, not strings)."""
+    text = content if isinstance(content, str) else json.dumps(content, sort_keys=True)
+    return text.strip()
+
+
 def realmem_sample(path: Path) -> tuple[dict[str, Any], list[Question]]:
     """A RealMem persona as one LongMemEval-shaped instance (its sessions, dated), and its
     memory queries with evidence as (session id, turn index) and the sessions each may not
@@ -303,7 +309,7 @@ def realmem_sample(path: Path) -> tuple[dict[str, Any], list[Question]]:
         dates.append(when.isoformat())
         sessions.append(turns)
     source_turn = {
-        (session["session_uuid"], memory["content"].strip()): memory["source_turn"]
+        (session["session_uuid"], _memory_text(memory["content"])): memory["source_turn"]
         for session in data["dialogues"]
         for memory in session.get("extracted_memory") or []
     }
@@ -312,7 +318,7 @@ def realmem_sample(path: Path) -> tuple[dict[str, Any], list[Question]]:
         used = reply.get("memory_used") or turn.get("memory_used") or []
         evidence = []
         for memory in used:
-            key = (memory.get("session_uuid"), str(memory.get("content", "")).strip())
+            key = (memory.get("session_uuid"), _memory_text(memory.get("content", "")))
             at = position.get((key[0], source_turn.get(key, -1)))
             if at is not None and int(at[0].rsplit("_", 1)[1]) <= n:  # an earlier session
                 evidence.append(at)

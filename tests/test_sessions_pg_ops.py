@@ -22,6 +22,7 @@ from history_kit import history
 from hermes_core.cli import cli
 from hermes_core.sessions.backends import open_session_store
 from hermes_core.sessions.migration import migrate_store
+from hermes_core.sessions.pgschema import PG_SCHEMA_VERSION
 from hermes_core.sessions.spool import SessionSpool, spool_path
 
 PASSWORD_URL = "postgresql://hermes:s3cret@127.0.0.1:1/nowhere"
@@ -192,8 +193,6 @@ def test_doctor_checks_the_session_store(store_target: str, hermes_home: Path) -
     code, out = run("doctor")
     assert code == 0, out
     if store_target.startswith("postgresql"):
-        from hermes_core.sessions.pgschema import PG_SCHEMA_VERSION
-
         assert f"answers; schema version {PG_SCHEMA_VERSION}, every migration applied" in out
         assert "state.db" not in out
     else:

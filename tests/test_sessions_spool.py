@@ -243,11 +243,9 @@ def test_a_turn_completes_when_the_database_drops_mid_turn(
         return "answered while the database was down"
 
     with FakeOpenAIServer(answer) as llm:
-        store = PostgresSessionStore(_through(pg_url, proxy, password="s3cret"), connect_timeout=1)
+        store = _spooled(_through(pg_url, proxy, password="s3cret"), hermes_home)
         client = ChatClient(llm.base_url, llm.model, max_retries=1, timeout=10.0)
-        session = AgentSession(
-            MemoryManager(), with_spool(store, hermes_home), client, hermes_home=hermes_home
-        )
+        session = AgentSession(MemoryManager(), store, client, hermes_home=hermes_home)  # type: ignore[arg-type]
         session_id = session.start()
         with caplog.at_level(logging.WARNING):
             result = session.run_turn("hello")

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from hermes_core.sessions import pgrerank
-from hermes_core.sessions.cjk import cjk_grams, contains_cjk, query_gram
+from hermes_core.sessions.cjk import CJK_CLASS, cjk_grams, cjk_runs, contains_cjk, query_gram
 from hermes_core.sessions.fetch import SearchFilters
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
 from hermes_core.sessions.question import Plan, names_a_topic, plan_query
@@ -61,6 +61,8 @@ Predicate = tuple[str, list[Any]]
 _CONNECTORS = re.compile(r"[-._/\\:@#+=&~%]+")
 """What the index also reads as spaces (the class in :mod:`~hermes_core.sessions.pgschema`)."""
 
+_CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
+
 
 def _lexeme(text: str) -> str:
     """*text* as one quoted tsquery lexeme."""
@@ -71,18 +73,35 @@ def _like(text: str) -> str:
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
+def _cjk(text: str) -> Predicate:
+    """A run of CJK letters: its unigram, bigram or chain of bigrams."""
+    grams = cjk_grams([text]).split()
+    letters = [gram for gram in grams if len(gram) == 1]
+    if len(letters) <= 2:
+        token = query_gram("".join(letters))
+        return "m.tsv @@ to_tsquery('simple', %s)", [_lexeme(token)]
+    pairs = [gram for gram in grams if len(gram) == 2]
+    return "m.tsv @@ to_tsquery('simple', %s)", [" <-> ".join(map(_lexeme, pairs))]
+
+
 def _term(term: Term) -> Predicate:
     text = term.text
     if term.symbolic or term.substring:
         return "m.search_text ILIKE %s", [_like(text)]
-    if contains_cjk(text) and not any(ch.isascii() and ch.isalnum() for ch in text):
-        grams = cjk_grams([text]).split()
-        letters = [gram for gram in grams if len(gram) == 1]
-        if len(letters) <= 2:
-            token = query_gram("".join(letters))
-            return "m.tsv @@ to_tsquery('simple', %s)", [_lexeme(token)]
-        pairs = [gram for gram in grams if len(gram) == 2]
-        return "m.tsv @@ to_tsquery('simple', %s)", [" <-> ".join(map(_lexeme, pairs))]
+    if contains_cjk(text):
+        if not any(ch.isascii() and ch.isalnum() for ch in text):
+            return _cjk(text)
+        # Latin glued to CJK (Agent通信): each part indexed, then the text as written.
+        parts = [_cjk(run) for run in cjk_runs(text)]
+        parts += [
+            ("m.tsv @@ phraseto_tsquery('simple', %s)", [word])
+            for word in _CJK_RUN.split(text)
+            if any(ch.isalnum() for ch in word)
+        ]
+        parts.append(("m.search_text ILIKE %s", [_like(text)]))
+        return "(" + " AND ".join(sql for sql, _ in parts) + ")", [
+            value for _, values in parts for value in values
+        ]
     if term.prefix:
         words = text.split()
         query = " <-> ".join(_lexeme(w) for w in words[:-1])

@@ -25,15 +25,15 @@ from hermes_core.sessions.cjk import contains_cjk
 from hermes_core.sessions.compounds import compound_head, is_word
 from hermes_core.sessions.connection import is_undecodable
 from hermes_core.sessions.fetch import SearchFilters, run, without_absent_sources
+from hermes_core.sessions.hits import hit_dicts
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.listing import last_activity
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
-from hermes_core.sessions.question import Plan, names_a_topic, plan_query, stem
+from hermes_core.sessions.question import Plan, names_a_topic, plan_query
 from hermes_core.sessions.rerank import rerank_by_session, with_replies
 from hermes_core.sessions.routing import Candidates, compile_query
-from hermes_core.sessions.sessioninfo import Fields, SessionInfo
+from hermes_core.sessions.sessioninfo import SessionInfo
 from hermes_core.sessions.timespan import find_time_span_in_history
-from hermes_core.sessions.transcript import describe_tool_calls
 
 __all__ = ["SearchFilters", "group_by_session", "search_messages", "searched_by_meaning"]
 
@@ -50,96 +50,6 @@ KEYWORD_TOP_UP_BELOW = 5
 """Keywords that all match fewer messages than this are topped up with partial matches."""
 _GLUED_ROWS = 20
 """Messages read per word looked for inside compounds (the newest)."""
-
-
-_WORD_RE = re.compile(r"\w+", re.UNICODE)
-
-
-def _needles(terms: Iterable[Term]) -> list[str]:
-    needles = []
-    for term in terms:
-        text = term.text.lower()
-        needles.append(text)
-        for word in _WORD_RE.findall(text):
-            cut = stem(word)  # 'deployed' still finds 'deploy'
-            needles.extend(n for n in (word, cut) if n != text and n not in needles)
-    return [n for n in needles if n]
-
-
-def _text_snippet(text: str, needles: Sequence[str], width: int = 160) -> str:
-    """A ``>>>match<<<`` window of *text* around the first occurrence of any needle."""
-    if not text:
-        return ""
-    lowered = text.lower()
-    best: tuple[int, int] | None = None
-    for needle in needles:
-        pos = lowered.find(needle)
-        if pos >= 0 and (best is None or pos < best[0]):
-            best = (pos, len(needle))
-    if best is None:
-        cut = text[:width]
-        return cut + ("..." if len(text) > width else "")
-    pos, size = best
-    start = max(0, pos - width // 4)
-    end = min(len(text), pos + size + (width * 3) // 4)
-    return (
-        ("..." if start > 0 else "")
-        + text[start:pos]
-        + ">>>"
-        + text[pos : pos + size]
-        + "<<<"
-        + text[pos + size : end]
-        + ("..." if end < len(text) else "")
-    )
-
-
-def _hits(
-    rows: Sequence[tuple[Any, ...]],
-    sessions: dict[str, Fields],
-    terms: Sequence[Term],
-    snippets: bool,
-    offset: int,
-) -> list[dict[str, Any]]:
-    hits = []
-    needles = _needles(terms) if snippets else []  # once per search, not per hit
-    for rank, (
-        mid,
-        _score,
-        snippet,
-        session_id,
-        role,
-        timestamp,
-        tool_name,
-        content,
-        tool_calls,
-        name,
-    ) in enumerate(rows, start=offset):
-        if snippets and not snippet:
-            text = content if isinstance(content, str) and content else ""
-            if not any(n in text.lower() for n in needles):
-                calls = describe_tool_calls(tool_calls) if tool_calls else ""
-                text = " ".join(
-                    part for part in (text, tool_name, calls) if isinstance(part, str) and part
-                )
-            snippet = _text_snippet(text, needles)
-        source, model, started, title = sessions[session_id]
-        hits.append(
-            {
-                "id": mid,
-                "session_id": session_id,
-                "role": role,
-                "name": name,
-                "snippet": snippet,
-                "timestamp": timestamp,
-                "tool_name": tool_name,
-                "source": source,
-                "model": model,
-                "session_started": started,
-                "session_title": title,
-                "rank": rank,
-            }
-        )
-    return hits
 
 
 def _context(conn: sqlite3.Connection, hit: dict[str, Any]) -> list[dict[str, str]]:
@@ -615,7 +525,7 @@ def search_messages(
     rows = rows[offset:need]
     info = session_info or SessionInfo(layout)
     sessions = info.fields(conn, map(itemgetter(3), rows)) if rows else {}
-    hits = _hits(rows, sessions, plan.primary.terms, snippets, offset)
+    hits = hit_dicts(rows, sessions, plan.primary.terms, snippets, offset)
     if context:
         for hit in hits:
             hit["context"] = _context(conn, hit)

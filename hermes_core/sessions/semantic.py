@@ -589,11 +589,15 @@ class SemanticIndex:
             low, high = self._marks()
         return _count_missing(read, self.layout, low, high)
 
-    def counts(self, read: Reader[Any]) -> tuple[int, int]:
-        """(embedded, not embedded yet) user/assistant messages."""
+    def embedded(self) -> int:
+        """How many messages have vectors (one read of the sidecar, none of the database)."""
         with self._lock:
             row = self._conn.execute("SELECT value FROM meta WHERE key = 'embedded'").fetchone()
-        return (int(row[0]) if row else 0), self.missing(read)
+        return int(row[0]) if row else 0
+
+    def counts(self, read: Reader[Any]) -> tuple[int, int]:
+        """(embedded, not embedded yet) user/assistant messages."""
+        return self.embedded(), self.missing(read)
 
     def coverage(self, read: Reader[Any]) -> float:
         """The share of user/assistant messages embedded (1.0 for none at all)."""

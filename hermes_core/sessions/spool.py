@@ -319,8 +319,10 @@ class SpooledSessionStore:
         self.close()
 
     def close(self) -> None:
-        """Write the spool back if the database answers, then close the store."""
-        self.drain()
+        """Write the spool back if the database answers (not tried again while the last
+        try's pause lasts), then close the store."""
+        if self._down_until is None or self._clock() >= self._down_until:
+            self.drain()
         self._store.close()
 
     def drain(self) -> int:

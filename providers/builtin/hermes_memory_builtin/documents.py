@@ -31,6 +31,8 @@ __all__ = ["MEMORY_URL_ENV", "PostgresDocuments", "memory_url"]
 
 MEMORY_URL_ENV = "HERMES_MEMORY_URL"
 _LOCK_SPACE = 0x484D4C4B  # "HMLK": the advisory locks of :meth:`PostgresDocuments.exclusive`
+_INHERITED: list[Any] = []
+"""Connections a forked child inherited: never used, never closed by the child."""
 
 
 def memory_url(config: Mapping[str, Any] | None) -> str | None:
@@ -87,7 +89,12 @@ class PostgresDocuments:
         :meth:`locked` sees the locked row."""
         with self._mutex:
             conn = self._conn
-            if conn is not None and (conn.closed or self._pid != os.getpid()):
+            if conn is not None and self._pid != os.getpid():
+                # Opened before a fork: the parent's. Dropping it here would let libpq end
+                # the parent's session on the shared socket, so it is kept, unused.
+                _INHERITED.append(conn)
+                conn = None
+            if conn is not None and conn.closed:
                 conn = None
             if conn is not None:
                 try:
