@@ -74,7 +74,7 @@ class EntryOrigins:
                 if kept == ledger.get(target):
                     return
                 ledger[target] = kept
-                save(json.dumps(ledger, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+                save(json.dumps(ledger, ensure_ascii=False, separators=(",", ":")) + "\n")
         except (OSError, MemoryStoreError) as exc:
             logger.warning(
                 "Could not record where a %s entry came from in %s (%s); it shows origin %r.",

@@ -66,8 +66,16 @@ def _repeats(words: list[str], tool_output: str) -> bool:
     if not tool_output or len(words) < 3:
         return False
     mine = _shingles(words)
-    seen = _shingles(_WORD.findall(tool_output.lower()))
-    return len(mine & seen) >= TOOL_OVERLAP * len(mine)
+    seen = _output_words(tool_output)
+    found = sum(f" {' '.join(shingle)} " in seen for shingle in mine)
+    return found >= TOOL_OVERLAP * len(mine)
+
+
+@functools.lru_cache(maxsize=4)
+def _output_words(tool_output: str) -> str:
+    """The words of a turn's tool output, lower-cased and joined by single spaces between
+    spaces (read once per turn, not once per write)."""
+    return f" {' '.join(_WORD.findall(tool_output.lower()))} "
 
 
 @dataclass(frozen=True)

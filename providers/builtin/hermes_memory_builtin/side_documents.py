@@ -11,6 +11,7 @@ locally.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -38,11 +39,17 @@ class SideDocument(Protocol):
 
 
 class FileDocument:
-    """A record file beside the memory files."""
+    """A record file beside the memory files, replaced atomically.
 
-    def __init__(self, path: Path) -> None:
+    *durable* (the held writes) fsyncs each new version; without it (the origin
+    ledger, rewritten on every write) a crash may lose the last version, never
+    leave half of one.
+    """
+
+    def __init__(self, path: Path, *, durable: bool = True) -> None:
         self.path = path
         self.where = str(path)
+        self.durable = durable
 
     def read(self) -> str | None:
         try:
@@ -59,7 +66,19 @@ class FileDocument:
         except OSError as exc:
             raise MemoryStoreError(f"Cannot create {self.path.parent}: {exc}") from exc
         with exclusive_lock(self.path):
-            yield self.read(), lambda text: atomic_write_text(self.path, text)
+            yield self.read(), self._save
+
+    def _save(self, text: str) -> None:
+        if self.durable:
+            atomic_write_text(self.path, text)
+            return
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise MemoryStoreError(f"Cannot write {self.path}: {exc}") from exc
 
 
 class DatabaseDocument:

@@ -744,13 +744,13 @@ class MemoryStore:
 
     def entry_origins(self) -> EntryOrigins:
         """Where each stored entry came from (``user``, ``model``, ``tool``)."""
-        return EntryOrigins(self._side_document(ORIGINS_FILE, ORIGINS_DOCUMENT))
+        return EntryOrigins(self._side_document(ORIGINS_FILE, ORIGINS_DOCUMENT, durable=False))
 
-    def _side_document(self, filename: str, row: str) -> SideDocument:
+    def _side_document(self, filename: str, row: str, *, durable: bool = True) -> SideDocument:
         """A record kept where the memory is: a file beside it, or a row of its database."""
         if self._documents is not None:
             return DatabaseDocument(self._documents, row)
-        return FileDocument(self.memory_dir / filename)
+        return FileDocument(self.memory_dir / filename, durable=durable)
 
     def _screen(self, text: str, origin: str | None) -> tuple[str, Screening]:
         """The origin of *text* and what to do with it; a hold in the detector's review band
