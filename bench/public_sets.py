@@ -15,6 +15,22 @@ conversation into a **dev** half (the only one looked at while tuning) and a
   LoCoMo is kept for independent evaluation. Dev: the odd-numbered chats;
   test: the even-numbered ones.
 
+* **RealMem** (QuantaAlpha, 2026, "RealMem: Benchmarking LLMs in Real-World
+  Memory-Driven Interaction"; Apache-2.0): ten generated personas, each one
+  user's 135-276 dated sessions with an assistant (1,044-1,807 turns), in
+  which 1,415 user turns are marked as needing memory (``is_query``); the
+  assistant's reply names the memory points it used and their sessions, and
+  each memory point names its source turn, so every query has evidence turns
+  in earlier sessions. The query is the user's turn as written (often a
+  statement, not a question), searched over the persona's history before the
+  query's session (ours through ``until``, the time the query's session began;
+  BM25 through the message ids before it). Categories: the set's
+  ``category_name`` (Dynamic Incremental, Dynamic Updating, Implicit
+  Preference, Temporal-reasoning) and its ``session_type`` (evidence in one
+  earlier session or several). The licence allows shipping, but the files
+  are 26 MB, so they are fetched too. Dev: the personas at odd places in
+  alphabetical order; test: the others.
+
 * **LongMemEval** (Wu et al., 2024; MIT licence; its files are published on
   Hugging Face, ``xiaowu0162/longmemeval``, not on GitHub): not fetched here
   (this machine reaches no such host), so ``run --longmemeval FILE`` takes a
@@ -33,7 +49,7 @@ number of distinct conversations among the first five messages.
 
 Usage::
 
-    python bench/public_sets.py fetch [--from DIR]   # DIR: a local clone to copy from
+    python bench/public_sets.py fetch [--from DIR ...] # DIRs: local clones or mirrors
     python bench/public_sets.py run [--split dev|test|both] [--semantic] [--write]
 
 ``--write`` puts the tables in ``docs/benchmarks.md`` (section ``sessions-public``),
@@ -46,13 +62,14 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +81,7 @@ from bench_sessions_recall import (  # noqa: E402
     KS,
     OURS,
     OURS_SEMANTIC,
-    Ranker,
+    POOL,
     bm25_ranker,
     ours_ranker,
     plain_index,
@@ -118,6 +135,48 @@ REALTALK = {
     "categories": {1: "fact", 2: "when", 3: "inference"},
 }
 
+REALMEM = {
+    "name": "RealMem",
+    "repository": "https://github.com/zhiyuan5986/RealMemBench",
+    "commit": "067c486a525b0811ef9cb8cb5ad258e286d0ce7e",
+    "licence": "Apache-2.0 (LICENSE at this commit): fetched, since the files are 26 MB",
+    "paper": "RealMem: Benchmarking LLMs in Real-World Memory-Driven Interaction (2026)",
+    "files": {
+        "dataset/Adeleke_Okonjo_dialogues_256k.json": (
+            "9dc2a8bf2777c182108b3859be6987b4203b65bd6df5cbb6e1a02e4e9f871fdb"
+        ),
+        "dataset/Ethan_Hunt_dialogues_256k.json": (
+            "67bd20d962cd0b01c1531cc82a73a0b1a1e58ef17db6e2f743fc9b35273734ac"
+        ),
+        "dataset/Kenta_Tanaka_dialogues_256k.json": (
+            "b8fe2e606db96dbce1ffa0ab7c21b23ce83d4b5d472d80cd4bd23cd8a259d397"
+        ),
+        "dataset/Kim_Ji_young_dialogues_256k.json": (
+            "e3e286120bc5e42d3dbe513d720f969ecebf3518fbe1a4782595e927474356a9"
+        ),
+        "dataset/Liam_O_Connor_dialogues_256k.json": (
+            "2427ab7d7012b28c0da9b2a70b1763cb60630f5198cf6eeed1ee68d0271c551c"
+        ),
+        "dataset/Lin_Wanyu_dialogues_256k.json": (
+            "a7a751066c48e829b3012a94f2b365febd0e6fb6db454a6d5f4ec01f9c55008a"
+        ),
+        "dataset/Oliver_Smith_dialogues_256k.json": (
+            "25a829eb690d7f81bd47141a0cd7c174e1aa98d899111d8b04e9115f0b92e1f3"
+        ),
+        "dataset/Pak_Budi_dialogues_256k.json": (
+            "d35e08ac141e83780b8b7bc3611feef042dbd082d0986812da1d885d028b638a"
+        ),
+        "dataset/Sarah_Miller_dialogues_256k.json": (
+            "2e84cfb4e29bfceebfb4eed09b84e7a2a7cae8a908d8584830e4c94a29819a6d"
+        ),
+        "dataset/Sophie_Dubois_dialogues_256k.json": (
+            "75f71e5ec0d14606debaea409075a6e631faf6a57d74ce7ec49f17476ef44e26"
+        ),
+    },
+}
+
+SOURCES = {"realtalk": REALTALK, "realmem": REALMEM}
+
 Question = dict[str, Any]
 
 
@@ -137,7 +196,12 @@ def fetch(source: dict[str, Any], local: Path | None) -> Path:
             checkout = ["git", "-C", str(local), "checkout", "-q", source["commit"]]
             subprocess.run(checkout, check=True)
         for name in source["files"]:
-            shutil.copyfile(local / name, target / Path(name).name)
+            if (local / name).is_file():
+                shutil.copyfile(local / name, target / Path(name).name)
+            else:  # a bare mirror (a git directory): the file as of the recorded commit
+                shown = ["git", "--git-dir", str(local), "show", f"{source['commit']}:{name}"]
+                blob = subprocess.run(shown, check=True, capture_output=True).stdout
+                (target / Path(name).name).write_bytes(blob)
     verify(source)
     return target
 
@@ -202,6 +266,83 @@ def realtalk_split(split: str) -> Iterator[tuple[dict[str, Any], list[Question]]
             yield realtalk_sample(target / Path(name).name)
 
 
+def _realmem_when(text: str, after: datetime | None) -> datetime:
+    """A session's day as a time, a minute after the previous session's at least (the set
+    dates sessions by day; the ranking of a query must see exactly the sessions before its
+    own, and ``until`` tells them apart by time)."""
+    day = datetime.strptime(text.split(" (")[0].strip(), "%Y-%m-%d")
+    return day if after is None or day > after else after + timedelta(minutes=1)
+
+
+def realmem_sample(path: Path) -> tuple[dict[str, Any], list[Question]]:
+    """A RealMem persona as one LongMemEval-shaped instance (its sessions, dated), and its
+    memory queries with evidence as (session id, turn index) and the sessions each may not
+    search (its own and later ones)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    persona = path.stem.split("_dialogues")[0].lower()
+    ids, dates, sessions = [], [], []
+    position: dict[tuple[str, int], tuple[str, int]] = {}  # (uuid, 1-based turn) -> turn
+    queries: list[tuple[int, dict[str, Any], dict[str, Any]]] = []
+    when: datetime | None = None
+    for n, session in enumerate(data["dialogues"]):
+        sid = f"{persona}_{n + 1:03d}"
+        turns = []
+        raw = session.get("dialogue_turns") or []
+        for k, turn in enumerate(raw):
+            text = turn.get("content") or ""
+            if not text.strip():
+                continue
+            position[(session["session_uuid"], k + 1)] = (sid, len(turns))
+            turns.append({"role": str(turn.get("speaker", "")).lower(), "content": text})
+            if turn.get("is_query"):
+                reply = raw[k + 1] if k + 1 < len(raw) else {}
+                queries.append((n, turn, reply))
+        ids.append(sid)
+        when = _realmem_when(session["current_time"], when)
+        dates.append(when.isoformat())
+        sessions.append(turns)
+    source_turn = {
+        (session["session_uuid"], memory["content"].strip()): memory["source_turn"]
+        for session in data["dialogues"]
+        for memory in session.get("extracted_memory") or []
+    }
+    questions = []
+    for n, turn, reply in queries:
+        used = reply.get("memory_used") or turn.get("memory_used") or []
+        evidence = []
+        for memory in used:
+            key = (memory.get("session_uuid"), str(memory.get("content", "")).strip())
+            at = position.get((key[0], source_turn.get(key, -1)))
+            if at is not None and int(at[0].rsplit("_", 1)[1]) <= n:  # an earlier session
+                evidence.append(at)
+        if evidence:
+            questions.append(
+                {
+                    "q": turn["content"],
+                    "evidence": list(dict.fromkeys(evidence)),
+                    "group": turn.get("category_name") or "other",
+                    "groups": [str(turn.get("session_type") or "").replace("_", "-")],
+                    "before": ids[n],
+                }
+            )
+    instance = {
+        "question_id": persona,
+        "question": "",
+        "haystack_session_ids": ids,
+        "haystack_dates": dates,
+        "haystack_sessions": sessions,
+    }
+    return instance, questions
+
+
+def realmem_split(split: str) -> Iterator[tuple[dict[str, Any], list[Question]]]:
+    verify(REALMEM)
+    target = DATA / "realmem"
+    for n, name in enumerate(sorted(REALMEM["files"])):
+        if (n % 2 == 0) == (split == "dev"):
+            yield realmem_sample(target / Path(name).name)
+
+
 def longmemeval_split(path: Path, split: str) -> Iterator[tuple[dict[str, Any], list[Question]]]:
     """The LongMemEval instances of *path* that fall in *split*, as LongMemEval-shaped units
     with their question (evidence: the ``has_answer`` turns)."""
@@ -226,6 +367,49 @@ def diversity(ranked: list[int], session_of: dict[int, str], k: int = 5) -> int:
     return len({session_of[mid] for mid in ranked[:k] if mid in session_of})
 
 
+Ranked = Callable[[str, tuple[int, float] | None], list[int]]
+"""A ranker given the history's bound: (the first message id, the time) it may not reach."""
+
+
+def _ids_by_session(session_of: dict[int, str]) -> dict[str, list[int]]:
+    ids: dict[str, list[int]] = {}
+    for mid, sid in session_of.items():
+        ids.setdefault(sid, []).append(mid)
+    return ids
+
+
+def _bm25_before(conn: Any) -> Ranked:
+    """BM25 over the OR of the question's words, on the messages before the bound's id."""
+    plain = bm25_ranker(conn, "OR")
+
+    def rank(question: str, bound: tuple[int, float] | None) -> list[int]:
+        if bound is None:
+            return plain(question)
+        words = re.findall(r"\w+", question)
+        if not words:
+            return []
+        match = " OR ".join(f'"{w}"' for w in words)
+        sql = "SELECT rowid FROM plain WHERE plain MATCH ? AND rowid < ? ORDER BY rank LIMIT ?"
+        return [row[0] for row in conn.execute(sql, (match, bound[0], POOL))]
+
+    return rank
+
+
+def _ours_before(store: SessionStore, semantic: bool = False) -> Ranked:
+    """Ours (``search_messages``), on the messages before the bound's time (``until``)."""
+    plain = ours_ranker(store, semantic)  # embeds every message first, with meaning
+
+    def rank(question: str, bound: tuple[int, float] | None) -> list[int]:
+        if bound is None:
+            return plain(question)
+        hits = store.search_messages(
+            question, limit=POOL, snippets=False, semantic=semantic, until=bound[1]
+        )
+        return [hit["id"] for hit in hits]
+
+    return rank
+
+
 def evaluate_sample(
     sample: dict[str, Any], questions: list[Question], semantic: bool = False
 ) -> dict[str, dict[str, dict[str, float]]]:
@@ -244,20 +428,26 @@ def evaluate_sample(
                 for k, message in enumerate(store.get_messages(s["id"]))
             }
             session_of = {mid: sid for (sid, _), mid in turn_ids.items()}
-            rankers: dict[str, Ranker] = {
-                BM25_OR: bm25_ranker(plain_index(store), "OR"),
-                OURS: ours_ranker(store),
+            first_id = {sid: min(mids) for sid, mids in _ids_by_session(session_of).items()}
+            started = {s["id"]: store.get_session(s["id"])["started_at"] for s in sessions}
+            plain = plain_index(store)
+            rankers: dict[str, Ranked] = {
+                BM25_OR: _bm25_before(plain),
+                OURS: _ours_before(store),
             }
             if semantic:
-                rankers[OURS_SEMANTIC] = ours_ranker(store, semantic=True)
+                rankers[OURS_SEMANTIC] = _ours_before(store, semantic=True)
             for question in questions:
                 evidence = {turn_ids[e] for e in question["evidence"] if e in turn_ids}
                 if not evidence:
                     continue
                 wanted = {session_of[mid] for mid in evidence}
-                for group in ("all", question["group"]):
-                    for name, ranker in rankers.items():
-                        ranked = ranker(question["q"])
+                before = question.get("before")
+                bound = (first_id[before], started[before] - 1) if before in first_id else None
+                groups = ("all", question["group"], *question.get("groups", ()))
+                for name, ranker in rankers.items():
+                    ranked = ranker(question["q"], bound)
+                    for group in groups:
                         order = list(dict.fromkeys(session_of[mid] for mid in ranked))
                         hits = totals.setdefault(group, {}).setdefault(name, {})
                         hits["n"] = hits.get("n", 0) + 1
@@ -311,6 +501,7 @@ def table(totals: dict[str, dict[str, dict[str, float]]]) -> list[str]:
 
 SETS: dict[str, Callable[[str], Iterator[tuple[dict[str, Any], list[Question]]]]] = {
     "REALTALK": realtalk_split,
+    "RealMem": realmem_split,
 }
 
 
@@ -318,18 +509,29 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     fetching = sub.add_parser("fetch", help="fetch the sets and check their sha256")
-    fetching.add_argument("--from", dest="local", type=Path, help="a local clone to copy from")
+    fetching.add_argument(
+        "--from",
+        dest="local",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="local clones or git mirrors to copy from (matched by repository name)",
+    )
     running = sub.add_parser("run", help="measure recall on a split")
     running.add_argument("--split", choices=("dev", "test", "both"), default="dev")
     running.add_argument("--semantic", action="store_true", help="also rank with meaning fused")
     running.add_argument("--write", action="store_true", help="write docs/benchmarks.md")
     running.add_argument("--longmemeval", type=Path, help="also a LongMemEval file you supply")
+    running.add_argument("--set", choices=sorted(SETS), action="append", help="only these sets")
     args = parser.parse_args(argv)
     if args.command == "fetch":
-        print(fetch(REALTALK, args.local))
+        for source in SOURCES.values():
+            name = source["repository"].rstrip("/").split("/")[-1].lower()
+            local = next((d for d in args.local if name in str(d).lower()), None)
+            print(fetch(source, local))
         return 0
     splits = ("dev", "test") if args.split == "both" else (args.split,)
-    sets = dict(SETS)
+    sets = {name: units for name, units in SETS.items() if name in (args.set or SETS)}
     if args.longmemeval is not None:
         print(f"{args.longmemeval}: sha256 {sha256(args.longmemeval)}")
         sets["LongMemEval"] = lambda split: longmemeval_split(args.longmemeval, split)

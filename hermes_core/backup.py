@@ -11,6 +11,12 @@ A backup is a ``.tar.gz`` holding
 * ``manifest.json``: the format, when and from where, and each file's size and
   SHA-256, with the number of sessions and messages in ``state.db``.
 
+With a PostgreSQL session store (``sessions.url``), the sessions are copied instead
+into ``sessions.postgresql.db``, a file in ``state.db``'s format read from the
+database in one REPEATABLE READ transaction (one instant, while agents write); a
+restore copies it into an empty PostgreSQL database (the configured one), or
+makes it the home's ``state.db`` when no database is configured.
+
 The archive is written to a temporary file beside the destination and renamed
 onto it, so a destination never holds a partial archive. A restore reads the
 whole archive into a folder inside the home first and checks it (every file
@@ -53,6 +59,8 @@ __all__ = [
 FORMAT = "hermes-memory-backup/1"
 MANIFEST_NAME = "manifest.json"
 DATABASES = ("state.db", "state.db.vectors")
+POSTGRES_SESSIONS = "sessions.postgresql.db"
+"""The archived copy of a PostgreSQL session store (a SQLite file in state.db's format)."""
 MEMORY_DIR = "memories"
 SECRETS_FILE = ".env"
 CONFIG_FILE = "config.yaml"
@@ -80,6 +88,12 @@ class BackupManifest:
     sessions: int = 0
     messages: int = 0
     secrets: bool = False
+    sessions_backend: str = "sqlite"
+    """Where the sessions were: ``sqlite`` (``state.db``) or ``postgresql``."""
+    sessions_source: str = ""
+    """The PostgreSQL database they were copied from (password masked), else ``""``."""
+    restored_to: str = ""
+    """Set by :func:`restore_backup`: where the archived sessions went (not archived)."""
 
     def to_json(self) -> str:
         """The manifest as the archive stores it."""
@@ -91,6 +105,8 @@ class BackupManifest:
                 "sessions": self.sessions,
                 "messages": self.messages,
                 "secrets": self.secrets,
+                "sessions_backend": self.sessions_backend,
+                "sessions_source": self.sessions_source,
                 "files": self.files,
             },
             indent=2,
@@ -161,8 +177,12 @@ def create_backup(
     include_secrets: bool = False,
     memory_lock: MemoryLock | None = None,
     progress: Progress | None = None,
+    sessions_url: str | None = None,
 ) -> BackupManifest:
     """Write a backup of *home* to *archive* (a new ``.tar.gz``) and return its manifest.
+
+    With *sessions_url* (the PostgreSQL session store in use), its sessions are
+    archived as :data:`POSTGRES_SESSIONS` instead of the home's ``state.db``.
 
     *memory_lock* is taken around reading each memory file (the builtin
     provider's lock; without it the files are read as they are, which is
@@ -189,7 +209,11 @@ def create_backup(
     with _staging(archive.parent, f".{archive.name}.") as name:
         staged = Path(name) / "home"
         staged.mkdir()
-        for db in DATABASES:
+        if sessions_url is not None:
+            _copy_postgres(sessions_url, staged / POSTGRES_SESSIONS, manifest)
+            done += len(DATABASES) - 1
+            step()
+        for db in DATABASES if sessions_url is None else ():
             source = home / db
             if source.is_file():
                 try:
@@ -225,6 +249,19 @@ def create_backup(
             }
         _write_archive(staged, manifest, archive)
     return manifest
+
+
+def _copy_postgres(url: str, target: Path, manifest: BackupManifest) -> None:
+    """Copy the PostgreSQL session store at *url* into the new file *target* (one instant)."""
+    from hermes_core.sessions.pgmaintenance import copy_to_sqlite
+    from hermes_core.sessions.postgres import masked_url
+
+    try:
+        manifest.sessions, manifest.messages = copy_to_sqlite(url, target)
+    except HermesMemoryError as exc:
+        raise BackupError(f"Cannot back up the sessions of {masked_url(url)}: {exc}") from exc
+    manifest.sessions_backend = "postgresql"
+    manifest.sessions_source = masked_url(url)
 
 
 def _write_archive(staged: Path, manifest: BackupManifest, archive: Path) -> None:
@@ -296,6 +333,8 @@ def read_manifest(archive: Path) -> BackupManifest:
         sessions=int(data.get("sessions") or 0),
         messages=int(data.get("messages") or 0),
         secrets=bool(data.get("secrets")),
+        sessions_backend=str(data.get("sessions_backend") or "sqlite"),
+        sessions_source=str(data.get("sessions_source") or ""),
     )
 
 
@@ -306,7 +345,7 @@ def _safe_member(name: str) -> bool:
         return False
     top = path.parts[0]
     return (top == MEMORY_DIR and len(path.parts) > 1) or (
-        len(path.parts) == 1 and top in (*DATABASES, CONFIG_FILE, SECRETS_FILE)
+        len(path.parts) == 1 and top in (*DATABASES, POSTGRES_SESSIONS, CONFIG_FILE, SECRETS_FILE)
     )
 
 
@@ -386,9 +425,20 @@ def _check_database(archive: Path, path: Path, name: str) -> None:
 
 
 def restore_backup(
-    archive: Path, home: Path, *, force: bool = False, progress: Progress | None = None
+    archive: Path,
+    home: Path,
+    *,
+    force: bool = False,
+    progress: Progress | None = None,
+    sessions_url: str | None = None,
 ) -> tuple[BackupManifest, Path | None]:
     """Restore *archive* into *home*; returns its manifest and where replaced files went.
+
+    Sessions archived from PostgreSQL go into the empty database *sessions_url*,
+    else the configured one (``HERMES_SESSIONS_URL``, else ``sessions.url`` of the
+    ``config.yaml`` the home has once restored), all or nothing and verified
+    before any file is moved; without one they become the home's ``state.db``.
+    ``manifest.restored_to`` says where they went.
 
     Refuses (:class:`~hermes_core.errors.BackupError`, nothing changed) a home
     that holds any item a backup holds, unless *force*; then those items are
@@ -408,15 +458,59 @@ def restore_backup(
     with _staging(home, ".hermes-restore-") as name:
         staged = Path(name)
         _extract(archive, manifest, staged, progress)
-        for db in DATABASES:
+        for db in (*DATABASES, POSTGRES_SESSIONS):
             if (staged / db).exists():
                 _check_database(archive, staged / db, db)
+        for db in ("state.db", POSTGRES_SESSIONS):
+            if (staged / db).exists():
+                counts = _counts(staged / db)
+                if counts != (manifest.sessions, manifest.messages):
+                    raise _refused(archive, f"its {db} does not hold the sessions it lists")
         if (staged / "state.db").exists():
-            counts = _counts(staged / "state.db")
-            if counts != (manifest.sessions, manifest.messages):
-                raise _refused(archive, "its state.db does not hold the sessions it lists")
-        replaced = _swap_in(staged, home, present)
+            manifest.restored_to = str(home / "state.db")
+        if (staged / POSTGRES_SESSIONS).exists():
+            url = sessions_url or _configured_url(staged, home)
+            if url is None:
+                os.rename(staged / POSTGRES_SESSIONS, staged / "state.db")
+                manifest.restored_to = str(home / "state.db")
+            else:
+                manifest.restored_to = _restore_postgres(staged / POSTGRES_SESSIONS, url)
+        try:
+            replaced = _swap_in(staged, home, present)
+        except BackupError as exc:
+            if manifest.sessions_backend == "postgresql" and "://" in manifest.restored_to:
+                raise BackupError(
+                    f"{exc} The sessions were restored into {manifest.restored_to} already."
+                ) from exc
+            raise
     return manifest, replaced
+
+
+def _configured_url(staged: Path, home: Path) -> str | None:
+    """The PostgreSQL session store the home uses once restored (see :func:`restore_backup`)."""
+    from hermes_core.config import load_config
+    from hermes_core.sessions.backends import sessions_url
+
+    folder = staged if (staged / CONFIG_FILE).exists() else home
+    try:
+        return sessions_url(load_config(folder))
+    except HermesMemoryError as exc:
+        raise BackupError(f"Cannot tell where to restore the sessions: {exc}") from exc
+
+
+def _restore_postgres(copy: Path, url: str) -> str:
+    """Copy the archived sessions into the empty PostgreSQL store *url*; its masked URL."""
+    from hermes_core.sessions.migration import migrate_store
+    from hermes_core.sessions.postgres import masked_url
+
+    try:
+        report = migrate_store(copy, url)
+    except HermesMemoryError as exc:
+        raise BackupError(
+            f"Cannot restore the sessions into {masked_url(url)}: {exc} Nothing was changed; "
+            "restore into an empty database or schema (a restore never replaces rows there)."
+        ) from exc
+    return report.target
 
 
 def _swap_in(staged: Path, home: Path, present: list[str]) -> Path | None:

@@ -9,7 +9,8 @@ Two encoders share one interface (``name``, ``dims``, ``encode(texts, threads)``
   tokenizers (the ``semantic`` extra), the data ships inside this package.
 * :class:`MiniLMEncoder`: the full transformer, a few dozen messages a second.
 
-:func:`load_encoder` picks one by name (``$HERMES_SEMANTIC_ENCODER``).
+:func:`load_encoder` picks one by name (``$HERMES_SEMANTIC_ENCODER``, else
+``sessions.semantic_encoder`` in ``config.yaml``).
 
 Session search fuses them with full-text ranking for questions
 (:mod:`~hermes_core.sessions.semantic`), and the mem0 provider's local mode
@@ -36,6 +37,7 @@ from hermes_core.errors import ConfigError
 __all__ = [
     "ENCODERS",
     "ENCODER_ENV",
+    "ENCODER_KEY",
     "INSTALL_HINT",
     "MINILM_DIMS",
     "STATIC_DIR",
@@ -43,6 +45,7 @@ __all__ = [
     "Encoder",
     "MiniLMEncoder",
     "StaticEncoder",
+    "configured_encoder",
     "default_model_dir",
     "encoder_name",
     "load_encoder",
@@ -62,7 +65,10 @@ INSTALL_HINT = (
 MAX_TOKENS = 256
 
 ENCODER_ENV = "HERMES_SEMANTIC_ENCODER"
-"""Which encoder semantic search uses: ``static`` (default) or ``minilm``."""
+"""Which encoder semantic search uses: ``static`` (default) or ``minilm``; wins over
+:data:`ENCODER_KEY`."""
+ENCODER_KEY = "sessions.semantic_encoder"
+"""The ``config.yaml`` key naming the encoder (``sessions: {semantic_encoder: minilm}``)."""
 ENCODERS = ("static", "minilm")
 STATIC_DIR = Path(__file__).resolve().parent / "data" / "static_minilm"
 """The static encoder's files, shipped inside the package."""
@@ -83,17 +89,50 @@ class Encoder(Protocol):
 
 
 def encoder_name(value: object = None) -> str:
-    """``static`` or ``minilm`` from *value*, else from ``$HERMES_SEMANTIC_ENCODER``."""
+    """``static`` or ``minilm``: *value*, else ``$HERMES_SEMANTIC_ENCODER``, else
+    ``sessions.semantic_encoder`` in ``config.yaml``, else ``static``.
+
+    Anything else is a :class:`~hermes_core.errors.ConfigError` naming where the
+    value came from and the accepted values.
+    """
     import os
 
+    source = "semantic encoder"
     if value is None:
-        value = os.environ.get(ENCODER_ENV) or "static"
+        value = os.environ.get(ENCODER_ENV) or None
+        source = f"${ENCODER_ENV}"
+    if value is None:
+        value, source = configured_encoder(), f"{ENCODER_KEY} in config.yaml"
+    if value is None:
+        return "static"
     text = str(value).strip().lower()
     if text not in ENCODERS:
         raise ConfigError(
-            f"semantic encoder is {value!r}; use one of {', '.join(ENCODERS)} (${ENCODER_ENV})."
+            f"{source} is {value!r}; use one of {', '.join(ENCODERS)} "
+            f"({ENCODER_KEY} in config.yaml, or ${ENCODER_ENV}, which wins)."
         )
     return text
+
+
+_configured: dict[tuple[str, int, int], object] = {}
+
+
+def configured_encoder() -> object:
+    """``sessions.semantic_encoder`` of the active ``config.yaml`` as written (``None``
+    when unset); read again only when the file changes."""
+    from hermes_core.config import cfg_get, config_path, load_config
+
+    path = config_path()
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    if key not in _configured:
+        _configured.clear()
+        value = cfg_get(load_config(), ENCODER_KEY)
+        _configured[key] = None if value in (None, "") else value
+    return _configured[key]
 
 
 def missing_encoder_requirements(name: str | None = None) -> list[str]:

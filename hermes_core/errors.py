@@ -62,6 +62,12 @@ class SessionStoreError(HermesMemoryError):
     """``state.db`` could not be opened, migrated, read or written."""
 
 
+class SessionStoreUnavailableError(SessionStoreError):
+    """The session database could not be reached (refused, dropped, timed out), even after
+    retries: the write may be kept and tried again later (see
+    :mod:`hermes_core.sessions.spool`)."""
+
+
 class SessionTitleError(SessionStoreError, ValueError):
     """A session title is too long or already used by another session."""
 

@@ -191,3 +191,40 @@ def test_the_encoder_setting(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_load_encoder_follows_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ENCODER_ENV, "static")
     assert load_encoder() is StaticEncoder.load()
+
+
+def test_the_encoder_is_read_from_config_yaml(
+    monkeypatch: pytest.MonkeyPatch, hermes_home: Path
+) -> None:
+    monkeypatch.delenv(ENCODER_ENV, raising=False)
+    config = hermes_home / "config.yaml"
+    config.write_text("sessions:\n  semantic_encoder: MiniLM\n")
+    assert encoder_name() == "minilm" and model_name() == MiniLMEncoder.name
+    config.write_text("sessions:\n  semantic_encoder: static\n")  # a changed file is read again
+    assert encoder_name() == "static"
+    config.write_text("sessions:\n  url: ''\n")  # unset: the default
+    assert encoder_name() == "static"
+
+
+def test_the_environment_wins_over_config_yaml(
+    monkeypatch: pytest.MonkeyPatch, hermes_home: Path
+) -> None:
+    (hermes_home / "config.yaml").write_text("sessions:\n  semantic_encoder: minilm\n")
+    monkeypatch.setenv(ENCODER_ENV, "static")
+    assert encoder_name() == "static"
+    monkeypatch.setenv(ENCODER_ENV, "")  # empty counts as unset
+    assert encoder_name() == "minilm"
+
+
+@pytest.mark.parametrize("value", ["bert", "42", "[static]"])
+def test_a_bad_encoder_in_config_yaml_names_the_key_and_the_values(
+    monkeypatch: pytest.MonkeyPatch, hermes_home: Path, value: str
+) -> None:
+    monkeypatch.delenv(ENCODER_ENV, raising=False)
+    (hermes_home / "config.yaml").write_text(f"sessions:\n  semantic_encoder: {value}\n")
+    with pytest.raises(ConfigError, match=r"sessions\.semantic_encoder in config\.yaml") as err:
+        encoder_name()
+    assert "static, minilm" in str(err.value)
+    monkeypatch.setenv(ENCODER_ENV, "word2vec")
+    with pytest.raises(ConfigError, match=r"\$HERMES_SEMANTIC_ENCODER is 'word2vec'"):
+        encoder_name()

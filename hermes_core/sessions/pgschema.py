@@ -83,6 +83,14 @@ CREATE UNIQUE INDEX IF NOT EXISTS messages_client_token
     ON messages(session_id, client_token) WHERE client_token IS NOT NULL;
 CREATE INDEX IF NOT EXISTS messages_tsv ON messages USING GIN (tsv);
 """,
+    # Search ranking (pgsearch.py): each message's length in words, as FTS5 counts tokens for
+    # BM25, stored once instead of counted per search; the sessions where someone speaks
+    # by name (pgrerank.py), as SQLite's partial index of speaker names.
+    2: r"""
+ALTER TABLE messages ADD COLUMN IF NOT EXISTS words INTEGER
+    GENERATED ALWAYS AS (regexp_count(COALESCE(search_text, ''), '\w+')) STORED;
+CREATE INDEX IF NOT EXISTS messages_named ON messages(session_id) WHERE name IS NOT NULL;
+""",
 }
 """version -> SQL bringing the schema from the version before to it."""
 

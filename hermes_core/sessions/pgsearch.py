@@ -19,21 +19,39 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
 
+from hermes_core.sessions import pgrerank
 from hermes_core.sessions.cjk import cjk_grams, contains_cjk, query_gram
-from hermes_core.sessions.query import Clause, ParsedQuery, Term
-from hermes_core.sessions.question import Plan
+from hermes_core.sessions.fetch import SearchFilters
+from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
+from hermes_core.sessions.question import Plan, names_a_topic, plan_query
+from hermes_core.sessions.search import (
+    _CALENDAR,
+    _TIME_HINT,
+    BEST_MESSAGES_KEPT,
+    BOOST_ALL_TERMS,
+    BOOST_NEAR_PAIR,
+    BOOST_QUOTED,
+    KEYWORD_TOP_UP_BELOW,
+    QUESTION_CANDIDATES,
+    _keep_best_messages,
+)
+from hermes_core.sessions.timespan import find_time_span_in_history
 
 __all__ = [
+    "PgSearch",
     "Predicate",
+    "Row",
+    "Statistics",
     "bm25_sql",
-    "df_sql",
+    "filter_sql",
     "idf",
-    "plan_predicates",
     "query_predicate",
     "ranked_terms",
+    "search_rows",
+    "statistics",
 ]
 
 Predicate = tuple[str, list[Any]]
@@ -41,9 +59,6 @@ Predicate = tuple[str, list[Any]]
 
 _CONNECTORS = re.compile(r"[-._/\\:@#+=&~%]+")
 """What the index also reads as spaces (the class in :mod:`~hermes_core.sessions.pgschema`)."""
-
-FALLBACK_BELOW = 5
-"""A keyword search whose AND finds fewer hits is topped up with OR matches (as in SQLite)."""
 
 
 def _lexeme(text: str) -> str:
@@ -57,7 +72,7 @@ def _like(text: str) -> str:
 
 def _term(term: Term) -> Predicate:
     text = term.text
-    if term.symbolic:
+    if term.symbolic or term.substring:
         return "m.search_text ILIKE %s", [_like(text)]
     if contains_cjk(text) and not any(ch.isascii() and ch.isalnum() for ch in text):
         grams = cjk_grams([text]).split()
@@ -125,36 +140,403 @@ def ranked_terms(parsed: ParsedQuery) -> list[Term]:
     return list(seen)
 
 
-def df_sql(term: Term) -> Predicate:
-    """How many messages *term* matches, counted up to :data:`DF_CAP`."""
-    sql, params = _term(term)
-    return (
-        f"SELECT count(*) FROM (SELECT 1 FROM messages AS m WHERE {sql} LIMIT {DF_CAP}) AS c",
-        params,
-    )
-
-
 def idf(df: int, total: int) -> float:
     """BM25's inverse document frequency of a term found in *df* of *total* messages."""
     return math.log((total - df + 0.5) / (df + 0.5) + 1.0)
 
 
-def bm25_sql(terms: Sequence[Term], dfs: Sequence[int], total: int, avgdl: float) -> Predicate:
-    """A BM25 score of the row ``m``: each matched term's IDF, saturated and normalised by the
-    message's length (term frequency taken as 1), as SQLite's ``bm25()`` ranks."""
+class Statistics(NamedTuple):
+    """What BM25 and the conversation ranking read of the whole table, refreshed now and then."""
+
+    total: int
+    """Messages (exact up to :data:`_COUNTED`, then the planner's estimate)."""
+    words: float
+    """Mean words per message (of the newest 2,000)."""
+    common: Mapping[str, float] = {}
+    """In a large table: the share of messages holding each of the commonest words, from the
+    planner's statistics of the vector (``ANALYZE``), so that a common word's document
+    frequency is not counted row by row on every search (rare words still are)."""
+
+
+def statistics(conn: Any) -> Statistics:
+    """The :class:`Statistics` of the ``messages`` table."""
+    estimate = conn.execute(
+        "SELECT reltuples FROM pg_class WHERE oid = to_regclass('messages')"
+    ).fetchone()
+    total = int(estimate[0]) if estimate and estimate[0] and estimate[0] > _COUNTED else 0
+    common: dict[str, float] = {}
+    if total:
+        for word, share in conn.execute(
+            "SELECT e.word, e.share FROM pg_stats AS s, unnest(s.most_common_elems::text::text[], "
+            "s.most_common_elem_freqs) AS e(word, share) WHERE s.schemaname = current_schema() "
+            "AND s.tablename = 'messages' AND s.attname = 'tsv'"
+        ):
+            if word is not None and share is not None:
+                common[word] = float(share)
+    else:
+        total = conn.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM messages LIMIT {_COUNTED}) AS c"
+        ).fetchone()[0]
+    words = conn.execute(
+        "SELECT avg(words) FROM (SELECT words FROM messages ORDER BY id DESC LIMIT 2000) AS r"
+    ).fetchone()[0]
+    return Statistics(int(total), float(words or 1.0), common)
+
+
+_COUNTED = 50_000
+
+
+def _frequency_sql(term: Term) -> Predicate | None:
+    """How often the row ``m`` says *term* (its stemmed word), read from the vector's
+    positions; ``None`` for a term counted once (a phrase, prefix, CJK or symbol term)."""
+    if not term.simple or term.prefix or term.substring or contains_cjk(term.text):
+        return None
+    return (
+        "(SELECT count(*) FROM unnest(ts_filter(m.tsv, '{a}')) AS u, unnest(u.positions) "
+        "WHERE u.lexeme = ANY(tsvector_to_array(to_tsvector('english', %s))))",
+        [term.text],
+    )
+
+
+def bm25_sql(
+    terms: Sequence[Term],
+    dfs: Sequence[int],
+    total: int,
+    avgdl: float,
+    counted: bool = False,
+    matched: bool = False,
+) -> Predicate:
+    """A BM25 score of the row ``m``, as SQLite's ``bm25()`` ranks: each matched term's IDF,
+    saturated by how often the message says it (when *counted*, else once: cheaper) and
+    normalised by the message's length in words (*avgdl*: the mean). *matched* says every
+    row scored holds every term (a query of one clause): then the terms are not tested
+    again, and a message's vector is read only to count frequencies."""
     if not terms:
         return "0", []
+    norm = f"({K1} * ({1 - B} + {B} * m.words / %s))"
     pieces: list[str] = []
     params: list[Any] = []
     for term, df in zip(terms, dfs, strict=True):
-        sql, values = _term(term)
-        pieces.append(f"(CASE WHEN {sql} THEN %s ELSE 0 END)")
-        params += [*values, idf(df, total)]
-    norm = f"(1 + {K1} * ({1 - B} + {B} * length(m.tsv) / %s))"
-    params.append(max(avgdl, 1.0))
-    return f"(({' + '.join(pieces)}) * {K1 + 1} / {norm})", params
+        frequency = _frequency_sql(term) if counted else None
+        if frequency is None:
+            piece, values = f"%s / (1 + {norm})", [idf(df, total), max(avgdl, 1.0)]
+        else:
+            piece = (
+                f"%s * (SELECT GREATEST(f, 1) / (GREATEST(f, 1) + {norm}) "
+                f"FROM (SELECT {frequency[0]} AS f) AS tf)"
+            )
+            values = [idf(df, total), max(avgdl, 1.0), *frequency[1]]
+        if matched:
+            pieces.append(f"({piece})")
+            params += values
+        else:
+            sql, tested = _term(term)
+            pieces.append(f"(CASE WHEN {sql} THEN {piece} ELSE 0 END)")
+            params += [*tested, *values]
+    return f"(({' + '.join(pieces)}) * {K1 + 1})", params
 
 
-def plan_predicates(plan: Plan) -> tuple[Predicate, Sequence[Predicate]]:
-    """The primary query's predicate and one per boost."""
-    return query_predicate(plan.primary), [query_predicate(boost) for boost in plan.boosts]
+RANKED_BY_FREQUENCY = 1_000
+"""Matches (the best by BM25 counting each term once) re-ranked with term frequencies."""
+
+
+Row = tuple[Any, ...]
+"""A hit row, SQLite's shape: ``(id, score, snippet, session_id, role, timestamp, tool_name,
+content, tool_calls, name)``."""
+
+_DETAILS = "m.session_id, m.role, m.timestamp, m.tool_name, m.content, m.tool_calls, m.name"
+
+
+def filter_sql(filters: SearchFilters) -> Predicate:
+    """SQL over the row ``m`` true for the messages *filters* let through."""
+    parts: list[str] = []
+    params: list[Any] = []
+    for column, values, negate in (
+        ("m.role", filters.roles, False),
+        ("m.session_id", filters.session_ids, False),
+        ("m.session_id", filters.exclude_session_ids, True),
+    ):
+        if values:
+            parts.append(f"{'NOT ' if negate else ''}{column} = ANY(%s)")
+            params.append(list(values))
+    for value, op in ((filters.since, ">="), (filters.until, "<")):
+        if value is not None:
+            parts.append(f"m.timestamp {op} %s")
+            params.append(float(value))
+    sessions = []
+    for values, negate in ((filters.sources, False), (filters.exclude_sources, True)):
+        if values:
+            sessions.append(f"{'NOT ' if negate else ''}s.source = ANY(%s)")
+            params.append(list(values))
+    if filters.user_id is not None:
+        sessions.append("s.user_id = %s")
+        params.append(filters.user_id)
+    if sessions:
+        parts.append(
+            "m.session_id IN (SELECT s.id FROM sessions AS s WHERE " + " AND ".join(sessions) + ")"
+        )
+    return " AND ".join(parts) or "TRUE", params
+
+
+def _any_term(query: ParsedQuery, terms: tuple[Term, ...]) -> ParsedQuery | None:
+    """A query for any of *terms*, shaped like *query*; ``None`` when there are none."""
+    if not terms:
+        return None
+    clauses = tuple(Clause((term,)) for term in terms)
+    return query._replace(clauses=clauses, terms=terms)
+
+
+def _common_share(term: Term, common: Mapping[str, float]) -> float | None:
+    """The share of messages holding *term*, when it is a plain word the statistics list."""
+    if not term.simple or term.prefix or term.substring:
+        return None
+    return common.get(term.text.lower())
+
+
+class PgSearch:
+    """One search on a PostgreSQL connection, step for step as SQLite's (``search.py``).
+
+    *statistics* gives the table's :class:`Statistics` (cached by the store).
+    """
+
+    def __init__(
+        self,
+        conn: Any,
+        filters: SearchFilters,
+        statistics: Callable[[Any], Statistics],
+    ) -> None:
+        self.conn = conn
+        self.filters = filters
+        self.where = filter_sql(filters)
+        self.statistics = statistics
+        self.first: tuple[frozenset[str], ...] = ()
+
+    def _bm25(self, parsed: ParsedQuery) -> tuple[list[Term], list[int], int, float]:
+        """The terms of *parsed* that score, their document frequencies, the messages and
+        their mean words, for BM25.
+
+        The document frequencies are counted in one statement; a query of one term needs
+        none (its IDF scales every score alike).
+        """
+        terms = ranked_terms(parsed)
+        stats = self.statistics(self.conn)
+        dfs = [0] * len(terms)
+        if len(terms) > 1:
+            dfs = self._counts([(term,) for term in terms], DF_CAP)
+        return terms, dfs, max(stats.total, max(dfs, default=0)), stats.words
+
+    def _counts(self, groups: Sequence[Sequence[Term]], cap: int) -> list[int]:
+        """For each group of terms, how many messages hold any of them (up to *cap*), in one
+        statement. In a large table a common word's share is read from
+        :attr:`Statistics.common` and the others are counted one by one (a group's count is
+        then the sum, an upper bound); otherwise each group is counted as a whole."""
+        common = self.statistics(self.conn).common
+        total = self.statistics(self.conn).total
+        parts: list[str] = []
+        params: list[Any] = []
+        for group in groups:
+            known = [_common_share(term, common) for term in group]
+            if common and any(share is not None for share in known):
+                pieces = [f"{int(share * total)}" for share in known if share is not None]
+                rare = [term for term, share in zip(group, known, strict=True) if share is None]
+            else:
+                pieces, rare = [], list(group)
+            if rare:
+                sql = " OR ".join(_term(term)[0] for term in rare)
+                pieces.append(
+                    f"(SELECT count(*) FROM (SELECT 1 FROM messages AS m WHERE {sql} "
+                    f"LIMIT {int(cap)}) AS c)"
+                )
+                params += [value for term in rare for value in _term(term)[1]]
+            parts.append(f"LEAST({int(cap)}, {' + '.join(pieces)})")
+        row = self.conn.execute("SELECT " + ", ".join(parts), params).fetchone()
+        return [int(value) for value in row]
+
+    def count_forms(self, forms: Sequence[Term], cap: int) -> int:
+        """How many messages hold any of *forms*, up to *cap* (see :data:`pgrerank.Counter`)."""
+        return self._counts([forms], cap)[0]
+
+    def _first_ranking(
+        self, query: ParsedQuery, bound: int, stats: tuple[list[Term], list[int], int, float]
+    ) -> Predicate:
+        """SQL for the best *bound* matches of *query* as ``(id, score)``, by BM25 counting
+        each term once.
+
+        A query that is an OR of single terms (a question's words) is one index scan per
+        term, summed: testing every term against every matching row would read each
+        message's vector once per term.
+        """
+        terms, dfs, total, words = stats
+        where, where_params = self.where
+        single = all(len(c.include) == 1 and not c.exclude for c in query.clauses)
+        if single and len(query.clauses) > 1:
+            branches, params = [], []
+            for term, df in zip(terms, dfs, strict=True):
+                score, score_params = bm25_sql([term], [df], total, words, matched=True)
+                sql, values = _term(term)
+                branches.append(
+                    f"SELECT m.id, {score} AS score FROM messages AS m WHERE {sql} AND {where}"
+                )
+                params += [*score_params, *values, *where_params]
+            return (
+                f"SELECT u.id, sum(u.score) AS score FROM ({' UNION ALL '.join(branches)}) AS u "
+                "GROUP BY u.id ORDER BY score DESC, u.id LIMIT %s",
+                [*params, bound],
+            )
+        predicate, params = query_predicate(query)
+        matched = len(query.clauses) == 1
+        score, score_params = bm25_sql(terms, dfs, total, words, matched=matched)
+        return (
+            f"SELECT m.id, {score} AS score FROM messages AS m WHERE {predicate} AND {where} "
+            "ORDER BY score DESC, m.id LIMIT %s",
+            [*score_params, *params, *where_params, bound],
+        )
+
+    def candidates(
+        self, query: ParsedQuery, k: int, boosts: Sequence[tuple[ParsedQuery, float]] = ()
+    ) -> list[Row]:
+        """The best *k* matches of *query* by BM25, then re-scored by *boosts* (each matched
+        multiplies the score by 1 + its weight), as SQLite's candidates are."""
+        stats = self._bm25(query)
+        first, first_params = self._first_ranking(query, max(k, RANKED_BY_FREQUENCY), stats)
+        terms, dfs, total, words = stats
+        counted, counted_params = bm25_sql(
+            terms, dfs, total, words, counted=True, matched=len(query.clauses) == 1
+        )
+        # Counting a term's frequency reads the message's vector: only the best matches by
+        # the cheaper score are counted.
+        inner = (
+            f"SELECT m.id, {counted} AS score FROM ({first}) AS b JOIN messages AS m "
+            "ON m.id = b.id ORDER BY score DESC, m.id LIMIT %s"
+        )
+        inner_params = [*counted_params, *first_params, k]
+        factors, factor_params = [], []
+        for boost, weight in boosts:
+            if boost.empty:
+                continue
+            sql, values = query_predicate(boost)
+            factors.append(f"(CASE WHEN {sql} THEN %s ELSE 0 END)")
+            factor_params += [*values, float(weight)]
+        boost_sql = "c.score * (1 + " + " + ".join(factors) + ")" if factors else "c.score"
+        # As SQLite's store does today: its boosted order holds only when filters are set
+        # (fetch.run); without them the hits come in the index's BM25 order, boosted
+        # scores carried along. Kept identical so that both backends rank alike.
+        order = "2 DESC, m.id DESC" if self.filters.active else "c.score DESC, m.id"
+        sql = (
+            f"SELECT m.id, {boost_sql} AS score, NULL, {_DETAILS} FROM ({inner}) AS c "
+            f"JOIN messages AS m ON m.id = c.id ORDER BY {order}"
+        )
+        return [tuple(row) for row in self.conn.execute(sql, [*factor_params, *inner_params])]
+
+    def rows(
+        self,
+        query: ParsedQuery,
+        need: int,
+        boosts: tuple[tuple[ParsedQuery, float], ...] = (),
+        by_session: bool = False,
+        prefer_recent: bool = False,
+        span: tuple[float, float] | None = None,
+        phrases: tuple[Term, ...] = (),
+    ) -> list[Row]:
+        """As ``search._Search.rows``: candidates, quoted phrases' conversations, the ranking
+        by conversation and the best messages kept near the top."""
+        if query.empty or need <= 0:
+            return []
+        quoted = _any_term(query, phrases)
+        if quoted is not None:
+            boosts = (*boosts, (quoted, BOOST_QUOTED))
+        pool = max(need, QUESTION_CANDIDATES) if boosts or by_session else need
+        rows = self.candidates(query, pool, boosts)
+        quoted_sessions: frozenset[str] = frozenset()
+        if quoted is not None and by_session:
+            found = self.rows(quoted, pool)
+            seen = {row[0] for row in rows}
+            rows += [row for row in found if row[0] not in seen]
+            quoted_sessions = frozenset(row[3] for row in found)
+        if by_session:
+            ranked = pgrerank.rerank_by_session(
+                self.conn, self.count_forms, rows, query.terms, prefer_recent, span, quoted_sessions
+            )
+            best = [row for row in rows if row[0] not in ranked.name_only][:BEST_MESSAGES_KEPT]
+            rows, self.first = ranked.rows, (ranked.named, quoted_sessions, ranked.dated)
+            rows = _keep_best_messages(rows, best)
+        return rows[:need]
+
+    def plan_rows(
+        self, plan: Plan, need: int, span: tuple[float, float] | None = None
+    ) -> list[Row]:
+        """As ``search._Search.plan_rows``: the primary query, its top-up, replies."""
+        boosts = tuple(
+            (boost, BOOST_ALL_TERMS if n == 0 else BOOST_NEAR_PAIR)
+            for n, boost in enumerate(plan.boosts)
+        )
+        question = plan.mode == "question"
+        rows = self.rows(
+            plan.primary,
+            need,
+            boosts,
+            by_session=question,
+            prefer_recent=plan.prefer_recent,
+            span=span,
+            phrases=plan.phrases,
+        )
+        fallback = plan.fallback if len(rows) < min(need, KEYWORD_TOP_UP_BELOW) else None
+        if fallback is not None:
+            seen = {row[0] for row in rows}
+            extra = self.rows(fallback, need + len(seen))
+            rows += [row for row in extra if row[0] not in seen][: need - len(rows)]
+        if question and rows and not self.filters.roles:
+            window = (self.filters.since, self.filters.until)
+            rows = pgrerank.with_replies(self.conn, rows, plan.primary.terms, need, window)
+        return rows
+
+    def last_activity(self) -> float | None:
+        """When the searched history ends (the latest session start or activity)."""
+        where, params = "TRUE", []
+        if self.filters.user_id is not None:
+            where, params = "user_id = %s", [self.filters.user_id]
+        row = self.conn.execute(
+            "SELECT MAX(GREATEST(started_at, COALESCE(last_activity_at, started_at))) "
+            f"FROM sessions WHERE {where}",
+            params,
+        ).fetchone()
+        return None if row is None or row[0] is None else float(row[0])
+
+    def dated_plan(
+        self, parsed: ParsedQuery, plan: Plan
+    ) -> tuple[Plan, tuple[float, float] | None]:
+        """As ``search._dated_plan``: a question's plan without its relative time phrase, and
+        the span the phrase names (read against the stored history's end)."""
+        if not _TIME_HINT.search(parsed.text):
+            return plan, None
+        span, rest, _ = find_time_span_in_history(parsed.text, None)
+        if span is None:
+            return plan, None
+        span, rest, _ = find_time_span_in_history(parsed.text, self.last_activity())
+        if span is None:
+            return plan, None
+        if names_a_topic(rest) and not _CALENDAR.search(span.phrase):
+            dated = plan_query(parse_query(rest), question=True)
+            if dated.mode == "question":
+                plan = dated
+        return plan, (span.since, span.until)
+
+
+def search_rows(
+    conn: Any,
+    parsed: ParsedQuery,
+    need: int,
+    filters: SearchFilters,
+    statistics: Callable[[Any], Statistics],
+) -> tuple[Plan, list[Row]]:
+    """The plan of *parsed* and its first *need* hit rows, best first."""
+    plan = plan_query(parsed)
+    # The planner prices a scan that tests every row's vector below the index, not seeing
+    # that each test reads a long vector from TOAST: a common word then took a second per
+    # 100,000 messages where the index's bitmap takes a fraction of it.
+    conn.execute("SET LOCAL enable_seqscan = off")
+    search = PgSearch(conn, filters, statistics)
+    span = None
+    if plan.mode == "question":
+        plan, span = search.dated_plan(parsed, plan)
+    return plan, search.plan_rows(plan, need, span)

@@ -27,20 +27,21 @@ from hermes_core.errors import (
     ConfigError,
     SessionNotFoundError,
     SessionStoreError,
+    SessionStoreUnavailableError,
     SessionTitleError,
 )
 from hermes_core.fencing import sanitize_context
-from hermes_core.sessions import pgrerank, pgsearch
+from hermes_core.sessions import pgsearch
 from hermes_core.sessions.arguments import count as _count
 from hermes_core.sessions.arguments import epoch as _epoch
 from hermes_core.sessions.arguments import ids as _ids
 from hermes_core.sessions.arguments import names as _names
 from hermes_core.sessions.bulk import IMPORT_SESSION_COLUMNS, prepare_import
 from hermes_core.sessions.cjk import cjk_grams
+from hermes_core.sessions.fetch import SearchFilters
 from hermes_core.sessions.listing import PREVIEW_CHARS
 from hermes_core.sessions.pgschema import migrate
 from hermes_core.sessions.query import parse_query
-from hermes_core.sessions.question import plan_query
 from hermes_core.sessions.records import (
     LEGACY_JSON_PREFIX,
     decode_message,
@@ -50,12 +51,7 @@ from hermes_core.sessions.records import (
     valid_session_id,
 )
 from hermes_core.sessions.scope import UserScope
-from hermes_core.sessions.search import (
-    BOOST_ALL_TERMS,
-    BOOST_NEAR_PAIR,
-    QUESTION_CANDIDATES,
-    _hits,
-)
+from hermes_core.sessions.search import _hits
 from hermes_core.sessions.titles import next_title_from, sanitize_title, split_number
 from hermes_core.sessions.transcript import describe_tool_calls
 
@@ -152,7 +148,7 @@ class PostgresSessionStore:
         try:
             first = psycopg.connect(url, **self._connect_kwargs(connect_timeout))
         except psycopg.Error as exc:
-            raise SessionStoreError(
+            raise SessionStoreUnavailableError(
                 f"Cannot connect to the session database {self.path}: "
                 f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}. Check "
                 "that the server runs and accepts this user, or fix sessions.url / "
@@ -176,10 +172,11 @@ class PostgresSessionStore:
             max_size=max(1, int(pool_size)),
             kwargs=self._connect_kwargs(connect_timeout),
             check=psycopg_pool.ConnectionPool.check_connection,
+            timeout=max(1.0, float(connect_timeout)),
             open=True,
         )
         self._closed = False
-        self._stats: tuple[float, int, float] | None = None
+        self._stats: tuple[float, pgsearch.Statistics] | None = None
 
     @staticmethod
     def _connect_kwargs(connect_timeout: float) -> dict[str, Any]:
@@ -198,7 +195,7 @@ class PostgresSessionStore:
                     return fn(conn)
             except psycopg.OperationalError as exc:
                 if attempt == RETRIES - 1:
-                    raise SessionStoreError(
+                    raise SessionStoreUnavailableError(
                         f"The session database {self.path} is unreachable: {exc}"
                     ) from exc
                 log.warning("session database connection lost (%s); retrying", exc)
@@ -1061,6 +1058,10 @@ class PostgresSessionStore:
         """Always 0: nothing is embedded here."""
         return 0
 
+    def meaning_coverage(self) -> None:
+        """Always ``None``: semantic search is off here."""
+        return None
+
     def index_messages(self, *args: Any, **kwargs: Any) -> int:
         """Raise: semantic search is not available (see :meth:`semantic_index`)."""
         self.semantic_index(force=True)
@@ -1091,91 +1092,21 @@ class PostgresSessionStore:
         parsed = parse_query(query)
         if parsed.empty or limit <= 0:
             return []
-        plan = plan_query(parsed)
-        where = []
-        params: list[Any] = []
-        for column, values, negate in (
-            ("m.role", _names(role_filter), False),
-            ("s.source", _names(source_filter), False),
-            ("s.source", _names(exclude_sources), True),
-            ("m.session_id", _ids(session_ids), False),
-            ("m.session_id", _ids(exclude_session_ids), True),
-        ):
-            if values:
-                where.append(f"{'NOT ' if negate else ''}{column} = ANY(%s)")
-                params.append(list(values))
-        for value, op in ((_epoch(since, "since"), ">="), (_epoch(until, "until"), "<")):
-            if value is not None:
-                where.append(f"m.timestamp {op} %s")
-                params.append(value)
-        if self.user_id is not None:
-            where.append("s.user_id = %s")
-            params.append(self.user_id)
+        filters = SearchFilters(
+            roles=_names(role_filter),
+            sources=_names(source_filter),
+            exclude_sources=_names(exclude_sources),
+            since=_epoch(since, "since"),
+            until=_epoch(until, "until"),
+            session_ids=_ids(session_ids),
+            exclude_session_ids=_ids(exclude_session_ids),
+            user_id=self.user_id,
+        )
         need = offset + limit
 
-        def run(
-            conn: Any,
-            predicate: pgsearch.Predicate,
-            rank: pgsearch.Predicate,
-            boosts: Sequence[pgsearch.Predicate],
-            k: int,
-        ) -> list[tuple[Any, ...]]:
-            # As in SQLite: each boost matched multiplies the score by 1 + its weight
-            # (every content word: 0.6; two consecutive ones together: 0.4).
-            boost_sql = "1" + "".join(
-                f" + (CASE WHEN {sql} THEN {BOOST_ALL_TERMS if n == 0 else BOOST_NEAR_PAIR} "
-                "ELSE 0 END)"
-                for n, (sql, _) in enumerate(boosts)
-            )
-            boost_params = [p for _, values in boosts for p in values]
-            sql = (
-                "SELECT * FROM ("
-                f"SELECT m.id, ({boost_sql}) AS boost, {rank[0]} AS score, m.session_id, m.role, "
-                "m.timestamp, m.tool_name, m.content, m.tool_calls, m.name "
-                "FROM messages AS m JOIN sessions AS s ON s.id = m.session_id "
-                f"WHERE {predicate[0]}{''.join(' AND ' + w for w in where)}) AS hit "
-                "ORDER BY boost * score DESC, id DESC LIMIT %s"
-            )
-            return conn.execute(
-                sql, [*boost_params, *rank[1], *predicate[1], *params, k]
-            ).fetchall()
-
-        question = plan.mode == "question"
-        window = (_epoch(since, "since"), _epoch(until, "until"))
-
-        def rank(conn: Any, parsed: Any) -> tuple[pgsearch.Predicate, dict[Any, float]]:
-            terms = pgsearch.ranked_terms(parsed)
-            dfs = []
-            for term in terms:
-                sql, values = pgsearch.df_sql(term)
-                dfs.append(int(conn.execute(sql, values).fetchone()[0]))
-            total, avgdl = self._statistics(conn)
-            total = max(total, max(dfs, default=0))
-            weights = {term: pgsearch.idf(df, total) for term, df in zip(terms, dfs, strict=True)}
-            return pgsearch.bm25_sql(terms, dfs, total, avgdl), weights
-
         def read(conn: Any) -> list[dict[str, Any]]:
-            primary, boosts = pgsearch.plan_predicates(plan)
-            score, weights = rank(conn, plan.primary)
-            pool = max(need, QUESTION_CANDIDATES) if question else need
-            rows = run(conn, primary, score, boosts, pool)
-            if question:
-                rows = pgrerank.by_conversation(rows, plan.primary.terms, weights)
-            rows = rows[:need]
-            fallback = plan.fallback if len(rows) < pgsearch.FALLBACK_BELOW else None
-            if fallback is not None:
-                seen = {row[0] for row in rows}
-                more = run(
-                    conn,
-                    pgsearch.query_predicate(fallback),
-                    rank(conn, fallback)[0],
-                    (),
-                    need + len(seen),
-                )
-                rows += [row for row in more if row[0] not in seen]
-            if question and rows and not _names(role_filter):
-                rows = pgrerank.with_replies(conn, rows, plan.primary.terms, need, window)
-            page = [(row[0], row[2], None, *row[3:]) for row in rows[offset:need]]
+            plan, rows = pgsearch.search_rows(conn, parsed, need, filters, self._statistics)
+            page = rows[offset:need]
             if not page:
                 return []
             ids = list({row[3] for row in page})
@@ -1202,20 +1133,13 @@ class PostgresSessionStore:
             )
             return []
 
-    def _statistics(self, conn: Any) -> tuple[int, float]:
-        """(messages, mean lexemes per message), for BM25; re-read every
+    def _statistics(self, conn: Any) -> pgsearch.Statistics:
+        """BM25's statistics (:func:`~hermes_core.sessions.pgsearch.statistics`), re-read every
         :data:`STATISTICS_SECONDS`."""
         now = time.monotonic()
         if self._stats is None or now - self._stats[0] > STATISTICS_SECONDS:
-            total = conn.execute(
-                "SELECT count(*) FROM (SELECT 1 FROM messages LIMIT 10000000) AS c"
-            ).fetchone()[0]
-            avgdl = conn.execute(
-                "SELECT avg(length(tsv)) FROM (SELECT tsv FROM messages "
-                "ORDER BY id DESC LIMIT 2000) AS recent"
-            ).fetchone()[0]
-            self._stats = (now, int(total), float(avgdl or 1.0))
-        return self._stats[1], self._stats[2]
+            self._stats = (now, pgsearch.statistics(conn))
+        return self._stats[1]
 
     @staticmethod
     def _context(conn: Any, hit: dict[str, Any]) -> list[dict[str, str]]:

@@ -32,7 +32,7 @@ from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.query import Clause, ParsedQuery, Term
 from hermes_core.sessions.schema import TEXT_COLUMNS
 
-__all__ = ["LIKE", "Candidates", "compile_query", "fts_term", "route_term"]
+__all__ = ["LIKE", "RANKED_CANDIDATES", "Candidates", "compile_query", "fts_term", "route_term"]
 
 LIKE = "like"
 SNIPPET_TOKENS = 24
@@ -40,6 +40,10 @@ FTS_SNIPPET_MAX_CHARS = 10_000
 """Texts longer than this get a text snippet (first match) instead of FTS5's best window."""
 COMPILED_QUERIES = 256
 """Compiled queries remembered per layout; past this many the memory starts afresh."""
+RANKED_CANDIDATES = 2_000
+"""A bounded query ranks (BM25) only the newest this many of its matches, or of ``:k`` when
+more are asked for: finding the matches is cheap, scoring each is not (a word of a large
+history matches tens of thousands of messages, and BM25 would score every one)."""
 
 
 @dataclass(frozen=True)
@@ -197,20 +201,23 @@ def compile_query(
     pending_grams: bool = False,
     boosts: tuple[tuple[ParsedQuery, float], ...] = (),
     snippets: bool = True,
+    bounded: bool = False,
 ) -> Candidates:
     """SQL for the candidate rows of *query*, best first.
 
     *boosts* multiply the BM25 score of rows that also match another query on
-    the same index (``1 + weight`` per boost matched). The result is remembered
+    the same index (``1 + weight`` per boost matched). *bounded*: a query answered
+    by one index ranks only its newest :data:`RANKED_CANDIDATES` matches (the
+    matches of a query on several indexes are all ranked). The result is remembered
     on *layout* (queries and their parameters are immutable).
     """
-    key = (query, pending_grams, boosts, snippets)
+    key = (query, pending_grams, boosts, snippets, bounded)
     compiled = layout.compiled.get(key)
     if isinstance(compiled, Candidates):
         return compiled
     if len(layout.compiled) >= COMPILED_QUERIES:
         layout.compiled.clear()
-    compiled = _compile(query, layout, pending_grams, boosts, snippets)
+    compiled = _compile(query, layout, pending_grams, boosts, snippets, bounded)
     layout.compiled[key] = compiled
     return compiled
 
@@ -221,6 +228,7 @@ def _compile(
     pending_grams: bool,
     boosts: tuple[tuple[ParsedQuery, float], ...],
     snippets: bool,
+    bounded: bool,
 ) -> Candidates:
     index = _single_index(query, layout, pending_grams)
     builder = _Builder(layout, pending_grams)
@@ -248,9 +256,18 @@ def _compile(
             )
         # Reading FTS5's rank column costs as much again as ranking; only boosts need it.
         score = "rank" if factors else "NULL"
+        newest = ""
+        if bounded:
+            # The rowid of the RANKED_CANDIDATES-th newest match (FTS5 walks its doclist
+            # backwards without scoring); an unbounded :k (-1) ranks every match.
+            newest = (
+                f" AND rowid >= CASE WHEN :k < 0 THEN 0 ELSE COALESCE((SELECT rowid "
+                f"FROM {index} WHERE {index} MATCH {match} ORDER BY rowid DESC LIMIT 1 "
+                f"OFFSET max(:k, {RANKED_CANDIDATES}) - 1), 0) END"
+            )
         inner = (
             f"SELECT rowid AS id, {score} AS score, {snippet} AS snippet FROM {index} "
-            f"WHERE {index} MATCH {match} ORDER BY rank LIMIT :k"
+            f"WHERE {index} MATCH {match}{newest} ORDER BY rank LIMIT :k"
         )
         if not factors:
             return Candidates(inner, MappingProxyType(builder.params), bare=snippet == "NULL")

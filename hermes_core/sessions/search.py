@@ -247,6 +247,7 @@ class _Search:
         span: tuple[float, float] | None = None,
         typed: frozenset[str] = frozenset(),
         phrases: tuple[Term, ...] = (),
+        bounded: bool = False,
     ) -> list[tuple[Any, ...]]:
         if query.empty or need <= 0:
             return []
@@ -261,6 +262,7 @@ class _Search:
             pending_grams=self.pending_grams,
             boosts=boosts,
             snippets=self.snippets and not boosts and not by_session and not self.filters.active,
+            bounded=bounded,
         )
         pool = max(need, QUESTION_CANDIDATES) if boosts or by_session else need
         rows = run(self.conn, candidates, self.layout, self.filters, pool, self.snippets)
@@ -370,6 +372,9 @@ class _Search:
             for n, boost in enumerate(plan.boosts)
         )
         primary = plan.primary
+        # Keywords and explicit syntax rank a bounded set of their matches (the newest): a
+        # question's candidates are ranked in full, since its conversation ranking reads them.
+        bounded = plan.mode != "question"
         if plan.mode == "question":
             primary = self._unknown_words_as_substrings(primary, plan.extras)
         rows = self.rows(
@@ -381,11 +386,12 @@ class _Search:
             span=span,
             typed=_typed_words(primary, plan) if plan.mode == "question" else frozenset(),
             phrases=plan.phrases,
+            bounded=bounded,
         )
         fallback = plan.fallback if len(rows) < min(need, KEYWORD_TOP_UP_BELOW) else None
         if fallback is not None:
             seen = {row[0] for row in rows}
-            extra = self.rows(fallback, need + len(seen))
+            extra = self.rows(fallback, need + len(seen), bounded=True)
             rows += [row for row in extra if row[0] not in seen][: need - len(rows)]
         if plan.mode == "question" and rows and not self.filters.roles:
             rows = with_replies(
@@ -405,7 +411,7 @@ class _Search:
                     has_pending_grams=False,
                 )
                 rows = _Search(self.conn, trigram_layout, self.filters, False, self.snippets).rows(
-                    retry, need
+                    retry, need, bounded=bounded
                 )
         return rows
 

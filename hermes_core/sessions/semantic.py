@@ -577,12 +577,15 @@ class SemanticIndex:
             low, high = self._marks()
         return _count_missing(read, self.layout, low, high)
 
-    def coverage(self, read: Reader[Any]) -> float:
-        """The share of user/assistant messages embedded (1.0 for none at all)."""
+    def counts(self, read: Reader[Any]) -> tuple[int, int]:
+        """(embedded, not embedded yet) user/assistant messages."""
         with self._lock:
             row = self._conn.execute("SELECT value FROM meta WHERE key = 'embedded'").fetchone()
-        embedded = int(row[0]) if row else 0
-        missing = self.missing(read)
+        return (int(row[0]) if row else 0), self.missing(read)
+
+    def coverage(self, read: Reader[Any]) -> float:
+        """The share of user/assistant messages embedded (1.0 for none at all)."""
+        embedded, missing = self.counts(read)
         return embedded / (embedded + missing) if embedded + missing else 1.0
 
     # -- searching ----------------------------------------------------------------------

@@ -269,6 +269,22 @@ class SessionStore:
             return index.missing(self._read)
         return count_not_embedded(self.path, self.layout, self._read)
 
+    def meaning_coverage(self, query: object = None) -> tuple[int, int] | None:
+        """``(embedded, embeddable)`` user and assistant messages when semantic search is on
+        for this store (and, given a *query*, would search it by meaning), else ``None``.
+
+        Below :data:`SEMANTIC_MIN_COVERAGE` of them a search uses words only; above it,
+        meaning ranks the embedded ones and the rest are found by their words alone.
+        Loads the encoder (once) and counts; writes nothing.
+        """
+        if query is not None and not self._meaning_applies(query):
+            return None
+        index = self.semantic_index()
+        if index is None:
+            return None
+        embedded, missing = index.counts(self._read)
+        return embedded, embedded + missing
+
     def close(self) -> None:
         """Checkpoint passively and close the connection (idempotent)."""
         if self._closed:
@@ -1122,16 +1138,22 @@ class SessionStore:
 
         return self._read(read)
 
+    @staticmethod
+    def _meaning_applies(query: object) -> bool:
+        """Whether *query* is one that meaning may join: a question or a few keywords, not
+        mostly Chinese, Japanese or Korean (the model reads English)."""
+        parsed = parse_query(query)
+        if parsed.empty or not searched_by_meaning(parsed, plan_query(parsed)):
+            return False
+        letters = [ch for ch in parsed.text if ch.isalnum()]
+        return len(_CJK.findall(parsed.text)) <= SEMANTIC_MAX_CJK_SHARE * len(letters)
+
     def _nearest(self, query: object, force: bool = False) -> Nearest | None:
         """Semantic neighbours for a question, after a bounded catch-up; else None."""
         if self.semantic_mode == "off" and not force:
             return None
-        parsed = parse_query(query)
-        if parsed.empty or not searched_by_meaning(parsed, plan_query(parsed)):
+        if not self._meaning_applies(query):
             return None
-        letters = [ch for ch in parsed.text if ch.isalnum()]
-        if len(_CJK.findall(parsed.text)) > SEMANTIC_MAX_CJK_SHARE * len(letters):
-            return None  # the model reads English: such a question is left to the CJK indexes
         try:
             index = self.semantic_index(force)
             if index is None:

@@ -13,6 +13,7 @@ whole or not at all. The prompt snapshot is still taken once per session.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -20,21 +21,11 @@ from typing import Any
 from hermes_core.config import cfg_get
 from hermes_core.errors import ConfigError, MemoryStoreError
 from hermes_memory_builtin.files import FileRead
+from hermes_memory_builtin.memory_schema import migrate
 
 __all__ = ["MEMORY_URL_ENV", "PostgresDocuments", "memory_url"]
 
 MEMORY_URL_ENV = "HERMES_MEMORY_URL"
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS memory_documents (
-    owner TEXT NOT NULL,
-    target TEXT NOT NULL,
-    body TEXT NOT NULL DEFAULT '',
-    updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-    PRIMARY KEY (owner, target)
-)
-"""
-_LOCK_KEY = 0x484D454D  # "HMEM": held while the table is created
 
 
 def memory_url(config: Mapping[str, Any] | None) -> str | None:
@@ -70,26 +61,67 @@ class PostgresDocuments:
         self._url = url
         self.where = masked_url(url)
         self.owner = owner
+        self._mutex = threading.RLock()
+        self._conn: Any = None
+        self._pid = os.getpid()
         try:
-            with psycopg.connect(url, connect_timeout=10) as conn, conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
-                conn.execute(_SCHEMA)
+            with self.connection() as conn:
+                migrate(conn)
+        except RuntimeError as exc:
+            raise MemoryStoreError(f"Cannot use the memory database {self.where}: {exc}.") from exc
         except psycopg.Error as exc:
             raise MemoryStoreError(
-                f"Cannot use the memory database {self.where}: "
-                f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}. Check that "
+                f"Cannot use the memory database {self.where}: {_first_line(exc)}. Check that "
                 "the server runs, or fix memory.url / HERMES_MEMORY_URL."
             ) from exc
 
-    def _connect(self) -> Any:
-        # One connection per read or change: they are few (a session's start, a memory write),
-        # and nothing is left open between them.
-        return self._psycopg.connect(self._url, connect_timeout=10)
+    @contextmanager
+    def connection(self) -> Iterator[Any]:
+        """This store's one connection (autocommit; opened on first use, again after a
+        fork or a failure), held by one thread at a time; re-entrant, so a read inside
+        :meth:`locked` sees the locked row."""
+        with self._mutex:
+            conn = self._conn
+            if conn is not None and (conn.closed or self._pid != os.getpid()):
+                conn = None
+            if conn is not None:
+                try:
+                    if not conn.info.transaction_status:  # idle: check that it still works
+                        conn.execute("SELECT 1")
+                except self._psycopg.Error:
+                    conn = None
+            if conn is None:
+                conn = self._psycopg.connect(self._url, connect_timeout=10, autocommit=True)
+                self._conn, self._pid = conn, os.getpid()
+            try:
+                yield conn
+            except self._psycopg.OperationalError:
+                self.close()  # the next use connects again
+                raise
+
+    @contextmanager
+    def guarded(self) -> Iterator[Any]:
+        """:meth:`connection`, with a database failure raised as a MemoryStoreError that
+        names the database (password masked)."""
+        try:
+            with self.connection() as conn:
+                yield conn
+        except self._psycopg.Error as exc:
+            raise MemoryStoreError(
+                f"The memory database {self.where} failed: {_first_line(exc)}. Retry in a moment."
+            ) from exc
+
+    def close(self) -> None:
+        """Close the connection (the next use opens a new one)."""
+        with self._mutex:
+            if self._conn is not None and self._pid == os.getpid():
+                self._conn.close()
+            self._conn = None
 
     def read(self, target: str) -> FileRead:
         """The document as it is now (an absent one reads as empty)."""
         try:
-            with self._connect() as conn:
+            with self.connection() as conn:
                 row = conn.execute(
                     "SELECT body FROM memory_documents WHERE owner = %s AND target = %s",
                     (self.owner, target),
@@ -101,9 +133,11 @@ class PostgresDocuments:
     @contextmanager
     def locked(self, target: str) -> Iterator[tuple[FileRead, Callable[[str], None]]]:
         """The document read under its row lock, and a function saving a new text in the same
-        transaction (committed when the block ends, rolled back if it raises)."""
+        transaction (committed when the block ends, rolled back if it raises or saved
+        nothing, so a refused change leaves no trace, not even an empty row)."""
+        saved = False
         try:
-            with self._connect() as conn, conn.transaction():
+            with self.connection() as conn, conn.transaction():
                 conn.execute(
                     "INSERT INTO memory_documents(owner, target) VALUES (%s, %s) "
                     "ON CONFLICT DO NOTHING",
@@ -115,6 +149,8 @@ class PostgresDocuments:
                 ).fetchone()[0]
 
                 def save(text: str) -> None:
+                    nonlocal saved
+                    saved = True
                     conn.execute(
                         "UPDATE memory_documents SET body = %s, updated_at = now() "
                         "WHERE owner = %s AND target = %s",
@@ -122,7 +158,14 @@ class PostgresDocuments:
                     )
 
                 yield FileRead(text=body, exists=True), save
+                if not saved:
+                    raise self._psycopg.Rollback()
         except self._psycopg.Error as exc:
             raise MemoryStoreError(
                 f"The memory database {self.where} failed: {exc}. Nothing was changed; retry."
             ) from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else repr(exc)

@@ -2,8 +2,8 @@
 
 A write the detector puts in its review band (or that repeats untrusted text) is
 not stored: it is appended to ``HELD.json`` beside MEMORY.md (with
-``memory.url``: the ``held`` row of the PostgreSQL documents) with its target,
-origin and score. The snapshot never reads it, so a held write cannot
+``memory.url``: rows of ``memory_held``, see :mod:`~hermes_memory_builtin.held_rows`)
+with its target, origin and score. The snapshot never reads it, so a held write cannot
 reach a system prompt. ``hermes-memory memory review`` lists held writes and
 accepts (stores through the normal path, every check but the detector again)
 or rejects each.
@@ -26,11 +26,9 @@ from typing import Any
 from hermes_core.errors import MemoryStoreError
 from hermes_memory_builtin.side_documents import SideDocument
 
-__all__ = ["HELD_DOCUMENT", "HELD_FILE", "ORIGINS", "HeldWrite", "Quarantine"]
+__all__ = ["HELD_FILE", "ORIGINS", "HeldWrite", "Quarantine", "held_id"]
 
 HELD_FILE = "HELD.json"
-HELD_DOCUMENT = "held"
-"""The name of the held writes' row among the PostgreSQL memory documents."""
 ORIGINS = ("user", "model", "tool")
 """Where an entry's content came from: said by the user this turn, written by the
 model, or derived from tool output (web pages, files, e-mails, other agents)."""
@@ -51,6 +49,18 @@ class HeldWrite:
     """For a held ``replace``: the old_text of the entry it would replace."""
     operations: list[dict[str, Any]] = field(default_factory=list)
     """For a held batch: all its operations (*content* is the one that was held)."""
+
+
+def held_id(
+    target: str, content: str, replaces: str = "", operations: Sequence[Mapping[str, Any]] = ()
+) -> str:
+    """The id of a held write: the same write held twice has the same id."""
+    key = f"{target}\0{replaces}\0{content}"
+    if operations:
+        key += "\0" + json.dumps(
+            [dict(op) for op in operations], ensure_ascii=False, sort_keys=True
+        )
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
 class Quarantine:
@@ -77,10 +87,7 @@ class Quarantine:
         whole batch *operations*, *content* being its operation that was held); holding the
         same write again is a no-op."""
         batch = [dict(op) for op in operations]
-        key = f"{target}\0{replaces}\0{content}"
-        if batch:
-            key += "\0" + json.dumps(batch, ensure_ascii=False, sort_keys=True)
-        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        digest = held_id(target, content, replaces, batch)
         with self._locked() as items:
             for item in items:
                 if item.id == digest:

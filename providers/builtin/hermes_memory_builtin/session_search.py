@@ -47,6 +47,7 @@ from hermes_core.runtime.summary import strip_reasoning
 from hermes_core.sessions import SessionStore
 from hermes_core.sessions.backends import open_session_store, sessions_url
 from hermes_core.sessions.question import names_a_topic
+from hermes_core.sessions.store import SEMANTIC_MIN_COVERAGE
 from hermes_core.sessions.timespan import TimeSpan, find_time_span, find_time_span_in_history
 from hermes_core.sessions.transcript import (
     format_conversation,
@@ -191,6 +192,31 @@ def _message_text(store: SessionStore, hit: Mapping[str, Any]) -> str | None:
             content = message.get("content")
             return content if isinstance(content, str) else None
     return None
+
+
+def _meaning_note(store: SessionStore, query: str) -> dict[str, Any] | None:
+    """What the reply says when meaning could search *query* but the history is only partly
+    embedded: how many messages meaning covered, and that the rest were searched by words."""
+    coverage = store.meaning_coverage(query)
+    if coverage is None or coverage[0] >= coverage[1]:
+        return None
+    embedded, total = coverage
+    rest = total - embedded
+    if embedded >= SEMANTIC_MIN_COVERAGE * total:
+        note = (
+            f"Meaning used for {embedded} of {total} messages; the other {rest} are not "
+            "embedded yet and were searched by their words only."
+        )
+    else:
+        note = (
+            f"Searched by words only: just {embedded} of {total} messages are embedded for "
+            f"search by meaning (it is used from {SEMANTIC_MIN_COVERAGE:.0%} on)."
+        )
+    return {
+        "embedded": embedded,
+        "messages": total,
+        "note": note + " `hermes-memory sessions index` embeds the rest.",
+    }
 
 
 def usable_summary(text: Any) -> str | None:
@@ -454,6 +480,7 @@ class SessionSearchTool:
             limit=SEARCH_POOL,
             snippets=False,
         )
+        meaning = _meaning_note(store, query)
         chosen: list[dict[str, Any]] = []
         roots_seen: set[str] = set()
         roots: dict[str, str] = {}
@@ -468,13 +495,16 @@ class SessionSearchTool:
             if len(chosen) >= limit:
                 break
         if not chosen:
-            return {
+            empty: dict[str, Any] = {
                 "success": True,
                 "query": _echo(query),
                 "results": [],
                 "count": 0,
                 "message": "No matching conversations found.",
             }
+            if meaning:
+                empty["meaning"] = meaning
+            return empty
         window_chars = lenient_count(
             self._setting("max_chars", DEFAULT_WINDOW_CHARS), DEFAULT_WINDOW_CHARS, 2000, 1_000_000
         )
@@ -516,6 +546,8 @@ class SessionSearchTool:
             answer["summary_usage"] = usage
         if span is not None:
             answer["time_range"] = _time_range(span)
+        if meaning:
+            answer["meaning"] = meaning
         return answer
 
     # -- summaries ------------------------------------------------------------------------

@@ -47,10 +47,11 @@ from hermes_memory_builtin.files import (
     replace_if_unchanged,
     resolved_file,
 )
+from hermes_memory_builtin.held_rows import HeldRows
 from hermes_memory_builtin.locking import exclusive_lock, lock_path_for
 from hermes_memory_builtin.origins import ORIGINS_DOCUMENT, ORIGINS_FILE, EntryOrigins
 from hermes_memory_builtin.provenance import Screening, origin_of, screen
-from hermes_memory_builtin.quarantine import HELD_DOCUMENT, HELD_FILE, HeldWrite, Quarantine
+from hermes_memory_builtin.quarantine import HELD_FILE, HeldWrite, Quarantine
 from hermes_memory_builtin.settings import (
     DEFAULT_MEMORY_CHAR_LIMIT,
     DEFAULT_USER_CHAR_LIMIT,
@@ -718,10 +719,19 @@ class MemoryStore:
                 target=spec.name,
                 drift_backup=str(backup.path) if backup.saved else None,
                 remediation=(
-                    f"Open {path}, split the long text into entries separated by lines holding "
-                    "only '§' (or move it elsewhere), then retry."
+                    f"Open {self._editable(spec)}, split the long text into entries separated "
+                    "by lines holding only '§' (or move it elsewhere), then retry."
                 ),
             )
+        )
+
+    def _editable(self, spec: Target) -> str:
+        """What a person opens to edit *spec* by hand: its file, or its row."""
+        if self._documents is None:
+            return str(self.path(spec.name))
+        return (
+            f"the body of memory_documents row (owner {self._documents.owner!r}, target "
+            f"{spec.name!r}) in {self._documents.where}"
         )
 
     def _locate(self, spec: Target, entries: Sequence[str], old: str, verb: str) -> int:
@@ -738,19 +748,20 @@ class MemoryStore:
         """Remember untrusted tool output of this turn (the last 200,000 characters)."""
         self.turn_tool_output = (self.turn_tool_output + "\n" + text)[-200_000:]
 
-    def held_writes(self) -> Quarantine:
+    def held_writes(self) -> Quarantine | HeldRows:
         """The writes staged for the user's review (they never reach the prompt)."""
-        return Quarantine(self._side_document(HELD_FILE, HELD_DOCUMENT))
+        if self._documents is not None:
+            return HeldRows(self._documents)
+        return Quarantine(FileDocument(self.memory_dir / HELD_FILE))
 
     def entry_origins(self) -> EntryOrigins:
         """Where each stored entry came from (``user``, ``model``, ``tool``)."""
-        return EntryOrigins(self._side_document(ORIGINS_FILE, ORIGINS_DOCUMENT, durable=False))
-
-    def _side_document(self, filename: str, row: str, *, durable: bool = True) -> SideDocument:
-        """A record kept where the memory is: a file beside it, or a row of its database."""
+        document: SideDocument
         if self._documents is not None:
-            return DatabaseDocument(self._documents, row)
-        return FileDocument(self.memory_dir / filename, durable=durable)
+            document = DatabaseDocument(self._documents, ORIGINS_DOCUMENT)
+        else:
+            document = FileDocument(self.memory_dir / ORIGINS_FILE, durable=False)
+        return EntryOrigins(document)
 
     def _screen(self, text: str, origin: str | None) -> tuple[str, Screening]:
         """The origin of *text* and what to do with it; a hold in the detector's review band
@@ -1045,15 +1056,16 @@ class MemoryStore:
                 return self._counted(
                     _failure(too_long + BATCH_ABORT_SUFFIX, target=spec.name, usage=usage)
                 )
-            if hold is not None:
-                return self._hold_batch(spec, ops, origins, *hold)
-            self._commit(spec, working, origins)
-            extra: dict[str, Any] = {}
-            if replaced:
-                extra["replaced_entries"] = _bounded_by_number(replaced)
-            if removed:
-                extra["removed_entries"] = _bounded_by_number(removed)
-            return self._success(spec, f"Applied {len(ops)} operation(s).", **extra)
+            if hold is None:
+                self._commit(spec, working, origins)
+                extra: dict[str, Any] = {}
+                if replaced:
+                    extra["replaced_entries"] = _bounded_by_number(replaced)
+                if removed:
+                    extra["removed_entries"] = _bounded_by_number(removed)
+                return self._success(spec, f"Applied {len(ops)} operation(s).", **extra)
+        # Staged once the target's lock (in PostgreSQL: its transaction) is released.
+        return self._hold_batch(spec, ops, origins, *hold)
 
     def _screen_batch(
         self, ops: Sequence[_Op], accepted: HeldWrite | None

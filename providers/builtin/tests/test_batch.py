@@ -7,17 +7,19 @@ from typing import Any
 
 import pytest
 from hermes_memory_builtin.store import MemoryStore
-from memory_support import read_entries, write_entries
+from memory_support import MemoryBackend
 
 
-def _seed(store: MemoryStore, *entries: str) -> bytes:
+def _seed(store: MemoryStore, backend: MemoryBackend, *entries: str) -> str | None:
     for entry in entries:
         assert store.add("memory", entry)["success"] is True
-    return store.path("memory").read_bytes()
+    return backend.raw("memory")
 
 
-def test_remove_remove_add_is_applied_as_one_change(store: MemoryStore) -> None:
-    _seed(store, "old fact one", "old fact two", "keep me")
+def test_remove_remove_add_is_applied_as_one_change(
+    store: MemoryStore, backend: MemoryBackend
+) -> None:
+    _seed(store, backend, "old fact one", "old fact two", "keep me")
     result = store.apply_batch(
         "memory",
         [
@@ -30,11 +32,13 @@ def test_remove_remove_add_is_applied_as_one_change(store: MemoryStore) -> None:
     assert result["message"] == "Applied 3 operation(s)."
     assert result["usage"].endswith("/500 chars")
     assert result["removed_entries"] == {2: "old fact two", 1: "old fact one"}
-    assert read_entries(store.path("memory")) == ["keep me", "merged fact"]
+    assert backend.entries("memory") == ["keep me", "merged fact"]
 
 
-def test_the_budget_is_checked_on_the_final_state_only(store: MemoryStore) -> None:
-    _seed(store, "a" * 300, "b" * 150)
+def test_the_budget_is_checked_on_the_final_state_only(
+    store: MemoryStore, backend: MemoryBackend
+) -> None:
+    _seed(store, backend, "a" * 300, "b" * 150)
     assert store.add("memory", "c" * 100)["success"] is False  # alone it does not fit
     result = store.apply_batch(
         "memory",
@@ -44,8 +48,10 @@ def test_the_budget_is_checked_on_the_final_state_only(store: MemoryStore) -> No
     assert store.memory_entries == ["a" * 300, "c" * 100]
 
 
-def test_a_final_state_over_budget_changes_nothing(store: MemoryStore) -> None:
-    before = _seed(store, "a" * 300)
+def test_a_final_state_over_budget_changes_nothing(
+    store: MemoryStore, backend: MemoryBackend
+) -> None:
+    before = _seed(store, backend, "a" * 300)
     result = store.apply_batch(
         "memory",
         [{"action": "add", "content": "b" * 150}, {"action": "add", "content": "c" * 150}],
@@ -54,11 +60,13 @@ def test_a_final_state_over_budget_changes_nothing(store: MemoryStore) -> None:
     assert "over the limit" in result["error"]
     assert "No operations were applied" in result["error"]
     assert "current_entries" not in result
-    assert store.path("memory").read_bytes() == before
+    assert backend.raw("memory") == before
 
 
-def test_replace_results_are_keyed_by_operation_number(store: MemoryStore) -> None:
-    _seed(store, "first entry", "second entry")
+def test_replace_results_are_keyed_by_operation_number(
+    store: MemoryStore, backend: MemoryBackend
+) -> None:
+    _seed(store, backend, "first entry", "second entry")
     result = store.apply_batch(
         "memory",
         [
@@ -71,8 +79,8 @@ def test_replace_results_are_keyed_by_operation_number(store: MemoryStore) -> No
     assert json.loads(json.dumps(result))["replaced_entries"] == {"2": "second entry"}
 
 
-def test_new_text_is_an_alias_of_content(store: MemoryStore) -> None:
-    _seed(store, "first entry")
+def test_new_text_is_an_alias_of_content(store: MemoryStore, backend: MemoryBackend) -> None:
+    _seed(store, backend, "first entry")
     result = store.apply_batch(
         "memory",
         [
@@ -89,8 +97,8 @@ def test_new_text_is_an_alias_of_content(store: MemoryStore) -> None:
     ]
 
 
-def test_a_duplicate_add_in_a_batch_is_skipped(store: MemoryStore) -> None:
-    _seed(store, "already here")
+def test_a_duplicate_add_in_a_batch_is_skipped(store: MemoryStore, backend: MemoryBackend) -> None:
+    _seed(store, backend, "already here")
     result = store.apply_batch(
         "memory",
         [{"action": "add", "content": "already here"}, {"action": "add", "content": "new"}],
@@ -100,8 +108,10 @@ def test_a_duplicate_add_in_a_batch_is_skipped(store: MemoryStore) -> None:
 
 
 @pytest.mark.parametrize("field", ["content", "new_text"])
-def test_one_poisoned_operation_rejects_the_whole_batch(store: MemoryStore, field: str) -> None:
-    before = _seed(store, "first entry")
+def test_one_poisoned_operation_rejects_the_whole_batch(
+    store: MemoryStore, field: str, backend: MemoryBackend
+) -> None:
+    before = _seed(store, backend, "first entry")
     result = store.apply_batch(
         "memory",
         [
@@ -111,18 +121,18 @@ def test_one_poisoned_operation_rejects_the_whole_batch(store: MemoryStore, fiel
     )
     assert result["success"] is False
     assert result["error"].startswith("Operation 2: Blocked")
-    assert store.path("memory").read_bytes() == before
+    assert backend.raw("memory") == before
     assert store.memory_entries == ["first entry"]
 
 
-def test_a_batch_may_not_empty_the_file(store: MemoryStore) -> None:
-    before = _seed(store, "only entry")
+def test_a_batch_may_not_empty_the_file(store: MemoryStore, backend: MemoryBackend) -> None:
+    before = _seed(store, backend, "only entry")
     result = store.apply_batch("memory", [{"action": "remove", "old_text": "only"}])
     assert result["success"] is False
     assert "Refusing to empty MEMORY.md" in result["error"]
     assert "current_entries" not in result
     assert store.consolidation.turn_failures == 1
-    assert store.path("memory").read_bytes() == before
+    assert backend.raw("memory") == before
     keep = store.apply_batch(
         "memory",
         [{"action": "remove", "old_text": "only"}, {"action": "add", "content": "replacement"}],
@@ -131,8 +141,8 @@ def test_a_batch_may_not_empty_the_file(store: MemoryStore) -> None:
     assert store.memory_entries == ["replacement"]
 
 
-def test_an_exact_entry_wins_inside_a_batch(store: MemoryStore) -> None:
-    _seed(store, "test", "echo-reply tests pass on CI")
+def test_an_exact_entry_wins_inside_a_batch(store: MemoryStore, backend: MemoryBackend) -> None:
+    _seed(store, backend, "test", "echo-reply tests pass on CI")
     store.apply_batch("memory", [{"action": "remove", "old_text": "test"}])
     assert store.memory_entries == ["echo-reply tests pass on CI"]
 
@@ -141,13 +151,13 @@ def test_an_exact_entry_wins_inside_a_batch(store: MemoryStore) -> None:
     ("operations", "expected"), [("not a list", "must be a list"), ([], "empty"), (None, "list")]
 )
 def test_operations_must_be_a_non_empty_list(
-    store: MemoryStore, operations: Any, expected: str
+    store: MemoryStore, operations: Any, expected: str, backend: MemoryBackend
 ) -> None:
-    before = _seed(store, "entry one")
+    before = _seed(store, backend, "entry one")
     result = store.apply_batch("memory", operations)
     assert result["success"] is False
     assert expected in result["error"]
-    assert store.path("memory").read_bytes() == before
+    assert backend.raw("memory") == before
 
 
 BAD_OPERATIONS: list[tuple[Any, str]] = [
@@ -166,15 +176,15 @@ BAD_OPERATIONS: list[tuple[Any, str]] = [
 
 @pytest.mark.parametrize(("operation", "expected"), BAD_OPERATIONS)
 def test_one_bad_operation_changes_nothing(
-    store: MemoryStore, operation: Any, expected: str
+    store: MemoryStore, operation: Any, expected: str, backend: MemoryBackend
 ) -> None:
-    before = _seed(store, "entry one", "entry two")
+    before = _seed(store, backend, "entry one", "entry two")
     result = store.apply_batch("memory", [{"action": "add", "content": "fine"}, operation])
     assert result["success"] is False
     assert expected in result["error"]
     assert result["error"].endswith("No operations were applied (the batch is all-or-nothing).")
     assert "current_entries" not in result
-    assert store.path("memory").read_bytes() == before
+    assert backend.raw("memory") == before
     assert store.memory_entries == ["entry one", "entry two"]
 
 
@@ -185,10 +195,10 @@ def test_blank_content_falls_back_to_new_text_as_in_a_single_call(store: MemoryS
 
 
 def test_shrinking_an_over_budget_file_never_writes_an_entry_longer_than_the_budget(
-    store: MemoryStore,
+    store: MemoryStore, backend: MemoryBackend
 ) -> None:
-    write_entries(store.path("memory"), ["a" * 400, "b" * 400])
-    before = store.path("memory").read_bytes()
+    backend.put_entries("memory", ["a" * 400, "b" * 400])
+    before = backend.raw("memory")
     merged = "merged: " + "m" * 550
     result = store.apply_batch(
         "memory",
@@ -200,7 +210,7 @@ def test_shrinking_an_over_budget_file_never_writes_an_entry_longer_than_the_bud
     assert result["success"] is False
     assert "550" not in result["error"] and "558 characters" in result["error"]
     assert "500-character budget" in result["error"]
-    assert store.path("memory").read_bytes() == before
+    assert backend.raw("memory") == before
     smaller = store.apply_batch(
         "memory",
         [

@@ -1,10 +1,10 @@
 """hermes-memory-core's provider conformance suite against the builtin provider.
 
-The builtin provider stores through its ``memory`` tool and recalls through the
-prompt snapshot a new session takes from ``$HERMES_HOME/memories`` (it has no
-``prefetch``); the suite's ``remember`` / ``recall`` / ``forget`` helpers are
-overridden to say so. Query-based recall of past sessions (``session_search``)
-is covered by the session-search tests.
+Run on both memory backends (files, PostgreSQL rows). The builtin provider stores
+through its ``memory`` tool and recalls through the prompt snapshot a new session
+takes from ``$HERMES_HOME/memories`` (it has no ``prefetch``); the suite's
+``remember`` / ``recall`` / ``forget`` helpers are overridden to say so. Query-based
+recall of past sessions (``session_search``) is covered by the session-search tests.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import ClassVar
 
 import pytest
 from hermes_memory_builtin import BuiltinMemoryProvider
+from memory_support import MemoryBackend
 
 from hermes_core import MemoryProvider
 from hermes_core.testing import ProviderConformance
@@ -37,17 +38,17 @@ class TestBuiltinConformance(ProviderConformance):
     }
 
     @pytest.fixture
-    def create_provider(self, hermes_home: Path) -> Callable[[], MemoryProvider]:
+    def create_provider(
+        self, hermes_home: Path, backend: MemoryBackend
+    ) -> Callable[[], MemoryProvider]:
+        """The provider on each memory backend (files, PostgreSQL rows)."""
         self.home = hermes_home
         return BuiltinMemoryProvider
 
     @pytest.fixture
-    def store_inspector(self, hermes_home: Path) -> Callable[[], str]:
-        """MEMORY.md and USER.md read straight from disk."""
-        memories = hermes_home / "memories"
-        return lambda: "\n".join(
-            path.read_text(encoding="utf-8") for path in sorted(memories.glob("*.md"))
-        )
+    def store_inspector(self, backend: MemoryBackend) -> Callable[[], str]:
+        """MEMORY.md and USER.md read straight from disk (or their rows)."""
+        return lambda: "\n".join(backend.raw(target) or "" for target in ("memory", "user"))
 
     def _memory(self, provider: MemoryProvider, **args: str) -> dict[str, object]:
         result: dict[str, object] = json.loads(provider.handle_tool_call("memory", args))

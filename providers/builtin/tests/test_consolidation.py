@@ -7,6 +7,7 @@ import json
 from hermes_memory_builtin.consolidation import ConsolidationGuard
 from hermes_memory_builtin.provider import BuiltinMemoryProvider
 from hermes_memory_builtin.store import MemoryStore
+from memory_support import MemoryBackend
 
 
 def test_the_guard_allows_three_failures_per_turn() -> None:
@@ -68,16 +69,18 @@ def test_the_fourth_failure_in_a_turn_is_terminal(store: MemoryStore) -> None:
     assert "current_entries" not in terminal
 
 
-def test_failing_batches_count_and_never_echo_entries(store: MemoryStore) -> None:
+def test_failing_batches_count_and_never_echo_entries(
+    store: MemoryStore, backend: MemoryBackend
+) -> None:
     store.add("memory", "secretive fact one")
     store.add("memory", "secretive fact two")
-    before = store.path("memory").read_bytes()
+    before = backend.raw("memory")
     bad = [{"action": "remove", "old_text": "absent"}]
     results = [store.apply_batch("memory", bad) for _ in range(4)]
     assert [r.get("done") for r in results] == [None, None, None, True]
     for result in results:
         assert "secretive" not in json.dumps(result)
-    assert store.path("memory").read_bytes() == before
+    assert backend.raw("memory") == before
 
 
 def test_ambiguous_matches_are_not_counted(store: MemoryStore) -> None:
@@ -100,7 +103,9 @@ def test_success_and_explicit_reset_clear_the_count(store: MemoryStore) -> None:
     assert "current_entries" in _zero_match(store)
 
 
-def test_a_doomed_consolidation_does_not_restart_every_turn(hermes_home: object) -> None:
+def test_a_doomed_consolidation_does_not_restart_every_turn(
+    hermes_home: object, backend: MemoryBackend
+) -> None:
     provider = BuiltinMemoryProvider()
     provider.initialize("session-1", hermes_home=str(hermes_home), platform="cli")
 

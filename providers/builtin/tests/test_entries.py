@@ -9,8 +9,9 @@ from hermes_memory_builtin.entries import (
     join_entries,
     parse_entries,
 )
-from hypothesis import assume, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from memory_support import MemoryBackend
 
 
 def test_parse_splits_on_the_delimiter_line_only() -> None:
@@ -101,3 +102,18 @@ def test_a_unique_substring_finds_its_entry(entries: list[str], data: st.DataObj
     match = find_unique_match(entries, needle)
     assert match.found
     assert entries[match.index] == entry  # type: ignore[index]
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(ENTRY.filter(lambda text: "\x00" not in text), max_size=8))
+def test_entries_round_trip_through_each_backend(
+    backend: MemoryBackend, entries: list[str]
+) -> None:
+    """What a person writes in the format loads back as the same entries, file or row
+    (without NUL, which a PostgreSQL text cannot hold and no memory write accepts)."""
+    backend.put("memory", join_entries(entries))
+    store = backend.store(memory_char_limit=100_000)
+    store.load_from_disk()
+    assert store.memory_entries == dedupe(entries)

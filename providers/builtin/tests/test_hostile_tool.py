@@ -18,7 +18,7 @@ from hermes_memory_builtin.store import MAX_BATCH_OPERATIONS, MemoryStore
 from hermes_memory_builtin.tool import MemoryTool
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from memory_support import write_entries
+from memory_support import MemoryBackend
 
 from hermes_core.manager import MemoryManager
 from hermes_core.plugins import load_builtin_provider
@@ -49,24 +49,24 @@ def tool(store: MemoryStore) -> MemoryTool:
     [("content", "\ud800"), ("content", "ok \udfff bad"), ("old_text", "\udcff")],
 )
 def test_lone_surrogates_are_refused_by_name_and_never_echoed(
-    tool: MemoryTool, store: MemoryStore, field: str, value: str
+    tool: MemoryTool, store: MemoryStore, field: str, value: str, backend: MemoryBackend
 ) -> None:
-    write_entries(store.path("memory"), ["kept"])
+    backend.put_entries("memory", ["kept"])
     action = "add" if field == "content" else "remove"
     answer = _answer(tool, {"action": action, "target": "memory", field: value})
     assert answer["success"] is False
     assert "surrogate" in answer["error"] and field in answer["error"]
-    assert store.path("memory").read_text(encoding="utf-8") == "kept"
+    assert backend.raw("memory") == "kept"
 
 
 @pytest.mark.parametrize("char", ["\x00", "\x1b", "\x07", "\x7f"])
 def test_control_characters_in_content_are_refused(
-    tool: MemoryTool, store: MemoryStore, char: str
+    tool: MemoryTool, store: MemoryStore, char: str, backend: MemoryBackend
 ) -> None:
     answer = _answer(tool, {"action": "add", "target": "memory", "content": f"a{char}b"})
     assert answer["success"] is False
     assert f"U+{ord(char):04X}" in answer["error"]
-    assert not store.path("memory").exists()
+    assert backend.raw("memory") is None
 
 
 def test_tabs_and_newlines_stay_allowed(tool: MemoryTool, store: MemoryStore) -> None:
@@ -85,11 +85,11 @@ def test_tabs_and_newlines_stay_allowed(tool: MemoryTool, store: MemoryStore) ->
     ],
 )
 def test_homoglyph_injections_are_blocked(
-    tool: MemoryTool, store: MemoryStore, content: str
+    tool: MemoryTool, store: MemoryStore, content: str, backend: MemoryBackend
 ) -> None:
     answer = _answer(tool, {"action": "add", "target": "memory", "content": content})
     assert answer["success"] is False and "Blocked" in answer["error"]
-    assert not store.path("memory").exists()
+    assert backend.raw("memory") is None
 
 
 def test_ordinary_cyrillic_and_greek_text_is_not_blocked(tool: MemoryTool) -> None:
@@ -97,8 +97,10 @@ def test_ordinary_cyrillic_and_greek_text_is_not_blocked(tool: MemoryTool) -> No
         assert _answer(tool, {"action": "add", "target": "user", "content": content})["success"]
 
 
-def test_a_megabyte_old_text_is_not_echoed_back(tool: MemoryTool, store: MemoryStore) -> None:
-    write_entries(store.path("memory"), ["kept"])
+def test_a_megabyte_old_text_is_not_echoed_back(
+    tool: MemoryTool, store: MemoryStore, backend: MemoryBackend
+) -> None:
+    backend.put_entries("memory", ["kept"])
     answer = _answer(tool, {"action": "remove", "target": "memory", "old_text": "x" * 1_000_000})
     assert answer["success"] is False and "No entry matched" in answer["error"]
 
@@ -109,38 +111,38 @@ def test_a_megabyte_content_is_refused_with_its_size(tool: MemoryTool) -> None:
 
 
 def test_a_batch_of_ten_thousand_operations_is_refused_before_any_work(
-    tool: MemoryTool, store: MemoryStore
+    tool: MemoryTool, store: MemoryStore, backend: MemoryBackend
 ) -> None:
     operations = [{"action": "add", "content": f"fact {n}"} for n in range(10_000)]
     answer = _answer(tool, {"target": "memory", "operations": operations})
     assert answer["success"] is False
     assert f"{MAX_BATCH_OPERATIONS:,}" in answer["error"] and "10,000" in answer["error"]
-    assert not store.path("memory").exists()
+    assert backend.raw("memory") is None
 
 
-def test_a_long_batch_within_the_cap_reports_compactly(memory_dir: Path) -> None:
-    store = MemoryStore(memory_dir, memory_char_limit=200_000)
-    write_entries(store.path("memory"), [f"entry {n}: " + "z" * 150 for n in range(500)])
+def test_a_long_batch_within_the_cap_reports_compactly(backend: MemoryBackend) -> None:
+    store = backend.store(memory_char_limit=200_000)
+    backend.put_entries("memory", [f"entry {n}: " + "z" * 150 for n in range(500)])
     tool = MemoryTool(store)
     operations = [{"action": "remove", "old_text": f"entry {n}:"} for n in range(500)]
     operations.append({"action": "add", "content": "the only one left"})
     answer = _answer(tool, {"target": "memory", "operations": operations})
     assert answer["success"] is True
     assert "more" in answer["removed_entries"]
-    assert store.path("memory").read_text(encoding="utf-8") == "the only one left"
+    assert backend.raw("memory") == "the only one left"
 
 
 def test_an_over_budget_file_answers_with_bounded_current_entries(
-    tool: MemoryTool, store: MemoryStore
+    tool: MemoryTool, store: MemoryStore, backend: MemoryBackend
 ) -> None:
     entries = [f"pasted note {n}: " + "w" * 400 for n in range(2_000)]
-    write_entries(store.path("memory"), entries)
-    before = store.path("memory").read_bytes()
+    backend.put_entries("memory", entries)
+    before = backend.raw("memory")
     answer = _answer(tool, {"action": "add", "target": "memory", "content": "one more"})
     assert answer["success"] is False
     assert answer["current_entries"][-1].startswith("[... ")
     answer = _answer(tool, {"action": "replace", "target": "memory", "old_text": "nope"})
-    assert store.path("memory").read_bytes() == before
+    assert backend.raw("memory") == before
 
 
 _JSONISH = st.recursive(
@@ -161,19 +163,20 @@ _VALUES = _JSONISH | st.sampled_from(["add", "replace", "remove", "memory", "use
 )
 @given(args=st.dictionaries(_FIELDS, _VALUES, max_size=6) | _JSONISH)
 def test_any_json_arguments_get_a_json_answer_and_a_parseable_file(
-    memory_dir: Path, args: Any
+    backend: MemoryBackend, args: Any
 ) -> None:
-    store = MemoryStore(memory_dir, memory_char_limit=500, user_char_limit=300)
+    store = backend.store(memory_char_limit=500, user_char_limit=300)
     answer = _answer(MemoryTool(store), args)
     for name in ("memory", "user"):
-        path = store.path(name)
-        if path.exists():
-            text = path.read_text(encoding="utf-8")
+        text = backend.raw(name)
+        if text is not None:
             assert all(entry.strip() for entry in text.split(ENTRY_DELIMITER))
     assert isinstance(answer["success"], bool)
 
 
-def test_through_the_manager_none_and_junk_everywhere_get_json(hermes_home: Path) -> None:
+def test_through_the_manager_none_and_junk_everywhere_get_json(
+    hermes_home: Path, backend: MemoryBackend
+) -> None:
     manager = MemoryManager()
     manager.add_provider(load_builtin_provider())
     manager.initialize_all("s1", hermes_home=str(hermes_home))
@@ -200,8 +203,7 @@ def test_through_the_manager_none_and_junk_everywhere_get_json(hermes_home: Path
         )
     )
     assert added["success"] is True
-    text = (hermes_home / "memories" / "MEMORY.md").read_text(encoding="utf-8")
-    assert text.strip() == "a\ufffd"
+    assert (backend.raw("memory") or "").strip() == "a\ufffd"
     manager.shutdown_all()
 
 
@@ -217,29 +219,26 @@ def test_through_the_manager_none_and_junk_everywhere_get_json(hermes_home: Path
     ],
 )
 def test_huge_or_undecodable_actions_and_targets_are_named_briefly(
-    tool: MemoryTool, store: MemoryStore, args: dict[str, Any]
+    tool: MemoryTool, store: MemoryStore, args: dict[str, Any], backend: MemoryBackend
 ) -> None:
     answer = _answer(tool, args)
     assert answer["success"] is False
     assert len(answer["error"]) < 400
     assert "action" in answer["error"] or "target" in answer["error"]
-    assert not store.path("memory").exists()
+    assert backend.raw("memory") is None
 
 
 def test_a_missing_old_text_on_a_huge_file_answers_with_bounded_entries(
-    tool: MemoryTool, store: MemoryStore
+    tool: MemoryTool, store: MemoryStore, backend: MemoryBackend
 ) -> None:
-    write_entries(store.path("memory"), [f"pasted note {n}: " + "w" * 400 for n in range(2_000)])
+    backend.put_entries("memory", [f"pasted note {n}: " + "w" * 400 for n in range(2_000)])
     answer = _answer(tool, {"action": "remove", "target": "memory"})
     assert answer["success"] is False and "needs old_text" in answer["error"]
     assert answer["current_entries"][-1].startswith("[... ")
 
 
-def _snapshot(store: MemoryStore) -> dict[str, bytes | None]:
-    return {
-        name: store.path(name).read_bytes() if store.path(name).exists() else None
-        for name in ("memory", "user")
-    }
+def _snapshot(backend: MemoryBackend) -> dict[str, str | None]:
+    return {name: backend.raw(name) for name in ("memory", "user")}
 
 
 @pytest.mark.parametrize(
@@ -252,16 +251,16 @@ def _snapshot(store: MemoryStore) -> dict[str, bytes | None]:
     ],
 )
 def test_a_lone_change_sent_beside_a_batch_is_refused_not_dropped(
-    tool: MemoryTool, store: MemoryStore, lone: dict[str, Any]
+    tool: MemoryTool, store: MemoryStore, lone: dict[str, Any], backend: MemoryBackend
 ) -> None:
     # Before, the batch ran, the answer said success, and the lone change was silently lost.
-    write_entries(store.path("memory"), ["kept"])
-    before = _snapshot(store)
+    backend.put_entries("memory", ["kept"])
+    before = _snapshot(backend)
     args = {"target": "memory", "operations": [{"action": "add", "content": "batched"}], **lone}
     answer = _answer(tool, args)
     assert answer["success"] is False
     assert "either 'operations' or one change" in answer["error"]
-    assert _snapshot(store) == before
+    assert _snapshot(backend) == before
 
 
 def test_a_batch_with_a_bare_action_but_nothing_to_lose_still_runs(
@@ -291,10 +290,10 @@ _OP_TARGETS = st.sampled_from([None, "", " ", "memory", "user", "USER", "notes",
     op_targets=st.lists(_OP_TARGETS, min_size=1, max_size=4),
 )
 def test_a_batch_never_writes_an_operation_to_a_target_it_did_not_name(
-    memory_dir: Path, call_target: str, op_targets: list[Any]
+    backend: MemoryBackend, call_target: str, op_targets: list[Any]
 ) -> None:
-    store = MemoryStore(memory_dir, memory_char_limit=5_000, user_char_limit=5_000)
-    before = _snapshot(store)
+    store = backend.store(memory_char_limit=5_000, user_char_limit=5_000)
+    before = _snapshot(backend)
     operations = [
         {"action": "add", "content": f"fact {n}", "target": target}
         for n, target in enumerate(op_targets)
@@ -309,19 +308,18 @@ def test_a_batch_never_writes_an_operation_to_a_target_it_did_not_name(
     if misrouted:
         assert answer["success"] is False
         assert "a batch writes only to the call's target" in answer["error"]
-        assert _snapshot(store) == before
+        assert _snapshot(backend) == before
     else:
         assert answer["success"] is True
         assert set(store.entries(call_target)) >= {f"fact {n}" for n in range(len(op_targets))}
-    for path in memory_dir.glob("*.md"):
-        path.unlink()
+    backend.clear()
 
 
 @pytest.mark.parametrize(
     "name", [["memory"], {"name": "memory"}, None, 7, "\ud800memory", "m" * 1_000_000]
 )
 def test_a_tool_name_that_is_not_plain_text_gets_a_bounded_json_error(
-    hermes_home: Path, name: Any
+    hermes_home: Path, backend: MemoryBackend, name: Any
 ) -> None:
     manager = MemoryManager()
     manager.add_provider(load_builtin_provider())
@@ -331,18 +329,18 @@ def test_a_tool_name_that_is_not_plain_text_gets_a_bounded_json_error(
     assert len(text) < 1_000
     assert json.loads(text)["error"]
     assert manager.has_tool(name) is False
-    assert not (hermes_home / "memories" / "MEMORY.md").exists()
+    assert backend.raw("memory") is None
     manager.shutdown_all()
 
 
 @pytest.mark.parametrize("name", ["Memory", " memory", "memory\n", "SESSION_SEARCH"])
 def test_a_tool_name_off_by_case_or_spaces_is_named_but_not_run(
-    hermes_home: Path, name: str
+    hermes_home: Path, backend: MemoryBackend, name: str
 ) -> None:
     manager = MemoryManager()
     manager.add_provider(load_builtin_provider())
     manager.initialize_all("s1", hermes_home=str(hermes_home))
     answer = json.loads(manager.handle_tool_call(name, {"action": "add", "content": "x"}))
     assert f"did you mean '{name.strip().lower()}'?" in answer["error"]
-    assert not (hermes_home / "memories" / "MEMORY.md").exists()
+    assert backend.raw("memory") is None
     manager.shutdown_all()

@@ -115,7 +115,8 @@ def test_a_hung_judge_costs_its_timeout_and_the_write_stays_held(
     result = store.add("memory", REVIEW_BAND)
     assert result["staged"] is True
     [held] = store.held_writes().held()
-    assert "did not answer within 0.5s" in held.reason
+    # The client's own timeout or the thread's bound, whichever fires first.
+    assert "did not answer within 0.5s" in held.reason or "timed out" in held.reason
 
 
 def test_writes_outside_the_review_band_are_not_judged(

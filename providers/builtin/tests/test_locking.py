@@ -16,6 +16,7 @@ from hermes_memory_builtin.entries import parse_entries
 from hermes_memory_builtin.locking import LockError, exclusive_lock, lock_path_for
 from hermes_memory_builtin.origins import ORIGINS_FILE
 from hermes_memory_builtin.store import MemoryStore
+from memory_support import MemoryBackend
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions and fork")
 
@@ -55,6 +56,7 @@ def test_a_symlinked_lock_file_is_refused_and_its_target_untouched(tmp_path: Pat
     assert _mode(outside) == 0o644
 
 
+@pytest.mark.files_only("lock files exist only beside memory files")
 def test_a_store_write_behind_a_symlinked_lock_fails_cleanly(store: MemoryStore) -> None:
     outside = store.memory_dir / "elsewhere.txt"
     outside.write_text("precious", encoding="utf-8")
@@ -98,11 +100,80 @@ def test_threads_of_one_process_exclude_each_other(tmp_path: Path) -> None:
     assert counter.read_text(encoding="utf-8") == "450"
 
 
-# -- two profiles sharing one MEMORY.md through symbolic links --------------------------------
+# -- read-modify-write from several processes, on either backend ----------------------------
 
 PROFILES = ("a", "b")
 SHARED_WRITERS = 4
 SHARED_ADDS = 40
+COUNTING_WORKERS = 4
+COUNTS_PER_WORKER = 15
+
+
+def _count_up(backend: MemoryBackend, times: int, done: Any) -> None:
+    """Raise the shared counter *times* by one, each time from a freshly read value."""
+    store = backend.store(memory_char_limit=10_000)
+    raised = 0
+    while raised < times:
+        [current] = [e for e in store.refresh("memory") if e.startswith("counter = ")]
+        value = int(current.removeprefix("counter = "))
+        result = store.replace("memory", current, f"counter = {value + 1:05d}")
+        if result["success"]:
+            raised += 1
+        else:  # another process raised it first: read again
+            assert "No entry matched" in result["error"], result
+            store.reset_consolidation_failures()  # a miss here is a race, not a model loop
+    done.put(raised)
+
+
+def test_processes_raising_one_counter_lose_no_update(backend: MemoryBackend) -> None:
+    """Every replace is decided on the value as it is now (under the file lock, or the
+    row lock on PostgreSQL): the counter ends at exactly the number of successes."""
+    store = backend.store(memory_char_limit=10_000)
+    assert store.add("memory", "counter = 00000")["success"]
+    context = multiprocessing.get_context("fork")
+    done = context.Queue()
+    workers = [
+        context.Process(target=_count_up, args=(backend, COUNTS_PER_WORKER, done))
+        for _ in range(COUNTING_WORKERS)
+    ]
+    for worker in workers:
+        worker.start()
+    raised = [done.get(timeout=120) for _ in workers]
+    for worker in workers:
+        worker.join(timeout=60)
+        assert worker.exitcode == 0
+    assert sum(raised) == COUNTING_WORKERS * COUNTS_PER_WORKER
+    assert backend.entries("memory") == [f"counter = {COUNTING_WORKERS * COUNTS_PER_WORKER:05d}"]
+
+
+def _add_own(backend: MemoryBackend, number: int, go: Any) -> None:
+    store = backend.store(memory_char_limit=100_000)
+    go.wait(30)
+    for i in range(SHARED_ADDS):
+        result = store.add("memory", f"process {number} fact {i:02d}")
+        assert result["success"], result
+
+
+def test_processes_adding_at_once_lose_no_entry(backend: MemoryBackend) -> None:
+    context = multiprocessing.get_context("fork")
+    go = context.Event()
+    workers = [
+        context.Process(target=_add_own, args=(backend, n, go)) for n in range(SHARED_WRITERS)
+    ]
+    for worker in workers:
+        worker.start()
+    go.set()
+    for worker in workers:
+        worker.join(timeout=120)
+        assert worker.exitcode == 0
+    expected = {
+        f"process {n} fact {i:02d}" for n in range(SHARED_WRITERS) for i in range(SHARED_ADDS)
+    }
+    entries = backend.entries("memory")
+    assert len(entries) == len(expected) and set(entries) == expected
+
+
+# -- two profiles sharing one MEMORY.md through symbolic links --------------------------------
 
 
 def _two_linked_homes(tmp_path: Path) -> tuple[Path, list[Path]]:

@@ -11,8 +11,7 @@ import pluggy
 import pytest
 import yaml
 from hermes_memory_builtin.provider import BuiltinMemoryProvider
-from hermes_memory_builtin.store import MemoryStore
-from memory_support import as_dict, write_entries
+from memory_support import MemoryBackend, as_dict
 
 from hermes_core import hookspecs
 from hermes_core.manager import MemoryManager
@@ -62,9 +61,11 @@ def test_the_host_loads_it_as_the_builtin_provider() -> None:
 # -- initialize and configuration ---------------------------------------------------------------
 
 
-def test_initialize_loads_memory_from_hermes_home(hermes_home: Path) -> None:
-    write_entries(hermes_home / "memories" / "MEMORY.md", ["Project uses uv"])
-    write_entries(hermes_home / "memories" / "USER.md", ["Name is Ada"])
+def test_initialize_loads_memory_from_hermes_home(
+    hermes_home: Path, backend: MemoryBackend
+) -> None:
+    backend.put_entries("memory", ["Project uses uv"])
+    backend.put_entries("user", ["Name is Ada"])
     provider = _started(hermes_home)
     assert provider.store is not None
     assert provider.store.memory_entries == ["Project uses uv"]
@@ -74,7 +75,7 @@ def test_initialize_loads_memory_from_hermes_home(hermes_home: Path) -> None:
     assert user_block.splitlines()[1].startswith("USER PROFILE (who the user is) [")
 
 
-def test_budgets_come_from_config(hermes_home: Path) -> None:
+def test_budgets_come_from_config(hermes_home: Path, backend: MemoryBackend) -> None:
     _config(hermes_home, {"memory_char_limit": 40, "user_char_limit": "30"})
     provider = _started(hermes_home)
     assert provider.store is not None
@@ -82,10 +83,12 @@ def test_budgets_come_from_config(hermes_home: Path) -> None:
     assert _memory(provider, action="add", target="memory", content="x" * 41)["success"] is False
 
 
-def test_disabled_user_profile_narrows_prompt_and_schema(hermes_home: Path) -> None:
+def test_disabled_user_profile_narrows_prompt_and_schema(
+    hermes_home: Path, backend: MemoryBackend
+) -> None:
     _config(hermes_home, {"user_profile_enabled": False})
-    write_entries(hermes_home / "memories" / "USER.md", ["Name is Ada"])
-    write_entries(hermes_home / "memories" / "MEMORY.md", ["Project uses uv"])
+    backend.put_entries("user", ["Name is Ada"])
+    backend.put_entries("memory", ["Project uses uv"])
     provider = _started(hermes_home)
     assert "USER PROFILE" not in provider.system_prompt_block()
     assert "Project uses uv" in provider.system_prompt_block()
@@ -95,7 +98,9 @@ def test_disabled_user_profile_narrows_prompt_and_schema(hermes_home: Path) -> N
     assert refused["success"] is False and "disabled" in refused["error"]
 
 
-def test_with_both_files_disabled_there_is_no_memory_tool(hermes_home: Path) -> None:
+def test_with_both_files_disabled_there_is_no_memory_tool(
+    hermes_home: Path, backend: MemoryBackend
+) -> None:
     _config(hermes_home, {"memory_enabled": False, "user_profile_enabled": False})
     provider = _started(hermes_home)
     assert [s["name"] for s in provider.get_tool_schemas()] == ["session_search"]
@@ -103,7 +108,9 @@ def test_with_both_files_disabled_there_is_no_memory_tool(hermes_home: Path) -> 
 
 
 @pytest.mark.parametrize("off", ["no", "False", " off ", "0"])
-def test_a_switch_written_as_text_is_read_as_meant(hermes_home: Path, off: str) -> None:
+def test_a_switch_written_as_text_is_read_as_meant(
+    hermes_home: Path, backend: MemoryBackend, off: str
+) -> None:
     _config(hermes_home, {"memory_enabled": off, "user_profile_enabled": "yes"})
     provider = _started(hermes_home)
     schema = next(s for s in provider.get_tool_schemas() if s["name"] == "memory")
@@ -111,7 +118,7 @@ def test_a_switch_written_as_text_is_read_as_meant(hermes_home: Path, off: str) 
 
 
 def test_a_broken_setting_falls_back_to_defaults(
-    hermes_home: Path, caplog: pytest.LogCaptureFixture
+    hermes_home: Path, backend: MemoryBackend, caplog: pytest.LogCaptureFixture
 ) -> None:
     _config(hermes_home, {"memory_char_limit": "lots"})
     with caplog.at_level(logging.WARNING):
@@ -120,8 +127,8 @@ def test_a_broken_setting_falls_back_to_defaults(
     assert any("memory.memory_char_limit" in r.getMessage() for r in caplog.records)
 
 
-def test_an_injected_store_is_used_as_is(memory_dir: Path, hermes_home: Path) -> None:
-    store = MemoryStore(memory_dir, memory_char_limit=99)
+def test_an_injected_store_is_used_as_is(hermes_home: Path, backend: MemoryBackend) -> None:
+    store = backend.store(memory_char_limit=99)
     provider = BuiltinMemoryProvider(memory_store=store, user_profile_enabled=False)
     provider.initialize("s", hermes_home=str(hermes_home), platform="cli")
     assert provider.store is store and store.char_limit("memory") == 99
@@ -131,7 +138,9 @@ def test_an_injected_store_is_used_as_is(memory_dir: Path, hermes_home: Path) ->
 # -- frozen snapshot ----------------------------------------------------------------------------
 
 
-def test_the_prompt_block_stays_frozen_until_the_session_changes(hermes_home: Path) -> None:
+def test_the_prompt_block_stays_frozen_until_the_session_changes(
+    hermes_home: Path, backend: MemoryBackend
+) -> None:
     provider = _started(hermes_home)
     _memory(provider, action="add", target="memory", content="loaded at start")
     provider.on_session_switch("session-2", parent_session_id="session-1")
@@ -143,6 +152,7 @@ def test_the_prompt_block_stays_frozen_until_the_session_changes(hermes_home: Pa
     assert provider.system_prompt_block() == frozen
     provider.on_session_switch("session-3", parent_session_id="session-2")
     assert "written mid-session" in provider.system_prompt_block()
+    assert backend.entries("memory") == ["loaded at start", "written mid-session"]
 
 
 # -- tools --------------------------------------------------------------------------------------
@@ -229,7 +239,7 @@ class RecordingProvider(MemoryProvider):
 
 
 def test_committed_writes_reach_external_providers_through_the_manager(
-    hermes_home: Path,
+    hermes_home: Path, backend: MemoryBackend
 ) -> None:
     builtin = BuiltinMemoryProvider()
     recorder = RecordingProvider()
@@ -267,4 +277,5 @@ def test_committed_writes_reach_external_providers_through_the_manager(
     assert replace_meta["session_id"] == "s1" and replace_meta["platform"] == "cli"
     assert replace_meta["write_origin"] == "assistant_tool"
     assert recorder.writes[3][3]["previous_content"] == "Py 3.12"
+    assert backend.entries("memory") == ["Uses uv"]
     manager.shutdown_all()

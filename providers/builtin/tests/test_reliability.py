@@ -28,6 +28,7 @@ from hermes_memory_builtin.entries import join_entries, parse_entries
 from hermes_memory_builtin.files import TEMP_PREFIX, read_memory_file
 from hermes_memory_builtin.store import MemoryStore
 from hermes_memory_builtin.threats import scan_for_threats
+from memory_support import MemoryBackend
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs fork and SIGKILL (POSIX)")
 
@@ -174,3 +175,108 @@ def test_a_killed_writer_leaves_the_old_or_the_new_file(
     assert store.replace("memory", f"state {last}", "final state")["success"] is True
     assert parse_entries(path.read_text(encoding="utf-8")) == [*KEPT, "final state"]
     assert not list(tmp_path.glob(TEMP_PREFIX + "*"))
+
+
+# -- the same on PostgreSQL rows: one transaction per change -----------------------------------
+
+ROW_WRITERS = 4
+ROW_ADDS = 40
+ROW_KILLS = 40
+
+
+def _row_writer(backend: MemoryBackend, number: int, go: Event) -> None:
+    store = backend.store(memory_char_limit=ROOMY)
+    go.wait(30)
+    for i in range(ROW_ADDS):
+        result = store.add("memory", f"w{number}-{i:03d}")
+        if not result["success"]:
+            print(f"writer {number}: {result}", file=sys.stderr)
+            os._exit(3)
+
+
+def _row_reader(backend: MemoryBackend, go: Event, stop: Event, reads: Any) -> None:
+    go.wait(30)
+    seen = count = 0
+    while not stop.is_set():
+        entries = parse_entries(backend.raw("memory") or "")
+        if not all(ENTRY.fullmatch(e) for e in entries) or len(set(entries)) != len(entries):
+            os._exit(4)
+        if len(entries) < seen:
+            os._exit(5)
+        seen = len(entries)
+        count += 1
+        time.sleep(0.005)
+    reads.value = count
+
+
+@pytest.mark.timeout(300)
+def test_contending_row_writers_lose_nothing_and_readers_always_parse(
+    postgres_backend: MemoryBackend,
+) -> None:
+    assert FORK is not None
+    backend = postgres_backend
+    backend.store().load_from_disk()  # the schema exists before the readers look
+    go, stop = FORK.Event(), FORK.Event()
+    reads = [FORK.Value("i", 0) for _ in range(READERS)]
+    readers = [FORK.Process(target=_row_reader, args=(backend, go, stop, r)) for r in reads]
+    writers = [FORK.Process(target=_row_writer, args=(backend, n, go)) for n in range(ROW_WRITERS)]
+    for process in [*readers, *writers]:
+        process.start()
+    go.set()
+    for writer in writers:
+        writer.join(timeout=240)
+        assert writer.exitcode == 0, f"a writer failed (exit code {writer.exitcode})"
+    stop.set()
+    for reader in readers:
+        reader.join(timeout=60)
+        assert reader.exitcode == 0, f"a reader saw a bad document (exit code {reader.exitcode})"
+    assert all(r.value > 0 for r in reads)
+    entries = backend.entries("memory")
+    assert set(entries) == {f"w{n}-{i:03d}" for n in range(ROW_WRITERS) for i in range(ROW_ADDS)}
+    assert len(entries) == ROW_WRITERS * ROW_ADDS
+    for n in range(ROW_WRITERS):
+        own = [e for e in entries if e.startswith(f"w{n}-")]
+        assert own == sorted(own)
+
+
+def _flip_rows_forever(backend: MemoryBackend, ready: Event) -> None:
+    store = backend.store(memory_char_limit=ROOMY)
+    ready.set()
+    while True:
+        for old, new in (("state A", STATE_B), ("state B", STATE_A)):
+            result = store.replace("memory", old, new)
+            if not result["success"] and "No entry matched" not in result["error"]:
+                os._exit(5)
+
+
+@pytest.mark.timeout(300)
+def test_a_killed_row_writer_leaves_the_old_or_the_new_document(
+    postgres_backend: MemoryBackend,
+) -> None:
+    """SIGKILL mid-change: the server rolls the open transaction back."""
+    assert FORK is not None
+    backend = postgres_backend
+    backend.put("memory", join_entries([*KEPT, STATE_A]))
+    valid = {join_entries([*KEPT, STATE_A]): "A", join_entries([*KEPT, STATE_B]): "B"}
+    scan_for_threats("warm-up", scope="strict")
+    rng = random.Random(20_260_502)
+    observed = {"A": 0, "B": 0}
+    last = "A"
+    for _ in range(ROW_KILLS):
+        ready = FORK.Event()
+        child = FORK.Process(target=_flip_rows_forever, args=(backend, ready))
+        child.start()
+        assert ready.wait(30), "the writer process did not start"
+        time.sleep(rng.uniform(0.0, 0.05))
+        assert child.pid is not None
+        os.kill(child.pid, signal.SIGKILL)
+        child.join(timeout=30)
+        assert child.exitcode == -signal.SIGKILL
+        content = backend.raw("memory")
+        assert content in valid, f"torn document of {len(content or '')} characters"
+        last = valid[content]
+        observed[last] += 1
+    assert observed["A"] and observed["B"], f"the writer never got to write: {observed}"
+    store = backend.store(memory_char_limit=ROOMY)
+    assert store.replace("memory", f"state {last}", "final state")["success"] is True
+    assert backend.entries("memory") == [*KEPT, "final state"]

@@ -11,6 +11,7 @@ from hermes_memory_builtin.detector import feature_indices, load_detector
 from hermes_memory_builtin.provenance import origin_of, screen
 from hermes_memory_builtin.provider import BuiltinMemoryProvider
 from hermes_memory_builtin.store import MemoryStore
+from memory_support import MemoryBackend
 
 from hermes_core.cli import cli
 
@@ -91,7 +92,9 @@ def test_a_write_in_the_review_band_is_held_and_the_model_is_told(store: MemoryS
     assert store.entries("memory") == []
 
 
-def test_held_writes_never_reach_the_prompt_until_accepted(hermes_home: Path) -> None:
+def test_held_writes_never_reach_the_prompt_until_accepted(
+    hermes_home: Path, backend: MemoryBackend
+) -> None:
     provider = provider_for(hermes_home)
     answer = json.loads(
         provider.handle_tool_call(
@@ -107,6 +110,7 @@ def test_held_writes_never_reach_the_prompt_until_accepted(hermes_home: Path) ->
     accepted = CliRunner().invoke(cli, ["memory", "review", "--accept", answer["held_id"]])
     assert accepted.exit_code == 0, accepted.output
     assert REVIEW_BAND in provider_for(hermes_home).system_prompt_block()
+    assert backend.entries("memory") == [REVIEW_BAND]
     assert "No memory writes are held" in CliRunner().invoke(cli, ["memory", "review"]).output
 
 
@@ -117,7 +121,9 @@ def test_a_rejected_write_is_gone(store: MemoryStore) -> None:
     assert store.entries("memory") == []
 
 
-def test_the_user_message_of_the_turn_sets_the_origin(hermes_home: Path) -> None:
+def test_the_user_message_of_the_turn_sets_the_origin(
+    hermes_home: Path, backend: MemoryBackend
+) -> None:
     provider = provider_for(hermes_home)
     provider.on_turn_start(1, "note: the project docs come from tool output")
     answer = json.loads(
@@ -126,6 +132,7 @@ def test_the_user_message_of_the_turn_sets_the_origin(hermes_home: Path) -> None
         )
     )
     assert answer["success"] is True and "staged" not in answer
+    assert backend.entries("user") == ["Likes tea"]
 
 
 def test_a_catalogued_attack_is_refused_and_not_held(store: MemoryStore) -> None:
@@ -145,22 +152,20 @@ def test_a_replace_in_the_review_band_is_held_and_the_old_entry_stays(store: Mem
 
 
 def test_an_attack_written_into_the_file_by_hand_is_withheld_from_the_prompt(
-    hermes_home: Path,
+    hermes_home: Path, backend: MemoryBackend
 ) -> None:
-    memory_file = hermes_home / "memories" / "MEMORY.md"
-    memory_file.parent.mkdir(parents=True, exist_ok=True)
-    memory_file.write_text(f"User prefers dark mode\n§\n{CATALOGUED}\n", encoding="utf-8")
+    backend.put("memory", f"User prefers dark mode\n§\n{CATALOGUED}\n")
     block = provider_for(hermes_home).system_prompt_block()
     assert "User prefers dark mode" in block
     assert CATALOGUED not in block
 
 
-def test_the_detector_alone_never_drops_an_entry_a_person_wrote(hermes_home: Path) -> None:
+def test_the_detector_alone_never_drops_an_entry_a_person_wrote(
+    hermes_home: Path, backend: MemoryBackend
+) -> None:
     # Scores are noisy on real text the corpus never saw; an entry the person put in the
     # file themselves stays in the prompt unless the pattern catalogue refuses it.
-    memory_file = hermes_home / "memories" / "MEMORY.md"
-    memory_file.parent.mkdir(parents=True, exist_ok=True)
-    memory_file.write_text(f"User prefers dark mode\n§\n{REVIEW_BAND}\n", encoding="utf-8")
+    backend.put("memory", f"User prefers dark mode\n§\n{REVIEW_BAND}\n")
     assert REVIEW_BAND in provider_for(hermes_home).system_prompt_block()
 
 

@@ -12,6 +12,7 @@ from hermes_memory_builtin.threats import (
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from memory_support import MemoryBackend
 
 CLEAN = [
     "User prefers dark mode",
@@ -337,3 +338,23 @@ def test_the_scanner_never_raises(text: str, scope: str) -> None:
 def test_the_scanner_never_raises_on_keyword_soup(words: list[str]) -> None:
     text = " ".join(words)
     assert isinstance(scan_for_threats(text, scope="strict"), list)
+
+
+def test_the_store_refuses_every_threat_and_keeps_every_clean_entry(
+    backend: MemoryBackend,
+) -> None:
+    """The catalogue guards each backend's writes, and its snapshot, the same way."""
+    store = backend.store(memory_char_limit=100_000, user_char_limit=100_000)
+    for text, pattern_id in BLOCKED:
+        result = store.add("memory", text, reviewed=True)
+        assert result["success"] is False and pattern_id in result["error"], (text, result)
+    assert backend.raw("memory") is None
+    for text in CLEAN:
+        assert store.add("user", text, reviewed=True)["success"] is True, text
+    backend.put_entries("memory", [text for text, _ in BLOCKED])  # written by hand
+    store.load_from_disk()
+    assert backend.entries("user") == CLEAN
+    block = store.format_for_system_prompt("memory") or ""
+    assert block.count("[BLOCKED:") == len(BLOCKED)
+    assert all(text not in block for text, _ in BLOCKED)
+    assert "[BLOCKED:" not in (store.format_for_system_prompt("user") or "")

@@ -1,0 +1,175 @@
+"""Looking after a PostgreSQL session store: its schema's state, a rebuilt search index,
+and a consistent copy into a ``state.db`` file (what ``hermes-memory backup`` archives).
+
+PostgreSQL keeps its own integrity (no ``sessions recover`` there); what can go
+stale is derived data: ``search_text`` and ``cjk_grams`` (the text the ``tsvector``
+is made of), written by the store at append time. :func:`rebuild_search` makes
+them again from each message with this build's code, and rebuilds the GIN index.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hermes_core.errors import SessionStoreError, SessionStoreUnavailableError
+
+__all__ = ["SchemaStatus", "copy_to_sqlite", "rebuild_search", "schema_status"]
+
+BATCH = 2_000
+_TSV_INDEX = "CREATE INDEX IF NOT EXISTS messages_tsv ON messages USING GIN (tsv)"
+
+
+@dataclass(frozen=True)
+class SchemaStatus:
+    """What a PostgreSQL database holds of the session store's schema."""
+
+    url: str
+    """The database, password masked."""
+    applied: tuple[int, ...]
+    """The migrations ``hermes_schema_migrations`` records, in order (empty: none yet)."""
+    known: int
+    """The newest schema version this build knows."""
+    tables: bool
+    """Whether ``sessions`` and ``messages`` exist."""
+    search_index: bool
+    """Whether the full-text index ``messages_tsv`` exists."""
+
+    @property
+    def version(self) -> int:
+        """The schema version the database is at (0: not created yet)."""
+        return max(self.applied, default=0)
+
+
+def _connect(url: str, *, connect_timeout: float = 5.0) -> Any:
+    from hermes_core.sessions.postgres import APPLICATION, _load_psycopg, masked_url
+
+    psycopg, _ = _load_psycopg()
+    try:
+        return psycopg.connect(
+            url, connect_timeout=max(1, int(connect_timeout)), application_name=APPLICATION
+        )
+    except psycopg.Error as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+        raise SessionStoreUnavailableError(
+            f"Cannot connect to the session database {masked_url(url)}: {first}. Check that "
+            "the server runs and accepts this user, or fix sessions.url / HERMES_SESSIONS_URL."
+        ) from exc
+
+
+def schema_status(url: str, *, connect_timeout: float = 5.0) -> SchemaStatus:
+    """Read the schema's state of the database at *url* (nothing is created or changed)."""
+    from hermes_core.sessions.pgschema import PG_SCHEMA_VERSION
+    from hermes_core.sessions.postgres import masked_url
+
+    conn = _connect(url, connect_timeout=connect_timeout)
+    try:
+        conn.read_only = True
+
+        def exists(name: str) -> bool:
+            return conn.execute("SELECT to_regclass(%s)", (name,)).fetchone()[0] is not None
+
+        applied: tuple[int, ...] = ()
+        if exists("hermes_schema_migrations"):
+            rows = conn.execute("SELECT version FROM hermes_schema_migrations ORDER BY version")
+            applied = tuple(int(row[0]) for row in rows)
+        return SchemaStatus(
+            url=masked_url(url),
+            applied=applied,
+            known=PG_SCHEMA_VERSION,
+            tables=exists("sessions") and exists("messages"),
+            search_index=exists("messages_tsv"),
+        )
+    finally:
+        conn.close()
+
+
+def rebuild_search(store: Any) -> dict[str, int]:
+    """Write every message's search text and CJK grams of the PostgreSQL *store* again, then
+    rebuild its full-text index, in one transaction (all or nothing; writers wait for it);
+    returns ``{"messages_tsv": rows}``."""
+    if store.read_only:
+        raise SessionStoreError(f"{store.path} is open read-only; its index is not rebuilt.")
+    counts: dict[str, int] = store._write(_rebuild)
+    return counts
+
+
+def _rebuild(conn: Any) -> dict[str, int]:
+    from hermes_core.sessions.cjk import cjk_grams
+    from hermes_core.sessions.postgres import _search_text
+
+    conn.execute(_TSV_INDEX)
+    count = 0
+    last = 0
+    while True:
+        rows = conn.execute(
+            "SELECT id, content, tool_name, name, tool_calls FROM messages WHERE id > %s "
+            "ORDER BY id LIMIT %s",
+            (last, BATCH),
+        ).fetchall()
+        if not rows:
+            break
+        updates = []
+        for message_id, content, tool_name, name, tool_calls in rows:
+            search = _search_text(content, tool_name, name, tool_calls)
+            updates.append((search, cjk_grams([search]) or None, message_id))
+        with conn.cursor() as cur:
+            cur.executemany(
+                "UPDATE messages SET search_text = %s, cjk_grams = %s WHERE id = %s", updates
+            )
+        count += len(rows)
+        last = rows[-1][0]
+    conn.execute("REINDEX INDEX messages_tsv")
+    return {"messages_tsv": count}
+
+
+class _Snapshot:
+    """A reader of one REPEATABLE READ transaction, shaped as the migration code reads a store."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+
+    def _read(self, fn: Any) -> Any:
+        return fn(self._conn)
+
+
+@contextmanager
+def _snapshot(url: str) -> Iterator[_Snapshot]:
+    from hermes_core.sessions.postgres import _load_psycopg, masked_url
+
+    psycopg, _ = _load_psycopg()
+    conn = _connect(url, connect_timeout=10.0)
+    try:
+        conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        conn.read_only = True
+        with conn.transaction():
+            if conn.execute("SELECT to_regclass('messages')").fetchone()[0] is None:
+                raise SessionStoreError(f"{masked_url(url)} holds no session tables yet.")
+            yield _Snapshot(conn)
+    except psycopg.OperationalError as exc:
+        raise SessionStoreUnavailableError(
+            f"The session database {masked_url(url)} failed during the copy: {exc}"
+        ) from exc
+    finally:
+        conn.close()
+
+
+def copy_to_sqlite(url: str, path: str | os.PathLike[str]) -> tuple[int, int]:
+    """Copy the whole PostgreSQL store at *url* into the new SQLite file *path*, as it was at
+    one instant (one REPEATABLE READ transaction, while agents keep writing), and verify it
+    as ``sessions migrate`` does; returns (sessions, messages). *path* must not exist."""
+    from hermes_core.sessions.migration import _copy_to_sqlite, _verify
+    from hermes_core.sessions.store import SessionStore
+
+    target = Path(path)
+    if target.exists():
+        raise SessionStoreError(f"{target} exists already; copy into a new file.")
+    with _snapshot(url) as source, SessionStore(target, semantic="off") as copy:
+        sessions, messages = _copy_to_sqlite(source, copy)
+        _verify(source, copy, sessions, messages)
+        copy._truncate_wal()  # every page in the file itself
+    return sessions, messages

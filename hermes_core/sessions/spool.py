@@ -1,0 +1,411 @@
+"""Appends that outlive a database outage: a durable local spool in front of a session store.
+
+A PostgreSQL session store retries a lost connection a few times; when the
+database stays unreachable (:class:`~hermes_core.errors.SessionStoreUnavailableError`),
+:class:`SpooledSessionStore` keeps the messages of each append in an append-only
+file under ``$HERMES_HOME/spool/`` instead of failing the turn, and logs a
+warning naming the database (password masked) and the file. The spool is
+written back in order, before anything newer, on the next append that reaches
+the database, when a store is opened and when it is closed.
+
+Each record is one JSON line (the session id, the messages and their client
+tokens), written with ``fsync``; a torn last line, left by a crash mid-write, is
+ignored. Writers and drainers in any thread or process take turns on a lock
+file beside the spool. Appends keep their client tokens in the spool, so a
+message whose write committed just before the connection dropped, or a spool
+drained twice after a crash, is still stored once. A record the database
+refuses for good (its session was deleted meanwhile) is moved to
+``<spool>.rejected`` and logged, so it never blocks the records after it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from hermes_core.errors import SessionStoreError, SessionStoreUnavailableError
+from hermes_core.locking import exclusive_lock, lock_path_beside
+from hermes_core.sessions.records import encode_messages
+
+if TYPE_CHECKING:
+    from hermes_core.sessions.store import SessionStore
+
+__all__ = [
+    "RETRY_SECONDS",
+    "SessionSpool",
+    "SpoolDrain",
+    "SpooledSessionStore",
+    "drain_spools",
+    "spool_path",
+    "with_spool",
+]
+
+log = logging.getLogger(__name__)
+
+SPOOL_DIR = "spool"
+RETRY_SECONDS = 10.0
+"""After the database was found unreachable, appends go straight to the spool this long
+(a turn waits out the connection timeout once, not once per message)."""
+FORMAT = 1
+_MODE = 0o600
+
+
+def spool_path(hermes_home: str | os.PathLike[str], location: str, user_id: str | None) -> Path:
+    """The spool file of the store at *location* (its masked URL) for *user_id*."""
+    key = hashlib.sha256(f"{location}\0{user_id or ''}".encode()).hexdigest()[:16]
+    return Path(hermes_home) / SPOOL_DIR / f"sessions-{key}.jsonl"
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory descriptors
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class SessionSpool:
+    """The append-only file of appends waiting for the database, one JSON record a line."""
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, database: str = "", user_id: str | None = None
+    ) -> None:
+        self.path = Path(path)
+        self.database = database
+        """The database the records are for (password masked), written into each record."""
+        self.user_id = user_id
+        self.rejected_path = self.path.with_name(self.path.name + ".rejected")
+        self._lock_path = lock_path_beside(self.path)
+
+    def _prepare(self) -> None:
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+    def add(
+        self, session_id: str, messages: Sequence[Mapping[str, Any]], tokens: Sequence[str]
+    ) -> None:
+        """Append one record durably (written and fsynced before this returns)."""
+        line = json.dumps(
+            {
+                "format": FORMAT,
+                "session_id": session_id,
+                "client_tokens": list(tokens),
+                "messages": [dict(message) for message in messages],
+                "spooled_at": time.time(),
+                "database": self.database,
+                "user_id": self.user_id,
+            },
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        self._prepare()
+        with exclusive_lock(self._lock_path):
+            self._append_line(self.path, line)
+
+    @staticmethod
+    def _append_line(path: Path, line: str) -> None:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, _MODE)
+        try:
+            size = os.fstat(fd).st_size
+            data = line.encode() + b"\n"
+            if size and not _ends_with_newline(path, size):
+                data = b"\n" + data  # a torn last line stays a line of its own, ignored
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def pending(self) -> int:
+        """How many records wait (0 without a spool file)."""
+        return len(self.records())
+
+    def records(self) -> list[dict[str, Any]]:
+        """The complete records waiting, oldest first."""
+        if not self._has_data():
+            return []
+        with exclusive_lock(self._lock_path):
+            return self._read()[0]
+
+    def _has_data(self) -> bool:
+        try:
+            return self.path.stat().st_size > 0
+        except FileNotFoundError:
+            return False
+
+    def _read(self) -> tuple[list[dict[str, Any]], list[str]]:
+        """The complete records in order, and the lines that are not one."""
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return [], []
+        lines = data.split(b"\n")
+        if lines and lines[-1]:
+            log.warning("Ignoring the torn last line of %s (a write cut short).", self.path)
+        records: list[dict[str, Any]] = []
+        bad: list[str] = []
+        for raw in lines[:-1]:
+            if not raw.strip():
+                continue
+            text = raw.decode("utf-8", "replace")
+            try:
+                record = json.loads(text)
+            except ValueError:
+                bad.append(text)
+                continue
+            if _well_formed(record):
+                records.append(record)
+            else:
+                bad.append(text)
+        return records, bad
+
+    def drain(self, write: Callable[[str, list[dict[str, Any]], list[str]], object]) -> int:
+        """Hand each record to *write(session_id, messages, client_tokens)*, oldest first, and
+        remove those written; returns how many messages were written.
+
+        A :class:`SessionStoreUnavailableError` stops the drain: that record and the
+        later ones stay, in order, and the error is raised. Another
+        :class:`SessionStoreError` moves the record to :attr:`rejected_path`.
+        """
+        if not self._has_data():
+            return 0
+        with exclusive_lock(self._lock_path):
+            records, bad = self._read()
+            for text in bad:
+                log.error("Unreadable record in %s moved to %s.", self.path, self.rejected_path)
+                self._append_line(self.rejected_path, text)
+            written = 0
+            for index, record in enumerate(records):
+                messages = record["messages"]
+                try:
+                    write(record["session_id"], messages, record["client_tokens"])
+                except SessionStoreUnavailableError:
+                    self._keep(records[index:])
+                    raise
+                except SessionStoreError as exc:
+                    log.error(
+                        "%d spooled message(s) of session %s were refused (%s); moved to %s.",
+                        len(messages),
+                        record["session_id"],
+                        exc,
+                        self.rejected_path,
+                    )
+                    self._append_line(self.rejected_path, json.dumps(record, ensure_ascii=False))
+                    continue
+                written += len(messages)
+            self._keep([])
+            return written
+
+    def _keep(self, records: list[dict[str, Any]]) -> None:
+        """Replace the spool by *records* (atomically; the lock is held)."""
+        if not records:
+            with open(self.path, "r+b") as handle:
+                handle.truncate(0)
+                os.fsync(handle.fileno())
+            return
+        partial = self.path.with_name(self.path.name + ".partial")
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, _MODE)
+        try:
+            for record in records:
+                os.write(fd, json.dumps(record, ensure_ascii=False).encode() + b"\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(partial, self.path)
+        _fsync_dir(self.path.parent)
+
+
+def _ends_with_newline(path: Path, size: int) -> bool:
+    with open(path, "rb") as handle:
+        handle.seek(size - 1)
+        return handle.read(1) == b"\n"
+
+
+def _well_formed(record: object) -> bool:
+    if not isinstance(record, dict) or not isinstance(record.get("session_id"), str):
+        return False
+    messages, tokens = record.get("messages"), record.get("client_tokens")
+    return (
+        isinstance(messages, list)
+        and isinstance(tokens, list)
+        and len(messages) == len(tokens)
+        and all(isinstance(m, dict) for m in messages)
+        and all(isinstance(t, str) for t in tokens)
+    )
+
+
+class SpooledSessionStore:
+    """*store* (a PostgreSQL session store) whose appends go to *spool* while the database
+    is unreachable; every other method is the store's own.
+
+    ``append_messages`` returns ``[]`` (and ``append_message`` 0) for messages kept in
+    the spool: they get their ids when the spool is written back.
+    """
+
+    def __init__(
+        self,
+        store: Any,
+        spool: SessionSpool,
+        *,
+        retry_seconds: float = RETRY_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._store = store
+        self.spool = spool
+        self._retry_seconds = retry_seconds
+        self._clock = clock
+        self._down_until: float | None = None
+        self.drain()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def __enter__(self) -> SpooledSessionStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Write the spool back if the database answers, then close the store."""
+        self.drain()
+        self._store.close()
+
+    def drain(self) -> int:
+        """Write the spooled messages back now; returns how many (0 while the database is
+        still unreachable, which is logged)."""
+        try:
+            return self._drain()
+        except SessionStoreUnavailableError as exc:
+            self._down_until = self._clock() + self._retry_seconds
+            log.warning("Spooled messages stay in %s: %s", self.spool.path, exc)
+            return 0
+
+    def _drain(self) -> int:
+        written = self.spool.drain(self._write_back)
+        if written:
+            log.info("Stored %d spooled message(s) in %s.", written, self._store.path)
+        self._down_until = None
+        return written
+
+    def _write_back(
+        self, session_id: str, messages: list[dict[str, Any]], tokens: list[str]
+    ) -> None:
+        self._store.append_messages(session_id, messages, client_tokens=tokens)
+
+    def append_message(self, session_id: str, role: str, content: Any = None, **fields: Any) -> int:
+        """Append one message; its id, or 0 when it was kept in the spool."""
+        ids = self.append_messages(session_id, [{"role": role, "content": content, **fields}])
+        return ids[0] if ids else 0
+
+    def append_messages(
+        self,
+        session_id: str,
+        messages: Iterable[Mapping[str, Any]],
+        *,
+        client_tokens: Sequence[str] | None = None,
+    ) -> list[int]:
+        """Append as the store does; while the database is unreachable, keep the messages in
+        the spool (logging a warning) and return ``[]``."""
+        rows = [dict(message) for message in messages]
+        encode_messages(session_id, rows)  # bad input is refused now, never spooled
+        tokens = list(client_tokens) if client_tokens is not None else []
+        if tokens and len(tokens) != len(rows):
+            raise SessionStoreError(
+                f"{len(tokens)} client tokens for {len(rows)} messages; give one per message."
+            )
+        tokens = tokens or [uuid.uuid4().hex for _ in rows]
+        if not rows:
+            return []
+        error: SessionStoreUnavailableError | None = None
+        if self._down_until is None or self._clock() >= self._down_until:
+            try:
+                self._drain()
+                return cast(
+                    "list[int]",
+                    self._store.append_messages(session_id, rows, client_tokens=tokens),
+                )
+            except SessionStoreUnavailableError as exc:
+                error = exc
+                self._down_until = self._clock() + self._retry_seconds
+        now = time.time()
+        for row in rows:
+            if row.get("timestamp") is None:
+                row["timestamp"] = now
+        try:
+            self.spool.add(session_id, rows, tokens)
+        except (TypeError, ValueError) as exc:  # a value JSON cannot hold
+            raise SessionStoreUnavailableError(
+                f"The session database {self._store.path} is unreachable and these messages "
+                f"cannot be spooled ({exc})."
+            ) from error
+        log.warning(
+            "The session database %s is unreachable%s; %d message(s) of session %s are kept "
+            "in %s and will be stored when it answers again.",
+            self._store.path,
+            f" ({error})" if error is not None else "",
+            len(rows),
+            session_id,
+            self.spool.path,
+        )
+        return []
+
+
+def with_spool(store: SessionStore, hermes_home: str | os.PathLike[str]) -> SessionStore:
+    """*store* behind a spool in *hermes_home* when it is a PostgreSQL store (a ``state.db``
+    has no outage to outlive: it is returned as it is)."""
+    from hermes_core.sessions.store import SessionStore
+
+    if isinstance(store, (SessionStore, SpooledSessionStore)) or store.read_only:
+        return store
+    spool = SessionSpool(
+        spool_path(hermes_home, store.path, store.user_id),
+        database=store.path,
+        user_id=store.user_id,
+    )
+    return cast("SessionStore", SpooledSessionStore(store, spool))
+
+
+@dataclass(frozen=True)
+class SpoolDrain:
+    """What :func:`drain_spools` did with one spool file."""
+
+    path: Path
+    database: str
+    written: int
+    """Messages written back."""
+    left: int
+    """Records still waiting (the database is unreachable, or the file is another's)."""
+
+
+def drain_spools(hermes_home: str | os.PathLike[str], store: Any) -> list[SpoolDrain]:
+    """Write back every spool file in *hermes_home* kept for *store*'s database, whichever
+    user it is for (*store* should be unscoped); files for another database are left.
+    Raises :class:`SessionStoreUnavailableError` while the database is unreachable."""
+    folder = Path(hermes_home) / SPOOL_DIR
+    results = []
+    for path in sorted(folder.glob("sessions-*.jsonl")) if folder.is_dir() else []:
+        spool = SessionSpool(path)
+        records = spool.records()
+        if not records:
+            continue
+        database = str(records[0].get("database") or "")
+        if database and database != store.path:
+            results.append(SpoolDrain(path, database, 0, len(records)))
+            continue
+
+        def write(session_id: str, messages: list[dict[str, Any]], tokens: list[str]) -> None:
+            store.append_messages(session_id, messages, client_tokens=tokens)
+
+        written = spool.drain(write)  # an unreachable database raises: nothing more to try
+        results.append(SpoolDrain(path, database or store.path, written, spool.pending()))
+    return results

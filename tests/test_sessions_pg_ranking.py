@@ -1,0 +1,196 @@
+"""The ranking of questions, tier by tier, on both backends (SQLite and PostgreSQL).
+
+PostgreSQL runs SQLite's pipeline (``pgsearch.py``, ``pgrerank.py`` over ``rerank.py``):
+every tier pinned here must hold on both, and on the project's recall set the two
+backends must rank every question's evidence at the same place.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_core.sessions.backends import open_session_store
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def _chat(store: Any, sid: str, turns: list[tuple[str | None, str]], started: float) -> list[int]:
+    """A session of *turns* (speaker or None, text), alternating user and assistant."""
+    store.create_session(sid, source="import", started_at=started)
+    return store.append_messages(
+        sid,
+        [
+            {"role": "user" if n % 2 == 0 else "assistant", "content": text, "timestamp": started + n}
+            | ({"name": who} if who else {})
+            for n, (who, text) in enumerate(turns)
+        ],
+    )
+
+
+@pytest.fixture
+def store(session_backend: str) -> Iterator[Any]:
+    with open_session_store(session_backend, semantic="off") as opened:
+        yield opened
+
+
+def test_a_named_speakers_conversation_comes_first(store: Any) -> None:
+    _chat(
+        store,
+        "ben_and_ana",
+        [
+            ("Ben", "The bike shop hired me."),
+            ("Ana", "That suits you!"),
+            ("Ben", "I fix gears and brakes."),
+            ("Ana", "Every day?"),
+            ("Ben", "Five days a week, mornings off."),
+        ],
+        1_700_000_000,
+    )
+    _chat(
+        store,
+        "grace_and_hiro",
+        [("Grace", "Work is great, I got the job at the city library."), ("Hiro", "Well done.")],
+        1_700_100_000,
+    )
+    assert store.search_messages("Where does Ben work?", limit=5)[0]["session_id"] == "ben_and_ana"
+    # A name nobody speaks under leaves the topic word to decide.
+    hits = store.search_messages("Where does Carol work?", limit=5)
+    assert hits[0]["session_id"] == "grace_and_hiro"
+
+
+def test_hits_matched_only_by_a_speakers_name_come_after_those_with_content(store: Any) -> None:
+    ids = _chat(
+        store,
+        "day",
+        [
+            ("Nell", "Morning!"),
+            ("Joe", "Lunch at noon? The lunch place has a new lunch menu."),
+            ("Nell", "Sounds good."),
+            ("Joe", "I will book lunch for two, lunch is on me."),
+            ("Nell", "Lovely, thank you."),
+        ],
+        1_700_000_000,
+    )
+    for n in range(30):  # other days, where lunch is common and Nell never speaks
+        _chat(store, f"other{n}", [(None, f"lunch note {n}: lunch was fine")], 1_600_000_000 + n)
+    hits = store.search_messages("What did Nell say about lunch?", limit=5)
+    order = [hit["id"] for hit in hits if hit["session_id"] == "day"]
+    assert set(order[:2]) == {ids[1], ids[3]}
+
+
+def test_a_quoted_phrase_is_a_preference_not_a_filter(store: Any) -> None:
+    _chat(store, "title", [(None, "Finished Nothing Is Impossible last night!")], 1_700_000_000)
+    _chat(store, "loose", [(None, "She said the book was impossible to put down")], 1_700_000_100)
+    for n in range(20):
+        _chat(store, f"other{n}", [(None, f"reading a book about nothing much {n}")], 1_600_000_000)
+    hits = store.search_messages('When did she read the book "nothing is impossible"?')
+    assert hits[0]["session_id"] == "title"
+    assert len(hits) > 1  # the question's other words still find the rest
+
+
+def test_a_dated_question_prefers_the_conversation_of_its_time(store: Any) -> None:
+    february = datetime(2024, 2, 10, 12).timestamp()
+    june = datetime(2024, 6, 5, 12).timestamp()
+    _chat(store, "june", [(None, "I bake bread every week, I love to bake.")], june)
+    _chat(store, "february", [(None, "I baked a lemon tart for the party.")], february)
+    hits = store.search_messages("What did I bake in February?", limit=5)
+    assert hits[0]["session_id"] == "february"
+    # Without the month the better match leads.
+    assert store.search_messages("What did I bake?", limit=5)[0]["session_id"] == "june"
+
+
+def test_the_conversation_covering_more_of_the_question_comes_first(store: Any) -> None:
+    _chat(
+        store,
+        "plumber",
+        [(None, "The plumber came by this morning."), (None, "He recommended a new kitchen tap.")],
+        1_700_000_000,
+    )
+    _chat(store, "kitchen", [(None, "Kitchen, kitchen, kitchen: paint ideas.")], 1_700_100_000)
+    for n in range(10):
+        _chat(store, f"filler{n}", [(None, f"the kitchen light {n} is fine")], 1_600_000_000 + n)
+    hits = store.search_messages("What did the plumber recommend for the kitchen?", limit=5)
+    assert hits[0]["session_id"] == "plumber"
+
+
+def test_the_reply_to_an_asking_turn_comes_next_to_it(store: Any) -> None:
+    ids = _chat(
+        store,
+        "pottery",
+        [
+            ("Ana", "I had my first pottery lesson today."),
+            ("Ben", "What did you make in your first pottery lesson?"),
+            ("Ana", "A very lopsided bowl."),
+        ],
+        1_700_000_000,
+    )
+    found = [hit["id"] for hit in store.search_messages("What did Ana make?", limit=5)]
+    assert ids[2] in found  # the answer says none of the question's words
+    assert found.index(ids[2]) == found.index(ids[1]) - 1
+
+
+def test_a_question_about_now_prefers_the_latest_conversation(store: Any) -> None:
+    _chat(store, "old", [(None, "I work at the bakery on Main Street.")], 1_600_000_000)
+    _chat(store, "new", [(None, "I work at the library on Main Street.")], 1_700_000_000)
+    hits = store.search_messages("Where do I work currently?", limit=5)
+    assert hits[0]["session_id"] == "new"
+
+
+def test_the_ranking_does_not_depend_on_the_limit(store: Any) -> None:
+    _chat(
+        store,
+        "s1",
+        [("Mara", "Coffee first, then the long shift at the clinic."), ("Joe", "Bus was late.")],
+        1_700_000_000,
+    )
+    _chat(
+        store,
+        "s2",
+        [("Joe", "What are you up to this weekend?"), ("Mara", "Pottery class, a blue vase.")],
+        1_700_086_400,
+    )
+    for question in ("What is Mara making in her pottery class?", "When was the bus late?"):
+        wide = [hit["id"] for hit in store.search_messages(question, limit=50)]
+        for limit in (1, 3, 5):
+            assert [h["id"] for h in store.search_messages(question, limit=limit)] == wide[:limit]
+
+
+def test_filters_apply_to_ranked_questions(store: Any) -> None:
+    _chat(store, "cli", [(None, "The plumber fixed the kitchen tap.")], 1_700_000_000)
+    store.create_session("tg", source="telegram", started_at=1_700_000_100)
+    store.append_message("tg", "user", "The plumber said the kitchen tap is fine.")
+    hits = store.search_messages("What did the plumber do?", source_filter="telegram")
+    assert [hit["session_id"] for hit in hits] == ["tg"]
+    hits = store.search_messages("What did the plumber do?", until=1_700_000_050)
+    assert [hit["session_id"] for hit in hits] == ["cli"]
+
+
+def _evidence_ranks(target: str) -> dict[str, int | None]:
+    sys.path.insert(0, str(BENCH))
+    try:
+        import bench_sessions_recall as recall
+    finally:
+        sys.path.remove(str(BENCH))
+    ranks: dict[str, int | None] = {}
+    with open_session_store(target, semantic="off") as store:
+        turn_ids, questions = recall.load(store)
+        for question in questions:
+            evidence = {turn_ids[(sid, n)] for sid, n in question["evidence"]}
+            ids = [h["id"] for h in store.search_messages(question["q"], limit=10, snippets=False)]
+            ranks[question["q"]] = next((n for n, mid in enumerate(ids) if mid in evidence), None)
+    return ranks
+
+
+def test_postgresql_ranks_the_recall_set_as_sqlite_does(tmp_path: Path) -> None:
+    from hermes_core.testing.postgres import temporary_schema
+
+    sqlite = _evidence_ranks(str(tmp_path / "state.db"))
+    with temporary_schema() as url:
+        postgres = _evidence_ranks(url)
+    assert {q: r for q, r in postgres.items() if r != sqlite[q]} == {}
