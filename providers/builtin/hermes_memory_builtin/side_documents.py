@@ -1,12 +1,13 @@
-"""Where the builtin keeps its records beside the two memory documents.
+"""Where the builtin keeps a JSON record beside the two memory documents.
 
-The held writes (:mod:`~hermes_memory_builtin.quarantine`) and the origin
-ledger (:mod:`~hermes_memory_builtin.origins`) are small JSON texts kept
-where the memory itself is: a file beside ``MEMORY.md`` (changed under its
-own lock and replaced atomically), or, with ``memory.url``, one more row of
-the PostgreSQL documents (changed under the row lock, in one transaction), so
+The held writes of the file store (:mod:`~hermes_memory_builtin.quarantine`)
+and the origin ledger (:mod:`~hermes_memory_builtin.origins`) are small JSON
+texts: a file beside ``MEMORY.md`` (changed under its own lock and replaced
+atomically), or, for the ledger with ``memory.url``, one more row of the
+PostgreSQL documents (changed under the row lock, in one transaction), so
 every machine of a gateway sees the same records and nothing is written
-locally.
+locally. (Held writes in PostgreSQL are rows of their own table:
+:mod:`~hermes_memory_builtin.held_rows`.)
 """
 
 from __future__ import annotations
