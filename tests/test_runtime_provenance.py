@@ -69,8 +69,13 @@ def held(home: Path) -> list[dict[str, Any]]:
 
 
 def origins(home: Path) -> dict[str, dict[str, str]]:
-    path = home / "memories" / "ORIGINS.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    """``{target: {entry key: origin}}`` from the ledgers beside the memory files."""
+    found = {}
+    for target, name in (("memory", "MEMORY.origins.json"), ("user", "USER.origins.json")):
+        path = home / "memories" / name
+        if path.exists():
+            found[target] = json.loads(path.read_text(encoding="utf-8"))
+    return found
 
 
 def memory_text(home: Path, name: str = "MEMORY.md") -> str:

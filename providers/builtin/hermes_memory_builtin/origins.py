@@ -1,14 +1,15 @@
-"""Where each stored entry came from: ``ORIGINS.json`` beside the memory files (with
-``memory.url``: the ``origins`` row of the PostgreSQL documents).
+"""Where each stored entry came from: ``MEMORY.origins.json`` / ``USER.origins.json``
+beside the memory files (with ``memory.url``: the ``origins:memory`` / ``origins:user``
+rows of the PostgreSQL documents).
 
 ``MEMORY.md`` and ``USER.md`` stay plain Hermes files (entries between ``§``
 lines), so the origin of each entry — ``user``, ``model`` or ``tool`` (see
 :data:`~hermes_memory_builtin.quarantine.ORIGINS`) — is kept in a ledger next
-to them, keyed by a digest of the entry's text. The store records it after
-each saved change, under the target's lock, and drops the records of entries
-that are gone. An entry with no record (edited into the file by hand, written
-by Hermes Agent or by a version before the ledger) has origin
-:data:`UNRECORDED`. The snapshot shows every entry with its origin.
+to each, keyed by a digest of the entry's text. The store records it after
+each saved change, under the target's own lock (no second lock), and drops the
+records of entries that are gone. An entry with no record (edited into the
+file by hand, written by Hermes Agent or by a version before the ledger) has
+origin :data:`UNRECORDED`. The snapshot shows every entry with its origin.
 """
 
 from __future__ import annotations
@@ -16,18 +17,17 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from hermes_core.errors import MemoryStoreError
 from hermes_memory_builtin.side_documents import SideDocument
 
-__all__ = ["ORIGINS_DOCUMENT", "ORIGINS_FILE", "UNRECORDED", "EntryOrigins", "entry_key"]
+__all__ = ["ORIGINS_DOCUMENT", "UNRECORDED", "EntryOrigins", "entry_key", "ledger_filename"]
 
 logger = logging.getLogger(__name__)
 
-ORIGINS_FILE = "ORIGINS.json"
 ORIGINS_DOCUMENT = "origins"
-"""The name of the ledger's row among the PostgreSQL memory documents."""
+"""The prefix of the ledgers' rows among the PostgreSQL memory documents."""
 UNRECORDED = "unknown"
 """The origin of an entry the ledger has no record of."""
 
@@ -37,16 +37,22 @@ def entry_key(entry: str) -> str:
     return hashlib.sha256(entry.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-class EntryOrigins:
-    """The origin ledger of one memory (kept in *document*)."""
+def ledger_filename(memory_filename: str) -> str:
+    """The ledger file beside a memory file: ``MEMORY.md`` → ``MEMORY.origins.json``."""
+    return memory_filename.rsplit(".", 1)[0] + ".origins.json"
 
-    def __init__(self, document: SideDocument) -> None:
-        self.document = document
+
+class EntryOrigins:
+    """The origin ledgers of one memory; *document_for* gives a target's ledger."""
+
+    def __init__(self, document_for: Callable[[str], SideDocument]) -> None:
+        self._document_for = document_for
 
     def of(self, target: str) -> dict[str, str]:
         """``{entry key: origin}`` of *target* (empty when the ledger is absent or unreadable)."""
+        document = self._document_for(target)
         try:
-            return dict(self._read().get(target, {}))
+            return self._parse(document.read(), document.where)
         except MemoryStoreError as exc:
             logger.warning("%s; entries show origin %r.", exc, UNRECORDED)
             return {}
@@ -58,46 +64,37 @@ class EntryOrigins:
     def record(self, target: str, entries: Sequence[str], new: Mapping[str, str]) -> None:
         """Keep the records of *entries* (the file's entries after a change) and set the
         origin of each entry in *new* (``{entry: origin}``); a failure is logged, never
-        raised: the change itself is already saved."""
+        raised: the change itself is already saved. The caller holds *target*'s lock."""
         keys = {entry_key(entry) for entry in entries}
+        document = self._document_for(target)
         try:
-            with self.document.locked() as (raw, save):
+            with document.locked() as (raw, save):
                 try:
-                    ledger = self._parse(raw)
+                    ledger = self._parse(raw, document.where)
                 except MemoryStoreError as exc:
                     logger.warning("%s; it is started again.", exc)
                     ledger = {}
-                kept = {
-                    key: origin for key, origin in ledger.get(target, {}).items() if key in keys
-                }
+                kept = {key: origin for key, origin in ledger.items() if key in keys}
                 kept.update({entry_key(entry): origin for entry, origin in new.items()})
-                if kept == ledger.get(target):
-                    return
-                ledger[target] = kept
-                save(json.dumps(ledger, ensure_ascii=False, separators=(",", ":")) + "\n")
+                if kept != ledger:
+                    save(json.dumps(kept, ensure_ascii=False, separators=(",", ":")) + "\n")
         except (OSError, MemoryStoreError) as exc:
             logger.warning(
                 "Could not record where a %s entry came from in %s (%s); it shows origin %r.",
                 target,
-                self.document.where,
+                document.where,
                 exc,
                 UNRECORDED,
             )
 
-    def _read(self) -> dict[str, dict[str, str]]:
-        return self._parse(self.document.read())
-
-    def _parse(self, raw: str | None) -> dict[str, dict[str, str]]:
+    @staticmethod
+    def _parse(raw: str | None, where: str) -> dict[str, str]:
         if raw is None or not raw.strip():
             return {}
         try:
             data = json.loads(raw)
         except ValueError as exc:
-            raise MemoryStoreError(f"{self.document.where} is not valid JSON ({exc})") from exc
+            raise MemoryStoreError(f"{where} is not valid JSON ({exc})") from exc
         if not isinstance(data, dict):
-            raise MemoryStoreError(f"{self.document.where} is not a JSON object")
-        return {
-            str(target): {str(k): str(v) for k, v in records.items()}
-            for target, records in data.items()
-            if isinstance(records, dict)
-        }
+            raise MemoryStoreError(f"{where} is not a JSON object")
+        return {str(key): str(origin) for key, origin in data.items()}

@@ -43,14 +43,17 @@ class FileDocument:
     """A record file beside the memory files, replaced atomically.
 
     *durable* (the held writes) fsyncs each new version; without it (the origin
-    ledger, rewritten on every write) a crash may lose the last version, never
+    ledgers, rewritten on every write) a crash may lose the last version, never
     leave half of one.
     """
 
-    def __init__(self, path: Path, *, durable: bool = True) -> None:
+    def __init__(self, path: Path, *, durable: bool = True, own_lock: bool = True) -> None:
         self.path = path
         self.where = str(path)
         self.durable = durable
+        self.own_lock = own_lock
+        """Take the file's own lock to change it (``False``: the caller holds a lock that
+        serializes every writer of it already, the memory file's)."""
 
     def read(self) -> str | None:
         try:
@@ -66,6 +69,9 @@ class FileDocument:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise MemoryStoreError(f"Cannot create {self.path.parent}: {exc}") from exc
+        if not self.own_lock:
+            yield self.read(), self._save
+            return
         with exclusive_lock(self.path):
             yield self.read(), self._save
 

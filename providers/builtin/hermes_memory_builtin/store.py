@@ -49,7 +49,7 @@ from hermes_memory_builtin.files import (
 )
 from hermes_memory_builtin.held_rows import HeldRows
 from hermes_memory_builtin.locking import exclusive_lock, lock_path_for
-from hermes_memory_builtin.origins import ORIGINS_DOCUMENT, ORIGINS_FILE, EntryOrigins
+from hermes_memory_builtin.origins import ORIGINS_DOCUMENT, EntryOrigins, ledger_filename
 from hermes_memory_builtin.provenance import Screening, origin_of, screen
 from hermes_memory_builtin.quarantine import HELD_FILE, HeldWrite, Quarantine
 from hermes_memory_builtin.settings import (
@@ -756,12 +756,14 @@ class MemoryStore:
 
     def entry_origins(self) -> EntryOrigins:
         """Where each stored entry came from (``user``, ``model``, ``tool``)."""
-        document: SideDocument
+        return EntryOrigins(self._ledger)
+
+    def _ledger(self, target: str) -> SideDocument:
+        """*target*'s origin ledger, changed only under the target's own lock."""
         if self._documents is not None:
-            document = DatabaseDocument(self._documents, ORIGINS_DOCUMENT)
-        else:
-            document = FileDocument(self.memory_dir / ORIGINS_FILE, durable=False)
-        return EntryOrigins(document)
+            return DatabaseDocument(self._documents, f"{ORIGINS_DOCUMENT}:{target}")
+        path = self.memory_dir / ledger_filename(TARGETS[target].filename)
+        return FileDocument(path, durable=False, own_lock=False)
 
     def _screen(self, text: str, origin: str | None) -> tuple[str, Screening]:
         """The origin of *text* and what to do with it; a hold in the detector's review band

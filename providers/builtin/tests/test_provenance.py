@@ -267,7 +267,7 @@ def test_in_postgres_held_writes_and_origins_are_rows_and_nothing_is_local(
         finally:
             admin.close()
         assert held == [REVIEW_BAND] and REVIEW_BAND not in rows.get("memory", "")
-        assert json.loads(rows["origins"])["user"]
+        assert list(json.loads(rows["origins:user"]).values()) == ["user"]
         accepted = CliRunner().invoke(cli, ["memory", "review", "--accept", answer["held_id"]])
         assert accepted.exit_code == 0, accepted.output
         assert REVIEW_BAND in provider_for(hermes_home, "s3").system_prompt_block()
