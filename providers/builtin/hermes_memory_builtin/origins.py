@@ -7,9 +7,10 @@ lines), so the origin of each entry — ``user``, ``model`` or ``tool`` (see
 :data:`~hermes_memory_builtin.quarantine.ORIGINS`) — is kept in a ledger next
 to each, keyed by a digest of the entry's text. The store records it after
 each saved change, under the target's own lock (no second lock), and drops the
-records of entries that are gone. An entry with no record (edited into the
-file by hand, written by Hermes Agent or by a version before the ledger) has
-origin :data:`UNRECORDED`. The snapshot shows every entry with its origin.
+records of entries that are gone once they outnumber the live ones. An entry
+with no record (edited into the file by hand, written by Hermes Agent or by a
+version before the ledger) has origin :data:`UNRECORDED`. The snapshot shows
+every entry with its origin.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ ORIGINS_DOCUMENT = "origins"
 """The prefix of the ledgers' rows among the PostgreSQL memory documents."""
 UNRECORDED = "unknown"
 """The origin of an entry the ledger has no record of."""
+SPARE_RECORDS = 32
+"""Records of entries that are gone are dropped once the ledger holds more than twice the
+file's entries plus this many (so a write that brings nothing new rewrites nothing)."""
 
 
 def entry_key(entry: str) -> str:
@@ -62,9 +66,10 @@ class EntryOrigins:
         return self.of(target).get(entry_key(entry), UNRECORDED)
 
     def record(self, target: str, entries: Sequence[str], new: Mapping[str, str]) -> None:
-        """Keep the records of *entries* (the file's entries after a change) and set the
-        origin of each entry in *new* (``{entry: origin}``); a failure is logged, never
-        raised: the change itself is already saved. The caller holds *target*'s lock."""
+        """Set the origin of each entry in *new* (``{entry: origin}``), keeping the records of
+        *entries* (the file's entries after a change; others only until the ledger outgrows
+        them, see :data:`SPARE_RECORDS`). A failure is logged, never raised: the change itself
+        is already saved. The caller holds *target*'s lock."""
         keys = {entry_key(entry) for entry in entries}
         document = self._document_for(target)
         try:
@@ -74,8 +79,9 @@ class EntryOrigins:
                 except MemoryStoreError as exc:
                     logger.warning("%s; it is started again.", exc)
                     ledger = {}
-                kept = {key: origin for key, origin in ledger.items() if key in keys}
-                kept.update({entry_key(entry): origin for entry, origin in new.items()})
+                kept = {**ledger, **{entry_key(entry): origin for entry, origin in new.items()}}
+                if len(kept) > 2 * len(keys) + SPARE_RECORDS:
+                    kept = {key: origin for key, origin in kept.items() if key in keys}
                 if kept != ledger:
                     save(json.dumps(kept, ensure_ascii=False, separators=(",", ":")) + "\n")
         except (OSError, MemoryStoreError) as exc:

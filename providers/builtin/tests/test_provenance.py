@@ -64,11 +64,13 @@ def test_an_entry_written_into_the_file_by_hand_has_an_unknown_origin(hermes_hom
 
 
 def test_records_of_removed_entries_are_dropped(store: MemoryStore) -> None:
-    store.add("memory", "first fact here")
-    store.add("memory", "second fact here")
-    store.remove("memory", "first fact")
-    assert len(store.entry_origins().of("memory")) == 1
-    assert store.entry_origins().origin("memory", "second fact here") == "model"
+    facts = [f"fact {n}" for n in range(40)]
+    assert store.apply_batch("memory", [{"action": "add", "content": f} for f in facts])["success"]
+    removals = [{"action": "remove", "old_text": f} for f in facts[1:]]
+    assert store.apply_batch("memory", removals)["success"]
+    assert store.add("memory", "one more fact here")["success"]
+    assert len(store.entry_origins().of("memory")) == 2
+    assert store.entry_origins().origin("memory", "one more fact here") == "model"
 
 
 def test_a_replace_records_the_origin_of_the_new_text(store: MemoryStore) -> None:
