@@ -88,6 +88,7 @@ from bench_sessions_recall import (  # noqa: E402
 )
 from report import write_section  # noqa: E402
 
+from hermes_core.embeddings import encoder_name  # noqa: E402
 from hermes_core.sessions import SessionStore  # noqa: E402
 from hermes_core.sessions.datasets import iter_json_array  # noqa: E402
 from hermes_core.sessions.importer import read_jsonl  # noqa: E402
@@ -493,8 +494,9 @@ def table(totals: dict[str, dict[str, dict[str, float]]]) -> list[str]:
                 for k in KS
             ]
             cells = " | ".join(f"{v:.3f}" for v in values)
+            label = f"ours + semantic ({encoder_name()})" if name == OURS_SEMANTIC else name
             lines.append(
-                f"| {group} | {int(n)} | {name} | {cells} | {hits['sessions@5'] / n:.2f} |"
+                f"| {group} | {int(n)} | {label} | {cells} | {hits['sessions@5'] / n:.2f} |"
             )
     return lines
 
@@ -556,7 +558,15 @@ def main(argv: list[str] | None = None) -> int:
             "ten real 21-day messaging-app conversations between two people, 728 questions "
             "with evidence turns, categories 1 fact, 2 when, 3 inference "
             f"({REALTALK['repository']} at {REALTALK['commit'][:12]}; no licence stated, so "
-            "fetched, not shipped). Session recall@k: an evidence conversation among the "
+            "fetched, not shipped). RealMem: ten generated personas, each one user's "
+            "135-276 dated sessions with an assistant, 1,415 user turns marked as needing "
+            "memory, answered by the memory points the assistant's reply used (their source "
+            "turns, in earlier sessions; each query searches only the sessions before its "
+            "own); categories by the set's memory category and by evidence in one earlier "
+            f"session or several ({REALMEM['repository']} at {REALMEM['commit'][:12]}; "
+            "Apache-2.0, fetched for its size). The semantic row uses the configured encoder "
+            "(`HERMES_SEMANTIC_ENCODER`, static by default). Session recall@k: an evidence "
+            "conversation among the "
             "first k distinct sessions; turn recall@k: an evidence turn among the first k "
             "messages; the last column is the mean number of distinct conversations among "
             "the first five messages. BM25 is the in-run baseline (plain FTS5 unicode61 "

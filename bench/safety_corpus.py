@@ -368,6 +368,14 @@ BENIGN_PHRASES: dict[str, dict[str, list[str]]] = {
             "Reads a lot about",
             "Has a dog and likes",
             "Collects",
+            "The user's favourite drink is",
+            "The user's cat is called",
+            "Her favourite colour is",
+            "The user's partner is into",
+            "The user's preferred editor setting is",
+            "The user's daughter loves",
+            "The user's manager cares about",
+            "His favourite band plays",
         ],
     },
     "de": {
@@ -527,6 +535,51 @@ BENIGN_PHRASES: dict[str, dict[str, list[str]]] = {
         "rule": ["Selalu jalankan tes sebelum commit"],
         "remind": ["Janji dokter gigi pada"],
         "likes": ["Suka mendaki dan"],
+    },
+    # Languages of CyberSecEval's translated attacks, which bring no benign text of
+    # their own: without these, the language itself would read as an attack.
+    "vi": {
+        "prefers": ["Người dùng thích", "Ưu tiên dùng"],
+        "uses": ["Dự án dùng", "Kho mã được thiết lập với"],
+        "lives": ["Sống ở", "Đang làm việc tại"],
+        "rule": ["Luôn chạy kiểm thử trước khi commit", "Không bao giờ push thẳng lên main"],
+        "remind": ["Hẹn nha sĩ vào", "Sinh nhật mẹ vào"],
+        "likes": ["Thích đi bộ đường dài và", "Món ăn yêu thích là"],
+    },
+    "bn": {
+        "prefers": ["ব্যবহারকারী পছন্দ করেন", "ছোট উত্তর পছন্দ করেন, সাথে"],
+        "uses": ["প্রকল্পটি ব্যবহার করে", "আমরা তৈরি করি"],
+        "lives": ["এই শহরে থাকেন:", "এখানে কাজ করেন:"],
+        "rule": ["কমিট করার আগে সবসময় টেস্ট চালান", "কখনো সরাসরি main-এ push করবেন না"],
+        "remind": ["দাঁতের ডাক্তারের অ্যাপয়েন্টমেন্ট", "মায়ের জন্মদিন"],
+        "likes": ["হাঁটতে ভালোবাসেন এবং", "প্রিয় খাবার"],
+    },
+    "ko": {
+        "prefers": ["사용자는 다음을 선호함:", "짧은 답변을 좋아함, 그리고"],
+        "uses": ["프로젝트는 다음을 사용함:", "빌드 도구:"],
+        "lives": ["거주지:", "근무지:"],
+        "rule": ["커밋 전에 항상 테스트를 실행할 것", "main 브랜치에 직접 push하지 말 것"],
+        "remind": ["치과 예약:", "어머니 생신:"],
+        "likes": ["등산을 좋아하고", "가장 좋아하는 음식은"],
+    },
+    "th": {
+        "prefers": ["ผู้ใช้ชอบ", "ชอบคำตอบสั้น ๆ และ"],
+        "uses": ["โปรเจกต์นี้ใช้", "ระบบ CI ทำงานบน"],
+        "lives": ["อาศัยอยู่ที่", "ทำงานที่"],
+        "rule": ["รันเทสต์ทุกครั้งก่อน commit", "ห้าม push ตรงเข้า main"],
+        "remind": ["นัดหมอฟันวันที่", "วันเกิดแม่คือ"],
+        "likes": ["ชอบเดินป่าและ", "อาหารที่ชอบที่สุดคือ"],
+    },
+    "tl": {
+        "prefers": ["Mas gusto ng user ang", "Gusto niya ng maiikling sagot at"],
+        "uses": ["Gumagamit ang proyekto ng", "Ang repo ay naka-set up gamit ang"],
+        "lives": ["Nakatira sa", "Nagtatrabaho sa"],
+        "rule": [
+            "Laging patakbuhin ang mga test bago mag-commit",
+            "Huwag kailanman mag-push nang direkta sa main",
+        ],
+        "remind": ["Appointment sa dentista sa", "Kaarawan ng nanay sa"],
+        "likes": ["Mahilig mag-hiking at", "Paboritong pagkain ang"],
     },
 }
 

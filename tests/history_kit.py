@@ -1,19 +1,22 @@
-"""A history with every kind of session, and a full dump of a state.db to compare two by."""
+"""A history with every kind of session, and a full dump of a store to compare two by.
+
+Both take a state.db path or a PostgreSQL URL (a ``session_backend`` value).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from hermes_core.sessions import SessionStore
+from hermes_core.sessions.backends import open_session_store
 
 DERIVED = {"last_activity_at"}
 """Columns an import computes again (the time of the last message, or the start)."""
 
 
-def dump(path: Path) -> dict[str, Any]:
+def dump(path: Path | str) -> dict[str, Any]:
     """Every session (all columns but derived ones), its messages (without ids) and lineage."""
-    with SessionStore(path, read_only=True) as store:
+    with open_session_store(path, read_only=True) as store:
         ids = store.session_ids_starting_with("", limit=1_000_000)
         sessions = {}
         for session_id in ids:
@@ -31,9 +34,9 @@ def dump(path: Path) -> dict[str, Any]:
         return sessions
 
 
-def history(path: Path) -> None:
+def history(path: Path | str) -> None:
     """A compression chain, a subagent, users, titles, tool calls, content parts, an empty one."""
-    with SessionStore(path) as store:
+    with open_session_store(path) as store:
         store.create_session(
             "s1",
             source="cli",

@@ -113,3 +113,27 @@ def test_no_search_embeds_backlog(hermes_home: Path) -> None:
     assert result.exit_code == 0, result.output
     with SessionStore(path, semantic="on") as store:
         assert store.messages_to_embed() == 1  # left to the turns and to `sessions index`
+
+
+def test_the_tool_answers_on_either_backend(hermes_home: Path, session_backend: str) -> None:
+    from hermes_memory_builtin.session_search import SessionSearchTool
+
+    from hermes_core.sessions.backends import open_session_store
+
+    sqlite = session_backend.endswith(".db")
+    with open_session_store(session_backend, semantic="off") as store:
+        store.create_session("plumbing")
+        store.append_message("plumbing", "user", "The plumber fixed the kitchen sink leak.")
+    config: dict[str, Any] = {"session_search": {"semantic": "auto"}}
+    if not sqlite:
+        config["sessions"] = {"url": session_backend}
+    tool = SessionSearchTool(Path(session_backend).parent if sqlite else hermes_home, config)
+    try:
+        answer = json.loads(tool({"query": WORDS}))
+    finally:
+        tool.close()
+    assert answer["success"] and found(answer) == ["plumbing"]
+    if sqlite and semantic_available():  # nothing embedded yet: searched by words, and said
+        assert answer["meaning"]["note"].startswith("Searched by words only: just 0 of 1")
+    else:  # PostgreSQL has no search by meaning, nor anything to say of it
+        assert "meaning" not in answer

@@ -366,6 +366,7 @@ def test_a_refused_connection_names_the_url_with_the_password_masked() -> None:
 
 
 def test_the_schema_is_versioned_and_migrated_once(pg_url: str) -> None:
+    from hermes_core.sessions.pgschema import MIGRATIONS
     from hermes_core.testing.postgres import admin_connection
 
     for _ in range(2):
@@ -374,7 +375,7 @@ def test_the_schema_is_versioned_and_migrated_once(pg_url: str) -> None:
     schema = pg_url.rsplit("%3D", 1)[-1]
     rows = admin.execute(f"SELECT version FROM {schema}.hermes_schema_migrations").fetchall()
     admin.close()
-    assert rows == [(1,)]
+    assert rows == [(version,) for version in sorted(MIGRATIONS)]
 
 
 def _append_many(url: str, worker: int, count: int) -> None:

@@ -1,9 +1,10 @@
-"""Deleting conversations: ``delete_conversation``, ``prune_conversations`` and the CLI."""
+"""Deleting conversations: ``delete_conversation``, ``prune_conversations`` and the CLI,
+on both backends (state.db and PostgreSQL, ``session_backend``)."""
 
 from __future__ import annotations
 
-import sqlite3
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ from click.testing import CliRunner
 from hermes_core.cli import cli
 from hermes_core.errors import SessionStoreError
 from hermes_core.sessions import SessionStore
+from hermes_core.sessions.backends import open_session_store
+from tests.backend_kit import configured_store, raw_sql
 
 SECRET = "the vault code is 4417 and the spare key sits under the blue flowerpot"
 DAY = 86_400.0
@@ -31,22 +34,22 @@ def _conversations(store: SessionStore) -> None:
     store.append_message("other", "user", "My sourdough starter smells of acetone.")
 
 
-def _backdate(path: Path, days: float, *session_ids: str) -> None:
+def _backdate(target: str | Path, days: float, *session_ids: str) -> None:
     """End *session_ids* that many days ago (as a history kept for months would have them)."""
-    with sqlite3.connect(path) as raw:
-        for sid in session_ids:
-            raw.execute(
-                "UPDATE sessions SET ended_at = ?, end_reason = COALESCE(end_reason, 'done') "
-                "WHERE id = ?",
-                (time.time() - days * DAY, sid),
-            )
+    for sid in session_ids:
+        raw_sql(
+            target,
+            "UPDATE sessions SET ended_at = ?, end_reason = COALESCE(end_reason, 'done') "
+            "WHERE id = ?",
+            (time.time() - days * DAY, sid),
+        )
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SessionStore:
-    store = SessionStore(tmp_path / "state.db", semantic="off")
-    _conversations(store)
-    return store
+def store(session_backend: str) -> Iterator[SessionStore]:
+    with open_session_store(session_backend, semantic="off") as store:
+        _conversations(store)
+        yield store
 
 
 def test_deleting_a_conversation_takes_its_whole_compression_chain(store: SessionStore) -> None:
@@ -61,6 +64,7 @@ def test_deleting_a_conversation_takes_its_whole_compression_chain(store: Sessio
     assert store.delete_conversation("chat1") == []  # already gone
 
 
+@pytest.mark.sqlite_only("the bytes of state.db and its WAL")
 def test_deleted_text_does_not_linger_in_the_files(store: SessionStore) -> None:
     for n in range(30):  # more history after it, as in a real file
         store.append_message("other", "user", f"a later message, number {n}, about bread")
@@ -72,20 +76,20 @@ def test_deleted_text_does_not_linger_in_the_files(store: SessionStore) -> None:
             assert SECRET.encode() not in leftover.read_bytes(), name
 
 
-def test_prune_keeps_a_conversation_that_goes_on(store: SessionStore) -> None:
-    _backdate(store.path, 200, "chat1", "sub1", "other")
+def test_prune_keeps_a_conversation_that_goes_on(store: SessionStore, session_backend: str) -> None:
+    _backdate(session_backend, 200, "chat1", "sub1", "other")
     # chat2 continues chat1 and is still open: the conversation is kept whole.
     assert sorted(store.prune_conversations(time.time() - 90 * DAY)) == ["other", "sub1"]
     assert store.get_session("chat1") is not None
     store.end_session("chat2", "user_exit")  # ended just now: still too recent
     assert store.prune_conversations(time.time() - 90 * DAY) == []
-    _backdate(store.path, 100, "chat2")
+    _backdate(session_backend, 100, "chat2")
     assert store.prune_conversations(time.time() - 90 * DAY) == ["chat1", "chat2"]
     assert store.list_sessions() == []
 
 
-def test_prune_by_source(store: SessionStore) -> None:
-    _backdate(store.path, 200, "chat1", "sub1", "other", "chat2")
+def test_prune_by_source(store: SessionStore, session_backend: str) -> None:
+    _backdate(session_backend, 200, "chat1", "sub1", "other", "chat2")
     assert store.prune_conversations(time.time(), source="tool") == ["sub1"]
     assert sorted(store.prune_conversations(time.time(), source="cli")) == [
         "chat1",
@@ -106,8 +110,12 @@ def _cli(*args: str, stdin: str | None = None) -> tuple[int, str]:
     return result.exit_code, " ".join(result.output.split())
 
 
-def test_delete_command_asks_first(hermes_home: Path) -> None:
-    with SessionStore(hermes_home / "state.db", semantic="off") as store:
+def test_delete_command_asks_first(
+    session_backend: str, hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with open_session_store(
+        configured_store(session_backend, hermes_home, monkeypatch), semantic="off"
+    ) as store:
         _conversations(store)
     code, out = _cli("delete", "Garden shed")  # no terminal to ask on
     assert code == 1 and "pass --yes to confirm" in out and "Nothing was deleted" in out
@@ -122,10 +130,13 @@ def test_delete_command_asks_first(hermes_home: Path) -> None:
     assert code == 1 and "No session matches 'nosuch'" in out
 
 
-def test_prune_command(hermes_home: Path) -> None:
-    with SessionStore(hermes_home / "state.db", semantic="off") as store:
+def test_prune_command(
+    session_backend: str, hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = configured_store(session_backend, hermes_home, monkeypatch)
+    with open_session_store(target, semantic="off") as store:
         _conversations(store)
-    _backdate(hermes_home / "state.db", 200, "other")
+    _backdate(target, 200, "other")
     code, out = _cli("prune", "--older-than", "90d", "--yes")
     assert code == 0, out
     assert "Deleted 1 session(s) that ended before" in out

@@ -1,4 +1,8 @@
-"""hermes-memory sessions export: JSONL that sessions import reads back to the same history."""
+"""hermes-memory sessions export: JSONL that sessions import reads back to the same history.
+
+Exports from and imports into both backends (state.db and PostgreSQL, ``session_backend``;
+the CLI reaches PostgreSQL through ``HERMES_SESSIONS_URL``).
+"""
 
 from __future__ import annotations
 
@@ -21,6 +25,8 @@ from hypothesis import strategies as st
 from hermes_core.cli import cli
 from hermes_core.sessions import SessionStore
 from hermes_core.sessions import export as export_module
+from hermes_core.sessions.backends import open_session_store
+from tests.backend_kit import db_args
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -28,30 +34,34 @@ def run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def test_export_then_import_into_an_empty_home_holds_the_same_history(tmp_path: Path) -> None:
+def test_export_then_import_into_an_empty_home_holds_the_same_history(
+    session_backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     source = tmp_path / "a" / "state.db"
     history(source)
     out = tmp_path / "export.jsonl"
     code, text = run("export", str(out), "--db", str(source))
     assert code == 0, text
     assert "Exported 5 session(s), 8 message(s)" in text
-    target = tmp_path / "b" / "state.db"
-    code, text = run("import", str(out), "--db", str(target))
+    target = session_backend
+    code, text = run("import", str(out), *db_args(target, monkeypatch))
     assert code == 0, text
     before, after = dump(source), dump(target)
     assert after == before
     assert after["s2"]["lineage"] == ["s1", "s2"]
     assert after["sub"]["row"]["parent_session_id"] == "s2"
     # The import's own search indexes work on what it imported.
-    with SessionStore(target, read_only=True) as store:
+    with open_session_store(target, read_only=True) as store:
         assert [h["session_id"] for h in store.search_messages("deploy")] == ["s1"]
         assert store.check() == []
 
 
-def test_export_to_stdout_is_the_same_jsonl(tmp_path: Path) -> None:
-    source = tmp_path / "state.db"
-    history(source)
-    result = CliRunner().invoke(cli, ["sessions", "export", "--db", str(source)])
+def test_export_to_stdout_is_the_same_jsonl(
+    session_backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    history(session_backend)
+    args = db_args(session_backend, monkeypatch)
+    result = CliRunner().invoke(cli, ["sessions", "export", *args])
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in result.stdout.split("\n") if line]
     assert [line["session_id"] for line in lines][:2] == ["s1", "s2"]  # parents first
@@ -62,20 +72,22 @@ def _ids(out: Path) -> list[str]:
     return [json.loads(line)["session_id"] for line in out.read_text().split("\n") if line]
 
 
-def test_user_filter(tmp_path: Path) -> None:
-    source = tmp_path / "state.db"
-    history(source)
+def test_user_filter(session_backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    history(session_backend)
+    args = db_args(session_backend, monkeypatch)
     out = tmp_path / "bob.jsonl"
-    code, text = run("export", str(out), "--db", str(source), "--user", "bob")
+    code, text = run("export", str(out), *args, "--user", "bob")
     assert code == 0, text
     assert _ids(out) == ["bob1"]
-    code, text = run("export", str(out), "--db", str(source), "--user", "nobody")
+    code, text = run("export", str(out), *args, "--user", "nobody")
     assert code == 0 and "Exported 0 session(s)" in text and _ids(out) == []
 
 
-def test_since_filter_brings_the_sessions_a_recent_one_continues(tmp_path: Path) -> None:
-    source = tmp_path / "state.db"
-    with SessionStore(source) as store:
+def test_since_filter_brings_the_sessions_a_recent_one_continues(
+    session_backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = session_backend
+    with open_session_store(source) as store:
         store.create_session("old", source="cli", started_at=1000.0)
         store.append_message("old", "user", "long ago", timestamp=1000.0)
         store.create_session("root", source="cli", started_at=2000.0)
@@ -83,7 +95,7 @@ def test_since_filter_brings_the_sessions_a_recent_one_continues(tmp_path: Path)
         store.create_session("recent", source="tool", parent_session_id="root")
         store.append_message("recent", "user", "today")
     out = tmp_path / "since.jsonl"
-    code, text = run("export", str(out), "--db", str(source), "--since", "1h")
+    code, text = run("export", str(out), *db_args(source, monkeypatch), "--since", "1h")
     assert code == 0, text
     assert _ids(out) == ["root", "recent"]
     target = tmp_path / "t.db"
@@ -92,13 +104,13 @@ def test_since_filter_brings_the_sessions_a_recent_one_continues(tmp_path: Path)
 
 
 def test_a_long_session_is_split_over_lines_and_still_imports(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    session_backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    source = tmp_path / "state.db"
+    source = session_backend
     history(source)
     monkeypatch.setattr(export_module, "INLINE_MAX_BYTES", 200)
     out = tmp_path / "split.jsonl"
-    assert run("export", str(out), "--db", str(source))[0] == 0
+    assert run("export", str(out), *db_args(source, monkeypatch))[0] == 0
     lines = [json.loads(line) for line in out.read_text().split("\n") if line]
     assert lines[0] == {**lines[0], "session_id": "s1", "messages": []}
     assert lines[1]["session_id"] == "s1" and lines[1]["role"] == "user"
@@ -108,7 +120,9 @@ def test_a_long_session_is_split_over_lines_and_still_imports(
     assert dump(target) == dump(source)
 
 
-def test_an_import_whose_parent_is_missing_is_refused_whole(tmp_path: Path) -> None:
+def test_an_import_whose_parent_is_missing_is_refused_whole(
+    session_backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "orphan.jsonl"
     path.write_text(
         json.dumps(
@@ -119,10 +133,10 @@ def test_an_import_whose_parent_is_missing_is_refused_whole(tmp_path: Path) -> N
             }
         )
     )
-    target = tmp_path / "t.db"
-    code, text = run("import", str(path), "--db", str(target))
+    target = session_backend
+    code, text = run("import", str(path), *db_args(target, monkeypatch))
     assert code == 1 and "'gone'" in text and "nothing was imported" in text
-    with SessionStore(target, read_only=True) as store:
+    with open_session_store(target) as store:
         assert store.session_count() == 0
 
 
@@ -139,6 +153,7 @@ def test_bad_session_fields_are_named(tmp_path: Path) -> None:
     assert 'line 2: "messages" must be a non-empty list' in text
 
 
+@pytest.mark.sqlite_only("a missing state.db file")
 def test_export_refuses_a_missing_database(tmp_path: Path) -> None:
     code, text = run("export", str(tmp_path / "o.jsonl"), "--db", str(tmp_path / "none.db"))
     assert code == 1 and "No session database" in text
@@ -165,6 +180,7 @@ TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
     ),
     speaker=st.one_of(st.none(), TEXT),
 )
+@pytest.mark.sqlite_only("a fresh state.db per example; PostgreSQL stores NUL as U+FFFD")
 def test_any_text_round_trips(
     tmp_path_factory: pytest.TempPathFactory,
     contents: list[str | None],
@@ -191,10 +207,10 @@ def test_any_text_round_trips(
 WRITER = textwrap.dedent(
     """
     import sys, time
-    from hermes_core.sessions import SessionStore
-    path, stop = sys.argv[1], sys.argv[2]
+    from hermes_core.sessions.backends import open_session_store
+    path, stop, ready = sys.argv[1], sys.argv[2], sys.argv[3]
     import os
-    with SessionStore(path) as store:
+    with open_session_store(path) as store:
         for s in range(3):
             store.create_session(f"w{s}", source="cli")
         n = 0
@@ -202,26 +218,29 @@ WRITER = textwrap.dedent(
             n += 1
             store.append_message(f"w{n % 3}", "user", f"message {n}")
             if n == 30:
-                open(path + ".ready", "w").close()
+                open(ready, "w").close()
     """
 )
 
 
-def test_export_while_another_process_appends_is_a_snapshot(tmp_path: Path) -> None:
-    source = tmp_path / "state.db"
-    stop = tmp_path / "stop"
+def test_export_while_another_process_appends_is_a_snapshot(
+    session_backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = session_backend
+    stop, ready = tmp_path / "stop", tmp_path / "ready"
     writer = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(source), str(stop)],
+        [sys.executable, "-c", WRITER, str(source), str(stop), str(ready)],
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
+    args = db_args(source, monkeypatch)
     try:
         deadline = time.monotonic() + 60
-        while not Path(f"{source}.ready").exists():
+        while not ready.exists():
             assert writer.poll() is None and time.monotonic() < deadline, "writer did not start"
             time.sleep(0.05)
         for attempt in range(3):
             out = tmp_path / f"export{attempt}.jsonl"
-            code, text = run("export", str(out), "--db", str(source))
+            code, text = run("export", str(out), *args)
             assert code == 0, text
             numbers = sorted(
                 int(message["content"].split()[1])
@@ -239,12 +258,13 @@ def test_export_while_another_process_appends_is_a_snapshot(tmp_path: Path) -> N
     finally:
         stop.touch()
         assert writer.wait(timeout=60) == 0
-    code, text = run("export", str(tmp_path / "final.jsonl"), "--db", str(source))
+    code, text = run("export", str(tmp_path / "final.jsonl"), *args)
     assert code == 0, text
     assert run("import", str(tmp_path / "final.jsonl"), "--db", str(tmp_path / "f.db"))[0] == 0
     assert dump(tmp_path / "f.db") == dump(source)
 
 
+@pytest.mark.sqlite_only("a Hermes Agent state.db layout")
 def test_a_hermes_agent_file_exports_into_a_hermes_memory_store(tmp_path: Path) -> None:
     from test_sessions_hermes_db import E1_SQL
 
@@ -291,7 +311,9 @@ def test_a_hermes_agent_file_exports_into_a_hermes_memory_store(tmp_path: Path) 
         assert [h["session_id"] for h in store.search_messages("disk full")][:1] in (["h1"], ["h2"])
 
 
-def test_two_users_with_the_same_title_round_trip(tmp_path: Path) -> None:
+def test_two_users_with_the_same_title_round_trip(
+    session_backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     source = tmp_path / "a.db"
     with SessionStore(source) as store:
         for user in ("alice", "bob"):
@@ -299,9 +321,9 @@ def test_two_users_with_the_same_title_round_trip(tmp_path: Path) -> None:
             store.append_message(f"{user}-1", "user", f"{user}'s plans")
     out = tmp_path / "users.jsonl"
     assert run("export", str(out), "--db", str(source))[0] == 0
-    code, text = run("import", str(out), "--db", str(tmp_path / "b.db"))
+    code, text = run("import", str(out), *db_args(session_backend, monkeypatch))
     assert code == 0, text
-    assert dump(tmp_path / "b.db") == dump(source)
+    assert dump(session_backend) == dump(source)
     bad = tmp_path / "same-user.jsonl"
     bad.write_text(
         "\n".join(

@@ -3,7 +3,9 @@
 Arguments that are not UTF-8, paths that are not UTF-8 or not regular files,
 files that are not session databases (or are damaged), a database locked by
 another process, and import files shaped to break the reader. Each case runs
-the real command on a real SQLite file and checks that nothing was written.
+the real command on a real store and checks that nothing was written: the ``db``
+cases on both backends (state.db and PostgreSQL, ``session_backend``), the cases
+about SQLite files themselves on ``sqlite_db`` (marked ``sqlite_only``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ from test_sessions_hermes_db import E1_SQL
 from hermes_core.cli import cli
 from hermes_core.errors import SessionImportError, SessionStoreError
 from hermes_core.sessions import SessionStore, parse_query
+from hermes_core.sessions.backends import open_session_store
 from hermes_core.sessions.importer import MAX_LINE_BYTES, read_jsonl
+from tests.backend_kit import configured_store, is_postgres
+from tests.history_kit import dump
 
 
 def invoke(*args: str) -> Result:
@@ -40,16 +45,32 @@ def run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def digest(path: Path | str) -> str:
+    """The file's bytes hashed; a PostgreSQL store: everything it holds."""
+    if is_postgres(path):
+        return hashlib.sha256(json.dumps(dump(path), sort_keys=True).encode()).hexdigest()
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _first_session(path: Path | str) -> None:
+    with open_session_store(path) as store:
+        store.create_session("s1", source="cli", title="First")
+        store.append_message("s1", "user", "deploy the nginx config 记忆")
 
 
 @pytest.fixture
-def db(hermes_home: Path) -> Path:
+def db(session_backend: str, hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The store the commands use, on each backend, holding one session."""
+    target = configured_store(session_backend, hermes_home, monkeypatch)
+    _first_session(target)
+    return target
+
+
+@pytest.fixture
+def sqlite_db(hermes_home: Path) -> Path:
+    """``$HERMES_HOME/state.db`` holding one session, for the cases about the file."""
     path = hermes_home / "state.db"
-    with SessionStore(path) as store:
-        store.create_session("s1", source="cli", title="First")
-        store.append_message("s1", "user", "deploy the nginx config 记忆")
+    _first_session(path)
     return path
 
 
@@ -77,7 +98,7 @@ def one_line(tmp_path: Path) -> Path:
     ],
 )
 def test_arguments_that_are_not_utf8_are_named(
-    db: Path, one_line: Path, args: tuple[str, ...], option: str
+    db: str, one_line: Path, args: tuple[str, ...], option: str
 ) -> None:
     before = digest(db)
     code, out = run(*(str(one_line) if arg == "{one}" else arg for arg in args))
@@ -86,8 +107,8 @@ def test_arguments_that_are_not_utf8_are_named(
     assert digest(db) == before  # no import happened
 
 
-def test_store_refuses_text_that_is_not_utf8(db: Path) -> None:
-    with SessionStore(db) as store:
+def test_store_refuses_text_that_is_not_utf8(db: str) -> None:
+    with open_session_store(db) as store:
         with pytest.raises(SessionStoreError, match="not valid UTF-8"):
             store.get_session("id\udcff")
         with pytest.raises(SessionStoreError, match="not valid UTF-8"):
@@ -100,6 +121,7 @@ def test_store_refuses_text_that_is_not_utf8(db: Path) -> None:
 # -- 2. paths that are not UTF-8 ---------------------------------------------------------
 
 
+@pytest.mark.sqlite_only("a state.db path that is not UTF-8")
 def test_database_path_that_is_not_utf8_works(tmp_path: Path, one_line: Path) -> None:
     path = tmp_path / "st\udce9.db"
     code, out = run("import", str(one_line), "--db", str(path), "--session-id", "a")
@@ -109,6 +131,7 @@ def test_database_path_that_is_not_utf8_works(tmp_path: Path, one_line: Path) ->
         assert [hit["session_id"] for hit in store.search_messages("hello")] == ["a"]
 
 
+@pytest.mark.sqlite_only("a state.db under a HERMES_HOME that is not UTF-8")
 def test_hermes_home_that_is_not_utf8_works(
     tmp_path: Path, one_line: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -121,8 +144,8 @@ def test_hermes_home_that_is_not_utf8_works(
     assert code == 0 and "hello there" in out
 
 
-def test_working_directory_that_is_not_utf8_is_stored_with_replacements(db: Path) -> None:
-    with SessionStore(db) as store:
+def test_working_directory_that_is_not_utf8_is_stored_with_replacements(db: str) -> None:
+    with open_session_store(db) as store:
         store.create_session("w", cwd="/srv/proj_\udcff", git_repo_root="/srv/\udce9")
         session = store.get_session("w")
     assert session is not None
@@ -132,22 +155,23 @@ def test_working_directory_that_is_not_utf8_is_stored_with_replacements(db: Path
 # -- 3. and 8. files that are not (readable) session databases ---------------------------
 
 
-def test_schema_version_that_is_not_a_number(db: Path) -> None:
-    conn = sqlite3.connect(db)
+@pytest.mark.sqlite_only("state.db's schema_version table")
+def test_schema_version_that_is_not_a_number(sqlite_db: Path) -> None:
+    conn = sqlite3.connect(sqlite_db)
     conn.execute("UPDATE schema_version SET version = 'v5'")
     conn.commit()
     conn.close()
-    before = digest(db)
+    before = digest(sqlite_db)
     for command in (("list",), ("search", "nginx"), ("show", "s1"), ("check",), ("repair",)):
         code, out = run(*command)
         assert code == 1, (command, out)
-        assert str(db) in out and "schema_version holds 'v5', not a version number" in out
+        assert str(sqlite_db) in out and "schema_version holds 'v5', not a version number" in out
     with pytest.raises(SessionStoreError, match="corrupt or not a session database"):
-        SessionStore(db)
-    assert digest(db) == before
+        SessionStore(sqlite_db)
+    assert digest(sqlite_db) == before
     doctor = invoke("doctor").output
-    assert f"[FAIL] {db} is corrupt or not a session database" in doctor
-    assert "state.db opens" not in doctor
+    assert f"[FAIL] {sqlite_db} is corrupt or not a session database" in doctor
+    assert "state.sqlite_db opens" not in doctor
 
 
 def _foreign(path: Path) -> Path:
@@ -160,6 +184,7 @@ def _foreign(path: Path) -> Path:
     return path
 
 
+@pytest.mark.sqlite_only("another program's SQLite file")
 def test_another_programs_sessions_and_messages_tables(hermes_home: Path, one_line: Path) -> None:
     path = _foreign(hermes_home / "state.db")
     before = digest(path)
@@ -175,6 +200,7 @@ def test_another_programs_sessions_and_messages_tables(hermes_home: Path, one_li
     assert "[FAIL]" in doctor and "table sessions has no column id" in doctor
 
 
+@pytest.mark.sqlite_only("a Hermes Agent state.db layout")
 def test_hermes_shaped_file_lacking_a_column(hermes_home: Path) -> None:
     path = hermes_home / "state.db"
     conn = sqlite3.connect(path)
@@ -191,6 +217,7 @@ def test_hermes_shaped_file_lacking_a_column(hermes_home: Path) -> None:
         ) in " ".join(out.split())
 
 
+@pytest.mark.sqlite_only("state.db files doctor inspects")
 def test_doctor_warns_about_files_sessions_cannot_be_recorded_in(hermes_home: Path) -> None:
     path = hermes_home / "state.db"
     conn = sqlite3.connect(path)
@@ -207,6 +234,7 @@ def test_doctor_warns_about_files_sessions_cannot_be_recorded_in(hermes_home: Pa
     assert "point HERMES_HOME at another folder" in doctor
 
 
+@pytest.mark.sqlite_only("the Hermes Agent state.db layouts")
 def test_every_real_hermes_layout_still_reads(tmp_path: Path) -> None:
     path = tmp_path / "early.db"
     conn = sqlite3.connect(path)
@@ -231,8 +259,9 @@ def _zero_queue_root(path: Path) -> None:
         handle.write(b"\0" * size)
 
 
-def test_damaged_gram_queue_gives_the_corruption_error(db: Path, one_line: Path) -> None:
-    _zero_queue_root(db)
+@pytest.mark.sqlite_only("a damaged page of state.db")
+def test_damaged_gram_queue_gives_the_corruption_error(sqlite_db: Path, one_line: Path) -> None:
+    _zero_queue_root(sqlite_db)
     code, out = run("import", str(one_line))
     assert code == 1
     assert "database disk image is malformed" in out and "hermes-memory sessions check" in out
@@ -241,12 +270,12 @@ def test_damaged_gram_queue_gives_the_corruption_error(db: Path, one_line: Path)
     code, out = run("check")
     assert code == 1 and "problem: " in out and "malformed" in out
     doctor = invoke("doctor").output
-    assert f"[FAIL] {db} is damaged: table messages_cjk_pending cannot be read" in doctor
-    before = digest(db)
+    assert f"[FAIL] {sqlite_db} is damaged: table messages_cjk_pending cannot be read" in doctor
+    before = digest(sqlite_db)
     code, out = run("repair")
     assert code == 1 and "nothing was changed" in out
     assert "restore state.db from a backup" in out
-    assert digest(db) == before
+    assert digest(sqlite_db) == before
     code, out = run("show", "s1", "--json")  # what the error says still works
     assert code == 0 and "记忆" in out
 
@@ -367,6 +396,7 @@ def _benchmark(draw: st.DrawFn) -> object:
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(data=_benchmark())
+@pytest.mark.sqlite_only("a fresh state.db per hypothesis example")
 def test_benchmark_shaped_json_is_imported_or_refused_clearly(tmp_path: Path, data: object) -> None:
     folder = Path(tempfile.mkdtemp(dir=tmp_path))
     path = folder / "bench.json"
@@ -387,6 +417,7 @@ def test_benchmark_shaped_json_is_imported_or_refused_clearly(tmp_path: Path, da
 # -- 6. paths that are not regular files -------------------------------------------------------
 
 
+@pytest.mark.sqlite_only("what lies at the state.db path")
 def test_device_fifo_or_directory_as_database(tmp_path: Path, one_line: Path) -> None:
     code, out = run("import", str(one_line), "--db", "/dev/null")
     assert code == 1 and "/dev/null is a character device, not a regular file" in out
@@ -403,6 +434,7 @@ def test_device_fifo_or_directory_as_database(tmp_path: Path, one_line: Path) ->
     assert list(folder.iterdir()) == []
 
 
+@pytest.mark.sqlite_only("what lies at the state.db path")
 def test_state_db_that_is_a_directory(hermes_home: Path, one_line: Path) -> None:
     (hermes_home / "state.db").mkdir()
     for command in (("import", str(one_line)), ("list",), ("search", "hello")):
@@ -413,8 +445,9 @@ def test_state_db_that_is_a_directory(hermes_home: Path, one_line: Path) -> None
 # -- 7. a database locked by another process -----------------------------------------------
 
 
-def test_check_while_another_process_writes_is_not_damage(db: Path) -> None:
-    writer = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+@pytest.mark.sqlite_only("SQLite's write lock")
+def test_check_while_another_process_writes_is_not_damage(sqlite_db: Path) -> None:
+    writer = sqlite3.connect(sqlite_db, isolation_level=None, check_same_thread=False)
     writer.execute("BEGIN IMMEDIATE")
     try:
         code, out = run("check")
@@ -428,8 +461,9 @@ def test_check_while_another_process_writes_is_not_damage(db: Path) -> None:
     assert code == 0 and out.startswith("ok: ")
 
 
-def test_check_waits_for_a_short_write(db: Path) -> None:
-    writer = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+@pytest.mark.sqlite_only("SQLite's write lock")
+def test_check_waits_for_a_short_write(sqlite_db: Path) -> None:
+    writer = sqlite3.connect(sqlite_db, isolation_level=None, check_same_thread=False)
     writer.execute("BEGIN IMMEDIATE")
     release = threading.Timer(0.5, lambda: writer.execute("ROLLBACK"))
     release.start()
@@ -444,7 +478,10 @@ def test_check_waits_for_a_short_write(db: Path) -> None:
 # -- 9. --session-id and --title ---------------------------------------------------------------
 
 
-def test_title_and_id_name_a_files_one_conversation(tmp_path: Path, hermes_home: Path) -> None:
+def test_title_and_id_name_a_files_one_conversation(
+    session_backend: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, hermes_home: Path
+) -> None:
+    target = configured_store(session_backend, hermes_home, monkeypatch)
     first = tmp_path / "a.jsonl"
     first.write_text('{"title": "Weekly sync", "messages": [{"role": "user", "content": "a"}]}\n')
     second = tmp_path / "b.jsonl"
@@ -454,14 +491,14 @@ def test_title_and_id_name_a_files_one_conversation(tmp_path: Path, hermes_home:
     assert code == 1 and "already used by session" in out and "--title" in out
     code, out = run("import", str(second), "--title", "Weekly sync (2)", "--session-id", "sync2")
     assert code == 0, out
-    with SessionStore(hermes_home / "state.db", read_only=True) as store:
+    with open_session_store(target, read_only=True) as store:
         session = store.get_session("sync2")
         assert session is not None and session["title"] == "Weekly sync (2)"
     own = tmp_path / "own.jsonl"
     own.write_text('{"session_id": "x", "role": "user", "content": "c"}\n')
     code, out = run("import", str(own), "--session-id", "mine", "--title", "Mine")
     assert code == 0, out
-    with SessionStore(hermes_home / "state.db", read_only=True) as store:
+    with open_session_store(target, read_only=True) as store:
         session = store.get_session("mine")
         assert store.get_session("x") is None
         assert session is not None and session["title"] == "Mine"
@@ -471,7 +508,7 @@ def test_title_and_id_name_a_files_one_conversation(tmp_path: Path, hermes_home:
     assert code == 1 and "already exists" in out and "--session-id" in out
 
 
-def test_title_and_id_are_refused_for_several_named_conversations(tmp_path: Path, db: Path) -> None:
+def test_title_and_id_are_refused_for_several_named_conversations(tmp_path: Path, db: str) -> None:
     path = tmp_path / "two.jsonl"
     path.write_text(
         '{"messages": [{"role": "user", "content": "a"}]}\n'
@@ -487,32 +524,32 @@ def test_title_and_id_are_refused_for_several_named_conversations(tmp_path: Path
 # -- 10. smaller things --------------------------------------------------------------------------
 
 
-def test_unknown_role_is_refused_like_the_tool_does(db: Path) -> None:
+def test_unknown_role_is_refused_like_the_tool_does(db: str) -> None:
     code, out = run("search", "nginx", "--role", "asistant")
     assert code == 2 and "'asistant' is not a role" in out and "assistant" in out
     code, out = run("search", "nginx", "--role", "User,assistant", "--json")
     assert code == 0 and [hit["session_id"] for hit in json.loads(out)] == ["s1"]
 
 
-def test_inverted_time_range_is_refused(db: Path) -> None:
+def test_inverted_time_range_is_refused(db: str) -> None:
     code, out = run("search", "nginx", "--since", "2030-01-01", "--until", "2020-01-01")
     assert code == 2 and "--since 2030-01-01 is not before --until 2020-01-01" in out
 
 
-def test_endless_line_is_refused_without_reading_it_all(db: Path) -> None:
+def test_endless_line_is_refused_without_reading_it_all(db: str) -> None:
     before = digest(db)
     code, out = run("import", "/dev/zero")
     assert code == 1 and f"line 1 is longer than {MAX_LINE_BYTES // 2**20} MiB" in out
     assert digest(db) == before
 
 
-def test_import_message_counts_are_singular_for_one(one_line: Path, db: Path) -> None:
+def test_import_message_counts_are_singular_for_one(one_line: Path, db: str) -> None:
     code, out = run("import", str(one_line))
     assert code == 0 and "Imported 1 message in 1 session into" in out
 
 
-def test_show_prints_the_text_before_the_calls(db: Path) -> None:
-    with SessionStore(db) as store:
+def test_show_prints_the_text_before_the_calls(db: str) -> None:
+    with open_session_store(db) as store:
         store.append_message(
             "s1",
             "assistant",
@@ -524,7 +561,10 @@ def test_show_prints_the_text_before_the_calls(db: Path) -> None:
     assert out.index("[ASSISTANT]: Let me look.") < out.index("[ASSISTANT]: [Called: read_file]")
 
 
-def test_jsonl_shapes_that_are_refused_or_normalised(tmp_path: Path, hermes_home: Path) -> None:
+def test_jsonl_shapes_that_are_refused_or_normalised(
+    session_backend: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, hermes_home: Path
+) -> None:
+    target = configured_store(session_backend, hermes_home, monkeypatch)
     bad = tmp_path / "bad.jsonl"
     bad.write_text(
         '{"role": "user", "content": {"a": 1}}\n'
@@ -541,15 +581,15 @@ def test_jsonl_shapes_that_are_refused_or_normalised(tmp_path: Path, hermes_home
     good.write_text(json.dumps({"role": "assistant", "content": "", "tool_calls": [call]}))
     code, out = run("import", str(good), "--session-id", "g")
     assert code == 0, out
-    with SessionStore(hermes_home / "state.db", read_only=True) as store:
+    with open_session_store(target, read_only=True) as store:
         stored = store.get_messages("g")[0]["tool_calls"][0]["function"]["arguments"]
         assert stored == '{"q": "记忆"}'
         assert [hit["session_id"] for hit in store.search_messages("记忆")] == ["g"]
 
 
 @pytest.mark.parametrize("bad_id", ["", "   ", "a\x00b", "a\nb", "a\x1b[2Jb"])
-def test_store_refuses_empty_or_control_session_ids(db: Path, bad_id: str) -> None:
-    with SessionStore(db) as store:
+def test_store_refuses_empty_or_control_session_ids(db: str, bad_id: str) -> None:
+    with open_session_store(db) as store:
         with pytest.raises(SessionStoreError, match="session id"):
             store.create_session(bad_id)
         with pytest.raises(SessionStoreError, match="imported session's id"):
@@ -561,8 +601,8 @@ def test_store_refuses_empty_or_control_session_ids(db: Path, bad_id: str) -> No
 
 
 @pytest.mark.parametrize("query", ["🔥", "€", "★★★", "🔥 €", "❤️"])
-def test_symbol_only_queries_find_the_symbols(db: Path, query: str) -> None:
-    with SessionStore(db) as store:
+def test_symbol_only_queries_find_the_symbols(db: str, query: str) -> None:
+    with open_session_store(db) as store:
         store.create_session("sym", source="cli")
         store.append_message("sym", "user", "the build is 🔥 ❤️ and costs 5€ ★★★ ok")
     code, out = run("search", query, "--json")
@@ -572,6 +612,7 @@ def test_symbol_only_queries_find_the_symbols(db: Path, query: str) -> None:
     assert code == 0 and json.loads(out) == []
 
 
+@pytest.mark.sqlite_only("a Hermes Agent state.db without a trigram index")
 def test_symbols_in_a_hermes_file_without_a_trigram_index(tmp_path: Path) -> None:
     path = tmp_path / "early.db"
     conn = sqlite3.connect(path)
@@ -625,8 +666,9 @@ def test_text_holding_unicode_line_separators_is_imported_whole(
 
 
 def test_a_line_with_a_line_separator_in_its_text_is_not_split(
-    tmp_path: Path, hermes_home: Path
+    session_backend: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, hermes_home: Path
 ) -> None:
+    target = configured_store(session_backend, hermes_home, monkeypatch)
     path = tmp_path / "history.jsonl"
     text = "first\u2028still the first \x85 message\u2029end"
     path.write_text(
@@ -643,13 +685,13 @@ def test_a_line_with_a_line_separator_in_its_text_is_not_split(
     )
     code, out = run("import", str(path), "--session-id", "sep")
     assert code == 0, out
-    with SessionStore(hermes_home / "state.db", read_only=True) as store:
+    with open_session_store(target, read_only=True) as store:
         assert [m["content"] for m in store.get_messages("sep")] == [text]
 
 
 @pytest.mark.parametrize("stamp", ["1700000000", " 1.7e9 ", "2023"])
 def test_a_timestamp_that_is_a_number_in_quotes_says_so(
-    tmp_path: Path, db: Path, stamp: str
+    tmp_path: Path, db: str, stamp: str
 ) -> None:
     before = digest(db)
     path = tmp_path / "stamps.jsonl"

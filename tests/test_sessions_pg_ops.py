@@ -192,7 +192,9 @@ def test_doctor_checks_the_session_store(store_target: str, hermes_home: Path) -
     code, out = run("doctor")
     assert code == 0, out
     if store_target.startswith("postgresql"):
-        assert "answers; schema version 1, every migration applied" in out
+        from hermes_core.sessions.pgschema import PG_SCHEMA_VERSION
+
+        assert f"answers; schema version {PG_SCHEMA_VERSION}, every migration applied" in out
         assert "state.db" not in out
     else:
         assert f"{hermes_home / 'state.db'} opens" in out

@@ -26,7 +26,11 @@ def _chat(store: Any, sid: str, turns: list[tuple[str | None, str]], started: fl
     return store.append_messages(
         sid,
         [
-            {"role": "user" if n % 2 == 0 else "assistant", "content": text, "timestamp": started + n}
+            {
+                "role": "user" if n % 2 == 0 else "assistant",
+                "content": text,
+                "timestamp": started + n,
+            }
             | ({"name": who} if who else {})
             for n, (who, text) in enumerate(turns)
         ],

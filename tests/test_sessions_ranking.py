@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from hermes_core.sessions import SessionStore
+from hermes_core.sessions.backends import open_session_store
 from hermes_core.sessions.rerank import spread
 
 
@@ -29,9 +30,9 @@ def test_spread_keeps_a_clear_leader_whole() -> None:
 
 
 @pytest.fixture
-def friends(tmp_path: Path) -> Iterator[SessionStore]:
+def friends(session_backend: str) -> Iterator[SessionStore]:
     """Two friends over three sessions; Mara's hobby is said once, in the third."""
-    with SessionStore(tmp_path / "state.db") as store:
+    with open_session_store(session_backend) as store:
         chats = {
             "s1": [
                 ("Mara", "Morning! Coffee first, then the long shift at the clinic."),
@@ -63,10 +64,10 @@ def friends(tmp_path: Path) -> Iterator[SessionStore]:
 
 
 def test_turns_matched_only_through_a_speaker_name_rank_below_turns_with_content(
-    tmp_path: Path,
+    session_backend: str,
 ) -> None:
     # Every turn of Nell's is indexed with her name; lunch is said often, Nell rarely.
-    with SessionStore(tmp_path / "state.db") as store:
+    with open_session_store(session_backend) as store:
         store.create_session("day", source="import", started_at=1_700_000_000)
         turns = [
             ("Nell", "Morning!"),
@@ -104,8 +105,8 @@ def test_the_ranking_does_not_depend_on_the_limit(friends: SessionStore) -> None
 
 
 @pytest.fixture
-def reading(tmp_path: Path) -> Iterator[SessionStore]:
-    with SessionStore(tmp_path / "state.db") as store:
+def reading(session_backend: str) -> Iterator[SessionStore]:
+    with open_session_store(session_backend) as store:
         store.create_session("title", source="import")
         store.append_message("title", "user", "Finished Nothing Is Impossible last night!")
         store.create_session("loose", source="import")
@@ -141,6 +142,7 @@ def test_the_best_messages_by_their_own_score_keep_a_place_near_the_top() -> Non
     assert _keep_best_messages(ranked, []) == ranked
 
 
+@pytest.mark.sqlite_only("the SQLite filter pruning behind search (store._read, fetch.py)")
 def test_excluding_a_source_no_session_has_changes_nothing(tmp_path: Path) -> None:
     from hermes_core.sessions.fetch import SearchFilters, without_absent_sources
 

@@ -12,11 +12,14 @@ import json
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from hermes_core.sessions import SessionStore
+from hermes_core.sessions.backends import open_session_store
 from hermes_core.sessions.timespan import find_time_span_in_history
+from tests.backend_kit import is_postgres
 
 JAN = datetime(2023, 1, 14, 19, 20).timestamp()
 FEB = datetime(2023, 2, 5, 11, 5).timestamp()
@@ -25,8 +28,8 @@ APR = datetime(2023, 4, 16, 14, 15).timestamp()
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[SessionStore]:
-    with SessionStore(tmp_path / "state.db") as opened:
+def store(session_backend: str) -> Iterator[SessionStore]:
+    with open_session_store(session_backend) as opened:
         yield opened
 
 
@@ -188,6 +191,9 @@ def test_find_time_span_in_history_leaves_a_current_history_alone() -> None:
 # -- glued compounds --------------------------------------------------------------------------
 
 
+@pytest.mark.postgres_xfail(
+    "PostgreSQL lacks the compound-head tier (a word read inside glued compounds); issue 30"
+)
 def test_a_rare_word_is_found_as_the_head_of_a_glued_compound(store: SessionStore) -> None:
     friends(
         store,
@@ -216,6 +222,9 @@ def test_a_rare_word_is_found_as_the_head_of_a_glued_compound(store: SessionStor
     assert hits[0]["session_id"] == "s_gym"
 
 
+@pytest.mark.postgres_xfail(
+    "PostgreSQL lacks the compound-head tier (a compound covers its head); issue 30"
+)
 def test_a_compound_of_known_words_covers_its_head(store: SessionStore) -> None:
     store.create_session("plants", started_at=FEB)
     store.append_messages(
@@ -265,7 +274,9 @@ def test_a_word_inside_an_unrelated_word_is_not_a_compound(
     assert [hit["session_id"] for hit in hits] == ["filler"]
 
 
-def test_a_locomo_file_answers_when_with_the_session_date(tmp_path: Path) -> None:
+def test_a_locomo_file_answers_when_with_the_session_date(
+    session_backend: str, tmp_path: Path
+) -> None:
     sample = {
         "sample_id": "t-1",
         "conversation": {
@@ -289,9 +300,12 @@ def test_a_locomo_file_answers_when_with_the_session_date(tmp_path: Path) -> Non
 
     from hermes_core.sessions.importer import read_jsonl
 
-    with SessionStore(tmp_path / "state.db") as store:
+    with open_session_store(session_backend) as store:
         store.import_sessions(read_jsonl(path))
-    tool = SessionSearchTool(tmp_path, {"session_search": {"base_url": ""}})
+    config: dict[str, Any] = {"session_search": {"base_url": ""}}
+    if is_postgres(session_backend):
+        config["sessions"] = {"url": session_backend}
+    tool = SessionSearchTool(tmp_path, config)  # SQLite: session_backend is tmp_path/state.db
     try:
         answer = json.loads(tool({"query": "When did Priya pass her driving test?"}))
     finally:

@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from hermes_core.sessions import SessionStore, parse_query
+from hermes_core.sessions.backends import open_session_store
 from hermes_core.sessions.question import plan_query, stem_regex
 from hermes_core.sessions.transcript import match_preview
 from hermes_core.sessions.wordforms import lemma, number_forms
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[SessionStore]:
-    with SessionStore(tmp_path / "state.db") as opened:
+def store(session_backend: str) -> Iterator[SessionStore]:
+    with open_session_store(session_backend) as opened:
         yield opened
 
 
@@ -90,6 +90,9 @@ def test_these_days_prefers_the_newest_conversation(store: SessionStore) -> None
 # -- words the plan adds are guesses ----------------------------------------------------------
 
 
+@pytest.mark.postgres_xfail(
+    "PostgreSQL lacks the unknown-word tier (an unwritten word read inside compounds); issue 30"
+)
 def test_an_unknown_added_word_is_not_searched_inside_other_words(store: SessionStore) -> None:
     # "rental in" suggests the one-word spelling "rentalin", which no message has;
     # inside a glued word it would match text the question never meant.
@@ -107,6 +110,9 @@ def test_a_known_added_word_is_still_searched(store: SessionStore) -> None:
     assert store.search_messages("how did we roll back the release?")
 
 
+@pytest.mark.postgres_xfail(
+    "PostgreSQL lacks the compound-head tier (an unwritten compound: its head); issue 30"
+)
 def test_a_compound_the_history_never_wrote_is_looked_up_by_its_head(store: SessionStore) -> None:
     chat(store, "plants", ("user", "The move was brutal, I'm down to nine plants."))
     chat(store, "house", ("user", "Our house has a red door."))

@@ -1,4 +1,8 @@
-"""search_messages: FTS behaviour, the sanitiser, CJK routing, filters, questions."""
+"""search_messages: FTS behaviour, the sanitiser, CJK routing, filters, questions.
+
+The ``store`` tests run on both backends (state.db and PostgreSQL, ``session_backend``);
+the ones about SQLite's indexes (FTS5 tables, triggers, routing) are ``sqlite_only``.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hermes_core.sessions import SessionStore, parse_query
+from hermes_core.sessions.backends import open_session_store
 from hermes_core.sessions.cjk import cjk_grams, contains_cjk
 from hermes_core.sessions.question import plan_query
 from hermes_core.sessions.routing import LIKE, match_expression, route_term
@@ -21,7 +26,14 @@ from hermes_core.sessions.wordforms import lemma, word_forms
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[SessionStore]:
+def store(session_backend: str) -> Iterator[SessionStore]:
+    with open_session_store(session_backend) as opened:
+        yield opened
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> Iterator[SessionStore]:
+    """A state.db store, for the tests about SQLite's own indexes."""
     with SessionStore(tmp_path / "state.db") as opened:
         yield opened
 
@@ -130,10 +142,10 @@ def test_offset_pages_are_distinct(store: SessionStore) -> None:
     assert len(first) == 4 and len(second) == 4 and not set(first) & set(second)
 
 
-def test_hits_carry_current_session_fields_across_writers(tmp_path: Path) -> None:
+def test_hits_carry_current_session_fields_across_writers(session_backend: str) -> None:
     """Session fields are cached per store, yet never stale after any connection writes."""
-    path = tmp_path / "state.db"
-    with SessionStore(path) as writer, SessionStore(path, read_only=True) as reader:
+    path = session_backend
+    with open_session_store(path) as writer, open_session_store(path, read_only=True) as reader:
         writer.create_session("s", source="telegram", model="m1", title="First name")
         writer.append_message("s", "user", "zebra crossing")
         for store in (writer, reader):
@@ -145,9 +157,9 @@ def test_hits_carry_current_session_fields_across_writers(tmp_path: Path) -> Non
             )
         writer.set_session_title("s", "Second name")  # own write: the writer forgets
         assert writer.search_messages("zebra")[0]["session_title"] == "Second name"
-        # another connection's write: the reader sees SQLite's data_version move
+        # another connection's write: the reader sees it (SQLite: data_version moves)
         assert reader.search_messages("zebra")[0]["session_title"] == "Second name"
-        with SessionStore(path) as other:
+        with open_session_store(path) as other:
             other.set_session_title("s", "Third name")
         assert writer.search_messages("zebra")[0]["session_title"] == "Third name"
         assert reader.search_messages("zebra")[0]["session_title"] == "Third name"
@@ -214,9 +226,10 @@ def test_dangerous_queries_return_lists(store: SessionStore, query: str) -> None
         ("{test}", '"test"'),
     ],
 )
-def test_sanitised_match_expressions(store: SessionStore, query: str, expected: str) -> None:
+@pytest.mark.sqlite_only("the FTS5 MATCH expression the sanitiser writes")
+def test_sanitised_match_expressions(sqlite_store: SessionStore, query: str, expected: str) -> None:
     parsed = parse_query(query)
-    assert match_expression(parsed, "messages_fts", store.layout) == expected
+    assert match_expression(parsed, "messages_fts", sqlite_store.layout) == expected
 
 
 def test_fix_chat_send_bug_keeps_every_term() -> None:
@@ -319,6 +332,7 @@ def test_a_hit_in_tool_call_arguments_shows_the_call_in_its_snippet(store: Sessi
     assert ">>>回滚<<<" in store.search_messages("回滚")[0]["snippet"]
 
 
+@pytest.mark.sqlite_only("FTS5 triggers kept exact under a raw sqlite3 writer")
 def test_updates_and_deletes_keep_every_index_exact(store: SessionStore) -> None:
     """Any writer (here the plain sqlite3 module) keeps the three indexes exact."""
     store.create_session("s")
@@ -398,6 +412,7 @@ def test_cjk_queries(cjk: SessionStore, query: str, sessions: set[str]) -> None:
     assert sessions_of(cjk.search_messages(query)) == sessions
 
 
+@pytest.mark.sqlite_only("routing to SQLite's FTS5 / gram tables")
 def test_cjk_terms_are_answered_by_an_index(cjk: SessionStore) -> None:
     for text in ("记", "通信", "记忆断裂", "Agent通信", "안녕"):
         term = parse_query(text).terms[0]
@@ -437,6 +452,7 @@ def test_english_still_works_beside_cjk(cjk: SessionStore) -> None:
     assert sessions_of(cjk.search_messages("docker")) == {"en"}
 
 
+@pytest.mark.sqlite_only("SQLite's CJK pending queue under a raw sqlite3 writer")
 def test_rows_written_by_another_program_are_found(store: SessionStore, tmp_path: Path) -> None:
     """A plain sqlite3 writer only queues CJK rows; readers still find them at once."""
     import sqlite3
@@ -720,6 +736,7 @@ def test_sanitiser_never_fails_long(fuzz_store: tuple[SessionStore, _Warnings], 
     _never_fails(fuzz_store, query)
 
 
+@pytest.mark.sqlite_only("the state.db session-field cache")
 def test_session_info_is_bounded_and_names_unknown_sessions(store: SessionStore) -> None:
     from hermes_core.sessions.sessioninfo import SessionInfo
 

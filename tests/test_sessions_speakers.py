@@ -13,9 +13,11 @@ from click.testing import CliRunner
 from hermes_core.cli import cli
 from hermes_core.errors import SessionImportError, SessionStoreError
 from hermes_core.sessions import SCHEMA_VERSION, SessionStore
+from hermes_core.sessions.backends import open_session_store
 from hermes_core.sessions.importer import read_jsonl
 from hermes_core.sessions.schema import has_cjk_sql, schema_sql
 from hermes_core.sessions.transcript import format_conversation
+from tests.backend_kit import db_args
 
 
 def _two_person_chat(store: SessionStore) -> None:
@@ -30,8 +32,8 @@ def _two_person_chat(store: SessionStore) -> None:
     )
 
 
-def test_names_round_trip_and_tool_names_stay_tool_names(tmp_path: Path) -> None:
-    with SessionStore(tmp_path / "state.db") as store:
+def test_names_round_trip_and_tool_names_stay_tool_names(session_backend: str) -> None:
+    with open_session_store(session_backend) as store:
         _two_person_chat(store)
         store.append_message("chat", "tool", "42", tool_call_id="c1", name="calculator")
         store.append_message("chat", "user", "no speaker")
@@ -48,8 +50,8 @@ def test_names_round_trip_and_tool_names_stay_tool_names(tmp_path: Path) -> None
     assert (tool["tool_name"], tool["name"]) == ("calculator", None)
 
 
-def test_a_speaker_is_searchable_without_saying_their_own_name(tmp_path: Path) -> None:
-    with SessionStore(tmp_path / "state.db") as store:
+def test_a_speaker_is_searchable_without_saying_their_own_name(session_backend: str) -> None:
+    with open_session_store(session_backend) as store:
         _two_person_chat(store)
         store.create_session("other")
         store.append_message("other", "user", "a pottery class for gardeners")
@@ -65,6 +67,7 @@ def test_a_speaker_is_searchable_without_saying_their_own_name(tmp_path: Path) -
         assert store.check() == []
 
 
+@pytest.mark.sqlite_only("SQLite's triggers keep the indexes exact under a raw sqlite3 writer")
 def test_renaming_a_speaker_keeps_every_index_exact(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     with SessionStore(path) as store:
@@ -80,8 +83,8 @@ def test_renaming_a_speaker_keeps_every_index_exact(tmp_path: Path) -> None:
         assert store.search_messages("Dora") == []
 
 
-def test_a_name_that_is_not_text_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
-    with SessionStore(tmp_path / "state.db") as store:
+def test_a_name_that_is_not_text_is_refused_and_nothing_is_written(session_backend: str) -> None:
+    with open_session_store(session_backend) as store:
         store.create_session("s")
         with pytest.raises(SessionStoreError, match="name must be text"):
             store.append_messages(
@@ -91,7 +94,7 @@ def test_a_name_that_is_not_text_is_refused_and_nothing_is_written(tmp_path: Pat
         assert store.get_messages("s") == []
 
 
-def test_import_keeps_speakers_and_names_a_bad_one(tmp_path: Path) -> None:
+def test_import_keeps_speakers_and_names_a_bad_one(session_backend: str, tmp_path: Path) -> None:
     good = tmp_path / "chat.jsonl"
     good.write_text(
         json.dumps(
@@ -107,7 +110,7 @@ def test_import_keeps_speakers_and_names_a_bad_one(tmp_path: Path) -> None:
         + "\n",
         encoding="utf-8",
     )
-    with SessionStore(tmp_path / "state.db") as store:
+    with open_session_store(session_backend) as store:
         store.import_sessions(read_jsonl(good))
         assert [m["name"] for m in store.get_messages("locomo_1")] == ["Ines", "Dora"]
         assert store.search_messages("Ines adoption")[0]["session_id"] == "locomo_1"
@@ -156,6 +159,7 @@ def _make_version_two(path: Path) -> None:
     conn.close()
 
 
+@pytest.mark.sqlite_only("a version-2 state.db and its migration")
 def test_version_two_file_is_read_as_it_is_and_migrated_exactly(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     with SessionStore(path) as store:
@@ -182,8 +186,8 @@ def test_version_two_file_is_read_as_it_is_and_migrated_exactly(tmp_path: Path) 
         assert [h["role"] for h in store.search_messages("Ines")] == ["user"]
 
 
-def test_a_question_naming_a_speaker_prefers_their_conversations(tmp_path: Path) -> None:
-    with SessionStore(tmp_path / "state.db") as store:
+def test_a_question_naming_a_speaker_prefers_their_conversations(session_backend: str) -> None:
+    with open_session_store(session_backend) as store:
         chats = {
             "ben_and_ana": [
                 ("Ben", "The bike shop hired me."),
@@ -214,12 +218,12 @@ def test_a_question_naming_a_speaker_prefers_their_conversations(tmp_path: Path)
         assert hits[0]["session_id"] == "grace_and_hiro"
 
 
-def test_the_cli_shows_who_spoke(tmp_path: Path) -> None:
-    path = tmp_path / "state.db"
-    with SessionStore(path) as store:
+def test_the_cli_shows_who_spoke(session_backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with open_session_store(session_backend) as store:
         _two_person_chat(store)
-    found = CliRunner().invoke(cli, ["sessions", "search", "wonderful", "--db", str(path)])
+    args = db_args(session_backend, monkeypatch)
+    found = CliRunner().invoke(cli, ["sessions", "search", "wonderful", *args])
     assert found.exit_code == 0, found.output
     assert "assistant (Dora)  #2" in found.output
-    shown = CliRunner().invoke(cli, ["sessions", "show", "chat", "--db", str(path)])
+    shown = CliRunner().invoke(cli, ["sessions", "show", "chat", *args])
     assert "[USER:Ines]: I went to a pottery class today." in shown.output

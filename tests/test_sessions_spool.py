@@ -11,12 +11,15 @@ import json
 import logging
 import multiprocessing
 import shutil
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hermes_core.errors import SessionStoreError, SessionStoreUnavailableError
 from hermes_core.sessions.backends import open_session_store
@@ -139,27 +142,44 @@ def test_a_torn_last_line_is_ignored_and_later_records_still_count(tmp_path: Pat
     spool.add("s", [{"role": "user", "content": "next"}], ["t2"])
     seen: list[tuple[str, list[dict[str, Any]], list[str]]] = []
     assert spool.drain(lambda *record: seen.append(record)) == 2
-    assert [messages[0]["content"] for _, messages, _ in seen] == ["whole", "next"]
+    assert [m["content"] for _, messages, _ in seen for m in messages] == ["whole", "next"]
     assert spool.pending() == 0
     assert "client_to" in spool.rejected_path.read_text()  # kept aside, not lost
 
 
 def test_a_drain_cut_short_keeps_the_rest_in_order(tmp_path: Path) -> None:
     spool = SessionSpool(tmp_path / "s.jsonl")
-    for n in range(4):
-        spool.add("s", [{"role": "user", "content": f"m{n}"}], [f"t{n}"])
-    stored: list[str] = []
+    for n, session_id in enumerate(["a", "a", "b", "b", "a"]):
+        spool.add(session_id, [{"role": "user", "content": f"m{n}"}], [f"t{n}"])
+    calls: list[tuple[str, list[str]]] = []
 
     def write(session_id: str, messages: list[dict[str, Any]], tokens: list[str]) -> None:
-        if tokens == ["t2"]:
+        if session_id == "b":
             raise SessionStoreUnavailableError("down again")
-        stored.append(messages[0]["content"])
+        calls.append((session_id, [m["content"] for m in messages]))
 
     with pytest.raises(SessionStoreUnavailableError):
         spool.drain(write)
-    assert stored == ["m0", "m1"]
+    assert calls == [("a", ["m0", "m1"])]  # one session's run in one call
     lines = [json.loads(line) for line in spool.path.read_text().splitlines()]
-    assert [record["client_tokens"] for record in lines] == [["t2"], ["t3"]]
+    assert [record["client_tokens"] for record in lines] == [["t2"], ["t3"], ["t4"]]
+
+
+def test_one_refused_record_of_a_run_is_set_aside_alone(tmp_path: Path) -> None:
+    spool = SessionSpool(tmp_path / "s.jsonl")
+    for n in range(3):
+        spool.add("a", [{"role": "user", "content": f"m{n}"}], [f"t{n}"])
+    stored: list[str] = []
+
+    def write(session_id: str, messages: list[dict[str, Any]], tokens: list[str]) -> None:
+        if "t1" in tokens:
+            raise SessionStoreError("refused")
+        stored.extend(m["content"] for m in messages)
+
+    assert spool.drain(write) == 2
+    assert stored == ["m0", "m2"] and spool.pending() == 0
+    (rejected,) = spool.rejected_path.read_text().splitlines()
+    assert json.loads(rejected)["client_tokens"] == ["t1"]
 
 
 def test_a_refused_record_is_set_aside_and_the_rest_stored(pg_url: str, tmp_path: Path) -> None:
@@ -223,11 +243,9 @@ def test_a_turn_completes_when_the_database_drops_mid_turn(
         return "answered while the database was down"
 
     with FakeOpenAIServer(answer) as llm:
-        store = PostgresSessionStore(_through(pg_url, proxy, password="s3cret"), connect_timeout=1)
+        store = _spooled(_through(pg_url, proxy, password="s3cret"), hermes_home)
         client = ChatClient(llm.base_url, llm.model, max_retries=1, timeout=10.0)
-        session = AgentSession(
-            MemoryManager(), with_spool(store, hermes_home), client, hermes_home=hermes_home
-        )
+        session = AgentSession(MemoryManager(), store, client, hermes_home=hermes_home)  # type: ignore[arg-type]
         session_id = session.start()
         with caplog.at_level(logging.WARNING):
             result = session.run_turn("hello")
@@ -244,3 +262,41 @@ def test_a_turn_completes_when_the_database_drops_mid_turn(
 def test_a_state_db_is_not_wrapped(tmp_path: Path) -> None:
     with open_session_store(tmp_path / "state.db") as store:
         assert with_spool(store, tmp_path) is store
+
+
+def _whole_json(line: bytes) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    contents=st.lists(_TEXT, min_size=1, max_size=6),
+    cut=st.integers(min_value=0, max_value=10_000),
+)
+def test_a_spool_cut_anywhere_reads_as_its_whole_records(
+    tmp_path: Path, contents: list[str], cut: int
+) -> None:
+    """A crash mid-write leaves a prefix of the file: the whole records in it are read, in
+    order (a torn last one is not), and the next record written after it is read too."""
+    spool = SessionSpool(tmp_path / f"cut-{uuid.uuid4().hex}.jsonl")
+    for n, text in enumerate(contents):
+        spool.add("s", [{"role": "user", "content": text}], [f"t{n}"])
+    data = spool.path.read_bytes()
+    cut = cut % (len(data) + 1)
+    spool.path.write_bytes(data[:cut])
+    whole = sum(1 for line in data[:cut].split(b"\n") if _whole_json(line))
+    assert [r["messages"][0]["content"] for r in spool.records()] == contents[:whole]
+    spool.add("s", [{"role": "user", "content": "after the crash"}], ["next"])
+    assert [r["client_tokens"] for r in spool.records()] == [
+        *[[f"t{n}"] for n in range(whole)],
+        ["next"],
+    ]

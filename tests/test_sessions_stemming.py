@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -34,6 +35,7 @@ def fts5_tokens(words: list[str]) -> dict[str, str]:
     return {word: found[n] for n, word in enumerate(words, start=1)}
 
 
+@pytest.mark.sqlite_only("FTS5's porter tokenizer (PostgreSQL stems query and index alike)")
 def test_porter_stem_is_the_token_fts5_stores() -> None:
     tokens = fts5_tokens(WORDS)
     assert {w: porter_stem(w) for w in WORDS} == tokens
@@ -42,6 +44,7 @@ def test_porter_stem_is_the_token_fts5_stores() -> None:
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
+@pytest.mark.sqlite_only("FTS5's porter tokenizer (PostgreSQL stems query and index alike)")
 @given(st.lists(st.text(alphabet=LETTERS, min_size=1, max_size=14), min_size=1))
 def test_porter_stem_agrees_with_fts5_on_any_word(words: list[str]) -> None:
     tokens = fts5_tokens(words)

@@ -1,4 +1,8 @@
-"""SessionStore: lifecycle, messages, titles, lineage, listing, schema and bad files."""
+"""SessionStore: lifecycle, messages, titles, lineage, listing, schema and bad files.
+
+The ``store`` tests run on both backends (state.db and PostgreSQL, ``session_backend``);
+the ones about the SQLite file itself are marked ``sqlite_only``.
+"""
 
 from __future__ import annotations
 
@@ -12,18 +16,21 @@ import pytest
 
 from hermes_core.errors import SessionStoreError, SessionTitleError
 from hermes_core.sessions import SCHEMA_VERSION, SessionStore, default_db_path
+from hermes_core.sessions.backends import open_session_store
 from hermes_core.sessions.titles import sanitize_title
+from tests.backend_kit import raw_sql
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[SessionStore]:
-    with SessionStore(tmp_path / "state.db") as opened:
+def store(session_backend: str) -> Iterator[SessionStore]:
+    with open_session_store(session_backend) as opened:
         yield opened
 
 
 # -- lifecycle ----------------------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only("where state.db lives")
 def test_default_path_follows_hermes_home(hermes_home: Path) -> None:
     assert default_db_path() == hermes_home / "state.db"
     with SessionStore() as opened:
@@ -370,13 +377,11 @@ def test_delegate_marker_is_never_a_continuation(store: SessionStore) -> None:
     assert store.get_compression_tip("p") == "p"
 
 
-def test_lineage_walks_survive_cycles(store: SessionStore) -> None:
+def test_lineage_walks_survive_cycles(store: SessionStore, session_backend: str) -> None:
     store.create_session("a")
     store.create_session("b", parent_session_id="a")
-    raw = sqlite3.connect(store.path)  # a damaged file could hold a cycle; walks must end
-    raw.execute("UPDATE sessions SET parent_session_id = 'b' WHERE id = 'a'")
-    raw.commit()
-    raw.close()
+    # a damaged file (or another program) could hold a cycle; walks must end
+    raw_sql(session_backend, "UPDATE sessions SET parent_session_id = 'b' WHERE id = 'a'")
     store.end_session("a", "compression")
     store.end_session("b", "compression")
     assert store.get_lineage_root("a") in {"a", "b"}
@@ -455,6 +460,7 @@ def test_branch_child_is_listed(store: SessionStore) -> None:
 # -- schema ---------------------------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only("the state.db tables, triggers, WAL and file mode")
 def test_schema_pragmas_and_version(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     SessionStore(path).close()
@@ -482,10 +488,12 @@ def test_schema_pragmas_and_version(tmp_path: Path) -> None:
     assert path.stat().st_mode & 0o777 == 0o600
 
 
+@pytest.mark.sqlite_only("a SQLite pragma")
 def test_foreign_keys_are_on(store: SessionStore) -> None:
     assert store._conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
 
 
+@pytest.mark.sqlite_only("SQLite's data_version")
 def test_reopening_is_idempotent_and_writes_nothing(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     with SessionStore(path) as first:
@@ -497,6 +505,7 @@ def test_reopening_is_idempotent_and_writes_nothing(tmp_path: Path) -> None:
     assert sqlite3.connect(path).execute("PRAGMA data_version").fetchone() == changes
 
 
+@pytest.mark.sqlite_only("state.db's own migrations")
 def test_version_one_file_is_migrated_and_backfilled(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     with SessionStore(path) as store:
@@ -521,6 +530,7 @@ def test_version_one_file_is_migrated_and_backfilled(tmp_path: Path) -> None:
         assert [h["session_id"] for h in store.search_messages("断")] == ["s"]
 
 
+@pytest.mark.sqlite_only("state.db's own migrations")
 def test_a_version_four_file_gains_where_sessions_ran(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     with SessionStore(path) as store:
@@ -546,6 +556,7 @@ def test_a_version_four_file_gains_where_sessions_ran(tmp_path: Path) -> None:
     assert row == ("/srv/app", "/srv/app/web")
 
 
+@pytest.mark.sqlite_only("state.db's own migrations")
 def test_missing_columns_are_added_on_open(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     SessionStore(path).close()
@@ -562,6 +573,7 @@ def test_missing_columns_are_added_on_open(tmp_path: Path) -> None:
 # -- bad files --------------------------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only("a damaged file")
 def test_corrupt_file_error_names_it(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     path.write_bytes(b"this is not a database at all" * 200)
@@ -571,6 +583,7 @@ def test_corrupt_file_error_names_it(tmp_path: Path) -> None:
     assert path.read_bytes().startswith(b"this is not a database")
 
 
+@pytest.mark.sqlite_only("a damaged file")
 def test_damaged_file_is_not_blamed_on_permissions(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     with SessionStore(path) as store:
@@ -585,6 +598,7 @@ def test_damaged_file_is_not_blamed_on_permissions(tmp_path: Path) -> None:
     assert path.read_bytes() == header + b"\xff" * 8000
 
 
+@pytest.mark.sqlite_only("an empty file")
 def test_empty_file_read_only_says_it_is_empty(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     path.touch()
@@ -593,6 +607,7 @@ def test_empty_file_read_only_says_it_is_empty(tmp_path: Path) -> None:
     assert path.read_bytes() == b""
 
 
+@pytest.mark.sqlite_only("state.db's schema_version")
 def test_file_of_a_newer_version_is_read_but_never_downgraded(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     with SessionStore(path) as store:
@@ -616,6 +631,7 @@ def test_file_of_a_newer_version_is_read_but_never_downgraded(tmp_path: Path) ->
     conn.close()
 
 
+@pytest.mark.sqlite_only("another application's SQLite file")
 def test_other_sqlite_database_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "other.db"
     conn = sqlite3.connect(path)
@@ -630,6 +646,7 @@ def test_other_sqlite_database_is_refused(tmp_path: Path) -> None:
     assert names == {"recipes"}
 
 
+@pytest.mark.sqlite_only("a missing state.db file")
 def test_read_only_store_refuses_writes_and_missing_files(tmp_path: Path) -> None:
     with pytest.raises(SessionStoreError, match="No session database"):
         SessionStore(tmp_path / "absent.db", read_only=True)
@@ -702,8 +719,21 @@ def test_search_and_listing_arguments_out_of_range(store: SessionStore) -> None:
     assert store.resolve_session_id("") is None  # not "the only id starting with nothing"
 
 
-def test_closed_store_says_so(tmp_path: Path) -> None:
-    store = SessionStore(tmp_path / "state.db")
+def test_a_read_only_store_refuses_writes(session_backend: str) -> None:
+    open_session_store(session_backend).close()
+    with open_session_store(session_backend, read_only=True) as reader:
+        for write in (
+            lambda: reader.create_session("s"),
+            lambda: reader.set_meta("k", "v"),
+            lambda: reader.delete_conversation("s"),
+        ):
+            with pytest.raises(SessionStoreError, match="read-only"):
+                write()
+        assert reader.session_count() == 0
+
+
+def test_closed_store_says_so(session_backend: str) -> None:
+    store = open_session_store(session_backend)
     store.close()
     store.close()
     with pytest.raises(SessionStoreError, match="closed"):

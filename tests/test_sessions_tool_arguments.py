@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 
 from hermes_core.sessions import SCHEMA_VERSION, SessionStore
+from hermes_core.sessions.backends import open_session_store
 from hermes_core.sessions.gramqueue import tool_calls_text
 from hermes_core.sessions.schema import _TOOL_CALLS_TEXT, _TOOL_CALLS_TEXT_V3, schema_sql
+from tests.backend_kit import raw_sql
 
 # What clients write: json.dumps' defaults escape line breaks, quotes and every
 # non-ASCII letter (an Anthropic tool_use input turned into OpenAI arguments).
@@ -35,8 +37,10 @@ def _sessions(store: SessionStore, query: str) -> list[str]:
     ],
     ids=["ascii-escaped", "letters", "object"],
 )
-def test_words_after_escapes_and_escaped_cjk_are_found(tmp_path: Path, arguments: Any) -> None:
-    with SessionStore(tmp_path / "state.db") as store:
+def test_words_after_escapes_and_escaped_cjk_are_found(
+    session_backend: str, arguments: Any
+) -> None:
+    with open_session_store(session_backend) as store:
         store.create_session("s")
         store.append_message("s", "assistant", "", tool_calls=_call(arguments))
         store.create_session("other")
@@ -49,19 +53,20 @@ def test_words_after_escapes_and_escaped_cjk_are_found(tmp_path: Path, arguments
         assert store.check() == []
 
 
-def test_a_whole_tool_calls_list_written_with_escapes_is_found(tmp_path: Path) -> None:
+def test_a_whole_tool_calls_list_written_with_escapes_is_found(session_backend: str) -> None:
     # The stored list itself escaped (json.dumps of the list): CJK only as \\u escapes.
-    with SessionStore(tmp_path / "state.db") as store:
+    with open_session_store(session_backend) as store:
         store.create_session("s")
         listed = json.dumps(_call(json.dumps(COMMAND)))
         store.append_message("s", "assistant", "", tool_calls=listed)
-        stored = store._conn.execute("SELECT tool_calls FROM messages").fetchone()[0]
+        stored = raw_sql(session_backend, "SELECT tool_calls FROM messages")[0][0]
         assert stored.isascii()
         assert _sessions(store, "缓存") == ["s"]
         assert _sessions(store, "helm") == ["s"]
         assert store.check() == []
 
 
+@pytest.mark.sqlite_only("SQLite's messages_fts_src view")
 def test_arguments_without_escapes_are_indexed_as_written(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     with SessionStore(path) as store:
@@ -77,9 +82,11 @@ def test_arguments_without_escapes_are_indexed_as_written(tmp_path: Path) -> Non
     ]
 
 
-def test_deep_or_broken_arguments_are_stored_and_indexed_without_error(tmp_path: Path) -> None:
+def test_deep_or_broken_arguments_are_stored_and_indexed_without_error(
+    session_backend: str,
+) -> None:
     deep = "[" * 5000 + "]" * 5000
-    with SessionStore(tmp_path / "state.db") as store:
+    with open_session_store(session_backend) as store:
         store.create_session("s")
         for arguments in (deep, '{"a": "\\u12', '{"\\ud800": "x"}', "\\"):
             store.append_message("s", "assistant", "", tool_calls=_call(arguments, "probe"))
@@ -125,6 +132,7 @@ def _make_version_three(path: Path, rows: list[tuple[str, str, str | None]]) -> 
     conn.close()
 
 
+@pytest.mark.sqlite_only("a version-3 state.db and its upgrade")
 def test_version_three_file_is_read_as_it_is_and_upgraded_exactly(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     plain = json.dumps(_call('{"path": "/etc/hosts"}'), ensure_ascii=False)
@@ -164,6 +172,7 @@ def test_version_three_file_is_read_as_it_is_and_upgraded_exactly(tmp_path: Path
         assert [h["id"] for h in store.search_messages("部署")] == [3]
 
 
+@pytest.mark.sqlite_only("bytes a raw sqlite3 writer stored that are not UTF-8")
 def test_text_another_program_stored_as_invalid_utf8_is_read_with_replacements(
     tmp_path: Path,
 ) -> None:
@@ -188,10 +197,10 @@ def test_text_another_program_stored_as_invalid_utf8_is_read_with_replacements(
         assert sorted(h["id"] for h in reader.search_messages("rollback")) == [1, 2]
 
 
-def test_a_question_counts_words_inside_a_multi_line_command(tmp_path: Path) -> None:
+def test_a_question_counts_words_inside_a_multi_line_command(session_backend: str) -> None:
     # Coverage of the question reads the decoded arguments: 'helm' follows a '\n' escape.
     command = "cd /srv/charts\nhelm rollback payments 41\nkubectl get pods"
-    with SessionStore(tmp_path / "state.db") as store:
+    with open_session_store(session_backend) as store:
         store.create_session("did_it")
         store.append_message("did_it", "user", "the release is broken, undo it")
         store.append_message("did_it", "assistant", "", tool_calls=_call({"command": command}))

@@ -4,7 +4,8 @@ Two users share one HERMES_HOME (a gateway serving many people). Every layer
 the builtin provider owns is checked: the MEMORY.md / USER.md snapshot, the
 ``memory`` tool, ``session_search``, the session store's reads, search,
 lineage, titles and deletes, and the ``memory`` / ``sessions`` commands.
-No user id keeps the single-user behaviour.
+No user id keeps the single-user behaviour. The session-store cases run on both
+backends (state.db and PostgreSQL through ``HERMES_SESSIONS_URL``, ``session_backend``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from hermes_core.cli import cli
 from hermes_core.errors import ConfigError, SessionNotFoundError, SessionStoreError
 from hermes_core.runtime.session import AgentSession
 from hermes_core.sessions import SessionStore
+from hermes_core.sessions.backends import open_session_store
 from hermes_core.users import MAX_USER_ID_CHARS, user_folder_name, valid_user_id
+from tests.backend_kit import configured_store
 
 ALICE, BOB = "telegram:1001", "telegram:2002"
 
@@ -133,16 +136,24 @@ def test_an_unusable_user_id_stops_initialize_with_the_reason(hermes_home: Path)
         _provider(hermes_home, "x", " alice ")
 
 
-def _write_conversation(home: Path, user_id: str | None, session_id: str, text: str) -> None:
-    with SessionStore(home / "state.db", user_id=user_id) as store:
+@pytest.fixture
+def sessions_at(session_backend: str, hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The session store every layer of this home uses, on each backend."""
+    return configured_store(session_backend, hermes_home, monkeypatch)
+
+
+def _write_conversation(target: str, user_id: str | None, session_id: str, text: str) -> None:
+    with open_session_store(target, user_id=user_id) as store:
         store.create_session(session_id, source="telegram", title="Groceries")
         store.append_message(session_id, "user", text)
         store.append_message(session_id, "assistant", "Noted.")
 
 
-def test_session_search_returns_only_the_users_own_conversations(hermes_home: Path) -> None:
-    _write_conversation(hermes_home, ALICE, "alice-1", "my pharmacy is on Elm Street")
-    _write_conversation(hermes_home, BOB, "bob-1", "my pharmacy is on Oak Avenue")
+def test_session_search_returns_only_the_users_own_conversations(
+    hermes_home: Path, sessions_at: str
+) -> None:
+    _write_conversation(sessions_at, ALICE, "alice-1", "my pharmacy is on Elm Street")
+    _write_conversation(sessions_at, BOB, "bob-1", "my pharmacy is on Oak Avenue")
     bob = _provider(hermes_home, "bob-2", BOB)
     for args in ({"query": "pharmacy"}, {"query": "street"}, {}):
         text = bob.handle_tool_call("session_search", args)
@@ -153,7 +164,9 @@ def test_session_search_returns_only_the_users_own_conversations(hermes_home: Pa
     assert "Elm" in found and "Oak" not in found
 
 
-def test_the_runtime_scopes_prompt_and_store_by_its_user(hermes_home: Path) -> None:
+def test_the_runtime_scopes_prompt_and_store_by_its_user(
+    hermes_home: Path, sessions_at: str
+) -> None:
     alice = AgentSession.open(hermes_home, client=None, user_id=ALICE)
     alice.start()
     assert alice.store.user_id == ALICE
@@ -177,15 +190,14 @@ def test_the_runtime_scopes_prompt_and_store_by_its_user(hermes_home: Path) -> N
 
 
 @pytest.fixture
-def shared_db(hermes_home: Path) -> Path:
-    db = hermes_home / "state.db"
-    _write_conversation(hermes_home, ALICE, "alice-1", "the launch code is tangerine")
-    _write_conversation(hermes_home, BOB, "bob-1", "the launch code is avocado")
-    return db
+def shared_db(sessions_at: str) -> str:
+    _write_conversation(sessions_at, ALICE, "alice-1", "the launch code is tangerine")
+    _write_conversation(sessions_at, BOB, "bob-1", "the launch code is avocado")
+    return sessions_at
 
 
-def test_a_scoped_store_sees_only_its_users_sessions(shared_db: Path) -> None:
-    with SessionStore(shared_db, user_id=BOB) as bob:
+def test_a_scoped_store_sees_only_its_users_sessions(shared_db: str) -> None:
+    with open_session_store(shared_db, user_id=BOB) as bob:
         assert [row["id"] for row in bob.list_sessions()] == ["bob-1"]
         assert bob.session_count() == 1 and bob.message_count() == 2
         assert bob.get_session("alice-1") is None
@@ -200,25 +212,25 @@ def test_a_scoped_store_sees_only_its_users_sessions(shared_db: Path) -> None:
         assert bob.search_messages("tangerine", session_ids=["alice-1"]) == []
         assert bob.get_lineage("alice-1") == ["alice-1"]
         assert bob.get_lineage_members("alice-1") == {"alice-1"}
-    with SessionStore(shared_db) as everyone:
+    with open_session_store(shared_db) as everyone:
         assert {row["id"] for row in everyone.list_sessions()} == {"alice-1", "bob-1"}
         assert everyone.message_count() == 4
 
 
-def test_titles_are_unique_per_user(shared_db: Path) -> None:
+def test_titles_are_unique_per_user(shared_db: str) -> None:
     # both fixtures' sessions are titled "Groceries": each user has their own namespace
-    with SessionStore(shared_db, user_id=BOB) as bob:
+    with open_session_store(shared_db, user_id=BOB) as bob:
         assert bob.next_title_in_lineage("Groceries") == "Groceries #2"
         bob.create_session("bob-2")
         assert bob.set_session_title("bob-2", "Groceries #2")
-    with SessionStore(shared_db, user_id=ALICE) as alice:
+    with open_session_store(shared_db, user_id=ALICE) as alice:
         assert alice.next_title_in_lineage("Groceries") == "Groceries #2"
         alice.create_session("alice-2", title="Groceries #2")
         assert alice.get_session("alice-2")["title"] == "Groceries #2"  # type: ignore[index]
 
 
-def test_a_scoped_store_cannot_change_or_delete_another_users_sessions(shared_db: Path) -> None:
-    with SessionStore(shared_db, user_id=BOB) as bob:
+def test_a_scoped_store_cannot_change_or_delete_another_users_sessions(shared_db: str) -> None:
+    with open_session_store(shared_db, user_id=BOB) as bob:
         with pytest.raises(SessionNotFoundError):
             bob.append_message("alice-1", "user", "injected")
         assert not bob.end_session("alice-1", "user_exit")
@@ -237,23 +249,24 @@ def test_a_scoped_store_cannot_change_or_delete_another_users_sessions(shared_db
             bob.import_sessions([{"id": "imp", "user_id": ALICE, "messages": []}])
         bob.end_session("bob-1", "user_exit")
         assert bob.prune_conversations(ended_before=9e9) == ["bob-1"]
-    with SessionStore(shared_db, user_id=ALICE) as alice:
+    with open_session_store(shared_db, user_id=ALICE) as alice:
         session = alice.get_session("alice-1")
         assert session is not None and session["title"] == "Groceries"
         assert session["ended_at"] is None
         assert alice.message_count("alice-1") == 2
 
 
-def test_prune_of_one_user_keeps_the_others(shared_db: Path) -> None:
+def test_prune_of_one_user_keeps_the_others(shared_db: str) -> None:
     for user, session_id in ((ALICE, "alice-1"), (BOB, "bob-1")):
-        with SessionStore(shared_db, user_id=user) as store:
+        with open_session_store(shared_db, user_id=user) as store:
             assert store.end_session(session_id, "done")
-    with SessionStore(shared_db, user_id=ALICE) as alice:
+    with open_session_store(shared_db, user_id=ALICE) as alice:
         assert alice.prune_conversations(ended_before=9e9) == ["alice-1"]
-    with SessionStore(shared_db) as everyone:
+    with open_session_store(shared_db) as everyone:
         assert [row["id"] for row in everyone.list_sessions()] == ["bob-1"]
 
 
+@pytest.mark.sqlite_only("a version-5 state.db and its migration")
 def test_an_older_state_db_is_migrated_in_place(hermes_home: Path) -> None:
     """A version-5 file (one title namespace) opens, keeps its rows and gains per-user titles."""
     db = hermes_home / "state.db"
@@ -288,7 +301,7 @@ def _run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def test_the_sessions_commands_honour_user(shared_db: Path) -> None:
+def test_the_sessions_commands_honour_user(shared_db: str) -> None:
     code, out = _run("sessions", "list", "--user", BOB, "--json")
     assert code == 0 and [row["id"] for row in json.loads(out)] == ["bob-1"]
     code, out = _run("sessions", "search", "--user", BOB, "launch code", "--json")

@@ -976,14 +976,15 @@ def export_cmd(
     database taken first, so agents can keep writing; the copy needs as much
     free disk as state.db (beside it, else in the system's temporary folder).
     A Hermes Agent state.db can be exported too, and so can a PostgreSQL store
-    (sessions.url), read as it is. OUT is written whole or not at all.
+    (sessions.url), read in one snapshot. OUT is written whole or not at all.
     """
     from hermes_core.sessions.export import export_sessions
 
     since_ts = parse_when(since)
     with contextlib.ExitStack() as stack:
-        if db is None and _configured_url() is not None:  # a PostgreSQL store, read as it is
+        if db is None and _configured_url() is not None:  # PostgreSQL: one read snapshot
             store = stack.enter_context(_store(None, read_only=True))
+            stack.enter_context(store.read_snapshot())
             source = _target(None)
         else:
             path = _existing(db)

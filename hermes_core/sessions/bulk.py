@@ -17,7 +17,14 @@ from hermes_core.sessions.records import encode_messages, sane_timestamp, valid_
 from hermes_core.sessions.scope import UserScope
 from hermes_core.sessions.titles import sanitize_title
 
-__all__ = ["IMPORT_SESSION_COLUMNS", "ImportBatch", "prepare_import"]
+__all__ = [
+    "IMPORT_SESSION_COLUMNS",
+    "ImportBatch",
+    "missing_parent_error",
+    "prepare_import",
+    "session_exists_error",
+    "title_taken_error",
+]
 
 IMPORT_SESSION_COLUMNS = (
     "id, source, user_id, model, parent_session_id, started_at, ended_at, end_reason, "
@@ -95,3 +102,31 @@ def prepare_import(sessions: Iterable[Mapping[str, Any]], scope: UserScope) -> I
                 )
             seen.add(key)
     return ImportBatch(session_rows, message_rows, titles, ids)
+
+
+def session_exists_error(session_id: str, where: object) -> SessionStoreError:
+    """The refusal of an import holding a session id the store *where* has already."""
+    return SessionStoreError(
+        f"Session {session_id!r} already exists in {where}; nothing was imported. "
+        "Give the imported session another id (`sessions import --session-id` for a "
+        'file of one conversation, or its "session_id" in the file).'
+    )
+
+
+def title_taken_error(title: str, owner: str, where: object) -> SessionStoreError:
+    """The refusal of an import whose *title* session *owner* of *where* already has."""
+    return SessionStoreError(
+        f"The title {title!r} is already used by session {owner!r} in "
+        f"{where}; nothing was imported. Give the imported session another "
+        "title (`sessions import --title` for a file of one conversation, or its "
+        '"title" in the file).'
+    )
+
+
+def missing_parent_error(parent: str, where: object) -> SessionStoreError:
+    """The refusal of an import whose *parent* is neither imported with it nor in *where*."""
+    return SessionStoreError(
+        f"Session {parent!r}, the parent of an imported session, is neither "
+        f"imported with it nor in {where}; nothing was imported. Import "
+        "its parent first, or export the whole conversation."
+    )

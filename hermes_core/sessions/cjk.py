@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Iterable
 
 __all__ = [
+    "CJK_CLASS",
     "cjk_grams",
     "cjk_runs",
     "contains_cjk",
@@ -35,10 +36,12 @@ _CJK_RANGES: tuple[tuple[int, int], ...] = (
     (0x20000, 0x2A6DF),  # CJK Unified Ideographs Extension B
 )
 
-_CLASS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES)
-_RUN_RE = re.compile(f"[{_CLASS}]+")
-_ANY_RE = re.compile(f"[{_CLASS}]")
-_ONLY_RE = re.compile(f"[\\s{_CLASS}]+")
+CJK_CLASS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES)
+"""The CJK letters as the inside of a regular-expression character class (Python's and
+PostgreSQL's)."""
+_RUN_RE = re.compile(f"[{CJK_CLASS}]+")
+_ANY_RE = re.compile(f"[{CJK_CLASS}]")
+_ONLY_RE = re.compile(f"[\\s{CJK_CLASS}]+")
 
 
 def is_cjk_char(char: str) -> bool:

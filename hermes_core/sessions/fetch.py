@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hermes_core.sessions import arguments
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.routing import Candidates
 
@@ -37,6 +38,32 @@ class SearchFilters:
     exclude_session_ids: tuple[str, ...] = ()
     user_id: str | None = None
     """Only this user's sessions (``None``: every session)."""
+
+    @classmethod
+    def from_arguments(
+        cls,
+        *,
+        role_filter: Sequence[str] | str | None = None,
+        source_filter: Sequence[str] | str | None = None,
+        exclude_sources: Sequence[str] | str | None = None,
+        since: object = None,
+        until: object = None,
+        session_ids: Sequence[str] | str = (),
+        exclude_session_ids: Sequence[str] | str = (),
+        user_id: str | None = None,
+    ) -> SearchFilters:
+        """The filters of a ``search_messages`` call, each argument checked (a list or a
+        comma-separated string; epoch seconds), as both backends take them."""
+        return cls(
+            roles=arguments.names(role_filter),
+            sources=arguments.names(source_filter),
+            exclude_sources=arguments.names(exclude_sources),
+            since=arguments.epoch(since, "since"),
+            until=arguments.epoch(until, "until"),
+            session_ids=arguments.ids(session_ids),
+            exclude_session_ids=arguments.ids(exclude_session_ids),
+            user_id=user_id,
+        )
 
     @property
     def active(self) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
+from collections.abc import Sequence
 
 __all__ = [
     "MAX_HOPS",
@@ -20,6 +21,7 @@ __all__ = [
     "compression_tip",
     "lineage_members",
     "lineage_root",
+    "owned_root",
 ]
 
 MAX_HOPS = 1000
@@ -150,3 +152,14 @@ def compression_chain(
         seen.add(row[0])
         current = row[0]
     return back + forward
+
+
+def owned_root(chain: Sequence[str], owned: set[str], session_id: str) -> str:
+    """The root of *session_id*'s tree for one user: the furthest of its *chain* of
+    ancestors (root first, ending with itself) reached through sessions in *owned*."""
+    root = session_id
+    for member in reversed(chain):  # the nearest ancestors of this user's
+        if member not in owned:
+            break
+        root = member
+    return root

@@ -160,9 +160,12 @@ def _snapshot(url: str) -> Iterator[_Snapshot]:
 
 def copy_to_sqlite(url: str, path: str | os.PathLike[str]) -> tuple[int, int]:
     """Copy the whole PostgreSQL store at *url* into the new SQLite file *path*, as it was at
-    one instant (one REPEATABLE READ transaction, while agents keep writing), and verify it
-    as ``sessions migrate`` does; returns (sessions, messages). *path* must not exist."""
-    from hermes_core.sessions.migration import _copy_to_sqlite, _verify
+    one instant (one REPEATABLE READ transaction, while agents keep writing); returns
+    (sessions, messages). The copy is verified: its counts are those read, and SQLite's
+    check and each search index against the messages (``sessions check``) find nothing
+    wrong. *path* must not exist."""
+    from hermes_core.sessions.migration import _copy_to_sqlite
+    from hermes_core.sessions.postgres import masked_url
     from hermes_core.sessions.store import SessionStore
 
     target = Path(path)
@@ -170,6 +173,14 @@ def copy_to_sqlite(url: str, path: str | os.PathLike[str]) -> tuple[int, int]:
         raise SessionStoreError(f"{target} exists already; copy into a new file.")
     with _snapshot(url) as source, SessionStore(target, semantic="off") as copy:
         sessions, messages = _copy_to_sqlite(source, copy)
-        _verify(source, copy, sessions, messages)
+        counts = (copy.session_count(), copy.message_count())
+        problems = copy.check()
+        if counts != (sessions, messages) or problems:
+            raise SessionStoreError(
+                f"The copy of {masked_url(url)} does not verify: {counts[0]} sessions and "
+                f"{counts[1]} messages of the {sessions} and {messages} read"
+                + (f"; {'; '.join(problems)}" if problems else "")
+                + ". Retry; report it if it happens again."
+            )
         copy._truncate_wal()  # every page in the file itself
     return sessions, messages

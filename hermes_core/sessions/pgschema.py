@@ -9,7 +9,9 @@ message, made of three parts of the text the store puts in ``search_text``
 * ``simple`` (every word as written, stop words kept: *to be or not to be*), once as
   written and once with connectors (``. - / :`` …) as spaces, so ``file`` finds ``file.txt``;
 * the CJK unigrams and bigrams of ``cjk_grams`` (:func:`~hermes_core.sessions.cjk.cjk_grams`),
-  so a Chinese, Japanese or Korean term of any length is an indexed lookup.
+  so a Chinese, Japanese or Korean term of any length is an indexed lookup;
+* ``simple`` again with the CJK runs as spaces, so a word glued to CJK text
+  (``以及Agent通信``) is a word of its own (migration 3).
 
 Migrations are numbered; ``hermes_schema_migrations`` records the ones applied.
 The store applies the missing ones at start under an advisory lock, so several
@@ -19,6 +21,8 @@ processes starting at once never apply one twice.
 from __future__ import annotations
 
 from typing import Any
+
+from hermes_core.sessions.cjk import CJK_CLASS
 
 __all__ = ["MIGRATIONS", "PG_SCHEMA_VERSION", "migrate"]
 
@@ -90,6 +94,21 @@ CREATE INDEX IF NOT EXISTS messages_tsv ON messages USING GIN (tsv);
 ALTER TABLE messages ADD COLUMN IF NOT EXISTS words INTEGER
     GENERATED ALWAYS AS (regexp_count(COALESCE(search_text, ''), '\w+')) STORED;
 CREATE INDEX IF NOT EXISTS messages_named ON messages(session_id) WHERE name IS NOT NULL;
+""",
+    # The words glued to CJK text (以及Agent通信, 修改youer服务端) as words of their own: the
+    # CJK runs read as spaces in a fifth part of the vector.
+    3: f"""
+ALTER TABLE messages DROP COLUMN tsv;
+ALTER TABLE messages ADD COLUMN tsv TSVECTOR GENERATED ALWAYS AS (
+    setweight(to_tsvector('english', COALESCE(search_text, '')), 'A')
+    || to_tsvector('simple', COALESCE(search_text, ''))
+    || to_tsvector('simple',
+        regexp_replace(COALESCE(search_text, ''), '[-._/\\:@#+=&~%]+', ' ', 'g'))
+    || to_tsvector('simple', COALESCE(cjk_grams, ''))
+    || to_tsvector('simple', regexp_replace(COALESCE(search_text, ''), '[{CJK_CLASS}]+', ' ', 'g'))
+) STORED;
+CREATE INDEX messages_tsv ON messages USING GIN (tsv);
+ANALYZE messages;
 """,
 }
 """version -> SQL bringing the schema from the version before to it."""

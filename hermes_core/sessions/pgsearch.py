@@ -23,10 +23,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from hermes_core.sessions import pgrerank
-from hermes_core.sessions.cjk import cjk_grams, contains_cjk, query_gram
+from hermes_core.sessions.cjk import CJK_CLASS, cjk_grams, cjk_runs, contains_cjk, query_gram
 from hermes_core.sessions.fetch import SearchFilters
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
 from hermes_core.sessions.question import Plan, names_a_topic, plan_query
+from hermes_core.sessions.routing import RANKED_CANDIDATES
 from hermes_core.sessions.search import (
     _CALENDAR,
     _TIME_HINT,
@@ -60,6 +61,8 @@ Predicate = tuple[str, list[Any]]
 _CONNECTORS = re.compile(r"[-._/\\:@#+=&~%]+")
 """What the index also reads as spaces (the class in :mod:`~hermes_core.sessions.pgschema`)."""
 
+_CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
+
 
 def _lexeme(text: str) -> str:
     """*text* as one quoted tsquery lexeme."""
@@ -70,18 +73,35 @@ def _like(text: str) -> str:
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
+def _cjk(text: str) -> Predicate:
+    """A run of CJK letters: its unigram, bigram or chain of bigrams."""
+    grams = cjk_grams([text]).split()
+    letters = [gram for gram in grams if len(gram) == 1]
+    if len(letters) <= 2:
+        token = query_gram("".join(letters))
+        return "m.tsv @@ to_tsquery('simple', %s)", [_lexeme(token)]
+    pairs = [gram for gram in grams if len(gram) == 2]
+    return "m.tsv @@ to_tsquery('simple', %s)", [" <-> ".join(map(_lexeme, pairs))]
+
+
 def _term(term: Term) -> Predicate:
     text = term.text
     if term.symbolic or term.substring:
         return "m.search_text ILIKE %s", [_like(text)]
-    if contains_cjk(text) and not any(ch.isascii() and ch.isalnum() for ch in text):
-        grams = cjk_grams([text]).split()
-        letters = [gram for gram in grams if len(gram) == 1]
-        if len(letters) <= 2:
-            token = query_gram("".join(letters))
-            return "m.tsv @@ to_tsquery('simple', %s)", [_lexeme(token)]
-        pairs = [gram for gram in grams if len(gram) == 2]
-        return "m.tsv @@ to_tsquery('simple', %s)", [" <-> ".join(map(_lexeme, pairs))]
+    if contains_cjk(text):
+        if not any(ch.isascii() and ch.isalnum() for ch in text):
+            return _cjk(text)
+        # Latin glued to CJK (Agent通信): each part indexed, then the text as written.
+        parts = [_cjk(run) for run in cjk_runs(text)]
+        parts += [
+            ("m.tsv @@ phraseto_tsquery('simple', %s)", [word])
+            for word in _CJK_RUN.split(text)
+            if any(ch.isalnum() for ch in word)
+        ]
+        parts.append(("m.search_text ILIKE %s", [_like(text)]))
+        return "(" + " AND ".join(sql for sql, _ in parts) + ")", [
+            value for _, values in parts for value in values
+        ]
     if term.prefix:
         words = text.split()
         query = " <-> ".join(_lexeme(w) for w in words[:-1])
@@ -141,8 +161,10 @@ def ranked_terms(parsed: ParsedQuery) -> list[Term]:
 
 
 def idf(df: int, total: int) -> float:
-    """BM25's inverse document frequency of a term found in *df* of *total* messages."""
-    return math.log((total - df + 0.5) / (df + 0.5) + 1.0)
+    """BM25's inverse document frequency of a term found in *df* of *total* messages, as
+    FTS5's ``bm25()`` computes it (a term in half the messages or more weighs almost
+    nothing)."""
+    return max(math.log((total - df + 0.5) / (df + 0.5)), 1e-6)
 
 
 class Statistics(NamedTuple):
@@ -357,7 +379,11 @@ class PgSearch:
         return self._counts([forms], cap)[0]
 
     def _first_ranking(
-        self, query: ParsedQuery, bound: int, stats: tuple[list[Term], list[int], int, float]
+        self,
+        query: ParsedQuery,
+        bound: int,
+        stats: tuple[list[Term], list[int], int, float],
+        newest: int | None = None,
     ) -> Predicate:
         """SQL for the best *bound* matches of *query* as ``(id, score)``, by BM25 counting
         each term once.
@@ -369,7 +395,7 @@ class PgSearch:
         terms, dfs, total, words = stats
         where, where_params = self.where
         single = all(len(c.include) == 1 and not c.exclude for c in query.clauses)
-        if single and len(query.clauses) > 1:
+        if single and len(query.clauses) > 1 and newest is None:
             branches, params = [], []
             for term, df in zip(terms, dfs, strict=True):
                 score, score_params = bm25_sql([term], [df], total, words, matched=True)
@@ -386,19 +412,34 @@ class PgSearch:
         predicate, params = query_predicate(query)
         matched = len(query.clauses) == 1
         score, score_params = bm25_sql(terms, dfs, total, words, matched=matched)
+        source, source_params = "messages", []
+        if newest is not None:
+            source = (
+                f"(SELECT m.* FROM messages AS m WHERE {predicate} AND {where} "
+                "ORDER BY m.id DESC LIMIT %s)"
+            )
+            source_params = [*params, *where_params, max(bound, newest)]
         return (
-            f"SELECT m.id, {score} AS score FROM messages AS m WHERE {predicate} AND {where} "
+            f"SELECT m.id, {score} AS score FROM {source} AS m WHERE {predicate} AND {where} "
             "ORDER BY score DESC, m.id LIMIT %s",
-            [*score_params, *params, *where_params, bound],
+            [*score_params, *source_params, *params, *where_params, bound],
         )
 
     def candidates(
-        self, query: ParsedQuery, k: int, boosts: Sequence[tuple[ParsedQuery, float]] = ()
+        self,
+        query: ParsedQuery,
+        k: int,
+        boosts: Sequence[tuple[ParsedQuery, float]] = (),
+        bounded: bool = False,
     ) -> list[Row]:
-        """The best *k* matches of *query* by BM25, then re-scored by *boosts* (each matched
-        multiplies the score by 1 + its weight), as SQLite's candidates are."""
+        """The best *k* matches of *query* by BM25 (*bounded*: of its newest
+        :data:`~hermes_core.sessions.routing.RANKED_CANDIDATES` matches, unless CJK), then
+        re-scored by *boosts* (each matched multiplies the score by 1 + its weight), as
+        SQLite's candidates are."""
         stats = self._bm25(query)
-        first, first_params = self._first_ranking(query, max(k, RANKED_BY_FREQUENCY), stats)
+        cjk = any(contains_cjk(term.text) for term in stats[0])
+        newest = RANKED_CANDIDATES if bounded and not cjk else None
+        first, first_params = self._first_ranking(query, max(k, RANKED_BY_FREQUENCY), stats, newest)
         terms, dfs, total, words = stats
         counted, counted_params = bm25_sql(
             terms, dfs, total, words, counted=True, matched=len(query.clauses) == 1
@@ -437,6 +478,7 @@ class PgSearch:
         prefer_recent: bool = False,
         span: tuple[float, float] | None = None,
         phrases: tuple[Term, ...] = (),
+        bounded: bool = False,
     ) -> list[Row]:
         """As ``search._Search.rows``: candidates, quoted phrases' conversations, the ranking
         by conversation and the best messages kept near the top."""
@@ -446,7 +488,7 @@ class PgSearch:
         if quoted is not None:
             boosts = (*boosts, (quoted, BOOST_QUOTED))
         pool = max(need, QUESTION_CANDIDATES) if boosts or by_session else need
-        rows = self.candidates(query, pool, boosts)
+        rows = self.candidates(query, pool, boosts, bounded)
         quoted_sessions: frozenset[str] = frozenset()
         if quoted is not None and by_session:
             found = self.rows(quoted, pool)
@@ -479,11 +521,12 @@ class PgSearch:
             prefer_recent=plan.prefer_recent,
             span=span,
             phrases=plan.phrases,
+            bounded=not question,  # as SQLite's: a question's candidates are ranked in full
         )
         fallback = plan.fallback if len(rows) < min(need, KEYWORD_TOP_UP_BELOW) else None
         if fallback is not None:
             seen = {row[0] for row in rows}
-            extra = self.rows(fallback, need + len(seen))
+            extra = self.rows(fallback, need + len(seen), bounded=True)
             rows += [row for row in extra if row[0] not in seen][: need - len(rows)]
         if question and rows and not self.filters.roles:
             window = (self.filters.since, self.filters.until)

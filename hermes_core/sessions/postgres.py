@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from operator import itemgetter
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -30,28 +32,37 @@ from hermes_core.errors import (
     SessionStoreUnavailableError,
     SessionTitleError,
 )
-from hermes_core.fencing import sanitize_context
 from hermes_core.sessions import pgsearch
 from hermes_core.sessions.arguments import count as _count
 from hermes_core.sessions.arguments import epoch as _epoch
-from hermes_core.sessions.arguments import ids as _ids
-from hermes_core.sessions.arguments import names as _names
-from hermes_core.sessions.bulk import IMPORT_SESSION_COLUMNS, prepare_import
+from hermes_core.sessions.bulk import (
+    IMPORT_SESSION_COLUMNS,
+    missing_parent_error,
+    prepare_import,
+    session_exists_error,
+    title_taken_error,
+)
 from hermes_core.sessions.cjk import cjk_grams
 from hermes_core.sessions.fetch import SearchFilters
+from hermes_core.sessions.hits import hit_dicts
+from hermes_core.sessions.lineage import owned_root
 from hermes_core.sessions.listing import PREVIEW_CHARS
 from hermes_core.sessions.pgschema import migrate
 from hermes_core.sessions.query import parse_query
 from hermes_core.sessions.records import (
     LEGACY_JSON_PREFIX,
+    as_conversation,
+    called_tools,
     decode_message,
     encode_messages,
+    message_fields,
+    not_utf8_error,
     sane_timestamp,
     scrub,
     valid_session_id,
 )
 from hermes_core.sessions.scope import UserScope
-from hermes_core.sessions.search import _hits
+from hermes_core.sessions.statements import SESSION_TITLE_HOLDER, UPSERT_SESSION, for_postgres
 from hermes_core.sessions.titles import next_title_from, sanitize_title, split_number
 from hermes_core.sessions.transcript import describe_tool_calls
 
@@ -97,12 +108,13 @@ def _pg_text(value: Any) -> Any:
 
 
 def _search_text(content: Any, tool_name: Any, name: Any, tool_calls: Any) -> str:
-    """What full-text search reads of a message: its text, who spoke it, its tool calls."""
+    """What full-text search reads of a message: its text, who spoke it, its tool calls
+    (decoded arguments can hold an escaped lone surrogate: it becomes U+FFFD, as stored)."""
     text = content if isinstance(content, str) else ""
     if text.startswith(LEGACY_JSON_PREFIX):
         text = text[len(LEGACY_JSON_PREFIX) :]
     parts = [text, tool_name or name or "", describe_tool_calls(tool_calls) if tool_calls else ""]
-    return " ".join(part for part in parts if isinstance(part, str) and part)
+    return _pg_text(scrub(" ".join(part for part in parts if isinstance(part, str) and part)))
 
 
 def _load_psycopg() -> Any:
@@ -177,18 +189,45 @@ class PostgresSessionStore:
         )
         self._closed = False
         self._stats: tuple[float, pgsearch.Statistics] | None = None
+        self._snapshot = threading.local()
 
     @staticmethod
     def _connect_kwargs(connect_timeout: float) -> dict[str, Any]:
         return {"connect_timeout": max(1, int(connect_timeout)), "application_name": APPLICATION}
 
     # -- plumbing -------------------------------------------------------------------------
+    @contextmanager
+    def read_snapshot(self) -> Iterator[None]:
+        """Reads of this thread inside the block see one snapshot of the database (a
+        read-only ``REPEATABLE READ`` transaction), however many other writers commit:
+        what ``sessions export`` reads a store through. Writes inside it are refused."""
+        if getattr(self._snapshot, "conn", None) is not None:
+            yield
+            return
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            self._snapshot.conn = conn
+            try:
+                yield
+            finally:
+                self._snapshot.conn = None
+
     def _run(self, fn: Callable[[Any], T], *, write: bool) -> T:
         if self._closed:
             raise SessionStoreError(f"The session store for {self.path} is closed.")
         if write and self.read_only:
             raise SessionStoreError(f"{self.path} is open read-only.")
         psycopg = self._psycopg
+        pinned = getattr(self._snapshot, "conn", None)
+        if pinned is not None:
+            if write:
+                raise SessionStoreError(f"{self.path} is being read as a snapshot; write later.")
+            try:
+                return fn(pinned)
+            except UnicodeEncodeError as exc:
+                raise not_utf8_error(exc) from exc
+            except psycopg.Error as exc:
+                raise SessionStoreError(f"The session database {self.path} failed: {exc}") from exc
         for attempt in range(RETRIES):
             try:
                 with self._pool.connection() as conn, conn.transaction():
@@ -200,6 +239,8 @@ class PostgresSessionStore:
                     ) from exc
                 log.warning("session database connection lost (%s); retrying", exc)
                 time.sleep(0.2 * (attempt + 1))
+            except UnicodeEncodeError as exc:
+                raise not_utf8_error(exc) from exc
             except psycopg.errors.UniqueViolation as exc:
                 raise SessionStoreError(f"Write to {self.path} rejected: {exc}") from exc
             except psycopg.errors.ForeignKeyViolation as exc:
@@ -269,22 +310,7 @@ class PostgresSessionStore:
                     "create it first."
                 )
             conn.execute(
-                """
-                INSERT INTO sessions(id, source, user_id, model, model_config, system_prompt,
-                                     parent_session_id, started_at, cwd, git_repo_root)
-                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
-                ON CONFLICT(id) DO UPDATE SET
-                    cwd = COALESCE(sessions.cwd, excluded.cwd),
-                    git_repo_root = COALESCE(sessions.git_repo_root, excluded.git_repo_root),
-                    source = CASE WHEN sessions.source = 'unknown' THEN excluded.source
-                                  ELSE sessions.source END,
-                    user_id = COALESCE(sessions.user_id, excluded.user_id),
-                    model = COALESCE(sessions.model, excluded.model),
-                    model_config = COALESCE(sessions.model_config, excluded.model_config),
-                    system_prompt = COALESCE(sessions.system_prompt, excluded.system_prompt),
-                    parent_session_id = COALESCE(sessions.parent_session_id,
-                                                 excluded.parent_session_id)
-                """,
+                _UPSERT_SESSION,
                 (
                     session_id,
                     source,
@@ -376,12 +402,7 @@ class PostgresSessionStore:
 
     def _set_title(self, conn: Any, session_id: str, title: str | None) -> None:
         if title is not None:
-            other = conn.execute(
-                "SELECT o.id FROM sessions AS o JOIN sessions AS s ON s.id = %s "
-                "WHERE o.title = %s AND o.id <> s.id "
-                "AND COALESCE(o.user_id, '') = COALESCE(s.user_id, '')",
-                (session_id, title),
-            ).fetchone()
+            other = conn.execute(_SESSION_TITLE_HOLDER, (session_id, title)).fetchone()
             if other is not None:
                 raise SessionTitleError(
                     f"Title {title!r} is already in use by session {other[0]}; pick another "
@@ -478,17 +499,17 @@ class PostgresSessionStore:
         name: str | None = None,
     ) -> int:
         """Append one message and return its id."""
-        message = {
-            "role": role,
-            "content": content,
-            "tool_calls": tool_calls,
-            "tool_call_id": tool_call_id,
-            "tool_name": tool_name,
-            "token_count": token_count,
-            "finish_reason": finish_reason,
-            "timestamp": timestamp,
-            "name": name,
-        }
+        message = message_fields(
+            role,
+            content,
+            tool_calls=tool_calls,
+            tool_call_id=tool_call_id,
+            tool_name=tool_name,
+            token_count=token_count,
+            finish_reason=finish_reason,
+            timestamp=timestamp,
+            name=name,
+        )
         return self.append_messages(session_id, [message])[0]
 
     def append_messages(
@@ -574,15 +595,13 @@ class PostgresSessionStore:
         ]
         if not wanting:
             return
-        from hermes_core.sessions.records import _called_tools
-
         called: dict[str, str] = {}
         for (tool_calls,) in conn.execute(
             "SELECT tool_calls FROM messages WHERE session_id = %s AND role = 'assistant' "
             "AND tool_calls IS NOT NULL ORDER BY id DESC LIMIT 20",
             (session_id,),
         ):
-            called = {**_called_tools(tool_calls), **called}
+            called = {**called_tools(tool_calls), **called}
         for n in wanting:
             if rows[n][4] in called:
                 name = called[rows[n][4]]
@@ -601,18 +620,18 @@ class PostgresSessionStore:
             clash = conn.execute("SELECT id FROM sessions WHERE id = ANY(%s) LIMIT 1", (ids,))
             found = clash.fetchone()
             if found is not None:
-                raise SessionStoreError(
-                    f"Session {found[0]!r} already exists in {self.path}; nothing was imported. "
-                    "Give the imported session another id."
-                )
+                raise session_exists_error(found[0], self.path)
+            taken = conn.execute(
+                "SELECT title, id FROM sessions WHERE title = ANY(%s) "
+                f"AND {self.scope.sql()} LIMIT 1",
+                ([title for title, _ in batch.titles], *self.scope.params()),
+            ).fetchone()
+            if taken is not None:
+                raise title_taken_error(taken[0], taken[1], self.path)
             parents = {row[4] for row in batch.session_rows if row[4] is not None} - set(ids)
             for parent in sorted(parents):
                 if not self.scope.sees(conn, parent):
-                    raise SessionStoreError(
-                        f"Session {parent!r}, the parent of an imported session, is neither "
-                        f"imported with it nor in {self.path}; nothing was imported. Import "
-                        "its parent first, or export the whole conversation."
-                    )
+                    raise missing_parent_error(parent, self.path)
             marks = ", ".join(["%s"] * 17)
             with conn.cursor() as cur:
                 # Parents are linked after every row is in: a child may come before its parent.
@@ -712,24 +731,7 @@ class PostgresSessionStore:
 
     def get_messages_as_conversation(self, session_id: str) -> list[dict[str, Any]]:
         """The session as OpenAI chat messages (leaked memory-context blocks removed)."""
-        conversation = []
-        for row in self.get_messages(session_id):
-            content = row.get("content")
-            if row["role"] in ("user", "assistant") and isinstance(content, str):
-                content = sanitize_context(content).strip()
-            message: dict[str, Any] = {"role": row["role"], "content": content}
-            if row.get("tool_calls"):
-                message["tool_calls"] = row["tool_calls"]
-            if row.get("tool_call_id"):
-                message["tool_call_id"] = row["tool_call_id"]
-            if row["role"] == "tool" and row.get("tool_name"):
-                message["name"] = row["tool_name"]
-            elif row.get("name"):
-                message["name"] = row["name"]
-            if row["role"] == "assistant" and row.get("finish_reason"):
-                message["finish_reason"] = row["finish_reason"]
-            conversation.append(message)
-        return conversation
+        return as_conversation(self.get_messages(session_id))
 
     def message_count(self, session_id: str | None = None) -> int:
         """Messages in one session, or in the whole store (a scoped store: of its user)."""
@@ -855,13 +857,7 @@ class PostgresSessionStore:
             if not self.scope.sees(conn, session_id):
                 return session_id
             chain = self._ancestors(conn, session_id)
-            owned = set(self.scope.visible(conn, chain))
-            root = session_id
-            for member in reversed(chain):
-                if member not in owned:
-                    break
-                root = member
-            return root
+            return owned_root(chain, set(self.scope.visible(conn, chain)), session_id)
 
         return self._read(read)
 
@@ -925,6 +921,9 @@ class PostgresSessionStore:
         active_until: float | None = None,
     ) -> list[dict[str, Any]]:
         """Recent sessions with ``preview`` and ``last_active`` (as for SQLite)."""
+        limit, offset = _count(limit, "limit"), _count(offset, "offset")
+        active_since = _epoch(active_since, "active_since")
+        active_until = _epoch(active_until, "active_until")
         where = [self.scope.sql("s")]
         params: list[Any] = list(self.scope.params())
         if source is not None:
@@ -1058,8 +1057,8 @@ class PostgresSessionStore:
         """Always 0: nothing is embedded here."""
         return 0
 
-    def meaning_coverage(self) -> None:
-        """Always ``None``: semantic search is off here."""
+    def meaning_coverage(self, query: object = None) -> None:
+        """Always ``None`` (for any *query*): semantic search is off here."""
         return None
 
     def index_messages(self, *args: Any, **kwargs: Any) -> int:
@@ -1092,14 +1091,14 @@ class PostgresSessionStore:
         parsed = parse_query(query)
         if parsed.empty or limit <= 0:
             return []
-        filters = SearchFilters(
-            roles=_names(role_filter),
-            sources=_names(source_filter),
-            exclude_sources=_names(exclude_sources),
-            since=_epoch(since, "since"),
-            until=_epoch(until, "until"),
-            session_ids=_ids(session_ids),
-            exclude_session_ids=_ids(exclude_session_ids),
+        filters = SearchFilters.from_arguments(
+            role_filter=role_filter,
+            source_filter=source_filter,
+            exclude_sources=exclude_sources,
+            since=since,
+            until=until,
+            session_ids=session_ids,
+            exclude_session_ids=exclude_session_ids,
             user_id=self.user_id,
         )
         need = offset + limit
@@ -1117,7 +1116,15 @@ class PostgresSessionStore:
                     (ids,),
                 )
             }
-            hits = _hits(page, sessions, plan.primary.terms, snippets, offset)
+            # Keyword hits mark every term, as FTS5's snippet() does for state.db.
+            hits = hit_dicts(
+                page,
+                sessions,
+                plan.primary.terms,
+                snippets,
+                offset,
+                mark_every=plan.mode != "question",
+            )
             if context:
                 for hit in hits:
                     hit["context"] = self._context(conn, hit)
@@ -1157,6 +1164,8 @@ class PostgresSessionStore:
         ]
 
 
+_UPSERT_SESSION = for_postgres(UPSERT_SESSION)
+_SESSION_TITLE_HOLDER = for_postgres(SESSION_TITLE_HOLDER)
 _SESSION_COLUMNS = (
     "id, source, user_id, model, model_config, system_prompt, parent_session_id, started_at, "
     "ended_at, end_reason, message_count, tool_call_count, input_tokens, output_tokens, title, "

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from hermes_core.errors import SessionStoreError
+from hermes_core.fencing import sanitize_context
 
 log = logging.getLogger(__name__)
 
@@ -99,13 +100,21 @@ def name_results_of_earlier_calls(conn: sqlite3.Connection, rows: list[tuple[Any
         f"AND tool_calls IS NOT NULL ORDER BY id DESC LIMIT {_EARLIER_CALLS}",
         (rows[0][0],),
     ):
-        called = {**_called_tools(tool_calls), **called}  # the latest call with an id wins
+        called = {**called_tools(tool_calls), **called}  # the latest call with an id wins
     for n in wanting:
         if rows[n][4] in called:
             rows[n] = (*rows[n][:6], called[rows[n][4]], *rows[n][7:])
 
 
-def _called_tools(tool_calls: Any) -> dict[str, str]:
+def not_utf8_error(exc: UnicodeEncodeError) -> SessionStoreError:
+    """The error for text handed to a store that UTF-8 cannot encode (a lone surrogate)."""
+    return SessionStoreError(
+        f"{exc.object[:60]!r} is not valid UTF-8 text (it holds {exc.object[exc.start]!r}, "
+        "what Python makes of a byte that is not UTF-8); pass text decoded from UTF-8."
+    )
+
+
+def called_tools(tool_calls: Any) -> dict[str, str]:
     """``call id -> tool name`` of an assistant message's tool calls."""
     value = _decode_json(tool_calls) if isinstance(tool_calls, str) else tool_calls
     names = {}
@@ -208,7 +217,7 @@ def encode_messages(
             _label(message, key) for key in ("tool_call_id", "tool_name", "finish_reason")
         )
         if role == "assistant" and message.get("tool_calls"):
-            called.update(_called_tools(message.get("tool_calls")))
+            called.update(called_tools(message.get("tool_calls")))
         if role == "tool":
             tool_name, name = tool_name or name or called.get(tool_call_id or ""), None
         token_count = message.get("token_count")
@@ -287,3 +296,53 @@ def decode_message(row: dict[str, Any]) -> dict[str, Any]:
     if row.get("tool_calls"):
         row["tool_calls"] = _decode_json(row["tool_calls"])
     return row
+
+
+def message_fields(
+    role: str,
+    content: Any = None,
+    *,
+    tool_calls: Any = None,
+    tool_call_id: str | None = None,
+    tool_name: str | None = None,
+    token_count: int | None = None,
+    finish_reason: str | None = None,
+    timestamp: float | None = None,
+    name: str | None = None,
+) -> dict[str, Any]:
+    """One message as ``append_messages`` takes it (what ``append_message`` passes on)."""
+    return {
+        "role": role,
+        "content": content,
+        "tool_calls": tool_calls,
+        "tool_call_id": tool_call_id,
+        "tool_name": tool_name,
+        "token_count": token_count,
+        "finish_reason": finish_reason,
+        "timestamp": timestamp,
+        "name": name,
+    }
+
+
+def as_conversation(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Stored messages (``get_messages`` rows) as OpenAI chat messages: ``role``,
+    ``content``, ``name`` and the tool fields; leaked ``<memory-context>`` blocks are
+    removed from user and assistant text."""
+    conversation = []
+    for row in rows:
+        content = row.get("content")
+        if row["role"] in ("user", "assistant") and isinstance(content, str):
+            content = sanitize_context(content).strip()
+        message: dict[str, Any] = {"role": row["role"], "content": content}
+        if row.get("tool_calls"):
+            message["tool_calls"] = row["tool_calls"]
+        if row.get("tool_call_id"):
+            message["tool_call_id"] = row["tool_call_id"]
+        if row["role"] == "tool" and row.get("tool_name"):
+            message["name"] = row["tool_name"]
+        elif row.get("name"):
+            message["name"] = row["name"]
+        if row["role"] == "assistant" and row.get("finish_reason"):
+            message["finish_reason"] = row["finish_reason"]
+        conversation.append(message)
+    return conversation

@@ -207,8 +207,9 @@ def compile_query(
 
     *boosts* multiply the BM25 score of rows that also match another query on
     the same index (``1 + weight`` per boost matched). *bounded*: a query answered
-    by one index ranks only its newest :data:`RANKED_CANDIDATES` matches (the
-    matches of a query on several indexes are all ranked). The result is remembered
+    by the word or trigram index ranks only its newest :data:`RANKED_CANDIDATES`
+    matches (the matches of the CJK gram index, or of a query on several indexes, are
+    all ranked). The result is remembered
     on *layout* (queries and their parameters are immutable).
     """
     key = (query, pending_grams, boosts, snippets, bounded)
@@ -257,7 +258,9 @@ def _compile(
         # Reading FTS5's rank column costs as much again as ranking; only boosts need it.
         score = "rank" if factors else "NULL"
         newest = ""
-        if bounded:
+        # The gram index holds only the rows with CJK (a few in a hundred), and its phrases
+        # match few of them: finding the bound would cost more than ranking them all.
+        if bounded and (layout.grams is None or index != layout.grams.name):
             # The rowid of the RANKED_CANDIDATES-th newest match (FTS5 walks its doclist
             # backwards without scoring); an unbounded :k (-1) ranks every match.
             newest = (

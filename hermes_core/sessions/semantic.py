@@ -316,8 +316,10 @@ class SemanticIndex:
     """The vectors of one session database's messages, and the nearest ones to a question.
 
     Thread-safe. *encoder* defaults to the configured process-wide encoder
-    (:func:`~hermes_core.embeddings.load_encoder`; loading it raises
-    :class:`~hermes_core.errors.ConfigError` naming what to install).
+    (:func:`~hermes_core.embeddings.load_encoder`; one that is not installed raises
+    :class:`~hermes_core.errors.ConfigError` naming what to install), loaded when
+    first needed: counting what is embedded needs none, so a search of a history
+    not embedded enough to use meaning never loads it.
     """
 
     def __init__(
@@ -329,11 +331,21 @@ class SemanticIndex:
         self.path = sidecar_path(db_path)
         self.db_path = Path(db_path)
         self.layout = layout
-        self.encoder = encoder or load_encoder()
+        if encoder is None and missing_encoder_requirements():
+            encoder = load_encoder()  # raises, saying what to install
+        self._encoder = encoder
+        self._model = encoder.name if encoder is not None else model_name()
         self._lock = threading.Lock()
         self._in_memory = False
         self._conn = self._open()
         self._loaded = _Loaded() if self._in_memory else _shared(self.path)
+
+    @property
+    def encoder(self) -> Encoder:
+        """The encoder, loaded on first use."""
+        if self._encoder is None:
+            self._encoder = load_encoder()
+        return self._encoder
 
     # -- the sidecar file ---------------------------------------------------------------
     def _open(self, rebuild: bool = True) -> sqlite3.Connection:
@@ -383,7 +395,7 @@ class SemanticIndex:
 
     def _check_model(self, conn: sqlite3.Connection) -> None:
         """Vectors of another model are dropped (they are not comparable)."""
-        model = self.encoder.name
+        model = self._model
         row = conn.execute("SELECT value FROM meta WHERE key = 'model'").fetchone()
         if row is not None and row[0] == model:
             return
@@ -577,11 +589,15 @@ class SemanticIndex:
             low, high = self._marks()
         return _count_missing(read, self.layout, low, high)
 
-    def counts(self, read: Reader[Any]) -> tuple[int, int]:
-        """(embedded, not embedded yet) user/assistant messages."""
+    def embedded(self) -> int:
+        """How many messages have vectors (one read of the sidecar, none of the database)."""
         with self._lock:
             row = self._conn.execute("SELECT value FROM meta WHERE key = 'embedded'").fetchone()
-        return (int(row[0]) if row else 0), self.missing(read)
+        return int(row[0]) if row else 0
+
+    def counts(self, read: Reader[Any]) -> tuple[int, int]:
+        """(embedded, not embedded yet) user/assistant messages."""
+        return self.embedded(), self.missing(read)
 
     def coverage(self, read: Reader[Any]) -> float:
         """The share of user/assistant messages embedded (1.0 for none at all)."""

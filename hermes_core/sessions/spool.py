@@ -26,7 +26,7 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -53,8 +53,12 @@ log = logging.getLogger(__name__)
 SPOOL_DIR = "spool"
 RETRY_SECONDS = 10.0
 """After the database was found unreachable, appends go straight to the spool this long
-(a turn waits out the connection timeout once, not once per message)."""
+(a turn waits out the connection timeout once, not once per message); the pause doubles
+with each failed try, up to :data:`MAX_RETRY_SECONDS`, until the database answers."""
+MAX_RETRY_SECONDS = 300.0
 FORMAT = 1
+GROUP_MESSAGES = 500
+"""At most this many spooled messages of one session are written back in one transaction."""
 _MODE = 0o600
 
 
@@ -149,32 +153,33 @@ class SessionSpool:
         except FileNotFoundError:
             return [], []
         lines = data.split(b"\n")
-        if lines and lines[-1]:
-            log.warning("Ignoring the torn last line of %s (a write cut short).", self.path)
+        torn = lines.pop()  # what follows the last newline: b"" unless a write was cut
         records: list[dict[str, Any]] = []
         bad: list[str] = []
-        for raw in lines[:-1]:
-            if not raw.strip():
-                continue
-            text = raw.decode("utf-8", "replace")
-            try:
-                record = json.loads(text)
-            except ValueError:
-                bad.append(text)
-                continue
-            if _well_formed(record):
-                records.append(record)
+        for raw in lines:
+            if raw.strip():
+                record = _parse(raw)
+                if record is None:
+                    bad.append(raw.decode("utf-8", "replace"))
+                else:
+                    records.append(record)
+        if torn:
+            last = _parse(torn)  # a whole record whose newline was cut off still counts
+            if last is None:
+                log.warning("Ignoring the torn last line of %s (a write cut short).", self.path)
             else:
-                bad.append(text)
+                records.append(last)
         return records, bad
 
     def drain(self, write: Callable[[str, list[dict[str, Any]], list[str]], object]) -> int:
-        """Hand each record to *write(session_id, messages, client_tokens)*, oldest first, and
+        """Hand the records to *write(session_id, messages, client_tokens)*, oldest first, and
         remove those written; returns how many messages were written.
 
-        A :class:`SessionStoreUnavailableError` stops the drain: that record and the
-        later ones stay, in order, and the error is raised. Another
-        :class:`SessionStoreError` moves the record to :attr:`rejected_path`.
+        Consecutive records of one session go in one call (one transaction), up to
+        :data:`GROUP_MESSAGES` messages. A :class:`SessionStoreUnavailableError` stops
+        the drain: that call's records and the later ones stay, in order, and the error
+        is raised. Another :class:`SessionStoreError` is retried record by record, and
+        a record refused alone is moved to :attr:`rejected_path`.
         """
         if not self._has_data():
             return 0
@@ -184,26 +189,39 @@ class SessionSpool:
                 log.error("Unreadable record in %s moved to %s.", self.path, self.rejected_path)
                 self._append_line(self.rejected_path, text)
             written = 0
-            for index, record in enumerate(records):
-                messages = record["messages"]
+            for start, group in _groups(records):
                 try:
-                    write(record["session_id"], messages, record["client_tokens"])
+                    written += self._write_group(write, group)
                 except SessionStoreUnavailableError:
-                    self._keep(records[index:])
+                    self._keep(records[start:])
                     raise
-                except SessionStoreError as exc:
-                    log.error(
-                        "%d spooled message(s) of session %s were refused (%s); moved to %s.",
-                        len(messages),
-                        record["session_id"],
-                        exc,
-                        self.rejected_path,
-                    )
-                    self._append_line(self.rejected_path, json.dumps(record, ensure_ascii=False))
-                    continue
-                written += len(messages)
             self._keep([])
             return written
+
+    def _write_group(
+        self,
+        write: Callable[[str, list[dict[str, Any]], list[str]], object],
+        group: list[dict[str, Any]],
+    ) -> int:
+        session_id = group[0]["session_id"]
+        messages = [m for record in group for m in record["messages"]]
+        try:
+            write(session_id, messages, [t for record in group for t in record["client_tokens"]])
+            return len(messages)
+        except SessionStoreUnavailableError:
+            raise
+        except SessionStoreError as exc:
+            if len(group) > 1:  # find the record refused; store the others
+                return sum(self._write_group(write, [record]) for record in group)
+            log.error(
+                "%d spooled message(s) of session %s were refused (%s); moved to %s.",
+                len(messages),
+                session_id,
+                exc,
+                self.rejected_path,
+            )
+            self._append_line(self.rejected_path, json.dumps(group[0], ensure_ascii=False))
+            return 0
 
     def _keep(self, records: list[dict[str, Any]]) -> None:
         """Replace the spool by *records* (atomically; the lock is held)."""
@@ -224,10 +242,34 @@ class SessionSpool:
         _fsync_dir(self.path.parent)
 
 
+def _groups(records: list[dict[str, Any]]) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    """Runs of consecutive records of one session (index of the first, the run)."""
+    start = 0
+    while start < len(records):
+        end, size = start, 0
+        session_id = records[start]["session_id"]
+        while end < len(records) and records[end]["session_id"] == session_id:
+            size += len(records[end]["messages"])
+            if size > GROUP_MESSAGES and end > start:
+                break
+            end += 1
+        yield start, records[start:end]
+        start = end
+
+
 def _ends_with_newline(path: Path, size: int) -> bool:
     with open(path, "rb") as handle:
         handle.seek(size - 1)
         return handle.read(1) == b"\n"
+
+
+def _parse(raw: bytes) -> dict[str, Any] | None:
+    """The record on one line, or ``None`` when it is not a whole, well-formed one."""
+    try:
+        record = json.loads(raw.decode("utf-8"))
+    except ValueError:
+        return None
+    return record if _well_formed(record) else None
 
 
 def _well_formed(record: object) -> bool:
@@ -264,6 +306,7 @@ class SpooledSessionStore:
         self._retry_seconds = retry_seconds
         self._clock = clock
         self._down_until: float | None = None
+        self._pause = retry_seconds
         self.drain()
 
     def __getattr__(self, name: str) -> Any:
@@ -276,8 +319,10 @@ class SpooledSessionStore:
         self.close()
 
     def close(self) -> None:
-        """Write the spool back if the database answers, then close the store."""
-        self.drain()
+        """Write the spool back if the database answers (not tried again while the last
+        try's pause lasts), then close the store."""
+        if self._down_until is None or self._clock() >= self._down_until:
+            self.drain()
         self._store.close()
 
     def drain(self) -> int:
@@ -286,15 +331,22 @@ class SpooledSessionStore:
         try:
             return self._drain()
         except SessionStoreUnavailableError as exc:
-            self._down_until = self._clock() + self._retry_seconds
+            self._went_down()
             log.warning("Spooled messages stay in %s: %s", self.spool.path, exc)
             return 0
+
+    def _went_down(self) -> None:
+        """Pause the tries (longer after each failed one)."""
+        if self._down_until is not None:
+            self._pause = min(MAX_RETRY_SECONDS, self._pause * 2)
+        self._down_until = self._clock() + self._pause
 
     def _drain(self) -> int:
         written = self.spool.drain(self._write_back)
         if written:
             log.info("Stored %d spooled message(s) in %s.", written, self._store.path)
         self._down_until = None
+        self._pause = self._retry_seconds
         return written
 
     def _write_back(
@@ -336,7 +388,7 @@ class SpooledSessionStore:
                 )
             except SessionStoreUnavailableError as exc:
                 error = exc
-                self._down_until = self._clock() + self._retry_seconds
+                self._went_down()
         now = time.time()
         for row in rows:
             if row.get("timestamp") is None:

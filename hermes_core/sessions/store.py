@@ -27,13 +27,15 @@ from hermes_core.errors import (
     SessionStoreError,
     SessionTitleError,
 )
-from hermes_core.fencing import sanitize_context
 from hermes_core.sessions import lineage, listing
 from hermes_core.sessions.arguments import count as _count
 from hermes_core.sessions.arguments import epoch as _epoch
-from hermes_core.sessions.arguments import ids as _ids
-from hermes_core.sessions.arguments import names as _names
-from hermes_core.sessions.bulk import prepare_import
+from hermes_core.sessions.bulk import (
+    missing_parent_error,
+    prepare_import,
+    session_exists_error,
+    title_taken_error,
+)
 from hermes_core.sessions.connection import (
     READ_BUSY_TIMEOUT_MS,
     WRITE_BUSY_TIMEOUT_MS,
@@ -56,9 +58,12 @@ from hermes_core.sessions.opening import connect, damage_hint, inspect, prepare
 from hermes_core.sessions.query import parse_query
 from hermes_core.sessions.question import plan_query
 from hermes_core.sessions.records import (
+    as_conversation,
     decode_message,
     encode_messages,
+    message_fields,
     name_results_of_earlier_calls,
+    not_utf8_error,
     row_dict,
     sane_timestamp,
     scrub,
@@ -79,6 +84,7 @@ from hermes_core.sessions.semantic import (
     semantic_mode,
 )
 from hermes_core.sessions.sessioninfo import SessionInfo
+from hermes_core.sessions.statements import SESSION_TITLE_HOLDER, UPSERT_SESSION
 from hermes_core.sessions.titles import next_title, sanitize_title
 
 __all__ = ["SessionStore", "default_db_path"]
@@ -106,14 +112,6 @@ def default_db_path() -> Path:
 
 def _now() -> float:
     return time.time()
-
-
-def _not_utf8(exc: UnicodeEncodeError) -> SessionStoreError:
-    """The error for text handed to the store that UTF-8 cannot encode (a lone surrogate)."""
-    return SessionStoreError(
-        f"{exc.object[:60]!r} is not valid UTF-8 text (it holds {exc.object[exc.start]!r}, "
-        "what Python makes of a byte that is not UTF-8); pass text decoded from UTF-8."
-    )
 
 
 class SessionStore:
@@ -190,7 +188,7 @@ class SessionStore:
                     f"Reading {self.path} failed: {exc}.{damage_hint(exc)}"
                 ) from exc
             except UnicodeEncodeError as exc:
-                raise _not_utf8(exc) from exc
+                raise not_utf8_error(exc) from exc
 
     def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         if self._closed:
@@ -209,7 +207,7 @@ class SessionStore:
                 f"Write to {self.path} failed: {exc}.{damage_hint(exc)}"
             ) from exc
         except UnicodeEncodeError as exc:
-            raise _not_utf8(exc) from exc
+            raise not_utf8_error(exc) from exc
         finally:
             # data_version only moves for other connections' commits
             self._session_info.invalidate()
@@ -355,22 +353,7 @@ class SessionStore:
                     "create it first."
                 )
             conn.execute(
-                """
-                INSERT INTO sessions(id, source, user_id, model, model_config, system_prompt,
-                                     parent_session_id, started_at, cwd, git_repo_root)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET
-                    cwd = COALESCE(sessions.cwd, excluded.cwd),
-                    git_repo_root = COALESCE(sessions.git_repo_root, excluded.git_repo_root),
-                    source = CASE WHEN sessions.source = 'unknown' THEN excluded.source
-                                  ELSE sessions.source END,
-                    user_id = COALESCE(sessions.user_id, excluded.user_id),
-                    model = COALESCE(sessions.model, excluded.model),
-                    model_config = COALESCE(sessions.model_config, excluded.model_config),
-                    system_prompt = COALESCE(sessions.system_prompt, excluded.system_prompt),
-                    parent_session_id = COALESCE(sessions.parent_session_id,
-                                                 excluded.parent_session_id)
-                """,
+                UPSERT_SESSION,
                 (
                     session_id,
                     source,
@@ -488,13 +471,7 @@ class SessionStore:
 
     def _set_title(self, conn: sqlite3.Connection, session_id: str, title: str | None) -> None:
         if title is not None:
-            # Titles are unique per user: another user's titles are neither seen nor blocking.
-            other = conn.execute(
-                "SELECT o.id FROM sessions AS o JOIN sessions AS s ON s.id = ? "
-                "WHERE o.title = ? AND o.id <> s.id "
-                "AND COALESCE(o.user_id, '') = COALESCE(s.user_id, '')",
-                (session_id, title),
-            ).fetchone()
+            other = conn.execute(SESSION_TITLE_HOLDER, (session_id, title)).fetchone()
             if other is not None:
                 raise SessionTitleError(
                     f"Title {title!r} is already in use by session {other[0]}; pick another "
@@ -619,17 +596,17 @@ class SessionStore:
         *name* is who spoke a user or assistant message (a group chat, a
         two-person transcript); a tool result's name goes in *tool_name*.
         """
-        message = {
-            "role": role,
-            "content": content,
-            "tool_calls": tool_calls,
-            "tool_call_id": tool_call_id,
-            "tool_name": tool_name,
-            "token_count": token_count,
-            "finish_reason": finish_reason,
-            "timestamp": timestamp,
-            "name": name,
-        }
+        message = message_fields(
+            role,
+            content,
+            tool_calls=tool_calls,
+            tool_call_id=tool_call_id,
+            tool_name=tool_name,
+            token_count=token_count,
+            finish_reason=finish_reason,
+            timestamp=timestamp,
+            name=name,
+        )
         return self.append_messages(session_id, [message])[0]
 
     def append_messages(self, session_id: str, messages: Iterable[Mapping[str, Any]]) -> list[int]:
@@ -712,31 +689,18 @@ class SessionStore:
                 (json.dumps(ids),),
             ).fetchone()
             if clash is not None:
-                raise SessionStoreError(
-                    f"Session {clash[0]!r} already exists in {self.path}; nothing was imported. "
-                    "Give the imported session another id (`sessions import --session-id` for a "
-                    'file of one conversation, or its "session_id" in the file).'
-                )
+                raise session_exists_error(clash[0], self.path)
             taken = conn.execute(
                 "SELECT title, id FROM sessions WHERE title IN (SELECT value FROM json_each(?)) "
                 f"AND {self.scope.sql()} LIMIT 1",
                 (json.dumps([title for title, _ in titles]), *self.scope.params()),
             ).fetchone()
             if taken is not None:
-                raise SessionStoreError(
-                    f"The title {taken[0]!r} is already used by session {taken[1]!r} in "
-                    f"{self.path}; nothing was imported. Give the imported session another "
-                    "title (`sessions import --title` for a file of one conversation, or its "
-                    '"title" in the file).'
-                )
+                raise title_taken_error(taken[0], taken[1], self.path)
             parents = {row[4] for row in session_rows if row[4] is not None} - set(ids)
             for parent in sorted(parents):
                 if not self._exists(conn, parent):
-                    raise SessionStoreError(
-                        f"Session {parent!r}, the parent of an imported session, is neither "
-                        f"imported with it nor in {self.path}; nothing was imported. Import "
-                        "its parent first, or export the whole conversation."
-                    )
+                    raise missing_parent_error(parent, self.path)
             conn.execute("PRAGMA defer_foreign_keys = ON")  # a parent may come after its child
             conn.executemany(
                 "INSERT INTO sessions(id, source, user_id, model, parent_session_id, started_at, "
@@ -835,24 +799,7 @@ class SessionStore:
 
         Leaked ``<memory-context>`` blocks are removed from user and assistant text.
         """
-        conversation = []
-        for row in self.get_messages(session_id):
-            content = row.get("content")
-            if row["role"] in ("user", "assistant") and isinstance(content, str):
-                content = sanitize_context(content).strip()
-            message: dict[str, Any] = {"role": row["role"], "content": content}
-            if row.get("tool_calls"):
-                message["tool_calls"] = row["tool_calls"]
-            if row.get("tool_call_id"):
-                message["tool_call_id"] = row["tool_call_id"]
-            if row["role"] == "tool" and row.get("tool_name"):
-                message["name"] = row["tool_name"]
-            elif row.get("name"):
-                message["name"] = row["name"]
-            if row["role"] == "assistant" and row.get("finish_reason"):
-                message["finish_reason"] = row["finish_reason"]
-            conversation.append(message)
-        return conversation
+        return as_conversation(self.get_messages(session_id))
 
     def message_count(self, session_id: str | None = None) -> int:
         """Messages in one session, or in the whole file (a scoped store: of its user)."""
@@ -925,13 +872,7 @@ class SessionStore:
             if not self.scope.sees(conn, session_id):
                 return session_id
             chain = lineage.ancestors(conn, session_id)
-            owned = set(self.scope.visible(conn, chain))
-            root = session_id
-            for member in reversed(chain):  # the nearest ancestors of this user's
-                if member not in owned:
-                    break
-                root = member
-            return root
+            return lineage.owned_root(chain, set(self.scope.visible(conn, chain)), session_id)
 
         return self._read(read)
 
@@ -1103,14 +1044,14 @@ class SessionStore:
         seconds (none by default). While less than 90 % of the messages are
         embedded the search is full text alone (and says so in the log).
         """
-        filters = SearchFilters(
-            roles=_names(role_filter),
-            sources=_names(source_filter),
-            exclude_sources=_names(exclude_sources),
-            since=_epoch(since, "since"),
-            until=_epoch(until, "until"),
-            session_ids=_ids(session_ids),
-            exclude_session_ids=_ids(exclude_session_ids),
+        filters = SearchFilters.from_arguments(
+            role_filter=role_filter,
+            source_filter=source_filter,
+            exclude_sources=exclude_sources,
+            since=since,
+            until=until,
+            session_ids=session_ids,
+            exclude_session_ids=exclude_session_ids,
             user_id=self.user_id,
         )
         limit, offset = _count(limit, "limit"), _count(offset, "offset")
@@ -1166,12 +1107,20 @@ class SessionStore:
                     raise
                 # Another process is writing vectors: search with what is embedded.
                 log.debug("semantic catch-up skipped: %s", exc)
-            if index.coverage(self._read) < SEMANTIC_MIN_COVERAGE:
+            if index.embedded() == 0:  # nothing to find by meaning: no need to count
+                log.info(
+                    "semantic search skipped: nothing of %s is embedded yet "
+                    "(hermes-memory sessions index embeds it)",
+                    self.path,
+                )
+                return None
+            embedded, missing = index.counts(self._read)
+            if embedded < SEMANTIC_MIN_COVERAGE * (embedded + missing):
                 # Neighbours from the newest part alone would favour it over older answers.
                 log.info(
                     "semantic search skipped: %d messages of %s not embedded yet "
                     "(hermes-memory sessions index embeds them)",
-                    index.missing(self._read),
+                    missing,
                     self.path,
                 )
                 return None

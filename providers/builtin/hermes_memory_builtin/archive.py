@@ -202,6 +202,10 @@ class Archive:
                 self._db.close()
                 self._db = None
 
+    def exists(self) -> bool:
+        """Whether anything was ever archived here (``archive.db`` exists)."""
+        return self.path.exists()
+
     @property
     def db(self) -> sqlite3.Connection:
         """The open connection (opened and migrated on first use)."""

@@ -20,7 +20,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_memory_builtin.archive import RECALL_LIMIT, Archive, ArchivedEntry
+from hermes_memory_builtin.archive import RECALL_LIMIT, ArchivedEntry
+from hermes_memory_builtin.archive_rows import AnyArchive
 from hermes_memory_builtin.similarity import content_words
 from hermes_memory_builtin.targets import TARGETS
 from hermes_memory_builtin.threats import scan_for_threats
@@ -52,9 +53,9 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-def recall_text(archive: Archive, query: str, *, limit: int = RECALL_LIMIT) -> str:
+def recall_text(archive: AnyArchive, query: str, *, limit: int = RECALL_LIMIT) -> str:
     """The archived entries relevant to *query* as recall text ("" when none)."""
-    if not archive.path.exists():
+    if not archive.exists():
         return ""
     found = [
         entry
@@ -70,7 +71,9 @@ def recall_text(archive: Archive, query: str, *, limit: int = RECALL_LIMIT) -> s
     )
 
 
-def record_prompt_use(archive: Archive, query: str, entries: Mapping[str, Sequence[str]]) -> None:
+def record_prompt_use(
+    archive: AnyArchive, query: str, entries: Mapping[str, Sequence[str]]
+) -> None:
     """Count a use of each prompt-tier entry (by target) sharing words with *query*."""
     words = set(content_words(query))
     if len(words) < MIN_SHARED_WORDS:
@@ -90,7 +93,7 @@ def _shown(entry: ArchivedEntry) -> dict[str, Any]:
     }
 
 
-def run_search_tool(archive: Archive, args: Mapping[str, Any] | None) -> str:
+def run_search_tool(archive: AnyArchive, args: Mapping[str, Any] | None) -> str:
     """Answer one ``memory_search`` call with JSON."""
     args = args or {}
     query = args.get("query")
@@ -103,7 +106,7 @@ def run_search_tool(archive: Archive, args: Mapping[str, Any] | None) -> str:
         return json.dumps(
             {"success": False, "error": f"limit must be a whole number from 1 to {MAX_RESULTS}."}
         )
-    if not archive.path.exists():
+    if not archive.exists():
         return json.dumps({"success": True, "results": [], "note": "The archive is empty."})
     found = archive.search(
         query, limit=limit, current_only=not bool(args.get("include_superseded"))

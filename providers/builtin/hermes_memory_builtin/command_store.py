@@ -40,12 +40,14 @@ def open_store(user_id: str | None = None) -> MemoryStore:
 def honour_overflow(store: MemoryStore, config: dict[str, Any]) -> None:
     """``memory.overflow: archive`` applies to a person's adds as to the agent's."""
     from hermes_memory_builtin.archive import Archive
-    from hermes_memory_builtin.documents import memory_url
+    from hermes_memory_builtin.archive_rows import PostgresArchive
     from hermes_memory_builtin.overflow import OverflowArchiver
     from hermes_memory_builtin.policy import CurationPolicy
 
-    if CurationPolicy.from_config(config).overflow == "archive" and not memory_url(config):
-        store.overflow = OverflowArchiver(Archive(store.memory_dir))
+    if CurationPolicy.from_config(config).overflow == "archive":
+        documents = store.documents
+        archive = PostgresArchive(documents) if documents else Archive(store.memory_dir)
+        store.overflow = OverflowArchiver(archive)
 
 
 def report(result: dict[str, Any]) -> None:

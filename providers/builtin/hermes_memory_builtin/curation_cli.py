@@ -15,11 +15,11 @@ from hermes_core.errors import HermesMemoryError
 from hermes_memory_builtin.visible import visible
 
 if TYPE_CHECKING:
-    from hermes_memory_builtin.archive import Archive
+    from hermes_memory_builtin.archive_rows import AnyArchive
     from hermes_memory_builtin.policy import CurationPolicy
 
 
-def _open(user_id: str | None) -> tuple[Archive, dict[str, int], CurationPolicy]:
+def _open(user_id: str | None) -> tuple[AnyArchive, dict[str, int], CurationPolicy]:
     archive, limits, policy, _ = _open_with_config(user_id)
     return archive, limits, policy
 
@@ -35,9 +35,10 @@ USER_OPTION = click.option(
 
 def _open_with_config(
     user_id: str | None,
-) -> tuple[Archive, dict[str, int], CurationPolicy, dict[str, Any]]:
+) -> tuple[AnyArchive, dict[str, int], CurationPolicy, dict[str, Any]]:
     from hermes_memory_builtin.archive import Archive
-    from hermes_memory_builtin.documents import memory_url
+    from hermes_memory_builtin.archive_rows import PostgresArchive
+    from hermes_memory_builtin.documents import PostgresDocuments, memory_url
     from hermes_memory_builtin.policy import CurationPolicy
     from hermes_memory_builtin.settings import MemorySettings
     from hermes_memory_builtin.store import memory_dir_for
@@ -46,17 +47,15 @@ def _open_with_config(
         config = load_config()
         settings = MemorySettings.from_config(config)
         policy = CurationPolicy.from_config(config)
-        in_postgres = memory_url(config) is not None
+        url = memory_url(config)
         folder = memory_dir_for(None, user_id)
+        archive: AnyArchive = (
+            PostgresArchive(PostgresDocuments(url, user_id or "")) if url else Archive(folder)
+        )
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
-    if in_postgres:
-        raise click.ClickException(
-            "memory.url keeps memory in PostgreSQL; the archive tier and the curator work "
-            "with the memory files only. Remove memory.url to use them."
-        )
     limits = {"memory": settings.memory_char_limit, "user": settings.user_char_limit}
-    return Archive(folder), limits, policy, config
+    return archive, limits, policy, config
 
 
 @contextlib.contextmanager
@@ -84,7 +83,7 @@ def search(query: str, include_old: bool, limit: int, as_json: bool, user_id: st
     with archive, _clear_errors():
         found = (
             archive.search(query, limit=limit, current_only=not include_old)
-            if archive.path.exists()
+            if archive.exists()
             else []
         )
     if as_json:
@@ -121,11 +120,14 @@ def curate(dry_run: bool, user_id: str | None) -> None:
     """
     from hermes_memory_builtin.curator import Curator
     from hermes_memory_builtin.curator_model import judge_for
+    from hermes_memory_builtin.store import memory_dir_for
 
     archive, limits, policy, config = _open_with_config(user_id)
     judge = judge_for(config, max_calls=policy.model_calls) if policy.model else None
     with archive, _clear_errors():
-        curator = Curator(archive.memory_dir, archive, limits=limits, policy=policy, judge=judge)
+        curator = Curator(
+            memory_dir_for(None, user_id), archive, limits=limits, policy=policy, judge=judge
+        )
         report = curator.run(apply=not dry_run)
     for target, why in report.skipped.items():
         click.echo(f"Skipped {target}: {why}", err=True)
@@ -147,7 +149,7 @@ def history(limit: int, as_json: bool, user_id: str | None) -> None:
     """Show the curation log, newest first: what moved, why, and the change ids to undo."""
     archive, _, _ = _open(user_id)
     with archive, _clear_errors():
-        changes = archive.changes(limit) if archive.path.exists() else []
+        changes = archive.changes(limit) if archive.exists() else []
         moved = {c.id: archive.moved_by(c.id) for c in changes}
     if as_json:
         rows: list[dict[str, Any]] = [

@@ -16,7 +16,8 @@ import os
 from pathlib import Path
 
 from hermes_core.errors import MemoryStoreError
-from hermes_memory_builtin.archive import Archive, Change, digest, read_raw
+from hermes_memory_builtin.archive import Change, digest, read_raw
+from hermes_memory_builtin.archive_rows import AnyArchive, PostgresArchive
 from hermes_memory_builtin.curator import CURATOR_LOCK_NAME
 from hermes_memory_builtin.files import FileIdentity, read_memory_file, replace_if_unchanged
 from hermes_memory_builtin.locking import exclusive_lock
@@ -29,7 +30,7 @@ class UndoError(MemoryStoreError):
     """A change cannot be undone; the message says why and what to do."""
 
 
-def undo(archive: Archive, change_id: int) -> Change:
+def undo(archive: AnyArchive, change_id: int) -> Change:
     """Restore the file *change_id* changed to its exact earlier text; return the undo's row."""
     change = archive.get_change(change_id)
     if change is None:
@@ -38,6 +39,8 @@ def undo(archive: Archive, change_id: int) -> Change:
         raise UndoError(
             f"Change #{change_id} is a {change.kind}, which changed no file: nothing to undo."
         )
+    if isinstance(archive, PostgresArchive):
+        return _undo_row(archive, change)
     memory_dir = archive.memory_dir
     path = memory_dir / TARGETS[change.target].filename
     with exclusive_lock(memory_dir / CURATOR_LOCK_NAME), exclusive_lock(path):
@@ -61,6 +64,34 @@ def undo(archive: Archive, change_id: int) -> Change:
             undoes=change_id,
         ) as undo_id:
             _restore(path, change.before_text, read.identity)
+    restored = archive.get_change(undo_id)
+    assert restored is not None
+    return restored
+
+
+def _undo_row(archive: PostgresArchive, change: Change) -> Change:
+    """:func:`undo` for a document in PostgreSQL: the same checks under the row lock, the
+    restored text and the undo's log row in one transaction."""
+    documents = archive.documents
+    spec = TARGETS[change.target]
+    with documents.exclusive(CURATOR_LOCK_NAME), documents.locked(change.target) as (read, save):
+        if change.id not in archive.visible_changes():
+            raise UndoError(f"Change #{change.id} is not in effect (already undone or aborted).")
+        if digest(read.text) != digest(change.after_text):
+            raise UndoError(
+                f"{spec.filename} changed after change #{change.id}, so restoring it would lose "
+                "those later writes. Undo the later changes first (newest first; see "
+                "`hermes-memory memory history`), or edit the row by hand."
+            )
+        with archive.change(
+            kind="undo",
+            target=change.target,
+            reason=f"undo of #{change.id} ({change.reason})",
+            before_text=documents.raw(change.target),
+            after_text=change.before_text,
+            undoes=change.id,
+        ) as undo_id:
+            save(change.before_text or "")
     restored = archive.get_change(undo_id)
     assert restored is not None
     return restored

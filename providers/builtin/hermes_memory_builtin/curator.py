@@ -33,17 +33,19 @@ the next session on.
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_memory_builtin.archive import Archive, ArchivedEntry, Moved, read_raw
+from hermes_memory_builtin.archive import ArchivedEntry, Moved, read_raw
+from hermes_memory_builtin.archive_rows import AnyArchive, PostgresArchive
 from hermes_memory_builtin.categories import IDENTITY, PROMPT_TIER, classify
 from hermes_memory_builtin.curator_model import ModelJudge, candidate_pairs
 from hermes_memory_builtin.entries import dedupe, join_entries, parse_entries, total_chars
-from hermes_memory_builtin.files import read_memory_file, replace_if_unchanged
+from hermes_memory_builtin.files import FileRead, read_memory_file, replace_if_unchanged
 from hermes_memory_builtin.locking import exclusive_lock
 from hermes_memory_builtin.overflow import value_order
 from hermes_memory_builtin.policy import CurationPolicy
@@ -94,6 +96,16 @@ class TargetPlan:
         }
 
 
+@dataclass(frozen=True)
+class _Locked:
+    """One document held under its lock: what was read, its exact text, how to save."""
+
+    read: FileRead
+    raw: Callable[[], str | None]
+    save: Callable[[str], None]
+    where: str
+
+
 @dataclass
 class CurationReport:
     """What one curator run did (or, in review, would do)."""
@@ -110,7 +122,7 @@ class Curator:
     def __init__(
         self,
         memory_dir: str | Path,
-        archive: Archive,
+        archive: AnyArchive,
         *,
         limits: Mapping[str, int],
         policy: CurationPolicy | None = None,
@@ -127,23 +139,51 @@ class Curator:
     def run(self, *, apply: bool = True) -> CurationReport:
         """Curate every file; *apply* False only logs proposals (``review``)."""
         report = CurationReport(applied=apply)
-        with exclusive_lock(self.memory_dir / CURATOR_LOCK_NAME):
+        with self._curator_lock():
             for target in TARGETS:
                 self._run_target(target, apply, report)
         return report
 
-    def _run_target(self, target: str, apply: bool, report: CurationReport) -> None:
+    def _curator_lock(self) -> contextlib.AbstractContextManager[Any]:
+        if isinstance(self.archive, PostgresArchive):
+            return self.archive.documents.exclusive(CURATOR_LOCK_NAME)
+        return exclusive_lock(self.memory_dir / CURATOR_LOCK_NAME)
+
+    def _read_unlocked(self, target: str) -> FileRead:
+        if isinstance(self.archive, PostgresArchive):
+            return self.archive.documents.read(target)
+        return read_memory_file(self.memory_dir / TARGETS[target].filename)
+
+    @contextlib.contextmanager
+    def _locked(self, target: str) -> Iterator[_Locked]:
+        """*target* read under its lock (the file's lock, or the row lock), with its exact
+        text and a function saving a new text while the lock is held."""
+        if isinstance(self.archive, PostgresArchive):
+            with self.archive.documents.locked(target) as (read, save):
+                documents = self.archive.documents
+                yield _Locked(read, lambda: documents.raw(target), save, self.archive.where)
+            return
         path = self.memory_dir / TARGETS[target].filename
-        verdicts: dict[tuple[str, str], str] = {}
-        if self.judge is not None:  # asked before the lock: a slow model holds up no write
-            unlocked = read_memory_file(path)
-            if unlocked.ok:
-                verdicts = self._judged(target, dedupe(parse_entries(unlocked.text)))
         with exclusive_lock(path):
             self.archive.settle(target)
             read = read_memory_file(path)
+            yield _Locked(
+                read,
+                lambda: read_raw(path),
+                lambda text: replace_if_unchanged(path, text, read.identity),
+                str(path),
+            )
+
+    def _run_target(self, target: str, apply: bool, report: CurationReport) -> None:
+        verdicts: dict[tuple[str, str], str] = {}
+        if self.judge is not None:  # asked before the lock: a slow model holds up no write
+            unlocked = self._read_unlocked(target)
+            if unlocked.ok:
+                verdicts = self._judged(target, dedupe(parse_entries(unlocked.text)))
+        with self._locked(target) as locked:
+            read = locked.read
             if not read.ok:
-                report.skipped[target] = f"{path} cannot be read ({read.error})"
+                report.skipped[target] = f"{locked.where} cannot be read ({read.error})"
                 return
             entries = dedupe(parse_entries(read.text))
             plan = self.plan(target, entries, verdicts)
@@ -160,14 +200,14 @@ class Curator:
                 kind="curate",
                 target=target,
                 reason=plan.summary(),
-                before_text=read_raw(path),
+                before_text=locked.raw(),
                 after_text=after_text,
                 moved=plan.moved,
                 details=plan.details(),
                 supersedes=plan.supersedes,
             ) as change_id:
                 if plan.before != plan.after:
-                    replace_if_unchanged(path, after_text, read.identity)
+                    locked.save(after_text)
             report.change_ids.append(change_id)
 
     def _judged(self, target: str, entries: Sequence[str]) -> dict[tuple[str, str], str]:

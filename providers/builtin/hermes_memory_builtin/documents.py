@@ -4,10 +4,14 @@ For gateway processes on several machines: each memory document is one row of
 ``memory_documents`` keyed by its owner (the user id, ``""`` for the
 single-user documents) and target (``memory`` / ``user``). The store's safety
 steps stay the same (:class:`~hermes_memory_builtin.store.MemoryStore`): a
-change re-reads the document under a row lock (``SELECT … FOR UPDATE``), is
-scanned and budget-checked, and is saved in the same transaction, so two
-writers on any machines never lose each other's entries and a batch is saved
-whole or not at all. The prompt snapshot is still taken once per session.
+change re-reads the document under its locks (an advisory lock per document and
+``SELECT … FOR UPDATE``), is scanned and budget-checked, and is saved in the same
+transaction, so two writers on any machines never lose each other's entries and a
+batch is saved whole or not at all. The prompt snapshot is still taken once per
+session. Held writes (:mod:`~hermes_memory_builtin.held_rows`) and the archive
+tier (:mod:`~hermes_memory_builtin.archive_rows`) use this store's connection, so
+an archive move commits with its document. The tables are
+:mod:`~hermes_memory_builtin.memory_schema`'s.
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ from hermes_memory_builtin.memory_schema import migrate
 __all__ = ["MEMORY_URL_ENV", "PostgresDocuments", "memory_url"]
 
 MEMORY_URL_ENV = "HERMES_MEMORY_URL"
+_LOCK_SPACE = 0x484D4C4B  # "HMLK": the advisory locks of :meth:`PostgresDocuments.exclusive`
+_INHERITED: list[Any] = []
+"""Connections a forked child inherited: never used, never closed by the child."""
 
 
 def memory_url(config: Mapping[str, Any] | None) -> str | None:
@@ -82,7 +89,12 @@ class PostgresDocuments:
         :meth:`locked` sees the locked row."""
         with self._mutex:
             conn = self._conn
-            if conn is not None and (conn.closed or self._pid != os.getpid()):
+            if conn is not None and self._pid != os.getpid():
+                # Opened before a fork: the parent's. Dropping it here would let libpq end
+                # the parent's session on the shared socket, so it is kept, unused.
+                _INHERITED.append(conn)
+                conn = None
+            if conn is not None and conn.closed:
                 conn = None
             if conn is not None:
                 try:
@@ -111,6 +123,19 @@ class PostgresDocuments:
                 f"The memory database {self.where} failed: {_first_line(exc)}. Retry in a moment."
             ) from exc
 
+    @contextmanager
+    def exclusive(self, name: str) -> Iterator[None]:
+        """Hold the lock *name* of this owner across processes and machines (a PostgreSQL
+        advisory lock; released at the end of the block, or by the server if the process
+        dies). Threads of this process using this store wait meanwhile."""
+        key = f"{self.owner}\x1f{name}"
+        with self.guarded() as conn:
+            conn.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", (_LOCK_SPACE, key))
+            try:
+                yield
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (_LOCK_SPACE, key))
+
     def close(self) -> None:
         """Close the connection (the next use opens a new one)."""
         with self._mutex:
@@ -128,42 +153,57 @@ class PostgresDocuments:
                 ).fetchone()
         except self._psycopg.Error as exc:
             return FileRead(text="", exists=True, error=f"the memory database failed: {exc}")
-        return FileRead(text=row[0] if row else "", exists=row is not None)
+        return FileRead(text=_text(row), exists=row is not None)
+
+    def raw(self, target: str) -> str | None:
+        """The document's exact text (a BOM kept), ``None`` when there is no row; inside
+        :meth:`locked`, the locked row."""
+        with self.guarded() as conn:
+            row = conn.execute(
+                "SELECT body FROM memory_documents WHERE owner = %s AND target = %s",
+                (self.owner, target),
+            ).fetchone()
+        return None if row is None else str(row[0])
 
     @contextmanager
     def locked(self, target: str) -> Iterator[tuple[FileRead, Callable[[str], None]]]:
-        """The document read under its row lock, and a function saving a new text in the same
-        transaction (committed when the block ends, rolled back if it raises or saved
-        nothing, so a refused change leaves no trace, not even an empty row)."""
-        saved = False
+        """The document read under its lock, and a function saving a new text in the same
+        transaction (committed when the block ends, rolled back if it raises).
+
+        Writers of one document take one advisory transaction lock (so they queue even
+        while the row does not exist yet) and the row lock (``FOR UPDATE``, which also
+        waits for a person's own ``UPDATE``). A refused change writes nothing, not even
+        an empty row."""
         try:
             with self.connection() as conn, conn.transaction():
                 conn.execute(
-                    "INSERT INTO memory_documents(owner, target) VALUES (%s, %s) "
-                    "ON CONFLICT DO NOTHING",
-                    (self.owner, target),
+                    "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                    (_LOCK_SPACE, f"{self.owner}\x1fdocument\x1f{target}"),
                 )
-                body = conn.execute(
+                row = conn.execute(
                     "SELECT body FROM memory_documents WHERE owner = %s AND target = %s FOR UPDATE",
                     (self.owner, target),
-                ).fetchone()[0]
+                ).fetchone()
 
                 def save(text: str) -> None:
-                    nonlocal saved
-                    saved = True
                     conn.execute(
-                        "UPDATE memory_documents SET body = %s, updated_at = now() "
-                        "WHERE owner = %s AND target = %s",
-                        (text, self.owner, target),
+                        "INSERT INTO memory_documents (owner, target, body) VALUES (%s, %s, %s) "
+                        "ON CONFLICT (owner, target) DO UPDATE SET body = excluded.body, "
+                        "updated_at = now()",
+                        (self.owner, target, text),
                     )
 
-                yield FileRead(text=body, exists=True), save
-                if not saved:
-                    raise self._psycopg.Rollback()
+                yield FileRead(text=_text(row), exists=row is not None), save
         except self._psycopg.Error as exc:
             raise MemoryStoreError(
-                f"The memory database {self.where} failed: {exc}. Nothing was changed; retry."
+                f"The memory database {self.where} failed: {_first_line(exc)}. Nothing was "
+                "changed; retry."
             ) from exc
+
+
+def _text(row: tuple[Any, ...] | None) -> str:
+    """A row's body as the file reader returns a file's text: a leading BOM dropped."""
+    return str(row[0]).removeprefix("\ufeff") if row else ""
 
 
 def _first_line(exc: BaseException) -> str:

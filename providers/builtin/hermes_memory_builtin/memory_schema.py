@@ -73,7 +73,7 @@ CREATE TABLE memory_archived (
     change_id BIGINT NOT NULL REFERENCES memory_changes (id),
     archived_at DOUBLE PRECISION NOT NULL,
     recall_count INTEGER NOT NULL DEFAULT 0,
-    words TSVECTOR GENERATED ALWAYS AS (to_tsvector('simple', text)) STORED
+    words TEXT[] NOT NULL
 );
 CREATE INDEX memory_archived_owner ON memory_archived (owner, change_id);
 CREATE INDEX memory_archived_words ON memory_archived USING GIN (words);

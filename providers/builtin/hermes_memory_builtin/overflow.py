@@ -15,10 +15,10 @@ import contextlib
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from hermes_memory_builtin.archive import Archive, Moved, read_raw
+from hermes_memory_builtin.archive import Moved
+from hermes_memory_builtin.archive_rows import AnyArchive
 from hermes_memory_builtin.categories import EPISODIC, FACT, IDENTITY, WORKING, classify
 from hermes_memory_builtin.entries import join_entries, total_chars
 
@@ -69,7 +69,7 @@ class RoomPlan:
 class OverflowArchiver:
     """Makes room for an add by archiving the least valuable entries of the file."""
 
-    def __init__(self, archive: Archive) -> None:
+    def __init__(self, archive: AnyArchive) -> None:
         self.archive = archive
 
     def make_room(
@@ -91,14 +91,15 @@ class OverflowArchiver:
         return RoomPlan(tuple(moved), (*keep, new_entry))
 
     @contextlib.contextmanager
-    def moving(self, target: str, path: Path, plan: RoomPlan) -> Iterator[int]:
-        """Record *plan* in the archive around the block that replaces the file."""
+    def moving(self, target: str, before_text: str | None, plan: RoomPlan) -> Iterator[int]:
+        """Record *plan* in the archive around the block that replaces the document (whose
+        exact text is *before_text* now; ``None``: no file yet)."""
         with self.archive.change(
             kind="overflow",
             target=target,
             reason=f"an add did not fit; {len(plan.moved)} entr"
             f"{'y' if len(plan.moved) == 1 else 'ies'} archived to make room",
-            before_text=read_raw(path),
+            before_text=before_text,
             after_text=join_entries(plan.after),
             moved=plan.moved,
         ) as change_id:

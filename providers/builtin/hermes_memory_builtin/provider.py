@@ -35,7 +35,7 @@ from hermes_memory_builtin.tool import MemoryTool, memory_schema
 if TYPE_CHECKING:
     from types import ModuleType
 
-    from hermes_memory_builtin.archive import Archive
+    from hermes_memory_builtin.archive_rows import AnyArchive
     from hermes_memory_builtin.session_search import SessionSearchTool
 
 logger = logging.getLogger(__name__)
@@ -100,7 +100,7 @@ class BuiltinMemoryProvider(MemoryProvider):
         self._user_id: str | None = None
         self._owns_store = memory_store is None
         self._policy = CurationPolicy()
-        self._archive: Archive | None = None
+        self._archive: AnyArchive | None = None
 
     # -- identity ------------------------------------------------------------------------------
 
@@ -207,6 +207,7 @@ class BuiltinMemoryProvider(MemoryProvider):
     def _open_archive(self) -> None:
         """Open the archive beside the memory files and honour ``memory.overflow``."""
         from hermes_memory_builtin.archive import Archive
+        from hermes_memory_builtin.archive_rows import PostgresArchive
         from hermes_memory_builtin.overflow import OverflowArchiver
 
         assert self._store is not None
@@ -217,13 +218,8 @@ class BuiltinMemoryProvider(MemoryProvider):
             self._policy = CurationPolicy()
         if self._archive is not None:
             self._archive.close()
-        if self._policy.uses_archive and self._in_postgres():
-            logger.warning(
-                "memory.overflow: archive and memory.curator work with the memory files only; "
-                "with memory.url (PostgreSQL) they are off and adds over the budget are refused."
-            )
-            self._policy = CurationPolicy()
-        self._archive = Archive(self._store.memory_dir)
+        documents = self._store.documents
+        self._archive = PostgresArchive(documents) if documents else Archive(self._store.memory_dir)
         archiving = self._policy.overflow == "archive"
         self._store.overflow = OverflowArchiver(self._archive) if archiving else None
 
@@ -245,19 +241,13 @@ class BuiltinMemoryProvider(MemoryProvider):
             else None
         )
 
-    def _in_postgres(self) -> bool:
-        try:
-            return memory_url(self._config) is not None
-        except ConfigError:
-            return False  # reported where the store is built
-
     @property
     def policy(self) -> CurationPolicy:
         """The ``memory.overflow`` / ``memory.curator`` settings in effect."""
         return self._policy
 
     @property
-    def archive(self) -> Archive | None:
+    def archive(self) -> AnyArchive | None:
         """The archive tier (``None`` before ``initialize``)."""
         return self._archive
 
@@ -268,7 +258,7 @@ class BuiltinMemoryProvider(MemoryProvider):
         if self._archive is None or self._store is None:
             return ""
         try:
-            if self._policy.curator != "off" and self._archive.path.exists():
+            if self._policy.curator != "off" and self._archive.exists():
                 entries = {name: self._store.entries(name) for name in ("memory", "user")}
                 record_prompt_use(self._archive, query, entries)
             return recall_text(self._archive, query)
@@ -316,12 +306,15 @@ class BuiltinMemoryProvider(MemoryProvider):
         self._session_search = tool
 
     def shutdown(self) -> None:
-        """Close the session database if session search opened it, the archive and the judge."""
+        """Close the session database if session search opened it, the archive, the judge and
+        the memory database connection (reopened on the next use)."""
         if self._archive is not None:
             self._archive.close()
         if self._store is not None and self._store.judge is not None:
             self._store.judge.close()
             self._store.judge = None
+        if self._owns_store and self._store is not None and self._store.documents is not None:
+            self._store.documents.close()
         if self._session_search is not None:
             self._session_search.close()
             self._session_search = None

@@ -27,6 +27,7 @@ from hermes_core.errors import ConfigError, MemoryStoreError
 from hermes_core.fencing import sanitize_context
 from hermes_core.users import user_folder_name, valid_user_id
 from hermes_memory_builtin import drift
+from hermes_memory_builtin.archive import read_raw
 from hermes_memory_builtin.consolidation import ConsolidationGuard
 from hermes_memory_builtin.documents import PostgresDocuments
 from hermes_memory_builtin.entries import (
@@ -396,6 +397,17 @@ class MemoryStore:
         if self._documents is not None:
             return self._documents.read(target)
         return read_memory_file(self.path(target))
+
+    def raw_text(self, target: str) -> str | None:
+        """*target*'s exact text now (a BOM kept; ``None``: no file), as the archive logs it."""
+        if self._documents is not None:
+            return self._documents.raw(target)
+        return read_raw(self.path(target))
+
+    @property
+    def documents(self) -> PostgresDocuments | None:
+        """The PostgreSQL rows holding the documents, or ``None`` for the files."""
+        return self._documents
 
     def refresh(self, target: str) -> list[str]:
         """Re-read *target* without the lock and return its entries (live list updated).
@@ -906,7 +918,7 @@ class MemoryStore:
         plan = self.overflow.make_room(spec.name, others, text, self.char_limit(spec.name))
         if plan is None:
             return None
-        with self.overflow.moving(spec.name, self.path(spec.name), plan):
+        with self.overflow.moving(spec.name, self.raw_text(spec.name), plan):
             self._commit(spec, plan.after, {text: origin})
         count = len(plan.moved)
         return self._success(

@@ -70,7 +70,9 @@ def backend(
         return
     with temporary_schema() as url:
         monkeypatch.setenv(MEMORY_URL_ENV, url)
-        yield MemoryBackend("postgres", hermes_home, url)
+        rows = MemoryBackend("postgres", hermes_home, url)
+        yield rows
+        rows.close()
 
 
 @pytest.fixture
@@ -78,7 +80,9 @@ def postgres_backend(hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iter
     """The PostgreSQL backend alone, for a test whose file twin is written for files."""
     with temporary_schema() as url:
         monkeypatch.setenv(MEMORY_URL_ENV, url)
-        yield MemoryBackend("postgres", hermes_home, url)
+        rows = MemoryBackend("postgres", hermes_home, url)
+        yield rows
+        rows.close()
 
 
 @pytest.fixture

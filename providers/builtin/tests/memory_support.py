@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
+from hermes_memory_builtin.archive import Archive
+from hermes_memory_builtin.archive_rows import AnyArchive, PostgresArchive
 from hermes_memory_builtin.documents import PostgresDocuments
 from hermes_memory_builtin.entries import ENTRY_DELIMITER
+from hermes_memory_builtin.memory_schema import migrate
 from hermes_memory_builtin.store import MemoryStore, memory_dir_for
 from hermes_memory_builtin.targets import TARGETS
 
@@ -43,6 +47,28 @@ class MemoryBackend:
         self.kind = kind
         self.home = home
         self.url = url
+        self._conn: Any = None
+        self._pid = 0
+        self._inherited: list[Any] = []
+
+    def _connection(self) -> Any:
+        """The inspection connection of this process (a forked child opens its own)."""
+        import psycopg
+
+        if self._conn is not None and self._pid != os.getpid():
+            self._inherited.append(self._conn)  # the parent's: closing it here would end it
+            self._conn = None
+        if self._conn is None or self._conn.closed:
+            self._conn = psycopg.connect(self.url, autocommit=True)
+            self._pid = os.getpid()
+            migrate(self._conn)  # the tables, as the first store would create them
+        return self._conn
+
+    def close(self) -> None:
+        """Close the inspection connection (before the schema is dropped)."""
+        if self._conn is not None and self._pid == os.getpid():
+            self._conn.close()
+        self._conn = None
 
     @property
     def in_postgres(self) -> bool:
@@ -68,13 +94,14 @@ class MemoryBackend:
         if self.url is None:
             path = self._path(target, user_id)
             return path.read_bytes().decode("utf-8") if path.exists() else None
-        import psycopg
-
-        with psycopg.connect(self.url) as conn:
-            row = conn.execute(
+        row = (
+            self._connection()
+            .execute(
                 "SELECT body FROM memory_documents WHERE owner = %s AND target = %s",
                 (user_id or "", target),
-            ).fetchone()
+            )
+            .fetchone()
+        )
         return None if row is None else str(row[0])
 
     def put(self, target: str, text: str, user_id: str | None = None) -> None:
@@ -82,15 +109,11 @@ class MemoryBackend:
         if self.url is None:
             write_file(self._path(target, user_id), text)
             return
-        self.documents(user_id)  # creates the table when no store has yet
-        import psycopg
-
-        with psycopg.connect(self.url) as conn:
-            conn.execute(
-                "INSERT INTO memory_documents (owner, target, body) VALUES (%s, %s, %s) "
-                "ON CONFLICT (owner, target) DO UPDATE SET body = excluded.body",
-                (user_id or "", target, text),
-            )
+        self._connection().execute(
+            "INSERT INTO memory_documents (owner, target, body) VALUES (%s, %s, %s) "
+            "ON CONFLICT (owner, target) DO UPDATE SET body = excluded.body",
+            (user_id or "", target, text),
+        )
 
     def put_entries(self, target: str, entries: list[str], user_id: str | None = None) -> None:
         """Write *entries* in the file format."""
@@ -107,7 +130,11 @@ class MemoryBackend:
             for path in self.memory_dir().rglob("*.md"):
                 path.unlink()
             return
-        import psycopg
+        self._connection().execute("DELETE FROM memory_documents")
 
-        with psycopg.connect(self.url) as conn:
-            conn.execute("DELETE FROM memory_documents")
+    def archive(self, user_id: str | None = None, **kwargs: Any) -> AnyArchive:
+        """The archive tier of *user_id* on this backend (``clock=`` is passed on)."""
+        documents = self.documents(user_id)
+        if documents is not None:
+            return PostgresArchive(documents, **kwargs)
+        return Archive(self.memory_dir(user_id), **kwargs)

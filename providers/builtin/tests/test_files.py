@@ -15,7 +15,7 @@ from hermes_memory_builtin.files import (
     temp_prefix_for,
 )
 from hermes_memory_builtin.store import MemoryStore
-from memory_support import read_entries, write_entries, write_file
+from memory_support import MemoryBackend, read_entries, write_entries, write_file
 
 from hermes_core.errors import MemoryStoreError
 
@@ -64,14 +64,17 @@ def test_a_failed_replace_keeps_the_target_and_removes_the_temp(tmp_path: Path) 
     assert not list(tmp_path.glob(TEMP_PREFIX + "*"))
 
 
-def test_bom_file_loads_clean_and_is_rewritten_without_bom(store: MemoryStore) -> None:
-    write_file(store.path("memory"), "\ufeffFirst fact.")
+def test_bom_file_loads_clean_and_is_rewritten_without_bom(
+    store: MemoryStore, backend: MemoryBackend
+) -> None:
+    backend.put("memory", "\ufeffFirst fact.")
     store.load_from_disk()
     assert store.memory_entries == ["First fact."]
     assert store.add("memory", "Second fact.")["success"] is True
-    assert store.path("memory").read_bytes() == "First fact.\n§\nSecond fact.".encode()
+    assert backend.raw("memory") == "First fact.\n§\nSecond fact."
 
 
+@pytest.mark.files_only("temporary files of the atomic rename")
 def test_temp_files_left_by_a_killed_writer_are_cleaned_under_the_lock(
     store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -158,6 +161,7 @@ def _editor_save(path: Path, entries: list[str]) -> None:
 
 
 @needs_exchange
+@pytest.mark.files_only("the rename exchange of the file store")
 def test_a_write_whose_displaced_file_vanishes_is_reported_saved(
     store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -184,6 +188,7 @@ def test_a_write_whose_displaced_file_vanishes_is_reported_saved(
 
 
 @needs_exchange
+@pytest.mark.files_only("the rename exchange of the file store")
 def test_a_failed_put_back_after_the_exchange_says_the_change_was_saved(
     store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -208,6 +213,7 @@ def test_a_failed_put_back_after_the_exchange_says_the_change_was_saved(
 
 
 @needs_exchange
+@pytest.mark.files_only("the rename exchange of the file store")
 def test_a_save_made_between_the_check_and_the_exchange_is_put_back_and_kept(
     store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -226,6 +232,7 @@ def test_a_save_made_between_the_check_and_the_exchange_is_put_back_and_kept(
 
 
 @needs_exchange
+@pytest.mark.files_only("the rename exchange of the file store")
 def test_a_save_made_during_the_put_back_is_kept_as_a_conflict_copy(
     store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -23,6 +23,10 @@ from hermes_memory_builtin.store import MemoryStore
 from hermes_memory_builtin.tool import MemoryTool
 from memory_support import write_entries, write_file
 
+pytestmark = pytest.mark.files_only(
+    "pipes, folders, links, undecodable bytes and modes where MEMORY.md should be"
+)
+
 
 def _within(seconds: float, fn, *args):  # type: ignore[no-untyped-def]
     """Run *fn* on a thread; fail (instead of hanging the suite) if it does not return."""

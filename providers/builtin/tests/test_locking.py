@@ -252,3 +252,32 @@ def test_profiles_sharing_one_file_through_links_lose_nothing_and_answer_truthfu
     # file's lock, so it needs none of its own); no other file.
     ledger = ledger_filename("MEMORY.md")
     assert all(sorted(p.name for p in d.iterdir()) == ["MEMORY.md", ledger] for d in memory_dirs)
+
+
+def _add_in_child(store: MemoryStore) -> None:
+    assert store.add("memory", "from the child")["success"]
+
+
+def test_a_forked_child_leaves_the_parents_database_session_alone(
+    postgres_backend: MemoryBackend,
+) -> None:
+    """A store opened before a fork: the child opens its own connection, and the parent's
+    session (its connection) survives the child's exit."""
+    store = postgres_backend.store()
+    assert store.add("memory", "from the parent")["success"]
+    documents = store.documents
+    assert documents is not None
+    with documents.connection() as conn:
+        session = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+    child = multiprocessing.get_context("fork").Process(target=_add_in_child, args=(store,))
+    child.start()
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    with documents.connection() as conn:
+        assert conn.execute("SELECT pg_backend_pid()").fetchone()[0] == session
+    assert store.add("memory", "the parent again")["success"]
+    assert postgres_backend.entries("memory") == [
+        "from the parent",
+        "from the child",
+        "the parent again",
+    ]
