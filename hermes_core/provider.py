@@ -273,6 +273,13 @@ class MemoryProvider(ABC):
     ) -> None:
         """The builtin ``memory`` tool committed an add, replace or remove."""
 
+    def on_tool_result(self, tool_name: str, result: str, **kwargs: Any) -> None:
+        """A tool's *result* entered the model's context this turn: untrusted text (a web
+        page, a file, an e-mail, another agent's answer). kwargs carry ``provider``: the
+        name of the memory provider that owns the tool (``""`` for the host's own tools).
+        A provider may use it to tell where a later write came from (the builtin holds
+        writes that repeat it for review)."""
+
     def get_config_schema(self) -> list[dict[str, Any]]:
         """Fields for a setup wizard: ``key, description, secret, required, default, env_var``…"""
         return []

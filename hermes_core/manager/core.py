@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import json
 import logging
 import threading
@@ -825,6 +826,36 @@ class MemoryManager:
                 )
             except Exception as exc:
                 logger.debug("Memory provider '%s' on_delegation: %s", entry.name, exc)
+
+    def on_tool_result(self, tool_name: str, result: str) -> None:
+        """A tool's *result* entered the model's context this turn; tell the providers that
+        implement ``on_tool_result`` (untrusted text, for provenance), with the name of the
+        provider owning the tool (``""``: a host tool).
+
+        The result is redacted first. The builtin runs inline, each external provider
+        within ``external_prefetch_timeout``; a failure or timeout is logged at WARNING.
+        """
+        targets = self._targets.get("on_tool_result", ())
+        if not targets or not isinstance(result, str) or not result.strip():
+            return
+        clean = self._redacted(result, "a tool result")
+        if clean is _REFUSED:
+            return
+        route = self._routes.get(tool_name) if isinstance(tool_name, str) else None
+        owner = route.name if route is not None else ""
+        for entry in targets:
+            hook = functools.partial(entry.provider.on_tool_result, provider=owner)
+            try:
+                outcome = self._bounded(entry, "on_tool_result", hook, str(tool_name), clean)
+                if outcome is TIMED_OUT:
+                    raise TimeoutError(f"did not return within {self._prefetch_timeout:g}s")
+            except Exception as exc:
+                logger.warning(
+                    "Memory provider '%s' on_tool_result (tool '%s'): %s",
+                    entry.name,
+                    tool_name,
+                    exc,
+                )
 
     # ------------------------------------------------------------------ memory writes
 

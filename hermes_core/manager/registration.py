@@ -21,7 +21,14 @@ __all__ = ["SKIPPABLE_HOOKS", "SYNC_OPTIONAL_KEYWORDS", "Registration"]
 # Hooks the manager skips for providers that inherit MemoryProvider's no-op
 # default: calling them would do nothing, and an external prefetch would still
 # cost a thread hand-off.
-SKIPPABLE_HOOKS = ("prefetch", "queue_prefetch", "sync_turn", "on_turn_start", "recall_status")
+SKIPPABLE_HOOKS = (
+    "prefetch",
+    "queue_prefetch",
+    "sync_turn",
+    "on_turn_start",
+    "recall_status",
+    "on_tool_result",
+)
 SYNC_OPTIONAL_KEYWORDS = frozenset({"session_id", "messages", "turn_author"})
 
 

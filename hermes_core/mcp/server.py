@@ -10,7 +10,11 @@ session writes the same ``state.db``, whose writes are locked and retried.
 Tools are the session's memory tools (the builtin ``memory`` and
 ``session_search``, then the external provider's), routed through
 :meth:`MemoryManager.handle_tool_call` exactly as in a turn, plus
-``remember_turn`` to hand over a finished exchange. Resources are the frozen
+``remember_turn`` to hand over a finished exchange and ``note_turn`` to say
+what a turn is made of: the user's message (a memory write repeating it is
+recorded as said by the user) and the text of the client's own tool results
+(web pages, files, e-mails, other agents: a write repeating it is held for
+the user's review). The memory tools' own results count without it. Resources are the frozen
 snapshot, each memory file and the recent conversations.
 """
 
@@ -35,6 +39,7 @@ from hermes_core.runtime.host_async import AsyncMemory
 
 __all__ = [
     "MAX_ARGUMENT_BYTES",
+    "NOTE_TURN_TOOL",
     "REMEMBER_TURN_TOOL",
     "MemorySessions",
     "ServerOptions",
@@ -68,6 +73,26 @@ REMEMBER_TURN_TOOL: dict[str, Any] = {
     },
 }
 
+NOTE_TURN_TOOL: dict[str, Any] = {
+    "name": "note_turn",
+    "description": (
+        "Tell memory where this turn's text comes from, so an entry you save is recorded "
+        "with its true origin. At the start of a turn give 'user', the user's message. After "
+        "each tool result you read that memory did not give you (a web page, a file, an "
+        "e-mail, another agent's message), give its text as 'tool_output': an entry that "
+        "repeats it is held for the user's review instead of saved."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "user": {"type": "string", "description": "The user's message; starts a new turn."},
+            "tool_output": {"type": "string", "description": "Text of a tool result."},
+            "tool": {"type": "string", "description": "The name of that tool."},
+        },
+        "additionalProperties": False,
+    },
+}
+
 _READ_ONLY = types.ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
@@ -80,6 +105,10 @@ _ANNOTATIONS: dict[str, types.ToolAnnotations] = {
     # appends to state.db and the provider; never changes what is there.
     "remember_turn": types.ToolAnnotations(
         read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+    ),
+    # changes only what this session knows of the turn; nothing is stored.
+    "note_turn": types.ToolAnnotations(
+        read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
     ),
 }
 _EXTERNAL = types.ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=True)
@@ -193,7 +222,7 @@ class _Handlers:
                 input_schema=dict(schema.get("parameters") or {"type": "object"}),
                 annotations=_ANNOTATIONS.get(schema["name"], _EXTERNAL),
             )
-            for schema in [*memory.tool_schemas(), REMEMBER_TURN_TOOL]
+            for schema in [*memory.tool_schemas(), REMEMBER_TURN_TOOL, NOTE_TURN_TOOL]
         ]
         return types.ListToolsResult(tools=tools)
 
@@ -210,6 +239,8 @@ class _Handlers:
         memory = await self.memory_for(ctx)
         if params.name == REMEMBER_TURN_TOOL["name"]:
             return await self._remember_turn(memory, arguments)
+        if params.name == NOTE_TURN_TOOL["name"]:
+            return await self._note_turn(memory, arguments)
         result = await memory.call_tool(params.name, arguments, call_id=str(ctx.request_id or ""))
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result)], is_error=_is_error(result)
@@ -228,6 +259,25 @@ class _Handlers:
             return _tool_error("remember_turn needs assistant: your answer, as text.")
         await memory.record_turn(user, assistant)
         text = json.dumps({"success": True, "session_id": memory.session_id})
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+
+    async def _note_turn(
+        self, memory: AsyncMemory, arguments: Mapping[str, Any]
+    ) -> types.CallToolResult:
+        extra = sorted(set(arguments) - {"user", "tool_output", "tool"})
+        if extra:
+            return _tool_error(f"note_turn takes only user, tool_output and tool, not {extra}.")
+        user, output, tool = (arguments.get(k) for k in ("user", "tool_output", "tool"))
+        for key, value in (("user", user), ("tool_output", output), ("tool", tool)):
+            if value is not None and not isinstance(value, str):
+                return _tool_error(f"note_turn needs {key} as text.")
+        if not (user or "").strip() and not (output or "").strip():
+            return _tool_error("note_turn needs user (the user's message) or tool_output.")
+        if user and user.strip():
+            await memory.begin_turn(user, recall=False)
+        if output and output.strip():
+            await memory.note_tool_result(tool or "client_tool", output)
+        text = json.dumps({"success": True, "turn": memory.memory.turn})
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
     # -- resources ---------------------------------------------------------------------

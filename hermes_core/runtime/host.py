@@ -9,7 +9,8 @@ server)::
         system = memory.system_prompt()           # frozen for the session
         api = memory.prepare([{"role": "system", "content": system}, *history, user])
         ... call the model with api and memory.tools(); route tool calls through
-        memory.call_tool(name, arguments) ...
+        memory.call_tool(name, arguments); your own tools' results reach memory
+        through the next prepare() (or memory.note_tool_result(name, text)) ...
         memory.record_turn(user_text, answer)      # state.db, then sync_turn
 
 The lifecycle is Hermes Agent's: ``initialize_all`` at start, one frozen
@@ -17,12 +18,17 @@ system-prompt block per session, fenced recall on the API copy of the user
 message only, tool calls through :meth:`MemoryManager.handle_tool_call`, the
 finished turn stored in ``state.db`` and handed to ``sync_turn`` and
 ``queue_prefetch`` on the manager's background worker, and ``on_session_end``
-plus ``shutdown_all`` at close. Every provider call is bounded by
+plus ``shutdown_all`` at close. Every tool result of a turn — the memory
+tools' and the host's own (web pages, files, e-mails, other agents) — is
+handed to :meth:`MemoryManager.on_tool_result` as untrusted text, so a memory
+write that repeats it is known to be tool-derived (the builtin holds it for the
+user's review). Every provider call is bounded by
 :class:`~hermes_core.runtime.guard.HookGuard`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import threading
@@ -202,6 +208,8 @@ class Memory:
         self._transcript: list[dict[str, Any]] = []
         self._turn = 0
         self._last_recall: tuple[str, Recall] | None = None
+        self._noted: set[str] = set()
+        """Digests of the tool results of this turn already handed to the providers."""
         self._closed = False
         self._busy = threading.RLock()
 
@@ -346,9 +354,19 @@ class Memory:
         return kwargs
 
     def refresh_system_prompt(self) -> str:
-        """Read the providers' blocks again (after a session switch); returns the new block."""
+        """Read the providers' blocks again (after a session switch); returns the new block.
+
+        The manager bounds each external provider's block by its own timeout, so this
+        waits a little longer than that: a hung provider costs only its own block, never
+        the builtin one.
+        """
+        limit = max(self.settings.hook_timeout, self.manager.external_prefetch_timeout + 2.0)
         self._block = self.guard.call(
-            "build_system_prompt", self.manager.build_system_prompt, default="", expect=str
+            "build_system_prompt",
+            self.manager.build_system_prompt,
+            default="",
+            expect=str,
+            timeout=limit,
         )
         return self._block
 
@@ -412,14 +430,16 @@ class Memory:
                 self._busy.release()
 
     # -- a turn ------------------------------------------------------------------------
-    def begin_turn(self, user_message: str, **turn_info: Any) -> Recall:
-        """``on_turn_start``, then recall for *user_message* (skipped when trivial).
+    def begin_turn(self, user_message: str, *, recall: bool = True, **turn_info: Any) -> Recall:
+        """``on_turn_start``, then recall for *user_message* (skipped when trivial, or
+        without *recall*).
 
         *turn_info* (``model``, ``remaining_tokens``…) goes to ``on_turn_start``.
         """
         with self._busy:
             self._ensure_started()
             self._turn += 1
+            self._noted = set()
             info = {
                 "model": self.model_name or "",
                 "platform": self.settings.platform,
@@ -434,8 +454,8 @@ class Memory:
                 default=None,
                 **info,
             )
-            recall = Recall()
-            if not is_trivial_prompt(user_message):
+            found_recall = Recall()
+            if recall and not is_trivial_prompt(user_message):
                 found = self.guard.call(
                     "prefetch_all",
                     self.manager.prefetch_all,
@@ -449,9 +469,9 @@ class Memory:
                     status = self.guard.call(
                         "describe_recall", self.manager.describe_recall, default="", expect=str
                     )
-                    recall = Recall(build_memory_context_block(found), status)
-            self._last_recall = (user_message, recall)
-            return recall
+                    found_recall = Recall(build_memory_context_block(found), status)
+            self._last_recall = (user_message, found_recall)
+            return found_recall
 
     def prepare(self, messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """A copy of *messages* for the model, with recall fenced into the last user message.
@@ -470,6 +490,7 @@ class Memory:
         with self._busy:
             cached = self._last_recall
             recall = cached[1] if cached and cached[0] == text else self.begin_turn(text)
+            self._note_turn_results(api[last + 1 :])
         if recall.block:
             api[last]["content"] = _with_block(api[last].get("content"), recall.block)
         return api
@@ -499,7 +520,46 @@ class Memory:
             error = f"Unknown tool {name!r}. Available tools: {available}."
             return json.dumps({"error": error})
         with self._busy:
-            return self._run_tool(name, dict(arguments), call_id)
+            output = self._run_tool(name, dict(arguments), call_id)
+            self.note_tool_result(name, output)
+            return output
+
+    def note_tool_result(self, name: str, result: Any) -> None:
+        """Hand a tool result of this turn to the providers as untrusted text.
+
+        For a host's own tools (a web page, a file, an e-mail, another agent's
+        answer): a memory write that repeats it is then known to be tool-derived
+        (the builtin holds it for the user's review). :meth:`prepare` does this
+        for the ``tool`` messages of the turn, and :meth:`call_tool` for the
+        memory tools; handing the same text twice in a turn counts once.
+        """
+        text = _text_of(result) if not isinstance(result, str) else result
+        if not text.strip():
+            return
+        digest = hashlib.sha256(f"{name}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
+        with self._busy:
+            self._ensure_started()
+            if digest in self._noted:
+                return
+            self._noted.add(digest)
+            self.guard.call(
+                "on_tool_result", self.manager.on_tool_result, str(name), text, default=None
+            )
+
+    def _note_turn_results(self, messages: Sequence[Mapping[str, Any]]) -> None:
+        """:meth:`note_tool_result` for the ``tool`` messages among *messages* (the turn's)."""
+        names = {
+            str(call.get("id")): str((call.get("function") or {}).get("name") or "")
+            for message in messages
+            if message.get("role") == "assistant"
+            for call in message.get("tool_calls") or []
+            if isinstance(call, Mapping) and isinstance(call.get("function") or {}, Mapping)
+        }
+        for message in messages:
+            if message.get("role") != "tool":
+                continue
+            name = str(message.get("name") or names.get(str(message.get("tool_call_id")), ""))
+            self.note_tool_result(name, message.get("content"))
 
     def _run_tool(self, name: str, arguments: dict[str, Any], call_id: str) -> str:
         fallback = json.dumps(

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from hermes_core.fencing import StreamingContextScrubber, scrub_context_spans
-from hermes_core.runtime.host import Memory
+from hermes_core.runtime.host import Memory, Recall
 
 __all__ = ["AsyncMemory"]
 
@@ -97,6 +97,14 @@ class AsyncMemory:
     ) -> str:
         """:meth:`Memory.call_tool`: the tool's JSON result text."""
         return await self.run(self.memory.call_tool, name, arguments, call_id=call_id)
+
+    async def begin_turn(self, user_message: str, **turn_info: Any) -> Recall:
+        """:meth:`Memory.begin_turn`: ``on_turn_start``, then recall for *user_message*."""
+        return await self.run(self.memory.begin_turn, user_message, **turn_info)
+
+    async def note_tool_result(self, name: str, result: Any) -> None:
+        """:meth:`Memory.note_tool_result`: a tool result of this turn, as untrusted text."""
+        await self.run(self.memory.note_tool_result, name, result)
 
     async def record(self, messages: Iterable[Mapping[str, Any]]) -> None:
         """:meth:`Memory.record`: store a finished turn, then sync it (background)."""

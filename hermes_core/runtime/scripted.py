@@ -48,6 +48,8 @@ _STOP_WORDS_TEXT = (
     "which who why with you your set discussed remind again"
 )
 _STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
+_ORIGIN_TAG = re.compile(r"^\[(?:user|model|tool|unknown)\] ")
+"""The origin tag each entry of the memory snapshot starts with."""
 _CHECKPOINT_MARKERS = ("TURNS TO SUMMARIZE:", "NEW TURNS TO FOLD IN:")
 _RECAP_RE = re.compile(r"^Search topic: (?P<topic>[^\n]+)\n(?:.*\n)*?TRANSCRIPT:", re.M)
 
@@ -141,7 +143,8 @@ class ScriptedModel:
     @staticmethod
     def _what_i_know(messages: Sequence[Mapping[str, Any]]) -> str:
         system = next((_text(m) for m in messages if m.get("role") == "system"), "")
-        facts = [line.strip() for line in system.splitlines() if line.startswith("The user said")]
+        lines = (_ORIGIN_TAG.sub("", line).strip() for line in system.splitlines())
+        facts = [line for line in lines if line.startswith("The user said")]
         if not facts:
             return "I don't have anything saved about you yet."
         return "From my memory: " + " ".join(dict.fromkeys(facts))

@@ -8,19 +8,27 @@ held writes are theirs alone (the ``owner`` column).
 
 from __future__ import annotations
 
-import hashlib
+import dataclasses
+import json
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from hermes_core.errors import MemoryStoreError
-from hermes_memory_builtin.quarantine import HeldWrite
+from hermes_memory_builtin.quarantine import HeldWrite, held_id
 
 if TYPE_CHECKING:
     from hermes_memory_builtin.documents import PostgresDocuments
 
 __all__ = ["HeldRows"]
 
-_COLUMNS = "id, target, content, origin, score, reason, held_at, replaces"
+_COLUMNS = "id, target, content, origin, score, reason, held_at, replaces, operations"
+
+
+def _write(row: Sequence[Any]) -> HeldWrite:
+    """A row of ``memory_held`` as a :class:`HeldWrite` (its operations from JSON)."""
+    *fields, operations = row
+    return dataclasses.replace(HeldWrite(*fields), operations=json.loads(operations or "[]"))
 
 
 class HeldRows:
@@ -36,28 +44,44 @@ class HeldRows:
                 f"SELECT {_COLUMNS} FROM memory_held WHERE owner = %s ORDER BY position",
                 (self._documents.owner,),
             ).fetchall()
-        return [HeldWrite(*row) for row in rows]
+        return [_write(row) for row in rows]
 
     def hold(
-        self, target: str, content: str, origin: str, score: float, reason: str, replaces: str = ""
+        self,
+        target: str,
+        content: str,
+        origin: str,
+        score: float,
+        reason: str,
+        replaces: str = "",
+        operations: Sequence[Mapping[str, Any]] = (),
     ) -> HeldWrite:
-        """Stage *content* (replacing the entry *replaces* identifies, when given);
-        holding the same write again is a no-op."""
-        digest = hashlib.sha256(f"{target}\0{replaces}\0{content}".encode()).hexdigest()[:12]
+        """Stage *content* (replacing the entry *replaces* identifies, when given; or the
+        whole batch *operations*); holding the same write again is a no-op."""
+        digest = held_id(target, content, replaces, operations)
         write = HeldWrite(
-            digest, target, content, origin, round(score, 4), reason, time.time(), replaces
+            digest,
+            target,
+            content,
+            origin,
+            round(score, 4),
+            reason,
+            time.time(),
+            replaces,
+            [dict(op) for op in operations],
         )
+        values = [getattr(write, name) for name in _FIELDS]
         with self._documents.guarded() as conn:
             conn.execute(
                 f"INSERT INTO memory_held (owner, {_COLUMNS}) VALUES "
-                "(%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (owner, id) DO NOTHING",
-                (self._documents.owner, *(getattr(write, name) for name in _FIELDS)),
+                "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (owner, id) DO NOTHING",
+                (self._documents.owner, *values, json.dumps(write.operations, ensure_ascii=False)),
             )
             row = conn.execute(
                 f"SELECT {_COLUMNS} FROM memory_held WHERE owner = %s AND id = %s",
                 (self._documents.owner, digest),
             ).fetchone()
-        return HeldWrite(*row)
+        return _write(row)
 
     def take(self, write_id: str) -> HeldWrite:
         """Remove and return the held write *write_id* (raises when there is none)."""
@@ -71,7 +95,7 @@ class HeldRows:
                 f"No held memory write has id {write_id!r}; `hermes-memory memory review` "
                 "lists them."
             )
-        return HeldWrite(*row)
+        return _write(row)
 
 
 _FIELDS = ("id", "target", "content", "origin", "score", "reason", "held_at", "replaces")

@@ -103,6 +103,10 @@ CREATE TABLE memory_usage (
     PRIMARY KEY (owner, target, digest)
 )
 """,
+    # 4: a held batch keeps all its operations (JSON), applied together when accepted.
+    4: """
+ALTER TABLE memory_held ADD COLUMN operations TEXT NOT NULL DEFAULT '[]'
+""",
 }
 """version -> SQL bringing the schema from the version before to it."""
 

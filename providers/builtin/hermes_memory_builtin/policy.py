@@ -1,4 +1,5 @@
-"""The ``memory.overflow`` and ``memory.curator*`` settings: what happens when memory fills up.
+"""The ``memory.overflow`` and ``memory.curator*`` settings (what happens when memory fills
+up) and the ``memory.judge*`` settings (a model's second opinion on held writes).
 
 - ``memory.overflow``: ``reject`` (default, the Hermes contract: an add over
   the budget is refused and the agent makes room) or ``archive`` (the add
@@ -13,6 +14,11 @@
 - ``memory.curator_model``: let the configured chat model judge the pairs
   the rules leave open (default false; see :mod:`~hermes_memory_builtin.curator_model`),
   in at most ``memory.curator_model_calls`` requests per run (default 2).
+- ``memory.judge``: let the configured chat model judge the writes the
+  injection detector holds for review (default false; see
+  :mod:`~hermes_memory_builtin.judge`): it may refuse them, never store them;
+  ``memory.judge_timeout``: seconds one judgement may take (default 5, at most
+  30), after which the write stays held.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ OVERFLOW_CHOICES = ("reject", "archive")
 CURATOR_CHOICES = ("off", "review", "auto")
 DEFAULT_TARGET_PERCENT = 80
 DEFAULT_STALE_DAYS = 90.0
+DEFAULT_JUDGE_TIMEOUT = 5.0
 
 
 def _choice(config: Mapping[str, Any] | None, key: str, choices: tuple[str, ...]) -> str:
@@ -94,3 +101,20 @@ class CurationPolicy:
     def uses_archive(self) -> bool:
         """Whether anything moves entries to the archive under this policy."""
         return self.overflow == "archive" or self.curator != "off"
+
+
+@dataclass(frozen=True)
+class JudgePolicy:
+    """Whether the model judge looks at held writes, and for how long (module docstring)."""
+
+    enabled: bool = False
+    timeout: float = DEFAULT_JUDGE_TIMEOUT
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any] | None) -> JudgePolicy:
+        """Read ``memory.judge`` and ``memory.judge_timeout``; a wrong value raises
+        :class:`ConfigError`."""
+        return cls(
+            enabled=_flag(config, "memory.judge"),
+            timeout=_number(config, "memory.judge_timeout", DEFAULT_JUDGE_TIMEOUT, 0.1, 30),
+        )

@@ -7,9 +7,10 @@ tool output of the turn (web pages, files, e-mails, another agent) to
 repeats it is ``tool``-derived (a host that knows so can pass
 ``origin="tool"``). Any other write is ``model``-written. The builtin's own
 ``session_search`` results are past conversation, not untrusted input, and do
-not count. A write
-is held for review when it is tool-derived, or when the learned detector
-scores it in its review band; at or above the block threshold it is refused.
+not count. A write is held for review when it is tool-derived, or when the
+learned detector scores it in its review band; at or above the block threshold
+it is refused. The optional model judge (:mod:`~hermes_memory_builtin.judge`)
+may turn a hold in the review band into a refusal, never the other way.
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ _WORD = re.compile(r"\w+")
 MIN_HOLD_WORDS = 4
 """Fewer words than this carry no instruction the catalogue would miss: never held."""
 USER_OVERLAP = 0.6
+"""Share of an entry's words that must occur in the user's message for ``user`` origin."""
 TOOL_OVERLAP = 0.5
 """Share of an entry's word 3-grams found in this turn's tool output for ``tool`` origin."""
-"""Share of an entry's words that must occur in the user's message for ``user`` origin."""
 
 
 def _shingles(words: list[str]) -> set[tuple[str, ...]]:
@@ -41,23 +42,40 @@ def origin_of(
 ) -> str:
     """Where *content* came from.
 
-    ``"tool"`` when declared so; else ``"user"`` when most of its words are in
-    *user_message*; else ``"tool"`` when half of its word 3-grams occur in
-    *tool_output* (untrusted text seen this turn); else ``"model"``.
+    ``"tool"`` when half of its word 3-grams occur in *tool_output* (untrusted
+    text seen this turn), whatever else is said of it; else *declared* (a host
+    or a person that knows), when given; else ``"user"`` when most of its words
+    are in *user_message*; else ``"model"``.
     """
-    if declared == "tool":
-        return "tool"
+    if declared is not None and declared not in ORIGINS:
+        raise ValueError(f"Unknown origin {declared!r}; use one of {', '.join(ORIGINS)}.")
     words = _WORD.findall(content.lower())
+    if declared == "tool" or _repeats(words, tool_output):
+        return "tool"
+    if declared is not None:
+        return declared
     if user_message and words:
         said = set(_WORD.findall(user_message.lower()))
         if sum(word in said for word in words) >= USER_OVERLAP * len(words):
             return "user"
-    if tool_output and len(words) >= 3:
-        mine = _shingles(words)
-        seen = _shingles(_WORD.findall(tool_output.lower()))
-        if len(mine & seen) >= TOOL_OVERLAP * len(mine):
-            return "tool"
     return "model"
+
+
+def _repeats(words: list[str], tool_output: str) -> bool:
+    """Whether half of the word 3-grams of *words* occur in *tool_output*."""
+    if not tool_output or len(words) < 3:
+        return False
+    mine = _shingles(words)
+    seen = _output_words(tool_output)
+    found = sum(f" {' '.join(shingle)} " in seen for shingle in mine)
+    return found >= TOOL_OVERLAP * len(mine)
+
+
+@functools.lru_cache(maxsize=4)
+def _output_words(tool_output: str) -> str:
+    """The words of a turn's tool output, lower-cased and joined by single spaces between
+    spaces (read once per turn, not once per write)."""
+    return f" {' '.join(_WORD.findall(tool_output.lower()))} "
 
 
 @dataclass(frozen=True)
@@ -67,6 +85,8 @@ class Screening:
     action: str
     score: float
     reason: str
+    in_review_band: bool = False
+    """Held because of the detector's score (what the model judge may look at)."""
 
 
 @functools.lru_cache(maxsize=256)
@@ -82,7 +102,7 @@ def screen(content: str, origin: str) -> Screening:
     if verdict.action == "block":
         return Screening("block", verdict.score, "the injection detector's block threshold")
     if verdict.action == "review" and len(_WORD.findall(content)) >= MIN_HOLD_WORDS:
-        return Screening("hold", verdict.score, "the injection detector's review band")
+        return Screening("hold", verdict.score, "the injection detector's review band", True)
     if origin == "tool":
         return Screening("hold", verdict.score, "content derived from tool output")
     return Screening("store", verdict.score, "")

@@ -26,7 +26,7 @@ from hermes_core.provider import MemoryProvider
 from hermes_core.users import valid_user_id
 from hermes_memory_builtin.documents import PostgresDocuments, memory_url
 from hermes_memory_builtin.mirror import WRITE_ORIGIN_ASSISTANT, build_mirror_metadata
-from hermes_memory_builtin.policy import CurationPolicy
+from hermes_memory_builtin.policy import CurationPolicy, JudgePolicy
 from hermes_memory_builtin.settings import MemorySettings
 from hermes_memory_builtin.store import MemoryStore, memory_dir_for
 from hermes_memory_builtin.tool import TOOL_NAME as MEMORY_TOOL_NAME
@@ -183,6 +183,7 @@ class BuiltinMemoryProvider(MemoryProvider):
             )
             self._memory_tool = MemoryTool(self._store)
         self._open_archive()
+        self._open_judge()
         self._store.load_from_disk()
         self._open_session_search()
 
@@ -192,6 +193,7 @@ class BuiltinMemoryProvider(MemoryProvider):
         session uses the defaults instead)."""
         MemorySettings.from_config(config)
         CurationPolicy.from_config(config)
+        JudgePolicy.from_config(config)
 
     def _settings(self) -> MemorySettings:
         try:
@@ -220,6 +222,24 @@ class BuiltinMemoryProvider(MemoryProvider):
         self._archive = PostgresArchive(documents) if documents else Archive(self._store.memory_dir)
         archiving = self._policy.overflow == "archive"
         self._store.overflow = OverflowArchiver(self._archive) if archiving else None
+
+    def _open_judge(self) -> None:
+        """Give the store the model judge when ``memory.judge`` is on (see judge.py)."""
+        from hermes_memory_builtin.judge import judge_for
+
+        assert self._store is not None
+        try:
+            policy = JudgePolicy.from_config(self._config)
+        except ConfigError as exc:
+            logger.warning("%s The model judge is off.", exc)
+            policy = JudgePolicy()
+        if self._store.judge is not None:
+            self._store.judge.close()
+        self._store.judge = (
+            judge_for(self._config, self._hermes_home, timeout=policy.timeout)
+            if policy.enabled
+            else None
+        )
 
     @property
     def policy(self) -> CurationPolicy:
@@ -286,10 +306,13 @@ class BuiltinMemoryProvider(MemoryProvider):
         self._session_search = tool
 
     def shutdown(self) -> None:
-        """Close the session database if session search opened it, the archive, and the
-        memory database connection (reopened on the next use)."""
+        """Close the session database if session search opened it, the archive, the judge and
+        the memory database connection (reopened on the next use)."""
         if self._archive is not None:
             self._archive.close()
+        if self._store is not None and self._store.judge is not None:
+            self._store.judge.close()
+            self._store.judge = None
         if self._owns_store and self._store is not None and self._store.documents is not None:
             self._store.documents.close()
         if self._session_search is not None:
@@ -317,6 +340,15 @@ class BuiltinMemoryProvider(MemoryProvider):
             self._store.consolidation.start_turn()
             self._store.turn_user_message = message if isinstance(message, str) else None
             self._store.turn_tool_output = ""
+
+    def on_tool_result(self, tool_name: str, result: str, **kwargs: Any) -> None:
+        """Untrusted output of a tool this turn (a web page, a file, another agent): a write
+        repeating it is tool-derived and held for review. Results of the builtin's own tools
+        (memory itself, past conversations) do not count."""
+        if self._store is None or kwargs.get("provider") == self.name:
+            return
+        if isinstance(result, str):
+            self._store.note_tool_output(result)
 
     def on_session_switch(
         self,

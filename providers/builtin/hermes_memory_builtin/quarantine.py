@@ -1,11 +1,16 @@
 """Held memory writes: staged for the user's review, never in the prompt.
 
 A write the detector puts in its review band (or that repeats untrusted text) is
-not stored: it is appended to ``HELD.json`` beside MEMORY.md with its target,
-origin and score. The snapshot never reads that file, so a held write cannot
+not stored: it is appended to ``HELD.json`` beside MEMORY.md (with
+``memory.url``: rows of ``memory_held``, see :mod:`~hermes_memory_builtin.held_rows`)
+with its target, origin and score. The snapshot never reads it, so a held write cannot
 reach a system prompt. ``hermes-memory memory review`` lists held writes and
 accepts (stores through the normal path, every check but the detector again)
 or rejects each.
+
+A batch (the ``memory`` tool's ``operations``) with one operation that must be
+held is held whole, as one write: nothing of it is applied until the user
+accepts it, and then it is applied all together or not at all, as any batch.
 """
 
 from __future__ import annotations
@@ -13,16 +18,15 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
-from pathlib import Path
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from hermes_core.errors import MemoryStoreError
-from hermes_memory_builtin.files import atomic_write_text
-from hermes_memory_builtin.locking import exclusive_lock
+from hermes_memory_builtin.side_documents import SideDocument
 
-__all__ = ["HELD_FILE", "ORIGINS", "HeldWrite", "Quarantine"]
+__all__ = ["HELD_FILE", "ORIGINS", "HeldWrite", "Quarantine", "held_id"]
 
 HELD_FILE = "HELD.json"
 ORIGINS = ("user", "model", "tool")
@@ -43,30 +47,61 @@ class HeldWrite:
     held_at: float
     replaces: str = ""
     """For a held ``replace``: the old_text of the entry it would replace."""
+    operations: list[dict[str, Any]] = field(default_factory=list)
+    """For a held batch: all its operations (*content* is the one that was held)."""
+
+
+def held_id(
+    target: str, content: str, replaces: str = "", operations: Sequence[Mapping[str, Any]] = ()
+) -> str:
+    """The id of a held write: the same write held twice has the same id."""
+    key = f"{target}\0{replaces}\0{content}"
+    if operations:
+        key += "\0" + json.dumps(
+            [dict(op) for op in operations], ensure_ascii=False, sort_keys=True
+        )
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
 class Quarantine:
-    """The held writes of one memory directory."""
+    """The held writes of one memory (kept in *document*)."""
 
-    def __init__(self, memory_dir: Path) -> None:
-        self.path = Path(memory_dir) / HELD_FILE
+    def __init__(self, document: SideDocument) -> None:
+        self.document = document
 
     def held(self) -> list[HeldWrite]:
         """Held writes, oldest first."""
         return self._read()
 
     def hold(
-        self, target: str, content: str, origin: str, score: float, reason: str, replaces: str = ""
+        self,
+        target: str,
+        content: str,
+        origin: str,
+        score: float,
+        reason: str,
+        replaces: str = "",
+        operations: Sequence[Mapping[str, Any]] = (),
     ) -> HeldWrite:
-        """Stage *content* (replacing the entry *replaces* identifies, when given);
-        holding the same write again is a no-op."""
-        digest = hashlib.sha256(f"{target}\0{replaces}\0{content}".encode()).hexdigest()[:12]
+        """Stage *content* (replacing the entry *replaces* identifies, when given; or the
+        whole batch *operations*, *content* being its operation that was held); holding the
+        same write again is a no-op."""
+        batch = [dict(op) for op in operations]
+        digest = held_id(target, content, replaces, batch)
         with self._locked() as items:
             for item in items:
                 if item.id == digest:
                     return item
             write = HeldWrite(
-                digest, target, content, origin, round(score, 4), reason, time.time(), replaces
+                digest,
+                target,
+                content,
+                origin,
+                round(score, 4),
+                reason,
+                time.time(),
+                replaces,
+                batch,
             )
             items.append(write)
             return write
@@ -82,29 +117,25 @@ class Quarantine:
         )
 
     def _read(self) -> list[HeldWrite]:
-        try:
-            raw = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        return self._parse(self.document.read())
+
+    def _parse(self, raw: str | None) -> list[HeldWrite]:
+        if raw is None or not raw.strip():
             return []
-        except OSError as exc:
-            raise MemoryStoreError(f"Cannot read {self.path}: {exc}") from exc
         try:
             return [HeldWrite(**item) for item in json.loads(raw)]
         except (ValueError, TypeError) as exc:
             raise MemoryStoreError(
-                f"{self.path} is not a valid list of held writes ({exc}); fix or remove it."
+                f"{self.document.where} is not a valid list of held writes ({exc}); fix or "
+                "remove it."
             ) from exc
 
     @contextmanager
     def _locked(self) -> Iterator[list[HeldWrite]]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with exclusive_lock(self.path):
-            items = self._read()
+        with self.document.locked() as (raw, save):
+            items = self._parse(raw)
             before = list(items)
             yield items
             if items != before:
-                self._write(items)
-
-    def _write(self, items: list[HeldWrite]) -> None:
-        text = json.dumps([asdict(item) for item in items], ensure_ascii=False, indent=1)
-        atomic_write_text(self.path, text + "\n")
+                text = json.dumps([asdict(item) for item in items], ensure_ascii=False, indent=1)
+                save(text + "\n")

@@ -37,9 +37,17 @@ def review(accept_ids: tuple[str, ...], reject_ids: tuple[str, ...], user_id: st
     click.echo(f"{len(held)} memory write(s) held for review (not in the prompt):")
     for item in held:
         when = datetime.datetime.fromtimestamp(item.held_at, tz=datetime.UTC)
+        if item.operations:
+            kind = f"batch of {len(item.operations)} (applied all together or not at all)"
+        else:
+            kind = "replace" if item.replaces else "add"
         click.echo(
-            f"\n[{item.id}] {'replace' if item.replaces else 'add'} target={item.target} "
+            f"\n[{item.id}] {kind} target={item.target} "
             f"origin={item.origin} score={item.score:.2f} "
             f"held {when:%Y-%m-%d %H:%M} UTC\n  why: {item.reason}\n  {visible(item.content)}"
         )
+        for number, op in enumerate(item.operations, 1):
+            text = op.get("content") or op.get("old_text") or ""
+            origin = f" origin={op['origin']}" if op.get("origin") else ""
+            click.echo(f"    {number}. {op.get('action')}{origin}: {visible(str(text))}")
     click.echo("\nAccept with --accept ID, reject with --reject ID.")

@@ -50,18 +50,26 @@ from hermes_memory_builtin.files import (
 )
 from hermes_memory_builtin.held_rows import HeldRows
 from hermes_memory_builtin.locking import exclusive_lock, lock_path_for
-from hermes_memory_builtin.provenance import origin_of, screen
-from hermes_memory_builtin.quarantine import Quarantine
+from hermes_memory_builtin.origins import ORIGINS_DOCUMENT, EntryOrigins, ledger_filename
+from hermes_memory_builtin.provenance import Screening, origin_of, screen
+from hermes_memory_builtin.quarantine import HELD_FILE, HeldWrite, Quarantine
 from hermes_memory_builtin.settings import (
     DEFAULT_MEMORY_CHAR_LIMIT,
     DEFAULT_USER_CHAR_LIMIT,
     MemorySettings,
 )
-from hermes_memory_builtin.snapshot import format_counts, format_usage, render_block
+from hermes_memory_builtin.side_documents import DatabaseDocument, FileDocument, SideDocument
+from hermes_memory_builtin.snapshot import (
+    format_counts,
+    format_usage,
+    render_block,
+    without_origin_tags,
+)
 from hermes_memory_builtin.targets import TARGET_NAMES, TARGETS, Target
 from hermes_memory_builtin.threats import MAX_SCAN_CHARS, first_threat_message
 
 if TYPE_CHECKING:
+    from hermes_memory_builtin.judge import WriteJudge
     from hermes_memory_builtin.overflow import OverflowArchiver
 
 logger = logging.getLogger(__name__)
@@ -71,6 +79,10 @@ Result = dict[str, Any]
 ACTIONS = ("add", "replace", "remove")
 SUCCESS_NOTE = "Saved. This change is complete; do not repeat it."
 BATCH_ABORT_SUFFIX = " No operations were applied (the batch is all-or-nothing)."
+PENDING_NOTE = (
+    "NOT in memory and will not be in the prompt unless the user accepts it with "
+    "`hermes-memory memory review`. Do not retry or rephrase it."
+)
 MAX_BATCH_OPERATIONS = 1_000
 """Operations one batch may hold; a longer list is refused before any work is done."""
 RESULT_ENTRIES_CHARS = 16_000
@@ -247,6 +259,8 @@ class MemoryStore:
         """The user's message of the current turn (set by the provider), for provenance."""
         self.turn_tool_output = ""
         """Tool output seen this turn (untrusted; a write repeating it is tool-derived)."""
+        self.judge: WriteJudge | None = None
+        """Set for ``memory.judge: true``: a model that may refuse writes the detector holds."""
 
     # -- construction ------------------------------------------------------------------------
 
@@ -365,7 +379,8 @@ class MemoryStore:
                         f"{size:,}",
                         f"{limit:,}",
                     )
-                self._snapshot[name] = render_block(target, entries, limit)
+                origins = self.entry_origins().of(name)
+                self._snapshot[name] = render_block(target, entries, limit, origins)
 
     def format_for_system_prompt(self, target: str) -> str | None:
         """The frozen block of *target* (``None`` when it was empty at load time)."""
@@ -423,13 +438,23 @@ class MemoryStore:
     def accept_held(self, held_id: str) -> Result:
         """Store the held write *held_id* (the user accepted it); every other check runs."""
         held = self.held_writes().take(held_id)
-        if held.replaces:
-            result = self.replace(held.target, held.replaces, held.content, reviewed=True)
+        if held.operations:
+            result = self._run(self._apply_batch, held.target, held.operations, held)
+        elif held.replaces:
+            result = self.replace(
+                held.target, held.replaces, held.content, held.origin, reviewed=True
+            )
         else:
-            result = self.add(held.target, held.content, "user", reviewed=True)
+            result = self.add(held.target, held.content, held.origin, reviewed=True)
         if not result.get("success"):
             self.held_writes().hold(
-                held.target, held.content, held.origin, held.score, held.reason, held.replaces
+                held.target,
+                held.content,
+                held.origin,
+                held.score,
+                held.reason,
+                held.replaces,
+                held.operations,
             )
         return result
 
@@ -461,9 +486,10 @@ class MemoryStore:
 
         Each operation is ``{"action", "content"?, "old_text"?}`` (``new_text`` is
         accepted as an alias of ``content``). Either every operation is applied
-        or none is.
+        or none is. When one of them must be held for review, the whole batch
+        is held (``staged: true``): none is applied until the user accepts it.
         """
-        return self._run(self._apply_batch, target, operations)
+        return self._run(self._apply_batch, target, operations, None)
 
     def target_error(self, target: Any) -> Result | None:
         """The failure a write to *target* would get (unknown or disabled), or ``None``."""
@@ -528,7 +554,8 @@ class MemoryStore:
         problem = _text_problem(value, field)
         if problem:
             raise _Refusal(_failure(problem))
-        return normalize_newlines(value).strip()
+        # A model copying an entry from its prompt copies its origin tag too.
+        return without_origin_tags(normalize_newlines(value).strip()).strip()
 
     @staticmethod
     def _entry_problem(text: str) -> str | None:
@@ -618,9 +645,12 @@ class MemoryStore:
             self._versions[spec.name] = read.identity
             yield entries
 
-    def _commit(self, spec: Target, entries: Sequence[str]) -> None:
+    def _commit(
+        self, spec: Target, entries: Sequence[str], origins: Mapping[str, str] | None = None
+    ) -> None:
         """Save *entries*, unless the file changed since :meth:`_exclusive` read it (in
-        PostgreSQL: in the transaction holding the row lock)."""
+        PostgreSQL: in the transaction holding the row lock); then record the origin of
+        each new entry in *origins* (``{entry: origin}``)."""
         if self._documents is not None:
             self._savers[spec.name](join_entries(entries))
         else:
@@ -628,6 +658,7 @@ class MemoryStore:
                 self.path(spec.name), join_entries(entries), self._versions[spec.name]
             )
         self._entries[spec.name] = list(entries)
+        self.entry_origins().record(spec.name, entries, origins or {})
 
     def _success(self, spec: Target, message: str, **extra: Any) -> Result:
         entries = self._entries[spec.name]
@@ -733,38 +764,71 @@ class MemoryStore:
         """The writes staged for the user's review (they never reach the prompt)."""
         if self._documents is not None:
             return HeldRows(self._documents)
-        return Quarantine(self.memory_dir)
+        return Quarantine(FileDocument(self.memory_dir / HELD_FILE))
 
-    def _hold_if_needed(
-        self, spec: Target, text: str, origin: str | None, replaces: str = ""
-    ) -> Result | None:
-        """A staged result when *text* must wait for review, else ``None``."""
+    def entry_origins(self) -> EntryOrigins:
+        """Where each stored entry came from (``user``, ``model``, ``tool``)."""
+        return EntryOrigins(self._ledger)
+
+    def _ledger(self, target: str) -> SideDocument:
+        """*target*'s origin ledger, changed only under the target's own lock."""
+        if self._documents is not None:
+            return DatabaseDocument(self._documents, f"{ORIGINS_DOCUMENT}:{target}")
+        path = self.memory_dir / ledger_filename(TARGETS[target].filename)
+        return FileDocument(path, durable=False, own_lock=False)
+
+    def _screen(self, text: str, origin: str | None) -> tuple[str, Screening]:
+        """The origin of *text* and what to do with it; a hold in the detector's review band
+        goes to the model judge when one is set, which may refuse it (never store it)."""
         source = origin_of(text, self.turn_user_message, origin, self.turn_tool_output)
         screening = screen(text, source)
-        if screening.action != "hold":
-            return None
-        held = self.held_writes().hold(
-            spec.name, text, source, screening.score, screening.reason, replaces
-        )
+        if screening.action == "hold" and screening.in_review_band and self.judge is not None:
+            opinion = self.judge.review(text)
+            if opinion.blocks:
+                raise _Refusal(
+                    _failure(
+                        f"Blocked: the model judge found this content to be an instruction "
+                        f"to the model ({opinion.reason}). Memory is injected into future "
+                        "system prompts, so it must not carry instructions. Rephrase it as a "
+                        "plain fact."
+                    )
+                )
+            screening = Screening(
+                "hold", screening.score, f"{screening.reason}; {opinion.reason}", True
+            )
+        return source, screening
+
+    @staticmethod
+    def _staged(held: HeldWrite, reason: str, what: str = "it is") -> Result:
         return {
             "success": True,
             "staged": True,
             "pending_review": True,
             "held_id": held.id,
-            "origin": source,
-            "message": (
-                f"Held for the user's review ({screening.reason}); it is NOT in memory and "
-                "will not be in the prompt unless the user accepts it with `hermes-memory "
-                "memory review`. Do not retry or rephrase it."
-            ),
+            "origin": held.origin,
+            "message": f"Held for the user's review ({reason}); {what} {PENDING_NOTE}",
         }
+
+    def _hold_if_needed(
+        self, spec: Target, text: str, origin: str | None, reviewed: bool, replaces: str = ""
+    ) -> tuple[str, Result | None]:
+        """The origin of *text*, and a staged result when it must wait for review."""
+        if reviewed:
+            return origin_of(text, None, origin), None
+        source, screening = self._screen(text, origin)
+        if screening.action != "hold":
+            return source, None
+        held = self.held_writes().hold(
+            spec.name, text, source, screening.score, screening.reason, replaces
+        )
+        return source, self._staged(held, screening.reason)
 
     def _add(
         self, target: Any, content: Any, origin: str | None = None, reviewed: bool = False
     ) -> Result:
         spec = self._target(target)
         text = self._entry_text(content, "content", "Content cannot be empty.")
-        staged = None if reviewed else self._hold_if_needed(spec, text, origin)
+        source, staged = self._hold_if_needed(spec, text, origin, reviewed)
         if staged is not None:
             return staged
         with self._exclusive(spec) as entries:
@@ -773,7 +837,7 @@ class MemoryStore:
             updated = [*entries, text]
             limit = self.char_limit(spec.name)
             if total_chars(updated) > limit:
-                archived = self._archive_to_fit(spec, entries, text, "Entry added.")
+                archived = self._archive_to_fit(spec, entries, text, source, "Entry added.")
                 if archived is not None:
                     return archived
                 return self._counted(
@@ -787,7 +851,7 @@ class MemoryStore:
                         **self._state(spec, entries),
                     )
                 )
-            self._commit(spec, updated)
+            self._commit(spec, updated, {text: source})
             return self._success(spec, "Entry added.")
 
     def _replace(
@@ -805,7 +869,7 @@ class MemoryStore:
             "content",
             "The new content cannot be empty. Use 'remove' to delete an entry.",
         )
-        staged = None if reviewed else self._hold_if_needed(spec, text, origin, old)
+        source, staged = self._hold_if_needed(spec, text, origin, reviewed, old)
         if staged is not None:
             return staged
         with self._exclusive(spec) as entries:
@@ -817,7 +881,7 @@ class MemoryStore:
             if not self._fits(spec, entries, updated):
                 others = [entry for entry in updated if entry != text]
                 archived = self._archive_to_fit(
-                    spec, others, text, "Entry replaced.", replaced_entry=previous
+                    spec, others, text, source, "Entry replaced.", replaced_entry=previous
                 )
                 if archived is not None:
                     return archived
@@ -831,7 +895,7 @@ class MemoryStore:
                         **self._state(spec, entries),
                     )
                 )
-            self._commit(spec, updated)
+            self._commit(spec, updated, {text: source})
             return self._success(spec, "Entry replaced.", replaced_entry=previous)
 
     def _remove(self, target: Any, old_text: Any) -> Result:
@@ -844,7 +908,7 @@ class MemoryStore:
             return self._success(spec, "Entry removed.", removed_entry=previous)
 
     def _archive_to_fit(
-        self, spec: Target, others: Sequence[str], text: str, done: str, **extra: Any
+        self, spec: Target, others: Sequence[str], text: str, origin: str, done: str, **extra: Any
     ) -> Result | None:
         """With ``memory.overflow: archive``: save *others* + *text*, archiving the least
         valuable of *others* to fit, and say what moved; ``None`` when that cannot be done
@@ -855,7 +919,7 @@ class MemoryStore:
         if plan is None:
             return None
         with self.overflow.moving(spec.name, self.raw_text(spec.name), plan):
-            self._commit(spec, plan.after)
+            self._commit(spec, plan.after, {text: origin})
         count = len(plan.moved)
         return self._success(
             spec,
@@ -939,7 +1003,9 @@ class MemoryStore:
                 raise _Refusal(_failure(f"Operation {number}: {problem}" + BATCH_ABORT_SUFFIX))
         return _Op(number, action, content, old_text)
 
-    def _apply_batch(self, target: Any, operations: Any) -> Result:
+    def _apply_batch(self, target: Any, operations: Any, accepted: HeldWrite | None) -> Result:
+        """The batch *operations*; *accepted* is the held batch the user accepted (then
+        nothing is held again, and each entry keeps the origin it was held with)."""
         spec = self._target(target)
         if not isinstance(operations, list):
             raise _Refusal(
@@ -956,6 +1022,7 @@ class MemoryStore:
                 )
             )
         ops = [self._normalise_op(number, raw) for number, raw in enumerate(operations, 1)]
+        origins, hold = self._screen_batch(ops, accepted)
         with self._exclusive(spec) as entries:
             working = list(entries)
             replaced: dict[int, str] = {}
@@ -1003,13 +1070,79 @@ class MemoryStore:
                 return self._counted(
                     _failure(too_long + BATCH_ABORT_SUFFIX, target=spec.name, usage=usage)
                 )
-            self._commit(spec, working)
-            extra: dict[str, Any] = {}
-            if replaced:
-                extra["replaced_entries"] = _bounded_by_number(replaced)
-            if removed:
-                extra["removed_entries"] = _bounded_by_number(removed)
-            return self._success(spec, f"Applied {len(ops)} operation(s).", **extra)
+            if hold is None:
+                self._commit(spec, working, origins)
+                extra: dict[str, Any] = {}
+                if replaced:
+                    extra["replaced_entries"] = _bounded_by_number(replaced)
+                if removed:
+                    extra["removed_entries"] = _bounded_by_number(removed)
+                return self._success(spec, f"Applied {len(ops)} operation(s).", **extra)
+        # Staged once the target's lock (in PostgreSQL: its transaction) is released.
+        return self._hold_batch(spec, ops, origins, *hold)
+
+    def _screen_batch(
+        self, ops: Sequence[_Op], accepted: HeldWrite | None
+    ) -> tuple[dict[str, str], tuple[_Op, Screening] | None]:
+        """``{content: origin}`` of the batch's new entries, and its first operation that
+        must be held (with why), if any; a refusal of the model judge refuses the batch."""
+        origins: dict[str, str] = {}
+        hold: tuple[_Op, Screening] | None = None
+        for op in ops:
+            if op.content is None or op.action == "remove":
+                continue
+            if accepted is not None:
+                declared = accepted.operations[op.number - 1].get("origin")
+                origins[op.content] = origin_of(op.content, None, declared or accepted.origin)
+                continue
+            try:
+                origins[op.content], screening = self._screen(op.content, None)
+            except _Refusal as refusal:
+                raise _Refusal(
+                    _failure(f"{op.label}: {refusal.result['error']}" + BATCH_ABORT_SUFFIX)
+                ) from None
+            if screening.action == "hold" and hold is None:
+                hold = (op, screening)
+        return origins, hold
+
+    def _hold_batch(
+        self,
+        spec: Target,
+        ops: Sequence[_Op],
+        origins: Mapping[str, str],
+        held_op: _Op,
+        screening: Screening,
+    ) -> Result:
+        """Stage the whole batch *ops* because of *held_op*: nothing of it is applied."""
+        batch = [
+            {
+                key: value
+                for key, value in (
+                    ("action", op.action),
+                    ("content", op.content),
+                    ("old_text", op.old_text),
+                    ("origin", origins.get(op.content or "")),
+                )
+                if value is not None
+            }
+            for op in ops
+        ]
+        assert held_op.content is not None
+        reason = f"{held_op.label}: {screening.reason}"
+        held = self.held_writes().hold(
+            spec.name,
+            held_op.content,
+            origins[held_op.content],
+            screening.score,
+            reason,
+            operations=batch,
+        )
+        return self._staged(
+            held,
+            reason,
+            f"the whole batch of {len(ops)} operation(s) waits with it and none is applied "
+            "(a batch is all-or-nothing), so it is",
+        )
 
     def _locate_in_batch(
         self, spec: Target, entries: Sequence[str], working: Sequence[str], op: _Op

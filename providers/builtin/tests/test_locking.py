@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from hermes_memory_builtin.entries import parse_entries
 from hermes_memory_builtin.locking import LockError, exclusive_lock, lock_path_for
+from hermes_memory_builtin.origins import ledger_filename
 from hermes_memory_builtin.store import MemoryStore
 from memory_support import MemoryBackend
 
@@ -247,7 +248,10 @@ def test_profiles_sharing_one_file_through_links_lose_nothing_and_answer_truthfu
     assert len(on_disk) == SHARED_WRITERS * SHARED_ADDS
     assert all((d / "MEMORY.md").is_symlink() for d in memory_dirs)
     assert sorted(p.name for p in shared.parent.iterdir()) == ["MEMORY.md", "MEMORY.md.lock"]
-    assert all(sorted(p.name for p in d.iterdir()) == ["MEMORY.md"] for d in memory_dirs)
+    # Each profile keeps its own origin ledger beside its link (written under the shared
+    # file's lock, so it needs none of its own); no other file.
+    ledger = ledger_filename("MEMORY.md")
+    assert all(sorted(p.name for p in d.iterdir()) == ["MEMORY.md", ledger] for d in memory_dirs)
 
 
 def _add_in_child(store: MemoryStore) -> None:

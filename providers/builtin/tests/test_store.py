@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from hermes_memory_builtin.settings import MemorySettings
-from hermes_memory_builtin.snapshot import blocked_marker
+from hermes_memory_builtin.snapshot import DATA_NOTICE, blocked_marker
 from hermes_memory_builtin.store import MemoryStore
 from hermes_memory_builtin.targets import MEMORY, USER
 from hermes_memory_builtin.threats import MAX_SCAN_CHARS, scan_for_threats, threat_patterns
@@ -430,12 +430,15 @@ def test_snapshot_block_layout_and_usage_header(backend: MemoryBackend) -> None:
     backend.put_entries("user", ["Name is Ada"])
     roomy.load_from_disk()
     block = roomy.format_for_system_prompt("memory")
+    # Hermes' three header lines, then the data notice and each entry behind its origin tag
+    # (written by hand: no record, so "unknown"); usage counts the entries as stored.
     assert block == "\n".join(
         [
             "═" * 46,
             "MEMORY (your personal notes) [85% — 1,870/2,200 chars]",
             "═" * 46,
-            "a" * 1000 + "\n§\n" + "b" * 867,
+            DATA_NOTICE,
+            "[unknown] " + "a" * 1000 + "\n§\n" + "[unknown] " + "b" * 867,
         ]
     )
     user_block = roomy.format_for_system_prompt("user") or ""
