@@ -576,8 +576,12 @@ def search_rows(
     plan = plan_query(parsed)
     # The planner prices a scan that tests every row's vector below the index, not seeing
     # that each test reads a long vector from TOAST: a common word then took a second per
-    # 100,000 messages where the index's bitmap takes a fraction of it.
+    # 100,000 messages where the index's bitmap takes a fraction of it. A disabled scan's
+    # price (10^10) is then far above jit_above_cost, so the server would compile every
+    # plan that still has to scan (a substring of a tiny table: half a second of JIT for
+    # under a millisecond of work); JIT is off for the search's statements.
     conn.execute("SET LOCAL enable_seqscan = off")
+    conn.execute("SET LOCAL jit = off")
     search = PgSearch(conn, filters, statistics)
     span = None
     if plan.mode == "question":
