@@ -134,12 +134,12 @@ def test_quotes_without_a_sentence_stay_literal(reading: SessionStore) -> None:
 
 
 def test_the_best_messages_by_their_own_score_keep_a_place_near_the_top() -> None:
-    from hermes_core.sessions.search import _keep_best_messages
+    from hermes_core.sessions.search import keep_best_messages
 
     ranked = [row(n, "a" if n < 6 else "b") for n in range(1, 9)]  # a's six hits, then b's
     best = [row(7, "b"), row(2, "a")]  # BM25's two best: one in b, one already near the top
-    assert [r[0] for r in _keep_best_messages(ranked, best)] == [1, 7, 2, 3, 4, 5, 6, 8]
-    assert _keep_best_messages(ranked, []) == ranked
+    assert [r[0] for r in keep_best_messages(ranked, best)] == [1, 7, 2, 3, 4, 5, 6, 8]
+    assert keep_best_messages(ranked, []) == ranked
 
 
 @pytest.mark.sqlite_only("the SQLite filter pruning behind search (store._read, fetch.py)")

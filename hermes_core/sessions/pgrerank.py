@@ -24,18 +24,18 @@ from typing import Any
 
 from hermes_core.sessions.query import Term
 from hermes_core.sessions.rerank import (
-    _CALLS_READ,
-    _COVERAGE_CHARS,
-    _DF_CAP,
-    _WORD_RE,
+    CALLS_READ,
+    COVERAGE_CHARS,
+    DF_CAP,
     REPLY_LOOKUP_HITS,
     SESSION_EVIDENCE_HITS,
-    _calls_text,
-    _group_pattern,
-    _Ranked,
-    _tells_more_than_it_asks,
-    _word_groups,
+    WORD_RE,
+    Ranked,
+    calls_text,
+    group_pattern,
     spread,
+    tells_more_than_it_asks,
+    word_groups,
 )
 
 __all__ = ["Counter", "rerank_by_session", "with_replies"]
@@ -51,7 +51,7 @@ def _weight(count: Counter, forms: Sequence[Term], rows: float) -> float:
     """As SQLite's: the IDF of a word given as its *forms* (messages holding any, capped)."""
     if any(form.symbolic for form in forms):
         return 1.0
-    return math.log(1.0 + rows / max(1, count(forms, _DF_CAP)))
+    return math.log(1.0 + rows / max(1, count(forms, DF_CAP)))
 
 
 def _with_named_speaker(
@@ -68,7 +68,7 @@ def _with_named_speaker(
     ).fetchall()
     named: dict[str, set[str]] = {}
     for session_id, name in found:
-        said = words & set(_WORD_RE.findall(name.lower())) if isinstance(name, str) else set()
+        said = words & set(WORD_RE.findall(name.lower())) if isinstance(name, str) else set()
         if said:
             named.setdefault(session_id, set()).update(said)
     return named
@@ -90,18 +90,18 @@ def _coverage(
             hits.append(row[0])
     texts = {
         mid: " ".join(
-            part for part in (content, name, _calls_text(calls)) if isinstance(part, str)
+            part for part in (content, name, calls_text(calls)) if isinstance(part, str)
         ).lower()
         for mid, content, name, calls in conn.execute(
-            f"SELECT id, left(content, {_COVERAGE_CHARS}), tool_name, "
-            f"left(tool_calls, {_CALLS_READ + 1}) FROM messages WHERE id = ANY(%s)",
+            f"SELECT id, left(content, {COVERAGE_CHARS}), tool_name, "
+            f"left(tool_calls, {CALLS_READ + 1}) FROM messages WHERE id = ANY(%s)",
             ([mid for hits in evidence.values() for mid in hits],),
         )
     }
     total = float(conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 1)
-    groups = _word_groups(terms)
+    groups = word_groups(terms)
     weights = [_weight(count, forms, total) for forms in groups.values()]
-    patterns = [_group_pattern(forms) for forms in groups.values()]
+    patterns = [group_pattern(forms) for forms in groups.values()]
     keys = list(groups)
     scores = {}
     for session_id, hits in evidence.items():
@@ -129,13 +129,13 @@ def _matched_by_name_only(
         return set()
     texts = dict(
         conn.execute(
-            f"SELECT id, lower(left(COALESCE(content, ''), {_COVERAGE_CHARS})) FROM messages "
+            f"SELECT id, lower(left(COALESCE(content, ''), {COVERAGE_CHARS})) FROM messages "
             "WHERE id = ANY(%s)",
             (ids,),
         ).fetchall()
     )
     session_of = {row[0]: row[3] for row in rows}
-    patterns = {key: _group_pattern(forms) for key, forms in _word_groups(terms).items()}
+    patterns = {key: group_pattern(forms) for key, forms in word_groups(terms).items()}
     found = set()
     for mid in ids:
         speakers = named.get(session_of[mid], set())
@@ -153,11 +153,11 @@ def rerank_by_session(
     prefer_recent: bool = False,
     span: tuple[float, float] | None = None,
     quoted: frozenset[str] = frozenset(),
-) -> _Ranked:
+) -> Ranked:
     """Hits ranked by how much of the question their conversation covers, in SQLite's tiers
     (:func:`hermes_core.sessions.rerank.rerank_by_session`; no glued compounds here)."""
     if not rows or (len(terms) < 2 and not prefer_recent and span is None and not quoted):
-        return _Ranked(rows)
+        return Ranked(rows)
     score: dict[str, float] = {}
     named: dict[str, set[str]] = {}
     total = 0.0
@@ -190,7 +190,7 @@ def rerank_by_session(
         ),
     )
     share = max(score.values(), default=0.0) / total if len(terms) >= 2 and total > 0 else 0.0
-    return _Ranked(
+    return Ranked(
         spread(ranked, score), frozenset(named), frozenset(dated), share, frozenset(name_only)
     )
 
@@ -221,7 +221,7 @@ def with_replies(
         params.append(until)
     found = conn.execute(
         "SELECT m.id, CASE WHEN m.role = 'user' AND r.role = 'assistant' AND m.name IS NULL "
-        f"THEN left(m.content, {_COVERAGE_CHARS}) END, "
+        f"THEN left(m.content, {COVERAGE_CHARS}) END, "
         "r.id, NULL, NULL, r.session_id, r.role, r.timestamp, r.tool_name, r.content, "
         "r.tool_calls, r.name FROM messages AS m CROSS JOIN LATERAL ("
         "SELECT n.* FROM messages AS n WHERE n.session_id = m.session_id AND n.id > m.id "
@@ -230,12 +230,12 @@ def with_replies(
         "OR COALESCE(r.name, '') <> COALESCE(m.name, ''))",
         [*params, asking],
     ).fetchall()
-    patterns = [_group_pattern(forms) for forms in _word_groups(terms).values()]
+    patterns = [group_pattern(forms) for forms in word_groups(terms).values()]
     replies: dict[Any, tuple[Any, ...]] = {}
     after: set[Any] = set()
     for row in found:
         replies[row[0]] = tuple(row[2:])
-        if _tells_more_than_it_asks(row[1], patterns):
+        if tells_more_than_it_asks(row[1], patterns):
             after.add(row[0])
     merged: list[tuple[Any, ...]] = []
     seen: set[Any] = set()

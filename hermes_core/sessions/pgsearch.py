@@ -29,15 +29,15 @@ from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
 from hermes_core.sessions.question import Plan, names_a_topic, plan_query
 from hermes_core.sessions.routing import RANKED_CANDIDATES
 from hermes_core.sessions.search import (
-    _CALENDAR,
-    _TIME_HINT,
     BEST_MESSAGES_KEPT,
     BOOST_ALL_TERMS,
     BOOST_NEAR_PAIR,
     BOOST_QUOTED,
+    CALENDAR,
     KEYWORD_TOP_UP_BELOW,
     QUESTION_CANDIDATES,
-    _keep_best_messages,
+    TIME_HINT,
+    keep_best_messages,
 )
 from hermes_core.sessions.timespan import find_time_span_in_history
 
@@ -501,7 +501,7 @@ class PgSearch:
             )
             best = [row for row in rows if row[0] not in ranked.name_only][:BEST_MESSAGES_KEPT]
             rows, self.first = ranked.rows, (ranked.named, quoted_sessions, ranked.dated)
-            rows = _keep_best_messages(rows, best)
+            rows = keep_best_messages(rows, best)
         return rows[:need]
 
     def plan_rows(
@@ -550,7 +550,7 @@ class PgSearch:
     ) -> tuple[Plan, tuple[float, float] | None]:
         """As ``search._dated_plan``: a question's plan without its relative time phrase, and
         the span the phrase names (read against the stored history's end)."""
-        if not _TIME_HINT.search(parsed.text):
+        if not TIME_HINT.search(parsed.text):
             return plan, None
         span, rest, _ = find_time_span_in_history(parsed.text, None)
         if span is None:
@@ -558,7 +558,7 @@ class PgSearch:
         span, rest, _ = find_time_span_in_history(parsed.text, self.last_activity())
         if span is None:
             return plan, None
-        if names_a_topic(rest) and not _CALENDAR.search(span.phrase):
+        if names_a_topic(rest) and not CALENDAR.search(span.phrase):
             dated = plan_query(parse_query(rest), question=True)
             if dated.mode == "question":
                 plan = dated

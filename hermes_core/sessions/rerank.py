@@ -37,12 +37,12 @@ REPLY_LOOKUP_HITS = 10
 """A question's first this many hits that end by asking bring their reply ahead of them."""
 SESSION_EVIDENCE_HITS = 3
 """A conversation's coverage of a question is read from its best this many hits."""
-_COVERAGE_CHARS = 4_000
+COVERAGE_CHARS = 4_000
 """Characters of each candidate read to see which question words it covers."""
-_DF_CAP = 20_000
+DF_CAP = 20_000
 """Document frequencies are counted up to this; commoner words all weigh the same."""
 
-_WORD_RE = re.compile(r"\w+", re.UNICODE)
+WORD_RE = re.compile(r"\w+", re.UNICODE)
 
 
 def _weight(
@@ -59,11 +59,11 @@ def _weight(
     for form in forms:
         by_index.setdefault(route_term(form, layout), []).append(form)
     if LIKE in by_index:
-        return 1.0, _DF_CAP
+        return 1.0, DF_CAP
     found = 0
     for index, same in by_index.items():  # forms on two indexes: their counts add up
         found += conn.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM {index} WHERE {index} MATCH ? LIMIT {_DF_CAP})",
+            f"SELECT count(*) FROM (SELECT 1 FROM {index} WHERE {index} MATCH ? LIMIT {DF_CAP})",
             (" OR ".join(fts_term(form, index, layout) for form in same),),
         ).fetchone()[0]
     return math.log(1.0 + rows / max(1, found)), found
@@ -77,7 +77,7 @@ def _coverage_pattern(term: Term) -> re.Pattern[str]:
     return re.compile(re.escape(term.text.lower()).replace("\\-", "[-\\s]"))
 
 
-def _word_groups(terms: Sequence[Term]) -> dict[str, list[Term]]:
+def word_groups(terms: Sequence[Term]) -> dict[str, list[Term]]:
     """*terms* grouped by the word they are forms of (*buy*, *bought*; *trip*, *vacation*)."""
     groups: dict[str, list[Term]] = {}
     for term in terms:
@@ -86,7 +86,7 @@ def _word_groups(terms: Sequence[Term]) -> dict[str, list[Term]]:
     return groups
 
 
-def _group_pattern(forms: Sequence[Term]) -> re.Pattern[str]:
+def group_pattern(forms: Sequence[Term]) -> re.Pattern[str]:
     """What a lower-cased text must contain to hold any of *forms*."""
     return re.compile("|".join(_coverage_pattern(term).pattern for term in forms))
 
@@ -101,7 +101,7 @@ def rerank_by_session(
     glued: Glued | None = None,
     typed: frozenset[str] = frozenset(),
     quoted: frozenset[str] = frozenset(),
-) -> _Ranked:
+) -> Ranked:
     """Rank hits by how much of the question their whole conversation covers.
 
     An answer is usually spread over a few turns (the question, the fix, the
@@ -118,7 +118,7 @@ def rerank_by_session(
     too, so that hits fused in later keep behind them.
     """
     if not rows or (len(terms) < 2 and not prefer_recent and span is None and not quoted):
-        return _Ranked(rows)
+        return Ranked(rows)
     score: dict[str, float] = {}
     named: dict[str, set[str]] = {}
     if len(terms) >= 2:
@@ -134,7 +134,7 @@ def rerank_by_session(
             if is_busy(exc):
                 raise
             log.warning("ranking by conversation failed in SQLite (%s); keeping BM25 order", exc)
-            return _Ranked(rows)
+            return Ranked(rows)
     latest: dict[str, float] = {}
     if prefer_recent:
         for row in rows:
@@ -161,7 +161,7 @@ def rerank_by_session(
         ),
     )
     share = max(score.values(), default=0.0) / total if len(terms) >= 2 and total > 0 else 0.0
-    return _Ranked(
+    return Ranked(
         spread(ranked, score), frozenset(named), frozenset(dated), share, frozenset(name_only)
     )
 
@@ -219,19 +219,19 @@ def _matched_by_name_only(
 ) -> set[Any]:
     """The hits of sessions with a named speaker whose text holds none of the question's other
     words: the index matched them through the speaker's name alone."""
-    groups = _word_groups(terms)
+    groups = word_groups(terms)
     ids = [row[0] for row in rows if row[3] in named]
     if not ids:
         return set()
     texts = dict(
         conn.execute(
-            f"SELECT id, lower(substr(COALESCE(content, ''), 1, {_COVERAGE_CHARS})) "
+            f"SELECT id, lower(substr(COALESCE(content, ''), 1, {COVERAGE_CHARS})) "
             "FROM messages WHERE id IN (SELECT value FROM json_each(?))",
             (json.dumps(ids),),
         )
     )
     session_of = {row[0]: row[3] for row in rows}
-    patterns = {key: _group_pattern(forms) for key, forms in groups.items()}
+    patterns = {key: group_pattern(forms) for key, forms in groups.items()}
     found = set()
     for mid in ids:
         speakers = named.get(session_of[mid], set())
@@ -242,7 +242,7 @@ def _matched_by_name_only(
     return found
 
 
-class _Ranked(NamedTuple):
+class Ranked(NamedTuple):
     """Hits ranked by conversation, and the sessions ranked first for a reason of their own."""
 
     rows: list[tuple[Any, ...]]
@@ -260,7 +260,7 @@ class _Ranked(NamedTuple):
 _SENTENCE_END = re.compile(r"[.!?。！？…](?=[\s\"')]|$)")
 
 
-def _tells_more_than_it_asks(content: Any, patterns: Sequence[re.Pattern[str]]) -> bool:
+def tells_more_than_it_asks(content: Any, patterns: Sequence[re.Pattern[str]]) -> bool:
     """True when the question's words sit more in what a turn states than in its last question.
 
     "My sister gave me a ukulele for my birthday! What should I learn first?"
@@ -326,7 +326,7 @@ def with_replies(
     if "name" in layout.message_columns:
         to_assistant += " AND m.name IS NULL"
     sql = (
-        f"SELECT m.id, CASE WHEN {to_assistant} THEN substr(m.content, 1, {_COVERAGE_CHARS}) "
+        f"SELECT m.id, CASE WHEN {to_assistant} THEN substr(m.content, 1, {COVERAGE_CHARS}) "
         "END, "
         f"r.id, NULL, NULL, {detail_columns(layout, text, 'r')} "
         "FROM messages AS m JOIN messages AS r ON r.id = ("
@@ -344,12 +344,12 @@ def with_replies(
             raise
         log.warning("looking up replies failed in SQLite (%s); keeping the hits", exc)
         return rows
-    patterns = [_group_pattern(forms) for forms in _word_groups(terms).values()]
+    patterns = [group_pattern(forms) for forms in word_groups(terms).values()]
     replies: dict[Any, tuple[Any, ...]] = {}
     after: set[Any] = set()
     for row in found:
         replies[row[0]] = row[2:]
-        if _tells_more_than_it_asks(row[1], patterns):
+        if tells_more_than_it_asks(row[1], patterns):
             after.add(row[0])
     merged: list[tuple[Any, ...]] = []
     seen: set[Any] = set()
@@ -381,23 +381,23 @@ def _with_named_speaker(
     )
     named: dict[str, set[str]] = {}
     for session_id, name in found:
-        said = words & set(_WORD_RE.findall(name.lower())) if isinstance(name, str) else set()
+        said = words & set(WORD_RE.findall(name.lower())) if isinstance(name, str) else set()
         if said:
             named.setdefault(session_id, set()).update(said)
     return named
 
 
-_CALLS_READ = 4 * _COVERAGE_CHARS
+CALLS_READ = 4 * COVERAGE_CHARS
 """Characters of a candidate's tool calls read; longer ones are read as written."""
 
 
-def _calls_text(calls: Any) -> str | None:
+def calls_text(calls: Any) -> str | None:
     """A candidate's tool calls for coverage: decoded when whole within the read, else raw."""
     if not isinstance(calls, str) or not calls:
         return None
-    if len(calls) > _CALLS_READ:  # cut: not JSON any more, and decoding it all is costly
-        return calls[:_COVERAGE_CHARS]
-    return tool_calls_text(calls)[:_COVERAGE_CHARS]
+    if len(calls) > CALLS_READ:  # cut: not JSON any more, and decoding it all is costly
+        return calls[:COVERAGE_CHARS]
+    return tool_calls_text(calls)[:COVERAGE_CHARS]
 
 
 def _coverage(
@@ -430,11 +430,11 @@ def _coverage(
     tool_calls = "tool_calls" if "tool_calls" in layout.message_columns else "NULL"
     texts = {
         mid: " ".join(
-            part for part in (content, name, _calls_text(calls)) if isinstance(part, str)
+            part for part in (content, name, calls_text(calls)) if isinstance(part, str)
         ).lower()
         for mid, content, name, calls in conn.execute(
-            f"SELECT id, substr(content, 1, {_COVERAGE_CHARS}), tool_name, "
-            f"substr({tool_calls}, 1, {_CALLS_READ + 1}) "
+            f"SELECT id, substr(content, 1, {COVERAGE_CHARS}), tool_name, "
+            f"substr({tool_calls}, 1, {CALLS_READ + 1}) "
             "FROM messages WHERE id IN (SELECT value FROM json_each(?))",
             (json.dumps([mid for hits in evidence.values() for mid in hits]),),
         )
@@ -442,10 +442,10 @@ def _coverage(
     total = float(conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 1)
     # The forms of one word (buy, bought) are one word to cover, weighed by the
     # messages holding any of them.
-    groups = _word_groups(terms)
+    groups = word_groups(terms)
     counted = [_weight(conn, layout, forms, total) for forms in groups.values()]
     weights = [weight for weight, _ in counted]
-    patterns = [_group_pattern(forms) for forms in groups.values()]
+    patterns = [group_pattern(forms) for forms in groups.values()]
     keys = list(groups)
     speaking = set().union(*named.values()) if named else set()
     glued_rows: list[tuple[Any, ...]] = []

@@ -83,13 +83,13 @@ def _worth_trigram_retry(query: ParsedQuery) -> bool:
     )
 
 
-_TIME_HINT = re.compile(
+TIME_HINT = re.compile(
     r"\d|ago|day|night|week|month|year|today|tonight|morning|afternoon|evening|since"
     r"|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|weekend|[\u4e00-\u9fff]"
 )
 """Cheap pre-test: text without any of these names no time span."""
 
-_CALENDAR = re.compile(r"\d|[A-Z][a-z]")
+CALENDAR = re.compile(r"\d|[A-Z][a-z]")
 
 
 BEST_MESSAGES_KEPT = 2
@@ -100,7 +100,7 @@ three of them lost 4 points of message R@5 on the project's assistant-memory set
 BEST_MESSAGES_BY = 2
 
 
-def _keep_best_messages(
+def keep_best_messages(
     rows: list[tuple[Any, ...]], best: Sequence[tuple[Any, ...]]
 ) -> list[tuple[Any, ...]]:
     """*rows* with each of *best* (the best messages by their own score) moved up to within
@@ -141,7 +141,7 @@ class _Search:
         self.pending_grams = pending_grams
         self.snippets = snippets
         self.share = 0.0
-        """How much of a question its best conversation covers (see ``_Ranked.share``)."""
+        """How much of a question its best conversation covers (see ``Ranked.share``)."""
         self.first: tuple[frozenset[str], ...] = ()
         """The sessions a question's ranking put first: a named person speaks there; one
         holds a quoted phrase; a hit is within its time span (see
@@ -198,7 +198,7 @@ class _Search:
             best = [row for row in rows if row[0] not in ranked.name_only][:BEST_MESSAGES_KEPT]
             rows, self.first = ranked.rows, (ranked.named, quoted_sessions, ranked.dated)
             self.share = ranked.share
-            rows = _keep_best_messages(rows, best)
+            rows = keep_best_messages(rows, best)
         return rows[:need]
 
     def nearest_rows(self, nearest: Nearest, text: str, need: int) -> list[tuple[Any, ...]]:
@@ -439,7 +439,7 @@ def _dated_plan(
     history's dates when that ended before it (an imported benchmark): see
     :func:`find_time_span_in_history`.
     """
-    if not _TIME_HINT.search(parsed.text):  # most questions name no time: no regexes, no SQL
+    if not TIME_HINT.search(parsed.text):  # most questions name no time: no regexes, no SQL
         return plan, None
     span, rest, _ = find_time_span_in_history(parsed.text, None)
     if span is None:
@@ -447,7 +447,7 @@ def _dated_plan(
     span, rest, _ = find_time_span_in_history(parsed.text, last_activity(conn, layout))
     if span is None:
         return plan, None
-    if names_a_topic(rest) and not _CALENDAR.search(span.phrase):
+    if names_a_topic(rest) and not CALENDAR.search(span.phrase):
         dated = plan_query(parse_query(rest), question=True)
         if dated.mode == "question":
             plan = dated
