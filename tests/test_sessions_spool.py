@@ -300,3 +300,23 @@ def test_a_spool_cut_anywhere_reads_as_its_whole_records(
         *[[f"t{n}"] for n in range(whole)],
         ["next"],
     ]
+
+
+def test_an_outage_is_declared_after_one_wait_for_a_connection_not_three(
+    pg_url: str, proxy: TCPProxy, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The pool waits its whole connect timeout for a connection; once it gives up, the store
+    # says the database is unreachable at once instead of waiting twice more ("retrying").
+    store = PostgresSessionStore(_through(pg_url, proxy), connect_timeout=1)
+    store.create_session("s")
+    proxy.stop()
+    # Connections the pool already holds die with the proxy; the first try may meet one.
+    with (
+        caplog.at_level(logging.WARNING, logger="hermes_core.sessions.postgres"),
+        pytest.raises(SessionStoreUnavailableError, match="unreachable"),
+    ):
+        for _ in range(5):
+            store.append_message("s", "user", "lost")
+    retries = [r for r in caplog.records if "retrying" in r.getMessage()]
+    assert len(retries) <= 1
+    store.close()

@@ -149,6 +149,7 @@ class PostgresSessionStore:
     ) -> None:
         psycopg, psycopg_pool = _load_psycopg()
         self._psycopg = psycopg
+        self._pool_timeout = psycopg_pool.PoolTimeout
         self.url = url
         self.path = masked_url(url)
         """Where the store is, as messages name it (the URL, password masked)."""
@@ -232,6 +233,12 @@ class PostgresSessionStore:
             try:
                 with self._pool.connection() as conn, conn.transaction():
                     return fn(conn)
+            except self._pool_timeout as exc:
+                # The pool has already tried for the whole connect timeout: trying again
+                # would hold the turn for that long once more before the spool takes over.
+                raise SessionStoreUnavailableError(
+                    f"The session database {self.path} is unreachable: {exc}"
+                ) from exc
             except psycopg.OperationalError as exc:
                 if attempt == RETRIES - 1:
                     raise SessionStoreUnavailableError(
