@@ -33,7 +33,7 @@ from hermes_core.sessions.rerank import (
     Ranked,
     calls_text,
     group_pattern,
-    spread,
+    order_by_conversation,
     tells_more_than_it_asks,
     word_groups,
 )
@@ -164,34 +164,9 @@ def rerank_by_session(
     if len(terms) >= 2:
         named = _with_named_speaker(conn, rows, terms)
         score, total = _coverage(conn, count, rows, terms, named)
-    latest: dict[str, float] = {}
-    if prefer_recent:
-        for row in rows:
-            latest[row[3]] = max(latest.get(row[3], 0.0), float(row[5] or 0.0))
-    dated: set[str] = set()
-    if span is not None:
-        dated = {
-            row[3]
-            for row in rows
-            if isinstance(row[5], (int, float)) and span[0] <= row[5] < span[1]
-        }
     name_only = _matched_by_name_only(conn, rows, terms, named) if named else set()
-    order = {row[0]: n for n, row in enumerate(rows)}
-    ranked = sorted(
-        rows,
-        key=lambda row: (
-            row[3] not in named,
-            row[3] not in quoted,
-            row[3] not in dated,
-            -score.get(row[3], 0.0),
-            -latest.get(row[3], 0.0),
-            row[0] in name_only,
-            order[row[0]],
-        ),
-    )
-    share = max(score.values(), default=0.0) / total if len(terms) >= 2 and total > 0 else 0.0
-    return Ranked(
-        spread(ranked, score), frozenset(named), frozenset(dated), share, frozenset(name_only)
+    return order_by_conversation(
+        rows, score, total, named, name_only, len(terms), prefer_recent, span, quoted
     )
 
 

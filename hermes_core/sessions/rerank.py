@@ -135,6 +135,25 @@ def rerank_by_session(
                 raise
             log.warning("ranking by conversation failed in SQLite (%s); keeping BM25 order", exc)
             return Ranked(rows)
+    name_only = _matched_by_name_only(conn, rows, terms, named) if named else set()
+    return order_by_conversation(
+        rows, score, total, named, name_only, len(terms), prefer_recent, span, quoted
+    )
+
+
+def order_by_conversation(
+    rows: list[tuple[Any, ...]],
+    score: dict[str, float],
+    total: float,
+    named: dict[str, set[str]],
+    name_only: set[int],
+    term_count: int,
+    prefer_recent: bool,
+    span: tuple[float, float] | None,
+    quoted: frozenset[str],
+) -> Ranked:
+    """*rows* (best first) in the conversation tiers both backends share: named speaker,
+    quoted phrase, dated, coverage *score* (of *total*), recency, name-only hits last."""
     latest: dict[str, float] = {}
     if prefer_recent:
         for row in rows:
@@ -146,7 +165,6 @@ def rerank_by_session(
             for row in rows
             if isinstance(row[5], (int, float)) and span[0] <= row[5] < span[1]
         }
-    name_only = _matched_by_name_only(conn, rows, terms, named) if named else set()
     bm25_order = {row[0]: n for n, row in enumerate(rows)}  # rows arrive best first
     ranked = sorted(
         rows,
@@ -160,7 +178,7 @@ def rerank_by_session(
             bm25_order[row[0]],
         ),
     )
-    share = max(score.values(), default=0.0) / total if len(terms) >= 2 and total > 0 else 0.0
+    share = max(score.values(), default=0.0) / total if term_count >= 2 and total > 0 else 0.0
     return Ranked(
         spread(ranked, score), frozenset(named), frozenset(dated), share, frozenset(name_only)
     )
