@@ -26,18 +26,17 @@ from hermes_core.sessions import pgrerank
 from hermes_core.sessions.cjk import CJK_CLASS, cjk_grams, cjk_runs, contains_cjk, query_gram
 from hermes_core.sessions.fetch import SearchFilters
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
-from hermes_core.sessions.question import Plan, names_a_topic, plan_query
+from hermes_core.sessions.question import Plan, message_first, names_a_topic, plan_query
 from hermes_core.sessions.routing import RANKED_CANDIDATES
 from hermes_core.sessions.search import (
     BEST_MESSAGES_KEPT,
-    BOOST_ALL_TERMS,
-    BOOST_NEAR_PAIR,
     BOOST_QUOTED,
     CALENDAR,
     KEYWORD_TOP_UP_BELOW,
     QUESTION_CANDIDATES,
     TIME_HINT,
     keep_best_messages,
+    plan_boosts,
 )
 from hermes_core.sessions.timespan import find_time_span_in_history
 
@@ -508,19 +507,16 @@ class PgSearch:
         self, plan: Plan, need: int, span: tuple[float, float] | None = None
     ) -> list[Row]:
         """As ``search._Search.plan_rows``: the primary query, its top-up, replies."""
-        boosts = tuple(
-            (boost, BOOST_ALL_TERMS if n == 0 else BOOST_NEAR_PAIR)
-            for n, boost in enumerate(plan.boosts)
-        )
         question = plan.mode == "question"
+        by_session = question and not message_first(plan)
         rows = self.rows(
             plan.primary,
             need,
-            boosts,
-            by_session=question,
+            plan_boosts(plan),
+            by_session=by_session,
             prefer_recent=plan.prefer_recent,
             span=span,
-            phrases=plan.phrases,
+            phrases=plan.phrases if by_session else (),
             bounded=not question,  # as SQLite's: a question's candidates are ranked in full
         )
         fallback = plan.fallback if len(rows) < min(need, KEYWORD_TOP_UP_BELOW) else None
