@@ -46,13 +46,11 @@ class SchemaStatus:
 
 
 def _connect(url: str, *, connect_timeout: float = 5.0) -> Any:
-    from hermes_core.sessions.postgres import APPLICATION, _load_psycopg, masked_url
+    from hermes_core.sessions.postgres import _load_psycopg, connect_kwargs, masked_url
 
     psycopg, _ = _load_psycopg()
     try:
-        return psycopg.connect(
-            url, connect_timeout=max(1, int(connect_timeout)), application_name=APPLICATION
-        )
+        return psycopg.connect(url, **connect_kwargs(url, connect_timeout))
     except psycopg.Error as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
         raise SessionStoreUnavailableError(
