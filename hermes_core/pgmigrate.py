@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["apply_migrations"]
+__all__ = ["applied_migrations", "apply_migrations"]
 
 
 def apply_migrations(
@@ -41,3 +41,11 @@ def apply_migrations(
                 conn.execute(migrations[version])
                 conn.execute(f"INSERT INTO {table}(version) VALUES (%s)", (version,))
         return newest
+
+
+def applied_migrations(conn: Any, table: str) -> tuple[int, ...]:
+    """The versions *table* records, in order (empty when it does not exist); reads only."""
+    if conn.execute("SELECT to_regclass(%s)", (table,)).fetchone()[0] is None:
+        return ()
+    rows = conn.execute(f"SELECT version FROM {table} ORDER BY version").fetchall()
+    return tuple(int(row[0]) for row in rows)
