@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RETRY_SECONDS",
+    "SPOOL_DIR",
     "SessionSpool",
     "SpoolDrain",
     "SpooledSessionStore",
@@ -128,6 +129,12 @@ class SessionSpool:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+    def contents(self) -> tuple[bytes | None, bytes | None]:
+        """The spool file's and the rejected file's bytes (``None``: no such file), read
+        together under the lock, so a backup never catches a record half-written."""
+        with exclusive_lock(self._lock_path):
+            return _bytes_of(self.path), _bytes_of(self.rejected_path)
 
     def pending(self) -> int:
         """How many records wait (0 without a spool file)."""
@@ -255,6 +262,13 @@ def _groups(records: list[dict[str, Any]]) -> Iterator[tuple[int, list[dict[str,
             end += 1
         yield start, records[start:end]
         start = end
+
+
+def _bytes_of(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
 
 
 def _ends_with_newline(path: Path, size: int) -> bool:
