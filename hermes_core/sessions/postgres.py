@@ -370,11 +370,13 @@ class PostgresSessionStore:
             )
         )
 
-    def end_session(self, session_id: str, end_reason: str) -> bool:
-        """Mark a session ended; the first end wins."""
+    def end_session(
+        self, session_id: str, end_reason: str, *, ended_at: float | None = None
+    ) -> bool:
+        """Mark a session ended (at *ended_at*, default now); the first end wins."""
         return self._update(
             "UPDATE sessions SET ended_at = %s, end_reason = %s WHERE id = %s AND ended_at IS NULL",
-            (time.time(), end_reason, session_id),
+            (sane_timestamp(ended_at, time.time()), end_reason, session_id),
         )
 
     def reopen_session(self, session_id: str) -> bool:
