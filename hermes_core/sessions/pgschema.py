@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hermes_core.pgmigrate import apply_migrations
 from hermes_core.sessions.cjk import CJK_CLASS
 
 __all__ = ["MIGRATIONS", "PG_SCHEMA_VERSION", "migrate"]
@@ -120,26 +121,8 @@ PG_SCHEMA_VERSION = max(MIGRATIONS)
 def migrate(conn: Any) -> int:
     """Apply every migration *conn*'s schema lacks, in one transaction; returns the version.
 
-    Raises ``RuntimeError`` (the store turns it into a SessionStoreError) for a schema
-    written by a newer build.
+    Raises ``RuntimeError`` for a schema written by a newer build.
     """
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS hermes_schema_migrations ("
-            "version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-        )
-        row = conn.execute("SELECT MAX(version) FROM hermes_schema_migrations").fetchone()
-        current = int(row[0] or 0)
-        if current > PG_SCHEMA_VERSION:
-            raise RuntimeError(
-                f"schema version {current} was written by a newer hermes-memory (this one "
-                f"knows up to {PG_SCHEMA_VERSION}); upgrade hermes-memory to use it"
-            )
-        for version in sorted(MIGRATIONS):
-            if version > current:
-                conn.execute(MIGRATIONS[version])
-                conn.execute(
-                    "INSERT INTO hermes_schema_migrations(version) VALUES (%s)", (version,)
-                )
-        return PG_SCHEMA_VERSION
+    return apply_migrations(
+        conn, MIGRATIONS, table="hermes_schema_migrations", lock_key=_LOCK_KEY, what="schema"
+    )
