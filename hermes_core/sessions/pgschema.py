@@ -30,9 +30,9 @@ or nothing).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
+from hermes_core.pgmigrate import Migration, apply_migrations
 from hermes_core.sessions.cjk import CJK_CLASS
 from hermes_core.sessions.porter import index_stems
 
@@ -90,7 +90,7 @@ for BM25) and its vector: the stems (weight A, what words and phrases match), th
 grams, and the words as written with the CJK runs as spaces (a word glued to CJK text)."""
 
 
-MIGRATIONS: dict[int, str | Callable[[Any], None]] = {
+MIGRATIONS: dict[int, Migration] = {
     1: """
 CREATE TABLE IF NOT EXISTS state_meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS sessions (
@@ -184,30 +184,8 @@ PG_SCHEMA_VERSION = max(MIGRATIONS)
 def migrate(conn: Any) -> int:
     """Apply every migration *conn*'s schema lacks, in one transaction; returns the version.
 
-    Raises ``RuntimeError`` (the store turns it into a SessionStoreError) for a schema
-    written by a newer build.
+    Raises ``RuntimeError`` for a schema written by a newer build.
     """
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS hermes_schema_migrations ("
-            "version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-        )
-        row = conn.execute("SELECT MAX(version) FROM hermes_schema_migrations").fetchone()
-        current = int(row[0] or 0)
-        if current > PG_SCHEMA_VERSION:
-            raise RuntimeError(
-                f"schema version {current} was written by a newer hermes-memory (this one "
-                f"knows up to {PG_SCHEMA_VERSION}); upgrade hermes-memory to use it"
-            )
-        for version in sorted(MIGRATIONS):
-            if version > current:
-                step = MIGRATIONS[version]
-                if isinstance(step, str):
-                    conn.execute(step)
-                else:
-                    step(conn)
-                conn.execute(
-                    "INSERT INTO hermes_schema_migrations(version) VALUES (%s)", (version,)
-                )
-        return PG_SCHEMA_VERSION
+    return apply_migrations(
+        conn, MIGRATIONS, table="hermes_schema_migrations", lock_key=_LOCK_KEY, what="schema"
+    )

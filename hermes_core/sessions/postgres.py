@@ -67,7 +67,13 @@ from hermes_core.sessions.statements import SESSION_TITLE_HOLDER, UPSERT_SESSION
 from hermes_core.sessions.titles import next_title_from, sanitize_title, split_number
 from hermes_core.sessions.transcript import describe_tool_calls
 
-__all__ = ["PostgresSessionStore", "is_postgres_url", "masked_url", "search_columns"]
+__all__ = [
+    "PostgresSessionStore",
+    "connect_kwargs",
+    "is_postgres_url",
+    "masked_url",
+    "search_columns",
+]
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +85,8 @@ MAX_HOPS = 1000
 STATISTICS_SECONDS = 30.0
 """How long the message count and mean length BM25 uses are reused before re-reading."""
 APPLICATION = "hermes-memory"
-"""``application_name`` of the store's connections (``pg_stat_activity`` shows it)."""
+"""``application_name`` of the store's connections (``pg_stat_activity`` shows it), unless
+the URL names its own (``?application_name=gateway-3``)."""
 _HANDOFF_PREFIXES = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
 _FORKS = ("_delegate_from", "_branched_from", "_reset_from")
 
@@ -87,6 +94,22 @@ _FORKS = ("_delegate_from", "_branched_from", "_reset_from")
 def is_postgres_url(value: object) -> bool:
     """Whether *value* names a PostgreSQL database (``postgresql://`` or ``postgres://``)."""
     return isinstance(value, str) and value.split("://", 1)[0].lower() in ("postgresql", "postgres")
+
+
+def connect_kwargs(url: str, connect_timeout: float) -> dict[str, Any]:
+    """The connection options of *url*'s connections: the timeout, and :data:`APPLICATION`
+    as ``application_name`` unless *url* names its own."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    kwargs: dict[str, Any] = {"connect_timeout": max(1, int(connect_timeout))}
+    try:
+        named = "application_name" in conninfo_to_dict(url)
+    except psycopg.Error:  # connecting says what is wrong with the URL
+        named = False
+    if not named:
+        kwargs["application_name"] = APPLICATION
+    return kwargs
 
 
 def masked_url(url: str) -> str:
@@ -169,7 +192,7 @@ class PostgresSessionStore:
         self.semantic_mode = "off"
         self.prune_batch_messages = 20_000
         try:
-            first = psycopg.connect(url, **self._connect_kwargs(connect_timeout))
+            first = psycopg.connect(url, **connect_kwargs(url, connect_timeout))
         except psycopg.Error as exc:
             raise SessionStoreUnavailableError(
                 f"Cannot connect to the session database {self.path}: "
@@ -193,7 +216,7 @@ class PostgresSessionStore:
             url,
             min_size=1,
             max_size=max(1, int(pool_size)),
-            kwargs=self._connect_kwargs(connect_timeout),
+            kwargs=connect_kwargs(url, connect_timeout),
             check=psycopg_pool.ConnectionPool.check_connection,
             timeout=max(1.0, float(connect_timeout)),
             open=True,
@@ -201,10 +224,6 @@ class PostgresSessionStore:
         self._closed = False
         self._stats: tuple[float, pgsearch.Statistics] | None = None
         self._snapshot = threading.local()
-
-    @staticmethod
-    def _connect_kwargs(connect_timeout: float) -> dict[str, Any]:
-        return {"connect_timeout": max(1, int(connect_timeout)), "application_name": APPLICATION}
 
     # -- plumbing -------------------------------------------------------------------------
     @contextmanager
