@@ -1,6 +1,7 @@
 """Versioned PostgreSQL migrations: the one runner the session store and the memory store share.
 
-Each store keeps its numbered migrations (``{version: SQL}``) and a table of its own that
+Each store keeps its numbered migrations (``{version: SQL}``, or a function of the connection
+when Python computes what a migration writes) and a table of its own that
 records the ones applied. :func:`apply_migrations` applies the missing ones in one
 transaction under an advisory lock, so several processes starting at once, on one
 machine or many, never apply one twice.
@@ -8,14 +9,17 @@ machine or many, never apply one twice.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["applied_migrations", "apply_migrations"]
+__all__ = ["Migration", "applied_migrations", "apply_migrations"]
+
+Migration = str | Callable[[Any], None]
+"""SQL, or a function run on the migrating connection (inside the one transaction)."""
 
 
 def apply_migrations(
-    conn: Any, migrations: Mapping[int, str], *, table: str, lock_key: int, what: str
+    conn: Any, migrations: Mapping[int, Migration], *, table: str, lock_key: int, what: str
 ) -> int:
     """Apply every migration of *migrations* that *table* does not record; returns the newest.
 
@@ -38,7 +42,11 @@ def apply_migrations(
             )
         for version in sorted(migrations):
             if version > current:
-                conn.execute(migrations[version])
+                step = migrations[version]
+                if isinstance(step, str):
+                    conn.execute(step)
+                else:
+                    step(conn)
                 conn.execute(f"INSERT INTO {table}(version) VALUES (%s)", (version,))
         return newest
 

@@ -2,8 +2,8 @@
 and a consistent copy into a ``state.db`` file (what ``hermes-memory backup`` archives).
 
 PostgreSQL keeps its own integrity (no ``sessions recover`` there); what can go
-stale is derived data: ``search_text`` and ``cjk_grams`` (the text the ``tsvector``
-is made of), written by the store at append time. :func:`rebuild_search` makes
+stale is derived data: ``search_text``, ``cjk_grams`` and ``stems`` (what the
+``tsvector`` is made of), written by the store at append time. :func:`rebuild_search` makes
 them again from each message with this build's code, and rebuilds the GIN index.
 """
 
@@ -99,7 +99,7 @@ def schema_status(url: str, *, connect_timeout: float = 5.0) -> SchemaStatus:
 
 
 def rebuild_search(store: Any) -> dict[str, int]:
-    """Write every message's search text and CJK grams of the PostgreSQL *store* again, then
+    """Write every message's search text, CJK grams and stems of the PostgreSQL *store* again, then
     rebuild its full-text index, in one transaction (all or nothing; writers wait for it);
     returns ``{"messages_tsv": rows}``."""
     if store.read_only:
@@ -109,8 +109,7 @@ def rebuild_search(store: Any) -> dict[str, int]:
 
 
 def _rebuild(conn: Any) -> dict[str, int]:
-    from hermes_core.sessions.cjk import cjk_grams
-    from hermes_core.sessions.postgres import _search_text
+    from hermes_core.sessions.postgres import _search_text, search_columns
 
     conn.execute(_TSV_INDEX)
     count = 0
@@ -123,13 +122,14 @@ def _rebuild(conn: Any) -> dict[str, int]:
         ).fetchall()
         if not rows:
             break
-        updates = []
-        for message_id, content, tool_name, name, tool_calls in rows:
-            search = _search_text(content, tool_name, name, tool_calls)
-            updates.append((search, cjk_grams([search]) or None, message_id))
+        searches = [_search_text(*row[1:]) for row in rows]
+        updates = [
+            (*columns, row[0]) for row, columns in zip(rows, search_columns(searches), strict=True)
+        ]
         with conn.cursor() as cur:
             cur.executemany(
-                "UPDATE messages SET search_text = %s, cjk_grams = %s WHERE id = %s", updates
+                "UPDATE messages SET search_text = %s, cjk_grams = %s, stems = %s WHERE id = %s",
+                updates,
             )
         count += len(rows)
         last = rows[-1][0]

@@ -48,6 +48,7 @@ from hermes_core.sessions.hits import hit_dicts
 from hermes_core.sessions.lineage import owned_root
 from hermes_core.sessions.listing import PREVIEW_CHARS
 from hermes_core.sessions.pgschema import migrate
+from hermes_core.sessions.porter import index_stems
 from hermes_core.sessions.query import parse_query
 from hermes_core.sessions.records import (
     LEGACY_JSON_PREFIX,
@@ -66,7 +67,13 @@ from hermes_core.sessions.statements import SESSION_TITLE_HOLDER, UPSERT_SESSION
 from hermes_core.sessions.titles import next_title_from, sanitize_title, split_number
 from hermes_core.sessions.transcript import describe_tool_calls
 
-__all__ = ["PostgresSessionStore", "connect_kwargs", "is_postgres_url", "masked_url"]
+__all__ = [
+    "PostgresSessionStore",
+    "connect_kwargs",
+    "is_postgres_url",
+    "masked_url",
+    "search_columns",
+]
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +139,15 @@ def _search_text(content: Any, tool_name: Any, name: Any, tool_calls: Any) -> st
         text = text[len(LEGACY_JSON_PREFIX) :]
     parts = [text, tool_name or name or "", describe_tool_calls(tool_calls) if tool_calls else ""]
     return _pg_text(scrub(" ".join(part for part in parts if isinstance(part, str) and part)))
+
+
+def search_columns(searches: Sequence[str]) -> list[tuple[str, str | None, str]]:
+    """What the full-text index is built from, for each search text: the text, its CJK grams
+    and the word index's stems of it (:func:`~hermes_core.sessions.porter.index_stems`)."""
+    return [
+        (search, cjk_grams([search]) or None, stems)
+        for search, stems in zip(searches, index_stems(searches), strict=True)
+    ]
 
 
 def _load_psycopg() -> Any:
@@ -556,7 +572,7 @@ class PostgresSessionStore:
                 f"{len(tokens)} client tokens for {len(rows)} messages; give one per message."
             )
         tokens = tokens or [uuid.uuid4().hex for _ in rows]
-        prepared = [self._message_row(row, token) for row, token in zip(rows, tokens, strict=True)]
+        prepared = self._message_rows(rows, tokens)
 
         def write(conn: Any) -> list[int]:
             owner = conn.execute(
@@ -602,12 +618,18 @@ class PostgresSessionStore:
         return self._write(write)
 
     @staticmethod
-    def _message_row(row: tuple[Any, ...], token: str) -> tuple[Any, ...]:
-        """An ``encode_messages`` row plus client token, search text and CJK grams."""
-        values = tuple(_pg_text(value) for value in row)
-        content, tool_calls, tool_name, name = values[2], values[5], values[6], values[10]
-        search = _search_text(content, tool_name, name, tool_calls)
-        return (*values, token, search, cjk_grams([search]) or None)
+    def _message_rows(
+        rows: Sequence[tuple[Any, ...]], tokens: Sequence[str]
+    ) -> list[tuple[Any, ...]]:
+        """``encode_messages`` rows plus client token and :func:`search_columns`."""
+        encoded = [tuple(_pg_text(value) for value in row) for row in rows]
+        searches = [_search_text(row[2], row[6], row[10], row[5]) for row in encoded]
+        return [
+            (*values, token, *columns)
+            for values, token, columns in zip(
+                encoded, tokens, search_columns(searches), strict=True
+            )
+        ]
 
     @staticmethod
     def _name_results(conn: Any, session_id: str, rows: list[tuple[Any, ...]]) -> None:
@@ -629,13 +651,15 @@ class PostgresSessionStore:
                 name = called[rows[n][4]]
                 row = rows[n]
                 search = _search_text(row[2], name, row[10], row[5])
-                rows[n] = (*row[:6], name, *row[7:12], search, cjk_grams([search]) or None)
+                rows[n] = (*row[:6], name, *row[7:12], *search_columns([search])[0])
 
     def import_sessions(self, sessions: Iterable[Mapping[str, Any]]) -> int:
         """Bulk-load whole sessions in one transaction; returns the number of messages
         (the same fields and refusals as :meth:`SessionStore.import_sessions`)."""
         batch = prepare_import(sessions, self.scope)
-        messages = [self._message_row(row, uuid.uuid4().hex) for row in batch.message_rows]
+        messages = self._message_rows(
+            batch.message_rows, [uuid.uuid4().hex for _ in batch.message_rows]
+        )
         ids = batch.ids
 
         def write(conn: Any) -> int:
@@ -1199,10 +1223,10 @@ _MESSAGE_COLUMNS = (
 )
 _MESSAGE_INSERT_COLUMNS = (
     "session_id, role, content, content_parts, tool_call_id, tool_calls, tool_name, timestamp, "
-    "token_count, finish_reason, name, client_token, search_text, cjk_grams"
+    "token_count, finish_reason, name, client_token, search_text, cjk_grams, stems"
 )
 _INSERT_MESSAGE = (
     f"INSERT INTO messages({_MESSAGE_INSERT_COLUMNS}) "
-    f"VALUES ({', '.join(['%s'] * 14)}) RETURNING id"
+    f"VALUES ({', '.join(['%s'] * 15)}) RETURNING id"
 )
 _COPY_MESSAGES = f"COPY messages({_MESSAGE_INSERT_COLUMNS}) FROM STDIN"

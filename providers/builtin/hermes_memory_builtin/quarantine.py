@@ -39,9 +39,12 @@ __all__ = [
 ]
 
 HELD_FILE = "HELD.json"
-ORIGINS = ("user", "model", "tool")
+ORIGINS = ("user", "model", "tool", "client")
 """Where an entry's content came from: said by the user this turn, written by the
-model, or derived from tool output (web pages, files, e-mails, other agents)."""
+model, derived from tool output (web pages, files, e-mails, other agents), or
+written through a client whose tool results memory cannot see (an MCP client that
+has not described its turns with ``note_turn``: the entry may repeat untrusted
+text nobody showed to memory)."""
 
 
 @dataclass(frozen=True)
