@@ -29,7 +29,6 @@ import json
 import logging
 import os
 import time
-import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +36,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from hermes_core.errors import SessionStoreError, SessionStoreUnavailableError
 from hermes_core.locking import exclusive_lock, lock_path_beside
+from hermes_core.sessions.records import client_tokens as client_tokens_for
 from hermes_core.sessions.records import encode_messages, valid_session_id
 from hermes_core.sessions.titles import sanitize_title
 
@@ -517,12 +517,7 @@ class SpooledSessionStore:
         the spool (logging a warning) and return ``[]``."""
         rows = [dict(message) for message in messages]
         encode_messages(session_id, rows)  # bad input is refused now, never spooled
-        tokens = list(client_tokens) if client_tokens is not None else []
-        if tokens and len(tokens) != len(rows):
-            raise SessionStoreError(
-                f"{len(tokens)} client tokens for {len(rows)} messages; give one per message."
-            )
-        tokens = tokens or [uuid.uuid4().hex for _ in rows]
+        tokens = client_tokens_for(client_tokens, len(rows))
         if not rows:
             return []
         error: SessionStoreUnavailableError | None = None
