@@ -273,17 +273,11 @@ class StoreFacade(ABC):
         absolute: bool = False,
     ) -> bool:
         """Add (or, with *absolute*, set) token counts; fill the model if it was unknown."""
-        return self._count_tokens(
-            session_id, int(input_tokens), int(output_tokens), model, absolute
-        )
+        tokens = (int(input_tokens), int(output_tokens))
+        return self._count_tokens(session_id, tokens, model, absolute)
 
     @abstractmethod
     def _count_tokens(
-        self,
-        session_id: str,
-        input_tokens: int,
-        output_tokens: int,
-        model: str | None,
-        absolute: bool,
+        self, session_id: str, tokens: tuple[int, int], model: str | None, absolute: bool
     ) -> bool:
         """Add (or set) the counts of *session_id*; whether it exists."""

@@ -375,12 +375,7 @@ class PostgresSessionStore(StoreFacade):
         )
 
     def _count_tokens(
-        self,
-        session_id: str,
-        input_tokens: int,
-        output_tokens: int,
-        model: str | None,
-        absolute: bool,
+        self, session_id: str, tokens: tuple[int, int], model: str | None, absolute: bool
     ) -> bool:
         op = "%s" if absolute else "COALESCE({col}, 0) + %s"
         sql = (
@@ -388,7 +383,7 @@ class PostgresSessionStore(StoreFacade):
             f"output_tokens = {op.format(col='output_tokens')}, "
             "model = COALESCE(model, %s) WHERE id = %s"
         )
-        return self._update(sql, (input_tokens, output_tokens, model, session_id))
+        return self._update(sql, (*tokens, model, session_id))
 
     def set_session_title(self, session_id: str, title: str | None) -> bool:
         """Set (or clear) a title; False when the session is missing."""

@@ -381,12 +381,7 @@ class SessionStore(StoreFacade):
         )
 
     def _count_tokens(
-        self,
-        session_id: str,
-        input_tokens: int,
-        output_tokens: int,
-        model: str | None,
-        absolute: bool,
+        self, session_id: str, tokens: tuple[int, int], model: str | None, absolute: bool
     ) -> bool:
         op = "?" if absolute else "COALESCE({col}, 0) + ?"
         sql = (
@@ -398,7 +393,7 @@ class SessionStore(StoreFacade):
             lambda conn: (
                 conn.execute(
                     sql,
-                    (input_tokens, output_tokens, model, session_id, *self.scope.params()),
+                    (*tokens, model, session_id, *self.scope.params()),
                 ).rowcount
                 > 0
             )
