@@ -136,13 +136,15 @@ def _copy_to_postgres(source: Any, target: PostgresSessionStore) -> tuple[int, i
             insert = (
                 "COPY messages(id, session_id, role, content, content_parts, tool_call_id, "
                 "tool_calls, tool_name, timestamp, token_count, finish_reason, name, "
-                "client_token, search_text, cjk_grams) FROM STDIN"
+                "client_token, search_text, cjk_grams, stems) FROM STDIN"
             )
             with cur.copy(insert) as copy:
                 for batch in _read_rows(source, "messages", MESSAGE_COLUMNS):
-                    for row in batch:
-                        prepared = target._message_row(row[1:], f"migrated-{row[0]}")
-                        copy.write_row((row[0], *prepared))
+                    prepared = target._message_rows(
+                        [row[1:] for row in batch], [f"migrated-{row[0]}" for row in batch]
+                    )
+                    for row, values in zip(batch, prepared, strict=True):
+                        copy.write_row((row[0], *values))
                     count += len(batch)
             cur.execute(
                 "SELECT setval(pg_get_serial_sequence('messages', 'id'), "

@@ -48,6 +48,7 @@ from hermes_core.sessions.hits import hit_dicts
 from hermes_core.sessions.lineage import owned_root
 from hermes_core.sessions.listing import PREVIEW_CHARS
 from hermes_core.sessions.pgschema import migrate
+from hermes_core.sessions.porter import index_stems
 from hermes_core.sessions.query import parse_query
 from hermes_core.sessions.records import (
     LEGACY_JSON_PREFIX,
@@ -66,7 +67,13 @@ from hermes_core.sessions.statements import SESSION_TITLE_HOLDER, UPSERT_SESSION
 from hermes_core.sessions.titles import next_title_from, sanitize_title, split_number
 from hermes_core.sessions.transcript import describe_tool_calls
 
-__all__ = ["PostgresSessionStore", "is_postgres_url", "masked_url"]
+__all__ = [
+    "PostgresSessionStore",
+    "connect_kwargs",
+    "is_postgres_url",
+    "masked_url",
+    "search_columns",
+]
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +85,8 @@ MAX_HOPS = 1000
 STATISTICS_SECONDS = 30.0
 """How long the message count and mean length BM25 uses are reused before re-reading."""
 APPLICATION = "hermes-memory"
-"""``application_name`` of the store's connections (``pg_stat_activity`` shows it)."""
+"""``application_name`` of the store's connections (``pg_stat_activity`` shows it), unless
+the URL names its own (``?application_name=gateway-3``)."""
 _HANDOFF_PREFIXES = ("[CONTEXT COMPACTION", "[CONTEXT SUMMARY]:")
 _FORKS = ("_delegate_from", "_branched_from", "_reset_from")
 
@@ -86,6 +94,22 @@ _FORKS = ("_delegate_from", "_branched_from", "_reset_from")
 def is_postgres_url(value: object) -> bool:
     """Whether *value* names a PostgreSQL database (``postgresql://`` or ``postgres://``)."""
     return isinstance(value, str) and value.split("://", 1)[0].lower() in ("postgresql", "postgres")
+
+
+def connect_kwargs(url: str, connect_timeout: float) -> dict[str, Any]:
+    """The connection options of *url*'s connections: the timeout, and :data:`APPLICATION`
+    as ``application_name`` unless *url* names its own."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    kwargs: dict[str, Any] = {"connect_timeout": max(1, int(connect_timeout))}
+    try:
+        named = "application_name" in conninfo_to_dict(url)
+    except psycopg.Error:  # connecting says what is wrong with the URL
+        named = False
+    if not named:
+        kwargs["application_name"] = APPLICATION
+    return kwargs
 
 
 def masked_url(url: str) -> str:
@@ -115,6 +139,15 @@ def _search_text(content: Any, tool_name: Any, name: Any, tool_calls: Any) -> st
         text = text[len(LEGACY_JSON_PREFIX) :]
     parts = [text, tool_name or name or "", describe_tool_calls(tool_calls) if tool_calls else ""]
     return _pg_text(scrub(" ".join(part for part in parts if isinstance(part, str) and part)))
+
+
+def search_columns(searches: Sequence[str]) -> list[tuple[str, str | None, str]]:
+    """What the full-text index is built from, for each search text: the text, its CJK grams
+    and the word index's stems of it (:func:`~hermes_core.sessions.porter.index_stems`)."""
+    return [
+        (search, cjk_grams([search]) or None, stems)
+        for search, stems in zip(searches, index_stems(searches), strict=True)
+    ]
 
 
 def _load_psycopg() -> Any:
@@ -159,7 +192,7 @@ class PostgresSessionStore:
         self.semantic_mode = "off"
         self.prune_batch_messages = 20_000
         try:
-            first = psycopg.connect(url, **self._connect_kwargs(connect_timeout))
+            first = psycopg.connect(url, **connect_kwargs(url, connect_timeout))
         except psycopg.Error as exc:
             raise SessionStoreUnavailableError(
                 f"Cannot connect to the session database {self.path}: "
@@ -183,7 +216,7 @@ class PostgresSessionStore:
             url,
             min_size=1,
             max_size=max(1, int(pool_size)),
-            kwargs=self._connect_kwargs(connect_timeout),
+            kwargs=connect_kwargs(url, connect_timeout),
             check=psycopg_pool.ConnectionPool.check_connection,
             timeout=max(1.0, float(connect_timeout)),
             open=True,
@@ -191,10 +224,6 @@ class PostgresSessionStore:
         self._closed = False
         self._stats: tuple[float, pgsearch.Statistics] | None = None
         self._snapshot = threading.local()
-
-    @staticmethod
-    def _connect_kwargs(connect_timeout: float) -> dict[str, Any]:
-        return {"connect_timeout": max(1, int(connect_timeout)), "application_name": APPLICATION}
 
     # -- plumbing -------------------------------------------------------------------------
     @contextmanager
@@ -357,11 +386,13 @@ class PostgresSessionStore:
             )
         )
 
-    def end_session(self, session_id: str, end_reason: str) -> bool:
-        """Mark a session ended; the first end wins."""
+    def end_session(
+        self, session_id: str, end_reason: str, *, ended_at: float | None = None
+    ) -> bool:
+        """Mark a session ended (at *ended_at*, default now); the first end wins."""
         return self._update(
             "UPDATE sessions SET ended_at = %s, end_reason = %s WHERE id = %s AND ended_at IS NULL",
-            (time.time(), end_reason, session_id),
+            (sane_timestamp(ended_at, time.time()), end_reason, session_id),
         )
 
     def reopen_session(self, session_id: str) -> bool:
@@ -541,7 +572,7 @@ class PostgresSessionStore:
                 f"{len(tokens)} client tokens for {len(rows)} messages; give one per message."
             )
         tokens = tokens or [uuid.uuid4().hex for _ in rows]
-        prepared = [self._message_row(row, token) for row, token in zip(rows, tokens, strict=True)]
+        prepared = self._message_rows(rows, tokens)
 
         def write(conn: Any) -> list[int]:
             owner = conn.execute(
@@ -587,12 +618,18 @@ class PostgresSessionStore:
         return self._write(write)
 
     @staticmethod
-    def _message_row(row: tuple[Any, ...], token: str) -> tuple[Any, ...]:
-        """An ``encode_messages`` row plus client token, search text and CJK grams."""
-        values = tuple(_pg_text(value) for value in row)
-        content, tool_calls, tool_name, name = values[2], values[5], values[6], values[10]
-        search = _search_text(content, tool_name, name, tool_calls)
-        return (*values, token, search, cjk_grams([search]) or None)
+    def _message_rows(
+        rows: Sequence[tuple[Any, ...]], tokens: Sequence[str]
+    ) -> list[tuple[Any, ...]]:
+        """``encode_messages`` rows plus client token and :func:`search_columns`."""
+        encoded = [tuple(_pg_text(value) for value in row) for row in rows]
+        searches = [_search_text(row[2], row[6], row[10], row[5]) for row in encoded]
+        return [
+            (*values, token, *columns)
+            for values, token, columns in zip(
+                encoded, tokens, search_columns(searches), strict=True
+            )
+        ]
 
     @staticmethod
     def _name_results(conn: Any, session_id: str, rows: list[tuple[Any, ...]]) -> None:
@@ -614,13 +651,15 @@ class PostgresSessionStore:
                 name = called[rows[n][4]]
                 row = rows[n]
                 search = _search_text(row[2], name, row[10], row[5])
-                rows[n] = (*row[:6], name, *row[7:12], search, cjk_grams([search]) or None)
+                rows[n] = (*row[:6], name, *row[7:12], *search_columns([search])[0])
 
     def import_sessions(self, sessions: Iterable[Mapping[str, Any]]) -> int:
         """Bulk-load whole sessions in one transaction; returns the number of messages
         (the same fields and refusals as :meth:`SessionStore.import_sessions`)."""
         batch = prepare_import(sessions, self.scope)
-        messages = [self._message_row(row, uuid.uuid4().hex) for row in batch.message_rows]
+        messages = self._message_rows(
+            batch.message_rows, [uuid.uuid4().hex for _ in batch.message_rows]
+        )
         ids = batch.ids
 
         def write(conn: Any) -> int:
@@ -1184,10 +1223,10 @@ _MESSAGE_COLUMNS = (
 )
 _MESSAGE_INSERT_COLUMNS = (
     "session_id, role, content, content_parts, tool_call_id, tool_calls, tool_name, timestamp, "
-    "token_count, finish_reason, name, client_token, search_text, cjk_grams"
+    "token_count, finish_reason, name, client_token, search_text, cjk_grams, stems"
 )
 _INSERT_MESSAGE = (
     f"INSERT INTO messages({_MESSAGE_INSERT_COLUMNS}) "
-    f"VALUES ({', '.join(['%s'] * 14)}) RETURNING id"
+    f"VALUES ({', '.join(['%s'] * 15)}) RETURNING id"
 )
 _COPY_MESSAGES = f"COPY messages({_MESSAGE_INSERT_COLUMNS}) FROM STDIN"

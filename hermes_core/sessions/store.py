@@ -399,14 +399,18 @@ class SessionStore:
         """Create *session_id* if missing (used when an earlier create was lost)."""
         return self.create_session(session_id, source=source, model=model)
 
-    def end_session(self, session_id: str, end_reason: str) -> bool:
-        """Mark a session ended; the first end wins (later calls change nothing)."""
+    def end_session(
+        self, session_id: str, end_reason: str, *, ended_at: float | None = None
+    ) -> bool:
+        """Mark a session ended (at *ended_at*, default now); the first end wins (later calls
+        change nothing)."""
+        when = sane_timestamp(ended_at, _now())
 
         def write(conn: sqlite3.Connection) -> bool:
             cursor = conn.execute(
                 "UPDATE sessions SET ended_at = ?, end_reason = ? "
                 f"WHERE id = ? AND ended_at IS NULL AND {self.scope.sql()}",
-                (_now(), end_reason, session_id, *self.scope.params()),
+                (when, end_reason, session_id, *self.scope.params()),
             )
             return cursor.rowcount > 0
 

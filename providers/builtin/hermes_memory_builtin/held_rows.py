@@ -20,15 +20,34 @@ from hermes_memory_builtin.quarantine import HeldWrite, held_id
 if TYPE_CHECKING:
     from hermes_memory_builtin.documents import PostgresDocuments
 
-__all__ = ["HeldRows"]
+__all__ = ["HeldRows", "insert_held", "select_held"]
 
 _COLUMNS = "id, target, content, origin, score, reason, held_at, replaces, operations"
+_FIELDS = ("id", "target", "content", "origin", "score", "reason", "held_at", "replaces")
 
 
 def _write(row: Sequence[Any]) -> HeldWrite:
     """A row of ``memory_held`` as a :class:`HeldWrite` (its operations from JSON)."""
     *fields, operations = row
     return dataclasses.replace(HeldWrite(*fields), operations=json.loads(operations or "[]"))
+
+
+def insert_held(conn: Any, owner: str, write: HeldWrite) -> None:
+    """Add *write* to *owner*'s held rows on *conn*, as it is (an id held already stays)."""
+    values = [getattr(write, name) for name in _FIELDS]
+    conn.execute(
+        f"INSERT INTO memory_held (owner, {_COLUMNS}) VALUES "
+        "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (owner, id) DO NOTHING",
+        (owner, *values, json.dumps(write.operations, ensure_ascii=False)),
+    )
+
+
+def select_held(conn: Any, owner: str) -> list[HeldWrite]:
+    """*owner*'s held writes on *conn*, oldest first."""
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM memory_held WHERE owner = %s ORDER BY position", (owner,)
+    ).fetchall()
+    return [_write(row) for row in rows]
 
 
 class HeldRows:
@@ -40,11 +59,7 @@ class HeldRows:
     def held(self) -> list[HeldWrite]:
         """Held writes, oldest first."""
         with self._documents.guarded() as conn:
-            rows = conn.execute(
-                f"SELECT {_COLUMNS} FROM memory_held WHERE owner = %s ORDER BY position",
-                (self._documents.owner,),
-            ).fetchall()
-        return [_write(row) for row in rows]
+            return select_held(conn, self._documents.owner)
 
     def hold(
         self,
@@ -70,13 +85,8 @@ class HeldRows:
             replaces,
             [dict(op) for op in operations],
         )
-        values = [getattr(write, name) for name in _FIELDS]
         with self._documents.guarded() as conn:
-            conn.execute(
-                f"INSERT INTO memory_held (owner, {_COLUMNS}) VALUES "
-                "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (owner, id) DO NOTHING",
-                (self._documents.owner, *values, json.dumps(write.operations, ensure_ascii=False)),
-            )
+            insert_held(conn, self._documents.owner, write)
             row = conn.execute(
                 f"SELECT {_COLUMNS} FROM memory_held WHERE owner = %s AND id = %s",
                 (self._documents.owner, digest),
@@ -96,6 +106,3 @@ class HeldRows:
                 "lists them."
             )
         return _write(row)
-
-
-_FIELDS = ("id", "target", "content", "origin", "score", "reason", "held_at", "replaces")

@@ -26,12 +26,15 @@ from typing import Any
 from hermes_core.errors import MemoryStoreError
 from hermes_memory_builtin.side_documents import SideDocument
 
-__all__ = ["HELD_FILE", "ORIGINS", "HeldWrite", "Quarantine", "held_id"]
+__all__ = ["HELD_FILE", "ORIGINS", "HeldWrite", "Quarantine", "held_id", "held_text", "parse_held"]
 
 HELD_FILE = "HELD.json"
-ORIGINS = ("user", "model", "tool")
+ORIGINS = ("user", "model", "tool", "client")
 """Where an entry's content came from: said by the user this turn, written by the
-model, or derived from tool output (web pages, files, e-mails, other agents)."""
+model, derived from tool output (web pages, files, e-mails, other agents), or
+written through a client whose tool results memory cannot see (an MCP client that
+has not described its turns with ``note_turn``: the entry may repeat untrusted
+text nobody showed to memory)."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,23 @@ def held_id(
             [dict(op) for op in operations], ensure_ascii=False, sort_keys=True
         )
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def held_text(items: Sequence[HeldWrite]) -> str:
+    """*items* as ``HELD.json`` holds them."""
+    return json.dumps([asdict(item) for item in items], ensure_ascii=False, indent=1) + "\n"
+
+
+def parse_held(raw: str | None, where: str) -> list[HeldWrite]:
+    """The held writes of a ``HELD.json`` text (*where* names it in the error)."""
+    if raw is None or not raw.strip():
+        return []
+    try:
+        return [HeldWrite(**item) for item in json.loads(raw)]
+    except (ValueError, TypeError) as exc:
+        raise MemoryStoreError(
+            f"{where} is not a valid list of held writes ({exc}); fix or remove it."
+        ) from exc
 
 
 class Quarantine:
@@ -117,25 +137,13 @@ class Quarantine:
         )
 
     def _read(self) -> list[HeldWrite]:
-        return self._parse(self.document.read())
-
-    def _parse(self, raw: str | None) -> list[HeldWrite]:
-        if raw is None or not raw.strip():
-            return []
-        try:
-            return [HeldWrite(**item) for item in json.loads(raw)]
-        except (ValueError, TypeError) as exc:
-            raise MemoryStoreError(
-                f"{self.document.where} is not a valid list of held writes ({exc}); fix or "
-                "remove it."
-            ) from exc
+        return parse_held(self.document.read(), self.document.where)
 
     @contextmanager
     def _locked(self) -> Iterator[list[HeldWrite]]:
         with self.document.locked() as (raw, save):
-            items = self._parse(raw)
+            items = parse_held(raw, self.document.where)
             before = list(items)
             yield items
             if items != before:
-                text = json.dumps([asdict(item) for item in items], ensure_ascii=False, indent=1)
-                save(text + "\n")
+                save(held_text(items))
