@@ -30,6 +30,7 @@ from hermes_core.errors import (
 from hermes_core.sessions import lineage
 from hermes_core.sessions import listing as listing_module
 from hermes_core.sessions.arguments import epoch as _epoch
+from hermes_core.sessions.batchinsert import insert_rows
 from hermes_core.sessions.bulk import (
     missing_parent_error,
     prepare_import,
@@ -102,6 +103,21 @@ what full-text search costs (messages are embedded by the builtin provider after
 a bounded amount, and by ``hermes-memory sessions index``)."""
 
 T = TypeVar("T")
+
+_MESSAGE_COLUMNS = (
+    "session_id",
+    "role",
+    "content",
+    "content_parts",
+    "tool_call_id",
+    "tool_calls",
+    "tool_name",
+    "timestamp",
+    "token_count",
+    "finish_reason",
+    "name",
+)
+"""The ``messages`` columns of an ``encode_messages`` row, in order."""
 
 
 def default_db_path() -> Path:
@@ -567,14 +583,11 @@ class SessionStore(StoreFacade):
 
     @staticmethod
     def _insert_messages(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[int]:
-        sql = (
-            "INSERT INTO messages(session_id, role, content, content_parts, tool_call_id, "
-            "tool_calls, tool_name, timestamp, token_count, finish_reason, name) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        )
         if len(rows) == 1:
+            marks = ", ".join("?" for _ in _MESSAGE_COLUMNS)
+            sql = f"INSERT INTO messages({', '.join(_MESSAGE_COLUMNS)}) VALUES ({marks})"
             return [int(conn.execute(sql, rows[0]).lastrowid or 0)]
-        conn.executemany(sql, rows)
+        insert_rows(conn, "messages", _MESSAGE_COLUMNS, rows)
         # AUTOINCREMENT under our write lock: the new ids are the last len(rows).
         last = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'messages'").fetchone()[0]
         return list(range(int(last) - len(rows) + 1, int(last) + 1))
