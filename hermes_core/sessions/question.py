@@ -6,7 +6,8 @@ rarely sit in the same message as the answer. The plan therefore:
 
 * keeps explicit FTS syntax (quotes, ``AND``/``OR``/``NOT``, ``prefix*``) as typed,
   except a phrase quoted inside a question (*When did she read "Dune"?*): that is
-  planned as a question, the phrase a preference (:attr:`Plan.phrases`);
+  planned as a question, the phrase a preference (:attr:`Plan.phrases`), and syntax
+  inside prose (:func:`is_prose`: a pasted turn's ``**bold**``), which is not syntax;
 * treats a short keyword query (``docker networking``) as AND, topped up with
   OR matches when AND finds almost nothing (fewer than 5 messages);
 * treats a question or sentence as a bag of content words: stop words,

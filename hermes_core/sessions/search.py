@@ -6,9 +6,10 @@ tool call. It never raises for a query string: anything is sanitised
 (:mod:`~hermes_core.sessions.question`) and routed per term
 (:mod:`~hermes_core.sessions.routing`); the candidates that pass the filters
 are fetched by :mod:`~hermes_core.sessions.fetch`. Ranking is FTS5's BM25
-(``rank``); for questions, conversations that cover more of the question's rare
-words come first (:mod:`~hermes_core.sessions.rerank`), and semantic neighbours,
-when given, are fused in. Hits carry their session's fields and a snippet.
+(``rank``); for short questions, conversations that cover more of the question's
+rare words come first (:mod:`~hermes_core.sessions.rerank`; a long one ranks its
+messages by their own score, :func:`~hermes_core.sessions.question.message_first`),
+and semantic neighbours, when given, are fused in. Hits carry their session's fields and a snippet.
 """
 
 from __future__ import annotations
