@@ -57,6 +57,9 @@ session's date and a relative phrase in a turn ("yesterday", "last weekend").
 
 Usage: ``python bench/bench_sessions_recall.py`` (``--haystack N`` sets the
 generated messages per haystack, default 50,000; 0 skips those runs).
+``--parity`` instead compares the SQLite and PostgreSQL stores on every recall set
+(conversations.yaml alone and in ``--haystack`` generated messages, default 20,000;
+people, assistant, friends; REALTALK when fetched) and writes their per-metric table.
 """
 
 from __future__ import annotations
@@ -803,11 +806,62 @@ def _people_section() -> list[str]:
     ]
 
 
+PARITY_TARGET = 0.02
+"""PostgreSQL's recall may fall short of SQLite's by at most this much on any set and metric."""
+
+
+def parity(haystack: int) -> int:
+    """Recall of ``search_messages`` on SQLite and on PostgreSQL, every set (those of
+    ``bench_scaling.recall_sets``, REALTALK when fetched) loaded the same way into a fresh store
+    of each; writes the ``sessions-parity`` section; 1 when a difference exceeds the target."""
+    import bench_scaling  # imports this module: loaded only here
+
+    started = time.perf_counter()
+    cpu = time.process_time()
+    results = bench_scaling.recall_parity(haystack)
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    lines = [
+        f"Command: `python bench/bench_sessions_recall.py --parity --haystack {haystack}` "
+        f"(PostgreSQL at `{bench_scaling.POSTGRES}`, a fresh schema per set). Run "
+        f"{datetime.now().astimezone():%Y-%m-%d %H:%M %Z}, {wall:.0f} s wall, {cpu:.0f} s CPU "
+        f"of this process, load average {os.getloadavg()[0]:.1f} at its end. Without "
+        "semantic search (SQLite only). Difference: PostgreSQL minus SQLite.",
+        "",
+        "| Set | Questions | Metric | SQLite | PostgreSQL | Difference |",
+        "|---|---|---|---|---|---|",
+    ]
+    worst = 0.0
+    for name, count, sqlite, postgres in results:
+        for metric in sqlite:
+            difference = postgres[metric] - sqlite[metric]
+            worst = max(worst, abs(difference))
+            lines.append(
+                f"| {name} | {count} | {metric} | {sqlite[metric]:.3f} | "
+                f"{postgres[metric]:.3f} | {difference:+.3f} |"
+            )
+    verdict = "within" if worst <= PARITY_TARGET else "NOT within"
+    lines += [
+        "",
+        f"Largest difference on any set and metric: {worst:.3f} ({verdict} the "
+        f"{PARITY_TARGET} target).",
+    ]
+    write_section(
+        "sessions-parity", "Session search recall: SQLite against PostgreSQL", "\n".join(lines)
+    )
+    print("\n".join(lines))
+    return 0 if worst <= PARITY_TARGET else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a 10,000-message haystack")
     parser.add_argument("--haystack", type=int, help="generated messages around the set")
+    parser.add_argument(
+        "--parity", action="store_true", help="SQLite against PostgreSQL on every recall set"
+    )
     args = parser.parse_args(argv)
+    if args.parity:
+        return parity(args.haystack if args.haystack is not None else 20_000)
     haystack = args.haystack if args.haystack is not None else 10_000 if args.quick else 50_000
     questions, sessions, base_messages, clean = run([])
     lines = [

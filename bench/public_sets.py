@@ -64,6 +64,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -95,7 +96,7 @@ from hermes_core.sessions.importer import read_jsonl  # noqa: E402
 
 DATA = HERE / "data"
 
-REALTALK = {
+REALTALK: dict[str, Any] = {
     "name": "REALTALK",
     "repository": "https://github.com/danny911kr/REALTALK",
     "commit": "b903e06a9770bf4e5fe9018c3e132889666d3b4a",
@@ -136,7 +137,7 @@ REALTALK = {
     "categories": {1: "fact", 2: "when", 3: "inference"},
 }
 
-REALMEM = {
+REALMEM: dict[str, Any] = {
     "name": "RealMem",
     "repository": "https://github.com/zhiyuan5986/RealMemBench",
     "commit": "067c486a525b0811ef9cb8cb5ad258e286d0ce7e",
@@ -176,7 +177,95 @@ REALMEM = {
     },
 }
 
-SOURCES = {"realtalk": REALTALK, "realmem": REALMEM}
+MEMDAILY: dict[str, Any] = {
+    "name": "MemDaily",
+    "repository": "https://github.com/nuster1128/MemSim",
+    "commit": "db9d5d552d6cb1d859f692eb7e6c0fd6d61d3815",
+    "licence": "none stated (no LICENSE file at this commit): fetched, not shipped",
+    "paper": "https://arxiv.org/abs/2409.20163",
+    "files": {
+        "data_generation/final_dataset/messages_and_QAs/01_simple_events.json": (
+            "592cd332c982959ffe67239fea2ccc7adf074258f0dc2527d9bf203d4a838a25"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/01_simple_hybrid.json": (
+            "f0199afed0aaff46bdda788a80aeb291ac50b28980b7e1aee760733356ba4d5c"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/01_simple_items.json": (
+            "011906cb651f7e8ca3d87aeb654c24e8b24200a9a252c58ba6d1fbbb79e1be1e"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/01_simple_places.json": (
+            "6d0bf2f0e42a99c6ce06d066f6f251992776f435f83ff12240ced1a8bec8e4a9"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/01_simple_roles.json": (
+            "47659282fc524e22e810f34f895d387b4d76874fe92cc38aea5c8939d510293e"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/02_conditional_events.json": (
+            "afdad9a6de1dc6af896d372345446259ff6e05b85a23d9ad3e6aba5b842abbf2"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/02_conditional_hybrid.json": (
+            "b5a0fe68d7d78b55c08fc8f28e9da0ad513b8ca24cdcc4db448b4b0f062803c3"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/02_conditional_items.json": (
+            "cbde35fff52a2d13100769daea52bac66ba7bce519a20068e0f9ba1ebd058dbf"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/02_conditional_places.json": (
+            "584d8cce4270301e547b62f5bf98e2acab79e4e3836ce811f7184d8d7a0a28b2"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/02_conditional_roles.json": (
+            "43b8e58baeb44df22c7d4188da47598c40b0fa35abb4d6b0434f5f97c8a255da"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/03_comparative_events.json": (
+            "a11395761719255330bbd6ec10fc94b57a4bd7b46a239a6ad843efb400318764"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/03_comparative_hybrid.json": (
+            "5e3c27d0088708b043976a5dbc9ea97a6e202aecee8d51d94b9cc97b5c814f29"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/03_comparative_roles.json": (
+            "2478bb7e562515023a65a265e4cc68d3828a0cb70bc3b36d49dc78f2bef7039a"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/04_aggregative_events.json": (
+            "41543366aa1fc54bbfbbfe63d9bcd3448b72b90c64f1df3960bad68b16899cbe"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/04_aggregative_hybrid.json": (
+            "6ebd925f9f3dc1b6c78e16bdebf93c39d71df867aad1e941aced2f07eb82f547"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/04_aggregative_roles.json": (
+            "2f198a0f5d083bdb649f262484b21bbb3000d76d7087714c87635f58921ddca2"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/05_post_processing_events.json": (
+            "bfe15208ff59f92a66a3aee794af611fc42d8a07d450dd014b16ecd9e83c5295"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/05_post_processing_hybrid.json": (
+            "f3bcc0b52a2173a649f48316fc3056acb2d7f2b7f5fd7366f7b3e2cd7cd33784"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/05_post_processing_items.json": (
+            "3c174e01dc76abfe715af0781499f8e9e66113f907cef0b49e4229f7c4c4adb4"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/05_post_processing_places.json": (
+            "ad4418211751c62f3f77b0a27495479a1bf18cf37429e29dba65690871cd17fd"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/05_post_processing_roles.json": (
+            "c31531f7cabcc64d1a3f206bb9a48e385029b7ac20f9e44c34ffa267e09df057"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/06_noisy_events.json": (
+            "e1495bbab1ae954250286fb8613152de078184559866512d82fb2dee3398c8fa"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/06_noisy_hybrid.json": (
+            "e275dbf5af90f21bc257b6bfec902eb400477c9cd99f9678af422ace83f0be78"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/06_noisy_items.json": (
+            "72e992f0dd3aa005b57f260f1c84314430aa45acde4b1be3dc7211ea978a638a"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/06_noisy_places.json": (
+            "21cbc7631b045cf538c083b0904d999b3ce6edca08a645a5c956db11403903be"
+        ),
+        "data_generation/final_dataset/messages_and_QAs/06_noisy_roles.json": (
+            "660d31de2847ed2a154af9b50eed220332f6544d8fa828c5dbf8a38d5a21d3d8"
+        ),
+    },
+}
+
+SOURCES = {"realtalk": REALTALK, "realmem": REALMEM, "memsim": MEMDAILY}
 
 Question = dict[str, Any]
 
@@ -350,6 +439,58 @@ def realmem_split(split: str) -> Iterator[tuple[dict[str, Any], list[Question]]]
             yield realmem_sample(target / Path(name).name)
 
 
+def _memdaily_when(text: str) -> datetime:
+    """``2024年04月01日 周一 08:30`` as a time (the weekday is redundant)."""
+    found = re.match(r"(\d{4})年(\d{2})月(\d{2})日\s+\S+\s+(\d{2}):(\d{2})", text.strip())
+    if found is None:
+        raise SystemExit(f"MemDaily: unreadable time {text!r}")
+    year, month, day, hour, minute = (int(part) for part in found.groups())
+    return datetime(year, month, day, hour, minute)
+
+
+def memdaily_sample(path: Path, split: str) -> tuple[dict[str, Any], list[Question]]:
+    """One MemDaily file (a question type in one scenario, ~100 trajectories) as one user's
+    history: a dated session per trajectory, its messages as the user's turns. The questions
+    of the even trajectories are dev, of the odd ones test; both halves search the whole file
+    (the other trajectories are the distractors, as in the set's own noisy variants)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    kind, scenario = path.stem[3:].rsplit("_", 1)
+    ids, dates, sessions, questions = [], [], [], []
+    for trajectory in data:
+        sid = f"{path.stem}_{trajectory['tid']:03d}"
+        turns: list[dict[str, str]] = []
+        position: dict[int, int] = {}
+        for message in trajectory["message_list"]:
+            if str(message.get("message") or "").strip():
+                position[message["mid"]] = len(turns)
+                turns.append({"role": "user", "content": message["message"]})
+        ids.append(sid)
+        dates.append(_memdaily_when(trajectory["message_list"][0]["time"]).isoformat())
+        sessions.append(turns)
+        if (trajectory["tid"] % 2 == 0) != (split == "dev"):
+            continue
+        for qa in trajectory["question_list"]:
+            evidence = [(sid, position[m]) for m in qa.get("target_step_id") or [] if m in position]
+            if evidence:
+                questions.append(
+                    {"q": qa["question"], "evidence": evidence, "group": kind, "groups": [scenario]}
+                )
+    instance = {
+        "question_id": path.stem,
+        "question": "",
+        "haystack_session_ids": ids,
+        "haystack_dates": dates,
+        "haystack_sessions": sessions,
+    }
+    return instance, questions
+
+
+def memdaily_split(split: str) -> Iterator[tuple[dict[str, Any], list[Question]]]:
+    verify(MEMDAILY)
+    for name in sorted(MEMDAILY["files"]):
+        yield memdaily_sample(DATA / "memdaily" / Path(name).name, split)
+
+
 def longmemeval_split(path: Path, split: str) -> Iterator[tuple[dict[str, Any], list[Question]]]:
     """The LongMemEval instances of *path* that fall in *split*, as LongMemEval-shaped units
     with their question (evidence: the ``has_answer`` turns)."""
@@ -417,10 +558,44 @@ def _ours_before(store: SessionStore, semantic: bool = False) -> Ranked:
     return rank
 
 
+BM25_BIGRAMS = "BM25, OR of words and CJK bigrams"
+"""The CJK baseline: FTS5 over text with every CJK run cut into overlapping bigrams (the
+usual CJK retrieval baseline; ``unicode61`` alone keeps a whole run as one token)."""
+
+CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+
+
+def cjk_bigrams(text: str) -> str:
+    """*text* with each CJK run replaced by its overlapping bigrams (a lone character kept)."""
+
+    def cut(run: re.Match[str]) -> str:
+        chars = run.group()
+        grams = [chars[i : i + 2] for i in range(len(chars) - 1)] or [chars]
+        return " " + " ".join(grams) + " "
+
+    return CJK_RUN.sub(cut, text)
+
+
+def _bigram_before(store: SessionStore) -> Ranked:
+    """BM25 over words and CJK bigrams (the OR of the question's), before the bound's id."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE plain USING fts5(content)")
+    rows = store._read(
+        lambda c: c.execute("SELECT id, COALESCE(content, '') FROM messages").fetchall()
+    )
+    conn.executemany(
+        "INSERT INTO plain(rowid, content) VALUES (?, ?)",
+        [(mid, cjk_bigrams(text)) for mid, text in rows],
+    )
+    plain = _bm25_before(conn)
+    return lambda question, bound: plain(cjk_bigrams(question), bound)
+
+
 def evaluate_sample(
-    sample: dict[str, Any], questions: list[Question], semantic: bool = False
+    sample: dict[str, Any], questions: list[Question], semantic: bool = False, cjk: bool = False
 ) -> dict[str, dict[str, dict[str, float]]]:
-    """group -> ranker -> summed hits (and ``n``, ``sessions@5``) for one conversation."""
+    """group -> ranker -> summed hits (and ``n``, ``sessions@5``) for one conversation
+    (*cjk*: with the CJK-bigram baseline too)."""
     totals: dict[str, dict[str, dict[str, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
@@ -442,6 +617,8 @@ def evaluate_sample(
                 BM25_OR: _bm25_before(plain),
                 OURS: _ours_before(store),
             }
+            if cjk:
+                rankers[BM25_BIGRAMS] = _bigram_before(store)
             if semantic:
                 rankers[OURS_SEMANTIC] = _ours_before(store, semantic=True)
             for question in questions:
@@ -470,11 +647,13 @@ def evaluate_sample(
 
 
 def run(
-    units: Iterator[tuple[dict[str, Any], list[Question]]], semantic: bool = False
+    units: Iterator[tuple[dict[str, Any], list[Question]]],
+    semantic: bool = False,
+    cjk: bool = False,
 ) -> dict[str, dict[str, dict[str, float]]]:
     totals: dict[str, dict[str, dict[str, float]]] = {}
     for sample, questions in units:
-        for group, rankers in evaluate_sample(sample, questions, semantic).items():
+        for group, rankers in evaluate_sample(sample, questions, semantic, cjk).items():
             for name, hits in rankers.items():
                 into = totals.setdefault(group, {}).setdefault(name, {})
                 for key, value in hits.items():
@@ -489,7 +668,7 @@ def table(totals: dict[str, dict[str, dict[str, float]]]) -> list[str]:
         "|---|---:|---|" + "---:|" * (len(columns) + 1),
     ]
     for group in ["all", *sorted(g for g in totals if g != "all")]:
-        for name in (BM25_OR, OURS, OURS_SEMANTIC):
+        for name in (BM25_OR, BM25_BIGRAMS, OURS, OURS_SEMANTIC):
             hits = totals[group].get(name)
             if hits is None:
                 continue
@@ -510,7 +689,9 @@ def table(totals: dict[str, dict[str, dict[str, float]]]) -> list[str]:
 SETS: dict[str, Callable[[str], Iterator[tuple[dict[str, Any], list[Question]]]]] = {
     "REALTALK": realtalk_split,
     "RealMem": realmem_split,
+    "MemDaily": memdaily_split,
 }
+CJK_SETS = {"MemDaily"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -548,7 +729,8 @@ def main(argv: list[str] | None = None) -> int:
     lines = []
     for name, units in sets.items():
         for split in splits:
-            lines += [f"### {name}, {split} half", "", *table(run(units(split), args.semantic)), ""]
+            totals = run(units(split), args.semantic, cjk=name in CJK_SETS)
+            lines += [f"### {name}, {split} half", "", *table(totals), ""]
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     print("\n".join(lines))
     if args.write:
@@ -570,7 +752,14 @@ def main(argv: list[str] | None = None) -> int:
             "turns, in earlier sessions; each query searches only the sessions before its "
             "own); categories by the set's memory category and by evidence in one earlier "
             f"session or several ({REALMEM['repository']} at {REALMEM['commit'][:12]}; "
-            "Apache-2.0, fetched for its size). The semantic row uses the configured encoder "
+            "Apache-2.0, fetched for its size). MemDaily (Chinese): 26 files of MemSim's "
+            "generated daily-life messages (a question type in a scenario, ~100 trajectories "
+            "each, 2,954 questions with their target messages); each file is one user's "
+            "history, a dated session per trajectory; dev asks the even trajectories' "
+            "questions, test the odd ones', both over the whole file "
+            f"({MEMDAILY['repository']} at {MEMDAILY['commit'][:12]}; no licence stated, so "
+            "fetched, not shipped); its extra baseline is BM25 over CJK bigrams. "
+            "The semantic row uses the configured encoder "
             "(`HERMES_SEMANTIC_ENCODER`, static by default). Session recall@k: an evidence "
             "conversation among the "
             "first k distinct sessions; turn recall@k: an evidence turn among the first k "

@@ -14,7 +14,7 @@ from typing import Any
 
 from hermes_core.errors import ConfigError
 
-__all__ = ["MAX_USER_ID_CHARS", "user_folder_name", "valid_user_id"]
+__all__ = ["MAX_USER_ID_CHARS", "user_folder_name", "user_id_of_folder", "valid_user_id"]
 
 MAX_USER_ID_CHARS = 128
 """Longest user id accepted (characters)."""
@@ -74,3 +74,29 @@ def user_folder_name(user_id: str) -> str:
     return "".join(
         chr(byte) if chr(byte) in _KEPT else f"%{byte:02X}" for byte in user_id.encode("utf-8")
     )
+
+
+def user_id_of_folder(name: str) -> str | None:
+    """The user id whose folder is *name* (the inverse of :func:`user_folder_name`), or
+    ``None`` when no usable id has that folder name."""
+    data = bytearray()
+    index = 0
+    while index < len(name):
+        char = name[index]
+        if char == "%" and len(name) >= index + 3:
+            try:
+                data.append(int(name[index + 1 : index + 3], 16))
+            except ValueError:
+                return None
+            index += 3
+        elif char in _KEPT:
+            data.append(ord(char))
+            index += 1
+        else:
+            return None
+    try:
+        user = data.decode("utf-8")
+        valid = valid_user_id(user)
+    except (UnicodeDecodeError, ConfigError):
+        return None
+    return valid if valid is not None and user_folder_name(valid) == name else None

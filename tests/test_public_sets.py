@@ -75,3 +75,53 @@ def test_a_missing_or_changed_file_is_refused(
         (tmp_path / "realtalk" / Path(name).name).write_text("[]", encoding="utf-8")
     with pytest.raises(SystemExit, match="is not the recorded"):
         public_sets.verify(public_sets.REALTALK)
+
+
+def memdaily_file(path: Path) -> Path:
+    def trajectory(tid: int, facts: list[str], question: str, targets: list[int]) -> dict:
+        messages = [
+            {"mid": mid, "message": text, "time": f"2024年04月0{tid + 1}日 周一 0{mid}:30"}
+            for mid, text in enumerate(facts)
+        ]
+        qa = {"qid": 0, "question": question, "target_step_id": targets}
+        return {"tid": tid, "message_list": messages, "question_list": [qa]}
+
+    data = [
+        trajectory(
+            0,
+            ["我将要参加金融科技论坛。", "", "金融科技论坛的地点是北京。"],
+            "金融科技论坛的地点是哪里？",
+            [2],
+        ),
+        trajectory(
+            1, ["我的同事王芳喜欢爬山。", "王芳的生日是五月三日。"], "王芳的生日是哪天？", [1]
+        ),
+    ]
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_a_memdaily_file_becomes_one_users_dated_sessions(tmp_path: Path) -> None:
+    path = memdaily_file(tmp_path / "01_simple_events.json")
+    dev, dev_questions = public_sets.memdaily_sample(path, "dev")
+    test, test_questions = public_sets.memdaily_sample(path, "test")
+    # Both halves search the same history; the questions are split by trajectory.
+    assert dev == test and len(dev["haystack_sessions"]) == 2
+    assert dev["haystack_dates"][0] == "2024-04-01T00:30:00"
+    # The empty message is dropped and the evidence still points at the right turn.
+    assert dev_questions[0]["evidence"] == [("01_simple_events_000", 1)]
+    assert test_questions[0]["evidence"] == [("01_simple_events_001", 1)]
+    assert (dev_questions[0]["group"], dev_questions[0]["groups"]) == ("simple", ["events"])
+
+
+def test_cjk_bigrams_cut_runs_and_keep_other_words() -> None:
+    assert public_sets.cjk_bigrams("王芳 likes 爬山吗") == " 王芳  likes  爬山 山吗 "
+    assert public_sets.cjk_bigrams("我").strip() == "我"
+
+
+def test_the_cjk_baseline_finds_chinese_evidence(tmp_path: Path) -> None:
+    path = memdaily_file(tmp_path / "01_simple_events.json")
+    sample, questions = public_sets.memdaily_sample(path, "test")
+    totals = public_sets.evaluate_sample(sample, questions, cjk=True)
+    assert totals["all"][public_sets.BM25_BIGRAMS]["message@1"] == 1
+    assert totals["all"][public_sets.OURS]["message@5"] == 1

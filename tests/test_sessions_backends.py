@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -342,14 +343,17 @@ def test_a_retried_append_with_the_same_tokens_is_stored_once(pg_url: str) -> No
 def test_a_lost_connection_is_reconnected_without_duplicates(pg_url: str) -> None:
     from hermes_core.testing.postgres import admin_connection
 
-    with open_session_store(pg_url) as store:
+    # The URL names the connections, so only this store's are killed (other runs share the
+    # server, and the store's own name would reach their connections too).
+    name = f"hermes-memory-test-{uuid.uuid4().hex[:12]}"
+    with open_session_store(f"{pg_url}&application_name={name}") as store:
         store.create_session("s")
         store.append_message("s", "user", "before")
         admin = admin_connection()
         # Kill every connection of this store's pool (the server restarting, a proxy dropping).
         killed = admin.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE application_name = 'hermes-memory' AND datname = current_database()"
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s",
+            (name,),
         ).fetchall()
         admin.close()
         assert killed

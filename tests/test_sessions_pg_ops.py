@@ -251,7 +251,9 @@ def test_repair_rebuilds_the_search_of_either_backend(store_target: str) -> None
 
         schema = store_target.rsplit("%3D", 1)[-1]
         admin = admin_connection()
-        admin.execute(f"UPDATE {schema}.messages SET search_text = NULL, cjk_grams = NULL")
+        admin.execute(
+            f"UPDATE {schema}.messages SET search_text = NULL, cjk_grams = NULL, stems = NULL"
+        )
         admin.execute(f"DROP INDEX {schema}.messages_tsv")
         admin.close()
         assert _search(store_target, "deploy") == []

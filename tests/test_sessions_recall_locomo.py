@@ -191,9 +191,6 @@ def test_find_time_span_in_history_leaves_a_current_history_alone() -> None:
 # -- glued compounds --------------------------------------------------------------------------
 
 
-@pytest.mark.postgres_xfail(
-    "PostgreSQL lacks the compound-head tier (a word read inside glued compounds); issue 30"
-)
 def test_a_rare_word_is_found_as_the_head_of_a_glued_compound(store: SessionStore) -> None:
     friends(
         store,
@@ -222,9 +219,6 @@ def test_a_rare_word_is_found_as_the_head_of_a_glued_compound(store: SessionStor
     assert hits[0]["session_id"] == "s_gym"
 
 
-@pytest.mark.postgres_xfail(
-    "PostgreSQL lacks the compound-head tier (a compound covers its head); issue 30"
-)
 def test_a_compound_of_known_words_covers_its_head(store: SessionStore) -> None:
     store.create_session("plants", started_at=FEB)
     store.append_messages(

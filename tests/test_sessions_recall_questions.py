@@ -90,9 +90,6 @@ def test_these_days_prefers_the_newest_conversation(store: SessionStore) -> None
 # -- words the plan adds are guesses ----------------------------------------------------------
 
 
-@pytest.mark.postgres_xfail(
-    "PostgreSQL lacks the unknown-word tier (an unwritten word read inside compounds); issue 30"
-)
 def test_an_unknown_added_word_is_not_searched_inside_other_words(store: SessionStore) -> None:
     # "rental in" suggests the one-word spelling "rentalin", which no message has;
     # inside a glued word it would match text the question never meant.
@@ -110,9 +107,6 @@ def test_a_known_added_word_is_still_searched(store: SessionStore) -> None:
     assert store.search_messages("how did we roll back the release?")
 
 
-@pytest.mark.postgres_xfail(
-    "PostgreSQL lacks the compound-head tier (an unwritten compound: its head); issue 30"
-)
 def test_a_compound_the_history_never_wrote_is_looked_up_by_its_head(store: SessionStore) -> None:
     chat(store, "plants", ("user", "The move was brutal, I'm down to nine plants."))
     chat(store, "house", ("user", "Our house has a red door."))

@@ -26,7 +26,12 @@ from hermes_core.errors import ConfigError, SessionNotFoundError, SessionStoreEr
 from hermes_core.runtime.session import AgentSession
 from hermes_core.sessions import SessionStore
 from hermes_core.sessions.backends import open_session_store
-from hermes_core.users import MAX_USER_ID_CHARS, user_folder_name, valid_user_id
+from hermes_core.users import (
+    MAX_USER_ID_CHARS,
+    user_folder_name,
+    user_id_of_folder,
+    valid_user_id,
+)
 from tests.backend_kit import configured_store
 
 ALICE, BOB = "telegram:1001", "telegram:2002"
@@ -69,6 +74,21 @@ def test_folder_names_are_distinct_per_id_even_ignoring_case(first: str, second:
     assert a.lower() != b.lower()
     assert "/" not in a and "\\" not in a and a not in (".", "..")
     assert a.isascii()
+
+
+@given(st.text(min_size=1, max_size=40))
+def test_a_folder_name_gives_back_its_user_id(user: str) -> None:
+    """`memory migrate` finds the users by their folders: the escaping is undone exactly."""
+    try:
+        valid = valid_user_id(user)
+    except ConfigError:
+        return
+    assert valid is not None and user_id_of_folder(user_folder_name(valid)) == valid
+
+
+def test_folder_names_no_id_has_are_not_users() -> None:
+    for name in ("Alice", "%4", "%ZZ", "a b", "%FF", "%41LICE", ""):
+        assert user_id_of_folder(name) is None
 
 
 def test_unicode_ids_get_their_own_folder(hermes_home: Path) -> None:

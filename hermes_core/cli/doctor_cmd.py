@@ -302,6 +302,8 @@ def check_memory_files(home: Path, config: dict[str, Any] | None) -> list[Findin
         return []
     try:
         store = MemoryStore.from_config(home, config)
+        if _memory_url(config) is not None:  # check_memory_rows reports the documents
+            return []
     except HermesMemoryError:  # reported with the memory.* settings
         return []
     found = []
@@ -744,7 +746,11 @@ def check_session_database(home: Path, config: dict[str, Any] | None) -> list[Fi
             )
         ]
     shown = masked_url(url)
-    findings = [_schema_finding(shown, status.version, status.known, status.applied)]
+    findings = [
+        _schema_finding(
+            shown, status.version, status.known, status.applied, "hermes_schema_migrations"
+        )
+    ]
     if status.tables and not status.search_index:
         findings.append(
             Finding(
@@ -757,13 +763,22 @@ def check_session_database(home: Path, config: dict[str, Any] | None) -> list[Fi
     return findings
 
 
-def _schema_finding(shown: str, version: int, known: int, applied: tuple[int, ...]) -> Finding:
+def _schema_finding(
+    shown: str,
+    version: int,
+    known: int,
+    applied: tuple[int, ...],
+    table: str,
+    first_use: str = "the first session creates the session tables",
+    schema: str = "schema",
+) -> Finding:
+    """What a store's migrations table (*table*) says of its schema at *shown*."""
     if version == 0:
-        return Finding("ok", f"{shown} answers; the first session creates the session tables")
+        return Finding("ok", f"{shown} answers; {first_use}")
     if version > known:
         return Finding(
             "fail",
-            f"{shown} has schema version {version}, written by a newer hermes-memory (this one "
+            f"{shown} has {schema} version {version}, written by a newer hermes-memory (this one "
             f"knows up to {known}): this one cannot use it",
             "upgrade hermes-memory",
         )
@@ -771,18 +786,18 @@ def _schema_finding(shown: str, version: int, known: int, applied: tuple[int, ..
     if missing:
         return Finding(
             "fail",
-            f"{shown} records schema version {version} but not migration(s) "
-            f"{', '.join(map(str, missing))}: hermes_schema_migrations was edited by hand",
+            f"{shown} records {schema} version {version} but not migration(s) "
+            f"{', '.join(map(str, missing))}: {table} was edited by hand",
             "restore the database from a backup, or migrate into a new one "
             "(`hermes-memory sessions migrate`)",
         )
     if version < known:
         return Finding(
             "ok",
-            f"{shown} answers at schema version {version}; the next agent to start applies "
+            f"{shown} answers at {schema} version {version}; the next agent to start applies "
             f"migration(s) {', '.join(map(str, range(version + 1, known + 1)))}",
         )
-    return Finding("ok", f"{shown} answers; schema version {version}, every migration applied")
+    return Finding("ok", f"{shown} answers; {schema} version {version}, every migration applied")
 
 
 def _spool_findings(home: Path) -> list[Finding]:
@@ -972,11 +987,129 @@ def check_semantic(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     return found
 
 
-def check_memory_archive(home: Path) -> list[Finding]:
+def _memory_url(config: dict[str, Any] | None) -> str | None:
+    """``memory.url`` (or HERMES_MEMORY_URL): the database holding builtin memory, if any."""
+    from hermes_memory_builtin.documents import memory_url
+
+    return memory_url(config or {})
+
+
+_ROWS_LISTED = 5
+"""Over-budget documents a finding names, at most."""
+
+
+def check_memory_rows(home: Path, config: dict[str, Any] | None) -> list[Finding]:
+    """Builtin memory in PostgreSQL, when ``memory.url`` names a database: the server
+    answers, the memory schema's migrations, every user's documents within their budgets,
+    held writes waiting, the archive's size, and memory files left unused beside it."""
+    from hermes_core.errors import HermesMemoryError
+
+    try:
+        from hermes_memory_builtin.rows_status import MIGRATIONS_TABLE, memory_rows_status
+        from hermes_memory_builtin.settings import MemorySettings
+        from hermes_memory_builtin.snapshot import format_true_usage
+        from hermes_memory_builtin.targets import TARGETS
+    except ImportError:  # reported by check_providers
+        return []
+    try:
+        url = _memory_url(config)
+        if url is None:
+            return []
+        settings = MemorySettings.from_config(config or {})
+    except HermesMemoryError as exc:
+        return [Finding("fail", str(exc), "fix memory.url (or HERMES_MEMORY_URL)")]
+    try:
+        status = memory_rows_status(url)
+    except HermesMemoryError as exc:
+        return [
+            Finding(
+                "fail",
+                str(exc),
+                "start the server (or open the network path to it), or fix memory.url",
+            )
+        ]
+    found = [
+        _schema_finding(
+            status.url,
+            status.version,
+            status.known,
+            status.applied,
+            MIGRATIONS_TABLE,
+            "the first memory write creates the memory tables",
+            "memory schema",
+        )
+    ]
+    limits = {"memory": settings.memory_char_limit, "user": settings.user_char_limit}
+    over = [doc for doc in status.documents if doc.chars > limits[doc.target]]
+    users = len({doc.owner for doc in status.documents})
+    if over:
+        named = "; ".join(
+            f"{TARGETS[doc.target].filename} of {_owner(doc.owner)}: "
+            f"{format_true_usage(doc.chars, limits[doc.target])}"
+            for doc in over[:_ROWS_LISTED]
+        )
+        more = f" and {len(over) - _ROWS_LISTED} more" if len(over) > _ROWS_LISTED else ""
+        found.append(
+            Finding(
+                "fail",
+                f"{len(over)} memory document(s) in {status.url} are over their budget "
+                f"({named}{more}): the agent sees only part of them and no new entry fits",
+                "curate them: `hermes-memory memory show --user ID --target T` lists the "
+                "entries; remove or merge them, or raise memory.memory_char_limit / "
+                "memory.user_char_limit",
+            )
+        )
+    elif status.documents:
+        found.append(
+            Finding(
+                "ok",
+                f"memory rows: {len(status.documents):,} document(s) of {users:,} user(s) in "
+                f"{status.url}, each within its budget",
+            )
+        )
+    if status.held:
+        found.append(
+            Finding(
+                "warn",
+                f"{status.held:,} memory write(s) in {status.url} are held for review",
+                "`hermes-memory memory review` lists them (--user ID for a user's); accept "
+                "or reject each",
+            )
+        )
+    if status.archived:
+        found.append(
+            Finding("ok", f"memory archive: {status.archived:,} archived entries in {status.url}")
+        )
+    left = [p for p in (home / "memories" / t.filename for t in TARGETS.values()) if p.is_file()]
+    if left:
+        found.append(
+            Finding(
+                "warn",
+                f"{', '.join(map(str, left))} exist(s) but memory.url keeps memory in "
+                f"{status.url}: the files are not used",
+                "move them into the database with `hermes-memory memory migrate --to URL`, or "
+                "delete them if the rows are what you keep",
+            )
+        )
+    return found
+
+
+def _owner(owner: str) -> str:
+    return f"user {owner!r}" if owner else "the single user"
+
+
+def check_memory_archive(home: Path, config: dict[str, Any] | None = None) -> list[Finding]:
     """The size of builtin memory's archive tier, when there is one (the prompt tier's
-    usage is :func:`check_memory_files`'s)."""
+    usage is :func:`check_memory_files`'s; a PostgreSQL store's, :func:`check_memory_rows`')."""
     from hermes_memory_builtin.archive import ARCHIVE_FILENAME, Archive
 
+    from hermes_core.errors import HermesMemoryError
+
+    try:
+        if _memory_url(config) is not None:
+            return []
+    except HermesMemoryError:  # reported by check_memory_rows
+        return []
     folder = home / "memories"
     if not (folder / ARCHIVE_FILENAME).exists():
         return []
@@ -1006,13 +1139,14 @@ def doctor(ctx: click.Context) -> None:
     findings += config_findings
     findings += check_settings(home, config)
     findings += check_memory_files(home, config)
+    findings += check_memory_rows(home, config)
     findings += check_providers(home, config)
     database = check_session_database(home, config)
     findings += database
     if not database or (home / "state.db").exists():  # unused beside a PostgreSQL store
         findings += check_state_db(home)
     findings += check_semantic(home, config)
-    findings += check_memory_archive(home)
+    findings += check_memory_archive(home, config)
     for finding in findings:
         colour = {"ok": "green", "warn": "yellow", "fail": "red"}[finding.level]
         click.echo(f"[{click.style(_MARKS[finding.level], fg=colour)}] {finding.message}")

@@ -1,8 +1,10 @@
 """``hermes-memory sessions``: list, search, show, import and delete stored conversations.
 
-Every command takes ``--db PATH`` (default ``$HERMES_HOME/state.db``). ``list``,
-``search`` and ``show`` open the file read-only, so they work on a
-``state.db`` written by Hermes Agent itself without changing it.
+Every command takes ``--db PATH`` or ``--db postgresql://…`` (default: the configured
+store, ``sessions.url`` / ``HERMES_SESSIONS_URL``, else ``$HERMES_HOME/state.db``) and
+behaves the same on both backends. ``list``, ``search`` and ``show`` open the store
+read-only, so they work on a ``state.db`` written by Hermes Agent itself without
+changing it.
 """
 
 from __future__ import annotations
@@ -64,14 +66,34 @@ class Utf8Text(click.ParamType):
 
 TEXT = Utf8Text()
 
+Target = Path | str
+"""Where a command reads and writes: a ``state.db`` path, or a PostgreSQL URL (``str``)."""
+
+
+class StoreTarget(click.ParamType):
+    """``--db``: a PostgreSQL URL as given (``postgresql://…``), else the path of a state.db."""
+
+    name = "PATH|URL"
+    _path = click.Path(dir_okay=False, path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The URL (text), else a :class:`~pathlib.Path` (click's checks for a file path)."""
+        from hermes_core.sessions.postgres import is_postgres_url
+
+        if isinstance(value, str) and is_postgres_url(value):
+            return value
+        return self._path.convert(value, param, ctx)
+
 
 def _db_option(fn: F) -> F:
     return click.option(
         "--db",
         "db",
-        type=click.Path(dir_okay=False, path_type=Path),
+        type=StoreTarget(),
         default=None,
-        help="The state.db to use (default: $HERMES_HOME/state.db).",
+        help="The store to use: a state.db path or a PostgreSQL URL "
+        "(postgresql://user:pass@host/db). Default: sessions.url (or HERMES_SESSIONS_URL), "
+        "else $HERMES_HOME/state.db.",
     )(fn)
 
 
@@ -126,18 +148,26 @@ def _configured_url() -> str | None:
         raise click.ClickException(str(exc)) from exc
 
 
-def _target(path: Path | None) -> str:
-    """Where the commands read and write, as a message names it."""
-    if path is not None:
-        return _printable(path)
+def _url(db: Target | None) -> str | None:
+    """The PostgreSQL URL the commands use: ``--db URL``, else the configured one when no
+    ``--db`` is given; ``None`` for a state.db."""
+    if isinstance(db, str):
+        return db
+    return _configured_url() if db is None else None
+
+
+def _target(where: Target | None) -> str:
+    """Where the commands read and write, as a message names it (a password masked)."""
+    if isinstance(where, Path):
+        return _printable(where)
     from hermes_core.sessions.postgres import masked_url
 
-    return masked_url(_configured_url() or "")
+    return masked_url(where or _configured_url() or "")
 
 
-def _no_history_yet(db: Path | None, as_json: bool = False) -> bool:
+def _no_history_yet(db: Target | None, as_json: bool = False) -> bool:
     """True (after saying so: ``[]`` in JSON mode) when the default database does not exist."""
-    if db is None and _configured_url() is not None:
+    if _url(db) is not None:
         return False
     if db is None and not (path := _default_db()).exists():
         if as_json:
@@ -162,7 +192,7 @@ def _semantic_setting(flag: bool | None) -> str | bool | None:
 
 @contextmanager
 def _store(
-    db: Path | None,
+    db: Target | None,
     *,
     read_only: bool,
     semantic: bool | None = False,
@@ -170,9 +200,7 @@ def _store(
 ) -> Iterator[Any]:
     from hermes_core.sessions.backends import open_session_store
 
-    target: Path | str | None = db
-    if target is None:
-        target = _configured_url() or _default_db()
+    target: Target = _url(db) or db or _default_db()
     try:
         store = open_session_store(
             target, read_only=read_only, semantic=_semantic_setting(semantic), user_id=user_id
@@ -256,7 +284,7 @@ def sessions() -> None:
 )
 @_json_option
 def list_cmd(
-    db: Path | None,
+    db: Target | None,
     user_id: str | None,
     limit: int,
     source: str | None,
@@ -333,7 +361,7 @@ def list_cmd(
 @_json_option
 def search_cmd(
     query: str,
-    db: Path | None,
+    db: Target | None,
     user_id: str | None,
     roles: tuple[str, ...],
     sources: tuple[str, ...],
@@ -417,7 +445,7 @@ def _roles(values: tuple[str, ...]) -> list[str]:
 @_db_option
 @_user_option
 @_json_option
-def show_cmd(session_id: str, db: Path | None, user_id: str | None, as_json: bool) -> None:
+def show_cmd(session_id: str, db: Target | None, user_id: str | None, as_json: bool) -> None:
     """Print one conversation (SESSION_ID: the id, the exact title, or a unique start of the id)."""
     with _store(db, read_only=True, user_id=user_id) as store:
         resolved = _resolve(store, session_id)
@@ -466,11 +494,11 @@ def _resolve(store: Any, session_id: str) -> str:
     )
 
 
-def _writable_ours(db: Path | None) -> Path | None:
-    """The database a deleting command may change: an existing hermes-memory file (``None``:
-    the configured PostgreSQL database)."""
-    if db is None and _configured_url() is not None:
-        return None
+def _writable_ours(db: Target | None) -> Target:
+    """The store a deleting command may change: a PostgreSQL URL, or an existing
+    hermes-memory file."""
+    if (url := _url(db)) is not None:
+        return url
     path = _existing(db)
     with _store(path, read_only=True) as probe:
         if not probe.layout.ours:
@@ -495,7 +523,7 @@ def _confirmed(question: str, yes: bool) -> None:
 @_db_option
 @_user_option
 @click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
-def delete_cmd(session_id: str, db: Path | None, user_id: str | None, yes: bool) -> None:
+def delete_cmd(session_id: str, db: Target | None, user_id: str | None, yes: bool) -> None:
     """Delete one conversation: every session of its compression chain and their messages.
 
     SESSION_ID may be any session of the conversation: its id, its exact title,
@@ -546,7 +574,7 @@ def delete_cmd(session_id: str, db: Path | None, user_id: str | None, yes: bool)
 def prune_cmd(
     older_than: str,
     source: str | None,
-    db: Path | None,
+    db: Target | None,
     user_id: str | None,
     yes: bool,
     quiet: bool,
@@ -584,8 +612,8 @@ def prune_cmd(
     )
 
 
-def _existing(db: Path | None) -> Path:
-    path = db or _default_db()
+def _existing(db: Target | None) -> Path:
+    path = db if isinstance(db, Path) else _default_db()
     if not path.is_file():
         raise click.ClickException(
             f"No session database at {path}. Check the path (--db or HERMES_HOME)."
@@ -596,7 +624,7 @@ def _existing(db: Path | None) -> Path:
 @sessions.command("check")
 @_db_option
 @_json_option
-def check_cmd(db: Path | None, as_json: bool) -> None:
+def check_cmd(db: Target | None, as_json: bool) -> None:
     """Check state.db: SQLite's own check, then each search index against the messages.
 
     Reads the whole file; a Hermes Agent file gets SQLite's check only. Exits 1
@@ -604,15 +632,15 @@ def check_cmd(db: Path | None, as_json: bool) -> None:
     """
     from hermes_core.sessions import SCHEMA_VERSION
 
-    if db is None and _configured_url() is not None:  # PostgreSQL keeps its own integrity
-        with _store(None, read_only=True) as store:
+    if (url := _url(db)) is not None:  # PostgreSQL keeps its own integrity
+        with _store(url, read_only=True) as store:
             problems = store.check()
         if as_json:
-            _echo_json({"path": _target(None), "deep": False, "problems": problems})
+            _echo_json({"path": _target(url), "deep": False, "problems": problems})
         for problem in [] if as_json else problems:
             click.echo(f"problem: {problem}")
         if not problems and not as_json:
-            click.echo(f"ok: {_target(None)} (schema and search index present)")
+            click.echo(f"ok: {_target(url)} (schema and search index present)")
         if problems:
             raise SystemExit(1)
         return
@@ -646,26 +674,26 @@ def check_cmd(db: Path | None, as_json: bool) -> None:
 @sessions.command("repair")
 @_db_option
 @quiet_option
-def repair_cmd(db: Path | None, quiet: bool) -> None:
+def repair_cmd(db: Target | None, quiet: bool) -> None:
     """Rebuild the search indexes of a hermes-memory state.db from its messages.
 
     All or nothing, under the write lock; on a large history it takes minutes,
     so run it while agents are idle. Hermes Agent files are never modified.
-    With a PostgreSQL store (sessions.url) and no --db: writes each message's
+    With a PostgreSQL store (--db URL, or sessions.url and no --db): writes each message's
     search text again and rebuilds the full-text index, in one transaction.
     """
-    if db is None and _configured_url() is not None:
+    if (url := _url(db)) is not None:
         from hermes_core.sessions.pgmaintenance import rebuild_search
 
-        with _store(None, read_only=False) as store:
+        with _store(url, read_only=False) as store:
             label = f"Rebuilding the full-text search of {store.message_count():,} messages"
             with Progress(label, quiet=quiet, ticking=True):
                 counts = rebuild_search(store)
             problems = store.check()
         if problems:
-            raise click.ClickException(f"{_target(None)}: {'; '.join(problems)}.")
+            raise click.ClickException(f"{_target(url)}: {'; '.join(problems)}.")
         click.echo(
-            f"Rebuilt the full-text search of {_target(None)}: the search text of "
+            f"Rebuilt the full-text search of {_target(url)}: the search text of "
             f"{counts['messages_tsv']:,} messages and the index messages_tsv."
         )
         return
@@ -721,7 +749,7 @@ def repair_cmd(db: Path | None, quiet: bool) -> None:
 @quiet_option
 def import_cmd(
     path: Path,
-    db: Path | None,
+    db: Target | None,
     user_id: str | None,
     source: str,
     session_id: str | None,
@@ -861,7 +889,7 @@ def spool_cmd() -> None:
     help="Embed at most this many messages (newest first) and stop.",
 )
 @quiet_option
-def index_cmd(db: Path | None, limit: int | None, quiet: bool) -> None:
+def index_cmd(db: Target | None, limit: int | None, quiet: bool) -> None:
     """Embed stored messages for semantic search (new ones first, then older, newest first).
 
     A search never embeds; after each turn the new messages are embedded a
@@ -872,9 +900,9 @@ def index_cmd(db: Path | None, limit: int | None, quiet: bool) -> None:
     The vectors go to STATE.db.vectors
     beside the database; the database itself is opened read-only.
     """
-    if db is None and _configured_url() is not None:
+    if (url := _url(db)) is not None:
         raise click.ClickException(
-            f"The session store is the PostgreSQL database {_target(None)}, which searches by "
+            f"The session store is the PostgreSQL database {_target(url)}, which searches by "
             "full text only: there is nothing to embed. `hermes-memory sessions repair` "
             "rebuilds its full-text index; --db PATH embeds the messages of a state.db."
         )
@@ -967,7 +995,7 @@ def _output(out: Path | None) -> Iterator[Any]:
 )
 @quiet_option
 def export_cmd(
-    out: Path | None, db: Path | None, since: str | None, user_id: str | None, quiet: bool
+    out: Path | None, db: Target | None, since: str | None, user_id: str | None, quiet: bool
 ) -> None:
     """Write sessions as JSONL that `sessions import` reads back (to OUT, default stdout).
 
@@ -976,16 +1004,16 @@ def export_cmd(
     database taken first, so agents can keep writing; the copy needs as much
     free disk as state.db (beside it, else in the system's temporary folder).
     A Hermes Agent state.db can be exported too, and so can a PostgreSQL store
-    (sessions.url), read in one snapshot. OUT is written whole or not at all.
+    (--db URL or sessions.url), read in one snapshot. OUT is written whole or not at all.
     """
     from hermes_core.sessions.export import export_sessions
 
     since_ts = parse_when(since)
     with contextlib.ExitStack() as stack:
-        if db is None and _configured_url() is not None:  # PostgreSQL: one read snapshot
-            store = stack.enter_context(_store(None, read_only=True))
+        if (url := _url(db)) is not None:  # PostgreSQL: one read snapshot
+            store = stack.enter_context(_store(url, read_only=True))
             stack.enter_context(store.read_snapshot())
-            source = _target(None)
+            source = _target(url)
         else:
             path = _existing(db)
             copy = stack.enter_context(_snapshot(path))
@@ -1013,7 +1041,7 @@ def export_cmd(
     help="The new database (default: state.recovered-<time>.db beside the damaged one).",
 )
 @quiet_option
-def recover_cmd(db: Path | None, out: Path | None, quiet: bool) -> None:
+def recover_cmd(db: Target | None, out: Path | None, quiet: bool) -> None:
     """Salvage every readable session and message of a damaged state.db into a new file.
 
     Reads the damaged file table by table, range by range, skipping the pages
@@ -1022,19 +1050,12 @@ def recover_cmd(db: Path | None, out: Path | None, quiet: bool) -> None:
     never changed. Check the new file with `sessions check`, then, with
     agents stopped, put it in place of state.db.
     """
-    from hermes_core.sessions.postgres import is_postgres_url
     from hermes_core.sessions.recover import recover_database
 
-    given = re.sub(r"^(\w+):/+", r"\1://", str(db)) if db is not None else ""
-    url = given if is_postgres_url(given) else None  # a URL through --db (a Path: one slash)
-    if db is None:
-        url = _configured_url()
-    if url is not None:
-        from hermes_core.sessions.postgres import masked_url
-
+    if (url := _url(db)) is not None:
         raise click.ClickException(
             f"`sessions recover` salvages the rows of a damaged state.db file; the session "
-            f"store is the PostgreSQL database {masked_url(url)}, which keeps its own "
+            f"store is the PostgreSQL database {_target(url)}, which keeps its own "
             "integrity. Check it with `hermes-memory sessions check` or `hermes-memory "
             "doctor`, rebuild its search index with `hermes-memory sessions repair`, and keep "
             "copies with `hermes-memory backup` (and `restore`) or the server's own backups. "

@@ -23,6 +23,7 @@ from typing import Any
 
 from hermes_core.errors import SessionStoreError
 from hermes_core.sessions.backends import open_session_store
+from hermes_core.sessions.batchinsert import insert_rows
 from hermes_core.sessions.postgres import PostgresSessionStore, is_postgres_url, masked_url
 from hermes_core.sessions.store import SessionStore
 
@@ -135,13 +136,15 @@ def _copy_to_postgres(source: Any, target: PostgresSessionStore) -> tuple[int, i
             insert = (
                 "COPY messages(id, session_id, role, content, content_parts, tool_call_id, "
                 "tool_calls, tool_name, timestamp, token_count, finish_reason, name, "
-                "client_token, search_text, cjk_grams) FROM STDIN"
+                "client_token, search_text, cjk_grams, stems) FROM STDIN"
             )
             with cur.copy(insert) as copy:
                 for batch in _read_rows(source, "messages", MESSAGE_COLUMNS):
-                    for row in batch:
-                        prepared = target._message_row(row[1:], f"migrated-{row[0]}")
-                        copy.write_row((row[0], *prepared))
+                    prepared = target._message_rows(
+                        [row[1:] for row in batch], [f"migrated-{row[0]}" for row in batch]
+                    )
+                    for row, values in zip(batch, prepared, strict=True):
+                        copy.write_row((row[0], *values))
                     count += len(batch)
             cur.execute(
                 "SELECT setval(pg_get_serial_sequence('messages', 'id'), "
@@ -168,11 +171,8 @@ def _copy_to_sqlite(source: Any, target: SessionStore) -> tuple[int, int]:
             [(row[6], row[0]) for row in sessions if row[6] is not None],
         )
         count = 0
-        marks = ", ".join("?" for _ in MESSAGE_COLUMNS)
         for batch in _read_rows(source, "messages", MESSAGE_COLUMNS):
-            conn.executemany(
-                f"INSERT INTO messages({', '.join(MESSAGE_COLUMNS)}) VALUES ({marks})", batch
-            )
+            insert_rows(conn, "messages", MESSAGE_COLUMNS, batch)
             count += len(batch)
         drain_gram_queue(conn)
         return len(sessions), count

@@ -2,8 +2,8 @@
 and a consistent copy into a ``state.db`` file (what ``hermes-memory backup`` archives).
 
 PostgreSQL keeps its own integrity (no ``sessions recover`` there); what can go
-stale is derived data: ``search_text`` and ``cjk_grams`` (the text the ``tsvector``
-is made of), written by the store at append time. :func:`rebuild_search` makes
+stale is derived data: ``search_text``, ``cjk_grams`` and ``stems`` (what the
+``tsvector`` is made of), written by the store at append time. :func:`rebuild_search` makes
 them again from each message with this build's code, and rebuilds the GIN index.
 """
 
@@ -17,8 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from hermes_core.errors import SessionStoreError, SessionStoreUnavailableError
+from hermes_core.pgmigrate import applied_migrations
 
-__all__ = ["SchemaStatus", "copy_to_sqlite", "rebuild_search", "schema_status"]
+__all__ = [
+    "SchemaStatus",
+    "copy_to_sqlite",
+    "open_connection",
+    "rebuild_search",
+    "schema_status",
+]
 
 BATCH = 2_000
 _TSV_INDEX = "CREATE INDEX IF NOT EXISTS messages_tsv ON messages USING GIN (tsv)"
@@ -45,19 +52,26 @@ class SchemaStatus:
         return max(self.applied, default=0)
 
 
-def _connect(url: str, *, connect_timeout: float = 5.0) -> Any:
-    from hermes_core.sessions.postgres import APPLICATION, _load_psycopg, masked_url
+def open_connection(
+    url: str,
+    *,
+    connect_timeout: float = 5.0,
+    what: str = "the session database",
+    setting: str = "sessions.url / HERMES_SESSIONS_URL",
+) -> Any:
+    """A connection to *url* for looking at a store; a refusal is one
+    :class:`SessionStoreUnavailableError` naming *what* at the URL (password masked) and
+    the *setting* to fix."""
+    from hermes_core.sessions.postgres import _load_psycopg, connect_kwargs, masked_url
 
     psycopg, _ = _load_psycopg()
     try:
-        return psycopg.connect(
-            url, connect_timeout=max(1, int(connect_timeout)), application_name=APPLICATION
-        )
+        return psycopg.connect(url, **connect_kwargs(url, connect_timeout))
     except psycopg.Error as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
         raise SessionStoreUnavailableError(
-            f"Cannot connect to the session database {masked_url(url)}: {first}. Check that "
-            "the server runs and accepts this user, or fix sessions.url / HERMES_SESSIONS_URL."
+            f"Cannot connect to {what} {masked_url(url)}: {first}. Check that "
+            f"the server runs and accepts this user, or fix {setting}."
         ) from exc
 
 
@@ -66,20 +80,16 @@ def schema_status(url: str, *, connect_timeout: float = 5.0) -> SchemaStatus:
     from hermes_core.sessions.pgschema import PG_SCHEMA_VERSION
     from hermes_core.sessions.postgres import masked_url
 
-    conn = _connect(url, connect_timeout=connect_timeout)
+    conn = open_connection(url, connect_timeout=connect_timeout)
     try:
         conn.read_only = True
 
         def exists(name: str) -> bool:
             return conn.execute("SELECT to_regclass(%s)", (name,)).fetchone()[0] is not None
 
-        applied: tuple[int, ...] = ()
-        if exists("hermes_schema_migrations"):
-            rows = conn.execute("SELECT version FROM hermes_schema_migrations ORDER BY version")
-            applied = tuple(int(row[0]) for row in rows)
         return SchemaStatus(
             url=masked_url(url),
-            applied=applied,
+            applied=applied_migrations(conn, "hermes_schema_migrations"),
             known=PG_SCHEMA_VERSION,
             tables=exists("sessions") and exists("messages"),
             search_index=exists("messages_tsv"),
@@ -89,7 +99,7 @@ def schema_status(url: str, *, connect_timeout: float = 5.0) -> SchemaStatus:
 
 
 def rebuild_search(store: Any) -> dict[str, int]:
-    """Write every message's search text and CJK grams of the PostgreSQL *store* again, then
+    """Write every message's search text, CJK grams and stems of the PostgreSQL *store* again, then
     rebuild its full-text index, in one transaction (all or nothing; writers wait for it);
     returns ``{"messages_tsv": rows}``."""
     if store.read_only:
@@ -99,8 +109,7 @@ def rebuild_search(store: Any) -> dict[str, int]:
 
 
 def _rebuild(conn: Any) -> dict[str, int]:
-    from hermes_core.sessions.cjk import cjk_grams
-    from hermes_core.sessions.postgres import _search_text
+    from hermes_core.sessions.postgres import _search_text, search_columns
 
     conn.execute(_TSV_INDEX)
     count = 0
@@ -113,13 +122,14 @@ def _rebuild(conn: Any) -> dict[str, int]:
         ).fetchall()
         if not rows:
             break
-        updates = []
-        for message_id, content, tool_name, name, tool_calls in rows:
-            search = _search_text(content, tool_name, name, tool_calls)
-            updates.append((search, cjk_grams([search]) or None, message_id))
+        searches = [_search_text(*row[1:]) for row in rows]
+        updates = [
+            (*columns, row[0]) for row, columns in zip(rows, search_columns(searches), strict=True)
+        ]
         with conn.cursor() as cur:
             cur.executemany(
-                "UPDATE messages SET search_text = %s, cjk_grams = %s WHERE id = %s", updates
+                "UPDATE messages SET search_text = %s, cjk_grams = %s, stems = %s WHERE id = %s",
+                updates,
             )
         count += len(rows)
         last = rows[-1][0]
@@ -142,7 +152,7 @@ def _snapshot(url: str) -> Iterator[_Snapshot]:
     from hermes_core.sessions.postgres import _load_psycopg, masked_url
 
     psycopg, _ = _load_psycopg()
-    conn = _connect(url, connect_timeout=10.0)
+    conn = open_connection(url, connect_timeout=10.0)
     try:
         conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
         conn.read_only = True

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
+from hermes_core.sessions.compounds import Glued, Words, covered_scores, glued_cover
 from hermes_core.sessions.query import Term
 from hermes_core.sessions.rerank import (
     CALLS_READ,
@@ -32,26 +33,38 @@ from hermes_core.sessions.rerank import (
     WORD_RE,
     Ranked,
     calls_text,
+    covered_groups,
     group_pattern,
     order_by_conversation,
     tells_more_than_it_asks,
     word_groups,
 )
 
-__all__ = ["Counter", "rerank_by_session", "with_replies"]
+__all__ = ["Compounds", "Counter", "rerank_by_session", "with_replies"]
 
 Counter = Callable[[Sequence[Term], int], int]
 """(forms of a word, cap) → how many messages hold any of them, counted up to the cap
 (see :meth:`~hermes_core.sessions.pgsearch.PgSearch.count_forms`)."""
 
+
+class Compounds(NamedTuple):
+    """What the glued-compound tier reads: the store's lookups and the question's typed words."""
+
+    glued: Glued
+    is_word: Words
+    typed: frozenset[str]
+
+
 _ENDS = " \t\r\n\"')"
 
 
-def _weight(count: Counter, forms: Sequence[Term], rows: float) -> float:
-    """As SQLite's: the IDF of a word given as its *forms* (messages holding any, capped)."""
+def _weight(count: Counter, forms: Sequence[Term], rows: float) -> tuple[float, int]:
+    """As SQLite's: the IDF of a word given as its *forms* (messages holding any, capped),
+    and that count."""
     if any(form.symbolic for form in forms):
-        return 1.0
-    return math.log(1.0 + rows / max(1, count(forms, DF_CAP)))
+        return 1.0, DF_CAP
+    found = count(forms, DF_CAP)
+    return math.log(1.0 + rows / max(1, found)), found
 
 
 def _with_named_speaker(
@@ -80,9 +93,12 @@ def _coverage(
     rows: Sequence[tuple[Any, ...]],
     terms: Sequence[Term],
     named: dict[str, set[str]],
-) -> tuple[dict[str, float], float]:
+    compounds: Compounds | None = None,
+) -> tuple[dict[str, float], list[tuple[Any, ...]], float]:
     """Each conversation's summed weight of the *terms* its best hits contain (a named
-    speaker covers their own name), and the summed weight of all the terms."""
+    speaker covers their own name), the rows found inside glued compounds (when
+    *compounds*, as SQLite's: :func:`~hermes_core.sessions.compounds.glued_cover`), and the
+    summed weight of all the terms."""
     evidence: dict[str, list[int]] = {}
     for row in rows:
         hits = evidence.setdefault(row[3], [])
@@ -100,20 +116,23 @@ def _coverage(
     }
     total = float(conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 1)
     groups = word_groups(terms)
-    weights = [_weight(count, forms, total) for forms in groups.values()]
+    counted = [_weight(count, forms, total) for forms in groups.values()]
+    weights = [weight for weight, _ in counted]
     patterns = [group_pattern(forms) for forms in groups.values()]
-    keys = list(groups)
-    scores = {}
-    for session_id, hits in evidence.items():
-        covered = {
-            n
-            for mid in hits
-            for n, pattern in enumerate(patterns)
-            if pattern.search(texts.get(mid, ""))
-        }
-        covered.update(n for n, key in enumerate(keys) if key in named.get(session_id, ()))
-        scores[session_id] = sum(weights[n] for n in covered)
-    return scores, sum(weights)
+    compound: dict[str, set[int]] = {}
+    glued_rows: list[tuple[Any, ...]] = []
+    if compounds is not None:
+        compound, glued_rows = glued_cover(
+            compounds.glued,
+            compounds.is_word,
+            groups,
+            [found for _, found in counted],
+            total,
+            set().union(*named.values()) if named else set(),
+            compounds.typed,
+        )
+    covered = covered_groups(evidence, texts, patterns, list(groups), named)
+    return covered_scores(covered, compound, weights), glued_rows, sum(weights)
 
 
 def _matched_by_name_only(
@@ -153,9 +172,11 @@ def rerank_by_session(
     prefer_recent: bool = False,
     span: tuple[float, float] | None = None,
     quoted: frozenset[str] = frozenset(),
+    compounds: Compounds | None = None,
 ) -> Ranked:
     """Hits ranked by how much of the question their conversation covers, in SQLite's tiers
-    (:func:`hermes_core.sessions.rerank.rerank_by_session`; no glued compounds here)."""
+    (:func:`hermes_core.sessions.rerank.rerank_by_session`), glued compounds included when
+    *compounds* are given."""
     if not rows or (len(terms) < 2 and not prefer_recent and span is None and not quoted):
         return Ranked(rows)
     score: dict[str, float] = {}
@@ -163,7 +184,9 @@ def rerank_by_session(
     total = 0.0
     if len(terms) >= 2:
         named = _with_named_speaker(conn, rows, terms)
-        score, total = _coverage(conn, count, rows, terms, named)
+        score, extra, total = _coverage(conn, count, rows, terms, named, compounds)
+        seen = {row[0] for row in rows}
+        rows = [*rows, *{row[0]: row for row in extra if row[0] not in seen}.values()]
     name_only = _matched_by_name_only(conn, rows, terms, named) if named else set()
     return order_by_conversation(
         rows, score, total, named, name_only, len(terms), prefer_recent, span, quoted

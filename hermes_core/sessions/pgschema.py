@@ -13,22 +13,84 @@ message, made of three parts of the text the store puts in ``search_text``
 * ``simple`` again with the CJK runs as spaces, so a word glued to CJK text
   (``以及Agent通信``) is a word of its own (migration 3).
 
+Since migration 4 the stemmed part is not ``english`` (Snowball) but the word
+index's own Porter stems (:func:`~hermes_core.sessions.porter.index_stems`, SQLite
+FTS5's ``porter`` tokenizer), which the store computes in Python and keeps in the
+``stems`` column, read with ``simple``: *painfully* is ``painfulli`` and *monthly*
+``monthli`` on both backends (Snowball says ``pain`` and ``month``), and stop
+words are stemmed words too, as in FTS5.
+
 Migrations are numbered; ``hermes_schema_migrations`` records the ones applied.
 The store applies the missing ones at start under an advisory lock, so several
-processes starting at once never apply one twice.
+processes starting at once never apply one twice. A migration is SQL, or a
+function of the connection when Python must compute what it writes (4: the stems
+of every stored message, in batches, inside the one migrating transaction: all
+or nothing).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from hermes_core.pgmigrate import Migration, apply_migrations
 from hermes_core.sessions.cjk import CJK_CLASS
+from hermes_core.sessions.porter import index_stems
 
 __all__ = ["MIGRATIONS", "PG_SCHEMA_VERSION", "migrate"]
 
 _LOCK_KEY = 0x4845524D  # "HERM": the advisory lock taken while migrating
 
-MIGRATIONS: dict[int, str] = {
+_BACKFILL = 5_000
+"""Messages stemmed per batch by migration 4."""
+
+
+def _stems(conn: Any) -> None:
+    """Migration 4: the stemmed part from the ``stems`` column (the word index's Porter stems),
+    and the vector and each message's length read from it.
+
+    The old vector and its index go first, so that writing each row's stems does
+    not update a GIN index; the new vector is computed once, after. A row without
+    stems (written by an older build still running) keeps Snowball's stems.
+    """
+    conn.execute("ALTER TABLE messages DROP COLUMN tsv, DROP COLUMN words")
+    conn.execute("ALTER TABLE messages ADD COLUMN stems TEXT")
+    last = 0
+    while True:
+        rows = conn.execute(
+            "SELECT id, COALESCE(search_text, '') FROM messages WHERE id > %s ORDER BY id LIMIT %s",
+            (last, _BACKFILL),
+        ).fetchall()
+        if not rows:
+            break
+        conn.execute(
+            "UPDATE messages AS m SET stems = u.stems "
+            "FROM unnest(%s::bigint[], %s::text[]) AS u(id, stems) WHERE m.id = u.id",
+            ([row[0] for row in rows], index_stems([row[1] for row in rows])),
+        )
+        last = rows[-1][0]
+    conn.execute(_STEMMED)
+    conn.execute("CREATE INDEX messages_tsv ON messages USING GIN (tsv)")
+    conn.execute("ANALYZE messages")
+
+
+_STEMMED = f"""
+ALTER TABLE messages
+ADD COLUMN words INTEGER GENERATED ALWAYS AS (CASE WHEN stems IS NULL
+    THEN regexp_count(COALESCE(search_text, ''), '\\w+')
+    ELSE COALESCE(array_length(string_to_array(NULLIF(stems, ''), ' '), 1), 0) END) STORED,
+ADD COLUMN tsv TSVECTOR GENERATED ALWAYS AS (
+    setweight(CASE WHEN stems IS NULL THEN to_tsvector('english', COALESCE(search_text, ''))
+        ELSE to_tsvector('simple', stems) END, 'A')
+    || to_tsvector('simple', COALESCE(cjk_grams, ''))
+    || to_tsvector('simple', regexp_replace(COALESCE(search_text, ''), '[{CJK_CLASS}]+', ' ', 'g'))
+) STORED
+"""
+"""Migration 4's columns: a message's length in the word index's tokens (as FTS5 counts it
+for BM25) and its vector: the stems (weight A, what words and phrases match), the CJK
+grams, and the words as written with the CJK runs as spaces (a word glued to CJK text)."""
+
+
+MIGRATIONS: dict[int, Migration] = {
     1: """
 CREATE TABLE IF NOT EXISTS state_meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS sessions (
@@ -110,8 +172,10 @@ ALTER TABLE messages ADD COLUMN tsv TSVECTOR GENERATED ALWAYS AS (
 CREATE INDEX messages_tsv ON messages USING GIN (tsv);
 ANALYZE messages;
 """,
+    4: _stems,
 }
-"""version -> SQL bringing the schema from the version before to it."""
+"""version -> SQL (or a function of the connection) bringing the schema from the version
+before to it."""
 
 PG_SCHEMA_VERSION = max(MIGRATIONS)
 """The newest schema this build knows."""
@@ -120,26 +184,8 @@ PG_SCHEMA_VERSION = max(MIGRATIONS)
 def migrate(conn: Any) -> int:
     """Apply every migration *conn*'s schema lacks, in one transaction; returns the version.
 
-    Raises ``RuntimeError`` (the store turns it into a SessionStoreError) for a schema
-    written by a newer build.
+    Raises ``RuntimeError`` for a schema written by a newer build.
     """
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS hermes_schema_migrations ("
-            "version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-        )
-        row = conn.execute("SELECT MAX(version) FROM hermes_schema_migrations").fetchone()
-        current = int(row[0] or 0)
-        if current > PG_SCHEMA_VERSION:
-            raise RuntimeError(
-                f"schema version {current} was written by a newer hermes-memory (this one "
-                f"knows up to {PG_SCHEMA_VERSION}); upgrade hermes-memory to use it"
-            )
-        for version in sorted(MIGRATIONS):
-            if version > current:
-                conn.execute(MIGRATIONS[version])
-                conn.execute(
-                    "INSERT INTO hermes_schema_migrations(version) VALUES (%s)", (version,)
-                )
-        return PG_SCHEMA_VERSION
+    return apply_migrations(
+        conn, MIGRATIONS, table="hermes_schema_migrations", lock_key=_LOCK_KEY, what="schema"
+    )

@@ -5,8 +5,10 @@ The query goes through :func:`~hermes_core.sessions.query.parse_query` and
 so operators, phrases, prefixes and question handling behave the same. Each
 term becomes a ``tsquery`` bound as a parameter (its text is never SQL):
 
-* a word, compound or phrase matches stemmed (``english``) or as written (``simple``);
-* ``prefix*`` matches any word it starts;
+* a word, compound or phrase matches its stems (the word index's Porter stems,
+  :func:`~hermes_core.sessions.porter.text_stems`, the vector's weight A), as in
+  SQLite's word index;
+* ``prefix*`` matches any stem the stem of its text starts (FTS5 stems a prefix too);
 * a CJK term matches its unigram (one letter), bigram (two) or chain of bigrams
   (three or more) in the gram part of the vector;
 * a run of symbols (``🔥``) matches as a substring of the text.
@@ -24,10 +26,15 @@ from typing import Any, NamedTuple
 
 from hermes_core.sessions import pgrerank
 from hermes_core.sessions.cjk import CJK_CLASS, cjk_grams, cjk_runs, contains_cjk, query_gram
+from hermes_core.sessions.compounds import as_substrings
 from hermes_core.sessions.fetch import SearchFilters
+from hermes_core.sessions.layout import GRAM_INDEX, TRIGRAM_INDEX, WORD_INDEX, FtsIndex, Layout
+from hermes_core.sessions.pgrerank import Compounds
+from hermes_core.sessions.porter import text_stems
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
 from hermes_core.sessions.question import Plan, names_a_topic, plan_query
-from hermes_core.sessions.routing import RANKED_CANDIDATES
+from hermes_core.sessions.routing import RANKED_CANDIDATES, single_index
+from hermes_core.sessions.schema import SCHEMA_VERSION, WORD_TOKENIZER
 from hermes_core.sessions.search import (
     BEST_MESSAGES_KEPT,
     BOOST_ALL_TERMS,
@@ -38,6 +45,7 @@ from hermes_core.sessions.search import (
     QUESTION_CANDIDATES,
     TIME_HINT,
     keep_best_messages,
+    typed_words,
 )
 from hermes_core.sessions.timespan import find_time_span_in_history
 
@@ -57,9 +65,6 @@ __all__ = [
 
 Predicate = tuple[str, list[Any]]
 """SQL over the ``messages`` row ``m`` and its parameters."""
-
-_CONNECTORS = re.compile(r"[-._/\\:@#+=&~%]+")
-"""What the index also reads as spaces (the class in :mod:`~hermes_core.sessions.pgschema`)."""
 
 _CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 
@@ -102,22 +107,18 @@ def _term(term: Term) -> Predicate:
         return "(" + " AND ".join(sql for sql, _ in parts) + ")", [
             value for _, values in parts for value in values
         ]
-    if term.prefix:
-        words = text.split()
-        query = " <-> ".join(_lexeme(w) for w in words[:-1])
-        query = (query + " <-> " if query else "") + _lexeme(words[-1]) + ":*"
-        return "m.tsv @@ to_tsquery('simple', %s)", [query]
-    split = _CONNECTORS.sub(" ", text).strip()
-    if split and split != text:  # chat-send, deploy.sh: also as the words the index split off
-        return (
-            "m.tsv @@ (phraseto_tsquery('english', %s) || phraseto_tsquery('simple', %s) "
-            "|| phraseto_tsquery('simple', %s))",
-            [text, text, split],
-        )
-    return (
-        "m.tsv @@ (phraseto_tsquery('english', %s) || phraseto_tsquery('simple', %s))",
-        [text, text],
-    )
+    stems = text_stems(text)
+    if not stems:
+        return "FALSE", []
+    # The stemmed part of the vector (weight A) holds the word index's tokens: a word is its
+    # stem, a phrase its stems in a row, a prefix the stem of what was typed (as FTS5 reads
+    # ``deploy*``: ``deploi*``). A plain word is also a word as written beside CJK text
+    # (``修改youer服务端``), which SQLite finds in its trigram index.
+    last = ":*A" if term.prefix else ":A"
+    query = " <-> ".join([*(_lexeme(s) + ":A" for s in stems[:-1]), _lexeme(stems[-1]) + last])
+    if term.simple and not term.prefix:
+        query = f"{query} | {_lexeme(text)}:D"
+    return "m.tsv @@ to_tsquery('simple', %s)", [query]
 
 
 def _clause(clause: Clause) -> Predicate:
@@ -215,8 +216,8 @@ def _frequency_sql(term: Term) -> Predicate | None:
         return None
     return (
         "(SELECT count(*) FROM unnest(ts_filter(m.tsv, '{a}')) AS u, unnest(u.positions) "
-        "WHERE u.lexeme = ANY(tsvector_to_array(to_tsvector('english', %s))))",
-        [term.text],
+        "WHERE u.lexeme = ANY(%s))",
+        [list(text_stems(term.text))],
     )
 
 
@@ -312,7 +313,32 @@ def _common_share(term: Term, common: Mapping[str, float]) -> float | None:
     """The share of messages holding *term*, when it is a plain word the statistics list."""
     if not term.simple or term.prefix or term.substring:
         return None
-    return common.get(term.text.lower())
+    stems = text_stems(term.text)
+    return common.get(stems[0]) if len(stems) == 1 else None
+
+
+_STATE_DB = Layout(
+    ours=True,
+    version=SCHEMA_VERSION,
+    message_columns=frozenset(),
+    session_columns=frozenset(),
+    indexes={
+        name: FtsIndex(name, ("content",), tokenizer)
+        for name, tokenizer in (
+            (WORD_INDEX, WORD_TOKENIZER),
+            (TRIGRAM_INDEX, "trigram"),
+            (GRAM_INDEX, "unicode61"),
+        )
+    },
+)
+"""The indexes of a ``state.db`` this build writes: which one would answer a term there."""
+
+GLUED_ROWS = 20
+"""Rows a glued-compound lookup returns (SQLite's trigram lookup returns as many)."""
+GLUED_SCANNED = 50_000
+"""Messages a glued-compound lookup reads, newest first: PostgreSQL has no trigram index, so
+a stem inside a compound is a regular expression over the text (SQLite's trigram index
+reads them all)."""
 
 
 class PgSearch:
@@ -332,6 +358,7 @@ class PgSearch:
         self.where = filter_sql(filters)
         self.statistics = statistics
         self.first: tuple[frozenset[str], ...] = ()
+        self.known: dict[str, bool] = {}
 
     def _bm25(self, parsed: ParsedQuery) -> tuple[list[Term], list[int], int, float]:
         """The terms of *parsed* that score, their document frequencies, the messages and
@@ -373,6 +400,34 @@ class PgSearch:
             parts.append(f"LEAST({int(cap)}, {' + '.join(pieces)})")
         row = self.conn.execute("SELECT " + ", ".join(parts), params).fetchone()
         return [int(value) for value in row]
+
+    def is_word(self, text: str) -> bool:
+        """Whether any message holds *text* as a stemmed word (as SQLite's word index does:
+        every user's messages); see :data:`~hermes_core.sessions.compounds.Words`."""
+        if text not in self.known:
+            stems = text_stems(text)
+            self.known[text] = (
+                bool(stems)
+                and self.conn.execute(
+                    "SELECT EXISTS (SELECT 1 FROM messages AS m "
+                    "WHERE m.tsv @@ to_tsquery('simple', %s))",
+                    (" <-> ".join(_lexeme(part) + ":A" for part in stems),),
+                ).fetchone()[0]
+            )
+        return self.known[text]
+
+    def glued(self, cut: str) -> list[Row]:
+        """The newest rows passing the filters whose text holds *cut* (ASCII letters) after a
+        letter, among the newest :data:`GLUED_SCANNED` that pass them; see
+        :data:`~hermes_core.sessions.compounds.Glued`."""
+        where, params = self.where
+        sql = (
+            f"SELECT m.id, NULL, NULL, {_DETAILS} FROM (SELECT m.* FROM messages AS m "
+            f"WHERE {where} ORDER BY m.id DESC LIMIT %s) AS m "
+            "WHERE m.search_text ~* %s ORDER BY m.id DESC LIMIT %s"
+        )
+        found = self.conn.execute(sql, [*params, GLUED_SCANNED, f"[a-z]{cut}", GLUED_ROWS])
+        return [tuple(row) for row in found]
 
     def count_forms(self, forms: Sequence[Term], cap: int) -> int:
         """How many messages hold any of *forms*, up to *cap* (see :data:`pgrerank.Counter`)."""
@@ -436,6 +491,14 @@ class PgSearch:
         :data:`~hermes_core.sessions.routing.RANKED_CANDIDATES` matches, unless CJK), then
         re-scored by *boosts* (each matched multiplies the score by 1 + its weight), as
         SQLite's candidates are."""
+        # As SQLite's: a boost counts when the query and it are answered by one index of a
+        # state.db (a question with a word read as a substring, or CJK beside Latin, has none).
+        index = single_index(query, _STATE_DB, False)
+        boosts = [
+            (boost, weight)
+            for boost, weight in boosts
+            if index is not None and single_index(boost, _STATE_DB, False) == index
+        ]
         stats = self._bm25(query)
         cjk = any(contains_cjk(term.text) for term in stats[0])
         newest = RANKED_CANDIDATES if bounded and not cjk else None
@@ -479,9 +542,11 @@ class PgSearch:
         span: tuple[float, float] | None = None,
         phrases: tuple[Term, ...] = (),
         bounded: bool = False,
+        typed: frozenset[str] | None = None,
     ) -> list[Row]:
         """As ``search._Search.rows``: candidates, quoted phrases' conversations, the ranking
-        by conversation and the best messages kept near the top."""
+        by conversation (glued compounds of the *typed* words too) and the best messages kept
+        near the top."""
         if query.empty or need <= 0:
             return []
         quoted = _any_term(query, phrases)
@@ -496,8 +561,16 @@ class PgSearch:
             rows += [row for row in found if row[0] not in seen]
             quoted_sessions = frozenset(row[3] for row in found)
         if by_session:
+            compounds = None if typed is None else Compounds(self.glued, self.is_word, typed)
             ranked = pgrerank.rerank_by_session(
-                self.conn, self.count_forms, rows, query.terms, prefer_recent, span, quoted_sessions
+                self.conn,
+                self.count_forms,
+                rows,
+                query.terms,
+                prefer_recent,
+                span,
+                quoted_sessions,
+                compounds,
             )
             best = [row for row in rows if row[0] not in ranked.name_only][:BEST_MESSAGES_KEPT]
             rows, self.first = ranked.rows, (ranked.named, quoted_sessions, ranked.dated)
@@ -513,8 +586,11 @@ class PgSearch:
             for n, boost in enumerate(plan.boosts)
         )
         question = plan.mode == "question"
+        primary = plan.primary
+        if question:
+            primary = as_substrings(primary, self.is_word, plan.extras)
         rows = self.rows(
-            plan.primary,
+            primary,
             need,
             boosts,
             by_session=question,
@@ -522,6 +598,7 @@ class PgSearch:
             span=span,
             phrases=plan.phrases,
             bounded=not question,  # as SQLite's: a question's candidates are ranked in full
+            typed=typed_words(primary, plan) if question else None,
         )
         fallback = plan.fallback if len(rows) < min(need, KEYWORD_TOP_UP_BELOW) else None
         if fallback is not None:
@@ -530,7 +607,7 @@ class PgSearch:
             rows += [row for row in extra if row[0] not in seen][: need - len(rows)]
         if question and rows and not self.filters.roles:
             window = (self.filters.since, self.filters.until)
-            rows = pgrerank.with_replies(self.conn, rows, plan.primary.terms, need, window)
+            rows = pgrerank.with_replies(self.conn, rows, primary.terms, need, window)
         return rows
 
     def last_activity(self) -> float | None:

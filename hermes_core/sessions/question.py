@@ -25,7 +25,7 @@ rarely sit in the same message as the answer. The plan therefore:
 
 The word index is porter-stemmed, so *deployed*, *deploying* and *deployment*
 all meet *deploy* without any work here; text read outside the index is cut
-with the same stemmer (:func:`porter_stem`, :func:`stem`).
+with the same stemmer (:func:`~hermes_core.sessions.porter.porter_stem`, :func:`stem`).
 """
 
 from __future__ import annotations
@@ -33,14 +33,12 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-import sqlite3
-import threading
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from hermes_core.sessions.cjk import cjk_runs, contains_cjk
+from hermes_core.sessions.porter import porter_stem
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
-from hermes_core.sessions.schema import WORD_TOKENIZER
 from hermes_core.sessions.wordforms import number_forms, word_forms
 
 __all__ = [
@@ -49,7 +47,6 @@ __all__ = [
     "is_stop_word",
     "names_a_topic",
     "plan_query",
-    "porter_stem",
     "stem",
     "stem_regex",
 ]
@@ -149,42 +146,6 @@ class Plan(NamedTuple):
             return None
         expanded = _expanded(list(self.keywords), _content_words(self.keywords))
         return _any_of(self.primary, expanded) if len(expanded) > 1 else None
-
-
-class _IndexStemmer:
-    """SQLite's own FTS5 ``porter`` tokenizer, configured as the word index, on one word at a time.
-
-    Its Porter is the reference C version (``-bli`` → ``-ble``, ``-logi`` → ``-log``), not
-    the original paper's that stemming libraries ship (Snowball's ``porter`` says
-    ``possibli`` where the index says ``possibl``): asking the tokenizer itself
-    makes a disagreement impossible.
-    """
-
-    def __init__(self) -> None:
-        self._conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-        self._conn.execute(
-            f"CREATE VIRTUAL TABLE words USING fts5(word, tokenize='{WORD_TOKENIZER}')"
-        )
-        self._conn.execute("CREATE VIRTUAL TABLE tokens USING fts5vocab(words, instance)")
-        self._lock = threading.Lock()
-
-    def first_token(self, word: str) -> str | None:
-        with self._lock:
-            self._conn.execute("INSERT INTO words(rowid, word) VALUES (1, ?)", (word,))
-            row = self._conn.execute("SELECT term FROM tokens ORDER BY offset LIMIT 1").fetchone()
-            self._conn.execute("DELETE FROM words")
-        return None if row is None else str(row[0])
-
-
-_STEMMER = _IndexStemmer()
-
-
-@functools.lru_cache(maxsize=65_536)
-def porter_stem(word: str) -> str:
-    """The token the word index stores for *word*: ``deployments`` → ``deploy``,
-    ``deployed`` → ``deploi``, ``possibly`` → ``possibl`` (lower-cased; *word* itself
-    when the tokenizer keeps nothing of it)."""
-    return _STEMMER.first_token(word) or word.lower()
 
 
 def stem(word: str) -> str:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from hermes_core.sessions.cjk import contains_cjk
-from hermes_core.sessions.compounds import Glued, glued_matches
+from hermes_core.sessions.compounds import Glued, covered_scores, glued_cover, sqlite_words
 from hermes_core.sessions.connection import is_busy
 from hermes_core.sessions.fetch import SearchFilters, detail_columns
 from hermes_core.sessions.gramqueue import tool_calls_text
@@ -29,7 +29,7 @@ from hermes_core.sessions.question import stem, stem_regex
 from hermes_core.sessions.routing import LIKE, fts_term, route_term
 from hermes_core.sessions.wordforms import lemma, number_forms
 
-__all__ = ["rerank_by_session", "spread", "with_replies"]
+__all__ = ["covered_groups", "rerank_by_session", "spread", "with_replies"]
 
 log = logging.getLogger(__name__)
 
@@ -418,6 +418,29 @@ def calls_text(calls: Any) -> str | None:
     return tool_calls_text(calls)[:COVERAGE_CHARS]
 
 
+def covered_groups(
+    evidence: dict[str, list[int]],
+    texts: dict[int, str],
+    patterns: Sequence[re.Pattern[str]],
+    keys: Sequence[str],
+    named: dict[str, set[str]],
+) -> dict[str, set[int]]:
+    """For each session, the positions of the word groups (their *patterns*) the *texts* of its
+    best hits (*evidence*) contain, and those whose key names a speaker there (*named*)."""
+    covered: dict[str, set[int]] = {}
+    for session_id, hits in evidence.items():
+        covered[session_id] = {
+            n
+            for mid in hits
+            for n, pattern in enumerate(patterns)
+            if pattern.search(texts.get(mid, ""))
+        }
+        speakers = named.get(session_id)
+        if speakers:
+            covered[session_id].update(n for n, key in enumerate(keys) if key in speakers)
+    return covered
+
+
 def _coverage(
     conn: sqlite3.Connection,
     layout: Layout,
@@ -466,50 +489,18 @@ def _coverage(
     patterns = [group_pattern(forms) for forms in groups.values()]
     keys = list(groups)
     speaking = set().union(*named.values()) if named else set()
-    glued_rows: list[tuple[Any, ...]] = []
     compound: dict[str, set[int]] = {}
+    glued_rows: list[tuple[Any, ...]] = []
     if glued is not None:
-        rare = sorted(
-            (
-                (found, n)
-                for n, (_, found) in enumerate(counted)
-                if found <= max(_GLUED_MAX_DF, total / _GLUED_MAX_SHARE) and keys[n] not in speaking
-            ),
+        compound, glued_rows = glued_cover(
+            glued,
+            sqlite_words(conn, layout),
+            groups,
+            [found for _, found in counted],
+            total,
+            speaking,
+            typed,
         )
-        for _, n in rare[:_GLUED_WORDS]:
-            for form in groups[keys[n]]:
-                if form.text.lower() not in typed:
-                    continue
-                for row in glued_matches(conn, layout, glued, form.text):
-                    compound.setdefault(row[3], set()).add(n)
-                    glued_rows.append(row)
-    scores = {}
-    for session_id, hits in evidence.items():
-        covered = {
-            n
-            for mid in hits
-            for n, pattern in enumerate(patterns)
-            if pattern.search(texts.get(mid, ""))
-        }
-        speakers = named.get(session_id) if named else None
-        if speakers:
-            covered.update(n for n, key in enumerate(keys) if key in speakers)
-        halves = compound.get(session_id, set()) - covered
-        scores[session_id] = sum(weights[n] for n in covered) + sum(
-            _GLUED_WEIGHT * weights[n] for n in halves
-        )
-    for session_id, halves in compound.items():  # a conversation found only by a compound
-        if session_id not in evidence:
-            scores[session_id] = sum(_GLUED_WEIGHT * weights[n] for n in halves)
+    covered = covered_groups(evidence, texts, patterns, keys, named or {})
+    scores = covered_scores(covered, compound, weights)
     return scores, glued_rows, sum(weights)
-
-
-_GLUED_MAX_DF = 50
-_GLUED_MAX_SHARE = 200
-"""A word is looked for inside compounds when at most this many messages (or this
-share of them, 1 in N) hold it as a word: a common word is found without it, and
-its compounds are mostly other words (*work* in "network", "homework")."""
-_GLUED_WORDS = 3
-"""At most this many of a question's rarest words are looked for inside compounds."""
-_GLUED_WEIGHT = 0.5
-"""A compound covers its head word at this share of the word's weight."""

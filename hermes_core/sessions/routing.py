@@ -32,7 +32,15 @@ from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.query import Clause, ParsedQuery, Term
 from hermes_core.sessions.schema import TEXT_COLUMNS
 
-__all__ = ["LIKE", "RANKED_CANDIDATES", "Candidates", "compile_query", "fts_term", "route_term"]
+__all__ = [
+    "LIKE",
+    "RANKED_CANDIDATES",
+    "Candidates",
+    "compile_query",
+    "fts_term",
+    "route_term",
+    "single_index",
+]
 
 LIKE = "like"
 SNIPPET_TOKENS = 24
@@ -165,7 +173,8 @@ class _Builder:
         return sql
 
 
-def _single_index(query: ParsedQuery, layout: Layout, pending_grams: bool) -> str | None:
+def single_index(query: ParsedQuery, layout: Layout, pending_grams: bool) -> str | None:
+    """The one index that answers every term of *query*, else None (several, or a scan)."""
     indexes = {
         route_term(term, layout)
         for clause in query.clauses
@@ -231,7 +240,7 @@ def _compile(
     snippets: bool,
     bounded: bool,
 ) -> Candidates:
-    index = _single_index(query, layout, pending_grams)
+    index = single_index(query, layout, pending_grams)
     builder = _Builder(layout, pending_grams)
     if index is not None:
         match = builder.param(match_expression(query, index, layout))
@@ -248,7 +257,7 @@ def _compile(
             )
         factors = []
         for boost, weight in boosts:
-            if boost.empty or _single_index(boost, layout, pending_grams) != index:
+            if boost.empty or single_index(boost, layout, pending_grams) != index:
                 continue
             other = builder.param(match_expression(boost, index, layout))
             factors.append(

@@ -22,7 +22,7 @@ from operator import itemgetter
 from typing import Any
 
 from hermes_core.sessions.cjk import contains_cjk
-from hermes_core.sessions.compounds import compound_head, is_word
+from hermes_core.sessions.compounds import as_substrings, sqlite_words
 from hermes_core.sessions.connection import is_undecodable
 from hermes_core.sessions.fetch import SearchFilters, run, without_absent_sources
 from hermes_core.sessions.hits import hit_dicts
@@ -35,7 +35,13 @@ from hermes_core.sessions.routing import Candidates, compile_query
 from hermes_core.sessions.sessioninfo import SessionInfo
 from hermes_core.sessions.timespan import find_time_span_in_history
 
-__all__ = ["SearchFilters", "group_by_session", "search_messages", "searched_by_meaning"]
+__all__ = [
+    "SearchFilters",
+    "group_by_session",
+    "search_messages",
+    "searched_by_meaning",
+    "typed_words",
+]
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +127,7 @@ def _any_term(query: ParsedQuery, terms: tuple[Term, ...]) -> ParsedQuery | None
     return query._replace(clauses=clauses, terms=terms)
 
 
-def _typed_words(query: ParsedQuery, plan: Plan) -> frozenset[str]:
+def typed_words(query: ParsedQuery, plan: Plan) -> frozenset[str]:
     """The words of a question's query that were typed (not added forms nor substrings)."""
     return frozenset(term.text.lower() for term in query.terms if not term.substring) - plan.extras
 
@@ -214,15 +220,15 @@ class _Search:
         )
         return run(self.conn, candidates, self.layout, self.filters, len(ids), self.snippets)
 
-    def _glued(self, expression: str) -> list[tuple[Any, ...]]:
-        """The newest rows (with text) of the trigram index matching *expression*."""
+    def _glued(self, cut: str) -> list[tuple[Any, ...]]:
+        """The newest rows (with text) of the trigram index holding *cut* after a letter."""
         trigram = self.layout.trigram
         if trigram is None:
             return []
         candidates = Candidates(
             f"SELECT rowid AS id, NULL AS score, NULL AS snippet FROM {trigram.name} "
             f"WHERE {trigram.name} MATCH :glued ORDER BY rowid DESC LIMIT :k",
-            {"glued": expression},
+            {"glued": " OR ".join(f'"{letter}{cut}"' for letter in "abcdefghijklmnopqrstuvwxyz")},
             bare=True,
         )
         return run(self.conn, candidates, self.layout, self.filters, _GLUED_ROWS, True)
@@ -230,49 +236,11 @@ class _Search:
     def _unknown_words_as_substrings(
         self, query: ParsedQuery, extras: frozenset[str] = frozenset()
     ) -> ParsedQuery:
-        """Words the word index has never seen are looked up inside other words.
-
-        ``autoscaler`` is not a token of ``HorizontalPodAutoscaler`` (nor ``youer``
-        of ``修改youer服务端``), but the trigram index finds it as a substring.
-        A compound the history never wrote is also looked up by its head
-        (``houseplants``: ``plants``), see :func:`~hermes_core.sessions.compounds.compound_head`.
-        A word the plan added (*extras*: ``rentalin`` from "rental in") is
-        dropped instead: it was a guess, and as a substring it matches text the
-        question never meant.
-        """
-        word, trigram = self.layout.word, self.layout.trigram
-        if word is None or trigram is None:
+        """Words the word index has never seen are looked up inside other words (the trigram
+        index), see :func:`~hermes_core.sessions.compounds.as_substrings`."""
+        if self.layout.word is None or self.layout.trigram is None:
             return query
-        clauses = []
-        heads = []
-        changed = False
-        known: dict[str, bool] = {}
-        for clause in query.clauses:
-            terms = []
-            for term in clause.include:
-                if (
-                    term.simple
-                    and len(term.text) >= 4
-                    and not contains_cjk(term.text)
-                    and not is_word(self.conn, self.layout, term.text, known)
-                ):
-                    changed = True
-                    if term.text.lower() in extras:
-                        continue
-                    head = compound_head(self.conn, self.layout, term.text, known)
-                    if head is not None:
-                        heads.append(Clause((Term(head),), clause.exclude))
-                    term = Term(term.text, substring=True)
-                terms.append(term)
-            if terms:
-                clauses.append(Clause(tuple(terms), clause.exclude))
-        clauses += heads  # an alternative to the compound, never required beside it
-        if not changed:
-            return query
-        return query._replace(
-            clauses=tuple(clauses),
-            terms=tuple(t for c in clauses for t in c.include),
-        )
+        return as_substrings(query, sqlite_words(self.conn, self.layout), extras)
 
     def plan_rows(
         self, plan: Plan, need: int, span: tuple[float, float] | None = None
@@ -294,7 +262,7 @@ class _Search:
             by_session=plan.mode == "question",
             prefer_recent=plan.prefer_recent,
             span=span,
-            typed=_typed_words(primary, plan) if plan.mode == "question" else frozenset(),
+            typed=typed_words(primary, plan) if plan.mode == "question" else frozenset(),
             phrases=plan.phrases,
             bounded=bounded,
         )

@@ -134,6 +134,82 @@ def remove(target: str, old_text: str, user_id: str | None) -> None:
     report(open_store(user_id).remove(target, old_text))
 
 
+@memory.command("migrate")
+@click.option(
+    "--to",
+    "target",
+    required=True,
+    metavar="URL|files",
+    help="postgresql://user:pass@host/db to copy the memory files into rows, or `files` to "
+    "copy rows into $HERMES_HOME/memories.",
+)
+@click.option(
+    "--from",
+    "source",
+    metavar="URL",
+    default=None,
+    help="With --to files: the database (default: memory.url, else HERMES_MEMORY_URL).",
+)
+@click.option(
+    "--user",
+    "users",
+    metavar="ID",
+    multiple=True,
+    help="Only this user's memory (repeat for several); default: every user's and the "
+    "single-user memory.",
+)
+@click.option("--force", is_flag=True, help="Replace what the target holds for those users.")
+def migrate(target: str, source: str | None, users: tuple[str, ...], force: bool) -> None:
+    """Copy builtin memory between files and PostgreSQL rows, then verify the copy.
+
+    Moves MEMORY.md and USER.md (their exact text), the origin ledgers, held writes and
+    the archive tier with its curation log, per user. All or nothing: rows are written
+    in one transaction and files staged, and both are read back and compared before
+    anything is kept. A user whose target already holds memory is refused unless
+    --force. The source is only read. Stop the agents first; afterwards set (or
+    remove) memory.url.
+    """
+    from hermes_core.config import get_hermes_home
+    from hermes_core.errors import HermesMemoryError
+    from hermes_core.users import valid_user_id
+    from hermes_memory_builtin.documents import memory_url
+    from hermes_memory_builtin.memory_move import files_to_rows, rows_to_files
+    from hermes_memory_builtin.store import memory_dir_for
+
+    try:
+        owners = [valid_user_id(user) or "" for user in users] or None
+        memories = memory_dir_for(get_hermes_home())
+        if target == "files":
+            from hermes_core.config import load_config
+
+            url = source or memory_url(load_config())
+            if url is None:
+                raise click.UsageError(
+                    "--to files copies rows of a database: give --from URL (or set memory.url)."
+                )
+            report = rows_to_files(url, memories, owners=owners, replace=force)
+            after = "remove memory.url (and HERMES_MEMORY_URL) so agents use the files"
+        else:
+            from hermes_core.sessions.postgres import is_postgres_url
+
+            if not is_postgres_url(target):
+                raise click.BadParameter(
+                    "give postgresql://user:password@host:5432/database, or `files`.",
+                    param_hint="'--to'",
+                )
+            url = target
+            report = files_to_rows(memories, url, owners=owners, replace=force)
+            after = f"set memory.url (or HERMES_MEMORY_URL) to {report.target}"
+    except HermesMemoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(
+        f"Copied the memory of {report.owners} owner(s) from {report.source} to "
+        f"{report.target}: {report.documents} document(s), {report.held} held write(s), "
+        f"{report.archived} archived entr{'y' if report.archived == 1 else 'ies'}; read back "
+        f"and identical. Next: {after}."
+    )
+
+
 def _add_archive_commands() -> None:
     from hermes_memory_builtin.curation_cli import COMMANDS
     from hermes_memory_builtin.review_cli import review

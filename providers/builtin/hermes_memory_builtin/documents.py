@@ -103,7 +103,11 @@ class PostgresDocuments:
                 except self._psycopg.Error:
                     conn = None
             if conn is None:
-                conn = self._psycopg.connect(self._url, connect_timeout=10, autocommit=True)
+                from hermes_core.sessions.postgres import connect_kwargs
+
+                conn = self._psycopg.connect(
+                    self._url, autocommit=True, **connect_kwargs(self._url, 10)
+                )
                 self._conn, self._pid = conn, os.getpid()
             try:
                 yield conn

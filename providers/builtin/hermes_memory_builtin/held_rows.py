@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.errors import MemoryStoreError
-from hermes_memory_builtin.quarantine import HeldWrite, held_id
+from hermes_memory_builtin.quarantine import HeldStore, HeldWrite
 
 if TYPE_CHECKING:
     from hermes_memory_builtin.documents import PostgresDocuments
 
-__all__ = ["HeldRows"]
+__all__ = ["HeldRows", "insert_held", "select_held"]
 
 _COLUMNS = "id, target, content, origin, score, reason, held_at, replaces, operations"
+_FIELDS = ("id", "target", "content", "origin", "score", "reason", "held_at", "replaces")
 
 
 def _write(row: Sequence[Any]) -> HeldWrite:
@@ -31,7 +31,25 @@ def _write(row: Sequence[Any]) -> HeldWrite:
     return dataclasses.replace(HeldWrite(*fields), operations=json.loads(operations or "[]"))
 
 
-class HeldRows:
+def insert_held(conn: Any, owner: str, write: HeldWrite) -> None:
+    """Add *write* to *owner*'s held rows on *conn*, as it is (an id held already stays)."""
+    values = [getattr(write, name) for name in _FIELDS]
+    conn.execute(
+        f"INSERT INTO memory_held (owner, {_COLUMNS}) VALUES "
+        "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (owner, id) DO NOTHING",
+        (owner, *values, json.dumps(write.operations, ensure_ascii=False)),
+    )
+
+
+def select_held(conn: Any, owner: str) -> list[HeldWrite]:
+    """*owner*'s held writes on *conn*, oldest first."""
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM memory_held WHERE owner = %s ORDER BY position", (owner,)
+    ).fetchall()
+    return [_write(row) for row in rows]
+
+
+class HeldRows(HeldStore):
     """The held writes of one owner of a PostgreSQL memory store."""
 
     def __init__(self, documents: PostgresDocuments) -> None:
@@ -40,46 +58,14 @@ class HeldRows:
     def held(self) -> list[HeldWrite]:
         """Held writes, oldest first."""
         with self._documents.guarded() as conn:
-            rows = conn.execute(
-                f"SELECT {_COLUMNS} FROM memory_held WHERE owner = %s ORDER BY position",
-                (self._documents.owner,),
-            ).fetchall()
-        return [_write(row) for row in rows]
+            return select_held(conn, self._documents.owner)
 
-    def hold(
-        self,
-        target: str,
-        content: str,
-        origin: str,
-        score: float,
-        reason: str,
-        replaces: str = "",
-        operations: Sequence[Mapping[str, Any]] = (),
-    ) -> HeldWrite:
-        """Stage *content* (replacing the entry *replaces* identifies, when given; or the
-        whole batch *operations*); holding the same write again is a no-op."""
-        digest = held_id(target, content, replaces, operations)
-        write = HeldWrite(
-            digest,
-            target,
-            content,
-            origin,
-            round(score, 4),
-            reason,
-            time.time(),
-            replaces,
-            [dict(op) for op in operations],
-        )
-        values = [getattr(write, name) for name in _FIELDS]
+    def _stage(self, write: HeldWrite) -> HeldWrite:
         with self._documents.guarded() as conn:
-            conn.execute(
-                f"INSERT INTO memory_held (owner, {_COLUMNS}) VALUES "
-                "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (owner, id) DO NOTHING",
-                (self._documents.owner, *values, json.dumps(write.operations, ensure_ascii=False)),
-            )
+            insert_held(conn, self._documents.owner, write)
             row = conn.execute(
                 f"SELECT {_COLUMNS} FROM memory_held WHERE owner = %s AND id = %s",
-                (self._documents.owner, digest),
+                (self._documents.owner, write.id),
             ).fetchone()
         return _write(row)
 
@@ -96,6 +82,3 @@ class HeldRows:
                 "lists them."
             )
         return _write(row)
-
-
-_FIELDS = ("id", "target", "content", "origin", "score", "reason", "held_at", "replaces")

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from hermes_core.pgmigrate import apply_migrations
+
 __all__ = ["MEMORY_SCHEMA_VERSION", "MIGRATIONS", "migrate"]
 
 _LOCK_KEY = 0x484D454D  # "HMEM": held while migrating
@@ -119,23 +121,6 @@ def migrate(conn: Any) -> int:
 
     Raises ``RuntimeError`` for a schema written by a newer build.
     """
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS memory_schema_migrations ("
-            "version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-        )
-        row = conn.execute("SELECT MAX(version) FROM memory_schema_migrations").fetchone()
-        current = int(row[0] or 0)
-        if current > MEMORY_SCHEMA_VERSION:
-            raise RuntimeError(
-                f"memory schema version {current} was written by a newer hermes-memory (this "
-                f"one knows up to {MEMORY_SCHEMA_VERSION}); upgrade hermes-memory to use it"
-            )
-        for version in sorted(MIGRATIONS):
-            if version > current:
-                conn.execute(MIGRATIONS[version])
-                conn.execute(
-                    "INSERT INTO memory_schema_migrations(version) VALUES (%s)", (version,)
-                )
-        return MEMORY_SCHEMA_VERSION
+    return apply_migrations(
+        conn, MIGRATIONS, table="memory_schema_migrations", lock_key=_LOCK_KEY, what="memory schema"
+    )
