@@ -29,14 +29,14 @@ import json
 import logging
 import os
 import time
-import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from hermes_core.errors import SessionStoreError, SessionStoreUnavailableError
 from hermes_core.locking import exclusive_lock, lock_path_beside
+from hermes_core.sessions.records import client_tokens as client_tokens_for
 from hermes_core.sessions.records import encode_messages, valid_session_id
 from hermes_core.sessions.titles import sanitize_title
 
@@ -56,6 +56,7 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 SPOOL_DIR = "spool"
 RETRY_SECONDS = 10.0
@@ -438,34 +439,52 @@ class SpooledSessionStore:
     ) -> None:
         self._store.append_messages(session_id, messages, client_tokens=tokens)
 
-    def _or_spool(self, method: str, session_id: str, arguments: dict[str, Any], kept: Any) -> Any:
-        """Make the store call *method* now (after the spool, in order), or, while the
-        database is unreachable, keep it in the spool and return *kept*."""
+    def _now_or_spooled(
+        self,
+        session_id: str,
+        what: tuple[str, str],
+        direct: Callable[[], T],
+        keep: Callable[[], object],
+        kept: T,
+    ) -> T:
+        """*direct()* (after the spool, in order), or, while the database is unreachable,
+        *keep()* in the spool, a warning naming *what* (a noun and its verb), and *kept*."""
         error: SessionStoreUnavailableError | None = None
         if self._down_until is None or self._clock() >= self._down_until:
             try:
                 self._drain()
-                return getattr(self._store, method)(session_id, **arguments)
+                return direct()
             except SessionStoreUnavailableError as exc:
                 error = exc
                 self._went_down()
         try:
-            self.spool.add_call(session_id, method, arguments)
+            keep()
         except (TypeError, ValueError) as exc:  # a value JSON cannot hold
             raise SessionStoreUnavailableError(
-                f"The session database {self._store.path} is unreachable and this "
-                f"{method} call cannot be spooled ({exc})."
+                f"The session database {self._store.path} is unreachable and {what[0]} "
+                f"cannot be spooled ({exc})."
             ) from error
         log.warning(
-            "The session database %s is unreachable%s; the %s of session %s is kept in %s "
-            "and will be written when it answers again.",
+            "The session database %s is unreachable%s; %s of session %s %s kept in %s and "
+            "will be stored when it answers again.",
             self._store.path,
             f" ({error})" if error is not None else "",
-            method,
+            what[0],
             session_id,
+            what[1],
             self.spool.path,
         )
         return kept
+
+    def _or_spool(self, method: str, session_id: str, arguments: dict[str, Any], kept: Any) -> Any:
+        """Make the store call *method* now, or keep it in the spool and return *kept*."""
+        return self._now_or_spooled(
+            session_id,
+            (f"the {method} call", "is"),
+            lambda: getattr(self._store, method)(session_id, **arguments),
+            lambda: self.spool.add_call(session_id, method, arguments),
+            kept,
+        )
 
     def create_session(self, session_id: str, **fields: Any) -> str:
         """Create a session as the store does (kept in the spool while the database is
@@ -517,46 +536,26 @@ class SpooledSessionStore:
         the spool (logging a warning) and return ``[]``."""
         rows = [dict(message) for message in messages]
         encode_messages(session_id, rows)  # bad input is refused now, never spooled
-        tokens = list(client_tokens) if client_tokens is not None else []
-        if tokens and len(tokens) != len(rows):
-            raise SessionStoreError(
-                f"{len(tokens)} client tokens for {len(rows)} messages; give one per message."
-            )
-        tokens = tokens or [uuid.uuid4().hex for _ in rows]
+        tokens = client_tokens_for(client_tokens, len(rows))
         if not rows:
             return []
-        error: SessionStoreUnavailableError | None = None
-        if self._down_until is None or self._clock() >= self._down_until:
-            try:
-                self._drain()
-                return cast(
-                    "list[int]",
-                    self._store.append_messages(session_id, rows, client_tokens=tokens),
-                )
-            except SessionStoreUnavailableError as exc:
-                error = exc
-                self._went_down()
-        now = time.time()
-        for row in rows:
-            if row.get("timestamp") is None:
-                row["timestamp"] = now
-        try:
+
+        def keep() -> None:
+            now = time.time()
+            for row in rows:
+                if row.get("timestamp") is None:
+                    row["timestamp"] = now
             self.spool.add(session_id, rows, tokens)
-        except (TypeError, ValueError) as exc:  # a value JSON cannot hold
-            raise SessionStoreUnavailableError(
-                f"The session database {self._store.path} is unreachable and these messages "
-                f"cannot be spooled ({exc})."
-            ) from error
-        log.warning(
-            "The session database %s is unreachable%s; %d message(s) of session %s are kept "
-            "in %s and will be stored when it answers again.",
-            self._store.path,
-            f" ({error})" if error is not None else "",
-            len(rows),
+
+        return self._now_or_spooled(
             session_id,
-            self.spool.path,
+            (f"{len(rows)} message(s)", "are"),
+            lambda: cast(
+                "list[int]", self._store.append_messages(session_id, rows, client_tokens=tokens)
+            ),
+            keep,
+            [],
         )
-        return []
 
 
 def _replayer(store: Any) -> Call:

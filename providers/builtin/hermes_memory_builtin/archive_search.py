@@ -20,8 +20,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_memory_builtin.archive import RECALL_LIMIT, ArchivedEntry
 from hermes_memory_builtin.archive_rows import AnyArchive
+from hermes_memory_builtin.archive_tier import RECALL_LIMIT, ArchivedEntry
 from hermes_memory_builtin.similarity import content_words
 from hermes_memory_builtin.snapshot import tagged
 from hermes_memory_builtin.targets import TARGETS

@@ -60,6 +60,8 @@ DATA_NOTICE = (
 """The line after the header of every block."""
 ORIGIN_TAGS = re.compile(rf"^(?:\[(?:{'|'.join((*ORIGINS, UNRECORDED))})\][ \t]*)+")
 """Origin tags at the start of a text (a model copying an entry from its prompt copies them)."""
+_CONTINUATIONS = re.compile(rf"\n[ \t]*{re.escape(CONTINUATION.strip())} ?")
+"""Continuation marks at the start of a line after the first (copied with an entry too)."""
 
 
 def origin_tag(origin: str) -> str:
@@ -77,6 +79,13 @@ def tagged(tag: str, entry: str) -> str:
 def without_origin_tags(text: str) -> str:
     """*text* without the origin tags it starts with (``[model] [user] x`` is ``x``)."""
     return ORIGIN_TAGS.sub("", text, count=1)
+
+
+def unrendered(text: str) -> str:
+    """*text* without what the snapshot adds to an entry, for a model that copies one from
+    its prompt: the origin tags it starts with and the continuation mark of each later line
+    (``[model] a\\n  │ b`` is ``a\\nb``)."""
+    return _CONTINUATIONS.sub("\n", without_origin_tags(text))
 
 
 def usage_percent(current: int, limit: int) -> int:

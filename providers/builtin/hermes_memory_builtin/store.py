@@ -63,7 +63,7 @@ from hermes_memory_builtin.snapshot import (
     format_counts,
     format_usage,
     render_block,
-    without_origin_tags,
+    unrendered,
 )
 from hermes_memory_builtin.targets import TARGET_NAMES, TARGETS, Target
 from hermes_memory_builtin.threats import MAX_SCAN_CHARS, first_threat_message
@@ -557,8 +557,8 @@ class MemoryStore:
         problem = _text_problem(value, field)
         if problem:
             raise _Refusal(_failure(problem))
-        # A model copying an entry from its prompt copies its origin tag too.
-        return without_origin_tags(normalize_newlines(value).strip()).strip()
+        # A model copying an entry from its prompt copies its origin tag and marks too.
+        return unrendered(normalize_newlines(value).strip()).strip()
 
     @staticmethod
     def _entry_problem(text: str) -> str | None:
