@@ -243,9 +243,11 @@ def bm25_sql(
         if frequency is None:
             piece, values = f"%s / (1 + {norm})", [idf(df, total), max(avgdl, 1.0)]
         else:
+            # OFFSET 0 keeps the subquery whole: flattened, the count (it unnests the
+            # message's vector) ran once for each of the two mentions of f.
             piece = (
                 f"%s * (SELECT GREATEST(f, 1) / (GREATEST(f, 1) + {norm}) "
-                f"FROM (SELECT {frequency[0]} AS f) AS tf)"
+                f"FROM (SELECT {frequency[0]} AS f OFFSET 0) AS tf)"
             )
             values = [idf(df, total), max(avgdl, 1.0), *frequency[1]]
         if matched:
