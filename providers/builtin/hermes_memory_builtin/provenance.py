@@ -16,7 +16,8 @@ detector scores it in its review band; a ``client`` write already from the
 calibrated threshold (:func:`untrusted_review`, the lowest the dev split allows
 at 1 % false positives per source). At or above the block threshold it is
 refused. The optional model judge (:mod:`~hermes_memory_builtin.judge`) sees
-every hold and may turn it into a refusal, never the other way.
+every hold and every ``client`` write and may turn one into a refusal, never
+the other way.
 """
 
 from __future__ import annotations

@@ -781,14 +781,15 @@ class MemoryStore:
         return FileDocument(path, durable=False, own_lock=False)
 
     def _screen(self, text: str, origin: str | None) -> tuple[str, Screening]:
-        """The origin of *text* and what to do with it; a hold (for the detector's score or
-        for repeating tool output) goes to the model judge when one is set, which may refuse
-        it, never store it."""
+        """The origin of *text* and what to do with it. When a model judge is set, it sees
+        every write to be held (for the detector's score or for repeating tool output) and
+        every ``client`` write (nothing vouches for it); it may refuse one, never store a
+        held one."""
         source = origin_of(
             text, self.turn_user_message, origin, self.turn_tool_output, self.unattributed_origin
         )
         screening = screen(text, source)
-        if screening.action == "hold" and self.judge is not None:
+        if self.judge is not None and (screening.action == "hold" or source == "client"):
             opinion = self.judge.review(text)
             if opinion.blocks:
                 raise _Refusal(
@@ -799,7 +800,9 @@ class MemoryStore:
                         "plain fact."
                     )
                 )
-            screening = Screening("hold", screening.score, f"{screening.reason}; {opinion.reason}")
+            if screening.action == "hold":
+                reason = f"{screening.reason}; {opinion.reason}"
+                screening = Screening("hold", screening.score, reason)
         return source, screening
 
     @staticmethod
