@@ -74,7 +74,8 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -814,11 +815,38 @@ def parity(haystack: int) -> int:
     """Recall of ``search_messages`` on SQLite and on PostgreSQL, every set (those of
     ``bench_scaling.recall_sets``, REALTALK when fetched) loaded the same way into a fresh store
     of each; writes the ``sessions-parity`` section; 1 when a difference exceeds the target."""
-    import bench_scaling  # imports this module: loaded only here
+    import bench_scaling  # both import this module: loaded only here
+    import public_sets
+
+    from hermes_core.sessions.backends import open_session_store
+
+    @contextmanager
+    def postgres_store(_: Path) -> Iterator[Any]:
+        with bench_scaling.pg_schema() as url, open_session_store(url, semantic="off") as store:
+            yield store
 
     started = time.perf_counter()
     cpu = time.process_time()
     results = bench_scaling.recall_parity(haystack)
+    for name in ("RealMem", "MemDaily"):
+        split = public_sets.SETS[name]
+        try:
+            units = [*split("dev"), *split("test")]
+        except SystemExit as exc:  # not fetched: said in the report
+            print(f"{name} skipped: {exc}", flush=True)
+            continue
+        print(f"recall: {name}", flush=True)
+        cjk = name in public_sets.CJK_SETS
+        pair = [
+            public_sets.run(iter(units), cjk=cjk)["all"][public_sets.OURS],
+            public_sets.run(iter(units), cjk=cjk, opener=postgres_store)["all"][public_sets.OURS],
+        ]
+        count = int(pair[0]["n"])
+        sqlite, pg = (
+            {k: v / count for k, v in hits.items() if k.startswith(("session@", "message@"))}
+            for hits in pair
+        )
+        results.append((f"{name} (all personas)", count, sqlite, pg))
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     lines = [
         f"Command: `python bench/bench_sessions_recall.py --parity --haystack {haystack}` "

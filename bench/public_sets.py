@@ -70,6 +70,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -591,17 +592,29 @@ def _bigram_before(store: SessionStore) -> Ranked:
     return lambda question, bound: plain(cjk_bigrams(question), bound)
 
 
+Opener = Callable[[Path], AbstractContextManager[Any]]
+"""A fresh, empty store for one conversation, given a scratch folder."""
+
+
+def _state_db(home: Path) -> SessionStore:
+    return SessionStore(home / "state.db")
+
+
 def evaluate_sample(
-    sample: dict[str, Any], questions: list[Question], semantic: bool = False, cjk: bool = False
+    sample: dict[str, Any],
+    questions: list[Question],
+    semantic: bool = False,
+    cjk: bool = False,
+    opener: Opener = _state_db,
 ) -> dict[str, dict[str, dict[str, float]]]:
     """group -> ranker -> summed hits (and ``n``, ``sessions@5``) for one conversation
-    (*cjk*: with the CJK-bigram baseline too)."""
+    (*cjk*: with the CJK-bigram baseline too) in the store *opener* gives (a ``state.db``)."""
     totals: dict[str, dict[str, dict[str, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         path = home / "unit.json"
         path.write_text(json.dumps([sample]), encoding="utf-8")
-        with SessionStore(home / "state.db") as store:
+        with opener(home) as store:
             sessions = read_jsonl(path)
             store.import_sessions(sessions)
             turn_ids = {
@@ -650,10 +663,11 @@ def run(
     units: Iterator[tuple[dict[str, Any], list[Question]]],
     semantic: bool = False,
     cjk: bool = False,
+    opener: Opener = _state_db,
 ) -> dict[str, dict[str, dict[str, float]]]:
     totals: dict[str, dict[str, dict[str, float]]] = {}
     for sample, questions in units:
-        for group, rankers in evaluate_sample(sample, questions, semantic, cjk).items():
+        for group, rankers in evaluate_sample(sample, questions, semantic, cjk, opener).items():
             for name, hits in rankers.items():
                 into = totals.setdefault(group, {}).setdefault(name, {})
                 for key, value in hits.items():

@@ -87,6 +87,23 @@ def test_sqlite_to_postgres_and_back_is_the_same_store(tmp_path: Path, pg_url: s
         assert new > 65
 
 
+def test_a_copy_into_postgresql_has_the_planners_statistics(tmp_path: Path, pg_url: str) -> None:
+    """The copy is analysed (a server may run without autovacuum): the planner knows its
+    size and its commonest words, which the search reads for their frequencies."""
+    import psycopg
+
+    _fill(tmp_path / "state.db")
+    migrate_store(tmp_path / "state.db", pg_url)
+    with psycopg.connect(pg_url) as conn:
+        rows = conn.execute("SELECT reltuples FROM pg_class WHERE oid = 'messages'::regclass")
+        assert rows.fetchone() == (65,)
+        words = conn.execute(
+            "SELECT most_common_elems::text FROM pg_stats WHERE schemaname = current_schema() "
+            "AND tablename = 'messages' AND attname = 'tsv'"
+        ).fetchone()
+        assert words is not None and "garden" in words[0]
+
+
 def test_a_non_empty_target_is_refused_and_left_alone(tmp_path: Path, pg_url: str) -> None:
     source = tmp_path / "state.db"
     _fill(source)

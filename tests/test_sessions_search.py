@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from hermes_core.sessions import SessionStore, parse_query
 from hermes_core.sessions.backends import open_session_store
 from hermes_core.sessions.cjk import cjk_grams, contains_cjk
+from hermes_core.sessions.query import MAX_TERMS
 from hermes_core.sessions.question import plan_query
 from hermes_core.sessions.routing import LIKE, match_expression, route_term
 from hermes_core.sessions.wordforms import lemma, word_forms
@@ -256,7 +257,7 @@ def test_lowercase_operators_are_words() -> None:
 
 def test_query_is_bounded() -> None:
     parsed = parse_query(" ".join(f"w{i}" for i in range(1000)))
-    assert len(parsed.terms) == 32
+    assert len(parsed.terms) == MAX_TERMS == 64
     assert len(parse_query("y" * 100_000).text) == 2048
 
 

@@ -15,6 +15,7 @@ Modules, one concept each:
   routing between the word, trigram and CJK-gram indexes;
   :mod:`~hermes_core.sessions.gramqueue` fills the gram index;
 * :mod:`~hermes_core.sessions.wordforms` — irregular English word forms (*buy*, *bought*);
+* :mod:`~hermes_core.sessions.porter` — the word index's own Porter stems (both backends);
 * :mod:`~hermes_core.sessions.search` — the search pipeline: plan, rank, fuse, snippets;
 * :mod:`~hermes_core.sessions.fetch` — search filters, and running candidates against
   ``messages``;

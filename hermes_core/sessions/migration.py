@@ -150,6 +150,10 @@ def _copy_to_postgres(source: Any, target: PostgresSessionStore) -> tuple[int, i
                 "SELECT setval(pg_get_serial_sequence('messages', 'id'), "
                 "COALESCE((SELECT MAX(id) FROM messages), 0) + 1, false)"
             )
+            # The planner's statistics of the copy (autovacuum may be off, or not there yet):
+            # without them it misjudges every search, and the search reads common words'
+            # frequencies from them.
+            cur.execute("ANALYZE sessions, messages")
         return len(sessions), count
 
     return target._write(write)

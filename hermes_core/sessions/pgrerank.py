@@ -8,8 +8,10 @@ What differs is where the facts come from; this module reads them from the
 * :func:`rerank_by_session` — conversations where a person the question names
   speaks first, then those holding a phrase it quotes, then those with a hit
   within its time span, then by the summed weight (IDF) of the question's
-  words their best hits cover, then (when asked) the most recent; a hit found
-  through a speaker's name alone drops behind its conversation's others;
+  words their best hits cover (a rare word inside a glued compound at half its
+  weight, :func:`~hermes_core.sessions.compounds.glued_cover`), then (when asked)
+  the most recent; a hit found through a speaker's name alone drops behind its
+  conversation's others;
 * :func:`with_replies` — the reply to a hit that asks something comes next to it.
 
 Hit rows have the SQLite shape ``(id, score, snippet, session_id, role,

@@ -2,23 +2,21 @@
 
 The tables mirror ``state.db``'s (``sessions``, ``messages``, ``state_meta``) so
 rows copy across unchanged. Full-text search uses one stored ``tsvector`` per
-message, made of three parts of the text the store puts in ``search_text``
-(content, speaker or tool name, tool-call names and arguments):
+message, made from what the store puts in ``search_text`` (content, speaker or
+tool name, tool-call names and arguments) and derives from it (schema 4):
 
-* ``english`` (Snowball-stemmed: *deployed* finds *deploy*), weight A;
-* ``simple`` (every word as written, stop words kept: *to be or not to be*), once as
-  written and once with connectors (``. - / :`` …) as spaces, so ``file`` finds ``file.txt``;
+* ``stems``, weight A: the word index's own tokens, SQLite FTS5's ``porter``
+  tokenizer asked in Python (:func:`~hermes_core.sessions.porter.index_stems`),
+  read with ``simple``. So both backends stem alike: *painfully* is ``painfulli``
+  and *monthly* ``monthli`` (PostgreSQL's ``english``, Snowball, says ``pain``
+  and ``month``), stop words are words, ``file.txt`` is ``file txt``;
 * the CJK unigrams and bigrams of ``cjk_grams`` (:func:`~hermes_core.sessions.cjk.cjk_grams`),
   so a Chinese, Japanese or Korean term of any length is an indexed lookup;
-* ``simple`` again with the CJK runs as spaces, so a word glued to CJK text
+* ``simple`` with the CJK runs as spaces, so a word glued to CJK text
   (``以及Agent通信``) is a word of its own (migration 3).
 
-Since migration 4 the stemmed part is not ``english`` (Snowball) but the word
-index's own Porter stems (:func:`~hermes_core.sessions.porter.index_stems`, SQLite
-FTS5's ``porter`` tokenizer), which the store computes in Python and keeps in the
-``stems`` column, read with ``simple``: *painfully* is ``painfulli`` and *monthly*
-``monthli`` on both backends (Snowball says ``pain`` and ``month``), and stop
-words are stemmed words too, as in FTS5.
+``words`` is a message's length in those tokens, as FTS5 counts it for BM25.
+Schemas 1-3 had ``english`` stems and the words as written twice more instead.
 
 Migrations are numbered; ``hermes_schema_migrations`` records the ones applied.
 The store applies the missing ones at start under an advisory lock, so several

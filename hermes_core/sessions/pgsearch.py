@@ -32,19 +32,18 @@ from hermes_core.sessions.layout import GRAM_INDEX, TRIGRAM_INDEX, WORD_INDEX, F
 from hermes_core.sessions.pgrerank import Compounds
 from hermes_core.sessions.porter import text_stems
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
-from hermes_core.sessions.question import Plan, names_a_topic, plan_query
+from hermes_core.sessions.question import Plan, message_first, names_a_topic, plan_query
 from hermes_core.sessions.routing import RANKED_CANDIDATES, single_index
 from hermes_core.sessions.schema import SCHEMA_VERSION, WORD_TOKENIZER
 from hermes_core.sessions.search import (
     BEST_MESSAGES_KEPT,
-    BOOST_ALL_TERMS,
-    BOOST_NEAR_PAIR,
     BOOST_QUOTED,
     CALENDAR,
     KEYWORD_TOP_UP_BELOW,
     QUESTION_CANDIDATES,
     TIME_HINT,
     keep_best_messages,
+    plan_boosts,
     typed_words,
 )
 from hermes_core.sessions.timespan import find_time_span_in_history
@@ -244,9 +243,11 @@ def bm25_sql(
         if frequency is None:
             piece, values = f"%s / (1 + {norm})", [idf(df, total), max(avgdl, 1.0)]
         else:
+            # OFFSET 0 keeps the subquery whole: flattened, the count (it unnests the
+            # message's vector) ran once for each of the two mentions of f.
             piece = (
                 f"%s * (SELECT GREATEST(f, 1) / (GREATEST(f, 1) + {norm}) "
-                f"FROM (SELECT {frequency[0]} AS f) AS tf)"
+                f"FROM (SELECT {frequency[0]} AS f OFFSET 0) AS tf)"
             )
             values = [idf(df, total), max(avgdl, 1.0), *frequency[1]]
         if matched:
@@ -581,22 +582,19 @@ class PgSearch:
         self, plan: Plan, need: int, span: tuple[float, float] | None = None
     ) -> list[Row]:
         """As ``search._Search.plan_rows``: the primary query, its top-up, replies."""
-        boosts = tuple(
-            (boost, BOOST_ALL_TERMS if n == 0 else BOOST_NEAR_PAIR)
-            for n, boost in enumerate(plan.boosts)
-        )
         question = plan.mode == "question"
+        by_session = question and not message_first(plan)
         primary = plan.primary
         if question:
             primary = as_substrings(primary, self.is_word, plan.extras)
         rows = self.rows(
             primary,
             need,
-            boosts,
-            by_session=question,
+            plan_boosts(plan),
+            by_session=by_session,
             prefer_recent=plan.prefer_recent,
             span=span,
-            phrases=plan.phrases,
+            phrases=plan.phrases if by_session else (),
             bounded=not question,  # as SQLite's: a question's candidates are ranked in full
             typed=typed_words(primary, plan) if question else None,
         )

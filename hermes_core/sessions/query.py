@@ -36,7 +36,10 @@ from typing import NamedTuple
 __all__ = ["MAX_QUERY_CHARS", "MAX_TERMS", "Clause", "ParsedQuery", "Term", "parse_query"]
 
 MAX_QUERY_CHARS = 2048
-MAX_TERMS = 32
+MAX_TERMS = 64
+"""Terms kept of a query. A long question (a pasted turn) is searched for all its content
+words up to this cut, stop words included in the count: at 32, RealMem's dev half lost
+0.7 points of session R@5 against 64, and 1.5 against no cut."""
 
 _CONNECTORS = frozenset("-._/\\:@#+'=&~%")
 _OPERATORS = frozenset({"AND", "OR", "NOT"})

@@ -29,7 +29,7 @@ from hermes_core.sessions.hits import hit_dicts
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.listing import last_activity
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
-from hermes_core.sessions.question import Plan, names_a_topic, plan_query
+from hermes_core.sessions.question import Plan, message_first, names_a_topic, plan_query
 from hermes_core.sessions.rerank import rerank_by_session, with_replies
 from hermes_core.sessions.routing import Candidates, compile_query
 from hermes_core.sessions.sessioninfo import SessionInfo
@@ -38,6 +38,7 @@ from hermes_core.sessions.timespan import find_time_span_in_history
 __all__ = [
     "SearchFilters",
     "group_by_session",
+    "plan_boosts",
     "search_messages",
     "searched_by_meaning",
     "typed_words",
@@ -117,6 +118,17 @@ def keep_best_messages(
         if at is not None and at >= limit:
             rows = [*rows[: limit - 1], rows[at], *rows[limit - 1 : at], *rows[at + 1 :]]
     return rows
+
+
+def plan_boosts(plan: Plan) -> tuple[tuple[ParsedQuery, float], ...]:
+    """The boosts of *plan*'s hits (all words, then near pairs), with their weights; none for
+    a question ranked message first (:func:`~hermes_core.sessions.question.message_first`)."""
+    if message_first(plan):
+        return ()
+    return tuple(
+        (boost, BOOST_ALL_TERMS if n == 0 else BOOST_NEAR_PAIR)
+        for n, boost in enumerate(plan.boosts)
+    )
 
 
 def _any_term(query: ParsedQuery, terms: tuple[Term, ...]) -> ParsedQuery | None:
@@ -245,10 +257,8 @@ class _Search:
     def plan_rows(
         self, plan: Plan, need: int, span: tuple[float, float] | None = None
     ) -> list[tuple[Any, ...]]:
-        boosts = tuple(
-            (boost, BOOST_ALL_TERMS if n == 0 else BOOST_NEAR_PAIR)
-            for n, boost in enumerate(plan.boosts)
-        )
+        by_session = plan.mode == "question" and not message_first(plan)
+        boosts = plan_boosts(plan)
         primary = plan.primary
         # Keywords and explicit syntax rank a bounded set of their matches (the newest): a
         # question's candidates are ranked in full, since its conversation ranking reads them.
@@ -259,11 +269,11 @@ class _Search:
             primary,
             need,
             boosts,
-            by_session=plan.mode == "question",
+            by_session=by_session,
             prefer_recent=plan.prefer_recent,
             span=span,
             typed=typed_words(primary, plan) if plan.mode == "question" else frozenset(),
-            phrases=plan.phrases,
+            phrases=plan.phrases if by_session else (),
             bounded=bounded,
         )
         fallback = plan.fallback if len(rows) < min(need, KEYWORD_TOP_UP_BELOW) else None
@@ -471,7 +481,14 @@ def search_messages(
         # a page of 5 is the first 5 of a page of 50.
         depth = max(need, NEAREST_CANDIDATES) if by_meaning else need
         rows = search.plan_rows(plan, depth, span)
-        fused = nearest is not None and by_meaning and words_fall_short(search)
+        # A long question's words are always found somewhere (no coverage is measured): meaning
+        # only votes on their order, as where the words cover the question.
+        fused = (
+            nearest is not None
+            and by_meaning
+            and not message_first(plan)
+            and words_fall_short(search)
+        )
         if explain is not None:
             explain.update(
                 lexical=[(row[0], row[3]) for row in rows],
