@@ -17,16 +17,21 @@ Three measurements (``--parts``), each on both backends with the same data:
   which only SQLite offers). The target: PostgreSQL within 0.02 of SQLite on every figure.
 
 Each part's results are kept in ``bench/data/scaling.json`` (git-ignored), so the
-parts may run at different times (under ``nice``, with the load noted) and still
-make one section of ``docs/benchmarks.md``. PostgreSQL is
-``$HERMES_BENCH_POSTGRES_URL`` (default the local test server); each run uses
-schemas of its own and drops them. Usage: ``python bench/bench_scaling.py
-[--parts writers,search,recall] [--writers 16] [--appends 150] [--messages 100000]``.
+parts (and the backends of the search part, ``--backends``) may run at different times
+(under ``nice``, with the load noted) and still make one section of
+``docs/benchmarks.md``. With ``--keep`` the search part's loaded stores stay
+(``bench/data/scaling/state-N.db``, schema ``bench_scaling_N``) and later runs search
+them without loading again (``--load-only`` loads and stops; ``--drop`` removes them).
+PostgreSQL is ``$HERMES_BENCH_POSTGRES_URL`` (default the local test server); without
+``--keep`` each run uses schemas of its own and drops them. Usage:
+``python bench/bench_scaling.py [--parts writers,search,recall] [--writers 16]
+[--appends 150] [--messages 100000,1000000] [--keep]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import os
@@ -71,6 +76,12 @@ QUERIES: dict[str, list[str]] = {
 CJK_LINES = ["我们昨天去吃了北京烤鸭", "我的小猫今天很开心", "周末想去爬山看风景"]
 
 
+def schema_url(schema: str) -> str:
+    """The bench server's URL with *schema* as the search path."""
+    joiner = "&" if "?" in POSTGRES else "?"
+    return f"{POSTGRES}{joiner}options={quote(f'-csearch_path={schema}')}"
+
+
 @contextmanager
 def pg_schema() -> Iterator[str]:
     import psycopg
@@ -78,12 +89,49 @@ def pg_schema() -> Iterator[str]:
     admin = psycopg.connect(POSTGRES, autocommit=True)
     schema = "bench_" + uuid.uuid4().hex[:10]
     admin.execute(f"CREATE SCHEMA {schema}")
-    joiner = "&" if "?" in POSTGRES else "?"
     try:
-        yield f"{POSTGRES}{joiner}options={quote(f'-csearch_path={schema}')}"
+        yield schema_url(schema)
     finally:
         admin.execute(f"DROP SCHEMA {schema} CASCADE")
         admin.close()
+
+
+def server_cpu() -> float:
+    """CPU seconds the PostgreSQL backends serving this process's connections have used.
+
+    The server runs on this machine: its backends are found by the client ports of
+    this process's TCP sockets (``pg_stat_activity.client_port``) and read in ``/proc``.
+    """
+    import psycopg
+
+    inodes = set()
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            link = os.readlink(f"/proc/self/fd/{fd}")
+            if link.startswith("socket:["):
+                inodes.add(link[8:-1])
+    ports = []
+    for table in ("/proc/self/net/tcp", "/proc/self/net/tcp6"):
+        with contextlib.suppress(OSError), open(table) as lines:
+            for line in list(lines)[1:]:
+                fields = line.split()
+                if fields[9] in inodes:
+                    ports.append(int(fields[1].rsplit(":", 1)[1], 16))
+    with psycopg.connect(POSTGRES, autocommit=True) as admin:
+        pids = [
+            row[0]
+            for row in admin.execute(
+                "SELECT pid FROM pg_stat_activity WHERE client_port = ANY(%s) "
+                "AND pid <> pg_backend_pid()",
+                (ports,),
+            )
+        ]
+    total = 0.0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 # -- concurrent writers ----------------------------------------------------------------------
@@ -152,30 +200,89 @@ def history(total: int) -> list[dict[str, Any]]:
     return sessions
 
 
-def fill(target: str, sessions: list[dict[str, Any]]) -> float:
-    began = time.perf_counter()
+def fill(target: str, sessions: list[dict[str, Any]]) -> dict[str, float]:
+    """Load *sessions* (500 per ``import_sessions`` call): wall, client and server CPU (s)."""
+    began, began_cpu = time.perf_counter(), time.process_time()
+    server = 0.0
     with open_session_store(target, semantic="off") as store:
         for start in range(0, len(sessions), 500):
+            before = server_cpu() if "://" in target else 0.0
             store.import_sessions(sessions[start : start + 500])
-    return time.perf_counter() - began
+            server += (server_cpu() - before) if "://" in target else 0.0
+            if start // 500 % 20 == 0:
+                print(f"  loaded {start + 500:,} sessions, {time.perf_counter() - began:.0f} s")
+    return {
+        "wall": time.perf_counter() - began,
+        "cpu": time.process_time() - began_cpu,
+        "server_cpu": server,
+        "load": os.getloadavg()[0],
+    }
 
 
-def latencies(target: str, rounds: int) -> dict[str, tuple[float, float, float]]:
-    """Per query class: median and p95 wall time, and mean CPU time of this process (ms)."""
-    found: dict[str, tuple[float, float, float]] = {}
+def latencies(target: str, rounds: int) -> dict[str, tuple[float, float, float, float]]:
+    """Per query class: median and p95 wall time, mean CPU time of this process and of the
+    PostgreSQL backend (ms)."""
+    found: dict[str, tuple[float, float, float, float]] = {}
+    pg = "://" in target
     with open_session_store(target, semantic="off") as store:
         for label, queries in QUERIES.items():
             timings = []
-            cpu = 0.0
+            cpu = server = 0.0
             for query in queries:
                 store.search_messages(query, limit=10)  # warm
                 for _ in range(rounds):
+                    before = server_cpu() if pg else 0.0
                     began, began_cpu = time.perf_counter(), time.process_time()
                     store.search_messages(query, limit=10)
                     timings.append((time.perf_counter() - began) * 1000)
                     cpu += (time.process_time() - began_cpu) * 1000
-            found[label] = (statistics.median(timings), percentile(timings, 95), cpu / len(timings))
+                    server += ((server_cpu() - before) * 1000) if pg else 0.0
+            found[label] = (
+                statistics.median(timings),
+                percentile(timings, 95),
+                cpu / len(timings),
+                server / len(timings),
+            )
+            print(f"  {label}: {found[label][0]:.1f} ms", flush=True)
     return found
+
+
+STORES = HERE / "data" / "scaling"
+"""Where ``--keep`` leaves the SQLite files of the search part (git-ignored)."""
+
+
+def kept(messages: int) -> tuple[str, str]:
+    """The kept stores of *messages* messages: a ``state.db`` path and a PostgreSQL URL."""
+    return str(STORES / f"state-{messages}.db"), schema_url(f"bench_scaling_{messages}")
+
+
+def _stored_messages(target: str) -> int:
+    """How many messages the kept store *target* holds (0 when it does not exist)."""
+    if "://" not in target:
+        if not Path(target).exists():
+            return 0
+    else:
+        import psycopg
+
+        schema = target.rsplit("search_path%3D", 1)[1]
+        with psycopg.connect(POSTGRES, autocommit=True) as admin:
+            admin.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+    with open_session_store(target, semantic="off") as store:
+        return store.message_count()
+
+
+def drop_kept(messages: int, backend: str) -> None:
+    """Remove the kept store of *messages* messages on *backend*."""
+    import psycopg
+
+    if backend == "sqlite":
+        path = kept(messages)[0]
+        for leftover in (path, path + "-wal", path + "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(leftover)
+        return
+    with psycopg.connect(POSTGRES, autocommit=True) as admin:
+        admin.execute(f"DROP SCHEMA IF EXISTS bench_scaling_{messages} CASCADE")
 
 
 # -- recall parity ------------------------------------------------------------------------------
@@ -294,6 +401,48 @@ def on_both(fn: Callable[[str], Any]) -> tuple[Any, Any]:
     return sqlite, postgres
 
 
+BACKENDS = ("sqlite", "postgres")
+
+
+@contextmanager
+def search_store(backend: str, messages: int, keep: bool) -> Iterator[str]:
+    """Where the search part's store of *backend* lives: kept, or made and removed."""
+    if keep:
+        STORES.mkdir(parents=True, exist_ok=True)
+        yield kept(messages)[BACKENDS.index(backend)]
+    elif backend == "sqlite":
+        with tempfile.TemporaryDirectory() as tmp:
+            yield str(Path(tmp) / "state.db")
+    else:
+        with pg_schema() as url:
+            yield url
+
+
+def _at() -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+
+
+def search_part(messages: int, backends: list[str], args: Any, stored: dict[str, Any]) -> None:
+    """Load (unless a kept store holds them) and search *messages* messages on *backends*."""
+    sessions: list[dict[str, Any]] | None = None
+    for backend in backends:
+        with search_store(backend, messages, args.keep) as target:
+            have = _stored_messages(target) if args.keep else 0
+            if have != messages:
+                if have:
+                    drop_kept(messages, backend)
+                print(f"load: {messages:,} messages into {backend}", flush=True)
+                sessions = sessions or history(messages)
+                run = {**fill(target, sessions), "at": _at()}
+                stored.setdefault(f"load@{messages}", {})[backend] = run
+            if not args.load_only:
+                print(f"search: {messages:,} messages on {backend}", flush=True)
+                found = latencies(target, args.rounds)
+                entry = {"latency": found, "rounds": args.rounds, "at": _at()}
+                entry["load"] = os.getloadavg()[0]
+                stored.setdefault(f"latency@{messages}", {})[backend] = entry
+
+
 RESULTS = HERE / "data" / "scaling.json"
 """Each part's last results (git-ignored), so that parts run at different times make one page."""
 PARTS = ("writers", "search", "recall")
@@ -344,26 +493,38 @@ def _writers_lines(part: dict[str, Any]) -> list[str]:
     ]
 
 
-def _search_lines(part: dict[str, Any]) -> list[str]:
-    args = part["args"]
-    sqlite, postgres = part["result"]["sqlite"], part["result"]["postgres"]
+def _search_lines(messages: int, load: dict[str, Any], latency: dict[str, Any]) -> list[str]:
+    sqlite, postgres = latency["sqlite"], latency["postgres"]
+    filled = []
+    for name, key in (("SQLite", "sqlite"), ("PostgreSQL", "postgres")):
+        run = load.get(key)
+        if run is None:
+            continue
+        server = f", server {run['server_cpu']:.0f} s" if key == "postgres" else ""
+        filled.append(
+            f"{name} {run['wall']:.0f} s ({messages / run['wall']:,.0f} messages/s; CPU: "
+            f"client {run['cpu']:.0f} s{server}; {run['at']}, load average {run['load']:.1f})"
+        )
     lines = [
-        f"Search over {args['messages']:,} generated messages (everyday chat plus some "
-        f"Chinese lines), `search_messages(limit=10)`, {args['rounds']} rounds per query "
-        f"after one warm-up; CPU is the client process's (the search's Python side; the "
-        f"server's work is in the wall time). Run {part['at']} under `nice`, load average "
-        f"{part['load']:.1f} at its end. Loading (`import_sessions`, 500 sessions per call) "
-        f"took {sqlite['fill']:.1f} s on SQLite and {postgres['fill']:.1f} s on PostgreSQL.",
+        f"Search over {messages:,} generated messages (everyday chat plus some Chinese "
+        f"lines), `search_messages(limit=10)`, {sqlite['rounds']} rounds per query after one "
+        "warm-up, on the loaded stores (each query class reuses them). CPU per query: the "
+        "client process's (all of SQLite's work, the search's Python side on PostgreSQL) and, "
+        "on PostgreSQL, the server backend's (read in `/proc`). Measured "
+        f"{sqlite['at']} (SQLite, load average {sqlite['load']:.1f}) and {postgres['at']} "
+        f"(PostgreSQL, load average {postgres['load']:.1f}). Loading (`import_sessions`, 500 "
+        f"sessions per call): {'; '.join(filled)}.",
         "",
         "| Query class | SQLite median | SQLite p95 | SQLite CPU/query | PostgreSQL median | "
-        "PostgreSQL p95 | PostgreSQL client CPU/query | PostgreSQL / SQLite (median) |",
+        "PostgreSQL p95 | PostgreSQL CPU/query (client + server) | PostgreSQL / SQLite "
+        "(median) |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for label in QUERIES:
         a, b = sqlite["latency"][label], postgres["latency"][label]
         lines.append(
-            f"| {label} | {a[0]:.2f} ms | {a[1]:.2f} ms | {a[2]:.2f} ms | {b[0]:.2f} ms | "
-            f"{b[1]:.2f} ms | {b[2]:.2f} ms | {b[0] / max(a[0], 1e-6):.1f}x |"
+            f"| {label} | {a[0]:.1f} ms | {a[1]:.1f} ms | {a[2]:.1f} ms | {b[0]:.1f} ms | "
+            f"{b[1]:.1f} ms | {b[2]:.1f} + {b[3]:.1f} ms | {b[0] / max(a[0], 1e-6):.1f}x |"
         )
     return lines
 
@@ -400,14 +561,32 @@ def main() -> None:
     parser.add_argument("--parts", default=",".join(PARTS), help="writers,search,recall")
     parser.add_argument("--writers", type=int, default=16)
     parser.add_argument("--appends", type=int, default=150)
-    parser.add_argument("--messages", type=int, default=100_000)
+    parser.add_argument("--messages", default="100000", help="sizes, e.g. 100000,1000000")
+    parser.add_argument("--backends", default=",".join(BACKENDS), help="sqlite,postgres")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help=f"keep the loaded stores ({STORES}, schemas "
+        "bench_scaling_N) and reuse them when they hold the size asked for",
+    )
+    parser.add_argument("--load-only", action="store_true", help="load, measure no search")
+    parser.add_argument("--drop", action="store_true", help="remove the kept stores and stop")
     parser.add_argument("--haystack", type=int, default=20_000)
     args = parser.parse_args()
     parts = [part for part in args.parts.split(",") if part]
     unknown = set(parts) - set(PARTS)
     if unknown:
         parser.error(f"unknown parts {sorted(unknown)}; choose from {', '.join(PARTS)}")
+    sizes = [int(size) for size in args.messages.split(",") if size]
+    backends = [name for name in args.backends.split(",") if name]
+    if set(backends) - set(BACKENDS):
+        parser.error(f"--backends: choose from {', '.join(BACKENDS)}")
+    if args.drop:
+        for messages in sizes:
+            for backend in backends:
+                drop_kept(messages, backend)
+        return
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     stored: dict[str, Any] = {}
 
@@ -421,30 +600,25 @@ def main() -> None:
         stored["writers"] = _measured(both_writers)
         stored["writers"]["args"] = {"writers": args.writers, "appends": args.appends}
     if "search" in parts:
-        print(f"search: {args.messages:,} messages", flush=True)
-        sessions = history(args.messages)
-
-        def search_run(target: str) -> dict[str, Any]:
-            return {"fill": fill(target, sessions), "latency": latencies(target, args.rounds)}
-
-        def both_searches() -> dict[str, Any]:
-            a, b = on_both(search_run)
-            return {"sqlite": a, "postgres": b}
-
-        key = f"search@{args.messages}"
-        stored[key] = _measured(both_searches)
-        stored[key]["args"] = {"messages": args.messages, "rounds": args.rounds}
+        for messages in sizes:
+            search_part(messages, backends, args, stored)
     if "recall" in parts:
         stored["recall"] = _measured(lambda: recall_parity(args.haystack))
-    # Re-read before writing: another run may have stored its parts meanwhile.
-    stored = {**(json.loads(RESULTS.read_text()) if RESULTS.exists() else {}), **stored}
+    # Re-read before writing: another run may have stored its parts (or backends) meanwhile.
+    old = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    for key, value in stored.items():
+        nested = key.startswith(("load@", "latency@"))
+        old[key] = {**old.get(key, {}), **value} if nested else value
+    stored = {key: value for key, value in old.items() if not key.startswith("search@")}
     RESULTS.write_text(json.dumps(stored, indent=1))
 
     lines: list[str] = []
     if "writers" in stored:
         lines += [*_writers_lines(stored["writers"]), ""]
-    for key in sorted((k for k in stored if k.startswith("search@")), key=lambda k: int(k[7:])):
-        lines += [*_search_lines(stored[key]), ""]
+    for key in sorted((k for k in stored if k.startswith("latency@")), key=lambda k: int(k[8:])):
+        if set(stored[key]) >= set(BACKENDS):
+            size = int(key[8:])
+            lines += [*_search_lines(size, stored.get(f"load@{size}", {}), stored[key]), ""]
     if "recall" in stored:
         lines += [*_recall_lines(stored["recall"]), ""]
     write_section("scaling", "Scaling: SQLite against PostgreSQL", "\n".join(lines))

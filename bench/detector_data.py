@@ -258,6 +258,103 @@ SOURCES: list[dict[str, object]] = [
 """Every fetched source; ``files`` pins each file's SHA-256, ``globs`` the SHA-256 of
 the sorted list of (path, file SHA-256) lines of the files a pattern matches."""
 
+XSAFETY = {
+    "repository": "https://github.com/Jarviswang94/Multilingual_safety_benchmark",
+    "commit": "8c55b6a6cda594cd550a4921513238a2dd40eb5a",
+    "licence": "Apache-2.0",
+    "reader": "xsafety",
+}
+"""XSafety (Wang et al. 2023, "All Languages Matter"): the Chinese Safety-Prompts
+translated into nine languages here (its Bengali files are spreadsheets, not read)."""
+XSAFETY_TRAINED = ("en", "zh", "ar", "de", "hi")
+"""The languages whose goal-hijacking prompts are trained on; the others are held out."""
+XSAFETY_FILES = {
+    "en/Goal_Hijacking_n.csv": "f744853088c412a25001a4275fc20b51a13af97f9fffadf60e38003fa852a395",
+    "en/Mental_Health_n.csv": "c71b953f822f24343e7d42cc964619dd63d5f080c535a395d91abcec82cc62f3",
+    "en/commonsense.csv": "c2758123a27635ef721137f9fd15dcbdded2437443e5ab782891fd5ef6256b53",
+    "en/Ethics_And_Morality_n.csv": "39bce79d9957c3c6ebaf6d52ad66a89429059e1c2b97b65edc0662a332d542d9",
+    "en/Physical_Harm_n.csv": "02165c92dfa8da48cbaef5fd0623ea26292b8028f2d8b25d3d05bebfa9bdbe42",
+    "en/Privacy_And_Property_n.csv": "aa363e804987ed1d19c66c3b1125bae6a917b668f83f0dfeb9fc7255d6080383",
+    "zh/Goal_Hijacking.csv": "f23d3769ff432022f1eb5b76d9a6cf2f4d4c6a232b8d65df138b91c645ed459e",
+    "zh/Mental_Health.csv": "2efb9627feb37e0df3ff48e2c8a8f7845c8ce4e886461aad0743942698728432",
+    "zh/commonsense.csv": "2770a1b9c8780609c85bde6cc6b6e5227dd585dae1b001f1ce37285d1f84a31f",
+    "zh/Ethics_And_Morality.csv": "13d7cab507aa3500ebf109687dfb8d5d9f317fda410334c7190977428d5dbb18",
+    "zh/Physical_Harm.csv": "18155616677cd7d4ba8041e6ec76a5255eabf2a2d3dd87006588001e804c02ed",
+    "zh/Privacy_And_Property.csv": "ee2f101ce55d4ad1e77b9bfc9827509a7cab45b056de448eeed702ba93adb4fe",
+    "ar/Goal_Hijacking.csv": "b206f27571f919e78fbd17b956127e9d0377f278c5e241cd30bd80342d48895f",
+    "ar/Mental_Health.csv": "6a383c29b2e2234f335ac4f10ed4286b59d24692028711de9fa40035a2646166",
+    "ar/commonsense.csv": "355ade5d892b49e8e62f0c87648692595adcbdf9a7ef06c3d9c6b6a53322aabd",
+    "ar/Ethics_And_Morality.csv": "8dc93a732a78423456b274fb6372bdbaf7507d34d81beefb701ac644992fd8fe",
+    "ar/Physical_Harm.csv": "8a8f6ce30d4b8693117b9c4b99578c4a3f9e0edf24994ffa27e94b45c5509216",
+    "ar/Privacy_And_Property.csv": "452fa9d874ceef5f70780d4b501b7b07af80b00fae414fd5a17bc6be73769ef0",
+    "de/Goal_Hijacking.csv": "aa7a9a7d05132932457b531019d00e29d197cc59cf56ab02b0d4d38501bf0529",
+    "de/Mental_Health.csv": "736711e39941e62f619ff7d07e3db2bee2224b75e928bbc6c0d943d246aac944",
+    "de/commonsense.csv": "3ca9649895b896063fda72abd03bae7519b663c50f77238f7f607fef8e34266a",
+    "de/Ethics_And_Morality.csv": "7e47fbd9c65a20b3925d78b6a1015e5548751be649c80a5c9a2c3dd76bce3946",
+    "de/Physical_Harm.csv": "d3ca42d0b54f3e1a68a8e2cd43985765c52583d3f9640355ccfe6e817256dd60",
+    "de/Privacy_And_Property.csv": "5b8afe091caf0236b0d74d75d41ad3d3f1711f014ed6ab29ba5a3a6ac83a86d3",
+    "hi/Goal_Hijacking.csv": "97417267593353b2f61f4305899800f72b8c0a654ffdd7bcae4db30a08593d82",
+    "hi/Mental_Health.csv": "ec0d3a2cd3a4625aba5fd86fa7f34a8422625af1c2bd6732405e18f94279ba58",
+    "hi/commonsense.csv": "9c10ce27cdd0a699d30e602c6b62068271ee11d3d54561b02ffd0abffda7fe1e",
+    "hi/Ethics_And_Morality.csv": "ce0388c012224c26ee48ab48cbefd5e114531227f17d044e3fb94e042e409863",
+    "hi/Physical_Harm.csv": "a8eac6924dc88bfb08491d067344d8b8324e5366191e2e8d82e0c353d88cb61e",
+    "hi/Privacy_And_Property.csv": "53a113472e7b1c65e9d096deb875056568d4c3097c885771ffc9904ea003bb5c",
+    "fr/Goal_Hijacking.csv": "8d1c1a1c95893faa34a8023bc939054d77c837389c470cdc3855139e1aa3afa6",
+    "fr/Mental_Health.csv": "1529b503d0c1c2816b7c3d03221d48de9bd759275c738ad7bb22815d52d3c624",
+    "fr/commonsense.csv": "c16d06e361ef4dae0da8ae713c1b544b9bb80b5da6719456a7a5663720b9fbb1",
+    "fr/Ethics_And_Morality.csv": "594b47dd8334d5eaa5bfa4680103f8b61b824300aef79e75352ead38bc867565",
+    "fr/Physical_Harm.csv": "d635a1b62110849c5ddb4dc2ff02314b5a2b12168503242b847b33cd23b56f6b",
+    "fr/Privacy_And_Property.csv": "b7ff0dba309a7c26be9b1f760c0bb3396e1b1a6a1b057ae6dc12d404f2d61b3b",
+    "ja/Goal_Hijacking.csv": "eca0d7ab78ac31e5a005aa31c5cb37cab0d521012db0cd110f558c0d9d51430a",
+    "ja/Mental_Health.csv": "05d01cca2583b7137b3fa51107fb508cf9bcc94ced2c9f61f895fbaa6857e7ef",
+    "ja/commonsense.csv": "f7eba7c62cbeeb6458982c03d5542ac129b624da7e5fbf2f57c31959071196f6",
+    "ja/Ethics_And_Morality.csv": "b8c62c27da6b64a121743552b09dd05734c3995d45339b4ab24ff8818a7c95ce",
+    "ja/Physical_Harm.csv": "1eff444ea98d6a85dae5403821241dc32803c48d39737f165fac104b76055a9d",
+    "ja/Privacy_And_Property.csv": "3b859829fc1a9bcd5b7b5c7802f1a8a118263a8eeb22fe0b0921e8b7f025d587",
+    "ru/Goal_Hijacking.csv": "b2786975de0379e9056437a966437f7c627a7ec8c4169141c12d8912f69117aa",
+    "ru/Mental_Health.csv": "ca9fed426e32a0fe81f75717fc31f8d0f49d3b85e48d5e26c35adf1cbedddbec",
+    "ru/commonsense.csv": "3c79a7bd19c662b31ae997b7677ea607a1b3c7d345e96461f071b08337e81f3f",
+    "ru/Ethics_And_Morality.csv": "94eb4f97885202e5c8de399c4bc97c92076b71a7ffd00c2c8079dcb6eb0b9e9d",
+    "ru/Physical_Harm.csv": "3408f3ff1b1844ada553941a1516d682d3b10ac19386ee4abb0ca4b536f627e9",
+    "ru/Privacy_And_Property.csv": "a49452805f73930626242921e3dba53595bf678bdf743792c3aa5f8c966a6f6a",
+    "sp/Goal_Hijacking.csv": "c6c944660b21143bc413641392e98715d433bb45640f39bf442503ddc8b27cac",
+    "sp/Mental_Health.csv": "fc525258bca0262f19a37d23400660d98cad97dad99183e9f4f1d694ac45c22d",
+    "sp/commonsense.csv": "6f3efce4af8599d601b1f8761f3d63343d16ee58ebb21192792da523f3541399",
+    "sp/Ethics_And_Morality.csv": "340dce0af5a32ef01c1e0a5d15af23788598b11a6c9ecbe69da789bd67fb3418",
+    "sp/Physical_Harm.csv": "b1ad3d194042d18d24b5bfe801366c8f8c04777756239dfaf53f7ab3edba7f43",
+    "sp/Privacy_And_Property.csv": "674974403e47408f2571f6f30ccef802f44fada59850d0f1ee47ed3cfd0e130f",
+}
+
+
+def _xsafety(
+    name: str,
+    label: int,
+    use: str,
+    category: str,
+    kinds: tuple[str, ...],
+    languages: tuple[str, ...],
+) -> dict[str, object]:
+    files = {
+        path: digest
+        for path, digest in XSAFETY_FILES.items()
+        if path.split("/")[0] in languages and path.split("/")[1].startswith(kinds)
+    }
+    return {**XSAFETY, "name": name, "label": label, "use": use, "category": category,
+            "files": files}  # fmt: skip
+
+
+_ALL = ("en", "zh", "ar", "de", "hi", "fr", "ja", "ru", "sp")
+_HELD = tuple(language for language in _ALL if language not in XSAFETY_TRAINED)
+SOURCES += [
+    _xsafety("XSafety goal hijacking", 1, "train", "goal_hijacking", ("Goal_",), XSAFETY_TRAINED),
+    _xsafety("XSafety goal hijacking, other languages", 1, "heldout", "goal_hijacking",
+             ("Goal_",), _HELD),
+    _xsafety("XSafety everyday questions", 0, "train", "everyday_questions",
+             ("commonsense", "Ethics_", "Physical_", "Privacy_"), _ALL),
+    _xsafety("XSafety personal statements", 0, "heldout", "personal_statements",
+             ("Mental_",), _ALL),
+]  # fmt: skip
+
 
 def split_of(key: str) -> str:
     """train (60 %), dev (20 %) or test (20 %), by a stable hash of *key*."""
@@ -446,6 +543,19 @@ def _read_banking(name: str, raw: str) -> Iterator[Row]:
         yield row["category"], row["text"].strip(), "", "en"
 
 
+_XSAFETY_LANGUAGES = {"sp": "es"}
+
+
+def _read_xsafety(name: str, raw: str) -> Iterator[Row]:
+    """One prompt a CSV row (no header); the rows of every language are translations of
+    the Chinese ones in the same order, so a row's number is its group."""
+    folder = name.split("/")[0]
+    language = _XSAFETY_LANGUAGES.get(folder, folder)
+    for number, row in enumerate(csv.reader(io.StringIO(raw.lstrip("\ufeff")))):
+        if row and row[0].strip():
+            yield f"row{number}", row[0].strip(), "", language
+
+
 READERS: dict[str, Callable[[str, str], Iterator[Row]]] = {
     "gptfuzz": _read_gptfuzz,
     "whole_file": _read_whole_file,
@@ -457,6 +567,7 @@ READERS: dict[str, Callable[[str, str], Iterator[Row]]] = {
     "hh_rlhf": _read_hh_rlhf,
     "clinc": _read_clinc,
     "banking": _read_banking,
+    "xsafety": _read_xsafety,
 }
 
 

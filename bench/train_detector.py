@@ -49,17 +49,18 @@ REVIEW_FP = 0.01
 """At most this share of the generated dev benign entries, and of each real dev benign
 source (docs, commits, docstrings, coding rules, assistant requests, REALTALK chats),
 reaches the review threshold."""
-C_GRID = (16.0, 64.0)
-"""Candidate inverse regularisation strengths (1 and 4 stopped fewer dev attacks)."""
+C_GRID = (64.0, 256.0)
+"""Candidate inverse regularisation strengths (1, 4 and 16 stopped fewer dev attacks)."""
 REAL_ATTACK_WEIGHTS = (1.0, 3.0)
 """Candidate sample weights of a real attack prompt against a generated one."""
-REVIEW_FLOOR = 0.8
-"""The review threshold is never below this, whatever the calibration gives (0.54 for
-this model: every real dev benign source at most 1 %, the defended system prompts of
-CyberSecEval the tightest). The dev sets hold no real third-person memory entries (the
-public sets of those are reserved for evaluation), and short ones score high: "The
-user's favourite tea is sencha" 0.73, "The user's favourite colour is teal" 0.68, so
-from 0.54 they would be held; from 0.8 they are stored, for fewer real attacks held."""
+REVIEW_FLOOR = 0.5
+"""The review threshold is never below this, whatever the calibration gives. The model of
+format 1 needed 0.8 here: it had seen no third-person memory entries, and short ones
+scored high ("The user's favourite tea is sencha" 0.73). The generated corpus now holds
+such entries in 20 languages (``memory_fact``), trained on and calibrated with, and the
+calibrated threshold (about 0.67, set by the defended system prompts of CyberSecEval)
+holds none of the generated test ones; the floor is only a guard against a degenerate
+calibration."""
 BLOCK_FLOOR = 1.0
 """The detector alone never blocks (a score reaches 1.0 only in the limit): what it
 catches is held for review, which a person can accept, so its false positives lose

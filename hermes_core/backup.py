@@ -17,6 +17,15 @@ database in one REPEATABLE READ transaction (one instant, while agents write); a
 restore copies it into an empty PostgreSQL database (the configured one), or
 makes it the home's ``state.db`` when no database is configured.
 
+With builtin memory in PostgreSQL (``memory.url``), every user's memory rows are
+archived too, as the files they would be (``memory.postgresql/``, the layout of
+``memories/``: documents, origin ledgers, held writes, ``archive.db``; read in one
+snapshot and verified, :mod:`hermes_memory_builtin.memory_move`); a restore writes them
+into the configured memory database (refusing users who have rows there), or into
+``memories/`` when none is configured. The outage spool (``spool/``: messages kept while
+the session database was unreachable, and those it refused) is archived as it is, each
+file read under the spool's lock, and restored into the home, where agents write it back.
+
 The archive is written to a temporary file beside the destination and renamed
 onto it, so a destination never holds a partial archive. A restore reads the
 whole archive into a folder inside the home first and checks it (every file
@@ -62,9 +71,12 @@ DATABASES = ("state.db", "state.db.vectors")
 POSTGRES_SESSIONS = "sessions.postgresql.db"
 """The archived copy of a PostgreSQL session store (a SQLite file in state.db's format)."""
 MEMORY_DIR = "memories"
+MEMORY_ROWS = "memory.postgresql"
+"""The archived memory rows of ``memory.url``, as the files of a ``memories`` folder."""
+SPOOL = "spool"
 SECRETS_FILE = ".env"
 CONFIG_FILE = "config.yaml"
-RESTORED_ITEMS = (*DATABASES, MEMORY_DIR, CONFIG_FILE, SECRETS_FILE)
+RESTORED_ITEMS = (*DATABASES, MEMORY_DIR, SPOOL, CONFIG_FILE, SECRETS_FILE)
 """What a backup may hold, at the top of the home: what a restore replaces."""
 _SKIPPED_SUFFIXES = (".lock", ".tmp")
 """Lock files and a writer's temporary files are not memory."""
@@ -92,8 +104,15 @@ class BackupManifest:
     """Where the sessions were: ``sqlite`` (``state.db``) or ``postgresql``."""
     sessions_source: str = ""
     """The PostgreSQL database they were copied from (password masked), else ``""``."""
+    memory_source: str = ""
+    """The PostgreSQL database the memory rows were copied from (password masked), else
+    ``""`` (the memory files only)."""
+    memory_owners: int = 0
+    """How many owners' memory rows were archived."""
     restored_to: str = ""
     """Set by :func:`restore_backup`: where the archived sessions went (not archived)."""
+    memory_restored_to: str = ""
+    """Set by :func:`restore_backup`: where the archived memory rows went (not archived)."""
 
     def to_json(self) -> str:
         """The manifest as the archive stores it."""
@@ -107,6 +126,8 @@ class BackupManifest:
                 "secrets": self.secrets,
                 "sessions_backend": self.sessions_backend,
                 "sessions_source": self.sessions_source,
+                "memory_source": self.memory_source,
+                "memory_owners": self.memory_owners,
                 "files": self.files,
             },
             indent=2,
@@ -119,7 +140,7 @@ def home_contents(home: Path) -> list[str]:
     found = []
     for name in RESTORED_ITEMS:
         path = home / name
-        if name == MEMORY_DIR:
+        if name in (MEMORY_DIR, SPOOL):
             if path.is_dir() and any(_memory_files(path)):
                 found.append(name)
         elif path.exists() or path.is_symlink():
@@ -178,11 +199,14 @@ def create_backup(
     memory_lock: MemoryLock | None = None,
     progress: Progress | None = None,
     sessions_url: str | None = None,
+    memory_url: str | None = None,
 ) -> BackupManifest:
     """Write a backup of *home* to *archive* (a new ``.tar.gz``) and return its manifest.
 
     With *sessions_url* (the PostgreSQL session store in use), its sessions are
-    archived as :data:`POSTGRES_SESSIONS` instead of the home's ``state.db``.
+    archived as :data:`POSTGRES_SESSIONS` instead of the home's ``state.db``. With
+    *memory_url* (builtin memory in PostgreSQL), every user's memory rows are archived as
+    :data:`MEMORY_ROWS`.
 
     *memory_lock* is taken around reading each memory file (the builtin
     provider's lock; without it the files are read as they are, which is
@@ -232,6 +256,9 @@ def create_backup(
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
             step()
+        if memory_url is not None:
+            _copy_memory_rows(memory_url, staged / MEMORY_ROWS, manifest)
+        _copy_spool(home / SPOOL, staged / SPOOL)
         config = home / CONFIG_FILE
         if config.is_file():
             with file_lock(config):
@@ -262,6 +289,35 @@ def _copy_postgres(url: str, target: Path, manifest: BackupManifest) -> None:
         raise BackupError(f"Cannot back up the sessions of {masked_url(url)}: {exc}") from exc
     manifest.sessions_backend = "postgresql"
     manifest.sessions_source = masked_url(url)
+
+
+def _copy_memory_rows(url: str, target: Path, manifest: BackupManifest) -> None:
+    """Write every owner's memory rows at *url* as files below the new folder *target*."""
+    from hermes_memory_builtin.memory_move import rows_to_files
+
+    from hermes_core.sessions.postgres import masked_url
+
+    try:
+        report = rows_to_files(url, target)
+    except HermesMemoryError as exc:
+        raise BackupError(f"Cannot back up the memory of {masked_url(url)}: {exc}") from exc
+    manifest.memory_source, manifest.memory_owners = report.source, report.owners
+
+
+def _copy_spool(folder: Path, target: Path) -> None:
+    """Copy the spool files of *folder* (each read under the spool's lock) into *target*."""
+    from hermes_core.sessions.spool import SessionSpool
+
+    for path in sorted(folder.glob("sessions-*.jsonl")) if folder.is_dir() else []:
+        spool = SessionSpool(path)
+        for source, data in zip((path, spool.rejected_path), spool.contents(), strict=True):
+            if data is not None:
+                target.mkdir(mode=0o700, parents=True, exist_ok=True)
+                (target / source.name).write_bytes(data)
+    for path in sorted(folder.glob("sessions-*.jsonl.rejected")) if folder.is_dir() else []:
+        if not (target / path.name).exists():  # refused records of a spool since emptied
+            target.mkdir(mode=0o700, parents=True, exist_ok=True)
+            (target / path.name).write_bytes(path.read_bytes())
 
 
 def _write_archive(staged: Path, manifest: BackupManifest, archive: Path) -> None:
@@ -335,6 +391,8 @@ def read_manifest(archive: Path) -> BackupManifest:
         secrets=bool(data.get("secrets")),
         sessions_backend=str(data.get("sessions_backend") or "sqlite"),
         sessions_source=str(data.get("sessions_source") or ""),
+        memory_source=str(data.get("memory_source") or ""),
+        memory_owners=int(data.get("memory_owners") or 0),
     )
 
 
@@ -344,7 +402,7 @@ def _safe_member(name: str) -> bool:
     if path.is_absolute() or ".." in path.parts or "\\" in name or not path.parts:
         return False
     top = path.parts[0]
-    return (top == MEMORY_DIR and len(path.parts) > 1) or (
+    return (top in (MEMORY_DIR, MEMORY_ROWS, SPOOL) and len(path.parts) > 1) or (
         len(path.parts) == 1 and top in (*DATABASES, POSTGRES_SESSIONS, CONFIG_FILE, SECRETS_FILE)
     )
 
@@ -431,6 +489,7 @@ def restore_backup(
     force: bool = False,
     progress: Progress | None = None,
     sessions_url: str | None = None,
+    memory_url: str | None = None,
 ) -> tuple[BackupManifest, Path | None]:
     """Restore *archive* into *home*; returns its manifest and where replaced files went.
 
@@ -438,7 +497,10 @@ def restore_backup(
     else the configured one (``HERMES_SESSIONS_URL``, else ``sessions.url`` of the
     ``config.yaml`` the home has once restored), all or nothing and verified
     before any file is moved; without one they become the home's ``state.db``.
-    ``manifest.restored_to`` says where they went.
+    ``manifest.restored_to`` says where they went. Memory rows go into *memory_url*,
+    else the configured memory database (``HERMES_MEMORY_URL`` / ``memory.url``), for
+    users who have no rows there yet (all or nothing, verified); without one they become
+    the files of ``memories/`` (``manifest.memory_restored_to``).
 
     Refuses (:class:`~hermes_core.errors.BackupError`, nothing changed) a home
     that holds any item a backup holds, unless *force*; then those items are
@@ -476,6 +538,10 @@ def restore_backup(
             else:
                 manifest.restored_to = _restore_postgres(staged / POSTGRES_SESSIONS, url)
         try:
+            if (staged / MEMORY_ROWS).is_dir():
+                manifest.memory_restored_to = _restore_memory_rows(
+                    staged, home, memory_url or _configured_url(staged, home, "memory")
+                )
             replaced = _swap_in(staged, home, present)
         except BackupError as exc:
             if manifest.sessions_backend == "postgresql" and "://" in manifest.restored_to:
@@ -486,16 +552,51 @@ def restore_backup(
     return manifest, replaced
 
 
-def _configured_url(staged: Path, home: Path) -> str | None:
-    """The PostgreSQL session store the home uses once restored (see :func:`restore_backup`)."""
+def _configured_url(staged: Path, home: Path, what: str = "sessions") -> str | None:
+    """The PostgreSQL database the home keeps *what* (``sessions`` or ``memory``) in once
+    restored (see :func:`restore_backup`)."""
+    from hermes_memory_builtin.documents import memory_url
+
     from hermes_core.config import load_config
     from hermes_core.sessions.backends import sessions_url
 
     folder = staged if (staged / CONFIG_FILE).exists() else home
     try:
-        return sessions_url(load_config(folder))
+        config = load_config(folder)
+        return sessions_url(config) if what == "sessions" else memory_url(config)
     except HermesMemoryError as exc:
-        raise BackupError(f"Cannot tell where to restore the sessions: {exc}") from exc
+        raise BackupError(f"Cannot tell where to restore the {what}: {exc}") from exc
+
+
+def _restore_memory_rows(staged: Path, home: Path, url: str | None) -> str:
+    """Put the archived memory rows into the database *url*, or (without one) among the
+    staged memory files; where they went."""
+    from hermes_memory_builtin.memory_move import files_to_rows
+
+    from hermes_core.sessions.postgres import masked_url
+
+    rows = staged / MEMORY_ROWS
+    if url is not None:
+        try:
+            files_to_rows(rows, url)
+        except HermesMemoryError as exc:
+            raise BackupError(
+                f"Cannot restore the memory rows into {masked_url(url)}: {exc}"
+            ) from exc
+        return masked_url(url)
+    memories = staged / MEMORY_DIR
+    incoming = [p.relative_to(rows) for p in sorted(rows.rglob("*")) if p.is_file()]
+    clash = next((p for p in incoming if (memories / p).exists()), None)
+    if clash is not None:
+        raise BackupError(
+            f"The archive holds {clash} both as a file and as memory rows, and no memory.url "
+            "names a database for the rows; nothing was changed. Set memory.url (or pass "
+            "--memory-url) to restore the rows there."
+        )
+    for relative in incoming:
+        (memories / relative).parent.mkdir(parents=True, exist_ok=True)
+        os.rename(rows / relative, memories / relative)
+    return str(home / MEMORY_DIR)
 
 
 def _restore_postgres(copy: Path, url: str) -> str:

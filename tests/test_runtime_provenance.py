@@ -23,6 +23,7 @@ from runtime_kit import RecordingProvider, build_session
 from hermes_core import AsyncMemory, Memory
 from hermes_core.manager import MemoryManager
 from hermes_core.plugins import load_builtin_provider
+from hermes_core.runtime.session import DELEGATE_TOOL
 from hermes_core.runtime.settings import RuntimeSettings
 from hermes_core.sessions import SessionStore
 from hermes_core.testing.openai_fake import FakeOpenAIServer, FakeReply, tool_call
@@ -50,6 +51,13 @@ class WebProvider(RecordingProvider):
     def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> str:
         self._record("handle_tool_call", tool_name, args, **kwargs)
         return json.dumps({"url": args.get("url"), "text": PAGE})
+
+
+class ToolResultRecorder(RecordingProvider):
+    """An external provider that records the untrusted tool results it is handed."""
+
+    def on_tool_result(self, tool_name: str, result: str, **kwargs: Any) -> None:
+        self._record("on_tool_result", tool_name, result, **kwargs)
 
 
 @pytest.fixture
@@ -148,6 +156,48 @@ def test_tool_output_of_one_turn_does_not_taint_the_next(
     assert "Deploy tokens for prod live in the shared drive" in memory_text(hermes_home)
 
 
+def test_a_subagents_answer_is_untrusted_tool_output_for_the_parents_next_turn(
+    hermes_home: Path, server: FakeOpenAIServer
+) -> None:
+    """``delegate()`` hands the subagent's answer to ``on_tool_result``: the parent's write
+    that copies it in the next turn is held as tool-derived (even though the host put the
+    answer into the user's message), and it no longer taints the turn after that."""
+    recorder = ToolResultRecorder()
+    server.script(
+        PAGE,  # the subagent read the wiki and reports what it says
+        memory_add(FROM_PAGE),
+        "Saved what the subagent found.",
+        memory_add("Deploy notes are kept in the team wiki"),
+        "Noted.",
+    )
+    with build_session(hermes_home, server, recorder) as session:
+        answer = session.delegate("Read the team wiki page on deploys.")
+        assert FROM_PAGE.lower() in answer.lower()
+        assert recorder.calls_to("on_tool_result") == [((DELEGATE_TOOL, answer), {"provider": ""})]
+        first = session.run_turn(f"The subagent says: {answer} Remember that.")
+        later = session.run_turn("Remember that deploy notes are kept in the team wiki.")
+    [write] = first.tool_runs
+    result = json.loads(write.result)
+    assert result["staged"] is True and result["origin"] == "tool"
+    assert "staged" not in json.loads(later.tool_runs[0].result)
+    assert FROM_PAGE not in memory_text(hermes_home)
+    assert [item["content"] for item in held(hermes_home)] == [FROM_PAGE]
+
+
+def test_a_result_noted_for_the_next_turn_counts_in_that_turn_only(hermes_home: Path) -> None:
+    with host_memory(hermes_home) as memory:
+        memory.begin_turn("Ask the research agent about deploys.")
+        memory.note_tool_result("research_agent", PAGE, next_turn=True)
+        args = {"action": "add", "target": "memory", "content": FROM_PAGE}
+        assert json.loads(memory.call_tool("memory", args))["origin"] == "tool"
+        memory.begin_turn("What did it find?")
+        again = {"action": "add", "target": "memory", "content": FROM_PAGE + " today"}
+        assert json.loads(memory.call_tool("memory", again))["origin"] == "tool"
+        memory.begin_turn("Thanks, one more thing.")
+        plain = {"action": "add", "target": "memory", "content": FROM_PAGE + " always"}
+        assert "staged" not in json.loads(memory.call_tool("memory", plain))
+
+
 # -- the host API ----------------------------------------------------------------------------
 
 
@@ -223,7 +273,7 @@ def test_async_memory_note_tool_result(hermes_home: Path) -> None:
 # -- MCP -------------------------------------------------------------------------------------
 
 
-def test_mcp_note_turn_gives_tool_and_user_origins(hermes_home: Path) -> None:
+def test_mcp_origins_client_until_note_turn_then_tool_user_and_model(hermes_home: Path) -> None:
     pytest.importorskip("mcp")
     import os
 
@@ -239,6 +289,9 @@ def test_mcp_note_turn_gives_tool_and_user_origins(hermes_home: Path) -> None:
         async with Client(params) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
             assert tools["note_turn"].annotations.destructive_hint is False
+            # Before the client describes a turn, nothing tells what the model read.
+            unseen = {"action": "add", "target": "memory", "content": "Deploys run on Fridays"}
+            assert not (await client.call_tool("memory", unseen)).is_error
             noted = await client.call_tool("note_turn", {"tool_output": PAGE, "tool": "web"})
             assert not noted.is_error, noted.content[0].text
             args = {"action": "add", "target": "memory", "content": FROM_PAGE}
@@ -246,6 +299,8 @@ def test_mcp_note_turn_gives_tool_and_user_origins(hermes_home: Path) -> None:
             await client.call_tool("note_turn", {"user": "I prefer answers in Portuguese."})
             said = {"action": "add", "target": "user", "content": "Prefers answers in Portuguese"}
             user = json.loads((await client.call_tool("memory", said)).content[0].text)
+            own = {"action": "add", "target": "memory", "content": "Builds take four minutes"}
+            assert not (await client.call_tool("memory", own)).is_error
             bad = await client.call_tool("note_turn", {"user": 3})
             return page, user, bool(bad.is_error)
 
@@ -254,4 +309,9 @@ def test_mcp_note_turn_gives_tool_and_user_origins(hermes_home: Path) -> None:
     assert user["success"] is True and "staged" not in user
     assert refused
     assert list(origins(hermes_home)["user"].values()) == ["user"]
+    assert sorted(origins(hermes_home)["memory"].values()) == ["client", "model"]
     assert FROM_PAGE not in memory_text(hermes_home)
+    with host_memory(hermes_home) as later:
+        snapshot = later.system_prompt()
+    assert "[client] Deploys run on Fridays" in snapshot
+    assert "[model] Builds take four minutes" in snapshot

@@ -12,6 +12,7 @@ import logging
 import multiprocessing
 import re
 import shutil
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -326,3 +327,135 @@ def test_an_outage_is_declared_after_one_wait_for_a_connection_not_three(
     retries = [r for r in caplog.records if "retrying" in r.getMessage()]
     assert len(retries) <= 1
     store.close()
+
+
+# -- the other writes of a conversation -----------------------------------------------------------
+
+
+def _row(url: str, session_id: str) -> dict[str, Any] | None:
+    with open_session_store(url) as store:
+        return store.get_session(session_id)
+
+
+def test_a_whole_conversation_during_an_outage_is_stored_as_if_the_database_had_been_there(
+    pg_url: str, proxy: TCPProxy, hermes_home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from hermes_core.llm import ChatClient
+    from hermes_core.manager import MemoryManager
+    from hermes_core.runtime import AgentSession
+    from hermes_core.testing.openai_fake import FakeOpenAIServer
+
+    with FakeOpenAIServer(lambda body: "an answer while it was down") as llm:
+        url = _through(pg_url, proxy, password="s3cret")
+        store = _spooled(url, hermes_home)
+        proxy.stop()  # away before the conversation starts
+        client = ChatClient(llm.base_url, llm.model, max_retries=1, timeout=10.0)
+        session = AgentSession(MemoryManager(), store, client, hermes_home=hermes_home)  # type: ignore[arg-type]
+        with caplog.at_level(logging.WARNING, logger="hermes_core.sessions.spool"):
+            session_id = session.start()
+            assert session.run_turn("plan the garden").content == "an answer while it was down"
+            session.close()
+        ended = time.time()
+        kept = [r.getMessage() for r in caplog.records if "is kept in" in r.getMessage()]
+        assert any("create_session" in line for line in kept)
+        assert all(MASKED.search(line) and "s3cret" not in line for line in kept)
+        assert _row(pg_url, session_id) is None  # nothing reached the database yet
+        time.sleep(0.05)
+        proxy.start()
+        with _spooled(url, hermes_home) as later:  # opening writes it back
+            assert later.spool.pending() == 0
+    row = _row(pg_url, session_id)
+    assert row is not None and row["end_reason"] == "user_exit"
+    assert row["ended_at"] <= ended  # the time it ended, not the time it was written back
+    assert row["title"] == "plan the garden"
+    assert _texts(pg_url, session_id) == ["plan the garden", "an answer while it was down"]
+
+
+def test_spooled_calls_written_back_twice_leave_the_rows_as_once(
+    pg_url: str, proxy: TCPProxy, tmp_path: Path
+) -> None:
+    store = _spooled(_through(pg_url, proxy), tmp_path)
+    proxy.stop()
+    assert store.create_session("s", source="telegram", user_id="alice") == "s"
+    assert store.set_session_title("s", "Garden")
+    store.append_message("s", "user", "plan the garden")
+    assert store.update_system_prompt("s", "You are a gardener.")
+    assert store.end_session("s", "user_exit")
+    assert store.reopen_session("s")
+    assert store.end_session("s", "timeout", ended_at=1_700_000_000.0)
+    assert store.spool.pending() == 7
+    copy = tmp_path / "copy.jsonl"
+    shutil.copy(store.spool.path, copy)
+    proxy.start()
+    _wait_for_database(store)
+    store.drain()
+    once = _row(pg_url, "s")
+    shutil.copy(copy, store.spool.path)  # a crash before the spool was emptied
+    store.drain()
+    store.close()
+    assert _row(pg_url, "s") == once
+    assert once is not None and once["source"] == "telegram" and once["user_id"] == "alice"
+    assert (once["title"], once["system_prompt"]) == ("Garden", "You are a gardener.")
+    assert (once["end_reason"], once["ended_at"]) == ("timeout", 1_700_000_000.0)
+    assert _texts(pg_url, "s") == ["plan the garden"]
+
+
+def test_a_spooled_title_taken_meanwhile_is_set_aside_and_the_rest_stored(
+    pg_url: str, proxy: TCPProxy, tmp_path: Path
+) -> None:
+    store = _spooled(_through(pg_url, proxy), tmp_path)
+    store.create_session("s")
+    with open_session_store(pg_url) as other:
+        other.create_session("elsewhere", title="Garden")
+    proxy.stop()
+    store.set_session_title("s", "Garden")
+    store.append_message("s", "user", "after the title")
+    proxy.start()
+    _wait_for_database(store)
+    store.drain()
+    store.close()
+    assert _row(pg_url, "s")["title"] is None  # type: ignore[index]
+    assert _texts(pg_url, "s") == ["after the title"]
+    (rejected,) = store.spool.rejected_path.read_text().splitlines()
+    assert json.loads(rejected)["call"] == {
+        "method": "set_session_title",
+        "arguments": {"title": "Garden"},
+    }
+
+
+def test_bad_calls_are_refused_at_once_not_spooled(
+    pg_url: str, proxy: TCPProxy, tmp_path: Path
+) -> None:
+    store = _spooled(_through(pg_url, proxy), tmp_path)
+    proxy.stop()
+    with pytest.raises(SessionStoreError):
+        store.create_session("")
+    with pytest.raises(SessionStoreError):
+        store.set_session_title("s", "x" * 1000)
+    assert store.spool.pending() == 0
+    with pytest.raises(ValueError, match="not a call the spool keeps"):
+        store.spool.add_call("s", "delete_session", {})
+    proxy.start()
+    store.close()
+
+
+def test_a_call_stays_in_order_with_the_messages_around_it(tmp_path: Path) -> None:
+    spool = SessionSpool(tmp_path / "s.jsonl")
+    spool.add("a", [{"role": "user", "content": "m0"}], ["t0"])
+    spool.add_call("a", "set_session_title", {"title": "T"})
+    spool.add("a", [{"role": "user", "content": "m1"}], ["t1"])
+    seen: list[Any] = []
+    assert (
+        spool.drain(lambda sid, messages, tokens: seen.append([m["content"] for m in messages]))
+        == 1
+    )
+    assert seen == [["m0"]]  # a drain that cannot replay calls stops at the first one
+    assert [r.get("call", {}).get("method") for r in spool.records()] == ["set_session_title", None]
+    assert (
+        spool.drain(
+            lambda sid, messages, tokens: seen.append([m["content"] for m in messages]),
+            lambda sid, method, arguments: seen.append((method, arguments)),
+        )
+        == 1
+    )
+    assert seen == [["m0"], ("set_session_title", {"title": "T"}), ["m1"]]

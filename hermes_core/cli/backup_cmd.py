@@ -68,15 +68,22 @@ def backup(path: Path | None, home: Path | None, include_secrets: bool, quiet: b
     PATH is the archive, or a folder for hermes-backup-<time>.tar.gz (default:
     the current folder). The archive appears whole or not at all. With a
     PostgreSQL session store (sessions.url), its sessions are copied as they
-    were at one instant (one REPEATABLE READ transaction) instead of state.db.
+    were at one instant (one REPEATABLE READ transaction) instead of state.db;
+    with memory in PostgreSQL (memory.url), every user's memory rows are copied
+    too (verified). Messages waiting in the outage spool ($HERMES_HOME/spool)
+    are included.
     """
+    from hermes_memory_builtin.documents import memory_url
+
     from hermes_core.backup import create_backup
     from hermes_core.config import load_config
     from hermes_core.sessions.backends import sessions_url
 
     source = _home(home)
     with _clean_errors():
-        url = sessions_url(load_config(source)) if source.is_dir() else None
+        config = load_config(source) if source.is_dir() else None
+        url = sessions_url(config) if config is not None else None
+        memory = memory_url(config) if config is not None else None
     name = f"hermes-backup-{time.strftime('%Y%m%d-%H%M%S')}.tar.gz"
     target = path if path is not None else Path(name)
     if target.is_dir():
@@ -95,12 +102,19 @@ def backup(path: Path | None, home: Path | None, include_secrets: bool, quiet: b
             memory_lock=memory_lock,
             progress=progress.update,
             sessions_url=url,
+            memory_url=memory,
         )
     secrets = " with .env" if manifest.secrets else ""
     origin = f" of {manifest.sessions_source}" if manifest.sessions_source else ""
+    rows = (
+        f", the memory of {manifest.memory_owners} owner(s) of {manifest.memory_source}"
+        if manifest.memory_source
+        else ""
+    )
     click.echo(
         f"Backed up {source} to {target} ({_size(target)}): {len(manifest.files)} file(s)"
-        f"{secrets}, {manifest.sessions:,} session(s), {manifest.messages:,} message(s){origin}."
+        f"{secrets}, {manifest.sessions:,} session(s), {manifest.messages:,} message(s)"
+        f"{origin}{rows}."
     )
 
 
@@ -120,9 +134,22 @@ def backup(path: Path | None, home: Path | None, include_secrets: bool, quiet: b
     "(default: HERMES_SESSIONS_URL, else sessions.url of the restored config.yaml; with "
     "neither, they become state.db).",
 )
+@click.option(
+    "--memory-url",
+    metavar="URL",
+    default=None,
+    help="The PostgreSQL database for the memory rows of a backup taken with memory.url "
+    "(default: HERMES_MEMORY_URL, else memory.url of the restored config.yaml; with "
+    "neither, they become the files of memories/).",
+)
 @quiet_option
 def restore(
-    path: Path, home: Path | None, force: bool, sessions_url: str | None, quiet: bool
+    path: Path,
+    home: Path | None,
+    force: bool,
+    sessions_url: str | None,
+    memory_url: str | None,
+    quiet: bool,
 ) -> None:
     """Restore a backup made by `hermes-memory backup` into HERMES_HOME.
 
@@ -131,16 +158,24 @@ def restore(
     place. A home that already holds sessions, memory or config is refused
     unless --force. Stop agents using the home first. Sessions backed up from
     PostgreSQL are copied into an empty PostgreSQL database (never over rows
-    there), all or nothing, before any file is moved.
+    there), all or nothing, before any file is moved; memory rows go into the
+    memory database, for users who have none there yet (verified).
     """
     from hermes_core.backup import restore_backup
 
     target = _home(home)
     with _clean_errors(), Progress("Checking the archive", quiet=quiet) as progress:
         manifest, replaced = restore_backup(
-            path, target, force=force, progress=progress.update, sessions_url=sessions_url
+            path,
+            target,
+            force=force,
+            progress=progress.update,
+            sessions_url=sessions_url,
+            memory_url=memory_url,
         )
     where = f" (sessions in {manifest.restored_to})" if manifest.restored_to else ""
+    if manifest.memory_restored_to:
+        where += f" (memory rows in {manifest.memory_restored_to})"
     click.echo(
         f"Restored {path} into {target}: {len(manifest.files)} file(s), "
         f"{manifest.sessions:,} session(s), {manifest.messages:,} message(s){where}."

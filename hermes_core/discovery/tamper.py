@@ -2,16 +2,20 @@
 
 A plugin runs arbitrary code at import. One that rebinds, say,
 ``hermes_core.fencing.sanitize_context`` or a method of ``MemoryManager``
-would quietly switch off a defence for every provider. :func:`watch` takes a
-snapshot of every function and class bound in our modules (and the functions
-of our classes) before a plugin loads and compares after: each binding that
-changed is put back and reported as a :class:`Replacement` naming what was
-replaced and by what.
+would quietly switch off a defence for every provider; so would one that
+rebinds a compiled pattern (``fencing._LT``) or a constant
+(``provenance.TOOL_OVERLAP``). :func:`watch` takes a snapshot of every
+function, class, compiled pattern and upper-case constant bound in our modules
+(and the functions of our classes) before a plugin loads and compares after:
+each binding that changed is put back and reported as a :class:`Replacement`
+naming what was replaced and by what. (Changing a list or dict of ours in
+place is not seen.)
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -46,6 +50,16 @@ def _guarded(value: Any) -> bool:
     return callable(value) or isinstance(value, (staticmethod, classmethod, property))
 
 
+_CONSTANT_TYPES = (str, bytes, int, float, tuple, frozenset, re.Pattern)
+
+
+def _constant(attribute: str, value: Any) -> bool:
+    """A compiled pattern, or an immutable value bound to an upper-case name."""
+    return isinstance(value, re.Pattern) or (
+        attribute.isupper() and isinstance(value, _CONSTANT_TYPES)
+    )
+
+
 def _snapshot() -> dict[_Key, Any]:
     """Every function and class our modules bind, and the functions of our classes."""
     found: dict[_Key, Any] = {}
@@ -53,6 +67,9 @@ def _snapshot() -> dict[_Key, Any]:
         if module is None or module_name.split(".")[0] not in OWN_PACKAGES:
             continue
         for attribute, value in list(vars(module).items()):
+            if _constant(attribute, value):
+                found[(module_name, "", attribute)] = value
+                continue
             if not _guarded(value) or not _ours(value):
                 continue
             found[(module_name, "", attribute)] = value
@@ -66,6 +83,9 @@ def _snapshot() -> dict[_Key, Any]:
 def _describe_value(value: Any) -> str:
     if value is None:
         return "nothing (deleted)"
+    if isinstance(value, _CONSTANT_TYPES):
+        shown = repr(value)
+        return shown if len(shown) <= 80 else shown[:77] + "..."
     module = getattr(value, "__module__", None) or type(value).__module__
     name = getattr(value, "__qualname__", None) or type(value).__qualname__
     return f"{module}.{name}"
@@ -102,7 +122,11 @@ def watch(found: list[Replacement]) -> Iterator[None]:
     finally:
         for key, original in before.items():
             now = _current(key)
-            if now is original:
+            if now is original or (
+                isinstance(original, _CONSTANT_TYPES)
+                and type(now) is type(original)
+                and now == original
+            ):
                 continue
             module_name, class_name, attribute = key
             where = ".".join(part for part in (module_name, class_name, attribute) if part)

@@ -210,6 +210,8 @@ class Memory:
         self._last_recall: tuple[str, Recall] | None = None
         self._noted: set[str] = set()
         """Digests of the tool results of this turn already handed to the providers."""
+        self._carried: list[tuple[str, str]] = []
+        """Tool results to hand over again at the next turn start (:meth:`note_tool_result`)."""
         self._closed = False
         self._busy = threading.RLock()
 
@@ -454,6 +456,9 @@ class Memory:
                 default=None,
                 **info,
             )
+            carried, self._carried = self._carried, []
+            for name, text in carried:
+                self.note_tool_result(name, text)
             found_recall = Recall()
             if recall and not is_trivial_prompt(user_message):
                 found = self.guard.call(
@@ -524,14 +529,17 @@ class Memory:
             self.note_tool_result(name, output)
             return output
 
-    def note_tool_result(self, name: str, result: Any) -> None:
+    def note_tool_result(self, name: str, result: Any, *, next_turn: bool = False) -> None:
         """Hand a tool result of this turn to the providers as untrusted text.
 
         For a host's own tools (a web page, a file, an e-mail, another agent's
         answer): a memory write that repeats it is then known to be tool-derived
         (the builtin holds it for the user's review). :meth:`prepare` does this
         for the ``tool`` messages of the turn, and :meth:`call_tool` for the
-        memory tools; handing the same text twice in a turn counts once.
+        memory tools; handing the same text twice in a turn counts once. With
+        *next_turn* it is handed over again when the next turn begins (output
+        obtained between turns that the model reads in the next one, such as a
+        subagent's answer).
         """
         text = _text_of(result) if not isinstance(result, str) else result
         if not text.strip():
@@ -539,6 +547,8 @@ class Memory:
         digest = hashlib.sha256(f"{name}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
         with self._busy:
             self._ensure_started()
+            if next_turn:
+                self._carried.append((str(name), text))
             if digest in self._noted:
                 return
             self._noted.add(digest)

@@ -102,9 +102,9 @@ class AsyncMemory:
         """:meth:`Memory.begin_turn`: ``on_turn_start``, then recall for *user_message*."""
         return await self.run(self.memory.begin_turn, user_message, **turn_info)
 
-    async def note_tool_result(self, name: str, result: Any) -> None:
+    async def note_tool_result(self, name: str, result: Any, *, next_turn: bool = False) -> None:
         """:meth:`Memory.note_tool_result`: a tool result of this turn, as untrusted text."""
-        await self.run(self.memory.note_tool_result, name, result)
+        await self.run(self.memory.note_tool_result, name, result, next_turn=next_turn)
 
     async def record(self, messages: Iterable[Mapping[str, Any]]) -> None:
         """:meth:`Memory.record`: store a finished turn, then sync it (background)."""

@@ -82,6 +82,7 @@ if TYPE_CHECKING:
     from hermes_core.sessions import SessionStore
 
 __all__ = [
+    "DELEGATE_TOOL",
     "DELEGATION_END_REASON",
     "DELEGATION_SOURCE",
     "AgentSession",
@@ -116,6 +117,8 @@ DELEGATION_SOURCE = "delegate"
 """``source`` of a subagent's session row; never taken for a compression continuation."""
 DELEGATION_END_REASON = "delegation_complete"
 """``end_reason`` of a finished subagent session."""
+DELEGATE_TOOL = "delegate"
+"""The tool name a subagent's answer reaches the providers' ``on_tool_result`` under."""
 
 _UNSET: Any = object()
 
@@ -690,7 +693,10 @@ class AgentSession:
         ``source='delegate'``, ``model_config._delegate_from`` = this session,
         and ends with ``end_reason='delegation_complete'``, so lineage readers
         never mistake it for a compression continuation.
-        Providers get ``on_delegation(task, result, child_session_id=…)``.
+        Providers get ``on_delegation(task, result, child_session_id=…)``, and the
+        answer as an untrusted tool result (``on_tool_result``, tool
+        :data:`DELEGATE_TOOL`) of this turn and of the next: a memory write of the
+        parent that repeats it is tool-derived (the builtin holds it for review).
         """
         self._ensure_started()
         if self.client is None:
@@ -731,6 +737,7 @@ class AgentSession:
             default=None,
             child_session_id=child_id,
         )
+        self.memory.note_tool_result(DELEGATE_TOOL, content, next_turn=True)
         return content
 
     # -- internals ---------------------------------------------------------------------

@@ -23,6 +23,7 @@ from typing import Any
 
 from hermes_core.errors import SessionStoreError
 from hermes_core.sessions.backends import open_session_store
+from hermes_core.sessions.batchinsert import insert_rows
 from hermes_core.sessions.postgres import PostgresSessionStore, is_postgres_url, masked_url
 from hermes_core.sessions.store import SessionStore
 
@@ -170,11 +171,8 @@ def _copy_to_sqlite(source: Any, target: SessionStore) -> tuple[int, int]:
             [(row[6], row[0]) for row in sessions if row[6] is not None],
         )
         count = 0
-        marks = ", ".join("?" for _ in MESSAGE_COLUMNS)
         for batch in _read_rows(source, "messages", MESSAGE_COLUMNS):
-            conn.executemany(
-                f"INSERT INTO messages({', '.join(MESSAGE_COLUMNS)}) VALUES ({marks})", batch
-            )
+            insert_rows(conn, "messages", MESSAGE_COLUMNS, batch)
             count += len(batch)
         drain_gram_queue(conn)
         return len(sessions), count

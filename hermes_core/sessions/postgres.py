@@ -14,7 +14,6 @@ rows already stored are found, not inserted again. Text PostgreSQL cannot hold
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -33,7 +32,6 @@ from hermes_core.errors import (
     SessionTitleError,
 )
 from hermes_core.sessions import pgsearch
-from hermes_core.sessions.arguments import count as _count
 from hermes_core.sessions.arguments import epoch as _epoch
 from hermes_core.sessions.bulk import (
     IMPORT_SESSION_COLUMNS,
@@ -43,6 +41,7 @@ from hermes_core.sessions.bulk import (
     title_taken_error,
 )
 from hermes_core.sessions.cjk import cjk_grams
+from hermes_core.sessions.facade import Listing, NewSession, SearchPage, StoreFacade
 from hermes_core.sessions.fetch import SearchFilters
 from hermes_core.sessions.hits import hit_dicts
 from hermes_core.sessions.lineage import owned_root
@@ -56,11 +55,12 @@ from hermes_core.sessions.records import (
     called_tools,
     decode_message,
     encode_messages,
-    message_fields,
     not_utf8_error,
     sane_timestamp,
     scrub,
-    valid_session_id,
+)
+from hermes_core.sessions.records import (
+    client_tokens as client_tokens_for,
 )
 from hermes_core.sessions.scope import UserScope
 from hermes_core.sessions.statements import SESSION_TITLE_HOLDER, UPSERT_SESSION, for_postgres
@@ -162,7 +162,7 @@ def _load_psycopg() -> Any:
     return psycopg, psycopg_pool
 
 
-class PostgresSessionStore:
+class PostgresSessionStore(StoreFacade):
     """Sessions and messages in PostgreSQL; see :class:`~hermes_core.sessions.SessionStore`.
 
     *url* is a libpq URL (``postgresql://user:pass@host:5432/db``). A server that
@@ -304,32 +304,12 @@ class PostgresSessionStore:
         self.close()
 
     # -- sessions: writes -------------------------------------------------------------------
-    def create_session(
-        self,
-        session_id: str,
-        *,
-        source: str = "cli",
-        model: str | None = None,
-        title: str | None = None,
-        parent_session_id: str | None = None,
-        user_id: str | None = None,
-        system_prompt: str | None = None,
-        model_config: Mapping[str, Any] | None = None,
-        started_at: float | None = None,
-        cwd: str | None = None,
-        git_repo_root: str | None = None,
-    ) -> str:
-        """Create a session; if it exists, only fill its empty fields (first writer wins)."""
-        valid_session_id(session_id)
-        owner = self.scope.owner_for(user_id, f"session {session_id!r}")
-        source = scrub(str(source)) if source else "unknown"
-        model, system_prompt, cwd, git_repo_root = (
-            None if value is None else _pg_text(scrub(str(value)))
-            for value in (model, system_prompt, cwd, git_repo_root)
-        )
-        clean_title = sanitize_title(title)
-        config_json = json.dumps(dict(model_config)) if model_config else None
-        start = sane_timestamp(started_at, time.time())
+    def _text(self, value: Any) -> str:
+        """Text as PostgreSQL stores it: NUL becomes U+FFFD too."""
+        return str(_pg_text(scrub(str(value))))
+
+    def _create_session(self, new: NewSession) -> str:
+        session_id, parent_session_id = new.id, new.parent_session_id
 
         def write(conn: Any) -> str:
             existing = conn.execute(
@@ -345,27 +325,13 @@ class PostgresSessionStore:
                     f"Parent session {parent_session_id!r} does not exist in {self.path}; "
                     "create it first."
                 )
-            conn.execute(
-                _UPSERT_SESSION,
-                (
-                    session_id,
-                    source,
-                    owner,
-                    model,
-                    config_json,
-                    system_prompt,
-                    parent_session_id,
-                    start,
-                    cwd,
-                    git_repo_root,
-                ),
-            )
-            if clean_title is not None:
+            conn.execute(_UPSERT_SESSION, new.row())
+            if new.title is not None:
                 current = conn.execute(
                     "SELECT title FROM sessions WHERE id = %s", (session_id,)
                 ).fetchone()[0]
                 if current is None:
-                    self._set_title(conn, session_id, clean_title)
+                    self._set_title(conn, session_id, new.title)
             return session_id
 
         return self._write(write)
@@ -386,11 +352,13 @@ class PostgresSessionStore:
             )
         )
 
-    def end_session(self, session_id: str, end_reason: str) -> bool:
-        """Mark a session ended; the first end wins."""
+    def end_session(
+        self, session_id: str, end_reason: str, *, ended_at: float | None = None
+    ) -> bool:
+        """Mark a session ended (at *ended_at*, default now); the first end wins."""
         return self._update(
             "UPDATE sessions SET ended_at = %s, end_reason = %s WHERE id = %s AND ended_at IS NULL",
-            (time.time(), end_reason, session_id),
+            (sane_timestamp(ended_at, time.time()), end_reason, session_id),
         )
 
     def reopen_session(self, session_id: str) -> bool:
@@ -406,23 +374,16 @@ class PostgresSessionStore:
             "UPDATE sessions SET system_prompt = %s WHERE id = %s", (text, session_id)
         )
 
-    def update_token_counts(
-        self,
-        session_id: str,
-        input_tokens: int = 0,
-        output_tokens: int = 0,
-        *,
-        model: str | None = None,
-        absolute: bool = False,
+    def _count_tokens(
+        self, session_id: str, tokens: tuple[int, int], model: str | None, absolute: bool
     ) -> bool:
-        """Add (or, with *absolute*, set) token counts; fill the model if it was unknown."""
         op = "%s" if absolute else "COALESCE({col}, 0) + %s"
         sql = (
             f"UPDATE sessions SET input_tokens = {op.format(col='input_tokens')}, "
             f"output_tokens = {op.format(col='output_tokens')}, "
             "model = COALESCE(model, %s) WHERE id = %s"
         )
-        return self._update(sql, (int(input_tokens), int(output_tokens), model, session_id))
+        return self._update(sql, (*tokens, model, session_id))
 
     def set_session_title(self, session_id: str, title: str | None) -> bool:
         """Set (or clear) a title; False when the session is missing."""
@@ -520,34 +481,6 @@ class PostgresSessionStore:
         return self._write(write)
 
     # -- messages -------------------------------------------------------------------------------
-    def append_message(
-        self,
-        session_id: str,
-        role: str,
-        content: Any = None,
-        *,
-        tool_calls: Any = None,
-        tool_call_id: str | None = None,
-        tool_name: str | None = None,
-        token_count: int | None = None,
-        finish_reason: str | None = None,
-        timestamp: float | None = None,
-        name: str | None = None,
-    ) -> int:
-        """Append one message and return its id."""
-        message = message_fields(
-            role,
-            content,
-            tool_calls=tool_calls,
-            tool_call_id=tool_call_id,
-            tool_name=tool_name,
-            token_count=token_count,
-            finish_reason=finish_reason,
-            timestamp=timestamp,
-            name=name,
-        )
-        return self.append_messages(session_id, [message])[0]
-
     def append_messages(
         self,
         session_id: str,
@@ -564,12 +497,7 @@ class PostgresSessionStore:
         rows, calls = encode_messages(session_id, messages)
         if not rows:
             return []
-        tokens = list(client_tokens) if client_tokens is not None else []
-        if tokens and len(tokens) != len(rows):
-            raise SessionStoreError(
-                f"{len(tokens)} client tokens for {len(rows)} messages; give one per message."
-            )
-        tokens = tokens or [uuid.uuid4().hex for _ in rows]
+        tokens = client_tokens_for(client_tokens, len(rows))
         prepared = self._message_rows(rows, tokens)
 
         def write(conn: Any) -> list[int]:
@@ -952,22 +880,12 @@ class PostgresSessionStore:
         return rows[0] if rows else None
 
     # -- listing ------------------------------------------------------------------------------
-    def list_sessions(
-        self,
-        limit: int = 20,
-        source: str | None = None,
-        collapse_lineage: bool = True,
-        *,
-        exclude_sources: Sequence[str] = (),
-        offset: int = 0,
-        order_by_last_active: bool = False,
-        active_since: float | None = None,
-        active_until: float | None = None,
-    ) -> list[dict[str, Any]]:
+    def _list_sessions(self, listing: Listing) -> list[dict[str, Any]]:
         """Recent sessions with ``preview`` and ``last_active`` (as for SQLite)."""
-        limit, offset = _count(limit, "limit"), _count(offset, "offset")
-        active_since = _epoch(active_since, "active_since")
-        active_until = _epoch(active_until, "active_until")
+        limit, offset, source = listing.limit, listing.offset, listing.source
+        exclude_sources, collapse_lineage = listing.exclude_sources, listing.collapse_lineage
+        active_since, active_until = listing.active_since, listing.active_until
+        order_by_last_active = listing.order_by_last_active
         where = [self.scope.sql("s")]
         params: list[Any] = list(self.scope.params())
         if source is not None:
@@ -1111,40 +1029,16 @@ class PostgresSessionStore:
         return 0
 
     # -- search ----------------------------------------------------------------------------
-    def search_messages(
-        self,
-        query: object,
-        *,
-        role_filter: Sequence[str] | str | None = None,
-        source_filter: Sequence[str] | str | None = None,
-        exclude_sources: Sequence[str] | str | None = None,
-        since: float | None = None,
-        until: float | None = None,
-        session_ids: Sequence[str] | str = (),
-        exclude_session_ids: Sequence[str] | str = (),
-        limit: int = 20,
-        offset: int = 0,
-        context: bool = False,
-        snippets: bool = True,
-        semantic: bool | None = None,
+    def _search(
+        self, query: object, filters: SearchFilters, page: SearchPage
     ) -> list[dict[str, Any]]:
         """Messages matching *query*, best first; never raises for a query string."""
-        if semantic is True:
+        limit, offset, context, snippets = page.limit, page.offset, page.context, page.snippets
+        if page.semantic is True:
             self.semantic_index(force=True)
-        limit, offset = _count(limit, "limit"), _count(offset, "offset")
         parsed = parse_query(query)
         if parsed.empty or limit <= 0:
             return []
-        filters = SearchFilters.from_arguments(
-            role_filter=role_filter,
-            source_filter=source_filter,
-            exclude_sources=exclude_sources,
-            since=since,
-            until=until,
-            session_ids=session_ids,
-            exclude_session_ids=exclude_session_ids,
-            user_id=self.user_id,
-        )
         need = offset + limit
 
         def read(conn: Any) -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ import re
 import sqlite3
 import time
 import unicodedata
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -296,6 +297,16 @@ def decode_message(row: dict[str, Any]) -> dict[str, Any]:
     if row.get("tool_calls"):
         row["tool_calls"] = _decode_json(row["tool_calls"])
     return row
+
+
+def client_tokens(given: Sequence[str] | None, count: int) -> list[str]:
+    """One client token per message: *given* (one each, else an error), or new ones."""
+    tokens = list(given) if given is not None else []
+    if tokens and len(tokens) != count:
+        raise SessionStoreError(
+            f"{len(tokens)} client tokens for {count} messages; give one per message."
+        )
+    return tokens or [uuid.uuid4().hex for _ in range(count)]
 
 
 def message_fields(

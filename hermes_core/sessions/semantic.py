@@ -8,6 +8,10 @@ messages are embedded into a sidecar SQLite file, ``state.db.vectors``, and the
 nearest messages to a question (or to two or more keywords) are fused with its
 full-text hits
 (:func:`~hermes_core.sessions.search.search_messages`, reciprocal rank fusion).
+The same vectors are kept as one flat file, ``state.db.vectors.bin``
+(:mod:`~hermes_core.sessions.vectorfile`), which a search maps into memory instead of
+reading rows; the sidecar's transaction that writes rows stamps it, and a file that does
+not match its stamp is written again from the sidecar.
 
 The sidecar is a cache: ``state.db`` is never written for it (a Hermes
 ``state.db`` opened read-only gets one too), deleting it loses nothing but the
@@ -38,7 +42,8 @@ from hermes_core.embeddings import (
     model_name,
 )
 from hermes_core.errors import ConfigError
-from hermes_core.sessions.connection import restrict_permissions
+from hermes_core.sessions import vectorfile
+from hermes_core.sessions.connection import is_busy, restrict_permissions
 from hermes_core.sessions.layout import Layout
 
 __all__ = [
@@ -69,9 +74,11 @@ about 1,500-3,000 tokens a second on two cores, so every piece counts)."""
 BATCH = 16
 """Messages embedded per step; a catch-up's time budget is checked between steps."""
 MAX_VECTORS = 300_000
-"""Vectors searched at most (the newest); 300,000 take about 230 MB in memory."""
+"""Vectors searched at most (the newest)."""
 _BLOCK = 16_384
-"""Rows multiplied at once (half precision is widened a block at a time)."""
+"""Rows gathered and multiplied at once when only the newest :data:`MAX_VECTORS` are read."""
+DEAD_RECORDS = 1_024
+"""A vector file holding more than twice the live vectors and this many is rewritten."""
 
 
 def sidecar_path(db_path: str | os.PathLike[str]) -> Path:
@@ -159,6 +166,9 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
+_ROWS = "SELECT message_id, checksum, vector FROM vectors"
+"""Every vector of the sidecar, as the vector file holds them."""
+
 _BUMP_GENERATION = (
     "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT(key) "
     "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
@@ -198,15 +208,30 @@ def _foreign(conn: sqlite3.Connection) -> str | None:
 
 
 class _Loaded:
-    """The vectors of one sidecar held in memory, shared by the process's indexes of it
-    (a gateway with many chats open on one history holds them once)."""
+    """The vectors of one sidecar in memory (its vector file mapped), shared by the
+    process's indexes of it (a gateway with many chats open on one history maps it once)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.generation = -1  # the sidecar's write count these rows reflect
+        self.key: object = None  # the file's Stamp, or ("rows", generation) when read as rows
         self.ids: Any = None  # message id per row (numpy int64)
-        self.matrix: Any = None  # unit vectors, float16, one row per piece
-        self.pending: list[tuple[Any, Any]] = []  # rows written here since, merged on use
+        self.checksums: Any = None  # of the text embedded, per row (numpy uint32)
+        self.matrix: Any = None  # unit vectors, float32, one row per piece
+        self.newest: Any = None  # the rows of the newest MAX_VECTORS, when there are more
+
+    def fresh(self, stamp: vectorfile.Stamp | None, generation: int, file: Path | None) -> bool:
+        """Whether what is held is what the sidecar says now."""
+        if isinstance(self.key, vectorfile.Stamp):
+            return self.key == stamp and file is not None and vectorfile.unchanged(file, self.key)
+        return self.key == ("rows", generation)
+
+    def hold(self, key: object, ids: Any, checksums: Any, matrix: Any) -> None:
+        import numpy as np
+
+        self.key, self.ids, self.checksums, self.matrix = key, ids, checksums, matrix
+        self.newest = None
+        if len(ids) > MAX_VECTORS:
+            self.newest = np.sort(np.argpartition(-ids, MAX_VECTORS - 1)[:MAX_VECTORS])
 
 
 _SHARED: weakref.WeakValueDictionary[Path, _Loaded] = weakref.WeakValueDictionary()
@@ -288,6 +313,7 @@ def forget_vectors(db_path: str | os.PathLike[str], message_ids: Sequence[int]) 
                 gone = int(conn.execute(sql, (ids,)).fetchone()[0])
                 if gone:
                     conn.execute(f"DELETE FROM vectors WHERE {chosen}", (ids,))
+                    _forget_a_sparse_file(conn)
                     conn.execute(
                         "UPDATE meta SET value = max(CAST(value AS INTEGER) - ?, 0) "
                         "WHERE key = 'embedded'",
@@ -306,6 +332,22 @@ def forget_vectors(db_path: str | os.PathLike[str], message_ids: Sequence[int]) 
         )
         return 0
     return gone
+
+
+def _forget_a_sparse_file(conn: sqlite3.Connection) -> None:
+    """Drop the vector file's stamp (so it is written again without the dead records) once
+    most of its records are vectors deleted since."""
+    stamp = vectorfile.Stamp.from_json(_meta(conn, "file"))
+    if stamp is None:
+        return
+    live = int(conn.execute("SELECT count(*) FROM vectors").fetchone()[0])
+    if stamp.records > 2 * live + DEAD_RECORDS:
+        conn.execute("DELETE FROM meta WHERE key = 'file'")
+
+
+def _meta(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return str(row[0]) if row is not None else None
 
 
 class _ForeignFile(Exception):
@@ -339,6 +381,8 @@ class SemanticIndex:
         self._in_memory = False
         self._conn = self._open()
         self._loaded = _Loaded() if self._in_memory else _shared(self.path)
+        self.file = None if self._in_memory else vectorfile.vector_file_path(self.path)
+        """The vector file (``None`` where the vectors last for this process only)."""
 
     @property
     def encoder(self) -> Encoder:
@@ -492,11 +536,12 @@ class SemanticIndex:
             kept = [(piece, vector) for piece, vector in zip(pieces, vectors, strict=True)]
             kept = [(piece, vector) for piece, vector in kept if wanted(piece[0])]
             written = sum(1 for row in rows if wanted(int(row[0])))
+            halves = np.asarray([vector for _, vector in kept], dtype=np.float16)
             self._conn.executemany(
                 "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)",
                 [
-                    (mid, n, checksum, np.asarray(vector, dtype=np.float16).tobytes())
-                    for (mid, n, checksum, _), vector in kept
+                    (mid, n, checksum, half.tobytes())
+                    for ((mid, n, checksum, _), _), half in zip(kept, halves, strict=True)
                 ],
             )
             self._conn.executemany(
@@ -512,19 +557,66 @@ class SemanticIndex:
                 "DO UPDATE SET value = CAST(value AS INTEGER) + excluded.value",
                 (written,),
             )
-            generation = self._generation()
-        loaded = self._loaded
-        with loaded.lock:  # rows loaded and only this write since: append, else reload later
-            if loaded.matrix is not None and loaded.generation == generation - 1:
-                if kept:
-                    loaded.pending.append(
-                        (
-                            np.array([piece[0] for piece, _ in kept], dtype=np.int64),
-                            np.asarray([vector for _, vector in kept], dtype=np.float16),
-                        )
-                    )
-                loaded.generation = generation
+            ids = np.array([piece[0] for piece, _ in kept], dtype=np.int64)
+            checksums = np.array([piece[2] for piece, _ in kept], dtype=np.uint32)
+            self._extend_file(ids, checksums, halves.reshape(len(kept), self.encoder.dims))
         return written
+
+    # -- the vector file ----------------------------------------------------------------
+    def _stamp(self) -> vectorfile.Stamp | None:
+        return vectorfile.Stamp.from_json(_meta(self._conn, "file"))
+
+    def _extend_file(self, ids: Any, checksums: Any, halves: Any) -> None:
+        """Add the vectors just written (*halves*, float16) to the vector file, in the
+        caller's write transaction; a file not as stamped is written again whole."""
+        if self.file is None:
+            return
+        stamp = self._stamp()
+        if stamp is not None and stamp.dims == self.encoder.dims:
+            if len(ids) == 0:
+                return
+            grown = vectorfile.append(self.file, stamp, ids, checksums, halves.astype("<f4"))
+            if grown is not None:
+                self._conn.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'file'", (grown.to_json(),)
+                )
+                return
+        self._write_file()
+
+    def _arrays(self, rows: Sequence[tuple[int, int, bytes]]) -> tuple[Any, Any, Any]:
+        """The sidecar's *rows* (message id, checksum, float16 vector) as arrays: ids,
+        checksums and a float32 matrix."""
+        import numpy as np
+
+        ids = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+        checksums = np.fromiter((row[1] for row in rows), dtype=np.uint32, count=len(rows))
+        halves = np.frombuffer(b"".join(row[2] for row in rows), dtype=np.float16)
+        return ids, checksums, halves.reshape(len(rows), self.encoder.dims).astype(np.float32)
+
+    def _write_file(self) -> tuple[object, Any, Any, Any]:
+        """Write the vector file from the sidecar's rows, in the caller's write transaction,
+        and stamp it: ``(stamp, ids, checksums, matrix)``. Where it cannot be written the rows are
+        returned as arrays, keyed by the sidecar's generation, and the stamp is dropped."""
+        rows = self._conn.execute(_ROWS).fetchall()
+        ids, checksums, matrix = self._arrays(rows)
+        if self.file is not None:
+            try:
+                stamp = vectorfile.write(self.file, self.encoder.dims, ids, checksums, matrix)
+            except OSError as exc:
+                log.warning(
+                    "cannot write message vectors to %s (%s); searches read them from %s",
+                    self.file,
+                    exc,
+                    self.path,
+                )
+                self.file = None  # not tried again by this index
+            else:
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('file', ?)", (stamp.to_json(),)
+                )
+                return stamp, ids, checksums, matrix
+        self._conn.execute("DELETE FROM meta WHERE key = 'file'")
+        return ("rows", self._generation()), ids, checksums, matrix
 
     def _generation(self) -> int:
         row = self._conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
@@ -605,36 +697,43 @@ class SemanticIndex:
         return embedded / (embedded + missing) if embedded + missing else 1.0
 
     # -- searching ----------------------------------------------------------------------
-    def _load(self) -> tuple[Any, Any]:
-        """The vectors in memory: (message ids, matrix), reloaded when another process (or
-        none yet) changed them, else with this process's new rows appended."""
-        import numpy as np
-
+    def _load(self) -> _Loaded:
+        """The vectors in memory: the vector file mapped again when the sidecar's stamp or
+        the file changed, written first when it is missing or not as stamped."""
         with self._lock:
-            generation = self._generation()
+            stamp, generation = self._stamp(), self._generation()
         loaded = self._loaded
         with loaded.lock:
-            current = loaded.matrix is not None and generation == loaded.generation
-            if current and loaded.pending:
-                loaded.ids = np.concatenate([loaded.ids, *(ids for ids, _ in loaded.pending)])
-                loaded.matrix = np.concatenate(
-                    [loaded.matrix, *(rows for _, rows in loaded.pending)]
-                )
-                loaded.pending.clear()
-                current = len(loaded.ids) <= MAX_VECTORS
-            if not current:
-                with self._lock:
-                    rows = self._conn.execute(
-                        "SELECT message_id, vector FROM vectors ORDER BY message_id DESC LIMIT ?",
-                        (MAX_VECTORS,),
-                    ).fetchall()
-                dims = self.encoder.dims
-                loaded.ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-                matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float16)
-                loaded.matrix = matrix.reshape(len(rows), dims)
-                loaded.pending.clear()
-                loaded.generation = generation
-            return loaded.ids, loaded.matrix
+            if loaded.fresh(stamp, generation, self.file):
+                return loaded
+            mapped = None
+            if stamp is not None and self.file is not None:
+                mapped = vectorfile.map_file(self.file, stamp)
+            if mapped is not None:
+                loaded.hold(mapped.stamp, mapped.ids, mapped.checksums, mapped.matrix)
+            else:
+                loaded.hold(*self._rewrite())
+            return loaded
+
+    def _rewrite(self) -> tuple[object, Any, Any, Any]:
+        """The vectors from the file another writer just stamped, else from the sidecar's
+        rows, written to the file again (see :meth:`_write_file`)."""
+        with self._lock, self._conn:
+            if self.file is not None:
+                try:
+                    self._conn.execute("BEGIN IMMEDIATE")  # no writer appends meanwhile
+                except sqlite3.OperationalError as exc:
+                    if not is_busy(exc):
+                        raise
+                    # A writer holds the sidecar: read its rows now, write the file later.
+                    rows = self._conn.execute(_ROWS).fetchall()
+                    return ("rows", self._generation()), *self._arrays(rows)
+                stamp = self._stamp()
+                mapped = vectorfile.map_file(self.file, stamp) if stamp is not None else None
+                if mapped is not None:
+                    return mapped.stamp, mapped.ids, mapped.checksums, mapped.matrix
+                log.info("writing the message vectors of %s to %s", self.path, self.file)
+            return self._write_file()
 
     def nearest(self, read: Reader[Any], text: str, k: int) -> list[int]:
         """The ids of the *k* messages nearest to *text* (by their nearest piece), best first.
@@ -644,46 +743,59 @@ class SemanticIndex:
         """
         import numpy as np
 
+        if k <= 0:
+            return []
         query = self.encoder.encode([_encodable(text)[: CHUNK_CHARS * MAX_CHUNKS]])[0]
-        query = query.astype(np.float32)
-        ids, matrix = self._load()
-        if k <= 0 or len(ids) == 0:
-            return []
-        scores = np.empty(len(ids), dtype=np.float32)
-        for start in range(0, len(ids), _BLOCK):
-            block = matrix[start : start + _BLOCK].astype(np.float32)
-            scores[start : start + _BLOCK] = block @ query
-        order = np.argsort(-scores, kind="stable")
-        best: list[int] = []
-        seen: set[int] = set()
-        for index in order:
-            mid = int(ids[index])
-            if mid not in seen:
-                seen.add(mid)
-                best.append(mid)
-                if len(best) >= 2 * k:
-                    break
-        return self._still_valid(read, best)[:k]
+        loaded = self._load()
+        best = _best(loaded, query.astype(np.float32), 2 * k)
+        return self._still_valid(read, best, loaded.checksums)[:k]
 
-    def _still_valid(self, read: Reader[Any], ids: list[int]) -> list[int]:
-        """*ids* whose message still exists with the text that was embedded."""
-        if not ids:
+    def _still_valid(
+        self, read: Reader[Any], best: list[tuple[int, int]], checksums: Any
+    ) -> list[int]:
+        """The ids of *best* (id, row) whose message still exists with the text that was
+        embedded (the row's checksum)."""
+        if not best:
             return []
-        marks = ",".join("?" * len(ids))
         sql = (
             f"SELECT m.id, m.content, {self._name_column('m')} FROM messages AS m "
-            f"WHERE m.id IN ({marks})"
+            f"WHERE m.id IN (SELECT value FROM json_each(?))"
         )
+        ids = json.dumps([mid for mid, _ in best])
         current = {
             mid: _checksum(_source_text(content, speaker))
-            for mid, content, speaker in read(lambda conn: conn.execute(sql, ids).fetchall())
+            for mid, content, speaker in read(lambda conn: conn.execute(sql, (ids,)).fetchall())
         }
-        with self._lock:
-            stored = dict(
-                self._conn.execute(
-                    f"SELECT message_id, checksum FROM vectors WHERE piece = 0 "
-                    f"AND message_id IN ({marks})",
-                    ids,
-                ).fetchall()
-            )
-        return [mid for mid in ids if mid in current and stored.get(mid) == current[mid]]
+        return [mid for mid, row in best if current.get(mid) == int(checksums[row])]
+
+
+def _best(loaded: _Loaded, query: Any, n: int) -> list[tuple[int, int]]:
+    """The *n* messages of *loaded* nearest to *query* by their nearest piece, best first:
+    ``(message id, row)``. Only the newest :data:`MAX_VECTORS` rows are read."""
+    import numpy as np
+
+    ids, matrix, rows = loaded.ids, loaded.matrix, loaded.newest
+    if rows is None:
+        scores = matrix @ query
+    else:
+        scores = np.empty(len(rows), dtype=np.float32)
+        for start in range(0, len(rows), _BLOCK):
+            scores[start : start + _BLOCK] = matrix[rows[start : start + _BLOCK]] @ query
+    take = min(len(scores), n * MAX_CHUNKS)  # at most MAX_CHUNKS rows per message, mostly
+    while True:
+        top = np.argpartition(-scores, take - 1)[:take] if take < len(scores) else None
+        top = np.arange(len(scores)) if top is None else top
+        top = top[np.lexsort((top, -scores[top]))]  # best first, ties in row order
+        best: list[tuple[int, int]] = []
+        seen: set[int] = set()
+        for index in top.tolist():
+            row = index if rows is None else int(rows[index])
+            mid = int(ids[row])
+            if mid not in seen:
+                seen.add(mid)
+                best.append((mid, row))
+                if len(best) >= n:
+                    return best
+        if take >= len(scores):
+            return best
+        take = min(len(scores), 2 * take)

@@ -4,7 +4,11 @@ A PostgreSQL session store retries a lost connection a few times; when the
 database stays unreachable (:class:`~hermes_core.errors.SessionStoreUnavailableError`),
 :class:`SpooledSessionStore` keeps the messages of each append in an append-only
 file under ``$HERMES_HOME/spool/`` instead of failing the turn, and logs a
-warning naming the database (password masked) and the file. The spool is
+warning naming the database (password masked) and the file. The other writes a
+conversation makes (:data:`SPOOLED_CALLS`: starting a session, its title, its system
+prompt, its end, a reopening) are kept in the same file, in order with the messages, as
+records of the call; each is a write whose repetition changes nothing (the end keeps its
+time), so a spool written back twice after a crash still leaves each row as once. The spool is
 written back in order, before anything newer, on the next append that reaches
 the database, when a store is opened and when it is closed.
 
@@ -25,21 +29,24 @@ import json
 import logging
 import os
 import time
-import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from hermes_core.errors import SessionStoreError, SessionStoreUnavailableError
 from hermes_core.locking import exclusive_lock, lock_path_beside
-from hermes_core.sessions.records import encode_messages
+from hermes_core.sessions.records import client_tokens as client_tokens_for
+from hermes_core.sessions.records import encode_messages, valid_session_id
+from hermes_core.sessions.titles import sanitize_title
 
 if TYPE_CHECKING:
     from hermes_core.sessions.store import SessionStore
 
 __all__ = [
     "RETRY_SECONDS",
+    "SPOOLED_CALLS",
+    "SPOOL_DIR",
     "SessionSpool",
     "SpoolDrain",
     "SpooledSessionStore",
@@ -49,6 +56,7 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 SPOOL_DIR = "spool"
 RETRY_SECONDS = 10.0
@@ -60,6 +68,15 @@ FORMAT = 1
 GROUP_MESSAGES = 500
 """At most this many spooled messages of one session are written back in one transaction."""
 _MODE = 0o600
+SPOOLED_CALLS = frozenset(
+    {"create_session", "end_session", "reopen_session", "set_session_title", "update_system_prompt"}
+)
+"""The store's writes besides appends that are spooled during an outage: each sets a value
+(or fills empty ones), so writing it back again leaves the row as it was. Not spooled:
+deletions and ``update_token_counts`` (it adds: a spool written back twice would count
+twice); nothing in a turn calls them, and a caller gets the outage as an error."""
+Call = Callable[[str, str, dict[str, Any]], object]
+"""Writes back one spooled call: ``(session_id, method, keyword arguments)``."""
 
 
 def spool_path(hermes_home: str | os.PathLike[str], location: str, user_id: str | None) -> Path:
@@ -99,12 +116,29 @@ class SessionSpool:
         self, session_id: str, messages: Sequence[Mapping[str, Any]], tokens: Sequence[str]
     ) -> None:
         """Append one record durably (written and fsynced before this returns)."""
-        line = json.dumps(
+        self._add_record(
             {
-                "format": FORMAT,
                 "session_id": session_id,
                 "client_tokens": list(tokens),
                 "messages": [dict(message) for message in messages],
+            }
+        )
+
+    def add_call(self, session_id: str, method: str, arguments: Mapping[str, Any]) -> None:
+        """Append one store call (a :data:`SPOOLED_CALLS` method and its keyword arguments)
+        durably, to be made again in order with the messages."""
+        if method not in SPOOLED_CALLS:
+            raise ValueError(f"{method} is not a call the spool keeps")
+        call = {"method": method, "arguments": dict(arguments)}
+        self._add_record(
+            {"session_id": session_id, "client_tokens": [], "messages": [], "call": call}
+        )
+
+    def _add_record(self, record: dict[str, Any]) -> None:
+        line = json.dumps(
+            {
+                "format": FORMAT,
+                **record,
                 "spooled_at": time.time(),
                 "database": self.database,
                 "user_id": self.user_id,
@@ -128,6 +162,12 @@ class SessionSpool:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+    def contents(self) -> tuple[bytes | None, bytes | None]:
+        """The spool file's and the rejected file's bytes (``None``: no such file), read
+        together under the lock, so a backup never catches a record half-written."""
+        with exclusive_lock(self._lock_path):
+            return _bytes_of(self.path), _bytes_of(self.rejected_path)
 
     def pending(self) -> int:
         """How many records wait (0 without a spool file)."""
@@ -171,9 +211,15 @@ class SessionSpool:
                 records.append(last)
         return records, bad
 
-    def drain(self, write: Callable[[str, list[dict[str, Any]], list[str]], object]) -> int:
-        """Hand the records to *write(session_id, messages, client_tokens)*, oldest first, and
-        remove those written; returns how many messages were written.
+    def drain(
+        self,
+        write: Callable[[str, list[dict[str, Any]], list[str]], object],
+        call: Call | None = None,
+    ) -> int:
+        """Hand the records to *write(session_id, messages, client_tokens)* (a spooled call to
+        *call(session_id, method, arguments)*), oldest first, and remove those written;
+        returns how many messages were written. Without *call*, the drain stops at the
+        first spooled call (it and the later records stay).
 
         Consecutive records of one session go in one call (one transaction), up to
         :data:`GROUP_MESSAGES` messages. A :class:`SessionStoreUnavailableError` stops
@@ -190,8 +236,11 @@ class SessionSpool:
                 self._append_line(self.rejected_path, text)
             written = 0
             for start, group in _groups(records):
+                if "call" in group[0] and call is None:
+                    self._keep(records[start:])
+                    return written
                 try:
-                    written += self._write_group(write, group)
+                    written += self._write_group(write, group, call)
                 except SessionStoreUnavailableError:
                     self._keep(records[start:])
                     raise
@@ -202,20 +251,29 @@ class SessionSpool:
         self,
         write: Callable[[str, list[dict[str, Any]], list[str]], object],
         group: list[dict[str, Any]],
+        call: Call | None = None,
     ) -> int:
         session_id = group[0]["session_id"]
         messages = [m for record in group for m in record["messages"]]
         try:
+            if "call" in group[0] and call is not None:
+                call(session_id, group[0]["call"]["method"], group[0]["call"]["arguments"])
+                return 0
             write(session_id, messages, [t for record in group for t in record["client_tokens"]])
             return len(messages)
         except SessionStoreUnavailableError:
             raise
         except SessionStoreError as exc:
             if len(group) > 1:  # find the record refused; store the others
-                return sum(self._write_group(write, [record]) for record in group)
+                return sum(self._write_group(write, [record], call) for record in group)
+            what = (
+                f"The spooled {group[0]['call']['method']} call"
+                if "call" in group[0]
+                else f"{len(messages)} spooled message(s)"
+            )
             log.error(
-                "%d spooled message(s) of session %s were refused (%s); moved to %s.",
-                len(messages),
+                "%s of session %s were refused (%s); moved to %s.",
+                what,
                 session_id,
                 exc,
                 self.rejected_path,
@@ -243,18 +301,34 @@ class SessionSpool:
 
 
 def _groups(records: list[dict[str, Any]]) -> Iterator[tuple[int, list[dict[str, Any]]]]:
-    """Runs of consecutive records of one session (index of the first, the run)."""
+    """Runs of consecutive appends of one session (index of the first, the run); a spooled
+    call is a run of its own."""
     start = 0
     while start < len(records):
+        if "call" in records[start]:
+            yield start, records[start : start + 1]
+            start += 1
+            continue
         end, size = start, 0
         session_id = records[start]["session_id"]
-        while end < len(records) and records[end]["session_id"] == session_id:
+        while (
+            end < len(records)
+            and records[end]["session_id"] == session_id
+            and "call" not in records[end]
+        ):
             size += len(records[end]["messages"])
             if size > GROUP_MESSAGES and end > start:
                 break
             end += 1
         yield start, records[start:end]
         start = end
+
+
+def _bytes_of(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
 
 
 def _ends_with_newline(path: Path, size: int) -> bool:
@@ -276,6 +350,14 @@ def _well_formed(record: object) -> bool:
     if not isinstance(record, dict) or not isinstance(record.get("session_id"), str):
         return False
     messages, tokens = record.get("messages"), record.get("client_tokens")
+    if "call" in record:
+        call = record["call"]
+        if not (
+            isinstance(call, dict)
+            and call.get("method") in SPOOLED_CALLS
+            and isinstance(call.get("arguments"), dict)
+        ):
+            return False
     return (
         isinstance(messages, list)
         and isinstance(tokens, list)
@@ -286,11 +368,14 @@ def _well_formed(record: object) -> bool:
 
 
 class SpooledSessionStore:
-    """*store* (a PostgreSQL session store) whose appends go to *spool* while the database
-    is unreachable; every other method is the store's own.
+    """*store* (a PostgreSQL session store) whose appends and :data:`SPOOLED_CALLS` go to
+    *spool* while the database is unreachable; every other method is the store's own.
 
     ``append_messages`` returns ``[]`` (and ``append_message`` 0) for messages kept in
-    the spool: they get their ids when the spool is written back.
+    the spool: they get their ids when the spool is written back. A spooled call returns
+    what it would on success (``create_session`` the id, the others ``True``); one the
+    database refuses when written back (a title taken meanwhile) goes to the rejected
+    file, logged, like a refused message.
     """
 
     def __init__(
@@ -342,7 +427,7 @@ class SpooledSessionStore:
         self._down_until = self._clock() + self._pause
 
     def _drain(self) -> int:
-        written = self.spool.drain(self._write_back)
+        written = self.spool.drain(self._write_back, _replayer(self._store))
         if written:
             log.info("Stored %d spooled message(s) in %s.", written, self._store.path)
         self._down_until = None
@@ -353,6 +438,87 @@ class SpooledSessionStore:
         self, session_id: str, messages: list[dict[str, Any]], tokens: list[str]
     ) -> None:
         self._store.append_messages(session_id, messages, client_tokens=tokens)
+
+    def _now_or_spooled(
+        self,
+        session_id: str,
+        what: tuple[str, str],
+        direct: Callable[[], T],
+        keep: Callable[[], object],
+        kept: T,
+    ) -> T:
+        """*direct()* (after the spool, in order), or, while the database is unreachable,
+        *keep()* in the spool, a warning naming *what* (a noun and its verb), and *kept*."""
+        error: SessionStoreUnavailableError | None = None
+        if self._down_until is None or self._clock() >= self._down_until:
+            try:
+                self._drain()
+                return direct()
+            except SessionStoreUnavailableError as exc:
+                error = exc
+                self._went_down()
+        try:
+            keep()
+        except (TypeError, ValueError) as exc:  # a value JSON cannot hold
+            raise SessionStoreUnavailableError(
+                f"The session database {self._store.path} is unreachable and {what[0]} "
+                f"cannot be spooled ({exc})."
+            ) from error
+        log.warning(
+            "The session database %s is unreachable%s; %s of session %s %s kept in %s and "
+            "will be stored when it answers again.",
+            self._store.path,
+            f" ({error})" if error is not None else "",
+            what[0],
+            session_id,
+            what[1],
+            self.spool.path,
+        )
+        return kept
+
+    def _or_spool(self, method: str, session_id: str, arguments: dict[str, Any], kept: Any) -> Any:
+        """Make the store call *method* now, or keep it in the spool and return *kept*."""
+        return self._now_or_spooled(
+            session_id,
+            (f"the {method} call", "is"),
+            lambda: getattr(self._store, method)(session_id, **arguments),
+            lambda: self.spool.add_call(session_id, method, arguments),
+            kept,
+        )
+
+    def create_session(self, session_id: str, **fields: Any) -> str:
+        """Create a session as the store does (kept in the spool while the database is
+        unreachable, with its start time)."""
+        valid_session_id(session_id)
+        sanitize_title(fields.get("title"))  # a bad title is refused now, never spooled
+        if fields.get("model_config") is not None:
+            fields["model_config"] = dict(fields["model_config"])
+        if fields.get("started_at") is None:
+            fields["started_at"] = time.time()
+        return cast("str", self._or_spool("create_session", session_id, fields, session_id))
+
+    def end_session(
+        self, session_id: str, end_reason: str, *, ended_at: float | None = None
+    ) -> bool:
+        """End a session as the store does (spooled with the time it ended)."""
+        when = time.time() if ended_at is None else ended_at
+        arguments = {"end_reason": end_reason, "ended_at": when}
+        return cast("bool", self._or_spool("end_session", session_id, arguments, True))
+
+    def reopen_session(self, session_id: str) -> bool:
+        """Clear a session's end as the store does (spooled while the database is away)."""
+        return cast("bool", self._or_spool("reopen_session", session_id, {}, True))
+
+    def set_session_title(self, session_id: str, title: str | None) -> bool:
+        """Set a title as the store does (spooled while the database is away; a title taken
+        by then is refused when written back)."""
+        sanitize_title(title)
+        return cast("bool", self._or_spool("set_session_title", session_id, {"title": title}, True))
+
+    def update_system_prompt(self, session_id: str, prompt: str | None) -> bool:
+        """Store a session's system prompt as the store does (spooled while it is away)."""
+        arguments = {"prompt": prompt}
+        return cast("bool", self._or_spool("update_system_prompt", session_id, arguments, True))
 
     def append_message(self, session_id: str, role: str, content: Any = None, **fields: Any) -> int:
         """Append one message; its id, or 0 when it was kept in the spool."""
@@ -370,46 +536,35 @@ class SpooledSessionStore:
         the spool (logging a warning) and return ``[]``."""
         rows = [dict(message) for message in messages]
         encode_messages(session_id, rows)  # bad input is refused now, never spooled
-        tokens = list(client_tokens) if client_tokens is not None else []
-        if tokens and len(tokens) != len(rows):
-            raise SessionStoreError(
-                f"{len(tokens)} client tokens for {len(rows)} messages; give one per message."
-            )
-        tokens = tokens or [uuid.uuid4().hex for _ in rows]
+        tokens = client_tokens_for(client_tokens, len(rows))
         if not rows:
             return []
-        error: SessionStoreUnavailableError | None = None
-        if self._down_until is None or self._clock() >= self._down_until:
-            try:
-                self._drain()
-                return cast(
-                    "list[int]",
-                    self._store.append_messages(session_id, rows, client_tokens=tokens),
-                )
-            except SessionStoreUnavailableError as exc:
-                error = exc
-                self._went_down()
-        now = time.time()
-        for row in rows:
-            if row.get("timestamp") is None:
-                row["timestamp"] = now
-        try:
+
+        def keep() -> None:
+            now = time.time()
+            for row in rows:
+                if row.get("timestamp") is None:
+                    row["timestamp"] = now
             self.spool.add(session_id, rows, tokens)
-        except (TypeError, ValueError) as exc:  # a value JSON cannot hold
-            raise SessionStoreUnavailableError(
-                f"The session database {self._store.path} is unreachable and these messages "
-                f"cannot be spooled ({exc})."
-            ) from error
-        log.warning(
-            "The session database %s is unreachable%s; %d message(s) of session %s are kept "
-            "in %s and will be stored when it answers again.",
-            self._store.path,
-            f" ({error})" if error is not None else "",
-            len(rows),
+
+        return self._now_or_spooled(
             session_id,
-            self.spool.path,
+            (f"{len(rows)} message(s)", "are"),
+            lambda: cast(
+                "list[int]", self._store.append_messages(session_id, rows, client_tokens=tokens)
+            ),
+            keep,
+            [],
         )
-        return []
+
+
+def _replayer(store: Any) -> Call:
+    """Writes a spooled call back to *store*."""
+
+    def replay(session_id: str, method: str, arguments: dict[str, Any]) -> object:
+        return getattr(store, method)(session_id, **arguments)
+
+    return replay
 
 
 def with_spool(store: SessionStore, hermes_home: str | os.PathLike[str]) -> SessionStore:
@@ -458,6 +613,7 @@ def drain_spools(hermes_home: str | os.PathLike[str], store: Any) -> list[SpoolD
         def write(session_id: str, messages: list[dict[str, Any]], tokens: list[str]) -> None:
             store.append_messages(session_id, messages, client_tokens=tokens)
 
-        written = spool.drain(write)  # an unreachable database raises: nothing more to try
+        # An unreachable database raises: nothing more to try.
+        written = spool.drain(write, _replayer(store))
         results.append(SpoolDrain(path, database or store.path, written, spool.pending()))
     return results

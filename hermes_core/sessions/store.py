@@ -16,7 +16,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -27,9 +27,10 @@ from hermes_core.errors import (
     SessionStoreError,
     SessionTitleError,
 )
-from hermes_core.sessions import lineage, listing
-from hermes_core.sessions.arguments import count as _count
+from hermes_core.sessions import lineage
+from hermes_core.sessions import listing as listing_module
 from hermes_core.sessions.arguments import epoch as _epoch
+from hermes_core.sessions.batchinsert import insert_rows
 from hermes_core.sessions.bulk import (
     missing_parent_error,
     prepare_import,
@@ -51,6 +52,7 @@ from hermes_core.sessions.deletion import (
     delete_sessions,
     prune_batch,
 )
+from hermes_core.sessions.facade import Listing, NewSession, SearchPage, StoreFacade
 from hermes_core.sessions.gramqueue import drain_gram_queue
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.maintenance import check_database, probe_database, rebuild_indexes
@@ -61,13 +63,11 @@ from hermes_core.sessions.records import (
     as_conversation,
     decode_message,
     encode_messages,
-    message_fields,
     name_results_of_earlier_calls,
     not_utf8_error,
     row_dict,
     sane_timestamp,
     scrub,
-    valid_session_id,
 )
 from hermes_core.sessions.scope import UserScope
 from hermes_core.sessions.search import (
@@ -104,6 +104,21 @@ a bounded amount, and by ``hermes-memory sessions index``)."""
 
 T = TypeVar("T")
 
+_MESSAGE_COLUMNS = (
+    "session_id",
+    "role",
+    "content",
+    "content_parts",
+    "tool_call_id",
+    "tool_calls",
+    "tool_name",
+    "timestamp",
+    "token_count",
+    "finish_reason",
+    "name",
+)
+"""The ``messages`` columns of an ``encode_messages`` row, in order."""
+
 
 def default_db_path() -> Path:
     """``$HERMES_HOME/state.db`` (resolved now, so a changed HERMES_HOME is honoured)."""
@@ -114,7 +129,7 @@ def _now() -> float:
     return time.time()
 
 
-class SessionStore:
+class SessionStore(StoreFacade):
     """Sessions and messages in one SQLite file (WAL, FTS5).
 
     Thread-safe: one connection guarded by a lock. Several processes may write
@@ -304,38 +319,8 @@ class SessionStore:
         self.close()
 
     # -- sessions: writes -----------------------------------------------------------
-    def create_session(
-        self,
-        session_id: str,
-        *,
-        source: str = "cli",
-        model: str | None = None,
-        title: str | None = None,
-        parent_session_id: str | None = None,
-        user_id: str | None = None,
-        system_prompt: str | None = None,
-        model_config: Mapping[str, Any] | None = None,
-        started_at: float | None = None,
-        cwd: str | None = None,
-        git_repo_root: str | None = None,
-    ) -> str:
-        """Create a session; if it exists, only fill its empty fields (first writer wins).
-
-        *cwd* and *git_repo_root* record where the session ran (the working
-        directory and its git checkout's root), as Hermes Agent's sessions do:
-        plugins scope project memory by them. Text that is not UTF-8 (a folder
-        name in another encoding) is stored with U+FFFD for each bad byte.
-        """
-        valid_session_id(session_id)
-        user_id = self.scope.owner_for(user_id, f"session {session_id!r}")
-        source = scrub(str(source)) if source else "unknown"
-        model, user_id, system_prompt, cwd, git_repo_root = (
-            None if value is None else scrub(str(value))
-            for value in (model, user_id, system_prompt, cwd, git_repo_root)
-        )
-        clean_title = sanitize_title(title)
-        config_json = json.dumps(dict(model_config)) if model_config else None
-        start = sane_timestamp(started_at, _now())
+    def _create_session(self, new: NewSession) -> str:
+        session_id, parent_session_id = new.id, new.parent_session_id
 
         def write(conn: sqlite3.Connection) -> str:
             if (
@@ -352,27 +337,13 @@ class SessionStore:
                     f"Parent session {parent_session_id!r} does not exist in {self.path}; "
                     "create it first."
                 )
-            conn.execute(
-                UPSERT_SESSION,
-                (
-                    session_id,
-                    source,
-                    user_id,
-                    model,
-                    config_json,
-                    system_prompt,
-                    parent_session_id,
-                    start,
-                    cwd,
-                    git_repo_root,
-                ),
-            )
-            if clean_title is not None:
+            conn.execute(UPSERT_SESSION, new.row())
+            if new.title is not None:
                 current = conn.execute(
                     "SELECT title FROM sessions WHERE id = ?", (session_id,)
                 ).fetchone()[0]
                 if current is None:
-                    self._set_title(conn, session_id, clean_title)
+                    self._set_title(conn, session_id, new.title)
             return session_id
 
         return self._write(write)
@@ -383,14 +354,18 @@ class SessionStore:
         """Create *session_id* if missing (used when an earlier create was lost)."""
         return self.create_session(session_id, source=source, model=model)
 
-    def end_session(self, session_id: str, end_reason: str) -> bool:
-        """Mark a session ended; the first end wins (later calls change nothing)."""
+    def end_session(
+        self, session_id: str, end_reason: str, *, ended_at: float | None = None
+    ) -> bool:
+        """Mark a session ended (at *ended_at*, default now); the first end wins (later calls
+        change nothing)."""
+        when = sane_timestamp(ended_at, _now())
 
         def write(conn: sqlite3.Connection) -> bool:
             cursor = conn.execute(
                 "UPDATE sessions SET ended_at = ?, end_reason = ? "
                 f"WHERE id = ? AND ended_at IS NULL AND {self.scope.sql()}",
-                (_now(), end_reason, session_id, *self.scope.params()),
+                (when, end_reason, session_id, *self.scope.params()),
             )
             return cursor.rowcount > 0
 
@@ -421,16 +396,9 @@ class SessionStore:
             )
         )
 
-    def update_token_counts(
-        self,
-        session_id: str,
-        input_tokens: int = 0,
-        output_tokens: int = 0,
-        *,
-        model: str | None = None,
-        absolute: bool = False,
+    def _count_tokens(
+        self, session_id: str, tokens: tuple[int, int], model: str | None, absolute: bool
     ) -> bool:
-        """Add (or, with *absolute*, set) token counts; fill the model if it was unknown."""
         op = "?" if absolute else "COALESCE({col}, 0) + ?"
         sql = (
             f"UPDATE sessions SET input_tokens = {op.format(col='input_tokens')}, "
@@ -441,13 +409,7 @@ class SessionStore:
             lambda conn: (
                 conn.execute(
                     sql,
-                    (
-                        int(input_tokens),
-                        int(output_tokens),
-                        model,
-                        session_id,
-                        *self.scope.params(),
-                    ),
+                    (*tokens, model, session_id, *self.scope.params()),
                 ).rowcount
                 > 0
             )
@@ -577,38 +539,6 @@ class SessionStore:
         )
 
     # -- messages: writes -------------------------------------------------------------
-    def append_message(
-        self,
-        session_id: str,
-        role: str,
-        content: Any = None,
-        *,
-        tool_calls: Any = None,
-        tool_call_id: str | None = None,
-        tool_name: str | None = None,
-        token_count: int | None = None,
-        finish_reason: str | None = None,
-        timestamp: float | None = None,
-        name: str | None = None,
-    ) -> int:
-        """Append one message (one transaction) and return its id.
-
-        *name* is who spoke a user or assistant message (a group chat, a
-        two-person transcript); a tool result's name goes in *tool_name*.
-        """
-        message = message_fields(
-            role,
-            content,
-            tool_calls=tool_calls,
-            tool_call_id=tool_call_id,
-            tool_name=tool_name,
-            token_count=token_count,
-            finish_reason=finish_reason,
-            timestamp=timestamp,
-            name=name,
-        )
-        return self.append_messages(session_id, [message])[0]
-
     def append_messages(self, session_id: str, messages: Iterable[Mapping[str, Any]]) -> list[int]:
         """Append messages to one session, all or nothing; returns their ids in order.
 
@@ -653,14 +583,11 @@ class SessionStore:
 
     @staticmethod
     def _insert_messages(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[int]:
-        sql = (
-            "INSERT INTO messages(session_id, role, content, content_parts, tool_call_id, "
-            "tool_calls, tool_name, timestamp, token_count, finish_reason, name) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        )
         if len(rows) == 1:
+            marks = ", ".join("?" for _ in _MESSAGE_COLUMNS)
+            sql = f"INSERT INTO messages({', '.join(_MESSAGE_COLUMNS)}) VALUES ({marks})"
             return [int(conn.execute(sql, rows[0]).lastrowid or 0)]
-        conn.executemany(sql, rows)
+        insert_rows(conn, "messages", _MESSAGE_COLUMNS, rows)
         # AUTOINCREMENT under our write lock: the new ids are the last len(rows).
         last = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'messages'").fetchone()[0]
         return list(range(int(last) - len(rows) + 1, int(last) + 1))
@@ -908,50 +835,28 @@ class SessionStore:
         return self._read(read)
 
     # -- listing -----------------------------------------------------------------------
-    def list_sessions(
-        self,
-        limit: int = 20,
-        source: str | None = None,
-        collapse_lineage: bool = True,
-        *,
-        exclude_sources: Sequence[str] = (),
-        offset: int = 0,
-        order_by_last_active: bool = False,
-        active_since: float | None = None,
-        active_until: float | None = None,
-    ) -> list[dict[str, Any]]:
-        """Recent sessions with ``preview`` (first user message) and ``last_active``.
-
-        With *collapse_lineage* (the default) one conversation is one row:
-        subagent and compression children are hidden and a compressed session
-        shows its newest continuation (id, title, counts, preview) under the
-        root's start time, with ``lineage_root_id`` and ``lineage_ids`` added.
-        *active_since* / *active_until* (epoch seconds) keep the conversations
-        that were going on in that span: started before *active_until*, last
-        active at or after *active_since* (a compressed conversation is as
-        recent as the newest session of its chain).
-        """
-        rows, skip = _count(limit, "limit"), _count(offset, "offset")
-        since, until = _epoch(active_since, "active_since"), _epoch(active_until, "active_until")
+    def _list_sessions(self, listing: Listing) -> list[dict[str, Any]]:
         return self._read(
-            lambda conn: listing.list_sessions(
+            lambda conn: listing_module.list_sessions(
                 conn,
                 self.layout,
-                limit=rows,
-                offset=skip,
-                source=source,
-                exclude_sources=tuple(exclude_sources),
-                collapse_lineage=collapse_lineage,
-                order_by_last_active=order_by_last_active,
-                active_since=since,
-                active_until=until,
+                limit=listing.limit,
+                offset=listing.offset,
+                source=listing.source,
+                exclude_sources=listing.exclude_sources,
+                collapse_lineage=listing.collapse_lineage,
+                order_by_last_active=listing.order_by_last_active,
+                active_since=listing.active_since,
+                active_until=listing.active_until,
                 user_id=self.user_id,
             )
         )
 
     def last_activity(self) -> float | None:
         """The latest session start or activity on record (epoch seconds; ``None``: none)."""
-        return self._read(lambda conn: listing.last_activity(conn, self.layout, self.user_id))
+        return self._read(
+            lambda conn: listing_module.last_activity(conn, self.layout, self.user_id)
+        )
 
     # -- maintenance -------------------------------------------------------------------
     def check(self) -> list[str]:
@@ -1017,44 +922,16 @@ class SessionStore:
         return counts
 
     # -- search ------------------------------------------------------------------------
-    def search_messages(
-        self,
-        query: object,
-        *,
-        role_filter: Sequence[str] | str | None = None,
-        source_filter: Sequence[str] | str | None = None,
-        exclude_sources: Sequence[str] | str | None = None,
-        since: float | None = None,
-        until: float | None = None,
-        session_ids: Sequence[str] | str = (),
-        exclude_session_ids: Sequence[str] | str = (),
-        limit: int = 20,
-        offset: int = 0,
-        context: bool = False,
-        snippets: bool = True,
-        semantic: bool | None = None,
+    def _search(
+        self, query: object, filters: SearchFilters, page: SearchPage
     ) -> list[dict[str, Any]]:
-        """Messages matching *query*, best first (BM25); never raises for a query string.
-
-        See :func:`hermes_core.sessions.search.search_messages` for the hit fields.
-        Filters accept a list or a comma-separated string. A question (or two
-        or more keywords) also searches by meaning when *semantic* is true (the encoder must be
-        installed), or is None and the store's :attr:`semantic_mode` says so;
-        messages not embedded yet are embedded first only for :attr:`semantic_budget`
-        seconds (none by default). While less than 90 % of the messages are
-        embedded the search is full text alone (and says so in the log).
-        """
-        filters = SearchFilters.from_arguments(
-            role_filter=role_filter,
-            source_filter=source_filter,
-            exclude_sources=exclude_sources,
-            since=since,
-            until=until,
-            session_ids=session_ids,
-            exclude_session_ids=exclude_session_ids,
-            user_id=self.user_id,
+        limit, offset, context, snippets, semantic = (
+            page.limit,
+            page.offset,
+            page.context,
+            page.snippets,
+            page.semantic,
         )
-        limit, offset = _count(limit, "limit"), _count(offset, "offset")
         nearest = self._nearest(query, force=semantic is True) if semantic is not False else None
 
         def read(conn: sqlite3.Connection) -> list[dict[str, Any]]:

@@ -36,23 +36,27 @@ gone from the file and missing from the archive.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from hermes_core.errors import MemoryStoreError
+from hermes_memory_builtin.archive_tier import (
+    ArchivedEntry,
+    ArchiveTier,
+    Change,
+    ChangeRecord,
+    Moved,
+    digest,
+)
 from hermes_memory_builtin.similarity import content_words
 from hermes_memory_builtin.targets import TARGETS
 
 ARCHIVE_FILENAME = "archive.db"
-RECALL_LIMIT = 5
-"""Archived entries one search returns by default."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS changes (
@@ -117,13 +121,6 @@ _COLUMNS = (
 )
 
 
-def digest(text: str | None) -> str:
-    """A short fingerprint of a file's text or an entry (``-`` for no file)."""
-    if text is None:
-        return "-"
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-
-
 def read_raw(path: Path) -> str | None:
     """The exact text of *path* (a BOM kept), or ``None`` when there is no file."""
     try:
@@ -134,51 +131,7 @@ def read_raw(path: Path) -> str | None:
         raise MemoryStoreError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
 
 
-@dataclass(frozen=True)
-class Moved:
-    """An entry leaving the prompt tier: its text, why, its category, what replaced it."""
-
-    text: str
-    reason: str
-    category: str
-    related: str | None = None
-
-
-@dataclass(frozen=True)
-class ArchivedEntry:
-    """An entry in the archive."""
-
-    id: int
-    target: str
-    text: str
-    reason: str
-    category: str
-    related: str | None
-    change_id: int
-    archived_at: float
-    recall_count: int
-    superseded: bool = False
-    """A newer entry states another value of the same fact."""
-
-
-@dataclass(frozen=True)
-class Change:
-    """One row of the curation log."""
-
-    id: int
-    at: float
-    kind: str
-    state: str
-    target: str
-    reason: str
-    before_text: str | None
-    after_text: str | None
-    details: dict[str, Any]
-    undoes: int | None
-    undone_by: int | None
-
-
-class Archive:
+class Archive(ArchiveTier):
     """``archive.db`` in *memory_dir*; open it as a context manager or call :meth:`close`."""
 
     def __init__(self, memory_dir: str | Path, *, clock: Callable[[], float] = time.time) -> None:
@@ -188,12 +141,6 @@ class Archive:
         self._db: sqlite3.Connection | None = None
         self._fts = True
         self._lock = threading.RLock()
-
-    def __enter__(self) -> Archive:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     def close(self) -> None:
         """Close the database connection (it reopens on the next use)."""
@@ -254,42 +201,21 @@ class Archive:
     # -- changes: the one protocol every move out of the prompt tier follows ------------------
 
     @contextlib.contextmanager
-    def change(
-        self,
-        *,
-        kind: str,
-        target: str,
-        reason: str,
-        before_text: str | None,
-        after_text: str | None,
-        moved: Sequence[Moved] = (),
-        details: dict[str, Any] | None = None,
-        undoes: int | None = None,
-        supersedes: Sequence[tuple[int, str]] = (),
+    def _record_change(
+        self, record: ChangeRecord, moved: Sequence[Moved], supersedes: Sequence[tuple[int, str]]
     ) -> Iterator[int]:
         """Record a change, let the caller replace the file, then mark it committed.
 
-        Call with the target's lock held. The block must replace the file with
-        *after_text* (the commit point); when it raises, the change is aborted
-        (its rows stay, invisible). *supersedes* marks archived entries (by id)
-        as old values of the fact in the given text.
+        The block must replace the file with the change's *after* text (the commit
+        point); when it raises, the change is aborted (its rows stay, invisible).
         """
-        now = self._clock()
+        target, now = record.target, record.at
         with self._transaction() as db:
             change_id = db.execute(
-                "INSERT INTO changes (at, kind, state, target, reason, before_text, after_text,"
-                " before_digest, details, undoes) VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    now,
-                    kind,
-                    target,
-                    reason,
-                    before_text,
-                    after_text,
-                    digest(before_text),
-                    json.dumps(details or {}, ensure_ascii=False),
-                    undoes,
-                ),
+                "INSERT INTO changes (at, kind, target, reason, before_text, after_text,"
+                " before_digest, details, undoes, state)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')",
+                record.values(),
             ).lastrowid
             assert change_id is not None
             db.executemany(
@@ -306,7 +232,7 @@ class Archive:
         except BaseException:
             self._abort(change_id)
             raise
-        self._commit(change_id, undoes)
+        self._commit(change_id, record.undoes)
 
     def _commit(self, change_id: int, undoes: int | None) -> None:
         with self._transaction() as db:
@@ -423,23 +349,7 @@ class Archive:
             params,
         )
 
-    def count(self) -> int:
-        """How many archived entries are in effect."""
-        return len(self.entries())
-
-    def search(
-        self,
-        query: str,
-        *,
-        limit: int = RECALL_LIMIT,
-        current_only: bool = False,
-        target: str | None = None,
-    ) -> list[ArchivedEntry]:
-        """Archived entries matching any content word of *query*, best first (BM25).
-
-        *current_only* (what recall uses) leaves out superseded entries (old
-        values of a fact) and working state.
-        """
+    def _matches(self, query: str, target: str | None) -> list[ArchivedEntry]:
         terms = list(dict.fromkeys(content_words(query)))
         if not terms:
             return []
@@ -459,9 +369,7 @@ class Archive:
                 f" AND ({likes}) ORDER BY a.id DESC"
             )
             found = self._rows(sql, [*params, *(f"%{t}%" for t in terms)])
-        if current_only:
-            found = [e for e in found if not e.superseded and e.category != "working"]
-        return found[:limit]
+        return found
 
     def record_recall(self, ids: Sequence[int]) -> None:
         """Count one recall of each archived entry in *ids*."""
@@ -509,67 +417,48 @@ class Archive:
 
     # -- use of prompt-tier entries ----------------------------------------------------------
 
-    def usage(self, target: str, entries: Sequence[str]) -> dict[str, tuple[float, int]]:
-        """``{entry: (first_seen, uses)}``, registering entries seen for the first time."""
-        now = self._clock()
-        keys = {entry: digest(entry) for entry in entries}
+    def _register_usage(
+        self, target: str, keys: Sequence[str], now: float
+    ) -> dict[str, tuple[float, int]]:
         with self._transaction() as db:
             db.executemany(
                 "INSERT OR IGNORE INTO usage (target, digest, first_seen) VALUES (?, ?, ?)",
-                [(target, key, now) for key in keys.values()],
+                [(target, key, now) for key in keys],
             )
-            rows = {
+            return {
                 row["digest"]: (row["first_seen"], row["uses"])
                 for row in db.execute(
                     "SELECT digest, first_seen, uses FROM usage WHERE target = ?", (target,)
                 )
             }
-        return {entry: rows.get(key, (now, 0)) for entry, key in keys.items()}
 
-    def record_use(self, target: str, entries: Sequence[str]) -> None:
-        """Count one use (a recall query matched it) of each prompt-tier entry."""
-        if not entries:
-            return
-        now = self._clock()
+    def _count_uses(self, target: str, keys: Sequence[str], now: float) -> None:
         with self._transaction() as db:
-            for entry in entries:
+            for key in keys:
                 db.execute(
                     "INSERT INTO usage (target, digest, first_seen, last_used, uses)"
                     " VALUES (?, ?, ?, ?, 1) ON CONFLICT (target, digest) DO UPDATE SET"
                     " uses = uses + 1, last_used = excluded.last_used",
-                    (target, digest(entry), now, now),
+                    (target, key, now, now),
                 )
 
-    def first_seen(self, target: str, texts: Sequence[str]) -> dict[str, float]:
-        """When each of *texts* was first seen in the prompt tier (only those recorded)."""
-        keys = {digest(text): text for text in texts}
-        found: dict[str, float] = {}
-        for row in self._query("SELECT digest, first_seen FROM usage WHERE target = ?", (target,)):
-            if row["digest"] in keys:
-                found[keys[row["digest"]]] = row["first_seen"]
-        return found
+    def _first_seen(self, target: str) -> list[tuple[str, float]]:
+        rows = self._query("SELECT digest, first_seen FROM usage WHERE target = ?", (target,))
+        return [(row["digest"], row["first_seen"]) for row in rows]
 
-    def judgements(
-        self, target: str, pairs: Sequence[tuple[str, str]]
-    ) -> dict[tuple[str, str], str]:
-        """The recorded model verdicts on *pairs* (``(older, newer)`` texts) of *target*."""
-        wanted = {(digest(a), digest(b)): (a, b) for a, b in pairs}
-        found: dict[tuple[str, str], str] = {}
-        for row in self._query(
+    def _judgements(self, target: str) -> list[tuple[str, str, str]]:
+        rows = self._query(
             "SELECT first_digest, second_digest, verdict FROM judgements WHERE target = ?",
             (target,),
-        ):
-            pair = wanted.get((row["first_digest"], row["second_digest"]))
-            if pair is not None:
-                found[pair] = row["verdict"]
-        return found
+        )
+        return [(row["first_digest"], row["second_digest"], row["verdict"]) for row in rows]
 
-    def record_judgements(self, target: str, verdicts: Mapping[tuple[str, str], str]) -> None:
-        """Remember the model's *verdicts* on pairs of *target*."""
-        now = self._clock()
+    def _save_judgements(
+        self, target: str, rows: Sequence[tuple[str, str, str]], now: float
+    ) -> None:
         with self._transaction() as db:
             db.executemany(
                 "INSERT OR REPLACE INTO judgements (target, first_digest, second_digest, verdict,"
                 " at) VALUES (?, ?, ?, ?, ?)",
-                [(target, digest(a), digest(b), v, now) for (a, b), v in verdicts.items()],
+                [(target, first, second, verdict, now) for first, second, verdict in rows],
             )

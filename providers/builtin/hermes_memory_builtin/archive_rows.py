@@ -24,16 +24,16 @@ import re
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from hermes_memory_builtin.archive import (
-    RECALL_LIMIT,
-    Archive,
+from hermes_memory_builtin.archive import Archive
+from hermes_memory_builtin.archive_tier import (
     ArchivedEntry,
+    ArchiveTier,
     Change,
+    ChangeRecord,
     Moved,
-    digest,
 )
 from hermes_memory_builtin.similarity import content_words
 
@@ -60,7 +60,7 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(folded.lower())
 
 
-class PostgresArchive:
+class PostgresArchive(ArchiveTier):
     """The archive of *documents*' owner, in the same database and transactions."""
 
     def __init__(
@@ -69,12 +69,6 @@ class PostgresArchive:
         self.documents = documents
         self.owner = documents.owner
         self._clock = clock
-
-    def __enter__(self) -> PostgresArchive:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     def close(self) -> None:
         """Nothing to close: the connection is the documents'."""
@@ -95,40 +89,19 @@ class PostgresArchive:
     # -- changes ----------------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def change(
-        self,
-        *,
-        kind: str,
-        target: str,
-        reason: str,
-        before_text: str | None,
-        after_text: str | None,
-        moved: Sequence[Moved] = (),
-        details: dict[str, Any] | None = None,
-        undoes: int | None = None,
-        supersedes: Sequence[tuple[int, str]] = (),
+    def _record_change(
+        self, record: ChangeRecord, moved: Sequence[Moved], supersedes: Sequence[tuple[int, str]]
     ) -> Iterator[int]:
         """Record a change around the block that saves the document (call it inside
         :meth:`PostgresDocuments.locked`, so both commit together); when the block
         raises, none of it is kept."""
-        now = self._clock()
+        target, now, undoes = record.target, record.at, record.undoes
         with self.documents.guarded() as conn, conn.transaction():
             change_id = conn.execute(
-                "INSERT INTO memory_changes (owner, at, kind, state, target, reason,"
-                " before_text, after_text, before_digest, details, undoes)"
-                " VALUES (%s, %s, %s, 'pending', %s, %s, %s, %s, %s, %s, %s) RETURNING id",
-                (
-                    self.owner,
-                    now,
-                    kind,
-                    target,
-                    reason,
-                    before_text,
-                    after_text,
-                    digest(before_text),
-                    json.dumps(details or {}, ensure_ascii=False),
-                    undoes,
-                ),
+                "INSERT INTO memory_changes (owner, at, kind, target, reason, before_text,"
+                " after_text, before_digest, details, undoes, state)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 'pending') RETURNING id",
+                (self.owner, *record.values()),
             ).fetchone()[0]
             for m in moved:
                 conn.execute(
@@ -221,20 +194,9 @@ class PostgresArchive:
             return self._entries("TRUE", ())
         return self._entries("a.target = %s", (target,))
 
-    def count(self) -> int:
-        """How many archived entries are in effect."""
-        return len(self.entries())
-
-    def search(
-        self,
-        query: str,
-        *,
-        limit: int = RECALL_LIMIT,
-        current_only: bool = False,
-        target: str | None = None,
-    ) -> list[ArchivedEntry]:
-        """Archived entries matching any content word of *query*, best first (BM25 as
-        FTS5 computes it; a word of several tokens must have them all)."""
+    def _matches(self, query: str, target: str | None) -> list[ArchivedEntry]:
+        """Matches ranked by BM25 as FTS5 computes it (a word of several tokens must have
+        them all)."""
         terms = [t for t in dict.fromkeys(tuple(tokens(w)) for w in content_words(query)) if t]
         if not terms:
             return []
@@ -271,10 +233,7 @@ class PostgresArchive:
                 value += idf * tf * (_K1 + 1) / (tf + _K1 * norm)
             return value
 
-        ranked = sorted((e for e in found if matching[e.id]), key=lambda e: (-score(e), -e.id))
-        if current_only:
-            ranked = [e for e in ranked if not e.superseded and e.category != "working"]
-        return ranked[:limit]
+        return sorted((e for e in found if matching[e.id]), key=lambda e: (-score(e), -e.id))
 
     def record_recall(self, ids: Sequence[int]) -> None:
         """Count one recall of each archived entry in *ids*."""
@@ -316,18 +275,17 @@ class PostgresArchive:
 
     # -- use of prompt-tier entries ----------------------------------------------------------
 
-    def usage(self, target: str, entries: Sequence[str]) -> dict[str, tuple[float, int]]:
-        """``{entry: (first_seen, uses)}``, registering entries seen for the first time."""
-        now = self._clock()
-        keys = {entry: digest(entry) for entry in entries}
+    def _register_usage(
+        self, target: str, keys: Sequence[str], now: float
+    ) -> dict[str, tuple[float, int]]:
         with self.documents.guarded() as conn, conn.transaction():
-            for key in sorted(set(keys.values())):  # one order: concurrent registrations
+            for key in sorted(set(keys)):  # one order: concurrent registrations
                 conn.execute(
                     "INSERT INTO memory_usage (owner, target, digest, first_seen)"
                     " VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
                     (self.owner, target, key, now),
                 )
-            rows = {
+            return {
                 key: (first_seen, uses)
                 for key, first_seen, uses in conn.execute(
                     "SELECT digest, first_seen, uses FROM memory_usage"
@@ -335,15 +293,10 @@ class PostgresArchive:
                     (self.owner, target),
                 )
             }
-        return {entry: rows.get(key, (now, 0)) for entry, key in keys.items()}
 
-    def record_use(self, target: str, entries: Sequence[str]) -> None:
-        """Count one use (a recall query matched it) of each prompt-tier entry."""
-        if not entries:
-            return
-        now = self._clock()
+    def _count_uses(self, target: str, keys: Sequence[str], now: float) -> None:
         with self.documents.guarded() as conn, conn.transaction():
-            for key in sorted({digest(entry) for entry in entries}):
+            for key in sorted(set(keys)):
                 conn.execute(
                     "INSERT INTO memory_usage (owner, target, digest, first_seen, last_used, uses)"
                     " VALUES (%s, %s, %s, %s, %s, 1) ON CONFLICT (owner, target, digest) DO"
@@ -351,45 +304,36 @@ class PostgresArchive:
                     (self.owner, target, key, now, now),
                 )
 
-    def first_seen(self, target: str, texts: Sequence[str]) -> dict[str, float]:
-        """When each of *texts* was first seen in the prompt tier (only those recorded)."""
-        keys = {digest(text): text for text in texts}
-        return {
-            keys[key]: first_seen
+    def _first_seen(self, target: str) -> list[tuple[str, float]]:
+        return [
+            (key, first_seen)
             for key, first_seen in self._rows(
                 "SELECT digest, first_seen FROM memory_usage WHERE owner = %s AND target = %s",
                 (self.owner, target),
             )
-            if key in keys
-        }
+        ]
 
-    def judgements(
-        self, target: str, pairs: Sequence[tuple[str, str]]
-    ) -> dict[tuple[str, str], str]:
-        """The recorded model verdicts on *pairs* (``(older, newer)`` texts) of *target*."""
-        wanted = {(digest(a), digest(b)): (a, b) for a, b in pairs}
-        found: dict[tuple[str, str], str] = {}
-        for first, second, verdict in self._rows(
-            "SELECT first_digest, second_digest, verdict FROM memory_judgements"
-            " WHERE owner = %s AND target = %s",
-            (self.owner, target),
-        ):
-            pair = wanted.get((first, second))
-            if pair is not None:
-                found[pair] = verdict
-        return found
+    def _judgements(self, target: str) -> list[tuple[str, str, str]]:
+        return [
+            (first, second, verdict)
+            for first, second, verdict in self._rows(
+                "SELECT first_digest, second_digest, verdict FROM memory_judgements"
+                " WHERE owner = %s AND target = %s",
+                (self.owner, target),
+            )
+        ]
 
-    def record_judgements(self, target: str, verdicts: Mapping[tuple[str, str], str]) -> None:
-        """Remember the model's *verdicts* on pairs of *target*."""
-        now = self._clock()
+    def _save_judgements(
+        self, target: str, rows: Sequence[tuple[str, str, str]], now: float
+    ) -> None:
         with self.documents.guarded() as conn, conn.transaction():
-            for (a, b), verdict in verdicts.items():
+            for first, second, verdict in rows:
                 conn.execute(
                     "INSERT INTO memory_judgements (owner, target, first_digest, second_digest,"
                     " verdict, at) VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (owner, target,"
                     " first_digest, second_digest) DO UPDATE SET verdict = excluded.verdict,"
                     " at = excluded.at",
-                    (self.owner, target, digest(a), digest(b), verdict, now),
+                    (self.owner, target, first, second, verdict, now),
                 )
 
 

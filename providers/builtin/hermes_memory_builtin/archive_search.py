@@ -20,9 +20,10 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_memory_builtin.archive import RECALL_LIMIT, ArchivedEntry
 from hermes_memory_builtin.archive_rows import AnyArchive
+from hermes_memory_builtin.archive_tier import RECALL_LIMIT, ArchivedEntry
 from hermes_memory_builtin.similarity import content_words
+from hermes_memory_builtin.snapshot import tagged
 from hermes_memory_builtin.targets import TARGETS
 from hermes_memory_builtin.threats import scan_for_threats
 
@@ -65,7 +66,8 @@ def recall_text(archive: AnyArchive, query: str, *, limit: int = RECALL_LIMIT) -
     if not found:
         return ""
     archive.record_recall([entry.id for entry in found])
-    lines = [f"- {entry.text}" for entry in found]
+    # As in the snapshot, an entry's later lines stay behind the continuation mark.
+    lines = [tagged("- ", entry.text) for entry in found]
     return "Archived memory (moved out of the system prompt; recalled for this turn):\n" + (
         "\n".join(lines)
     )

@@ -16,8 +16,9 @@ import os
 from pathlib import Path
 
 from hermes_core.errors import MemoryStoreError
-from hermes_memory_builtin.archive import Change, digest, read_raw
+from hermes_memory_builtin.archive import read_raw
 from hermes_memory_builtin.archive_rows import AnyArchive, PostgresArchive
+from hermes_memory_builtin.archive_tier import Change, digest
 from hermes_memory_builtin.curator import CURATOR_LOCK_NAME
 from hermes_memory_builtin.files import FileIdentity, read_memory_file, replace_if_unchanged
 from hermes_memory_builtin.locking import exclusive_lock

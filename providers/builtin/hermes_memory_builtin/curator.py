@@ -40,8 +40,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_memory_builtin.archive import ArchivedEntry, Moved, read_raw
+from hermes_memory_builtin.archive import read_raw
 from hermes_memory_builtin.archive_rows import AnyArchive, PostgresArchive
+from hermes_memory_builtin.archive_tier import ArchivedEntry, Moved
 from hermes_memory_builtin.categories import IDENTITY, PROMPT_TIER, classify
 from hermes_memory_builtin.curator_model import ModelJudge, candidate_pairs
 from hermes_memory_builtin.entries import dedupe, join_entries, parse_entries, total_chars

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.errors import MemoryStoreError
-from hermes_memory_builtin.quarantine import HeldWrite, held_id
+from hermes_memory_builtin.quarantine import HeldStore, HeldWrite
 
 if TYPE_CHECKING:
     from hermes_memory_builtin.documents import PostgresDocuments
@@ -50,7 +49,7 @@ def select_held(conn: Any, owner: str) -> list[HeldWrite]:
     return [_write(row) for row in rows]
 
 
-class HeldRows:
+class HeldRows(HeldStore):
     """The held writes of one owner of a PostgreSQL memory store."""
 
     def __init__(self, documents: PostgresDocuments) -> None:
@@ -61,35 +60,12 @@ class HeldRows:
         with self._documents.guarded() as conn:
             return select_held(conn, self._documents.owner)
 
-    def hold(
-        self,
-        target: str,
-        content: str,
-        origin: str,
-        score: float,
-        reason: str,
-        replaces: str = "",
-        operations: Sequence[Mapping[str, Any]] = (),
-    ) -> HeldWrite:
-        """Stage *content* (replacing the entry *replaces* identifies, when given; or the
-        whole batch *operations*); holding the same write again is a no-op."""
-        digest = held_id(target, content, replaces, operations)
-        write = HeldWrite(
-            digest,
-            target,
-            content,
-            origin,
-            round(score, 4),
-            reason,
-            time.time(),
-            replaces,
-            [dict(op) for op in operations],
-        )
+    def _stage(self, write: HeldWrite) -> HeldWrite:
         with self._documents.guarded() as conn:
             insert_held(conn, self._documents.owner, write)
             row = conn.execute(
                 f"SELECT {_COLUMNS} FROM memory_held WHERE owner = %s AND id = %s",
-                (self._documents.owner, digest),
+                (self._documents.owner, write.id),
             ).fetchone()
         return _write(row)
 

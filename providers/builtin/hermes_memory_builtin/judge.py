@@ -1,12 +1,13 @@
-"""The optional model judge: a second opinion on writes the detector holds for review.
+"""The optional model judge: a second opinion on every write held for review.
 
 With ``memory.judge: true`` and a model configured (``model.*``, the same
-OpenAI-compatible endpoint the curator and the summariser use), a write the
-learned detector puts in its review band is shown to the model before it is
-held. The judge can only tighten: its ``"injection"`` verdict refuses the
-write; any other answer — ``"benign"``, ``"unsure"``, an error, junk, no answer
-within ``memory.judge_timeout`` seconds (default 5) — leaves it held for the
-user, exactly as without a judge. Off by default.
+OpenAI-compatible endpoint the curator and the summariser use), a write that
+is to be held — the learned detector put it in its review band, or it repeats
+untrusted tool output — is shown to the model before it is held. The judge
+can only tighten: its ``"injection"`` verdict refuses the write; any other
+answer — ``"benign"``, ``"unsure"``, an error, junk, no answer within
+``memory.judge_timeout`` seconds (default 5) — leaves it held for the user,
+exactly as without a judge. Off by default.
 
 The request is hardened. The system message fixes the task and the answer
 format; the entry is data only, sent as a JSON string inside the user

@@ -17,8 +17,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hermes_memory_builtin.archive import Moved
 from hermes_memory_builtin.archive_rows import AnyArchive
+from hermes_memory_builtin.archive_tier import Moved
 from hermes_memory_builtin.categories import EPISODIC, FACT, IDENTITY, WORKING, classify
 from hermes_memory_builtin.entries import join_entries, total_chars
 

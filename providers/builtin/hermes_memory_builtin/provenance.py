@@ -5,24 +5,32 @@ whose words mostly come from it is ``user``-stated. A host hands untrusted
 tool output of the turn (web pages, files, e-mails, another agent) to
 :meth:`~hermes_memory_builtin.store.MemoryStore.note_tool_output`; a write that
 repeats it is ``tool``-derived (a host that knows so can pass
-``origin="tool"``). Any other write is ``model``-written. The builtin's own
-``session_search`` results are past conversation, not untrusted input, and do
-not count. A write is held for review when it is tool-derived, or when the
-learned detector scores it in its review band; at or above the block threshold
-it is refused. The optional model judge (:mod:`~hermes_memory_builtin.judge`)
-may turn a hold in the review band into a refusal, never the other way.
+``origin="tool"``). Any other write is ``model``-written, except where the host
+cannot see the turn's tool results (an MCP client that has not described its
+turns): there it is ``client``, since it may repeat text memory never saw. The
+builtin's own ``session_search`` results are past conversation, not untrusted
+input, and do not count.
+
+A write is held for review when it is tool-derived, or when the learned
+detector scores it in its review band; a ``client`` write already from the
+calibrated threshold (:func:`untrusted_review`, the lowest the dev split allows
+at 1 % false positives per source). At or above the block threshold it is
+refused. The optional model judge (:mod:`~hermes_memory_builtin.judge`) sees
+every hold and may turn it into a refusal, never the other way.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import re
 from dataclasses import dataclass
+from importlib import resources
 
 from hermes_memory_builtin.detector import Verdict, load_detector
 from hermes_memory_builtin.quarantine import ORIGINS
 
-__all__ = ["Screening", "origin_of", "screen"]
+__all__ = ["Screening", "origin_of", "screen", "untrusted_review"]
 
 _WORD = re.compile(r"\w+")
 MIN_HOLD_WORDS = 4
@@ -38,17 +46,23 @@ def _shingles(words: list[str]) -> set[tuple[str, ...]]:
 
 
 def origin_of(
-    content: str, user_message: str | None, declared: str | None = None, tool_output: str = ""
+    content: str,
+    user_message: str | None,
+    declared: str | None = None,
+    tool_output: str = "",
+    unattributed: str = "model",
 ) -> str:
     """Where *content* came from.
 
     ``"tool"`` when half of its word 3-grams occur in *tool_output* (untrusted
     text seen this turn), whatever else is said of it; else *declared* (a host
     or a person that knows), when given; else ``"user"`` when most of its words
-    are in *user_message*; else ``"model"``.
+    are in *user_message*; else *unattributed* (``"model"``, or ``"client"``
+    where the host cannot see the turn's tool results).
     """
-    if declared is not None and declared not in ORIGINS:
-        raise ValueError(f"Unknown origin {declared!r}; use one of {', '.join(ORIGINS)}.")
+    for origin in (declared, unattributed):
+        if origin is not None and origin not in ORIGINS:
+            raise ValueError(f"Unknown origin {origin!r}; use one of {', '.join(ORIGINS)}.")
     words = _WORD.findall(content.lower())
     if declared == "tool" or _repeats(words, tool_output):
         return "tool"
@@ -58,7 +72,7 @@ def origin_of(
         said = set(_WORD.findall(user_message.lower()))
         if sum(word in said for word in words) >= USER_OVERLAP * len(words):
             return "user"
-    return "model"
+    return unattributed
 
 
 def _repeats(words: list[str], tool_output: str) -> bool:
@@ -85,13 +99,25 @@ class Screening:
     action: str
     score: float
     reason: str
-    in_review_band: bool = False
-    """Held because of the detector's score (what the model judge may look at)."""
 
 
 @functools.lru_cache(maxsize=256)
 def _verdict(text: str) -> Verdict:
     return load_detector().verdict(text)
+
+
+@functools.cache
+def untrusted_review() -> float:
+    """The hold threshold for ``client`` writes: the calibrated review threshold that
+    ``detector.json`` records (``review_calibrated``: the lowest score that at most 1 % of
+    each dev benign source reaches), never above the detector's own review threshold."""
+    review = load_detector().review
+    meta = resources.files("hermes_memory_builtin") / "data" / "detector.json"
+    try:
+        calibrated = json.loads(meta.read_text(encoding="utf-8"))["review_calibrated"]
+        return min(review, max(float(value) for value in calibrated.values()))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return review
 
 
 def screen(content: str, origin: str) -> Screening:
@@ -101,8 +127,16 @@ def screen(content: str, origin: str) -> Screening:
     verdict = _verdict(content)
     if verdict.action == "block":
         return Screening("block", verdict.score, "the injection detector's block threshold")
-    if verdict.action == "review" and len(_WORD.findall(content)) >= MIN_HOLD_WORDS:
-        return Screening("hold", verdict.score, "the injection detector's review band", True)
+    if len(_WORD.findall(content)) >= MIN_HOLD_WORDS:
+        if verdict.action == "review":
+            return Screening("hold", verdict.score, "the injection detector's review band")
+        if origin == "client" and verdict.score >= untrusted_review():
+            return Screening(
+                "hold",
+                verdict.score,
+                "the injection detector's calibrated band, for a write through a client "
+                "whose tool results memory cannot see",
+            )
     if origin == "tool":
         return Screening("hold", verdict.score, "content derived from tool output")
     return Screening("store", verdict.score, "")

@@ -41,6 +41,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 SESSION_SEARCH_TOOL_NAME = "session_search"
+UNSEEN_TOOLS_PLATFORMS = frozenset({"mcp"})
+"""Hosts whose clients run tools memory never sees (an MCP client reads other servers):
+until the client describes a turn (``on_turn_start``), a write nothing explains has
+origin ``client``, not ``model``."""
 ARCHIVE_SEARCH_TOOL_NAME = "memory_search"
 _SESSION_SEARCH_MODULE = "hermes_memory_builtin.session_search"
 
@@ -182,6 +186,9 @@ class BuiltinMemoryProvider(MemoryProvider):
                 self._settings(), memory_dir_for(self._hermes_home, self._user_id), documents
             )
             self._memory_tool = MemoryTool(self._store)
+        self._store.unattributed_origin = (
+            "client" if self._platform in UNSEEN_TOOLS_PLATFORMS else "model"
+        )
         self._open_archive()
         self._open_judge()
         self._store.load_from_disk()
@@ -335,11 +342,13 @@ class BuiltinMemoryProvider(MemoryProvider):
 
     def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
         """A new turn: restart the per-turn count of failed memory consolidations and
-        remember the user's message (a write repeating it is user-stated)."""
+        remember the user's message (a write repeating it is user-stated). A host that
+        announces its turns describes them: writes nothing explains are ``model`` from now."""
         if self._store is not None:
             self._store.consolidation.start_turn()
             self._store.turn_user_message = message if isinstance(message, str) else None
             self._store.turn_tool_output = ""
+            self._store.unattributed_origin = "model"
 
     def on_tool_result(self, tool_name: str, result: str, **kwargs: Any) -> None:
         """Untrusted output of a tool this turn (a web page, a file, another agent): a write

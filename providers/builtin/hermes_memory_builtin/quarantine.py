@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -26,12 +27,24 @@ from typing import Any
 from hermes_core.errors import MemoryStoreError
 from hermes_memory_builtin.side_documents import SideDocument
 
-__all__ = ["HELD_FILE", "ORIGINS", "HeldWrite", "Quarantine", "held_id", "held_text", "parse_held"]
+__all__ = [
+    "HELD_FILE",
+    "ORIGINS",
+    "HeldStore",
+    "HeldWrite",
+    "Quarantine",
+    "held_id",
+    "held_text",
+    "parse_held",
+]
 
 HELD_FILE = "HELD.json"
-ORIGINS = ("user", "model", "tool")
+ORIGINS = ("user", "model", "tool", "client")
 """Where an entry's content came from: said by the user this turn, written by the
-model, or derived from tool output (web pages, files, e-mails, other agents)."""
+model, derived from tool output (web pages, files, e-mails, other agents), or
+written through a client whose tool results memory cannot see (an MCP client that
+has not described its turns with ``note_turn``: the entry may repeat untrusted
+text nobody showed to memory)."""
 
 
 @dataclass(frozen=True)
@@ -80,15 +93,17 @@ def parse_held(raw: str | None, where: str) -> list[HeldWrite]:
         ) from exc
 
 
-class Quarantine:
-    """The held writes of one memory (kept in *document*)."""
+class HeldStore(ABC):
+    """The held writes of one memory: :class:`Quarantine` (``HELD.json``) or
+    :class:`~hermes_memory_builtin.held_rows.HeldRows` (``memory.url``)."""
 
-    def __init__(self, document: SideDocument) -> None:
-        self.document = document
-
+    @abstractmethod
     def held(self) -> list[HeldWrite]:
         """Held writes, oldest first."""
-        return self._read()
+
+    @abstractmethod
+    def take(self, write_id: str) -> HeldWrite:
+        """Remove and return the held write *write_id* (raises when there is none)."""
 
     def hold(
         self,
@@ -102,24 +117,41 @@ class Quarantine:
     ) -> HeldWrite:
         """Stage *content* (replacing the entry *replaces* identifies, when given; or the
         whole batch *operations*, *content* being its operation that was held); holding the
-        same write again is a no-op."""
+        same write again is a no-op (the write held first is returned)."""
         batch = [dict(op) for op in operations]
-        digest = held_id(target, content, replaces, batch)
+        write = HeldWrite(
+            held_id(target, content, replaces, batch),
+            target,
+            content,
+            origin,
+            round(score, 4),
+            reason,
+            time.time(),
+            replaces,
+            batch,
+        )
+        return self._stage(write)
+
+    @abstractmethod
+    def _stage(self, write: HeldWrite) -> HeldWrite:
+        """Keep *write* unless one of its id is held; the one held."""
+
+
+class Quarantine(HeldStore):
+    """The held writes of one memory (kept in *document*)."""
+
+    def __init__(self, document: SideDocument) -> None:
+        self.document = document
+
+    def held(self) -> list[HeldWrite]:
+        """Held writes, oldest first."""
+        return self._read()
+
+    def _stage(self, write: HeldWrite) -> HeldWrite:
         with self._locked() as items:
             for item in items:
-                if item.id == digest:
+                if item.id == write.id:
                     return item
-            write = HeldWrite(
-                digest,
-                target,
-                content,
-                origin,
-                round(score, 4),
-                reason,
-                time.time(),
-                replaces,
-                batch,
-            )
             items.append(write)
             return write
 

@@ -63,7 +63,7 @@ from hermes_memory_builtin.snapshot import (
     format_counts,
     format_usage,
     render_block,
-    without_origin_tags,
+    unrendered,
 )
 from hermes_memory_builtin.targets import TARGET_NAMES, TARGETS, Target
 from hermes_memory_builtin.threats import MAX_SCAN_CHARS, first_threat_message
@@ -259,8 +259,11 @@ class MemoryStore:
         """The user's message of the current turn (set by the provider), for provenance."""
         self.turn_tool_output = ""
         """Tool output seen this turn (untrusted; a write repeating it is tool-derived)."""
+        self.unattributed_origin = "model"
+        """The origin of a write that neither the user's message nor tool output explain:
+        ``client`` while the host cannot see the turn's tool results (set by the provider)."""
         self.judge: WriteJudge | None = None
-        """Set for ``memory.judge: true``: a model that may refuse writes the detector holds."""
+        """Set for ``memory.judge: true``: a model that may refuse any write that is held."""
 
     # -- construction ------------------------------------------------------------------------
 
@@ -554,8 +557,8 @@ class MemoryStore:
         problem = _text_problem(value, field)
         if problem:
             raise _Refusal(_failure(problem))
-        # A model copying an entry from its prompt copies its origin tag too.
-        return without_origin_tags(normalize_newlines(value).strip()).strip()
+        # A model copying an entry from its prompt copies its origin tag and marks too.
+        return unrendered(normalize_newlines(value).strip()).strip()
 
     @staticmethod
     def _entry_problem(text: str) -> str | None:
@@ -778,11 +781,14 @@ class MemoryStore:
         return FileDocument(path, durable=False, own_lock=False)
 
     def _screen(self, text: str, origin: str | None) -> tuple[str, Screening]:
-        """The origin of *text* and what to do with it; a hold in the detector's review band
-        goes to the model judge when one is set, which may refuse it (never store it)."""
-        source = origin_of(text, self.turn_user_message, origin, self.turn_tool_output)
+        """The origin of *text* and what to do with it; a hold (for the detector's score or
+        for repeating tool output) goes to the model judge when one is set, which may refuse
+        it, never store it."""
+        source = origin_of(
+            text, self.turn_user_message, origin, self.turn_tool_output, self.unattributed_origin
+        )
         screening = screen(text, source)
-        if screening.action == "hold" and screening.in_review_band and self.judge is not None:
+        if screening.action == "hold" and self.judge is not None:
             opinion = self.judge.review(text)
             if opinion.blocks:
                 raise _Refusal(
@@ -793,9 +799,7 @@ class MemoryStore:
                         "plain fact."
                     )
                 )
-            screening = Screening(
-                "hold", screening.score, f"{screening.reason}; {opinion.reason}", True
-            )
+            screening = Screening("hold", screening.score, f"{screening.reason}; {opinion.reason}")
         return source, screening
 
     @staticmethod

@@ -119,14 +119,35 @@ def test_a_hung_judge_costs_its_timeout_and_the_write_stays_held(
     assert "did not answer within 0.5s" in held.reason or "timed out" in held.reason
 
 
-def test_writes_outside_the_review_band_are_not_judged(
-    memory_dir: Path, server: FakeOpenAIServer
-) -> None:
+def test_writes_that_are_stored_are_not_judged(memory_dir: Path, server: FakeOpenAIServer) -> None:
     store = judged_store(memory_dir, server)
     assert store.add("memory", "Prefers metric units")["success"] is True
-    store.note_tool_output("The staging database is reset every night at two")
-    assert store.add("memory", "The staging database is reset every night")["staged"] is True
+    assert store.add("memory", "Deploys go through the release workflow")["success"] is True
     assert server.chat_requests == []
+
+
+PAGE = "Release notes: the staging database is reset every night at two by cron"
+FROM_PAGE = "The staging database is reset every night at two by cron"
+
+
+def test_a_tool_derived_hold_is_judged_and_can_only_be_refused(
+    memory_dir: Path, server: FakeOpenAIServer
+) -> None:
+    """A write held only for repeating tool output goes to the judge too: its injection
+    verdict refuses it; a benign verdict leaves it held, never stores it."""
+    server.script(json.dumps({"verdict": "benign", "reason": "a plain fact"}), INJECTION)
+    store = judged_store(memory_dir, server)
+    store.note_tool_output(PAGE)
+    kept = store.add("memory", FROM_PAGE)
+    assert kept["staged"] is True and kept["origin"] == "tool"
+    [held] = store.held_writes().held()
+    assert "tool output" in held.reason and "never releases" in held.reason
+    assert store.entries("memory") == []
+    refused = store.add("memory", FROM_PAGE + " daily")
+    assert refused["success"] is False and "model judge" in str(refused["error"])
+    assert len(store.held_writes().held()) == 1 and store.entries("memory") == []
+    first, second = (json.loads(r.messages[1]["content"]) for r in server.chat_requests)
+    assert first == {"entry": FROM_PAGE} and second == {"entry": FROM_PAGE + " daily"}
 
 
 def test_a_batch_refused_by_the_judge_applies_nothing(

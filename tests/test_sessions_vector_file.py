@@ -1,0 +1,233 @@
+"""The flat vector file beside the sidecar: mapped by searches, never trusted when it is
+torn, damaged or out of step with the sidecar, and never imported for a literal search."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hermes_core.sessions import SessionStore, semantic
+from hermes_core.sessions.semantic import semantic_available, sidecar_path
+from hermes_core.sessions.vectorfile import (
+    HEADER_BYTES,
+    Stamp,
+    map_file,
+    vector_file_path,
+)
+
+pytestmark = pytest.mark.skipif(not semantic_available(), reason="no encoder installed")
+
+QUESTION = "Which instrument is my daughter learning?"
+TOPICS = {
+    "violin": "My daughter started violin lessons; she practises scales every evening.",
+    "garden": "The tomatoes in the garden finally ripened after the heatwave.",
+    "bank": "I moved my savings to an account with a better interest rate.",
+    "trip": "We booked a ferry to the islands for the first week of August.",
+    "oven": "The oven's thermostat broke, so the bread burned again.",
+}
+LONG = "The quarterly report covers revenue, hiring and the office move. " * 40  # two pieces
+
+
+def history(path: Path) -> None:
+    """Five conversations of two messages each (one of them long), all embedded."""
+    with SessionStore(path, semantic="on") as store:
+        for session, text in TOPICS.items():
+            store.create_session(session)
+            store.append_messages(
+                session,
+                [{"role": "user", "content": text}, {"role": "assistant", "content": LONG}],
+            )
+        store.index_messages()
+
+
+def search(path: Path, query: str = QUESTION) -> list[tuple[str, int]]:
+    """The hits of *query* in a store opened afresh, as a CLI search opens it."""
+    with SessionStore(path, read_only=True, semantic="on") as store:
+        return [(hit["session_id"], hit["id"]) for hit in store.search_messages(query, limit=10)]
+
+
+def stamp_of(path: Path) -> Stamp | None:
+    with sqlite3.connect(sidecar_path(path)) as raw:
+        row = raw.execute("SELECT value FROM meta WHERE key = 'file'").fetchone()
+    return Stamp.from_json(row[0] if row else None)
+
+
+def file_of(path: Path) -> Path:
+    return vector_file_path(sidecar_path(path))
+
+
+def assert_file_matches_sidecar(path: Path) -> None:
+    stamp = stamp_of(path)
+    assert stamp is not None
+    mapped = map_file(file_of(path), stamp)
+    assert mapped is not None
+    with sqlite3.connect(sidecar_path(path)) as raw:
+        rows = raw.execute("SELECT message_id, checksum, vector FROM vectors").fetchall()
+    held = [
+        (int(mid), int(checksum), row.astype("<f2").tobytes())
+        for mid, checksum, row in zip(mapped.ids, mapped.checksums, mapped.matrix, strict=True)
+    ]
+    assert sorted(held) == sorted((mid, checksum, bytes(vector)) for mid, checksum, vector in rows)
+
+
+@pytest.fixture(scope="module")
+def intact(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[str, int]]]:
+    """An embedded history and its hits for the question."""
+    path = tmp_path_factory.mktemp("intact") / "state.db"
+    history(path)
+    hits = search(path)
+    assert hits[0][0] == "violin"
+    return path, hits
+
+
+def copy_of(intact: Path, into: Path) -> Path:
+    for name in ("state.db", "state.db.vectors", "state.db.vectors.bin"):
+        shutil.copy2(intact.with_name(name), into / name)
+    return into / "state.db"
+
+
+def test_indexing_writes_the_file_and_searches_map_it_unchanged(
+    intact: tuple[Path, list[tuple[str, int]]], tmp_path: Path
+) -> None:
+    path = copy_of(intact[0], tmp_path)
+    assert_file_matches_sidecar(path)
+    assert file_of(path).stat().st_mode & 0o777 == 0o600  # as private as state.db
+    with sqlite3.connect(sidecar_path(path)) as raw:
+        pieces = raw.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    assert pieces == 15  # five short messages, five long ones in two pieces
+    before = os.stat(file_of(path))
+    assert search(path) == intact[1]
+    after = os.stat(file_of(path))
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+
+
+@pytest.mark.parametrize("keep", [0, 10, HEADER_BYTES, HEADER_BYTES + 700, -1])
+def test_a_truncated_file_is_written_again(
+    intact: tuple[Path, list[tuple[str, int]]], tmp_path: Path, keep: int
+) -> None:
+    path = copy_of(intact[0], tmp_path)
+    size = file_of(path).stat().st_size
+    with open(file_of(path), "r+b") as handle:
+        handle.truncate(keep % size)
+    assert search(path) == intact[1]
+    assert_file_matches_sidecar(path)
+
+
+@given(offset=st.integers(min_value=0), damage=st.binary(min_size=1, max_size=64))
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_damage_anywhere_is_caught_even_with_size_and_time_kept(
+    intact: tuple[Path, list[tuple[str, int]]], tmp_path: Path, offset: int, damage: bytes
+) -> None:
+    path = copy_of(intact[0], tmp_path)
+    status = os.stat(file_of(path))
+    with open(file_of(path), "r+b") as handle:
+        handle.seek(offset % (status.st_size - len(damage)))
+        handle.write(damage)
+    os.utime(file_of(path), ns=(status.st_atime_ns, status.st_mtime_ns))  # looks untouched
+    assert search(path) == intact[1]
+    assert_file_matches_sidecar(path)
+
+
+def test_a_file_from_an_earlier_state_is_not_used(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    history(path)
+    earlier = file_of(path).read_bytes()
+    with SessionStore(path, semantic="on") as store:
+        store.create_session("cello")
+        store.append_message("cello", "user", "Our son wants to take up the cello next year.")
+        store.index_messages()
+    file_of(path).write_bytes(earlier)  # a backup of the folder restored over the file alone
+    assert "cello" in {session for session, _ in search(path, "Which instrument will my son play?")}
+    assert_file_matches_sidecar(path)
+
+
+def test_records_of_a_write_that_did_not_commit_are_not_used(
+    intact: tuple[Path, list[tuple[str, int]]], tmp_path: Path
+) -> None:
+    path = copy_of(intact[0], tmp_path)
+    with open(file_of(path), "ab") as handle:  # a writer died between its append and commit
+        handle.write(file_of(path).read_bytes()[HEADER_BYTES:])
+    assert search(path) == intact[1]
+    assert_file_matches_sidecar(path)
+
+
+def test_new_vectors_are_appended_and_deleted_ones_never_found(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    history(path)
+    first = stamp_of(path)
+    with SessionStore(path, semantic="on") as store:
+        store.create_session("cello")
+        store.append_message("cello", "user", "Our son wants to take up the cello next year.")
+        store.index_messages()
+        grown = stamp_of(path)
+        assert first is not None and grown is not None
+        assert (grown.nonce, grown.records) == (first.nonce, 16)  # appended, not rewritten
+        store.delete_session("violin")
+    assert stamp_of(path) == grown  # three dead records of 16: the file is kept as it is
+    assert "violin" not in {session for session, _ in search(path)}
+
+
+def test_a_file_mostly_of_deleted_vectors_is_written_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(semantic, "DEAD_RECORDS", 0)
+    path = tmp_path / "state.db"
+    history(path)
+    with SessionStore(path, semantic="on") as store:
+        for session in ("garden", "bank", "trip", "oven"):
+            store.delete_session(session)
+    assert stamp_of(path) is None  # dropped: 15 records for 3 live vectors
+    assert search(path)[0][0] == "violin"
+    stamp = stamp_of(path)
+    assert stamp is not None and stamp.records == 3
+
+
+COLD_SEARCH = textwrap.dedent(
+    """
+    import contextlib, io, json, sys
+
+    from hermes_core.cli import main
+
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        try:
+            main(["sessions", "search", sys.argv[1], "--db", sys.argv[2], "--json"])
+        except SystemExit:
+            pass
+    hits = json.loads(out.getvalue())
+    loaded = [name for name in ("numpy", "tokenizers") if name in sys.modules]
+    json.dump({"sessions": [hit["session_id"] for hit in hits], "loaded": loaded}, sys.stdout)
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "by_meaning"),
+    [("violin", False), ('"violin lessons"', False), ("violin*", False), (QUESTION, True)],
+)
+def test_a_search_meaning_takes_no_part_in_imports_no_numpy(
+    intact: tuple[Path, list[tuple[str, int]]], tmp_path: Path, query: str, by_meaning: bool
+) -> None:
+    path = copy_of(intact[0], tmp_path)
+    env = {**os.environ, "HERMES_HOME": str(tmp_path / "home"), "HERMES_SEMANTIC_SEARCH": "auto"}
+    done = subprocess.run(
+        [sys.executable, "-c", COLD_SEARCH, query, str(path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    answer = json.loads(done.stdout)
+    assert answer["sessions"][0] == "violin"
+    assert answer["loaded"] == (["numpy", "tokenizers"] if by_meaning else [])
