@@ -379,6 +379,12 @@ class StaticEncoder:
     A text is tokenised with the model's own WordPiece tokenizer; its vector is the
     sum of its tokens' vectors (each weighted down the more frequent the token),
     normalised to unit length. Deterministic, thread-safe, no BLAS threads.
+
+    Cheap to load: the token vectors are memory-mapped, and the full tokenizer (about
+    50 ms to build) is built only for a batch. One text (a search's question) is split by
+    the tokenizer's own normalizer and pre-tokenizer and cut into word pieces here, by
+    the same greedy longest-match rule over the same vocabulary, so its ids are the
+    tokenizer's (:meth:`token_ids`).
     """
 
     _shared: ClassVar[StaticEncoder | None] = None
@@ -395,13 +401,12 @@ class StaticEncoder:
                 + f". Install it with: {STATIC_INSTALL_HINT}"
             )
         import numpy as np
-        from tokenizers import Tokenizer
 
         self.directory = directory
         self.manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
         self.name = str(self.manifest["encoder"])
         self._np = np
-        self._vectors = np.load(directory / "vectors.npy", allow_pickle=False)
+        self._vectors = np.load(directory / "vectors.npy", mmap_mode="r", allow_pickle=False)
         self._scales = np.load(directory / "scales.npy", allow_pickle=False)
         self.dims = int(self._vectors.shape[1])
         if self._vectors.shape[0] != self._scales.shape[0] or self.dims != self.manifest["dims"]:
@@ -409,10 +414,9 @@ class StaticEncoder:
                 f"The static encoder's files in {directory} do not match each other; "
                 "reinstall hermes-memory-core."
             )
-        tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
-        tokenizer.no_padding()
-        tokenizer.no_truncation()
-        self._tokenizer = tokenizer
+        self._tokenizer: Any = None  # the full tokenizer, built for the first batch
+        self._pieces = _WordPieces.read(directory / "tokenizer.json")
+        self._lock = threading.Lock()
 
     @classmethod
     def load(cls) -> StaticEncoder:
@@ -422,6 +426,25 @@ class StaticEncoder:
                 cls._shared = cls()
             return cls._shared
 
+    def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
+        """The tokenizer's ids of each of *texts* (no special tokens added)."""
+        if len(texts) == 1 and self._pieces is not None:
+            ids = self._pieces.ids(str(texts[0]))
+            if ids is not None:
+                return [ids]
+        with self._lock:
+            if self._tokenizer is None:
+                from tokenizers import Tokenizer
+
+                tokenizer = Tokenizer.from_file(str(self.directory / "tokenizer.json"))
+                tokenizer.no_padding()
+                tokenizer.no_truncation()
+                self._tokenizer = tokenizer
+        encodings = self._tokenizer.encode_batch(
+            [str(text) for text in texts], add_special_tokens=False
+        )
+        return [encoding.ids for encoding in encodings]
+
     def encode(self, texts: Sequence[str], threads: int = 1) -> Any:
         """Embed *texts*: float32 ``(len(texts), dims)``, unit rows (zero rows for texts
         without tokens). *threads* is accepted for the interface and unused."""
@@ -429,14 +452,14 @@ class StaticEncoder:
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         if not texts:
             return out
-        encodings = self._tokenizer.encode_batch(
-            [str(text) for text in texts], add_special_tokens=False
-        )
-        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(texts))
+        tokens = self.token_ids(texts)
+        lengths = np.fromiter((len(ids) for ids in tokens), dtype=np.int64, count=len(texts))
         if not lengths.any():
             return out
         ids = np.fromiter(
-            (i for e in encodings for i in e.ids), dtype=np.int64, count=int(lengths.sum())
+            (i for token_ids in tokens for i in token_ids),
+            dtype=np.int64,
+            count=int(lengths.sum()),
         )
         rows = self._vectors[ids].astype(np.float32) * self._scales[ids][:, None]
         present = np.flatnonzero(lengths)
@@ -445,6 +468,68 @@ class StaticEncoder:
         norms = np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-12)
         out[present] = summed / norms
         return out
+
+
+class _WordPieces:
+    """A BERT WordPiece tokenizer's rule for one text: its normalizer and pre-tokenizer
+    (those of ``tokenizers``), then greedy longest-match pieces over its vocabulary."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        from tokenizers import normalizers, pre_tokenizers
+
+        model = spec["model"]
+        options = {k: v for k, v in spec["normalizer"].items() if k != "type"}
+        self.normalizer = normalizers.BertNormalizer(**options)
+        self.splitter = pre_tokenizers.BertPreTokenizer()
+        self.vocab: dict[str, int] = model["vocab"]
+        self.unknown = self.vocab[model["unk_token"]]
+        self.prefix = str(model["continuing_subword_prefix"])
+        self.longest = int(model["max_input_chars_per_word"])
+        self.added = [str(token["content"]) for token in spec.get("added_tokens", [])]
+
+    @classmethod
+    def read(cls, path: Path) -> _WordPieces | None:
+        """The rule of the tokenizer at *path*, or ``None`` when it is not the BERT
+        WordPiece pipeline this class repeats (then the tokenizer itself is used)."""
+        spec = json.loads(path.read_text(encoding="utf-8"))
+        kinds = (
+            (spec.get("normalizer") or {}).get("type"),
+            (spec.get("pre_tokenizer") or {}).get("type"),
+            (spec.get("model") or {}).get("type"),
+        )
+        if kinds != ("BertNormalizer", "BertPreTokenizer", "WordPiece"):
+            return None
+        return cls(spec)
+
+    def ids(self, text: str) -> list[int] | None:
+        """The ids of *text*, or ``None`` when it holds an added token (such as ``[SEP]``),
+        which the tokenizer matches before normalising."""
+        if any(token in text for token in self.added):
+            return None
+        normal = self.normalizer.normalize_str(text)
+        ids: list[int] = []
+        for word, _ in self.splitter.pre_tokenize_str(normal):
+            ids += self._word(word)
+        return ids
+
+    def _word(self, word: str) -> list[int]:
+        if len(word) > self.longest:
+            return [self.unknown]
+        pieces: list[int] = []
+        start = 0
+        while start < len(word):
+            end = len(word)
+            while end > start:
+                piece = word[start:end] if start == 0 else self.prefix + word[start:end]
+                found = self.vocab.get(piece)
+                if found is not None:
+                    pieces.append(found)
+                    break
+                end -= 1
+            else:
+                return [self.unknown]
+            start = end
+        return pieces
 
 
 def _gelu(np: Any, x: Any) -> Any:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hermes_core.embeddings import (
     ENCODER_ENV,
@@ -138,6 +142,32 @@ def test_static_encoding_is_deterministic(static: StaticEncoder) -> None:
     norms = (batch[[0, 1, 3]] ** 2).sum(axis=1)
     assert norms.tolist() == pytest.approx([1.0, 1.0, 1.0], abs=1e-5)
     assert static.encode([]).shape == (0, static.dims)
+
+
+@functools.cache
+def full_tokenizer() -> Any:
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(STATIC_DIR / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return tokenizer
+
+
+@needs_static
+@given(
+    st.lists(
+        st.text(alphabet=st.characters(codec="utf-8"), max_size=30)
+        | st.sampled_from(["[SEP]", "[MASK]", "##ing", "\u0301", "\x00", "\ufffd", "\u3000"])
+        | st.text(alphabet="ab", min_size=95, max_size=110),  # about the longest word pieced
+        max_size=8,
+    ).map("".join)
+)
+@settings(max_examples=300, deadline=None)
+def test_one_text_gets_the_tokenizers_ids(static: StaticEncoder, text: str) -> None:
+    # A single text (a search's question) is pieced without building the full tokenizer.
+    expected = full_tokenizer().encode(text, add_special_tokens=False).ids
+    assert static.token_ids([text]) == [expected]
 
 
 SIMILAR = [

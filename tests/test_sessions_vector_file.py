@@ -163,7 +163,7 @@ def test_records_of_a_write_that_did_not_commit_are_not_used(
     assert_file_matches_sidecar(path)
 
 
-def test_new_vectors_are_appended_and_deleted_ones_never_found(tmp_path: Path) -> None:
+def test_new_vectors_are_appended(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     history(path)
     first = stamp_of(path)
@@ -171,27 +171,26 @@ def test_new_vectors_are_appended_and_deleted_ones_never_found(tmp_path: Path) -
         store.create_session("cello")
         store.append_message("cello", "user", "Our son wants to take up the cello next year.")
         store.index_messages()
-        grown = stamp_of(path)
-        assert first is not None and grown is not None
-        assert (grown.nonce, grown.records) == (first.nonce, 16)  # appended, not rewritten
-        store.delete_session("violin")
-    assert stamp_of(path) == grown  # three dead records of 16: the file is kept as it is
-    assert "violin" not in {session for session, _ in search(path)}
+    grown = stamp_of(path)
+    assert first is not None and grown is not None
+    assert (grown.nonce, grown.records) == (first.nonce, 16)  # appended, not rewritten
+    assert_file_matches_sidecar(path)
 
 
-def test_a_file_mostly_of_deleted_vectors_is_written_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(semantic, "DEAD_RECORDS", 0)
+def test_deleted_messages_leave_the_file_at_once(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     history(path)
     with SessionStore(path, semantic="on") as store:
-        for session in ("garden", "bank", "trip", "oven"):
-            store.delete_session(session)
-    assert stamp_of(path) is None  # dropped: 15 records for 3 live vectors
-    assert search(path)[0][0] == "violin"
-    stamp = stamp_of(path)
-    assert stamp is not None and stamp.records == 3
+        gone = [message["id"] for message in store.get_messages("violin")]
+        store.delete_session("violin")
+    assert stamp_of(path) is None  # written again on next use
+    data = file_of(path).read_bytes()
+    width = (len(data) - HEADER_BYTES) // 15
+    records = [data[at : at + width] for at in range(HEADER_BYTES, len(data), width)]
+    erased = [r for r in records if int.from_bytes(r[:8], "little", signed=True) in gone]
+    assert len(erased) == 3 and all(not any(r[8:]) for r in erased)  # no trace of them
+    assert "violin" not in {session for session, _ in search(path)}
+    assert_file_matches_sidecar(path)  # written again without them
 
 
 COLD_SEARCH = textwrap.dedent(
@@ -231,3 +230,21 @@ def test_a_search_meaning_takes_no_part_in_imports_no_numpy(
     answer = json.loads(done.stdout)
     assert answer["sessions"][0] == "violin"
     assert answer["loaded"] == (["numpy", "tokenizers"] if by_meaning else [])
+
+
+def test_enough_neighbours_are_found_when_most_of_the_nearest_changed(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    with SessionStore(path, semantic="on") as store:
+        store.create_session("notes")
+        for n in range(60):
+            store.append_message("notes", "user", f"Violin practice note {n}: scales and bowing.")
+        store.index_messages()
+        layout = store.layout
+    with sqlite3.connect(path) as raw:  # another program rewrites most of them
+        raw.execute("UPDATE messages SET content = content || ' (edited)' WHERE id > 5")
+        index = semantic.SemanticIndex(path, layout)
+        try:
+            found = index.nearest(lambda read: read(raw), "violin practice", 4)
+        finally:
+            index.close()
+    assert len(found) == 4 and set(found) <= {1, 2, 3, 4, 5}  # four of the five unchanged

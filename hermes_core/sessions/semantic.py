@@ -77,8 +77,8 @@ MAX_VECTORS = 300_000
 """Vectors searched at most (the newest)."""
 _BLOCK = 16_384
 """Rows gathered and multiplied at once when only the newest :data:`MAX_VECTORS` are read."""
-DEAD_RECORDS = 1_024
-"""A vector file holding more than twice the live vectors and this many is rewritten."""
+_SPARE = 32
+"""Neighbours read beyond the number asked for, in case some are gone or changed."""
 
 
 def sidecar_path(db_path: str | os.PathLike[str]) -> Path:
@@ -313,7 +313,9 @@ def forget_vectors(db_path: str | os.PathLike[str], message_ids: Sequence[int]) 
                 gone = int(conn.execute(sql, (ids,)).fetchone()[0])
                 if gone:
                     conn.execute(f"DELETE FROM vectors WHERE {chosen}", (ids,))
-                    _forget_a_sparse_file(conn)
+                    # Their vectors leave the flat file too; it is written again on next use.
+                    vectorfile.erase(vectorfile.vector_file_path(sidecar), set(message_ids))
+                    conn.execute("DELETE FROM meta WHERE key = 'file'")
                     conn.execute(
                         "UPDATE meta SET value = max(CAST(value AS INTEGER) - ?, 0) "
                         "WHERE key = 'embedded'",
@@ -332,17 +334,6 @@ def forget_vectors(db_path: str | os.PathLike[str], message_ids: Sequence[int]) 
         )
         return 0
     return gone
-
-
-def _forget_a_sparse_file(conn: sqlite3.Connection) -> None:
-    """Drop the vector file's stamp (so it is written again without the dead records) once
-    most of its records are vectors deleted since."""
-    stamp = vectorfile.Stamp.from_json(_meta(conn, "file"))
-    if stamp is None:
-        return
-    live = int(conn.execute("SELECT count(*) FROM vectors").fetchone()[0])
-    if stamp.records > 2 * live + DEAD_RECORDS:
-        conn.execute("DELETE FROM meta WHERE key = 'file'")
 
 
 def _meta(conn: sqlite3.Connection, key: str) -> str | None:
@@ -747,8 +738,14 @@ class SemanticIndex:
             return []
         query = self.encoder.encode([_encodable(text)[: CHUNK_CHARS * MAX_CHUNKS]])[0]
         loaded = self._load()
-        best = _best(loaded, query.astype(np.float32), 2 * k)
-        return self._still_valid(read, best, loaded.checksums)[:k]
+        scores = _scores(loaded, query.astype(np.float32))
+        want = k + _SPARE
+        while True:  # read a few more than k; more only when too many are gone or changed
+            best = _best(loaded, scores, want)
+            valid = self._still_valid(read, best, loaded.checksums)
+            if len(valid) >= k or len(best) < want:
+                return valid[:k]
+            want *= 2
 
     def _still_valid(
         self, read: Reader[Any], best: list[tuple[int, int]], checksums: Any
@@ -769,18 +766,25 @@ class SemanticIndex:
         return [mid for mid, row in best if current.get(mid) == int(checksums[row])]
 
 
-def _best(loaded: _Loaded, query: Any, n: int) -> list[tuple[int, int]]:
-    """The *n* messages of *loaded* nearest to *query* by their nearest piece, best first:
-    ``(message id, row)``. Only the newest :data:`MAX_VECTORS` rows are read."""
+def _scores(loaded: _Loaded, query: Any) -> Any:
+    """Each row's similarity to *query* (only the newest :data:`MAX_VECTORS` rows')."""
     import numpy as np
 
-    ids, matrix, rows = loaded.ids, loaded.matrix, loaded.newest
+    matrix, rows = loaded.matrix, loaded.newest
     if rows is None:
-        scores = matrix @ query
-    else:
-        scores = np.empty(len(rows), dtype=np.float32)
-        for start in range(0, len(rows), _BLOCK):
-            scores[start : start + _BLOCK] = matrix[rows[start : start + _BLOCK]] @ query
+        return matrix @ query
+    scores = np.empty(len(rows), dtype=np.float32)
+    for start in range(0, len(rows), _BLOCK):
+        scores[start : start + _BLOCK] = matrix[rows[start : start + _BLOCK]] @ query
+    return scores
+
+
+def _best(loaded: _Loaded, scores: Any, n: int) -> list[tuple[int, int]]:
+    """The *n* messages of *loaded* with the highest *scores* (by their best piece), best
+    first: ``(message id, row)``."""
+    import numpy as np
+
+    ids, rows = loaded.ids, loaded.newest
     take = min(len(scores), n * MAX_CHUNKS)  # at most MAX_CHUNKS rows per message, mostly
     while True:
         top = np.argpartition(-scores, take - 1)[:take] if take < len(scores) else None

@@ -34,6 +34,7 @@ __all__ = [
     "Mapped",
     "Stamp",
     "append",
+    "erase",
     "map_file",
     "unchanged",
     "vector_file_path",
@@ -161,6 +162,33 @@ def append(path: Path, stamp: Stamp, ids: Any, checksums: Any, matrix: Any) -> S
         return None
     total = (stamp.total + _total(records)) % 2**64
     return _stamped(path, stamp.nonce, stamp.dims, stamp.records + len(ids), total)
+
+
+def erase(path: Path, ids: set[int]) -> int:
+    """Overwrite with zeros, in place and synced, every record of the messages *ids* (their
+    vectors go with the deleted messages); how many. Imports nothing; a file that is not
+    one of ours, or is gone, is left alone. The caller drops the file's stamp: the file no
+    longer sums to it, and is written again without them before it is used."""
+    try:
+        with open(path, "r+b") as handle:
+            header = handle.read(_HEADER.size)
+            if len(header) < _HEADER.size or _HEADER.unpack(header)[0] != MAGIC:
+                return 0
+            width = record_bytes(_HEADER.unpack(header)[1])
+            size = os.fstat(handle.fileno()).st_size
+            if size <= HEADER_BYTES:
+                return 0
+            with mmap.mmap(handle.fileno(), size) as view:
+                blank = bytes(width - 8)
+                erased = 0
+                for at in range(HEADER_BYTES, size - width + 1, width):
+                    if struct.unpack_from("<q", view, at)[0] in ids:
+                        view[at + 8 : at + width] = blank
+                        erased += 1
+                view.flush()
+    except (OSError, ValueError):
+        return 0
+    return erased
 
 
 def _nonce(handle: Any) -> str | None:
