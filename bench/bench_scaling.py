@@ -510,10 +510,14 @@ def _writers_lines(part: dict[str, Any]) -> list[str]:
 
 
 def _search_lines(messages: int, load: dict[str, Any], latency: dict[str, Any]) -> list[str]:
-    sqlite, postgres = latency["sqlite"], latency["postgres"]
-    filled = []
+    """The search part's paragraph and table for one size (a backend not measured at this
+    size shows dashes)."""
+    sqlite, postgres = latency.get("sqlite"), latency.get("postgres")
+    filled, measured = [], []
     for name, key in (("SQLite", "sqlite"), ("PostgreSQL", "postgres")):
-        run = load.get(key)
+        run, searched = load.get(key), latency.get(key)
+        if searched is not None:
+            measured.append(f"{searched['at']} ({name}, load average {searched['load']:.1f})")
         if run is None:
             continue
         server = f", server {run['server_cpu']:.0f} s" if key == "postgres" else ""
@@ -521,15 +525,19 @@ def _search_lines(messages: int, load: dict[str, Any], latency: dict[str, Any]) 
             f"{name} {run['wall']:.0f} s ({messages / run['wall']:,.0f} messages/s; CPU: "
             f"client {run['cpu']:.0f} s{server}; {run['at']}, load average {run['load']:.1f})"
         )
+    rounds = (sqlite or postgres or {}).get("rounds", 0)
     lines = [
         f"Search over {messages:,} generated messages (everyday chat plus some Chinese "
-        f"lines), `search_messages(limit=10)`, {sqlite['rounds']} rounds per query after one "
+        f"lines), `search_messages(limit=10)`, {rounds} rounds per query after one "
         "warm-up, on the loaded stores (each query class reuses them). CPU per query: the "
         "client process's (all of SQLite's work, the search's Python side on PostgreSQL) and, "
-        "on PostgreSQL, the server backend's (read in `/proc`). Measured "
-        f"{sqlite['at']} (SQLite, load average {sqlite['load']:.1f}) and {postgres['at']} "
-        f"(PostgreSQL, load average {postgres['load']:.1f}). Loading (`import_sessions`, 500 "
-        f"sessions per call): {'; '.join(filled)}.",
+        "on PostgreSQL, the server backend's (read in `/proc`, in clock ticks of 10 ms). "
+        f"Measured {' and '.join(measured)}."
+        + (
+            f" Loading (`import_sessions`, 500 sessions per call): {'; '.join(filled)}."
+            if filled
+            else ""
+        ),
         "",
         "| Query class | SQLite median | SQLite p95 | SQLite CPU/query | PostgreSQL median | "
         "PostgreSQL p95 | PostgreSQL CPU/query (client + server) | PostgreSQL / SQLite "
@@ -537,11 +545,12 @@ def _search_lines(messages: int, load: dict[str, Any], latency: dict[str, Any]) 
         "|---|---|---|---|---|---|---|---|",
     ]
     for label in QUERIES:
-        a, b = sqlite["latency"][label], postgres["latency"][label]
-        lines.append(
-            f"| {label} | {a[0]:.1f} ms | {a[1]:.1f} ms | {a[2]:.1f} ms | {b[0]:.1f} ms | "
-            f"{b[1]:.1f} ms | {b[2]:.1f} + {b[3]:.1f} ms | {b[0] / max(a[0], 1e-6):.1f}x |"
-        )
+        a = sqlite["latency"][label] if sqlite else None
+        b = postgres["latency"][label] if postgres else None
+        left = f"{a[0]:.1f} ms | {a[1]:.1f} ms | {a[2]:.1f} ms" if a else "— | — | —"
+        right = f"{b[0]:.1f} ms | {b[1]:.1f} ms | {b[2]:.1f} + {b[3]:.1f} ms" if b else "— | — | —"
+        ratio = f"{b[0] / max(a[0], 1e-6):.1f}x" if a and b else "—"
+        lines.append(f"| {label} | {left} | {right} | {ratio} |")
     return lines
 
 
@@ -655,9 +664,8 @@ def main() -> None:
     if "import" in stored:
         lines += [*_import_lines(stored["import"]), ""]
     for key in sorted((k for k in stored if k.startswith("latency@")), key=lambda k: int(k[8:])):
-        if set(stored[key]) >= set(BACKENDS):
-            size = int(key[8:])
-            lines += [*_search_lines(size, stored.get(f"load@{size}", {}), stored[key]), ""]
+        size = int(key[8:])
+        lines += [*_search_lines(size, stored.get(f"load@{size}", {}), stored[key]), ""]
     if "recall" in stored:
         lines += [*_recall_lines(stored["recall"]), ""]
     write_section("scaling", "Scaling: SQLite against PostgreSQL", "\n".join(lines))
