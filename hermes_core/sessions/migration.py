@@ -25,6 +25,7 @@ from hermes_core.errors import SessionStoreError
 from hermes_core.sessions.backends import open_session_store
 from hermes_core.sessions.batchinsert import insert_rows
 from hermes_core.sessions.postgres import PostgresSessionStore, is_postgres_url, masked_url
+from hermes_core.sessions.store import MESSAGE_COLUMNS as STORE_MESSAGE_COLUMNS
 from hermes_core.sessions.store import SessionStore
 
 __all__ = ["SESSION_COLUMNS", "MigrationReport", "migrate_store"]
@@ -49,20 +50,7 @@ SESSION_COLUMNS = (
     "cwd",
     "git_repo_root",
 )
-MESSAGE_COLUMNS = (
-    "id",
-    "session_id",
-    "role",
-    "content",
-    "content_parts",
-    "tool_call_id",
-    "tool_calls",
-    "tool_name",
-    "timestamp",
-    "token_count",
-    "finish_reason",
-    "name",
-)
+MESSAGE_COLUMNS = ("id", *STORE_MESSAGE_COLUMNS)
 """Read in this order; after ``id`` it is the row layout the stores insert."""
 BATCH = 5_000
 SAMPLE_SEARCHES = 20

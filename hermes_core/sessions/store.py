@@ -104,7 +104,7 @@ a bounded amount, and by ``hermes-memory sessions index``)."""
 
 T = TypeVar("T")
 
-_MESSAGE_COLUMNS = (
+MESSAGE_COLUMNS = (
     "session_id",
     "role",
     "content",
@@ -584,10 +584,10 @@ class SessionStore(StoreFacade):
     @staticmethod
     def _insert_messages(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[int]:
         if len(rows) == 1:
-            marks = ", ".join("?" for _ in _MESSAGE_COLUMNS)
-            sql = f"INSERT INTO messages({', '.join(_MESSAGE_COLUMNS)}) VALUES ({marks})"
+            marks = ", ".join("?" for _ in MESSAGE_COLUMNS)
+            sql = f"INSERT INTO messages({', '.join(MESSAGE_COLUMNS)}) VALUES ({marks})"
             return [int(conn.execute(sql, rows[0]).lastrowid or 0)]
-        insert_rows(conn, "messages", _MESSAGE_COLUMNS, rows)
+        insert_rows(conn, "messages", MESSAGE_COLUMNS, rows)
         # AUTOINCREMENT under our write lock: the new ids are the last len(rows).
         last = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'messages'").fetchone()[0]
         return list(range(int(last) - len(rows) + 1, int(last) + 1))
