@@ -166,8 +166,9 @@ def migrate(target: str, source: str | None, users: tuple[str, ...], force: bool
     the archive tier with its curation log, per user. All or nothing: rows are written
     in one transaction and files staged, and both are read back and compared before
     anything is kept. A user whose target already holds memory is refused unless
-    --force. The source is only read. Stop the agents first; afterwards set (or
-    remove) memory.url.
+    --force. The source is only read. Agents may keep running: the move takes the
+    locks their writes take, so a write in progress finishes first and later ones wait;
+    afterwards set (or remove) memory.url.
     """
     from hermes_core.config import get_hermes_home
     from hermes_core.errors import HermesMemoryError

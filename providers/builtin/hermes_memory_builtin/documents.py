@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -27,7 +27,7 @@ from hermes_core.errors import ConfigError, MemoryStoreError
 from hermes_memory_builtin.files import FileRead
 from hermes_memory_builtin.memory_schema import migrate
 
-__all__ = ["MEMORY_URL_ENV", "PostgresDocuments", "memory_url"]
+__all__ = ["MEMORY_URL_ENV", "PostgresDocuments", "lock_owner", "memory_url"]
 
 MEMORY_URL_ENV = "HERMES_MEMORY_URL"
 _LOCK_SPACE = 0x484D4C4B  # "HMLK": the advisory locks of :meth:`PostgresDocuments.exclusive`
@@ -132,7 +132,7 @@ class PostgresDocuments:
         """Hold the lock *name* of this owner across processes and machines (a PostgreSQL
         advisory lock; released at the end of the block, or by the server if the process
         dies). Threads of this process using this store wait meanwhile."""
-        key = f"{self.owner}\x1f{name}"
+        key = _exclusive_key(self.owner, name)
         with self.guarded() as conn:
             conn.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", (_LOCK_SPACE, key))
             try:
@@ -182,7 +182,7 @@ class PostgresDocuments:
             with self.connection() as conn, conn.transaction():
                 conn.execute(
                     "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
-                    (_LOCK_SPACE, f"{self.owner}\x1fdocument\x1f{target}"),
+                    (_LOCK_SPACE, _document_key(self.owner, target)),
                 )
                 row = conn.execute(
                     "SELECT body FROM memory_documents WHERE owner = %s AND target = %s FOR UPDATE",
@@ -203,6 +203,24 @@ class PostgresDocuments:
                 f"The memory database {self.where} failed: {_first_line(exc)}. Nothing was "
                 "changed; retry."
             ) from exc
+
+
+def lock_owner(conn: Any, owner: str, exclusive: Sequence[str], documents: Sequence[str]) -> None:
+    """Take, in *conn*'s open transaction, the locks that writers of *owner*'s memory take:
+    each :meth:`PostgresDocuments.exclusive` lock named in *exclusive*, then each document
+    lock of :meth:`PostgresDocuments.locked` named in *documents* (held until the
+    transaction ends; writers wait meanwhile, and this waits for a writer in progress)."""
+    keys = [_exclusive_key(owner, name) for name in exclusive]
+    for key in keys + [_document_key(owner, name) for name in documents]:
+        conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LOCK_SPACE, key))
+
+
+def _exclusive_key(owner: str, name: str) -> str:
+    return f"{owner}\x1f{name}"
+
+
+def _document_key(owner: str, target: str) -> str:
+    return f"{owner}\x1fdocument\x1f{target}"
 
 
 def _text(row: tuple[Any, ...] | None) -> str:

@@ -12,7 +12,15 @@ was read before it commits; files are written into a staging folder, read back a
 compared, then renamed into place (renames already made are undone when one fails).
 An owner whose target already holds anything is refused unless *replace*. The source
 is only read (a file archive's interrupted changes are settled first, as its next use
-would). Stop the agents first: a write made during the move is not in the copy.
+would).
+
+Agents may keep running: the move holds, for each owner it copies, every lock a writer
+of that owner's memory takes on the file side (the curator's lock, each document's lock,
+the held writes' lock) from the first read to the last rename, and the same advisory
+locks in the PostgreSQL transaction that writes rows; a write in progress finishes
+first, one that comes later waits until the move is done. The rows are read in one
+snapshot. A write made to the source after the move is, of course, not in the copy:
+switch the agents to the new place when it is done.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ import os
 import sqlite3
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +40,9 @@ from hermes_core.errors import MemoryStoreError
 from hermes_core.users import user_folder_name, user_id_of_folder
 from hermes_memory_builtin.archive import ARCHIVE_FILENAME, Archive
 from hermes_memory_builtin.archive_rows import tokens
+from hermes_memory_builtin.curator import CURATOR_LOCK_NAME
 from hermes_memory_builtin.held_rows import insert_held, select_held
+from hermes_memory_builtin.locking import exclusive_lock
 from hermes_memory_builtin.origins import ORIGINS_DOCUMENT, ledger_filename
 from hermes_memory_builtin.quarantine import HELD_FILE, HeldWrite, held_text, parse_held
 from hermes_memory_builtin.targets import TARGETS
@@ -146,6 +156,29 @@ class MoveReport:
 def owner_folder(memories: Path, owner: str) -> Path:
     """Where *owner*'s files are below the ``memories`` folder."""
     return memories / "users" / user_folder_name(owner) if owner else memories
+
+
+@contextlib.contextmanager
+def _files_locked(memories: Path, owners: Sequence[str]) -> Iterator[None]:
+    """Hold every lock a writer of *owners*' memory files takes, in their writers' order
+    (the curator's, then each document's; the held writes' lock is never taken with
+    another), owners in a fixed order."""
+    with contextlib.ExitStack() as stack:
+        for owner in sorted(owners):
+            folder = owner_folder(memories, owner)
+            paths = [folder / CURATOR_LOCK_NAME]
+            paths += [folder / spec.filename for spec in TARGETS.values()]
+            for path in (*paths, folder / HELD_FILE):
+                stack.enter_context(exclusive_lock(path))
+        yield
+
+
+def _lock_rows(conn: Any, owners: Sequence[str]) -> None:
+    """The row-side twin of :func:`_files_locked`, in *conn*'s transaction."""
+    from hermes_memory_builtin.documents import lock_owner
+
+    for owner in sorted(owners):
+        lock_owner(conn, owner, [CURATOR_LOCK_NAME], list(DOCUMENT_FILES))
 
 
 def _owners_in_files(memories: Path) -> list[str]:
@@ -301,10 +334,15 @@ def files_to_rows(
     from hermes_memory_builtin.documents import PostgresDocuments
 
     chosen = _chosen(_owners_in_files(memories), owners)
-    copies = [read_files(memories, owner) for owner in chosen]
     documents = PostgresDocuments(url)  # creates or migrates the tables
     try:
-        with documents.guarded() as conn, conn.transaction():
+        with (
+            _files_locked(memories, chosen),
+            documents.guarded() as conn,
+            conn.transaction(),
+        ):
+            copies = [read_files(memories, owner) for owner in chosen]
+            _lock_rows(conn, chosen)
             present = set(_owners_in_rows(conn))
             for memory in copies:
                 if memory.owner in present:
@@ -345,11 +383,14 @@ def rows_to_files(
             copies = [read_rows(conn, owner) for owner in chosen]
     finally:
         conn.close()
-    occupied = [m.owner for m in copies if _has_files(owner_folder(memories, m.owner))]
-    if occupied and not replace:
-        raise _occupied(f"{memories} holds memory files of", occupied[0])
     memories.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".memories-moving-", dir=memories.parent) as name:
+    with (
+        _files_locked(memories, [m.owner for m in copies]),
+        tempfile.TemporaryDirectory(prefix=".memories-moving-", dir=memories.parent) as name,
+    ):
+        occupied = [m.owner for m in copies if _has_files(owner_folder(memories, m.owner))]
+        if occupied and not replace:
+            raise _occupied(f"{memories} holds memory files of", occupied[0])
         staged = Path(name)
         for memory in copies:
             _stage_files(owner_folder(staged, memory.owner), memory)

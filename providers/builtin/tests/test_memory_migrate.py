@@ -3,7 +3,11 @@ verified, per user, all or nothing, and back again unchanged."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psycopg
@@ -11,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 from hermes_memory_builtin.curation_log import undo
 from hermes_memory_builtin.curator import Curator
+from hermes_memory_builtin.documents import PostgresDocuments
 from hermes_memory_builtin.memory_move import (
     files_to_rows,
     owner_folder,
@@ -197,3 +202,123 @@ def test_the_command_moves_both_ways_and_masks_the_password(
     assert moved == read_files(hermes_home / "memories", "alice").canonical()
     wrong = runner.invoke(cli, ["memory", "migrate", "--to", "mysql://x"])
     assert wrong.exit_code == 2 and "--to" in wrong.output
+
+
+# -- agents keep running: the move takes the writers' locks --------------------------------
+
+_FILE_WRITER = """
+import sys
+from pathlib import Path
+from hermes_memory_builtin.files import atomic_write_text
+from hermes_memory_builtin.locking import exclusive_lock
+
+path = Path(sys.argv[1])
+with exclusive_lock(path):
+    print("locked", flush=True)
+    sys.stdin.readline()  # the test says when to write
+    atomic_write_text(path, sys.argv[2])
+"""
+
+
+class _FileWriter:
+    """Another process holding MEMORY.md's lock until told to write *text* and let go."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _FILE_WRITER, str(path), text],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None and self.process.stdout.readline() == "locked\n"
+
+    def finish(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write("go\n")
+        self.process.stdin.flush()
+        assert self.process.wait(60) == 0
+
+
+def _in_thread(call: Callable[[], object]) -> tuple[threading.Thread, list[object]]:
+    outcome: list[object] = []
+
+    def run() -> None:
+        try:
+            outcome.append(call())
+        except Exception as exc:  # the test reads it
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, outcome
+
+
+def test_files_to_rows_waits_for_a_file_writer_and_copies_what_it_wrote(
+    hermes_home: Path, database: str
+) -> None:
+    memories = hermes_home / "memories"
+    memories.mkdir()
+    (memories / "MEMORY.md").write_text("old fact", encoding="utf-8")
+    writer = _FileWriter(memories / "MEMORY.md", "new fact, written during the move")
+    thread, outcome = _in_thread(lambda: files_to_rows(memories, database))
+    thread.join(1.0)
+    assert thread.is_alive()  # it cannot read the file while a write is in progress
+    writer.finish()
+    thread.join(60)
+    assert not isinstance(outcome[0], Exception), outcome
+    with _connect(database) as conn:
+        body = conn.execute(
+            "SELECT body FROM memory_documents WHERE owner = '' AND target = 'memory'"
+        ).fetchone()
+    assert body == ("new fact, written during the move",)
+
+
+def test_rows_to_files_waits_for_a_file_writer_before_putting_files_in_place(
+    hermes_home: Path, database: str
+) -> None:
+    rows = MemoryBackend("postgres", hermes_home, database)
+    store = rows.store(None)
+    store.load_from_disk()
+    assert store.add("memory", "the fact in the database")["success"]
+    rows.close()
+    memories = hermes_home / "memories"
+    memories.mkdir(exist_ok=True)
+    (memories / "MEMORY.md").write_text("an older file", encoding="utf-8")
+    writer = _FileWriter(memories / "MEMORY.md", "a file written during the move")
+    thread, outcome = _in_thread(lambda: rows_to_files(database, memories, replace=True))
+    thread.join(1.0)
+    assert thread.is_alive()
+    writer.finish()
+    thread.join(60)
+    assert not isinstance(outcome[0], Exception), outcome
+    # The move came after the write: the copy is in place, the written file kept aside.
+    assert "the fact in the database" in (memories / "MEMORY.md").read_text(encoding="utf-8")
+    [aside] = hermes_home.glob("memories.replaced-*")
+    assert (aside / "MEMORY.md").read_text(encoding="utf-8") == "a file written during the move"
+
+
+def test_files_to_rows_waits_for_a_row_writer_then_replaces_what_it_committed(
+    hermes_home: Path, database: str
+) -> None:
+    populate(MemoryBackend("file", hermes_home), None)
+    memories = hermes_home / "memories"
+    documents = PostgresDocuments(database, "")  # creates the tables
+    writing = documents.locked("memory")
+    _read, save = writing.__enter__()  # a writer of the rows, in its transaction
+    save("a row written during the move")
+    thread, outcome = _in_thread(lambda: files_to_rows(memories, database, replace=True))
+    with _connect(database) as conn:
+        for _ in range(1200):  # until the move waits for the writer's lock (at most a minute)
+            waiting = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            if conn.execute(waiting).fetchone()[0]:
+                break
+            assert thread.is_alive(), outcome
+            time.sleep(0.05)
+        else:
+            writing.__exit__(None, None, None)
+            pytest.fail("the move never waited for the row writer's lock")
+    writing.__exit__(None, None, None)
+    documents.close()
+    thread.join(60)
+    assert not isinstance(outcome[0], Exception), outcome
+    assert _rows(database, "") == read_files(memories, "").canonical()
