@@ -272,14 +272,13 @@ def test_an_answer_a_locked_store_cannot_take_is_kept_and_stored_with_the_next_m
     hermes_home: Path,
 ) -> None:
     import sqlite3
-    import threading
 
     from hermes_core.llm import ChatClient
     from hermes_core.manager import MemoryManager
     from hermes_core.plugins import load_builtin_provider
 
     requests = []
-    released = threading.Event()
+    lockers: list[sqlite3.Connection] = []
 
     def respond(body: dict[str, Any]) -> FakeReply:
         requests.append(body)
@@ -291,13 +290,7 @@ def test_an_answer_a_locked_store_cannot_take_is_kept_and_stored_with_the_next_m
                 hermes_home / "state.db", isolation_level=None, check_same_thread=False
             )
             locker.execute("BEGIN IMMEDIATE")
-
-            def release() -> None:
-                locker.execute("ROLLBACK")
-                locker.close()
-                released.set()
-
-            threading.Timer(2.0, release).start()
+            lockers.append(locker)  # until the turn has returned
             return FakeReply(content="Got it, you like oolong.")
         return FakeReply(content="Oolong, as you said.")
 
@@ -311,7 +304,9 @@ def test_an_answer_a_locked_store_cannot_take_is_kept_and_stored_with_the_next_m
             assert first.content == "Got it, you like oolong."
             assert "1 message(s) of this conversation are not stored yet" in first.notice
             assert session.messages[-1]["content"] == "Got it, you like oolong."
-            assert released.wait(10)
+            for locker in lockers:  # the other writer is done
+                locker.execute("ROLLBACK")
+                locker.close()
             second = session.run_turn("What tea do I like?")
             assert second.content == "Oolong, as you said." and second.notice == ""
             assert_consistent(session, hermes_home)
@@ -386,18 +381,12 @@ from hermes_core.sessions import SessionStore
 from hermes_core.testing.openai_fake import FakeOpenAIServer, FakeReply
 
 home = Path(sys.argv[1])
-released = threading.Event()
+lockers = []
 
 def respond(body):
     locker = sqlite3.connect(home / "state.db", isolation_level=None, check_same_thread=False)
     locker.execute("BEGIN IMMEDIATE")  # another process writes while the answer streams
-
-    def release():
-        locker.execute("ROLLBACK")
-        locker.close()
-        released.set()
-
-    threading.Timer(1.0, release).start()
+    lockers.append(locker)  # until the turn has returned
     return FakeReply(content="Noted: the deploy key rotates on Fridays.")
 
 with FakeOpenAIServer(respond) as server:
@@ -409,7 +398,9 @@ with FakeOpenAIServer(respond) as server:
     session.start()
     result = session.run_turn("The deploy key rotates on Fridays.")
     assert "not stored yet" in result.notice, result.notice
-    assert released.wait(10)
+    for locker in lockers:  # the other writer is done before the host exits
+        locker.execute("ROLLBACK")
+        locker.close()
 print(session.session_id)
 sys.exit(0)  # a host that exits without close()
 """

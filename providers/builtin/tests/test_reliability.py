@@ -91,7 +91,7 @@ def _reader(path: Path, go: Event, stop: Event, reads: Any) -> None:
     reads.value = count
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(900)
 def test_contending_writers_lose_nothing_and_readers_always_parse(fast_dir: Path) -> None:
     assert FORK is not None
     path = fast_dir / "MEMORY.md"
@@ -103,7 +103,7 @@ def test_contending_writers_lose_nothing_and_readers_always_parse(fast_dir: Path
         process.start()
     go.set()
     for writer in writers:
-        writer.join(timeout=240)
+        writer.join(timeout=800)
         assert writer.exitcode == 0, f"a writer failed (exit code {writer.exitcode})"
     stop.set()
     for reader in readers:
@@ -137,7 +137,7 @@ def _flip_forever(memory_dir: Path, ready: Event) -> None:
                 os._exit(5)
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(900)
 def test_a_killed_writer_leaves_the_old_or_the_new_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -221,7 +221,7 @@ def _row_reader(backend: MemoryBackend, go: Event, stop: Event, reads: Any) -> N
     reads.value = count
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(900)
 def test_contending_row_writers_lose_nothing_and_readers_always_parse(
     postgres_backend: MemoryBackend,
 ) -> None:
@@ -236,7 +236,7 @@ def test_contending_row_writers_lose_nothing_and_readers_always_parse(
         process.start()
     go.set()
     for writer in writers:
-        writer.join(timeout=240)
+        writer.join(timeout=800)
         assert writer.exitcode == 0, f"a writer failed (exit code {writer.exitcode})"
     stop.set()
     for reader in readers:
@@ -261,7 +261,7 @@ def _flip_rows_forever(backend: MemoryBackend, ready: Event) -> None:
             ready.set()  # after a first change: on a loaded machine the kill comes mid-flip
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(900)
 def test_a_killed_row_writer_leaves_the_old_or_the_new_document(
     postgres_backend: MemoryBackend,
 ) -> None:
