@@ -813,3 +813,68 @@ def test_a_users_search_by_meaning_finds_only_their_messages(session_backend: st
     finally:
         alice.close()
         bob.close()
+
+
+SEARCH_SCRIPT = """
+import json, sys
+from hermes_core.sessions.backends import open_session_store
+with open_session_store(sys.argv[1], semantic="on") as store:
+    hits = store.search_messages(sys.argv[2])
+    index = store.semantic_index()
+    print(json.dumps([[h["session_id"] for h in hits], index._loaded.cached, index._loaded.rows]))
+"""
+
+
+def search_in_new_process(url: str, question: str) -> tuple[list[str], bool, int]:
+    done = subprocess.run(
+        [sys.executable, "-c", SEARCH_SCRIPT, url, question],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    found, cached, rows = json.loads(done.stdout)
+    return list(dict.fromkeys(found)), cached, rows
+
+
+@needs_minilm
+def test_a_new_process_starts_from_the_local_copy_of_the_vectors(
+    pg_target: str, hermes_home: Path
+) -> None:
+    with history(pg_target) as store:
+        store.index_messages()
+    first = search_in_new_process(pg_target, QUESTION)  # reads them all, keeps a copy
+    assert first[0][0] == "cat" and first[1:] == (False, 4)
+    [copy] = (hermes_home / "cache").glob("pgvectors-*.bin")
+    assert pg_target.split("@")[1] not in copy.name  # named by a digest, not the URL
+    again = search_in_new_process(pg_target, QUESTION)
+    assert again[1] is True and again[0] == first[0]  # the copy, as the database agrees
+    with open_session_store(pg_target, semantic="on") as store:  # a row added since
+        store.create_session("bike")
+        store.append_message("bike", "user", "I finally bought a second-hand road bicycle.")
+        store.index_messages()
+    found, cached, rows = search_in_new_process(pg_target, "What kind of cycle did I purchase?")
+    assert found[0] == "bike" and cached and rows == 5
+
+
+@needs_minilm
+def test_a_local_copy_the_database_disowns_or_damaged_is_not_used(
+    pg_target: str, hermes_home: Path
+) -> None:
+    with history(pg_target) as store:
+        store.index_messages()
+    assert search_in_new_process(pg_target, QUESTION)[0][0] == "cat"
+    [copy] = (hermes_home / "cache").glob("pgvectors-*.bin")
+    data = bytearray(copy.read_bytes())
+    data[-8:] = b"\x7f" * 8  # a vector's bytes changed, size and time put back
+    stat = copy.stat()
+    copy.write_bytes(bytes(data))
+    os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    found, cached, _ = search_in_new_process(pg_target, QUESTION)
+    assert found[0] == "cat" and not cached
+    # The table emptied and the messages embedded again: the copy's encoder row is gone.
+    raw_sql(pg_target, "DELETE FROM message_vector_encoders")
+    with open_session_store(pg_target, semantic="on") as store:
+        store.index_messages()
+    found, cached, rows = search_in_new_process(pg_target, QUESTION)
+    assert found[0] == "cat" and not cached and rows == 4

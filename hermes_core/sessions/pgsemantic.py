@@ -56,6 +56,7 @@ from hermes_core.sessions.neighbours import (
     scores,
     source_text,
 )
+from hermes_core.sessions.pgvectorcache import Cached, VectorCache
 
 __all__ = ["RECHECK", "PgSemanticIndex", "count_not_embedded"]
 
@@ -65,6 +66,9 @@ Reader = Callable[[Callable[[Any], Any]], Any]
 """Runs a function on a connection of the store, in a transaction (its ``_read`` or
 ``_write``)."""
 
+CACHE_AFTER = 1_000
+"""Rows added since the local cache was written after which it is written again (or a
+tenth of its rows, when more)."""
 RECHECK = 2_000
 """The newest ids of the embedded range checked for messages committed after an indexer
 read past them (see the module docstring)."""
@@ -135,6 +139,7 @@ class _Loaded(Held):
         self.encoding: tuple[int, str] | None = None  # (encoder row id, nonce) held
         self.seen = 0  # the highest seq held
         self.rows = 0  # rows held (the arrays' capacity may be larger)
+        self.cached = False  # whether the rows first held came from the local cache
         self.messages = 0  # distinct messages held, for telling when to read all again
         self._ids: Any = None
         self._checksums: Any = None
@@ -144,9 +149,20 @@ class _Loaded(Held):
         import numpy as np
 
         self.encoding, self.seen, self.rows, self.messages = encoding, 0, 0, 0
+        self.cached = False
         self._ids = np.zeros(0, np.int64)
         self._checksums = np.zeros(0, np.uint32)
         self._matrix = np.zeros((0, dims), np.float32)
+        self.set(self._ids, self._checksums, self._matrix)
+
+    def adopt(self, cached: Cached) -> None:
+        """Hold the vectors of the local cache (mapped; copied only when rows are added)."""
+        import numpy as np
+
+        self.encoding, self.seen, self.rows = cached.encoding, cached.seen, len(cached.ids)
+        self.messages = len(np.unique(cached.ids))
+        self.cached = True
+        self._ids, self._checksums, self._matrix = cached.ids, cached.checksums, cached.matrix
         self.set(self._ids, self._checksums, self._matrix)
 
     def extend(self, rows: Sequence[tuple[Any, ...]], dims: int) -> None:
@@ -200,7 +216,9 @@ class PgSemanticIndex:
     *url* keys the process-wide copy of the vectors; *read* and *write* run a function in a
     read or write transaction of the store (the methods that take a *read* of their own
     read through it: a search's transaction). *user_id* (a scoped
-    store) keeps the neighbours to that user's messages. Thread-safe.
+    store) keeps the neighbours to that user's messages; *cache* is the local copy of the
+    vectors a new process starts from (none: every vector is read from the server).
+    Thread-safe.
     """
 
     def __init__(
@@ -211,6 +229,7 @@ class PgSemanticIndex:
         path: str,
         user_id: str | None = None,
         encoder: Encoder | None = None,
+        cache: VectorCache | None = None,
     ) -> None:
         if encoder is None and missing_encoder_requirements():
             encoder = load_encoder()  # raises, saying what to install
@@ -223,6 +242,7 @@ class PgSemanticIndex:
         self.user_id = user_id
         self._loaded = _shared(url, self._model)
         self._embedded: int | None = None
+        self._cache = cache
 
     @property
     def encoder(self) -> Encoder:
@@ -427,31 +447,46 @@ class PgSemanticIndex:
     # -- searching -------------------------------------------------------------------------
     def refresh(self, read: Reader) -> None:
         """Bring the vectors held in memory up to date: the rows added since they were
-        read, or all of them when the table was emptied or restored since (another
-        ``nonce``) or more than a tenth of the messages held are gone."""
+        read, or all of them (from the local cache, :mod:`~hermes_core.sessions.pgvectorcache`,
+        when it agrees with the database) when the table was emptied or restored since
+        (another ``nonce``, or fewer rows), or more than a tenth of the messages held are
+        gone."""
         loaded = self._loaded
+        dims = self.encoder.dims
         with loaded.lock:
 
-            def fetch(conn: Any) -> tuple[Encoding | None, list[Any], bool]:
+            def fetch(conn: Any) -> tuple[tuple[int, str] | None, list[Any], int]:
                 encoding = self._encoding(conn)
                 if encoding is None:
-                    return None, [], True
+                    loaded.reset(None, dims)
+                    return None, [], 0
                 key = (encoding.id, encoding.nonce)
-                stale = loaded.encoding != key
+                top = conn.execute(
+                    "SELECT COALESCE(max(seq), 0) FROM message_vectors WHERE encoder = %s",
+                    (encoding.id,),
+                ).fetchone()[0]
+                stale = loaded.ids is None or loaded.encoding != key or top < loaded.seen
                 if not stale and self._embedded is not None:
                     stale = loaded.messages > 1.1 * self._embedded + 100
-                since = 0 if stale else loaded.seen
-                rows = conn.execute(_READ_ROWS, (encoding.id, since)).fetchall()
-                return encoding, rows, stale
+                if stale:
+                    loaded.reset(key, dims)
+                    cached = self._cache.load(key) if self._cache is not None else None
+                    if cached is not None and cached.seen <= top:
+                        loaded.adopt(cached)
+                since = loaded.seen
+                return key, conn.execute(_READ_ROWS, (encoding.id, since)).fetchall(), since
 
-            encoding, rows, stale = read(fetch)
-            dims = self.encoder.dims
-            if stale or loaded.ids is None:
-                key = None if encoding is None else (encoding.id, encoding.nonce)
-                loaded.reset(key, dims)
+            key, rows, since = read(fetch)
             if rows:
                 loaded.extend(rows, dims)
                 loaded.seen = int(rows[-1][0])
+            cache = self._cache
+            if key is None or cache is None or not loaded.rows:
+                return
+            if (since == 0 and rows) or loaded.rows >= cache.rows + max(
+                CACHE_AFTER, cache.rows // 10
+            ):
+                cache.save(key, loaded.seen, loaded.ids, loaded.checksums, loaded.matrix)
 
     def nearest(self, read: Reader, text: str, k: int) -> list[int]:
         """The ids of the *k* messages nearest to *text* (by their nearest piece), best first,

@@ -25,8 +25,10 @@ from operator import itemgetter
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from hermes_core.embeddings import model_name
 from hermes_core.errors import (
     ConfigError,
+    HermesMemoryError,
     SessionNotFoundError,
     SessionStoreError,
     SessionStoreUnavailableError,
@@ -49,6 +51,7 @@ from hermes_core.sessions.lineage import owned_root
 from hermes_core.sessions.listing import PREVIEW_CHARS
 from hermes_core.sessions.pgschema import migrate
 from hermes_core.sessions.pgsemantic import PgSemanticIndex, count_not_embedded
+from hermes_core.sessions.pgvectorcache import VectorCache
 from hermes_core.sessions.porter import index_stems
 from hermes_core.sessions.query import parse_query
 from hermes_core.sessions.records import (
@@ -1025,7 +1028,14 @@ class PostgresSessionStore(StoreFacade):
                 "open it once with a writable store (any hermes-memory command that writes) "
                 "to migrate it."
             )
-        return PgSemanticIndex(self.url, self._read, self._write_vectors, self.path, self.user_id)
+        cache = None
+        try:
+            cache = VectorCache(self.url, model_name())
+        except HermesMemoryError as exc:  # no usable HERMES_HOME: every vector from the server
+            log.info("no local copy of the message vectors (%s)", exc)
+        return PgSemanticIndex(
+            self.url, self._read, self._write_vectors, self.path, self.user_id, cache=cache
+        )
 
     def _write_vectors(self, fn: Callable[[Any], T]) -> T:
         """Write message vectors, even through a store opened read-only: as ``state.db``'s
