@@ -53,11 +53,22 @@ def embed(target: str) -> dict[str, float]:
 
 
 def first_search(target: str) -> dict[str, float]:
-    """The first search by meaning of a store just opened (the vectors read or mapped)."""
-    with open_session_store(target, semantic="on") as store:
-        wall, cpu = time.perf_counter(), time.process_time()
-        store.search_messages(QUERIES[0], semantic=True)
-        return {"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu}
+    """The first search by meaning of a store just opened, as a new process's: SQLite maps its
+    vector file; PostgreSQL reads every vector from the server (``wall``/``cpu``), then, in
+    a second new store, starts from the local copy the first one wrote (``cached_*``)."""
+    import shutil
+
+    from hermes_core.home import get_hermes_home
+
+    out: dict[str, float] = {}
+    shutil.rmtree(get_hermes_home() / "cache", ignore_errors=True)
+    for prefix in ("", "cached_") if "://" in target else ("",):
+        with open_session_store(target, semantic="on") as store:
+            wall, cpu = time.perf_counter(), time.process_time()
+            store.search_messages(QUERIES[0], semantic=True)
+            out[f"{prefix}wall"] = time.perf_counter() - wall
+            out[f"{prefix}cpu"] = time.process_time() - cpu
+    return out
 
 
 def searches(target: str, rounds: int) -> dict[str, list[tuple[float, float]]]:
@@ -132,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     sessions = bench_scaling.history(args.messages)
     figures: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp, bench_scaling.pg_schema() as url:
+        os.environ["HERMES_HOME"] = str(Path(tmp) / "home")  # the local copy goes there
         targets = {"SQLite": str(Path(tmp) / "state.db"), "PostgreSQL": url}
         for name, target in targets.items():
             print(f"load {args.messages:,} messages into {name}", flush=True)
@@ -175,6 +187,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     row("first search by meaning, wall", sq["first"]["wall"], pg["first"]["wall"], "s", 2)
     row("… its CPU", sq["first"]["cpu"], pg["first"]["cpu"], "s", 2)
+    row(
+        "first search, PostgreSQL from the local copy, wall",
+        sq["first"]["wall"],
+        pg["first"]["cached_wall"],
+        "s",
+        2,
+    )
+    row("… its CPU", sq["first"]["cpu"], pg["first"]["cached_cpu"], "s", 2)
     for label in ("with meaning", "words only"):
         for name, q in (("p50", 50), ("p95", 95)):
             a = percentile([w for w, _ in sq["search"][label]], q) * 1000

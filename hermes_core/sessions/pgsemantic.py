@@ -66,6 +66,9 @@ Reader = Callable[[Callable[[Any], Any]], Any]
 """Runs a function on a connection of the store, in a transaction (its ``_read`` or
 ``_write``)."""
 
+BULK_BATCH = 256
+"""Messages embedded per step without a time budget (``sessions index``): each step is three
+round trips to the server, so bigger steps than a budgeted catch-up's (:data:`BATCH`)."""
 CACHE_AFTER = 1_000
 """Rows added since the local cache was written after which it is written again (or a
 tenth of its rows, when more)."""
@@ -352,7 +355,8 @@ class PgSemanticIndex:
     ) -> int:
         """Embed messages not embedded yet: new ones first, then those committed late inside
         the embedded range, then older ones, newest first (as
-        :meth:`~hermes_core.sessions.semantic.SemanticIndex.catch_up`)."""
+        :meth:`~hermes_core.sessions.semantic.SemanticIndex.catch_up`; :data:`BATCH` at a time
+        within a *budget*, else :data:`BULK_BATCH`)."""
         deadline = None if budget is None else time.monotonic() + budget
         done = 0
         low, high = self._marks()
@@ -376,7 +380,8 @@ class PgSemanticIndex:
         while limit is None or done < limit:
             if deadline is not None and time.monotonic() >= deadline:
                 break
-            step = BATCH if limit is None else min(BATCH, limit - done)
+            size = BATCH if budget is not None else BULK_BATCH
+            step = size if limit is None else min(size, limit - done)
             low, high = self._marks()  # another process may have moved them
             assert low is not None and high is not None
             if phase == "new":
