@@ -878,3 +878,64 @@ def test_a_local_copy_the_database_disowns_or_damaged_is_not_used(
         store.index_messages()
     found, cached, rows = search_in_new_process(pg_target, QUESTION)
     assert found[0] == "cat" and not cached and rows == 4
+
+
+@needs_minilm
+def test_a_message_committed_after_the_indexer_passed_its_id_is_embedded(pg_target: str) -> None:
+    # Many writers commit out of id order: a message whose transaction took its id before an
+    # indexer read past it, and committed after, lies inside the embedded range.
+    import psycopg
+
+    with history(pg_target) as store:
+        late = psycopg.connect(pg_target)
+        [(late_id,)] = late.execute(
+            "INSERT INTO messages(session_id, role, content, timestamp, search_text, stems) "
+            "VALUES ('car', 'user', 'The garage replaced both front brake discs.', 1.0, "
+            "'The garage replaced both front brake discs.', '') RETURNING id"
+        ).fetchall()
+        store.append_message("tea", "user", "Sencha at seventy degrees is the least bitter.")
+        assert store.index_messages() == 5  # the four, and the one after the late id
+        assert store.messages_to_embed() == 0  # the late one is not committed yet
+        late.commit()
+        late.close()
+        assert store.messages_to_embed() == 1  # inside the embedded range, without vectors
+        assert store.index_messages() == 1
+        assert store.messages_to_embed() == 0
+        assert late_id in vector_ids(store)
+
+
+@needs_minilm
+@given(st.lists(st.sampled_from(["alice", "bob", "carol"]), min_size=1, max_size=8))
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_no_users_search_by_meaning_returns_another_users_message(
+    session_backend: str, owners: list[str]
+) -> None:
+    import uuid
+
+    texts = [
+        "We brought home a rescue tabby called Miso.",
+        "My car failed its MOT because of worn brake pads.",
+        "Which green tea is least bitter when brewed hot?",
+        "The plumber fixed the leak under the kitchen sink.",
+    ]
+    stores = {
+        user: open_session_store(session_backend, semantic="on", user_id=user)
+        for user in ("alice", "bob", "carol")
+    }
+    try:
+        for n, user in enumerate(owners):
+            session = uuid.uuid4().hex
+            stores[user].create_session(session)
+            stores[user].append_message(session, "user", texts[n % len(texts)])
+        stores["alice"].index_messages()
+        # Every session of every example so far, with its owner as stored.
+        owner_of = dict(raw_sql(session_backend, "SELECT id, user_id FROM sessions"))
+        for user, store in stores.items():
+            for query in (QUESTION, "brake pads car", "What did the plumber fix?"):
+                for hit in store.search_messages(query, semantic=True, limit=50):
+                    assert owner_of[hit["session_id"]] == user
+    finally:
+        for store in stores.values():
+            store.close()
