@@ -9,7 +9,11 @@ into a ``state.db`` and into a fresh PostgreSQL schema, then on each backend:
   meaning takes part in), with meaning and without, taking turns, in one long-lived store
   per backend (the vectors already in memory): p50 / p95 of wall and CPU per search;
 * **first search by meaning** of a freshly opened store: PostgreSQL reads every vector of
-  the table into memory, SQLite maps its vector file;
+  the table into memory (then, in a second store, starts from the local copy), SQLite maps
+  its vector file;
+* **one-shot CLI searches** (``hermes-memory sessions search``, a process each) of a
+  question and a keyword pair, meaning on (``auto``) against off, taking turns: median
+  wall and CPU of the child;
 * **size**: the vectors on disk (``state.db.vectors`` + ``.bin``; ``message_vectors`` with
   its indexes), and on PostgreSQL the same rows copied into a table of float32 and one of
   int8 (a scale per vector) to measure what those forms would take.
@@ -85,6 +89,37 @@ def searches(target: str, rounds: int) -> dict[str, list[tuple[float, float]]]:
     return out
 
 
+CLI = [sys.executable, "-c", "from hermes_core.cli import main; main()"]
+CLI_QUERIES = [bench_scaling.QUERIES["question"][0], bench_scaling.QUERIES["two keywords"][0]]
+
+
+def cli_runs(target: str, repeats: int) -> dict[str, list[tuple[float, float]]]:
+    """(wall, CPU) of one-shot ``hermes-memory sessions search`` processes, with the extra's
+    default (``auto``: meaning on, the vectors embedded; PostgreSQL starts from the local
+    copy) and with ``HERMES_SEMANTIC_SEARCH=off``, taking turns."""
+    import resource
+    import subprocess
+
+    out: dict[str, list[tuple[float, float]]] = {"auto": [], "off": []}
+    base = {k: v for k, v in os.environ.items() if not k.startswith("HERMES_SEMANTIC")}
+    for _ in range(repeats):
+        for query in CLI_QUERIES:
+            for mode in ("auto", "off"):
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                wall = time.perf_counter()
+                subprocess.run(
+                    [*CLI, "sessions", "search", query, "--db", target, "--json"],
+                    env={**base, "HERMES_SEMANTIC_SEARCH": mode},
+                    capture_output=True,
+                    check=True,
+                )
+                wall = time.perf_counter() - wall
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+                out[mode].append((wall, cpu))
+    return out
+
+
 def sqlite_size(path: str) -> int:
     return sum(
         os.path.getsize(p) for p in (f"{path}.vectors", f"{path}.vectors.bin") if os.path.exists(p)
@@ -138,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--cli", type=int, default=3, help="one-shot CLI searches per query")
     args = parser.parse_args(argv)
     began = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     sessions = bench_scaling.history(args.messages)
@@ -153,13 +189,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {figures[name]['embed']}", flush=True)
             figures[name]["first"] = first_search(target)
             figures[name]["search"] = searches(target, args.rounds)
+            figures[name]["cli"] = cli_runs(target, args.cli)
         figures["SQLite"]["size"] = sqlite_size(targets["SQLite"])
         figures["PostgreSQL"]["sizes"] = pg_sizes(url)
     load_average = os.getloadavg()[0]
     lines = [
         f"Command: `nice -n 10 python bench/bench_pg_semantic.py --messages {args.messages} "
-        f"--rounds {args.rounds}` (started {began}; PostgreSQL 15 on the same machine, a fresh "
-        f"schema). {args.messages:,} generated everyday messages (`bench_scaling.history`: "
+        f"--rounds {args.rounds} --cli {args.cli}` (started {began}; PostgreSQL 15 on the "
+        "same machine, a fresh schema)."
+        f" {args.messages:,} generated everyday messages (`bench_scaling.history`: "
         "short user turns, assistant answers of 120-320 words), the static encoder; load "
         f"average {load_average:.1f} at the end (other agents' tests and benchmarks ran "
         "beside it).",
@@ -203,6 +241,14 @@ def main(argv: list[str] | None = None) -> int:
         a = statistics.median(c for _, c in sq["search"][label]) * 1000
         b = statistics.median(c for _, c in pg["search"][label]) * 1000
         row(f"search {label}, median CPU (client)", a, b, "ms")
+    for name, q in (("wall", 0), ("CPU", 1)):
+        a, b = (
+            [statistics.median(r[q] for r in f["cli"][mode]) for mode in ("auto", "off")]
+            for f in (sq, pg)
+        )
+        row(f"one-shot CLI search, meaning on, median {name}", a[0], b[0], "s", 2)
+        row(f"… meaning off, median {name}", a[1], b[1], "s", 2)
+        lines.append(f"| … on / off ({name}) | {a[0] / a[1]:.2f}x | {b[0] / b[1]:.2f}x | |")
     sizes = pg["sizes"]
     lines += [
         "",

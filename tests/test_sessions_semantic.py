@@ -8,6 +8,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from hermes_core.embeddings import ENCODER_ENV, missing_encoder_requirements
 from hermes_core.errors import ConfigError
 from hermes_core.sessions import SessionStore
 from hermes_core.sessions.backends import open_session_store
+from hermes_core.sessions.pgsemantic import RECHECK
 from hermes_core.sessions.semantic import (
     SemanticIndex,
     semantic_available,
@@ -939,3 +941,57 @@ def test_no_users_search_by_meaning_returns_another_users_message(
     finally:
         for store in stores.values():
             store.close()
+
+
+@needs_minilm
+def test_an_import_committed_after_the_indexer_passed_its_ids_is_embedded(
+    pg_target: str,
+) -> None:
+    # A bulk import holds thousands of ids in one transaction, more than the newest ids of the
+    # range a catch-up checks: it reopens the range once it committed. Here the import is held
+    # at its commit (a deferred trigger waits for a lock the test holds) while another writer
+    # appends and an indexer reads past the import's ids.
+    import threading
+
+    import psycopg
+
+    hold = psycopg.connect(pg_target, autocommit=True)
+    hold.execute(
+        "CREATE FUNCTION hold_commit() RETURNS trigger LANGUAGE plpgsql AS "
+        "$$ BEGIN PERFORM pg_advisory_xact_lock_shared(4242); RETURN NULL; END $$"
+    )
+    hold.execute(
+        "CREATE CONSTRAINT TRIGGER hold_commit AFTER INSERT ON messages DEFERRABLE "
+        "INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.content LIKE 'Bulk note%%') "
+        "EXECUTE FUNCTION hold_commit()"
+    )
+    hold.execute("SELECT pg_advisory_lock(4242)")
+    try:
+        with history(pg_target) as store, open_session_store(pg_target) as other:
+            store.index_messages()
+            bulk = [
+                {"id": f"bulk{n}", "messages": [{"role": "user", "content": f"Bulk note {n}."}]}
+                for n in range(RECHECK + 100)
+            ]
+            importer = threading.Thread(target=lambda: other.import_sessions(bulk))
+            importer.start()
+            for _ in range(600):  # until the import waits at its commit, its ids taken
+                waiting = raw_sql(
+                    pg_target,
+                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+                )
+                if waiting[0][0]:
+                    break
+                time.sleep(0.05)
+            store.append_message("tea", "user", "Sencha at seventy degrees is the least bitter.")
+            assert store.index_messages() == 1  # past the import's ids, which it cannot see
+            hold.execute("SELECT pg_advisory_unlock(4242)")
+            importer.join(timeout=300)
+            assert store.messages_to_embed() == RECHECK + 100
+            assert store.index_messages() == RECHECK + 100
+            assert store.messages_to_embed() == 0
+    finally:
+        hold.execute("SELECT pg_advisory_unlock_all()")
+        hold.execute("DROP TRIGGER IF EXISTS hold_commit ON messages")
+        hold.execute("DROP FUNCTION IF EXISTS hold_commit()")
+        hold.close()

@@ -26,7 +26,9 @@ range of ids is kept (``low``..``high``) so counting what is left reads two id r
 Unlike one SQLite file, many writers commit out of id order: a message whose transaction
 took its id before an indexer read and committed after sits inside the range unembedded,
 so the newest :data:`RECHECK` ids of the range are checked for messages without vectors
-on every catch-up and count.
+on every catch-up and count, and a bulk import, whose transaction may hold thousands of
+ids for long, moves the range's top below its ids once it committed (:func:`reopen_range`);
+messages above the top that have vectors already are skipped, not embedded again.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ from hermes_core.sessions.neighbours import (
 )
 from hermes_core.sessions.pgvectorcache import Cached, VectorCache
 
-__all__ = ["RECHECK", "PgSemanticIndex", "count_not_embedded"]
+__all__ = ["RECHECK", "PgSemanticIndex", "count_not_embedded", "reopen_range"]
 
 log = logging.getLogger(__name__)
 
@@ -109,12 +111,14 @@ def _count_missing(conn: Any, encoding: Encoding | None) -> int:
             conn.execute(f"SELECT count(*) FROM messages AS m WHERE {EMBEDDABLE}").fetchone()[0]
         )
     row = conn.execute(
-        f"SELECT (SELECT count(*) FROM messages AS m WHERE m.id > %s AND {EMBEDDABLE}) "
+        f"SELECT (SELECT count(*) FROM messages AS m WHERE m.id > %s AND {EMBEDDABLE} "
+        f"AND {_NO_VECTOR}) "
         f"+ (SELECT count(*) FROM messages AS m WHERE m.id < %s AND {EMBEDDABLE}) "
         f"+ (SELECT count(*) FROM messages AS m WHERE m.id > %s AND m.id <= %s "
         f"AND m.id >= %s AND {EMBEDDABLE} AND {_NO_VECTOR})",
         (
             encoding.high,
+            encoding.id,
             encoding.low,
             encoding.high - RECHECK,
             encoding.high,
@@ -123,6 +127,13 @@ def _count_missing(conn: Any, encoding: Encoding | None) -> int:
         ),
     ).fetchone()
     return int(row[0])
+
+
+def reopen_range(conn: Any, below: int) -> None:
+    """Mark every id above *below* as not embedded yet, for every encoder: what a bulk
+    import calls once it committed, since its many rows may have committed after an
+    indexer read past their ids (vectors already written there are kept, not redone)."""
+    conn.execute("UPDATE message_vector_encoders SET high = %s WHERE high > %s", (below, below))
 
 
 def count_not_embedded(read: Reader) -> int:
@@ -385,16 +396,17 @@ class PgSemanticIndex:
             low, high = self._marks()  # another process may have moved them
             assert low is not None and high is not None
             if phase == "new":
-                rows = self._pending(read, "m.id > %s", (high,), "", step)
+                if encoder_id is None:
+                    encoding = self._read(lambda conn: self._encoding(conn))
+                    assert encoding is not None
+                    encoder_id = encoding.id
+                where = f"m.id > %s AND {_NO_VECTOR}"
+                rows = self._pending(read, where, (high, encoder_id), "", step)
                 if not rows:
                     phase = "late"
                     continue
                 done += self._store(rows, None, max(int(row[0]) for row in rows), threads)
             elif phase == "late":
-                if encoder_id is None:
-                    encoding = self._read(lambda conn: self._encoding(conn))
-                    assert encoding is not None
-                    encoder_id = encoding.id
                 rows = self._pending(
                     read,
                     f"m.id > %s AND m.id <= %s AND m.id >= %s AND {_NO_VECTOR}",

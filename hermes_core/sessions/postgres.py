@@ -50,7 +50,7 @@ from hermes_core.sessions.hits import hit_dicts
 from hermes_core.sessions.lineage import owned_root
 from hermes_core.sessions.listing import PREVIEW_CHARS
 from hermes_core.sessions.pgschema import migrate
-from hermes_core.sessions.pgsemantic import PgSemanticIndex, count_not_embedded
+from hermes_core.sessions.pgsemantic import PgSemanticIndex, count_not_embedded, reopen_range
 from hermes_core.sessions.pgvectorcache import VectorCache
 from hermes_core.sessions.porter import index_stems
 from hermes_core.sessions.query import parse_query
@@ -599,7 +599,9 @@ class PostgresSessionStore(StoreFacade):
         )
         ids = batch.ids
 
-        def write(conn: Any) -> int:
+        def write(conn: Any) -> tuple[int, int]:
+            # Every id this import takes is above every id stored now.
+            below = int(conn.execute("SELECT COALESCE(max(id), 0) FROM messages").fetchone()[0])
             clash = conn.execute("SELECT id FROM sessions WHERE id = ANY(%s) LIMIT 1", (ids,))
             found = clash.fetchone()
             if found is not None:
@@ -632,9 +634,13 @@ class PostgresSessionStore(StoreFacade):
                     with cur.copy(_COPY_MESSAGES) as copy:
                         for row in messages:
                             copy.write_row(row)
-            return len(messages)
+            return len(messages), below
 
-        return self._write(write)
+        count, below = self._write(write)
+        if count:
+            # Committed: an indexer may have read past these ids meanwhile (pgsemantic.py).
+            self._write_vectors(lambda conn: reopen_range(conn, below))
+        return count
 
     # -- meta ------------------------------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
