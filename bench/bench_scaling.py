@@ -354,14 +354,19 @@ def _realtalk_chat(sample: dict[str, Any], questions: list[dict[str, Any]]) -> R
     return load
 
 
-def recall_hits(target: str, load: RecallSet) -> tuple[dict[str, float], int]:
-    """Questions answered at each k (counts, not shares) by ``search_messages`` on *target*."""
-    with open_session_store(target, semantic="off") as store, tempfile.TemporaryDirectory() as tmp:
+def recall_hits(
+    target: str, load: RecallSet, semantic: bool = False
+) -> tuple[dict[str, float], int]:
+    """Questions answered at each k (counts, not shares) by ``search_messages`` on *target*
+    (*semantic*: every message embedded first, and meaning on)."""
+    mode = "on" if semantic else "off"
+    with open_session_store(target, semantic=mode) as store, tempfile.TemporaryDirectory() as tmp:
         turn_ids, questions = load(store, Path(tmp))
         session_of = dict(
             store._read(lambda c: c.execute("SELECT id, session_id FROM messages").fetchall())
         )
-        shares, _ = recall.evaluate(recall.ours_ranker(store), questions, turn_ids, session_of)  # type: ignore[arg-type]
+        ranker = recall.ours_ranker(store, semantic=semantic)  # type: ignore[arg-type]
+        shares, _ = recall.evaluate(ranker, questions, turn_ids, session_of)
     return {key: value * len(questions) for key, value in shares.items()}, len(questions)
 
 
@@ -391,15 +396,18 @@ def recall_sets(haystack: int) -> list[tuple[str, list[RecallSet]]]:
     return sets
 
 
-def recall_parity(haystack: int) -> list[tuple[str, int, dict[str, float], dict[str, float]]]:
-    """(set, questions, SQLite's recall, PostgreSQL's recall) for every set."""
+def recall_parity(
+    haystack: int, semantic: bool = False
+) -> list[tuple[str, int, dict[str, float], dict[str, float]]]:
+    """(set, questions, SQLite's recall, PostgreSQL's recall) for every set (*semantic*:
+    with meaning on, every message embedded)."""
     results = []
     for name, parts in recall_sets(haystack):
         print(f"recall: {name}", flush=True)
         totals: list[dict[str, float]] = [{}, {}]
         count = 0
         for load in parts:
-            (a, n), (b, _) = on_both(lambda t, load=load: recall_hits(t, load))
+            (a, n), (b, _) = on_both(lambda t, load=load: recall_hits(t, load, semantic))
             count += n
             for into, hits in zip(totals, (a, b), strict=True):
                 for key, value in hits.items():

@@ -811,10 +811,13 @@ PARITY_TARGET = 0.02
 """PostgreSQL's recall may fall short of SQLite's by at most this much on any set and metric."""
 
 
-def parity(haystack: int) -> int:
+def parity(haystack: int, semantic: bool = False) -> int:
     """Recall of ``search_messages`` on SQLite and on PostgreSQL, every set (those of
     ``bench_scaling.recall_sets``, REALTALK when fetched) loaded the same way into a fresh store
-    of each; writes the ``sessions-parity`` section; 1 when a difference exceeds the target."""
+    of each; writes the ``sessions-parity`` section; 1 when a difference exceeds the target.
+
+    *semantic*: with meaning on, every message embedded on both backends first, the sets of
+    ``bench_scaling.recall_sets`` only; writes the ``sessions-parity-semantic`` section."""
     import bench_scaling  # both import this module: loaded only here
     import public_sets
 
@@ -827,8 +830,8 @@ def parity(haystack: int) -> int:
 
     started = time.perf_counter()
     cpu = time.process_time()
-    results = bench_scaling.recall_parity(haystack)
-    for name in ("RealMem", "MemDaily"):
+    results = bench_scaling.recall_parity(haystack, semantic)
+    for name in () if semantic else ("RealMem", "MemDaily"):
         split = public_sets.SETS[name]
         try:
             units = [*split("dev"), *split("test")]
@@ -848,12 +851,19 @@ def parity(haystack: int) -> int:
         )
         results.append((f"{name} (all personas)", count, sqlite, pg))
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    flag = " --semantic" if semantic else ""
     lines = [
-        f"Command: `python bench/bench_sessions_recall.py --parity --haystack {haystack}` "
+        f"Command: `python bench/bench_sessions_recall.py --parity{flag} --haystack {haystack}` "
         f"(PostgreSQL at `{bench_scaling.POSTGRES}`, a fresh schema per set). Run "
         f"{datetime.now().astimezone():%Y-%m-%d %H:%M %Z}, {wall:.0f} s wall, {cpu:.0f} s CPU "
-        f"of this process, load average {os.getloadavg()[0]:.1f} at its end. Without "
-        "semantic search (SQLite only). Difference: PostgreSQL minus SQLite.",
+        f"of this process, load average {os.getloadavg()[0]:.1f} at its end. "
+        + (
+            "With semantic search on both backends (the static encoder; every message "
+            "embedded first). "
+            if semantic
+            else "Without semantic search. "
+        )
+        + "Difference: PostgreSQL minus SQLite.",
         "",
         "| Set | Questions | Metric | SQLite | PostgreSQL | Difference |",
         "|---|---|---|---|---|---|",
@@ -873,9 +883,16 @@ def parity(haystack: int) -> int:
         f"Largest difference on any set and metric: {worst:.3f} ({verdict} the "
         f"{PARITY_TARGET} target).",
     ]
-    write_section(
-        "sessions-parity", "Session search recall: SQLite against PostgreSQL", "\n".join(lines)
-    )
+    if semantic:
+        write_section(
+            "sessions-parity-semantic",
+            "Session search recall with meaning: SQLite against PostgreSQL",
+            "\n".join(lines),
+        )
+    else:
+        write_section(
+            "sessions-parity", "Session search recall: SQLite against PostgreSQL", "\n".join(lines)
+        )
     print("\n".join(lines))
     return 0 if worst <= PARITY_TARGET else 1
 
@@ -887,9 +904,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--parity", action="store_true", help="SQLite against PostgreSQL on every recall set"
     )
+    parser.add_argument(
+        "--semantic", action="store_true", help="with --parity: meaning on, on both backends"
+    )
     args = parser.parse_args(argv)
     if args.parity:
-        return parity(args.haystack if args.haystack is not None else 20_000)
+        return parity(args.haystack if args.haystack is not None else 20_000, args.semantic)
     haystack = args.haystack if args.haystack is not None else 10_000 if args.quick else 50_000
     questions, sessions, base_messages, clean = run([])
     lines = [

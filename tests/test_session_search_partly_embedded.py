@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from backend_kit import configured_store
 from click.testing import CliRunner
 
 from hermes_core.cli import cli
-from hermes_core.sessions import SessionStore
+from hermes_core.sessions.backends import open_session_store
 from hermes_core.sessions.semantic import semantic_available
 
 needs_encoder = pytest.mark.skipif(not semantic_available(), reason="no encoder installed")
@@ -21,9 +22,9 @@ WORDS = "Who fixed the leak under the kitchen sink?"
 FILLERS = 17
 
 
-def history(path: Path) -> None:
+def history(path: Path | str) -> None:
     """20 user/assistant messages; the oldest holds the plumbing answer."""
-    with SessionStore(path, semantic="on") as store:
+    with open_session_store(path, semantic="on") as store:
         store.create_session("plumbing")
         store.append_message("plumbing", "user", "The plumber fixed the kitchen sink leak.")
         store.create_session("pet")
@@ -39,9 +40,9 @@ def history(path: Path) -> None:
             store.append_message(f"train{n}", "user", f"The train was {n + 3} minutes late.")
 
 
-def embed(path: Path, count: int | None) -> int:
+def embed(path: Path | str, count: int | None) -> int:
     """Embed the newest *count* messages (all when None); how many are left."""
-    with SessionStore(path, semantic="on") as store:
+    with open_session_store(path, semantic="on") as store:
         store.index_messages(limit=count)
         return store.messages_to_embed()
 
@@ -62,9 +63,9 @@ def found(answer: dict[str, Any]) -> list[str]:
 
 @needs_encoder
 def test_mostly_embedded_meaning_ranks_the_embedded_and_words_find_the_rest(
-    hermes_home: Path,
+    hermes_home: Path, session_backend: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = hermes_home / "state.db"
+    path = configured_store(session_backend, hermes_home, monkeypatch)
     history(path)
     assert embed(path, 19) == 1  # newest first: the plumbing message is left
     by_words = ask(hermes_home, WORDS)
@@ -78,8 +79,10 @@ def test_mostly_embedded_meaning_ranks_the_embedded_and_words_find_the_rest(
 
 
 @needs_encoder
-def test_barely_embedded_the_search_is_by_words_and_says_so(hermes_home: Path) -> None:
-    path = hermes_home / "state.db"
+def test_barely_embedded_the_search_is_by_words_and_says_so(
+    hermes_home: Path, session_backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = configured_store(session_backend, hermes_home, monkeypatch)
     history(path)
     assert embed(path, 5) == 15
     answer = ask(hermes_home, MEANING)
@@ -89,8 +92,10 @@ def test_barely_embedded_the_search_is_by_words_and_says_so(hermes_home: Path) -
 
 
 @needs_encoder
-def test_no_note_when_whole_when_meaning_cannot_apply_or_is_off(hermes_home: Path) -> None:
-    path = hermes_home / "state.db"
+def test_no_note_when_whole_when_meaning_cannot_apply_or_is_off(
+    hermes_home: Path, session_backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = configured_store(session_backend, hermes_home, monkeypatch)
     history(path)
     assert embed(path, 10) == 10
     assert "meaning" not in ask(hermes_home, "sink")  # one word is searched literally
@@ -101,8 +106,10 @@ def test_no_note_when_whole_when_meaning_cannot_apply_or_is_off(hermes_home: Pat
 
 
 @needs_encoder
-def test_no_search_embeds_backlog(hermes_home: Path) -> None:
-    path = hermes_home / "state.db"
+def test_no_search_embeds_backlog(
+    hermes_home: Path, session_backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = configured_store(session_backend, hermes_home, monkeypatch)
     history(path)
     assert embed(path, 19) == 1
     for query in (MEANING, WORDS, "cat adopted", ""):
@@ -111,7 +118,7 @@ def test_no_search_embeds_backlog(hermes_home: Path) -> None:
         cli, ["sessions", "search", MEANING, "--db", str(path), "--semantic", "--json"]
     )
     assert result.exit_code == 0, result.output
-    with SessionStore(path, semantic="on") as store:
+    with open_session_store(path, semantic="on") as store:
         assert store.messages_to_embed() == 1  # left to the turns and to `sessions index`
 
 
@@ -133,7 +140,7 @@ def test_the_tool_answers_on_either_backend(hermes_home: Path, session_backend: 
     finally:
         tool.close()
     assert answer["success"] and found(answer) == ["plumbing"]
-    if sqlite and semantic_available():  # nothing embedded yet: searched by words, and said
+    if semantic_available():  # nothing embedded yet: searched by words, and said
         assert answer["meaning"]["note"].startswith("Searched by words only: just 0 of 1")
-    else:  # PostgreSQL has no search by meaning, nor anything to say of it
+    else:  # no search by meaning, nor anything to say of it
         assert "meaning" not in answer

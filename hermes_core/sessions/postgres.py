@@ -8,8 +8,9 @@ and migrated by the store itself (:mod:`~hermes_core.sessions.pgschema`).
 Appends are idempotent: every message gets a client token before the first
 try, a write that loses its connection is retried with the same tokens, and
 rows already stored are found, not inserted again. Text PostgreSQL cannot hold
-(NUL characters) is stored with U+FFFD. Semantic search is not offered here
-(full-text search only).
+(NUL characters) is stored with U+FFFD. Semantic search follows SQLite's rule (the
+same ``semantic_mode``, coverage and fusion); its vectors are rows of the database
+(:mod:`~hermes_core.sessions.pgsemantic`).
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from operator import itemgetter
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from hermes_core.embeddings import model_name
 from hermes_core.errors import (
     ConfigError,
+    HermesMemoryError,
     SessionNotFoundError,
     SessionStoreError,
     SessionStoreUnavailableError,
@@ -47,6 +50,8 @@ from hermes_core.sessions.hits import hit_dicts
 from hermes_core.sessions.lineage import owned_root
 from hermes_core.sessions.listing import PREVIEW_CHARS
 from hermes_core.sessions.pgschema import migrate
+from hermes_core.sessions.pgsemantic import PgSemanticIndex, count_not_embedded, reopen_range
+from hermes_core.sessions.pgvectorcache import VectorCache
 from hermes_core.sessions.porter import index_stems
 from hermes_core.sessions.query import parse_query
 from hermes_core.sessions.records import (
@@ -63,6 +68,8 @@ from hermes_core.sessions.records import (
     client_tokens as client_tokens_for,
 )
 from hermes_core.sessions.scope import UserScope
+from hermes_core.sessions.search import Nearest
+from hermes_core.sessions.semantic import semantic_mode
 from hermes_core.sessions.statements import SESSION_TITLE_HOLDER, UPSERT_SESSION, for_postgres
 from hermes_core.sessions.titles import next_title_from, sanitize_title, split_number
 from hermes_core.sessions.transcript import describe_tool_calls
@@ -189,7 +196,9 @@ class PostgresSessionStore(StoreFacade):
         self.read_only = read_only
         self.scope = UserScope(user_id, mark="%s")
         self.user_id = self.scope.user_id
-        self.semantic_mode = "off"
+        self.semantic_mode = semantic_mode(semantic)
+        """``auto``, ``on`` or ``off``, as for SQLite (default ``$HERMES_SEMANTIC_SEARCH``)."""
+        self._semantic_lock = threading.Lock()
         self.prune_batch_messages = 20_000
         try:
             first = psycopg.connect(url, **connect_kwargs(url, connect_timeout))
@@ -296,6 +305,8 @@ class PostgresSessionStore(StoreFacade):
         if not self._closed:
             self._closed = True
             self._pool.close()
+            if self._semantic is not None:
+                self._semantic.close()
 
     def __enter__(self) -> PostgresSessionStore:
         return self
@@ -588,7 +599,9 @@ class PostgresSessionStore(StoreFacade):
         )
         ids = batch.ids
 
-        def write(conn: Any) -> int:
+        def write(conn: Any) -> tuple[int, int]:
+            # Every id this import takes is above every id stored now.
+            below = int(conn.execute("SELECT COALESCE(max(id), 0) FROM messages").fetchone()[0])
             clash = conn.execute("SELECT id FROM sessions WHERE id = ANY(%s) LIMIT 1", (ids,))
             found = clash.fetchone()
             if found is not None:
@@ -621,9 +634,13 @@ class PostgresSessionStore(StoreFacade):
                     with cur.copy(_COPY_MESSAGES) as copy:
                         for row in messages:
                             copy.write_row(row)
-            return len(messages)
+            return len(messages), below
 
-        return self._write(write)
+        count, below = self._write(write)
+        if count:
+            # Committed: an indexer may have read past these ids meanwhile (pgsemantic.py).
+            self._write_vectors(lambda conn: reopen_range(conn, below))
+        return count
 
     # -- meta ------------------------------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
@@ -1007,26 +1024,34 @@ class PostgresSessionStore(StoreFacade):
         """What stops the commands at once; ``[]`` when the database answers."""
         return self.check()
 
-    def semantic_index(self, force: bool = False) -> None:
-        """Semantic search is not offered by the PostgreSQL store."""
-        if force:
+    def _open_index(self) -> PgSemanticIndex:
+        exists = self._read(
+            lambda conn: conn.execute("SELECT to_regclass('message_vectors')").fetchone()[0]
+        )
+        if exists is None:
             raise ConfigError(
-                "Semantic search is not available with a PostgreSQL session store (full-text "
-                "search only); use a state.db for it."
+                f"{self.path} has no table message_vectors yet (a schema before version 5); "
+                "open it once with a writable store (any hermes-memory command that writes) "
+                "to migrate it."
             )
+        cache = None
+        try:
+            cache = VectorCache(self.url, model_name())
+        except HermesMemoryError as exc:  # no usable HERMES_HOME: every vector from the server
+            log.info("no local copy of the message vectors (%s)", exc)
+        return PgSemanticIndex(
+            self.url, self._read, self._write_vectors, self.path, self.user_id, cache=cache
+        )
 
-    def messages_to_embed(self) -> int:
-        """Always 0: nothing is embedded here."""
-        return 0
+    def _write_vectors(self, fn: Callable[[Any], T]) -> T:
+        """Write message vectors, even through a store opened read-only: as ``state.db``'s
+        sidecar, they are a cache derived from the messages, which stay unchanged."""
+        if getattr(self._snapshot, "conn", None) is not None:
+            raise SessionStoreError(f"{self.path} is being read as a snapshot; write later.")
+        return self._run(fn, write=False)
 
-    def meaning_coverage(self, query: object = None) -> None:
-        """Always ``None`` (for any *query*): semantic search is off here."""
-        return None
-
-    def index_messages(self, *args: Any, **kwargs: Any) -> int:
-        """Raise: semantic search is not available (see :meth:`semantic_index`)."""
-        self.semantic_index(force=True)
-        return 0
+    def _count_not_embedded(self) -> int:
+        return count_not_embedded(self._read)
 
     # -- search ----------------------------------------------------------------------------
     def _search(
@@ -1034,15 +1059,21 @@ class PostgresSessionStore(StoreFacade):
     ) -> list[dict[str, Any]]:
         """Messages matching *query*, best first; never raises for a query string."""
         limit, offset, context, snippets = page.limit, page.offset, page.context, page.snippets
-        if page.semantic is True:
-            self.semantic_index(force=True)
+        index = None
+        if page.semantic is not False:
+            index = self._meaning_index(query, force=page.semantic is True)
         parsed = parse_query(query)
         if parsed.empty or limit <= 0:
             return []
         need = offset + limit
+        if isinstance(index, PgSemanticIndex):
+            index.refresh(self._read)  # the rows added since: before the search's statements
 
         def read(conn: Any) -> list[dict[str, Any]]:
-            plan, rows = pgsearch.search_rows(conn, parsed, need, filters, self._statistics)
+            nearest = None if index is None else self._nearest(index, conn)
+            plan, rows = pgsearch.search_rows(
+                conn, parsed, need, filters, self._statistics, nearest
+            )
             page = rows[offset:need]
             if not page:
                 return []
@@ -1077,6 +1108,20 @@ class PostgresSessionStore(StoreFacade):
                 "search for %r failed in PostgreSQL (%s); returning no hits", parsed.text, exc
             )
             return []
+
+    def _nearest(self, index: Any, conn: Any) -> Nearest:
+        """Semantic neighbours read on the search's connection *conn*."""
+
+        def nearest(text: str, k: int) -> list[int]:
+            try:
+                return list(index.nearest(lambda fn: fn(conn), text, k))
+            except self._psycopg.Error:
+                raise  # the transaction failed: the store's read retries or reports it
+            except Exception as exc:  # the encoder: full-text hits still answer
+                log.warning("semantic search failed (%s); using full-text search only", exc)
+                return []
+
+        return nearest
 
     def _statistics(self, conn: Any) -> pgsearch.Statistics:
         """BM25's statistics (:func:`~hermes_core.sessions.pgsearch.statistics`), re-read every

@@ -39,10 +39,12 @@ from hermes_core.sessions.timespan import find_time_span_in_history
 __all__ = [
     "SearchFilters",
     "group_by_session",
+    "meaning_depth",
     "plan_boosts",
     "search_messages",
     "searched_by_meaning",
     "typed_words",
+    "with_meaning",
 ]
 
 log = logging.getLogger(__name__)
@@ -337,9 +339,44 @@ AGREEMENT_NEIGHBOURS = 400
 """Nearest messages read for the vote: a full-text hit not among them gets none."""
 
 
-def words_fall_short(search: _Search) -> bool:
-    """Whether full text found too little of a question for meaning to add messages of its own."""
-    return search.share < MEANING_BELOW_SHARE
+def meaning_depth(nearest: Nearest | None, parsed: ParsedQuery, plan: Plan, need: int) -> int:
+    """How deep the full-text ranking of *parsed* is read: with meaning, as deep as its
+    neighbours (:data:`NEAREST_CANDIDATES`) whatever the limit, so that a page of 5 is the
+    first 5 of a page of 50."""
+    by_meaning = nearest is not None and searched_by_meaning(parsed, plan)
+    return max(need, NEAREST_CANDIDATES) if by_meaning else need
+
+
+Rows = list[tuple[Any, ...]]
+
+
+def with_meaning(
+    rows: Rows,
+    parsed: ParsedQuery,
+    plan: Plan,
+    share: float,
+    first: tuple[frozenset[str], ...],
+    nearest: Nearest | None,
+    neighbour_rows: Callable[[Nearest, str, int], Rows],
+    depth: int,
+) -> tuple[Rows, bool, bool]:
+    """The full-text *rows* of *parsed* with meaning taken in, as both backends rank:
+    ``(rows, by_meaning, fused)``.
+
+    Meaning votes on the order of what the words found (:func:`_agreeing`); only where the
+    best conversation covers less than :data:`MEANING_BELOW_SHARE` of the question (*share*)
+    do the nearest messages (*neighbour_rows*: the neighbours that pass the search's
+    filters, as hit rows) join them (:func:`_fused`). A long question ranked message first
+    has no coverage measured: meaning only votes there. The sessions the full-text ranking
+    put *first* stay first.
+    """
+    by_meaning = nearest is not None and searched_by_meaning(parsed, plan)
+    fused = by_meaning and not message_first(plan) and share < MEANING_BELOW_SHARE
+    if nearest is not None and fused:
+        rows = _fused(rows, neighbour_rows(nearest, parsed.text, depth), depth, first)
+    elif nearest is not None and by_meaning:
+        rows = _agreeing(rows, nearest(parsed.text, AGREEMENT_NEIGHBOURS), first)
+    return rows, by_meaning, fused
 
 
 def _agreeing(
@@ -477,32 +514,20 @@ def search_messages(
         span = None
         if plan.mode == "question":
             plan, span = _dated_plan(conn, layout, parsed, plan)
-        by_meaning = nearest is not None and searched_by_meaning(parsed, plan)
-        # With meaning, both rankings are read to the same depth whatever the limit, so that
-        # a page of 5 is the first 5 of a page of 50.
-        depth = max(need, NEAREST_CANDIDATES) if by_meaning else need
+        depth = meaning_depth(nearest, parsed, plan, need)
         rows = search.plan_rows(plan, depth, span)
-        # A long question's words are always found somewhere (no coverage is measured): meaning
-        # only votes on their order, as where the words cover the question.
-        fused = (
-            nearest is not None
-            and by_meaning
-            and not message_first(plan)
-            and words_fall_short(search)
+        lexical = [(row[0], row[3]) for row in rows]
+        rows, by_meaning, fused = with_meaning(
+            rows, parsed, plan, search.share, search.first, nearest, search.nearest_rows, depth
         )
         if explain is not None:
             explain.update(
-                lexical=[(row[0], row[3]) for row in rows],
+                lexical=lexical,
                 share=search.share,
                 first=search.first,
                 by_meaning=by_meaning,
                 fused=fused,
             )
-        if nearest is not None and fused:
-            neighbours = search.nearest_rows(nearest, parsed.text, depth)
-            rows = _fused(rows, neighbours, depth, search.first)
-        elif nearest is not None and by_meaning:
-            rows = _agreeing(rows, nearest(parsed.text, AGREEMENT_NEIGHBOURS), search.first)
     except sqlite3.OperationalError as exc:
         if "locked" in str(exc).lower() or is_undecodable(exc):
             raise  # the store retries, or reads the bad text leniently

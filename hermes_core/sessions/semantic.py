@@ -30,7 +30,6 @@ import sqlite3
 import threading
 import time
 import weakref
-import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -45,6 +44,17 @@ from hermes_core.errors import ConfigError
 from hermes_core.sessions import vectorfile
 from hermes_core.sessions.connection import is_busy, restrict_permissions
 from hermes_core.sessions.layout import Layout
+from hermes_core.sessions.neighbours import (
+    BATCH,
+    SPARE,
+    Held,
+    best,
+    checksum,
+    embedded_pieces,
+    query_text,
+    scores,
+    source_text,
+)
 
 __all__ = [
     "SEMANTIC_ENV",
@@ -65,20 +75,6 @@ Reader = Callable[[Callable[[sqlite3.Connection], T]], T]
 SEMANTIC_ENV = "HERMES_SEMANTIC_SEARCH"
 """``auto`` (default: on when the encoder is installed), ``on`` or ``off``."""
 MODES = ("auto", "on", "off")
-CHUNK_CHARS = 1_000
-"""A message is embedded in pieces of about this many characters (the model reads 256
-tokens, roughly 1,000 characters of English)."""
-MAX_CHUNKS = 2
-"""Pieces embedded per message: a long answer's first 2,000 characters (the encoder reads
-about 1,500-3,000 tokens a second on two cores, so every piece counts)."""
-BATCH = 16
-"""Messages embedded per step; a catch-up's time budget is checked between steps."""
-MAX_VECTORS = 300_000
-"""Vectors searched at most (the newest)."""
-_BLOCK = 16_384
-"""Rows gathered and multiplied at once when only the newest :data:`MAX_VECTORS` are read."""
-_SPARE = 32
-"""Neighbours read beyond the number asked for, in case some are gone or changed."""
 
 
 def sidecar_path(db_path: str | os.PathLike[str]) -> Path:
@@ -116,42 +112,6 @@ def semantic_available() -> bool:
     """True when the configured encoder (:func:`~hermes_core.embeddings.encoder_name`)
     can load: its libraries (and, for MiniLM, its weights) are installed."""
     return not missing_encoder_requirements()
-
-
-def _pieces(text: str) -> list[str]:
-    """*text* cut into at most :data:`MAX_CHUNKS` pieces of about :data:`CHUNK_CHARS`,
-    at a sentence end or a space where one is near."""
-    text = " ".join(text.split())
-    pieces: list[str] = []
-    while text and len(pieces) < MAX_CHUNKS:
-        if len(text) <= CHUNK_CHARS:
-            pieces.append(text)
-            break
-        cut = max(text.rfind(". ", CHUNK_CHARS // 2, CHUNK_CHARS) + 1, 0)
-        if cut <= 0:
-            cut = text.rfind(" ", CHUNK_CHARS // 2, CHUNK_CHARS)
-        if cut <= 0:
-            cut = CHUNK_CHARS
-        pieces.append(text[:cut].strip())
-        text = text[cut:].strip()
-    return [piece for piece in pieces if piece]
-
-
-def _source_text(content: Any, name: Any) -> str:
-    """What is embedded for a message: its text, after its speaker's name when stored."""
-    text = content if isinstance(content, str) else ""
-    if isinstance(name, str) and name.strip() and text.strip():
-        return f"{name.strip()}: {text}"
-    return text
-
-
-def _encodable(text: str) -> str:
-    """*text* with anything UTF-8 cannot carry (lone surrogates) replaced."""
-    return text.encode("utf-8", "replace").decode("utf-8")
-
-
-def _checksum(text: str) -> int:
-    return zlib.crc32(text.encode("utf-8", "surrogatepass"))
 
 
 _SCHEMA = """
@@ -207,17 +167,14 @@ def _foreign(conn: sqlite3.Connection) -> str | None:
     return None
 
 
-class _Loaded:
+class _Loaded(Held):
     """The vectors of one sidecar in memory (its vector file mapped), shared by the
     process's indexes of it (a gateway with many chats open on one history maps it once)."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.lock = threading.Lock()
         self.key: object = None  # the file's Stamp, or ("rows", generation) when read as rows
-        self.ids: Any = None  # message id per row (numpy int64)
-        self.checksums: Any = None  # of the text embedded, per row (numpy uint32)
-        self.matrix: Any = None  # unit vectors, float32, one row per piece
-        self.newest: Any = None  # the rows of the newest MAX_VECTORS, when there are more
 
     def fresh(self, stamp: vectorfile.Stamp | None, generation: int, file: Path | None) -> bool:
         """Whether what is held is what the sidecar says now."""
@@ -226,12 +183,8 @@ class _Loaded:
         return self.key == ("rows", generation)
 
     def hold(self, key: object, ids: Any, checksums: Any, matrix: Any) -> None:
-        import numpy as np
-
-        self.key, self.ids, self.checksums, self.matrix = key, ids, checksums, matrix
-        self.newest = None
-        if len(ids) > MAX_VECTORS:
-            self.newest = np.sort(np.argpartition(-ids, MAX_VECTORS - 1)[:MAX_VECTORS])
+        self.key = key
+        self.set(ids, checksums, matrix)
 
 
 _SHARED: weakref.WeakValueDictionary[Path, _Loaded] = weakref.WeakValueDictionary()
@@ -499,13 +452,7 @@ class SemanticIndex:
     def _store(self, rows: Sequence[tuple[Any, ...]], low: int, high: int, threads: int = 1) -> int:
         """Embed *rows* (id, content, name) and save them, widening the embedded id range to
         *low*..*high*. Rows another process embedded meanwhile are not written again."""
-        pieces: list[tuple[int, int, int, str]] = []
-        for mid, content, name in rows:
-            text = _source_text(content, name)
-            checksum = _checksum(text)
-            pieces += [
-                (mid, n, checksum, piece) for n, piece in enumerate(_pieces(_encodable(text)))
-            ]
+        pieces = embedded_pieces(rows)
         texts = [piece for *_, piece in pieces]
         vectors = self.encoder.encode(texts, threads=threads) if pieces else []
         import numpy as np
@@ -531,8 +478,8 @@ class SemanticIndex:
             self._conn.executemany(
                 "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)",
                 [
-                    (mid, n, checksum, half.tobytes())
-                    for ((mid, n, checksum, _), _), half in zip(kept, halves, strict=True)
+                    (mid, n, check, half.tobytes())
+                    for ((mid, n, check, _), _), half in zip(kept, halves, strict=True)
                 ],
             )
             self._conn.executemany(
@@ -736,70 +683,31 @@ class SemanticIndex:
 
         if k <= 0:
             return []
-        query = self.encoder.encode([_encodable(text)[: CHUNK_CHARS * MAX_CHUNKS]])[0]
+        query = self.encoder.encode([query_text(text)])[0]
         loaded = self._load()
-        scores = _scores(loaded, query.astype(np.float32))
-        want = k + _SPARE
+        similarity = scores(loaded, query.astype(np.float32))
+        want = k + SPARE
         while True:  # read a few more than k; more only when too many are gone or changed
-            best = _best(loaded, scores, want)
-            valid = self._still_valid(read, best, loaded.checksums)
-            if len(valid) >= k or len(best) < want:
+            found = best(loaded, similarity, want)
+            valid = self._still_valid(read, found, loaded.checksums)
+            if len(valid) >= k or len(found) < want:
                 return valid[:k]
             want *= 2
 
     def _still_valid(
-        self, read: Reader[Any], best: list[tuple[int, int]], checksums: Any
+        self, read: Reader[Any], found: list[tuple[int, int]], checksums: Any
     ) -> list[int]:
-        """The ids of *best* (id, row) whose message still exists with the text that was
+        """The ids of *found* (id, row) whose message still exists with the text that was
         embedded (the row's checksum)."""
-        if not best:
+        if not found:
             return []
         sql = (
             f"SELECT m.id, m.content, {self._name_column('m')} FROM messages AS m "
             f"WHERE m.id IN (SELECT value FROM json_each(?))"
         )
-        ids = json.dumps([mid for mid, _ in best])
+        ids = json.dumps([mid for mid, _ in found])
         current = {
-            mid: _checksum(_source_text(content, speaker))
+            mid: checksum(source_text(content, speaker))
             for mid, content, speaker in read(lambda conn: conn.execute(sql, (ids,)).fetchall())
         }
-        return [mid for mid, row in best if current.get(mid) == int(checksums[row])]
-
-
-def _scores(loaded: _Loaded, query: Any) -> Any:
-    """Each row's similarity to *query* (only the newest :data:`MAX_VECTORS` rows')."""
-    import numpy as np
-
-    matrix, rows = loaded.matrix, loaded.newest
-    if rows is None:
-        return matrix @ query
-    scores = np.empty(len(rows), dtype=np.float32)
-    for start in range(0, len(rows), _BLOCK):
-        scores[start : start + _BLOCK] = matrix[rows[start : start + _BLOCK]] @ query
-    return scores
-
-
-def _best(loaded: _Loaded, scores: Any, n: int) -> list[tuple[int, int]]:
-    """The *n* messages of *loaded* with the highest *scores* (by their best piece), best
-    first: ``(message id, row)``."""
-    import numpy as np
-
-    ids, rows = loaded.ids, loaded.newest
-    take = min(len(scores), n * MAX_CHUNKS)  # at most MAX_CHUNKS rows per message, mostly
-    while True:
-        top = np.argpartition(-scores, take - 1)[:take] if take < len(scores) else None
-        top = np.arange(len(scores)) if top is None else top
-        top = top[np.lexsort((top, -scores[top]))]  # best first, ties in row order
-        best: list[tuple[int, int]] = []
-        seen: set[int] = set()
-        for index in top.tolist():
-            row = index if rows is None else int(rows[index])
-            mid = int(ids[row])
-            if mid not in seen:
-                seen.add(mid)
-                best.append((mid, row))
-                if len(best) >= n:
-                    return best
-        if take >= len(scores):
-            return best
-        take = min(len(scores), 2 * take)
+        return [mid for mid, row in found if current.get(mid) == int(checksums[row])]

@@ -22,7 +22,6 @@ from typing import Any, TypeVar
 
 from hermes_core.config import get_hermes_home
 from hermes_core.errors import (
-    ConfigError,
     SessionNotFoundError,
     SessionStoreError,
     SessionTitleError,
@@ -52,13 +51,17 @@ from hermes_core.sessions.deletion import (
     delete_sessions,
     prune_batch,
 )
-from hermes_core.sessions.facade import Listing, NewSession, SearchPage, StoreFacade
+from hermes_core.sessions.facade import (
+    DEFAULT_SEMANTIC_BUDGET,
+    Listing,
+    NewSession,
+    SearchPage,
+    StoreFacade,
+)
 from hermes_core.sessions.gramqueue import drain_gram_queue
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.maintenance import check_database, probe_database, rebuild_indexes
 from hermes_core.sessions.opening import connect, damage_hint, inspect, prepare
-from hermes_core.sessions.query import parse_query
-from hermes_core.sessions.question import plan_query
 from hermes_core.sessions.records import (
     as_conversation,
     decode_message,
@@ -74,13 +77,11 @@ from hermes_core.sessions.search import (
     Nearest,
     SearchFilters,
     search_messages,
-    searched_by_meaning,
 )
 from hermes_core.sessions.semantic import (
     SemanticIndex,
     count_not_embedded,
     forget_vectors,
-    semantic_available,
     semantic_mode,
 )
 from hermes_core.sessions.sessioninfo import SessionInfo
@@ -90,17 +91,6 @@ from hermes_core.sessions.titles import next_title, sanitize_title
 __all__ = ["SessionStore", "default_db_path"]
 
 log = logging.getLogger(__name__)
-
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-SEMANTIC_MAX_CJK_SHARE = 0.3
-"""A question whose letters are more than this share Chinese, Japanese or Korean is searched
-by words only: the encoder (all-MiniLM-L6-v2) was trained on English."""
-SEMANTIC_MIN_COVERAGE = 0.9
-"""Semantic recall is fused in once this share of the messages is embedded."""
-DEFAULT_SEMANTIC_BUDGET = 0.0
-"""Seconds a search may spend embedding messages not embedded yet: none, so a search costs
-what full-text search costs (messages are embedded by the builtin provider after each turn,
-a bounded amount, and by ``hermes-memory sessions index``)."""
 
 T = TypeVar("T")
 
@@ -160,7 +150,7 @@ class SessionStore(StoreFacade):
         """Seconds a search may spend embedding messages not embedded yet."""
         self.prune_batch_messages = PRUNE_BATCH_MESSAGES
         """Messages :meth:`prune_conversations` deletes per transaction."""
-        self._semantic: SemanticIndex | None = None
+        self._semantic = None
         self._semantic_failed = False
         self._semantic_lock = threading.Lock()
         self._conn, created = connect(self.path, read_only=read_only)
@@ -227,76 +217,14 @@ class SessionStore(StoreFacade):
             # data_version only moves for other connections' commits
             self._session_info.invalidate()
 
-    def semantic_index(self, force: bool = False) -> SemanticIndex | None:
-        """The semantic index of this database, or None when semantic search is off or
-        not installed. Mode ``on`` or *force* without the encoder raises a ConfigError
-        saying what to install."""
-        required = force or self.semantic_mode == "on"
-        with self._semantic_lock:  # threads searching at once open one index
-            if self._semantic is None:
-                if not required and (self.semantic_mode == "off" or self._semantic_failed):
-                    return None
-                if not required and not semantic_available():
-                    self._semantic_failed = True
-                    return None
-                try:
-                    self._semantic = SemanticIndex(self.path, self.layout)
-                except ConfigError:
-                    if required:
-                        raise
-                    self._semantic_failed = True
-                    return None
-        if self.semantic_mode == "off" and not force:
-            return None
-        return self._semantic
+    def _open_index(self) -> SemanticIndex:
+        return SemanticIndex(self.path, self.layout)
 
-    def index_messages(
-        self,
-        budget: float | None = None,
-        limit: int | None = None,
-        progress: Callable[[int], None] | None = None,
-        threads: int = 1,
-    ) -> int:
-        """Embed messages for semantic search (new first, then older, newest first).
-
-        Returns how many were embedded. Runs whatever :attr:`semantic_mode` says
-        (an explicit call asks for it); without the encoder it raises a
-        ConfigError saying what to install. See
-        :meth:`~hermes_core.sessions.semantic.SemanticIndex.catch_up`.
-        """
-        index = self.semantic_index(force=True)
-        assert index is not None  # forced: an index, or a ConfigError
-        return index.catch_up(
-            self._read, budget=budget, limit=limit, progress=progress, threads=threads
-        )
-
-    def messages_to_embed(self) -> int:
-        """How many messages semantic search has not embedded yet.
-
-        Counting loads no encoder and writes nothing: without an open index it reads
-        the vectors' sidecar, which need not exist yet.
-        """
-        with self._semantic_lock:
-            index = self._semantic
-        if index is not None:
-            return index.missing(self._read)
+    def _count_not_embedded(self) -> int:
         return count_not_embedded(self.path, self.layout, self._read)
 
-    def meaning_coverage(self, query: object = None) -> tuple[int, int] | None:
-        """``(embedded, embeddable)`` user and assistant messages when semantic search is on
-        for this store (and, given a *query*, would search it by meaning), else ``None``.
-
-        Below :data:`SEMANTIC_MIN_COVERAGE` of them a search uses words only; above it,
-        meaning ranks the embedded ones and the rest are found by their words alone.
-        Loads the encoder (once) and counts; writes nothing.
-        """
-        if query is not None and not self._meaning_applies(query):
-            return None
-        index = self.semantic_index()
-        if index is None:
-            return None
-        embedded, missing = index.counts(self._read)
-        return embedded, embedded + missing
+    def _busy(self, exc: Exception) -> bool:
+        return isinstance(exc, sqlite3.OperationalError) and is_busy(exc)
 
     def close(self) -> None:
         """Checkpoint passively and close the connection (idempotent)."""
@@ -956,56 +884,10 @@ class SessionStore(StoreFacade):
 
         return self._read(read)
 
-    @staticmethod
-    def _meaning_applies(query: object) -> bool:
-        """Whether *query* is one that meaning may join: a question or a few keywords, not
-        mostly Chinese, Japanese or Korean (the model reads English)."""
-        parsed = parse_query(query)
-        if parsed.empty or not searched_by_meaning(parsed, plan_query(parsed)):
-            return False
-        letters = [ch for ch in parsed.text if ch.isalnum()]
-        return len(_CJK.findall(parsed.text)) <= SEMANTIC_MAX_CJK_SHARE * len(letters)
-
     def _nearest(self, query: object, force: bool = False) -> Nearest | None:
-        """Semantic neighbours for a question, after a bounded catch-up; else None."""
-        if self.semantic_mode == "off" and not force:
-            return None
-        if not self._meaning_applies(query):
-            return None
-        try:
-            index = self.semantic_index(force)
-            if index is None:
-                return None
-            try:
-                if self.semantic_budget > 0:
-                    index.catch_up(self._read, budget=self.semantic_budget)
-            except sqlite3.OperationalError as exc:
-                if not is_busy(exc):
-                    raise
-                # Another process is writing vectors: search with what is embedded.
-                log.debug("semantic catch-up skipped: %s", exc)
-            if index.embedded() == 0:  # nothing to find by meaning: no need to count
-                log.info(
-                    "semantic search skipped: nothing of %s is embedded yet "
-                    "(hermes-memory sessions index embeds it)",
-                    self.path,
-                )
-                return None
-            embedded, missing = index.counts(self._read)
-            if embedded < SEMANTIC_MIN_COVERAGE * (embedded + missing):
-                # Neighbours from the newest part alone would favour it over older answers.
-                log.info(
-                    "semantic search skipped: %d messages of %s not embedded yet "
-                    "(hermes-memory sessions index embeds them)",
-                    missing,
-                    self.path,
-                )
-                return None
-        except (ConfigError, SessionStoreError):
-            raise
-        except Exception as exc:  # the encoder or the sidecar: keyword search still answers
-            log.warning("semantic search unavailable (%s); using full-text search only", exc)
-            self._semantic_failed = True
+        """Semantic neighbours for a question (see :meth:`StoreFacade._meaning_index`)."""
+        index = self._meaning_index(query, force)
+        if index is None:
             return None
 
         def nearest(text: str, k: int) -> list[int]:

@@ -46,8 +46,8 @@ from hermes_core.fencing import sanitize_context
 from hermes_core.runtime.summary import strip_reasoning
 from hermes_core.sessions import SessionStore
 from hermes_core.sessions.backends import open_session_store, sessions_url
+from hermes_core.sessions.facade import SEMANTIC_MIN_COVERAGE
 from hermes_core.sessions.question import names_a_topic
-from hermes_core.sessions.store import SEMANTIC_MIN_COVERAGE
 from hermes_core.sessions.timespan import TimeSpan, find_time_span, find_time_span_in_history
 from hermes_core.sessions.transcript import (
     format_conversation,

@@ -1,0 +1,161 @@
+"""What both stores' semantic indexes share: what of a message is embedded, and the nearest
+vectors to a question among those held in memory.
+
+:class:`~hermes_core.sessions.semantic.SemanticIndex` (``state.db``'s sidecar) and
+:class:`~hermes_core.sessions.pgsemantic.PgSemanticIndex` (PostgreSQL's
+``message_vectors``) cut a message into the same pieces, checksum the same text and
+pick neighbours from their matrix the same way, so both backends find the same
+messages by meaning. numpy is imported by the functions that need it.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+__all__ = [
+    "BATCH",
+    "CHUNK_CHARS",
+    "MAX_CHUNKS",
+    "MAX_VECTORS",
+    "SPARE",
+    "Held",
+    "best",
+    "checksum",
+    "embedded_pieces",
+    "encodable",
+    "pieces",
+    "query_text",
+    "scores",
+    "source_text",
+]
+
+CHUNK_CHARS = 1_000
+"""A message is embedded in pieces of about this many characters (the model reads 256
+tokens, roughly 1,000 characters of English)."""
+MAX_CHUNKS = 2
+"""Pieces embedded per message: a long answer's first 2,000 characters (the encoder reads
+about 1,500-3,000 tokens a second on two cores, so every piece counts)."""
+BATCH = 16
+"""Messages embedded per step; a catch-up's time budget is checked between steps."""
+MAX_VECTORS = 300_000
+"""Vectors searched at most (the newest)."""
+_BLOCK = 16_384
+"""Rows gathered and multiplied at once when only the newest :data:`MAX_VECTORS` are read."""
+SPARE = 32
+"""Neighbours read beyond the number asked for, in case some are gone or changed."""
+
+
+def pieces(text: str) -> list[str]:
+    """*text* cut into at most :data:`MAX_CHUNKS` pieces of about :data:`CHUNK_CHARS`,
+    at a sentence end or a space where one is near."""
+    text = " ".join(text.split())
+    out: list[str] = []
+    while text and len(out) < MAX_CHUNKS:
+        if len(text) <= CHUNK_CHARS:
+            out.append(text)
+            break
+        cut = max(text.rfind(". ", CHUNK_CHARS // 2, CHUNK_CHARS) + 1, 0)
+        if cut <= 0:
+            cut = text.rfind(" ", CHUNK_CHARS // 2, CHUNK_CHARS)
+        if cut <= 0:
+            cut = CHUNK_CHARS
+        out.append(text[:cut].strip())
+        text = text[cut:].strip()
+    return [piece for piece in out if piece]
+
+
+def source_text(content: Any, name: Any) -> str:
+    """What is embedded for a message: its text, after its speaker's name when stored."""
+    text = content if isinstance(content, str) else ""
+    if isinstance(name, str) and name.strip() and text.strip():
+        return f"{name.strip()}: {text}"
+    return text
+
+
+def encodable(text: str) -> str:
+    """*text* with anything UTF-8 cannot carry (lone surrogates) replaced."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def checksum(text: str) -> int:
+    """The CRC-32 of *text* as embedded: a vector whose message now says otherwise is skipped."""
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"))
+
+
+def embedded_pieces(rows: Any) -> list[tuple[int, int, int, str]]:
+    """``(message id, piece number, checksum, text)`` of each piece of *rows* (id, content,
+    speaker name)."""
+    out: list[tuple[int, int, int, str]] = []
+    for mid, content, name in rows:
+        text = source_text(content, name)
+        check = checksum(text)
+        out += [(int(mid), n, check, piece) for n, piece in enumerate(pieces(encodable(text)))]
+    return out
+
+
+def query_text(text: str) -> str:
+    """What of a question is encoded: as much as a message's pieces hold."""
+    return encodable(text)[: CHUNK_CHARS * MAX_CHUNKS]
+
+
+class Held:
+    """Vectors in memory: ``ids`` (int64 per row), ``checksums`` (uint32), ``matrix`` (unit
+    vectors, float32, one row per piece) and ``newest`` (the rows of the newest
+    :data:`MAX_VECTORS` when there are more, else ``None``)."""
+
+    def __init__(self) -> None:
+        self.ids: Any = None
+        self.checksums: Any = None
+        self.matrix: Any = None
+        self.newest: Any = None
+
+    def set(self, ids: Any, checksums: Any, matrix: Any) -> None:
+        """Hold these arrays (and pick the newest rows when there are too many)."""
+        import numpy as np
+
+        self.ids, self.checksums, self.matrix = ids, checksums, matrix
+        self.newest = None
+        if len(ids) > MAX_VECTORS:
+            self.newest = np.sort(np.argpartition(-ids, MAX_VECTORS - 1)[:MAX_VECTORS])
+
+
+def scores(held: Held, query: Any) -> Any:
+    """Each row's similarity to *query* (only the newest :data:`MAX_VECTORS` rows')."""
+    import numpy as np
+
+    matrix, rows = held.matrix, held.newest
+    if rows is None:
+        return matrix @ query
+    out = np.empty(len(rows), dtype=np.float32)
+    for start in range(0, len(rows), _BLOCK):
+        out[start : start + _BLOCK] = matrix[rows[start : start + _BLOCK]] @ query
+    return out
+
+
+def best(held: Held, similarity: Any, n: int) -> list[tuple[int, int]]:
+    """The *n* messages of *held* with the highest *similarity* (by their best piece), best
+    first: ``(message id, row)``."""
+    import numpy as np
+
+    ids, rows = held.ids, held.newest
+    if len(similarity) == 0:
+        return []
+    take = min(len(similarity), n * MAX_CHUNKS)  # at most MAX_CHUNKS rows per message, mostly
+    while True:
+        top = np.argpartition(-similarity, take - 1)[:take] if take < len(similarity) else None
+        top = np.arange(len(similarity)) if top is None else top
+        top = top[np.lexsort((top, -similarity[top]))]  # best first, ties in row order
+        found: list[tuple[int, int]] = []
+        seen: set[int] = set()
+        for index in top.tolist():
+            row = index if rows is None else int(rows[index])
+            mid = int(ids[row])
+            if mid not in seen:
+                seen.add(mid)
+                found.append((mid, row))
+                if len(found) >= n:
+                    return found
+        if take >= len(similarity):
+            return found
+        take = min(len(similarity), 2 * take)
