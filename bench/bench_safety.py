@@ -9,7 +9,9 @@ Two corpora:
   the *within-source* test split of the sources the detector is trained on
   (whole groups it never saw: attack techniques, goals, files, intents) and
   the *by-source* held-out sources it never saw at all (llm-adaptive-attacks,
-  Tensor Trust, awesome-copilot agent files, BANKING77, REALTALK's even chats).
+  Tensor Trust, XSafety goal hijacking in French, Japanese, Russian and Spanish,
+  awesome-copilot agent files, BANKING77, XSafety personal statements, the
+  Universal Dependencies sentences in Japanese and Russian, REALTALK's even chats).
 
 Layers:
 
@@ -211,6 +213,8 @@ def real_section() -> tuple[list[str], list[str]]:
     benign, benign_v = subset(lambda t: t.label == 0 and t.split != "dev")
     lines += [""]
     lines += _table("false positives", benign, benign_v, _split_name)
+    lines += [""]
+    lines += _table("false positives, per language", benign, benign_v, lambda t: f"{t.language}")
     lines += [""]
     lines += _table(
         "false positives, per benign source",

@@ -16,8 +16,9 @@ Each source has a *use*:
 - ``heldout``: the whole source is test data, never trained on or calibrated
   with (the split "by source");
 - ``report``: a source without a licence that allows training (Tensor Trust,
-  REALTALK): measured only; REALTALK's odd chats calibrate, its even chats
-  are reported.
+  REALTALK) or whose licence would bind the weights (CC BY-SA: the Universal
+  Dependencies sentences in Japanese and Russian): measured only; REALTALK's
+  odd chats calibrate, its even chats are reported.
 
 Not used, ever (kept for independent evaluation): garak, spikee, BIPIA,
 AgentDojo, LoCoMo, PersonaChat, XPersona, awesome-cursorrules,
@@ -252,6 +253,36 @@ SOURCES: list[dict[str, object]] = [
         "category": "customer_messages",
         "files": {
             "banking_data/test.csv": "d12d6e3bc4c3103966ae786dc435913c0c563dfa328f5a3646d0e62cfeeb474d"
+        },
+    },
+    {
+        "name": "UD Japanese GSD",
+        "repository": "https://github.com/UniversalDependencies/UD_Japanese-GSD",
+        "commit": "7bc20119f476b552635e0640644e577b6fd3606b",
+        "licence": "CC BY-SA 4.0: measured, never trained on (no derived weights under another licence)",
+        "label": 0,
+        "use": "report",
+        "reader": "conllu",
+        "category": "encyclopedia_and_blog_sentences",
+        "language": "ja",
+        "files": {
+            "ja_gsd-ud-dev.conllu": "18d266e29336ef619787a928d89d20f2e64188be70d5b37829e3aadc5bb6b841",
+            "ja_gsd-ud-test.conllu": "5f50ee6ed45c7ebda3787e593eaf5e9a225f25e53f6b4b32df778031862c843f",
+        },
+    },
+    {
+        "name": "UD Russian Taiga",
+        "repository": "https://github.com/UniversalDependencies/UD_Russian-Taiga",
+        "commit": "3c64a056edcd5c6e2c29b3724d973729c354e016",
+        "licence": "CC BY-SA 4.0: measured, never trained on (no derived weights under another licence)",
+        "label": 0,
+        "use": "report",
+        "reader": "conllu",
+        "category": "social_media_and_fiction_sentences",
+        "language": "ru",
+        "files": {
+            "ru_taiga-ud-dev.conllu": "d1497731d5cb7162530eb7b278423a103412efa678096f7d456cb57088e12332",
+            "ru_taiga-ud-test.conllu": "dec224e1e892153a8a4c83a905d7613c4a318e3e726d96551001eecea4aba3df",
         },
     },
 ]
@@ -538,6 +569,14 @@ def _read_clinc(name: str, raw: str) -> Iterator[Row]:
             yield (intent if intent != "oos" else f"oos-{part}"), text.strip(), "", "en"
 
 
+def _read_conllu(name: str, raw: str) -> Iterator[Row]:
+    """The ``# text =`` line of every sentence of a Universal Dependencies file; the
+    language comes from the source (``language``)."""
+    for line in raw.splitlines():
+        if line.startswith("# text = "):
+            yield "", line[len("# text = ") :].strip(), "", ""
+
+
 def _read_banking(name: str, raw: str) -> Iterator[Row]:
     for row in csv.DictReader(io.StringIO(raw)):
         yield row["category"], row["text"].strip(), "", "en"
@@ -568,6 +607,7 @@ READERS: dict[str, Callable[[str, str], Iterator[Row]]] = {
     "clinc": _read_clinc,
     "banking": _read_banking,
     "xsafety": _read_xsafety,
+    "conllu": _read_conllu,
 }
 
 
@@ -594,7 +634,7 @@ def fetched_texts() -> Iterator[Text]:
                     int(source["label"]),  # type: ignore[call-overload]
                     text,
                     category or str(source.get("category", "")),
-                    language,
+                    language or str(source.get("language", "en")),
                 )
 
 

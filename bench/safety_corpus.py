@@ -20,6 +20,8 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import safety_phrases
+
 SEED = 20261202
 
 # Attack phrases per language: override, reveal, send, persona, hide, trigger, always.
@@ -1339,3 +1341,5 @@ def generate(per_cell: int = 12) -> Iterator[Sample]:
     yield from _memory_facts(facts_rng, 900)
     yield from _secret_attacks(facts_rng, 500)
     yield from _hijacks(facts_rng, 10)
+    for text, label, family, language, split in safety_phrases.generate(SEED + 2):
+        yield Sample(text, label, family, language, split)

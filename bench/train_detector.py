@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import random
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -42,6 +43,7 @@ sys.path.insert(0, str(ROOT / "providers" / "builtin"))
 
 import detector_data  # noqa: E402
 import safety_corpus  # noqa: E402
+import safety_phrases  # noqa: E402
 from hermes_memory_builtin.detector import DIMENSIONS, WEIGHTS_FILE, feature_indices  # noqa: E402
 
 DATA = ROOT / "providers" / "builtin" / "hermes_memory_builtin" / "data"
@@ -65,6 +67,37 @@ BLOCK_FLOOR = 1.0
 """The detector alone never blocks (a score reaches 1.0 only in the limit): what it
 catches is held for review, which a person can accept, so its false positives lose
 nothing. Blocking stays with the pattern catalogue."""
+
+
+EMBED_SOURCES = ("XSafety everyday questions", "CLINC150", "CyberSecEval system prompts")
+"""Benign sources (use ``train``) whose texts, with an attack of
+:mod:`safety_phrases` appended, become attacks hidden behind legitimate text."""
+EMBED_EVERY = 4
+"""Every this many texts of those sources (per split, in a language with phrases) is used."""
+EMBED_MAX = 300
+"""At most this many a source and language (CLINC150 alone would bring 6,000 in English)."""
+
+
+def embedded_attacks(real: list[detector_data.Text]) -> list[safety_corpus.Sample]:
+    """Attacks appended to benign real texts, each in the split of its text (so the
+    train split's attacks hide behind train texts only)."""
+    rng = random.Random(safety_corpus.SEED + 3)
+    found = []
+    counts: dict[tuple[str, str], int] = defaultdict(int)
+    made: dict[tuple[str, str], int] = defaultdict(int)
+    for text in real:
+        if text.source not in EMBED_SOURCES or text.language not in safety_phrases.PHRASES:
+            continue
+        counts[text.source, text.split] += 1
+        if (
+            counts[text.source, text.split] % EMBED_EVERY
+            or made[text.source, text.language] >= EMBED_MAX
+        ):
+            continue
+        made[text.source, text.language] += 1
+        body, family = safety_phrases.injected(rng, text.language, text.text[:300])
+        found.append(safety_corpus.Sample(body, 1, family, text.language, text.split))
+    return found
 
 
 def matrix(texts: list[str]) -> csr_matrix:
@@ -104,9 +137,9 @@ def _hash(lines: list[str]) -> str:
 
 
 def train() -> tuple[np.ndarray, dict[str, object]]:
-    samples = list(safety_corpus.generate())
-    corpus_hash = _hash([f"{s.label}\t{s.split}\t{s.text}" for s in samples])
     real = detector_data.real_texts()
+    samples = list(safety_corpus.generate()) + embedded_attacks(real)
+    corpus_hash = _hash([f"{s.label}\t{s.split}\t{s.text}" for s in samples])
     real_hash = _hash([f"{t.source}\t{t.label}\t{t.split}\t{t.text}" for t in real])
     gen = {name: [s for s in samples if s.split == name] for name in ("train", "dev", "test")}
     x = {name: matrix([s.text for s in rows]) for name, rows in gen.items()}
