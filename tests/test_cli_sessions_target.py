@@ -13,6 +13,7 @@ from history_kit import dump, history
 
 from hermes_core.cli import cli
 from hermes_core.sessions.backends import open_session_store
+from hermes_core.sessions.semantic import semantic_available
 from tests.backend_kit import is_postgres
 
 SECRET = "s3cret-pw"
@@ -66,7 +67,7 @@ def test_every_reading_command_says_the_same_through_db_and_the_configured_store
     assert SECRET not in explicit[1]
 
 
-@pytest.mark.parametrize("command", ["index", "recover"])
+@pytest.mark.parametrize("command", ["recover"])
 def test_file_only_commands_say_what_to_use_for_a_url_through_db_as_when_configured(
     stores: tuple[str, dict[str, str]], command: str
 ) -> None:
@@ -77,6 +78,21 @@ def test_file_only_commands_say_what_to_use_for_a_url_through_db_as_when_configu
     assert explicit == _run(command, env=env)
     assert explicit[0] == 1 and "PostgreSQL database postgresql://postgres:***@" in explicit[1]
     assert SECRET not in explicit[1]
+
+
+@pytest.mark.skipif(not semantic_available(), reason="no encoder installed")
+def test_index_embeds_into_the_url_through_db_as_when_configured(
+    stores: tuple[str, dict[str, str]],
+) -> None:
+    target, env = stores
+    if not is_postgres(target):
+        pytest.skip("PostgreSQL here (a state.db's index: tests/test_sessions_semantic.py)")
+    code, text = _run("index", "--db", target)
+    assert code == 0, text
+    assert "Embedded" in text and "postgresql://postgres:***@" in text
+    code, again = _run("index", env=env)
+    assert code == 0 and "is embedded" in again
+    assert SECRET not in text + again
 
 
 def test_db_wins_over_the_configured_store(stores: tuple[str, dict[str, str]]) -> None:

@@ -305,7 +305,8 @@ class SemanticIndex:
     (:func:`~hermes_core.embeddings.load_encoder`; one that is not installed raises
     :class:`~hermes_core.errors.ConfigError` naming what to install), loaded when
     first needed: counting what is embedded needs none, so a search of a history
-    not embedded enough to use meaning never loads it.
+    not embedded enough to use meaning never loads it. *user_id* (a scoped store)
+    keeps the neighbours to that user's messages, as PostgreSQL's index does.
     """
 
     def __init__(
@@ -313,10 +314,12 @@ class SemanticIndex:
         db_path: str | os.PathLike[str],
         layout: Layout,
         encoder: Encoder | None = None,
+        user_id: str | None = None,
     ) -> None:
         self.path = sidecar_path(db_path)
         self.db_path = Path(db_path)
         self.layout = layout
+        self.user_id = user_id
         if encoder is None and missing_encoder_requirements():
             encoder = load_encoder()  # raises, saying what to install
         self._encoder = encoder
@@ -698,16 +701,19 @@ class SemanticIndex:
         self, read: Reader[Any], found: list[tuple[int, int]], checksums: Any
     ) -> list[int]:
         """The ids of *found* (id, row) whose message still exists with the text that was
-        embedded (the row's checksum)."""
+        embedded (the row's checksum) and, scoped, is this user's."""
         if not found:
             return []
         sql = (
             f"SELECT m.id, m.content, {self._name_column('m')} FROM messages AS m "
             f"WHERE m.id IN (SELECT value FROM json_each(?))"
         )
-        ids = json.dumps([mid for mid, _ in found])
+        params: tuple[Any, ...] = (json.dumps([mid for mid, _ in found]),)
+        if self.user_id is not None:
+            sql += " AND m.session_id IN (SELECT id FROM sessions WHERE user_id = ?)"
+            params = (*params, self.user_id)
         current = {
             mid: checksum(source_text(content, speaker))
-            for mid, content, speaker in read(lambda conn: conn.execute(sql, (ids,)).fetchall())
+            for mid, content, speaker in read(lambda conn: conn.execute(sql, params).fetchall())
         }
         return [mid for mid, row in found if current.get(mid) == int(checksums[row])]

@@ -218,7 +218,7 @@ class SessionStore(StoreFacade):
             self._session_info.invalidate()
 
     def _open_index(self) -> SemanticIndex:
-        return SemanticIndex(self.path, self.layout)
+        return SemanticIndex(self.path, self.layout, user_id=self.user_id)
 
     def _count_not_embedded(self) -> int:
         return count_not_embedded(self.path, self.layout, self._read)
