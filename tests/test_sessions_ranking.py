@@ -67,6 +67,27 @@ def test_a_conversation_covering_clearly_less_waits_behind_the_close_ones(
         assert sorted(h["session_id"] for h in hits) == ["a", "a", "a", "b", "b"]
 
 
+def test_between_conversations_covering_a_question_equally_the_one_talking_more_comes_first(
+    session_backend: str,
+) -> None:
+    with open_session_store(session_backend) as store:
+        chats = {
+            "once": ["Boat trip, finally."],
+            "often": [
+                "The boat trip is on Friday morning at the harbour.",
+                "We booked the boat trip for four people and a dog.",
+                "Bring a warm jacket for the boat trip, it gets windy.",
+            ],
+        }
+        chats.update({f"other{n}": [f"a trip to the shop {n}"] for n in range(10)})
+        for n, (sid, texts) in enumerate(chats.items()):
+            store.create_session(sid, source="import", started_at=1_700_000_000 + n)
+            store.append_messages(sid, [{"role": "user", "content": text} for text in texts])
+        hits = store.search_messages("When is the boat trip?", limit=5)
+        # Both cover boat and trip; "once" has the best single message (the shortest).
+        assert hits[0]["session_id"] == "often"
+
+
 def test_a_friends_stating_turn_answers_a_short_question_ahead_of_the_reply(
     session_backend: str,
 ) -> None:
