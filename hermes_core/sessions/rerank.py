@@ -201,13 +201,19 @@ TALK_K = 60
 """How a conversation's hits add up when coverage ties: the hit at BM25 rank r counts
 1 / (TALK_K + r), as in reciprocal rank fusion. On the dev halves (REALTALK, MemDaily) 60 won
 over 10 and over a plain count."""
+TALK_HITS = 20
+"""Only a question's best this many hits (BM25) count towards how much a conversation talks
+about it. Counting all of them let a long generated conversation repeating the question's
+words in weak matches beat the short one holding them all (the project's 50,000-message
+haystacks lost a question each at session R@1); 20 kept those and most of the gain."""
 
 
 def _talk(rows: Sequence[tuple[Any, ...]], name_only: set[int]) -> dict[str, float]:
     """How much each conversation of *rows* (best BM25 first) talks about the question: its
-    hits with content (not matched only through a speaker's name), each by its BM25 rank."""
+    hits with content (not matched only through a speaker's name) among the first
+    :data:`TALK_HITS`, each by its BM25 rank."""
     talk: dict[str, float] = {}
-    for rank, row in enumerate(rows):
+    for rank, row in enumerate(rows[:TALK_HITS]):
         if row[0] not in name_only:
             talk[row[3]] = talk.get(row[3], 0.0) + 1.0 / (TALK_K + rank)
     return talk
