@@ -336,10 +336,10 @@ the dev halves 0.1 gained most without losing: REALTALK turn R@1 0.21 -> 0.29, t
 KEPT_BEFORE_MEANING = 1
 """A long question's first full-text hits that meaning's vote leaves in place: its best message
 by BM25 shares many of its words, while meaning reads a paragraph as one blur. On RealMem's dev
-half (long users' turns) the vote over all hits lowered turn R@1 from 0.115 to 0.087; keeping
-the first kept it (0.113) and kept the vote's gains (session R@5 0.660 -> 0.676, turn R@5
-0.315 -> 0.326); keeping the first of short questions too lost REALTALK's turn R@1 gain
-(0.262 -> 0.292 with the vote, 0.262 without)."""
+half (long users' turns, at d48cf35) the vote over all hits lowered turn R@1 from 0.115 to
+0.087; keeping the first kept it (0.113) and kept the vote's gains (session R@5 0.660 -> 0.676,
+turn R@5 0.315 -> 0.326); keeping the first of short questions too lost REALTALK's turn R@1
+gain (0.262 -> 0.292 with the vote, 0.262 without)."""
 AGREEMENT_NEIGHBOURS = 400
 """Nearest messages read for the vote: a full-text hit not among them gets none."""
 
