@@ -749,7 +749,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(lines))
     if args.write:
         intro = [
-            "Command: `python bench/public_sets.py run --split both --write` (after "
+            f"Command: `python bench/public_sets.py run --split {args.split}"
+            f"{' --semantic' if args.semantic else ''} --write` (after "
             "`python bench/public_sets.py fetch`).",
             "",
             f"Load average {load:.1f} on the machine's cores when the run began (other "

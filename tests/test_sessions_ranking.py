@@ -10,7 +10,7 @@ import pytest
 
 from hermes_core.sessions import SessionStore
 from hermes_core.sessions.backends import open_session_store
-from hermes_core.sessions.rerank import spread
+from hermes_core.sessions.rerank import HITS_DEALT_BY_BAND, asks_briefly, bands, spread
 
 
 def row(mid: int, session: str) -> tuple[object, ...]:
@@ -27,6 +27,102 @@ def test_spread_keeps_a_clear_leader_whole() -> None:
     rows = [row(1, "a"), row(2, "a"), row(3, "a"), row(4, "b"), row(5, "b"), row(6, "c")]
     clear = {"a": 3.0, "b": 1.0, "c": 0.9}
     assert [r[0] for r in spread(rows, clear)] == [1, 2, 3, 4, 5, 6]
+
+
+def test_spread_lets_a_conversation_covering_clearly_less_wait_for_the_band() -> None:
+    rows = [row(1, "a"), row(2, "a"), row(3, "a"), row(4, "b"), row(5, "b"), row(6, "c")]
+    # a and b cover the question about as well; c clearly less: a's third hit comes first.
+    assert [r[0] for r in spread(rows, {"a": 1.0, "b": 0.9, "c": 0.5})] == [1, 2, 4, 5, 3, 6]
+    assert bands(["a", "b", "c", "d"], {"a": 3.0, "b": 1.0, "c": 0.9, "d": 0.7}) == [0, 1, 1, 2]
+
+
+def test_spread_deals_only_a_bounded_head_of_each_conversation_by_band() -> None:
+    rows = [row(n, "a") for n in range(1, 10)] + [row(10, "b"), row(11, "b")]
+    order = [r[0] for r in spread(rows, {"a": 3.0, "b": 1.0})]
+    # The clear leader keeps its first HITS_DEALT_BY_BAND hits together; its tail comes
+    # after the next conversation's first hits, so that conversation stays in the pool.
+    assert order == [*range(1, HITS_DEALT_BY_BAND + 1), 10, 11, *range(HITS_DEALT_BY_BAND + 1, 10)]
+
+
+def test_a_conversation_covering_clearly_less_waits_behind_the_close_ones(
+    session_backend: str,
+) -> None:
+    with open_session_store(session_backend) as store:
+        chats = {
+            "a": [
+                "The garden shed roof is green now.",
+                "I painted the shed roof on Sunday.",
+                "The roof of the shed took two coats.",
+            ],
+            "b": ["Our garden shed roof leaks.", "The shed roof needs new felt."],
+            "c": ["The garden is full of roses.", "The garden party was fun."],
+        }
+        chats.update({f"other{n}": [f"garden note {n}"] for n in range(20)})
+        for n, (sid, texts) in enumerate(chats.items()):
+            store.create_session(sid, source="import", started_at=1_700_000_000 + n)
+            store.append_messages(sid, [{"role": "user", "content": text} for text in texts])
+        hits = store.search_messages("What colour is the garden shed roof?", limit=5)
+        # a and b cover garden, shed and roof; c only the common garden: a's third hit
+        # is worth more than c's best.
+        assert sorted(h["session_id"] for h in hits) == ["a", "a", "a", "b", "b"]
+
+
+def test_between_conversations_covering_a_question_equally_the_one_talking_more_comes_first(
+    session_backend: str,
+) -> None:
+    with open_session_store(session_backend) as store:
+        chats = {
+            "once": ["Boat trip, finally."],
+            "often": [
+                "The boat trip is on Friday morning at the harbour.",
+                "We booked the boat trip for four people and a dog.",
+                "Bring a warm jacket for the boat trip, it gets windy.",
+            ],
+        }
+        chats.update({f"other{n}": [f"a trip to the shop {n}"] for n in range(10)})
+        for n, (sid, texts) in enumerate(chats.items()):
+            store.create_session(sid, source="import", started_at=1_700_000_000 + n)
+            store.append_messages(sid, [{"role": "user", "content": text} for text in texts])
+        hits = store.search_messages("When is the boat trip?", limit=5)
+        # Both cover boat and trip; "once" has the best single message (the shortest).
+        assert hits[0]["session_id"] == "often"
+
+
+def test_a_friends_stating_turn_answers_a_short_question_ahead_of_the_reply(
+    session_backend: str,
+) -> None:
+    with open_session_store(session_backend) as store:
+        store.create_session("day", source="import", started_at=1_700_000_000)
+        ids = store.append_messages(
+            "day",
+            [
+                {
+                    "role": "user",
+                    "name": "Paola",
+                    "content": "I had an exam today, which I did great on. How about you?",
+                },
+                {"role": "assistant", "name": "Kevin", "content": "Busy with studying law!"},
+                {"role": "user", "name": "Paola", "content": "Did you finish the reading?"},
+                {"role": "assistant", "name": "Kevin", "content": "Yes, all forty pages."},
+            ],
+        )
+        for n in range(10):
+            store.create_session(f"other{n}", source="import", started_at=1_600_000_000 + n)
+            store.append_message(f"other{n}", "user", f"today was a slow day {n}")
+        hits = [h["id"] for h in store.search_messages("When did Paola have an exam?", limit=5)]
+        assert hits[:2] == [ids[0], ids[1]]  # the turn that says it, then its reply
+        # An asking turn that states nothing of the question still brings its reply first.
+        hits = [h["id"] for h in store.search_messages("What reading did Paola ask about?")]
+        assert hits.index(ids[3]) < hits.index(ids[2])
+
+
+def test_a_question_of_few_words_is_brief() -> None:
+    from hermes_core.sessions.query import Term
+
+    assert asks_briefly([Term("exam"), Term("paola")])
+    assert not asks_briefly([Term(f"word{n}") for n in range(8)])
+    # The forms of one word count once.
+    assert asks_briefly([Term("buy"), Term("bought"), *(Term(f"w{n}") for n in range(6))])
 
 
 @pytest.fixture

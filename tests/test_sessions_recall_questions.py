@@ -13,7 +13,9 @@ import pytest
 
 from hermes_core.sessions import SessionStore, parse_query
 from hermes_core.sessions.backends import open_session_store
+from hermes_core.sessions.query import Term
 from hermes_core.sessions.question import plan_query, stem_regex
+from hermes_core.sessions.rerank import group_pattern
 from hermes_core.sessions.transcript import match_preview
 from hermes_core.sessions.wordforms import lemma, number_forms
 
@@ -155,10 +157,47 @@ def test_a_word_losing_its_silent_e_still_covers_the_question(store: SessionStor
         ("free", "frees", True),
         ("note", "nothing", False),
         ("deploy", "deployment", True),
+        ("hobbi", "hobby", True),  # hobbies: Porter's y -> i
+        ("party", "parties", True),
+        ("studi", "studying", True),
+        ("play", "plain", False),  # a vowel's y stays
     ],
 )
 def test_stem_regex(stem: str, text: str, found: bool) -> None:
-    assert bool(re.match(stem_regex(stem), text)) is found
+    assert bool(re.match(stem_regex(stem) + r"(?:\w{0,4}\b)", text)) is found
+
+
+def test_a_plural_in_y_covers_the_singular_in_the_history(store: SessionStore) -> None:
+    # "hobbies" stems to "hobbi", which "hobby" does not start with: the conversation
+    # saying "hobby" covered only the name before.
+    chat(store, "talk", ("user", "Kate, my favourite hobby is pottery."), ("assistant", "Nice!"))
+    chat(store, "hello", ("user", "Hey Kate, long day?"), ("assistant", "Hi Kate!"))
+    for n in range(10):
+        chat(store, f"other{n}", ("user", f"the hobby shop was closed {n}"))
+    hits = store.search_messages("What are Kate's hobbies?", limit=3)
+    assert hits[0]["session_id"] == "talk"
+
+
+def test_a_word_joined_by_an_underscore_is_covered_only_as_written(store: SessionStore) -> None:
+    chat(
+        store,
+        "redis",
+        ("user", "We set allkeys-lru and the database gets hammered."),
+        ("assistant", "Set a short lock so one worker rebuilds the value."),
+        ("user", "Which database settings did we set for the cache?"),
+        ("assistant", "We set maxmemory to 2gb in the database config."),
+    )
+    chat(
+        store,
+        "deploy",
+        ("user", "The release failed: DATABASE_URL is not set."),
+        ("assistant", "Add DATABASE_URL to .env.staging."),
+    )
+    hits = store.search_messages("where should DATABASE_URL be set?", limit=3)
+    assert hits[0]["session_id"] == "deploy"
+    # "database gets hammered" does not cover DATABASE_URL (the stemmer's "databas" did).
+    assert not group_pattern([Term("DATABASE_URL")]).search("the database gets hammered")
+    assert group_pattern([Term("DATABASE_URL")]).search("add database_url to .env")
 
 
 # -- numbers in digits and words --------------------------------------------------------------

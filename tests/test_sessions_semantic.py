@@ -994,3 +994,35 @@ def test_an_import_committed_after_the_indexer_passed_its_ids_is_embedded(
         hold.execute("DROP TRIGGER IF EXISTS hold_commit ON messages")
         hold.execute("DROP FUNCTION IF EXISTS hold_commit()")
         hold.close()
+
+
+def test_meaning_leaves_a_long_questions_best_full_text_hit_first(tmp_path: Path) -> None:
+    from hermes_core.sessions.search import search_messages
+
+    with SessionStore(tmp_path / "state.db") as store:
+        texts = [
+            "My landlord raised the rent on the flat near the river by twenty percent.",
+            "The rent for the flat is due on Friday, the landlord said.",
+            "We walked along the river after dinner.",
+        ]
+        for n, text in enumerate(texts):
+            store.create_session(f"s{n}")
+            store.append_message(f"s{n}", "user", text)
+        long = (
+            "My landlord wants to raise the rent on my flat near the river again this year, "
+            "what did we say about rent increases and landlords?"
+        )
+        short = "What did the landlord say about the rent?"
+        for question, meaning_may_lead in ((long, False), (short, True)):
+
+            def ranked(nearest: object = None, q: str = question) -> list[int]:
+                hits = store._read(
+                    lambda conn: search_messages(conn, store.layout, q, nearest=nearest)
+                )
+                return [hit["id"] for hit in hits]
+
+            lexical = ranked()
+            # Meaning prefers the second full-text hit.
+            voted = ranked(lambda text, k, prefer=lexical[1:]: prefer)
+            assert sorted(voted) == sorted(lexical)
+            assert (voted[0] == lexical[1]) is meaning_may_lead

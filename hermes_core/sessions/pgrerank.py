@@ -34,6 +34,7 @@ from hermes_core.sessions.rerank import (
     SESSION_EVIDENCE_HITS,
     WORD_RE,
     Ranked,
+    asks_briefly,
     calls_text,
     covered_groups,
     group_pattern,
@@ -219,8 +220,15 @@ def with_replies(
     if until is not None:
         within += " AND n.timestamp < %s"
         params.append(until)
+    # As in SQLite: a short question reads every asking turn's statement, a long one only
+    # a user's unnamed message to an assistant.
+    stating = (
+        "TRUE"
+        if asks_briefly(terms)
+        else ("m.role = 'user' AND r.role = 'assistant' AND m.name IS NULL")
+    )
     found = conn.execute(
-        "SELECT m.id, CASE WHEN m.role = 'user' AND r.role = 'assistant' AND m.name IS NULL "
+        f"SELECT m.id, CASE WHEN {stating} "
         f"THEN left(m.content, {COVERAGE_CHARS}) END, "
         "r.id, NULL, NULL, r.session_id, r.role, r.timestamp, r.tool_name, r.content, "
         "r.tool_calls, r.name FROM messages AS m CROSS JOIN LATERAL ("

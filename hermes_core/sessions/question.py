@@ -182,10 +182,16 @@ def stem_regex(cut: str) -> str:
     A stem ending in a silent ``e`` loses it before a suffix: ``save`` starts
     ``saves`` and ``saved`` but not ``saving``, ``practise`` not ``practising``,
     ``relocate`` not ``relocation``; so its ``e`` may also be one of those
-    suffixes. Any other stem is matched as written.
+    suffixes. A stem ending in a consonant's ``y`` or ``i`` stands for both,
+    since English turns the one into the other before a suffix: ``hobbies``
+    (``hobbi``) covers "my hobby", ``party`` covers "parties". Any other stem
+    is matched as written.
     """
-    if len(cut) >= 4 and cut.endswith("e") and cut[-2] not in "aeiouy" and cut.isalpha():
-        return re.escape(cut[:-1]) + _SILENT_E_ENDINGS
+    if len(cut) >= 4 and cut[-2] not in "aeiouy" and cut.isalpha():
+        if cut.endswith("e"):
+            return re.escape(cut[:-1]) + _SILENT_E_ENDINGS
+        if cut[-1] in "iy":
+            return re.escape(cut[:-1]) + "[iy]"
     return re.escape(cut)
 
 

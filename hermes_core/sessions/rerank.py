@@ -25,11 +25,18 @@ from hermes_core.sessions.fetch import SearchFilters, detail_columns
 from hermes_core.sessions.gramqueue import tool_calls_text
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.query import Term
-from hermes_core.sessions.question import stem, stem_regex
+from hermes_core.sessions.question import MESSAGE_FIRST_TERMS, stem, stem_regex
 from hermes_core.sessions.routing import LIKE, fts_term, route_term
 from hermes_core.sessions.wordforms import lemma, number_forms
 
-__all__ = ["covered_groups", "rerank_by_session", "spread", "with_replies"]
+__all__ = [
+    "asks_briefly",
+    "bands",
+    "covered_groups",
+    "rerank_by_session",
+    "spread",
+    "with_replies",
+]
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +78,8 @@ def _weight(
 
 def _coverage_pattern(term: Term) -> re.Pattern[str]:
     """What a text must contain to cover *term*: a word starting with its stem, or the term."""
-    if term.simple and not term.substring and not contains_cjk(term.text):
+    # A word joined by "_" (DATABASE_URL) is several words to the stemmer: as written.
+    if term.simple and "_" not in term.text and not term.substring and not contains_cjk(term.text):
         return re.compile(r"(?<!\w)" + stem_regex(stem(term.text)))
     # A compound's hyphen may be a space in the text: forty-five, forty five.
     return re.compile(re.escape(term.text.lower()).replace("\\-", "[-\\s]"))
@@ -114,7 +122,9 @@ def rerank_by_session(
     the question's time *span* ("What did Tom bake in February?": the
     conversation of February, which may not say so), then hits rank by that
     score, then (when *prefer_recent*) by their conversation's latest hit,
-    then by their own BM25 score. The sessions of the first two tiers come back
+    then, between conversations covering the question equally, by how much
+    the conversation talks about it (its hits summed by BM25 rank, see
+    :data:`TALK_K`), then by their own BM25 score. The sessions of the first two tiers come back
     too, so that hits fused in later keep behind them.
     """
     if not rows or (len(terms) < 2 and not prefer_recent and span is None and not quoted):
@@ -153,7 +163,8 @@ def order_by_conversation(
     quoted: frozenset[str],
 ) -> Ranked:
     """*rows* (best first) in the conversation tiers both backends share: named speaker,
-    quoted phrase, dated, coverage *score* (of *total*), recency, name-only hits last."""
+    quoted phrase, dated, coverage *score* (of *total*), recency, how much the conversation
+    talks about the question (:func:`_talk`), name-only hits last."""
     latest: dict[str, float] = {}
     if prefer_recent:
         for row in rows:
@@ -166,6 +177,7 @@ def order_by_conversation(
             if isinstance(row[5], (int, float)) and span[0] <= row[5] < span[1]
         }
     bm25_order = {row[0]: n for n, row in enumerate(rows)}  # rows arrive best first
+    talk = _talk(rows, name_only)
     ranked = sorted(
         rows,
         key=lambda row: (
@@ -174,6 +186,7 @@ def order_by_conversation(
             row[3] not in dated,
             -score.get(row[3], 0.0),
             -latest.get(row[3], 0.0),
+            -talk.get(row[3], 0.0),
             row[0] in name_only,
             bm25_order[row[0]],
         ),
@@ -184,10 +197,48 @@ def order_by_conversation(
     )
 
 
+TALK_K = 60
+"""How a conversation's hits add up when coverage ties: the hit at BM25 rank r counts
+1 / (TALK_K + r), as in reciprocal rank fusion. On the dev halves (REALTALK, MemDaily) 60 won
+over 10 and over a plain count."""
+TALK_HITS = 20
+"""Only a question's best this many hits (BM25) count towards how much a conversation talks
+about it. Counting all of them let a long generated conversation repeating the question's
+words in weak matches beat the short one holding them all (the project's 50,000-message
+haystacks lost a question each at session R@1); 20 kept those and most of the gain."""
+
+
+def _talk(rows: Sequence[tuple[Any, ...]], name_only: set[int]) -> dict[str, float]:
+    """How much each conversation of *rows* (best BM25 first) talks about the question: its
+    hits with content (not matched only through a speaker's name) among the first
+    :data:`TALK_HITS`, each by its BM25 rank."""
+    talk: dict[str, float] = {}
+    for rank, row in enumerate(rows[:TALK_HITS]):
+        if row[0] not in name_only:
+            talk[row[3]] = talk.get(row[3], 0.0) + 1.0 / (TALK_K + rank)
+    return talk
+
+
 HITS_PER_SESSION_IN_TURN = 2
 """How many hits of one conversation come before the next conversation's best ones."""
 CLEAR_LEAD = 0.75
-"""A conversation leads clearly when the next one covers less than this share of its score."""
+"""A conversation leads clearly when a later one covers less than this share of its score."""
+HITS_DEALT_BY_BAND = 6
+"""A conversation's first this many hits are dealt within its band; the rest come after every
+conversation's first ones. On REALTALK's dev half bands without this bound lost 3 points of
+session R@10 (a strong band's long tails pushed later conversations out of the pool)."""
+
+
+def bands(order: Sequence[Any], score: dict[str, float], lead: float = CLEAR_LEAD) -> list[int]:
+    """The band of each conversation of *order* (best first): a band is a conversation and the
+    ones after it scoring at least *lead* of its *score*; the first below starts the next."""
+    found: list[int] = []
+    start: Any = None
+    for sid in order:
+        if start is None or score.get(sid, 0.0) < lead * score.get(start, 0.0):
+            start = sid
+        found.append(found[-1] + (start == sid) if found else 0)
+    return found
 
 
 def spread(
@@ -198,34 +249,30 @@ def spread(
 ) -> list[tuple[Any, ...]]:
     """*rows* (grouped best conversation first) dealt out a few hits per conversation at a time.
 
-    The conversations keep their order and the first hit stays first. A
-    conversation that covers the question clearly better than the next (by its
-    *score*, see :data:`CLEAR_LEAD`) keeps all its hits together; otherwise
-    only its best :data:`HITS_PER_SESSION_IN_TURN` come before the next
-    conversation's best ones, so that when the first conversation is the wrong
-    one the evidence of the next still reaches the first positions, and an
-    answer spread over several conversations is seen whole.
+    The conversations keep their order and the first hit stays first. They
+    fall into bands by their *score* (:func:`bands`): conversations covering
+    the question about as well as the band's first are dealt together, only
+    :data:`HITS_PER_SESSION_IN_TURN` of each before the next one's best, so
+    that when the first conversation is the wrong one the evidence of the next
+    still reaches the first positions, and an answer spread over several
+    conversations is seen whole. A conversation covering clearly less (below
+    :data:`CLEAR_LEAD` of the band's first) waits for the band's first
+    :data:`HITS_DEALT_BY_BAND` hits each; a clear leader is a band of its own
+    and keeps those together.
     """
     if per_session <= 0:
         return list(rows)
     score = score or {}
     order = list(dict.fromkeys(row[3] for row in rows))
-    clear = {
-        sid
-        for sid, after in zip(order, [*order[1:], None], strict=True)
-        if after is None or score.get(after, 0.0) < lead * score.get(sid, 0.0)
-    }
-    leading = 0  # the first conversations, each clearly ahead of the next, stay whole
-    while leading < len(order) and order[leading] in clear:
-        leading += 1
+    band = dict(zip(order, bands(order, score, lead), strict=True))
     session_rank = {sid: n for n, sid in enumerate(order)}
     within: dict[Any, int] = {}
     keys = []
     for n, row in enumerate(rows):
-        rank = session_rank[row[3]]
         k = within.get(row[3], 0)
         within[row[3]] = k + 1
-        keys.append((rank, 0, n) if rank < leading else (leading, k // per_session + 1, rank, n))
+        deal = (k // per_session, session_rank[row[3]], n)
+        keys.append((0, band[row[3]], *deal) if k < HITS_DEALT_BY_BAND else (1, 0, *deal))
     return [rows[key[-1]] for key in sorted(keys)]
 
 
@@ -297,6 +344,14 @@ def tells_more_than_it_asks(content: Any, patterns: Sequence[re.Pattern[str]]) -
     return in_stated > in_asked
 
 
+def asks_briefly(terms: Sequence[Term]) -> bool:
+    """Whether a question of *terms* names fewer than
+    :data:`~hermes_core.sessions.question.MESSAGE_FIRST_TERMS` words (the forms of one word
+    counted once): then an asking turn that states more of it than it asks answers it by
+    itself, whoever speaks (see :func:`with_replies`)."""
+    return len(word_groups(terms)) < MESSAGE_FIRST_TERMS
+
+
 def with_replies(
     conn: sqlite3.Connection,
     layout: Layout,
@@ -319,8 +374,10 @@ def with_replies(
     *terms* than its last question asks ("We adopted a kitten and called her
     Miso! What food is best?" for "what did we name the cat?"), the turn
     answers by itself and the reply follows it. Between named speakers (a
-    transcript of two friends) the asking turn always points at its reply
-    ("That's a real mug! Are you keeping it?"). A question in the middle of a turn is
+    transcript of two friends) the same holds for a short question
+    (:func:`asks_briefly`: "I had an exam today, which I did great on. How about
+    you?" answers "When did Paola have an exam?"); for a long one (a pasted turn)
+    the asking turn always points at its reply. A question in the middle of a turn is
     usually rhetorical. A reply is in its question's session, so it passes the
     session and source filters; the time filters apply to it too.
     """
@@ -343,6 +400,8 @@ def with_replies(
     to_assistant = "m.role = 'user' AND r.role = 'assistant'"
     if "name" in layout.message_columns:
         to_assistant += " AND m.name IS NULL"
+    if asks_briefly(terms):  # a short question: a friend's stating turn answers it too
+        to_assistant = "1"
     sql = (
         f"SELECT m.id, CASE WHEN {to_assistant} THEN substr(m.content, 1, {COVERAGE_CHARS}) "
         "END, "

@@ -335,6 +335,13 @@ MEANING_WEIGHT = 0.1
 also the n-th nearest message scores 1 / (FUSION_K + r) + MEANING_WEIGHT / (FUSION_K + n). On
 the dev halves 0.1 gained most without losing: REALTALK turn R@1 0.21 -> 0.29, turn R@5
 0.46 -> 0.48; RealMem turn R@5 +0.5 points; 0.25 lost 1.6 points of RealMem turn R@5."""
+KEPT_BEFORE_MEANING = 1
+"""A long question's first full-text hits that meaning's vote leaves in place: its best message
+by BM25 shares many of its words, while meaning reads a paragraph as one blur. On RealMem's dev
+half (long users' turns, at d48cf35) the vote over all hits lowered turn R@1 from 0.115 to
+0.087; keeping the first kept it (0.113) and kept the vote's gains (session R@5 0.660 -> 0.676,
+turn R@5 0.315 -> 0.326); keeping the first of short questions too lost REALTALK's turn R@1
+gain (0.262 -> 0.292 with the vote, 0.262 without)."""
 AGREEMENT_NEIGHBOURS = 400
 """Nearest messages read for the vote: a full-text hit not among them gets none."""
 
@@ -367,7 +374,8 @@ def with_meaning(
     best conversation covers less than :data:`MEANING_BELOW_SHARE` of the question (*share*)
     do the nearest messages (*neighbour_rows*: the neighbours that pass the search's
     filters, as hit rows) join them (:func:`_fused`). A long question ranked message first
-    has no coverage measured: meaning only votes there. The sessions the full-text ranking
+    has no coverage measured: meaning only votes there, below its first full-text hit
+    (:data:`KEPT_BEFORE_MEANING`). The sessions the full-text ranking
     put *first* stay first.
     """
     by_meaning = nearest is not None and searched_by_meaning(parsed, plan)
@@ -375,7 +383,9 @@ def with_meaning(
     if nearest is not None and fused:
         rows = _fused(rows, neighbour_rows(nearest, parsed.text, depth), depth, first)
     elif nearest is not None and by_meaning:
-        rows = _agreeing(rows, nearest(parsed.text, AGREEMENT_NEIGHBOURS), first)
+        kept = KEPT_BEFORE_MEANING if message_first(plan) else 0
+        agreed = _agreeing(rows[kept:], nearest(parsed.text, AGREEMENT_NEIGHBOURS), first)
+        rows = rows[:kept] + agreed
     return rows, by_meaning, fused
 
 
