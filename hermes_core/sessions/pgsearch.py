@@ -113,11 +113,39 @@ def _term(term: Term) -> Predicate:
     # stem, a phrase its stems in a row, a prefix the stem of what was typed (as FTS5 reads
     # ``deploy*``: ``deploi*``). A plain word is also a word as written beside CJK text
     # (``修改youer服务端``), which SQLite finds in its trigram index.
-    last = ":*A" if term.prefix else ":A"
-    query = " <-> ".join([*(_lexeme(s) + ":A" for s in stems[:-1]), _lexeme(stems[-1]) + last])
-    if term.simple and not term.prefix:
-        query = f"{query} | {_lexeme(text)}:D"
-    return "m.tsv @@ to_tsquery('simple', %s)", [query]
+    return _stemmed(stems, term.prefix, text if term.simple and not term.prefix else None)
+
+
+def _stemmed(stems: Sequence[str], prefix: bool, written: str | None = None) -> Predicate:
+    """The row ``m`` holds *stems* in a row in its stemmed part (the last one a *prefix*), or
+    the word *written* as written.
+
+    GIN keeps neither weights nor positions: a ``tsquery`` asking for them made the server
+    read (from TOAST) and test every candidate's whole vector, most of a common word's or a
+    phrase's time. So the index is asked for the lexemes in any part and order, then the
+    ``stems`` column (the stemmed part as text, one space between tokens) is read for the
+    tokens in a row; a row without stems (an older build's) and the written word are
+    tested on the vector, as before.
+    """
+    weighted = " <-> ".join(
+        [*(_lexeme(s) + ":A" for s in stems[:-1]), _lexeme(stems[-1]) + (":*A" if prefix else ":A")]
+    )
+    anywhere = " & ".join(
+        [*map(_lexeme, stems[:-1]), _lexeme(stems[-1]) + (":*" if prefix else "")]
+    )
+    run = " " + " ".join(stems) + ("" if prefix else " ")
+    held = "strpos(' ' || m.stems || ' ', %s) > 0"
+    params: list[Any] = [run]
+    if written is not None:
+        weighted = f"{weighted} | {_lexeme(written)}:D"
+        anywhere = f"({anywhere}) | {_lexeme(written)}"
+        held = f"({held} OR m.tsv @@ to_tsquery('simple', %s))"
+        params.append(f"{_lexeme(written)}:D")
+    return (
+        "(m.tsv @@ to_tsquery('simple', %s) AND CASE WHEN m.stems IS NULL "
+        f"THEN m.tsv @@ to_tsquery('simple', %s) ELSE {held} END)",
+        [anywhere, weighted, *params],
+    )
 
 
 def _positional(term: Term) -> bool:
