@@ -44,6 +44,8 @@ VOCABULARY = [
     "the",
     "a",
     "It's",
+    "见file.txt了",
+    "summer-holiday",
 ]
 TEXT = st.lists(st.sampled_from(VOCABULARY), min_size=0, max_size=12).map(" ".join)
 TERM = st.tuples(
