@@ -13,7 +13,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from hermes_core.cli import cli
 from hermes_core.errors import SessionStoreError
 from hermes_core.sessions.pgmaintenance import rebuild_search
 from hermes_core.sessions.pgschema import TRIGRAM_INDEX
@@ -162,7 +164,9 @@ def database_without_trigrams() -> Iterator[tuple[str, Any]]:
 
 
 def test_a_database_without_pg_trgm_warns_searches_and_gets_the_index_on_repair(
-    database_without_trigrams: tuple[str, Any], caplog: pytest.LogCaptureFixture
+    database_without_trigrams: tuple[str, Any],
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import psycopg
 
@@ -172,10 +176,13 @@ def test_a_database_without_pg_trgm_warns_searches_and_gets_the_index_on_repair(
     with caplog.at_level(logging.WARNING), PostgresSessionStore(user_url) as store:
         assert "sessions repair" in caplog.text and "pg_trgm" in caplog.text
         _fill(store)
-        assert "gym" in [session for session, _ in _substring_hits(store)]
+        monkeypatch.setenv("HERMES_SESSIONS_URL", user_url)
+        doctor = CliRunner().invoke(cli, ["doctor"])
+        assert "no trigram index messages_trgm" in doctor.output
+        assert "CREATE EXTENSION pg_trgm" in doctor.output
         with psycopg.connect(admin_url, autocommit=True) as admin:
             admin.execute("CREATE EXTENSION pg_trgm")
         rebuild_search(store)
         with psycopg.connect(user_url) as conn:
             assert conn.execute("SELECT to_regclass(%s)", (TRIGRAM_INDEX,)).fetchone()[0]
-        assert "gym" in [session for session, _ in _substring_hits(store)]
+        assert "trigram" not in CliRunner().invoke(cli, ["doctor"]).output

@@ -46,6 +46,8 @@ class SchemaStatus:
     """Whether ``sessions`` and ``messages`` exist."""
     search_index: bool
     """Whether the full-text index ``messages_tsv`` exists."""
+    trigram_index: bool = True
+    """Whether the trigram index ``messages_trgm`` (``pg_trgm``, migration 5) exists."""
 
     @property
     def version(self) -> int:
@@ -94,6 +96,7 @@ def schema_status(url: str, *, connect_timeout: float = 5.0) -> SchemaStatus:
             known=PG_SCHEMA_VERSION,
             tables=exists("sessions") and exists("messages"),
             search_index=exists("messages_tsv"),
+            trigram_index=exists("messages_trgm"),
         )
     finally:
         conn.close()
