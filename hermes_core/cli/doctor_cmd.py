@@ -759,6 +759,16 @@ def check_session_database(home: Path, config: dict[str, Any] | None) -> list[Fi
                 "run `hermes-memory sessions repair`",
             )
         )
+    if status.tables and status.version >= 5 and not status.trigram_index:
+        findings.append(
+            Finding(
+                "warn",
+                f"{shown} has no trigram index messages_trgm (pg_trgm): substring searches "
+                "(a question's word no message holds) read every message",
+                "install PostgreSQL's contrib, run `CREATE EXTENSION pg_trgm` as a user "
+                "allowed to, then `hermes-memory sessions repair`",
+            )
+        )
     findings += _spool_findings(home)
     return findings
 

@@ -4,7 +4,8 @@ and a consistent copy into a ``state.db`` file (what ``hermes-memory backup`` ar
 PostgreSQL keeps its own integrity (no ``sessions recover`` there); what can go
 stale is derived data: ``search_text``, ``cjk_grams`` and ``stems`` (what the
 ``tsvector`` is made of), written by the store at append time. :func:`rebuild_search` makes
-them again from each message with this build's code, and rebuilds the GIN index.
+them again from each message with this build's code, and rebuilds the GIN index and the
+trigram index (creating it where ``pg_trgm`` can now be had).
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ class SchemaStatus:
     """Whether ``sessions`` and ``messages`` exist."""
     search_index: bool
     """Whether the full-text index ``messages_tsv`` exists."""
+    trigram_index: bool = True
+    """Whether the trigram index ``messages_trgm`` (``pg_trgm``, migration 6) exists."""
 
     @property
     def version(self) -> int:
@@ -93,6 +96,7 @@ def schema_status(url: str, *, connect_timeout: float = 5.0) -> SchemaStatus:
             known=PG_SCHEMA_VERSION,
             tables=exists("sessions") and exists("messages"),
             search_index=exists("messages_tsv"),
+            trigram_index=exists("messages_trgm"),
         )
     finally:
         conn.close()
@@ -109,6 +113,7 @@ def rebuild_search(store: Any) -> dict[str, int]:
 
 
 def _rebuild(conn: Any) -> dict[str, int]:
+    from hermes_core.sessions.pgschema import TRIGRAM_INDEX, trigram_index
     from hermes_core.sessions.postgres import _search_text, search_columns
 
     conn.execute(_TSV_INDEX)
@@ -134,6 +139,9 @@ def _rebuild(conn: Any) -> dict[str, int]:
         count += len(rows)
         last = rows[-1][0]
     conn.execute("REINDEX INDEX messages_tsv")
+    # The trigram index is made again too, or made at last where pg_trgm has come since.
+    conn.execute(f"DROP INDEX IF EXISTS {TRIGRAM_INDEX}")
+    trigram_index(conn)
     return {"messages_tsv": count}
 
 

@@ -89,6 +89,11 @@ T = TypeVar("T")
 RETRIES = 3
 """Tries of one operation whose connection is lost (an append is never stored twice)."""
 MAX_HOPS = 1000
+IMPORT_CHUNK = 1_000
+"""Messages of an import stemmed at a time, while the server takes in the ones before."""
+ANALYZE_SHARE = 0.1
+"""An import after which the messages changed since the last ``ANALYZE`` pass 50 + this share
+of the table is followed by one (autovacuum's default ``autovacuum_analyze_scale_factor``)."""
 STATISTICS_SECONDS = 30.0
 """How long the message count and mean length BM25 uses are reused before re-reading."""
 APPLICATION = "hermes-memory"
@@ -594,10 +599,21 @@ class PostgresSessionStore(StoreFacade):
         """Bulk-load whole sessions in one transaction; returns the number of messages
         (the same fields and refusals as :meth:`SessionStore.import_sessions`)."""
         batch = prepare_import(sessions, self.scope)
-        messages = self._message_rows(
-            batch.message_rows, [uuid.uuid4().hex for _ in batch.message_rows]
-        )
         ids = batch.ids
+        rows = batch.message_rows
+        tokens = [uuid.uuid4().hex for _ in rows]
+        prepared: list[tuple[Any, ...]] = []
+
+        def message_rows() -> Iterator[tuple[Any, ...]]:
+            # Stemmed a chunk at a time while the server takes in the rows before (the COPY
+            # is sent by a thread of its own); kept, so that a retry stems nothing twice.
+            yield from prepared
+            for start in range(len(prepared), len(rows), IMPORT_CHUNK):
+                chunk = self._message_rows(
+                    rows[start : start + IMPORT_CHUNK], tokens[start : start + IMPORT_CHUNK]
+                )
+                prepared.extend(chunk)
+                yield from chunk
 
         def write(conn: Any) -> tuple[int, int]:
             # Every id this import takes is above every id stored now.
@@ -630,17 +646,44 @@ class PostgresSessionStore(StoreFacade):
                 )
                 for title, session_id in batch.titles:
                     self._set_title(conn, session_id, title)
-                if messages:
-                    with cur.copy(_COPY_MESSAGES) as copy:
-                        for row in messages:
+                if rows:
+                    from psycopg.copy import QueuedLibpqWriter
+
+                    with cur.copy(_COPY_MESSAGES, writer=QueuedLibpqWriter(cur)) as copy:
+                        for row in message_rows():
                             copy.write_row(row)
-            return len(messages), below
+            return len(rows), below
 
         count, below = self._write(write)
         if count:
             # Committed: an indexer may have read past these ids meanwhile (pgsemantic.py).
             self._write_vectors(lambda conn: reopen_range(conn, below))
+        self._analyze_after(count)
         return count
+
+    def _analyze_after(self, imported: int) -> None:
+        """``ANALYZE messages`` once this import, or the changes since the last ``ANALYZE``
+        the server has counted, pass autovacuum's own threshold (50 + 10 % of the table):
+        the planner and the search's statistics
+        (:func:`~hermes_core.sessions.pgsearch.statistics`) then know a large import at
+        once, with autovacuum off too. A failure is logged; the import stands."""
+        if imported <= 0:
+            return
+
+        def analyze(conn: Any) -> bool:
+            known, changed = conn.execute(_CHANGED_SINCE_ANALYZE).fetchone()
+            if max(float(changed or 0), imported) < 50 + ANALYZE_SHARE * max(float(known or 0), 0):
+                return False
+            conn.execute("ANALYZE messages")
+            return True
+
+        try:
+            if self._write(analyze):
+                self._stats = None
+        except SessionStoreError as exc:
+            log.warning(
+                "ANALYZE after an import into %s failed (%s); run it by hand", self.path, exc
+            )
 
     # -- meta ------------------------------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
@@ -1167,3 +1210,7 @@ _INSERT_MESSAGE = (
     f"VALUES ({', '.join(['%s'] * 15)}) RETURNING id"
 )
 _COPY_MESSAGES = f"COPY messages({_MESSAGE_INSERT_COLUMNS}) FROM STDIN"
+_CHANGED_SINCE_ANALYZE = (
+    "SELECT c.reltuples, s.n_mod_since_analyze FROM pg_class AS c "
+    "LEFT JOIN pg_stat_user_tables AS s ON s.relid = c.oid WHERE c.oid = to_regclass('messages')"
+)
