@@ -8,13 +8,18 @@ rebinds a compiled pattern (``fencing._LT``) or a constant
 function, class, compiled pattern and upper-case constant bound in our modules
 (and the functions of our classes) before a plugin loads and compares after:
 each binding that changed is put back and reported as a :class:`Replacement`
-naming what was replaced and by what. (Changing a list or dict of ours in
-place is not seen.)
+naming what was replaced and by what. A list, dict or set bound to an
+upper-case name (``threats._LOOKALIKES``, ``tool.MEMORY_SCHEMA``) is copied
+too, deeply: one whose contents a plugin changed in place gets its contents
+back, in the same object, and is reported as changed in place. (Upper case
+means constant here: module state our code changes at run time has a
+lower-case name.)
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import re
 import sys
 from collections.abc import Iterator
@@ -35,9 +40,14 @@ class Replacement:
 
     where: str
     replaced_by: str
+    in_place: bool = False
+    """The binding stayed; the contents of the list, dict or set it names changed."""
 
     def describe(self) -> str:
-        """``"replaced hermes_core.fencing.sanitize_context with evil.f"``."""
+        """``"replaced hermes_core.fencing.sanitize_context with evil.f"`` (or ``"changed
+        hermes_memory_builtin.threats._LOOKALIKES in place"``)."""
+        if self.in_place:
+            return f"changed {self.where} in place"
         return f"replaced {self.where} with {self.replaced_by}"
 
 
@@ -60,12 +70,39 @@ def _constant(attribute: str, value: Any) -> bool:
     )
 
 
+_CONTAINER_TYPES = (list, dict, set)
+
+
+def _our_modules() -> Iterator[tuple[str, Any]]:
+    for module_name, module in list(sys.modules.items()):
+        if module is not None and module_name.split(".")[0] in OWN_PACKAGES:
+            yield module_name, module
+
+
+def _containers() -> dict[_Key, tuple[Any, Any]]:
+    """Each upper-case list, dict and set our modules bind: ``(the object, a deep copy)``."""
+    found: dict[_Key, tuple[Any, Any]] = {}
+    for module_name, module in _our_modules():
+        for attribute, value in list(vars(module).items()):
+            if attribute.isupper() and type(value) in _CONTAINER_TYPES:
+                with contextlib.suppress(Exception):  # a value deepcopy cannot take: left
+                    found[(module_name, "", attribute)] = (value, copy.deepcopy(value))
+    return found
+
+
+def _refill(container: Any, contents: Any) -> None:
+    """Put *contents* (a deep copy made before) back into *container*, the same object."""
+    if isinstance(container, list):
+        container[:] = copy.deepcopy(contents)
+    else:
+        container.clear()
+        container.update(copy.deepcopy(contents))
+
+
 def _snapshot() -> dict[_Key, Any]:
     """Every function and class our modules bind, and the functions of our classes."""
     found: dict[_Key, Any] = {}
-    for module_name, module in list(sys.modules.items()):
-        if module is None or module_name.split(".")[0] not in OWN_PACKAGES:
-            continue
+    for module_name, module in _our_modules():
         for attribute, value in list(vars(module).items()):
             if _constant(attribute, value):
                 found[(module_name, "", attribute)] = value
@@ -117,9 +154,16 @@ def _restore(key: _Key, value: Any) -> None:
 def watch(found: list[Replacement]) -> Iterator[None]:
     """Within the block, changes to our bindings are undone and appended to *found*."""
     before = _snapshot()
+    containers = _containers()
     try:
         yield
     finally:
+        for key, (container, contents) in containers.items():
+            before.setdefault(key, container)  # a rebinding is undone below
+            with contextlib.suppress(Exception):  # a comparison that raises: left
+                if container != contents:
+                    found.append(Replacement(_where(key), "", in_place=True))
+                    _refill(container, contents)
         for key, original in before.items():
             now = _current(key)
             if now is original or (
@@ -128,7 +172,9 @@ def watch(found: list[Replacement]) -> Iterator[None]:
                 and now == original
             ):
                 continue
-            module_name, class_name, attribute = key
-            where = ".".join(part for part in (module_name, class_name, attribute) if part)
-            found.append(Replacement(where, _describe_value(now)))
+            found.append(Replacement(_where(key), _describe_value(now)))
             _restore(key, original)
+
+
+def _where(key: _Key) -> str:
+    return ".".join(part for part in key if part)

@@ -26,7 +26,7 @@ _HUNG_SHUTDOWN_WAIT = 1.0
 _HANDED_OUT: weakref.WeakValueDictionary[int, MemoryProvider] = weakref.WeakValueDictionary()
 """Providers any pool has made, so one handed out twice (a shared instance) is caught."""
 
-_SHUTDOWN_HUNG: set[type] = set()
+_shutdown_hung: set[type] = set()
 """Provider classes whose ``shutdown()`` did not return in time once."""
 
 
@@ -168,12 +168,12 @@ class ProviderPool:
         if provider in self._running:
             self._running.remove(provider)
         if timeout is None:
-            hung = type(provider) in _SHUTDOWN_HUNG
+            hung = type(provider) in _shutdown_hung
             timeout = min(self._shutdown_timeout, _HUNG_SHUTDOWN_WAIT) if hung else None
         waited = self._shutdown_timeout if timeout is None else timeout
         outcome = call_within(waited, provider.shutdown)
         if not outcome.finished:
-            _SHUTDOWN_HUNG.add(type(provider))
+            _shutdown_hung.add(type(provider))
         return outcome
 
     def close(self) -> None:

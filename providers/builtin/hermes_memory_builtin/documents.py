@@ -31,7 +31,7 @@ __all__ = ["MEMORY_URL_ENV", "PostgresDocuments", "lock_owner", "memory_url"]
 
 MEMORY_URL_ENV = "HERMES_MEMORY_URL"
 _LOCK_SPACE = 0x484D4C4B  # "HMLK": the advisory locks of :meth:`PostgresDocuments.exclusive`
-_INHERITED: list[Any] = []
+_inherited: list[Any] = []
 """Connections a forked child inherited: never used, never closed by the child."""
 
 
@@ -92,7 +92,7 @@ class PostgresDocuments:
             if conn is not None and self._pid != os.getpid():
                 # Opened before a fork: the parent's. Dropping it here would let libpq end
                 # the parent's session on the shared socket, so it is kept, unused.
-                _INHERITED.append(conn)
+                _inherited.append(conn)
                 conn = None
             if conn is not None and conn.closed:
                 conn = None
