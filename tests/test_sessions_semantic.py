@@ -1141,3 +1141,22 @@ def test_processes_starting_at_once_agree_and_leave_one_valid_copy(pg_target: st
     assert len(found) == 1 and next(iter(found))[0] == "bike"
     after = shared_search(pg_target, question)
     assert after["cached"] and after["read"] == 0 and after["rows"] == 5
+
+
+@needs_minilm
+def test_vectors_read_a_page_at_a_time_are_the_same(
+    pg_target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_core.sessions import pgsemantic
+
+    with history(pg_target) as store:
+        store.index_messages()
+    bike(pg_target)
+    question = "What kind of cycle did I purchase?"
+    whole = shared_search(pg_target, question)
+    shutil.rmtree(Path(os.environ["HERMES_HOME"]) / "cache")
+    monkeypatch.setattr(pgsemantic, "PAGE", 2)  # five rows: three statements
+    with open_session_store(pg_target, semantic="on") as store:
+        assert sessions_of(store.search_messages(question)) == whole["found"]
+        held = store.semantic_index()._loaded  # type: ignore[union-attr]
+        assert held.read_rows == 5 and held.rows == 5 and held.tail == 0

@@ -206,6 +206,12 @@ class _Loaded(Held):
             for array in (self._seqs, self._ids, self._checksums, self._matrix):
                 array[:kept] = array[drop : self.tail]
             self.tail = kept
+        if len(self._ids) > max(2 * self.tail, 1_024):  # give back what the file holds now
+            size = max(self.tail, 1_024)
+            self._seqs, self._ids, self._checksums = (
+                array[:size].copy() for array in (self._seqs, self._ids, self._checksums)
+            )
+            self._matrix = self._matrix[:size].copy()
         self.file = cached
         self.seen = max(self.seen, cached.seen)
         self._publish()
@@ -215,29 +221,31 @@ class _Loaded(Held):
         """Add *rows* (seq, message id, checksum, float16 vector, piece) after those held."""
         import numpy as np
 
+        rows = [row for row in rows if row[0] > self.seen]  # none twice, a read retried
         self.read_rows += len(rows)
         if rows:
             self.seen = int(rows[-1][0])
         rows = [row for row in rows if row[3]]  # a message without text has an empty row
-        if rows:
-            n = len(rows)
-            need = self.tail + n
-            if need > len(self._ids):  # grow by doubling: a search adds a few rows at a time
-                size = max(need, 2 * len(self._ids), 1_024)
-                self._seqs = np.resize(self._seqs, size)
-                self._ids = np.resize(self._ids, size)
-                self._checksums = np.resize(self._checksums, size)
-                matrix = np.zeros((size, dims), np.float32)
-                matrix[: self.tail] = self._matrix[: self.tail]
-                self._matrix = matrix
-            at = slice(self.tail, need)
-            self._seqs[at] = np.fromiter((row[0] for row in rows), np.int64, n)
-            self._ids[at] = np.fromiter((row[1] for row in rows), np.int64, n)
-            self._checksums[at] = np.fromiter((row[2] & 0xFFFFFFFF for row in rows), np.uint32, n)
-            halves = np.frombuffer(b"".join(bytes(row[3]) for row in rows), dtype="<f2")
-            self._matrix[at] = halves.reshape(n, dims)
-            self.tail = need
-            self.messages += sum(1 for row in rows if row[4] == 0)
+        if not rows:
+            return
+        n = len(rows)
+        need = self.tail + n
+        if need > len(self._ids):  # grow by doubling: a search adds a few rows at a time
+            size = max(need, 2 * len(self._ids), 1_024)
+            self._seqs = np.resize(self._seqs, size)
+            self._ids = np.resize(self._ids, size)
+            self._checksums = np.resize(self._checksums, size)
+            matrix = np.zeros((size, dims), np.float32)
+            matrix[: self.tail] = self._matrix[: self.tail]
+            self._matrix = matrix
+        at = slice(self.tail, need)
+        self._seqs[at] = np.fromiter((row[0] for row in rows), np.int64, n)
+        self._ids[at] = np.fromiter((row[1] for row in rows), np.int64, n)
+        self._checksums[at] = np.fromiter((row[2] & 0xFFFFFFFF for row in rows), np.uint32, n)
+        halves = np.frombuffer(b"".join(bytes(row[3]) for row in rows), dtype="<f2")
+        self._matrix[at] = halves.reshape(n, dims)
+        self.tail = need
+        self.messages += sum(1 for row in rows if row[4] == 0)
         self._publish()
 
     def _publish(self) -> None:
@@ -304,8 +312,10 @@ def _shared(url: str, name: str) -> _Loaded:
 
 _READ_ROWS = (
     "SELECT seq, message_id, checksum, vector, piece FROM message_vectors "
-    "WHERE encoder = %s AND seq > %s ORDER BY seq"
+    "WHERE encoder = %s AND seq > %s ORDER BY seq LIMIT %s"
 )
+PAGE = 10_000
+"""Vector rows read from the server per statement."""
 
 
 class PgSemanticIndex:
@@ -563,11 +573,11 @@ class PgSemanticIndex:
         cache = self._cache
         with loaded.lock:
 
-            def fetch(conn: Any) -> tuple[tuple[int, str] | None, list[Any], int]:
+            def fetch(conn: Any) -> tuple[tuple[int, str] | None, int]:
                 encoding = self._encoding(conn)
                 if encoding is None:
                     loaded.reset(None, dims)
-                    return None, [], 0
+                    return None, 0
                 key = (encoding.id, encoding.nonce)
                 top = conn.execute(
                     "SELECT COALESCE(max(seq), 0) FROM message_vectors WHERE encoder = %s",
@@ -587,11 +597,13 @@ class PgSemanticIndex:
                     if found is not None and _newer(loaded, found, top):
                         loaded.use_file(found)
                         loaded.cached = loaded.cached or stale
-                return key, conn.execute(_READ_ROWS, (encoding.id, loaded.seen)).fetchall(), top
+                while True:  # a page at a time: never every row as Python objects at once
+                    rows = conn.execute(_READ_ROWS, (encoding.id, loaded.seen, PAGE)).fetchall()
+                    loaded.extend(rows, dims)
+                    if len(rows) < PAGE:
+                        return key, top
 
-            key, rows, top = read(fetch)
-            if rows:
-                loaded.extend(rows, dims)
+            key, top = read(fetch)
             if key is not None and cache is not None:
                 self._keep(cache, key, top)
 
