@@ -201,17 +201,14 @@ class _Loaded(Held):
         import numpy as np
 
         drop = int(np.searchsorted(self._seqs[: self.tail], cached.seen, side="right"))
-        if drop:
-            kept = self.tail - drop
-            for array in (self._seqs, self._ids, self._checksums, self._matrix):
-                array[:kept] = array[drop : self.tail]
-            self.tail = kept
-        if len(self._ids) > max(2 * self.tail, 1_024):  # give back what the file holds now
-            size = max(self.tail, 1_024)
-            self._seqs, self._ids, self._checksums = (
-                array[:size].copy() for array in (self._seqs, self._ids, self._checksums)
-            )
-            self._matrix = self._matrix[:size].copy()
+        kept, size = self.tail - drop, max(self.tail - drop, 1_024)
+        arrays = []  # new ones: a search may still be reading the old (and memory goes back)
+        for array in (self._seqs, self._ids, self._checksums, self._matrix):
+            fresh = np.zeros((size, *array.shape[1:]), array.dtype)
+            fresh[:kept] = array[drop : self.tail]
+            arrays.append(fresh)
+        self._seqs, self._ids, self._checksums, self._matrix = arrays
+        self.tail = kept
         self.file = cached
         self.seen = max(self.seen, cached.seen)
         self._publish()
