@@ -15,13 +15,14 @@ into a ``state.db`` and into a fresh PostgreSQL schema, then on each backend:
   question and a keyword pair, meaning on (``auto``) against off, taking turns: median
   wall and CPU of the child;
 * **memory per process**: new processes (one after the other, the local copy removed
-  before the first) that open the store, search by meaning once, then a round of the
-  queries: their resident memory (``/proc/self/status``: ``VmRSS``, private ``RssAnon``
-  and file-backed ``RssFile``, whose pages every process mapping the file shares; the peak
-  ``VmHWM``) beyond what they held before the first search, and the wall and CPU of the first
-  and of the later searches; with ``--before DIR`` (``DIR/hermes_core``: an earlier
-  revision's, e.g. ``git archive REV hermes_core | tar -x -C DIR``) PostgreSQL's processes
-  run again with that revision's ``pgsemantic`` / ``pgvectorcache``, as the baseline;
+  before the first) that open the store, search by meaning once, store and embed a
+  message (a turn, as a gateway's), then search once per other query: their resident
+  memory (``/proc/self/status``: private ``RssAnon`` and file-backed ``RssFile``, whose
+  pages every process mapping the file shares; the peak ``VmHWM``) beyond what they held
+  before the first search, and the wall and CPU of the first and of the later searches;
+  with ``--before DIR`` (``DIR/hermes_core``: an earlier revision's, e.g. ``git archive
+  REV hermes_core | tar -x -C DIR``) PostgreSQL's processes run again with that
+  revision's ``pgsemantic`` / ``pgvectorcache``, as the baseline;
 * **size**: the vectors on disk (``state.db.vectors`` + ``.bin``; ``message_vectors`` with
   its indexes), and on PostgreSQL the same rows copied into a table of float32 and one of
   int8 (a scale per vector) to measure what those forms would take.
@@ -129,7 +130,7 @@ def cli_runs(target: str, repeats: int) -> dict[str, list[tuple[float, float]]]:
 
 
 MEMORY_SCRIPT = """
-import importlib.util, json, sys, time
+import importlib.util, json, os, sys, time
 target, before, queries = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 if before:  # that revision's PostgreSQL vector modules in place of these
     for name in ("pgvectorcache", "pgsemantic"):
@@ -159,6 +160,10 @@ with open_session_store(target, semantic="on") as store:
     store.semantic_index().encoder.encode(["warm"])  # the encoder loaded beforehand
     start = status()
     first = timed(store, queries[0])
+    session = f"bench-turn-{os.getpid()}"  # a turn, as a gateway's: a message embedded
+    store.create_session(session)
+    store.append_message(session, "user", "Remind me to water the tomatoes on Friday.")
+    store.index_messages()
     later = [timed(store, query) for query in queries[1:]]
     print(json.dumps({"start": start, "end": status(), "first": first, "later": later}))
 """
@@ -339,8 +344,9 @@ def main(argv: list[str] | None = None) -> int:
     ]
     lines += [
         "",
-        "Memory per process: a new process opens the store, searches by meaning once, then "
-        f"once per query ({len(QUERIES)}); its resident memory at the end beyond what it held "
+        "Memory per process: a new process opens the store, searches by meaning once, stores "
+        "and embeds a message (a turn), then searches once per other query "
+        f"({len(QUERIES) - 1}); its resident memory at the end beyond what it held "
         "before the first search (the encoder loaded), private (`RssAnon`) and file-backed "
         "(`RssFile`: pages of mapped files, one copy shared by every process mapping them), "
         "its peak (`VmHWM`) beyond the start, the first search's wall / CPU and the median of "
