@@ -59,6 +59,7 @@ from hermes_core.sessions.neighbours import (
     source_text,
 )
 from hermes_core.sessions.pgvectorcache import Cached, VectorCache
+from hermes_core.sessions.vectorfile import Stamp
 
 __all__ = ["RECHECK", "PgSemanticIndex", "count_not_embedded", "reopen_range"]
 
@@ -275,6 +276,11 @@ def _newer(loaded: _Loaded, found: Cached, top: int) -> bool:
     if loaded.file is None:
         return True
     return found.stamp != loaded.file.stamp and found.seen >= loaded.file.seen
+
+
+def _stamp(loaded: _Loaded) -> Stamp | None:
+    """The stamp of the copy *loaded* maps (its records were checked when mapped)."""
+    return None if loaded.file is None else loaded.file.stamp
 
 
 def _similarity(parts: Sequence[Any], newest: Any, query: Any) -> Any:
@@ -590,7 +596,7 @@ class PgSemanticIndex:
                     loaded.reset(key, dims)
                     loaded.rewrite = gone  # the copy holds them too: read all, write anew
                 if cache is not None and not loaded.rewrite and (stale or cache.changed()):
-                    found = cache.load(key)
+                    found = cache.load(key, _stamp(loaded))
                     if found is not None and _newer(loaded, found, top):
                         loaded.use_file(found)
                         loaded.cached = loaded.cached or stale
@@ -618,7 +624,7 @@ class PgSemanticIndex:
                 if loaded.rewrite:
                     current = None
                 elif current is None or cache.changed():  # else what this process mapped
-                    current = cache.load_locked(key)
+                    current = cache.load_locked(key, _stamp(loaded))
                 if current is not None and current.seen > max(top, loaded.seen):
                     return  # written since this search's snapshot: taken up by the next
                 if current is not None and _newer(loaded, current, max(top, loaded.seen)):

@@ -94,16 +94,21 @@ class VectorCache:
         """Hold the writers' lock (raises :class:`OSError` when the folder is not writable)."""
         return self._locked(exclusive=True)
 
-    def load(self, encoding: tuple[int, str]) -> Cached | None:
+    def load(
+        self, encoding: tuple[int, str], checked: vectorfile.Stamp | None = None
+    ) -> Cached | None:
         """The copy's vectors of *encoding* (the encoder row's id and nonce), mapped, or
-        ``None``."""
+        ``None``; *checked* is the stamp of the copy this process mapped before (only the
+        records appended since are checked again)."""
         try:
             with self._locked(exclusive=False):
-                return self.load_locked(encoding)
+                return self.load_locked(encoding, checked)
         except OSError:
             return None
 
-    def load_locked(self, encoding: tuple[int, str]) -> Cached | None:
+    def load_locked(
+        self, encoding: tuple[int, str], checked: vectorfile.Stamp | None = None
+    ) -> Cached | None:
         """:meth:`load`, for a caller that holds :meth:`locked`."""
         self._looked = self._status()
         try:
@@ -112,7 +117,7 @@ class VectorCache:
             if stamp is None or [meta["encoder"], meta["nonce"]] != list(encoding):
                 return None
             seen = int(meta["seen"])
-            mapped = vectorfile.map_file(self.path, stamp)
+            mapped = vectorfile.map_file(self.path, stamp, checked)
         except (OSError, ValueError, KeyError, TypeError):
             return None
         if mapped is None:
@@ -153,4 +158,4 @@ class VectorCache:
         finally:
             with contextlib.suppress(OSError):
                 temporary.unlink()
-        return self.load_locked(encoding)
+        return self.load_locked(encoding, stamp)  # written here: nothing to check again
