@@ -215,6 +215,19 @@ class _Loaded(Held):
         self._publish()
         self.messages = len(np.unique(self.ids))
 
+    def reserve(self, rows: int, dims: int) -> None:
+        """Make room for *rows* more rows in memory."""
+        import numpy as np
+
+        need = self.tail + rows
+        if need > len(self._ids):
+            self._seqs = np.resize(self._seqs, need)
+            self._ids = np.resize(self._ids, need)
+            self._checksums = np.resize(self._checksums, need)
+            matrix = np.zeros((need, dims), np.float32)
+            matrix[: self.tail] = self._matrix[: self.tail]
+            self._matrix = matrix
+
     def extend(self, rows: Sequence[tuple[Any, ...]], dims: int) -> None:
         """Add *rows* (seq, message id, checksum, float16 vector, piece) after those held."""
         import numpy as np
@@ -229,13 +242,7 @@ class _Loaded(Held):
         n = len(rows)
         need = self.tail + n
         if need > len(self._ids):  # grow by doubling: a search adds a few rows at a time
-            size = max(need, 2 * len(self._ids), 1_024)
-            self._seqs = np.resize(self._seqs, size)
-            self._ids = np.resize(self._ids, size)
-            self._checksums = np.resize(self._checksums, size)
-            matrix = np.zeros((size, dims), np.float32)
-            matrix[: self.tail] = self._matrix[: self.tail]
-            self._matrix = matrix
+            self.reserve(max(need, 2 * len(self._ids), 1_024) - self.tail, dims)
         at = slice(self.tail, need)
         self._seqs[at] = np.fromiter((row[0] for row in rows), np.int64, n)
         self._ids[at] = np.fromiter((row[1] for row in rows), np.int64, n)
@@ -600,6 +607,12 @@ class PgSemanticIndex:
                     if found is not None and _newer(loaded, found, top):
                         loaded.use_file(found)
                         loaded.cached = loaded.cached or stale
+                if not loaded.seen:  # every row: room for them at once, not by doubling
+                    count = conn.execute(
+                        "SELECT count(*) FROM message_vectors WHERE encoder = %s AND seq > %s",
+                        (encoding.id, loaded.seen),
+                    ).fetchone()[0]
+                    loaded.reserve(int(count), dims)
                 while True:  # a page at a time: never every row as Python objects at once
                     rows = conn.execute(_READ_ROWS, (encoding.id, loaded.seen, PAGE)).fetchall()
                     loaded.extend(rows, dims)
