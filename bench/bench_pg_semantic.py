@@ -14,12 +14,21 @@ into a ``state.db`` and into a fresh PostgreSQL schema, then on each backend:
 * **one-shot CLI searches** (``hermes-memory sessions search``, a process each) of a
   question and a keyword pair, meaning on (``auto``) against off, taking turns: median
   wall and CPU of the child;
+* **memory per process**: new processes (one after the other, the local copy removed
+  before the first) that open the store, search by meaning once, store and embed a
+  message (a turn, as a gateway's), then search once per other query: their resident
+  memory (``/proc/self/status``: private ``RssAnon`` and file-backed ``RssFile``, whose
+  pages every process mapping the file shares; the peak ``VmHWM``) beyond what they held
+  before the first search, and the wall and CPU of the first and of the later searches;
+  with ``--before DIR`` (``DIR/hermes_core``: an earlier revision's, e.g. ``git archive
+  REV hermes_core | tar -x -C DIR``) PostgreSQL's processes run again with that
+  revision's ``pgsemantic`` / ``pgvectorcache``, as the baseline;
 * **size**: the vectors on disk (``state.db.vectors`` + ``.bin``; ``message_vectors`` with
   its indexes), and on PostgreSQL the same rows copied into a table of float32 and one of
   int8 (a scale per vector) to measure what those forms would take.
 
-Usage: ``python bench/bench_pg_semantic.py [--messages 100000] [--rounds 3]`` (run under
-``nice -n 10``); writes the ``pg-semantic`` section of docs/benchmarks.md.
+Usage: ``python bench/bench_pg_semantic.py [--messages 100000] [--rounds 3] [--before DIR]``
+(run under ``nice -n 10``); writes the ``pg-semantic`` section of docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -120,6 +129,68 @@ def cli_runs(target: str, repeats: int) -> dict[str, list[tuple[float, float]]]:
     return out
 
 
+MEMORY_SCRIPT = """
+import importlib.util, json, os, sys, time
+target, before, queries = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+if before:  # that revision's PostgreSQL vector modules in place of these
+    for name in ("pgvectorcache", "pgsemantic"):
+        spec = importlib.util.spec_from_file_location(
+            f"hermes_core.sessions.{name}", f"{before}/hermes_core/sessions/{name}.py"
+        )
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+from hermes_core.sessions.backends import open_session_store
+
+def status():
+    fields = {}
+    for line in open("/proc/self/status"):
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "RssAnon", "RssFile", "VmHWM"):
+            fields[key] = int(value.split()[0]) * 1024
+    return fields
+
+def timed(store, query):
+    wall, cpu = time.perf_counter(), time.process_time()
+    store.search_messages(query, limit=10, semantic=True)
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+with open_session_store(target, semantic="on") as store:
+    store.search_messages(queries[0], limit=10, semantic=False)
+    store.semantic_index().encoder.encode(["warm"])  # the encoder loaded beforehand
+    start = status()
+    first = timed(store, queries[0])
+    session = f"bench-turn-{os.getpid()}"  # a turn, as a gateway's: a message embedded
+    store.create_session(session)
+    store.append_message(session, "user", "Remind me to water the tomatoes on Friday.")
+    store.index_messages()
+    later = [timed(store, query) for query in queries[1:]]
+    print(json.dumps({"start": start, "end": status(), "first": first, "later": later}))
+"""
+
+
+def process_memory(target: str, before: str = "") -> list[dict[str, Any]]:
+    """Two new processes, one after the other (the local copy removed before the first):
+    what each holds beyond its start, and its first and later searches by meaning."""
+    import json
+    import shutil
+    import subprocess
+
+    from hermes_core.home import get_hermes_home
+
+    shutil.rmtree(get_hermes_home() / "cache", ignore_errors=True)
+    out = []
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-c", MEMORY_SCRIPT, target, before, json.dumps(QUERIES)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        out.append(json.loads(done.stdout))
+    return out
+
+
 def sqlite_size(path: str) -> int:
     return sum(
         os.path.getsize(p) for p in (f"{path}.vectors", f"{path}.vectors.bin") if os.path.exists(p)
@@ -174,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cli", type=int, default=3, help="one-shot CLI searches per query")
+    parser.add_argument("--before", default="", help="an earlier revision's tree (baseline)")
     args = parser.parse_args(argv)
     began = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     sessions = bench_scaling.history(args.messages)
@@ -190,12 +262,22 @@ def main(argv: list[str] | None = None) -> int:
             figures[name]["first"] = first_search(target)
             figures[name]["search"] = searches(target, args.rounds)
             figures[name]["cli"] = cli_runs(target, args.cli)
+            figures[name]["memory"] = process_memory(target)
+            if args.before and name == "PostgreSQL":
+                figures[name]["memory_before"] = process_memory(target, args.before)
         figures["SQLite"]["size"] = sqlite_size(targets["SQLite"])
         figures["PostgreSQL"]["sizes"] = pg_sizes(url)
     load_average = os.getloadavg()[0]
+    print(
+        {
+            name: {k: v for k, v in f.items() if k.startswith("memory")}
+            for name, f in figures.items()
+        }
+    )
     lines = [
         f"Command: `nice -n 10 python bench/bench_pg_semantic.py --messages {args.messages} "
-        f"--rounds {args.rounds} --cli {args.cli}` (started {began}; PostgreSQL 15 on the "
+        f"--rounds {args.rounds} --cli {args.cli}"
+        f"{' --before DIR' if args.before else ''}` (started {began}; PostgreSQL 15 on the "
         "same machine, a fresh schema)."
         f" {args.messages:,} generated everyday messages (`bench_scaling.history`: "
         "short user turns, assistant answers of 120-320 words), the static encoder; load "
@@ -260,6 +342,39 @@ def main(argv: list[str] | None = None) -> int:
         f"({sizes['float16'] / sizes['pieces']:,.0f} / {sizes['float32'] / sizes['pieces']:,.0f}"
         f" / {sizes['int8'] / sizes['pieces']:,.0f} bytes a piece).",
     ]
+    lines += [
+        "",
+        "Memory per process: a new process opens the store, searches by meaning once, stores "
+        "and embeds a message (a turn), then searches once per other query "
+        f"({len(QUERIES) - 1}); its resident memory at the end beyond what it held "
+        "before the first search (the encoder loaded), private (`RssAnon`) and file-backed "
+        "(`RssFile`: pages of mapped files, one copy shared by every process mapping them), "
+        "its peak (`VmHWM`) beyond the start, the first search's wall / CPU and the median of "
+        "the later ones. The first process of each pair starts without the local copy.",
+        "",
+        "| process | private | file-backed (shared) | peak | first search wall / CPU "
+        "| later searches, median wall / CPU |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    variants = [("SQLite", sq["memory"])]
+    if "memory_before" in pg:
+        variants.append(("PostgreSQL, before (a private copy)", pg["memory_before"]))
+    variants.append(
+        ("PostgreSQL, mapped copy" if "memory_before" in pg else "PostgreSQL", pg["memory"])
+    )
+    for label, runs in variants:
+        for n, run in enumerate(runs):
+            start, end = run["start"], run["end"]
+            later_wall = statistics.median(w for w, _ in run["later"]) * 1000
+            later_cpu = statistics.median(c for _, c in run["later"]) * 1000
+            lines.append(
+                f"| {label}, {('first', 'second')[n]} | "
+                f"{(end['RssAnon'] - start['RssAnon']) / 1e6:,.0f} MB | "
+                f"{(end['RssFile'] - start['RssFile']) / 1e6:,.0f} MB | "
+                f"{(end['VmHWM'] - start['VmRSS']) / 1e6:,.0f} MB | "
+                f"{run['first'][0]:.2f} s / {run['first'][1]:.2f} s | "
+                f"{later_wall:,.0f} ms / {later_cpu:,.0f} ms |"
+            )
     for name in ("SQLite", "PostgreSQL"):
         load = figures[name]["load"]
         lines.append(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -1026,3 +1027,168 @@ def test_meaning_leaves_a_long_questions_best_full_text_hit_first(tmp_path: Path
             voted = ranked(lambda text, k, prefer=lexical[1:]: prefer)
             assert sorted(voted) == sorted(lexical)
             assert (voted[0] == lexical[1]) is meaning_may_lead
+
+
+# -- PostgreSQL: the processes of one machine share the local copy, mapped ------------------
+
+SHARED_SCRIPT = """
+import json, sys
+from hermes_core.sessions import pgsemantic
+from hermes_core.sessions.backends import open_session_store
+pgsemantic.CACHE_AFTER = int(sys.argv[3])
+with open_session_store(sys.argv[1], semantic="on") as store:
+    hits = store.search_messages(sys.argv[2])
+    held = store.semantic_index()._loaded
+    print(json.dumps({
+        "found": list(dict.fromkeys(h["session_id"] for h in hits)),
+        "cached": held.cached, "rows": held.rows, "read": held.read_rows, "tail": held.tail,
+        "mapped": type(held.parts[0].base).__name__ == "mmap",
+    }))
+"""
+
+
+def shared_search(url: str, question: str = QUESTION, cache_after: int = 1_000) -> dict[str, Any]:
+    """A search in a new process: what it found and how it holds the vectors."""
+    done = subprocess.run(
+        [sys.executable, "-c", SHARED_SCRIPT, url, question, str(cache_after)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return dict(json.loads(done.stdout))
+
+
+def bike(url: str) -> None:
+    with open_session_store(url, semantic="on") as store:
+        store.create_session("bike")
+        store.append_message("bike", "user", "I finally bought a second-hand road bicycle.")
+        assert store.index_messages() == 1
+
+
+@needs_minilm
+def test_processes_of_one_machine_share_the_mapped_copy(pg_target: str) -> None:
+    with history(pg_target) as store:
+        store.index_messages()
+    first = shared_search(pg_target)
+    # The first reads every row from the server, writes the copy and then searches it mapped.
+    assert first["found"][0] == "cat" and first["read"] == 4
+    assert first["mapped"] and first["tail"] == 0 and not first["cached"]
+    second = shared_search(pg_target)
+    # The second maps it: no row read from the server, none held in memory of its own.
+    assert second["found"] == first["found"] and second["read"] == 0
+    assert second["mapped"] and second["tail"] == 0 and second["cached"]
+    bike(pg_target)
+    third = shared_search(pg_target, "What kind of cycle did I purchase?")
+    # Only the row added since is read, and held in memory beside the mapped copy.
+    assert third["found"][0] == "bike" and third["read"] == 1 and third["tail"] == 1
+
+
+@needs_minilm
+def test_a_copy_another_process_extended_is_searched(pg_target: str) -> None:
+    with history(pg_target) as store:
+        store.index_messages()
+        assert sessions_of(store.search_messages(QUESTION))[0] == "cat"
+        held = store.semantic_index()._loaded  # type: ignore[union-attr]
+        assert held.read_rows == 4 and held.tail == 0  # written to the copy, then mapped
+        bike(pg_target)
+        other = shared_search(pg_target, "What kind of cycle did I purchase?", cache_after=1)
+        assert other["read"] == 1 and other["tail"] == 0  # appended its row to the copy
+        hits = store.search_messages("What kind of cycle did I purchase?")
+        assert sessions_of(hits)[0] == "bike"
+        # This process searches the copy as extended: the new row is not read from the server.
+        assert held.read_rows == 4 and held.rows == 5 and held.tail == 0
+
+
+def damage(copy: Path, how: str) -> None:
+    """Leave the local copy as a crash or a stray writer would."""
+    data = copy.read_bytes()
+    if how == "torn append":  # records written, the stamp never updated
+        copy.write_bytes(data + data[-700:])
+    elif how == "truncated":
+        copy.write_bytes(data[: len(data) // 2])
+    else:  # a vector's bytes changed, its size and time put back
+        stat = copy.stat()
+        copy.write_bytes(data[:-8] + b"\x7f" * 8)
+        os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+@needs_minilm
+@pytest.mark.parametrize("how", ["torn append", "truncated", "changed in place"])
+def test_a_torn_or_damaged_copy_is_rejected_and_written_again(
+    pg_target: str, hermes_home: Path, how: str
+) -> None:
+    with history(pg_target) as store:
+        store.index_messages()
+    first = shared_search(pg_target)
+    [copy] = (hermes_home / "cache").glob("pgvectors-*.bin")
+    damage(copy, how)
+    rejected = shared_search(pg_target)
+    assert rejected["found"] == first["found"]
+    assert not rejected["cached"] and rejected["read"] == 4  # every row from the server
+    again = shared_search(pg_target)
+    assert again["found"] == first["found"] and again["cached"] and again["read"] == 0
+
+
+@needs_minilm
+def test_without_a_writable_cache_folder_the_vectors_stay_in_memory(
+    pg_target: str, hermes_home: Path
+) -> None:
+    with history(pg_target) as store:
+        store.index_messages()
+    bike(pg_target)
+    question = "What kind of cycle did I purchase?"
+    mapped = shared_search(pg_target, question)
+    shutil.rmtree(hermes_home / "cache")
+    (hermes_home / "cache").write_text("not a folder")
+    for _ in range(2):  # every new process reads every row, and finds the same
+        alone = shared_search(pg_target, question, cache_after=1)
+        assert alone["found"] == mapped["found"] and alone["found"][0] == "bike"
+        assert alone["read"] == 5 and alone["tail"] == 5 and not alone["mapped"]
+    with open_session_store(pg_target, semantic="on") as store:
+        assert sessions_of(store.search_messages(question))[0] == "bike"
+        held = store.semantic_index()._loaded  # type: ignore[union-attr]
+        store.search_messages(QUESTION)  # later searches read nothing again
+        assert held.read_rows == 5 and held.tail == 5
+
+
+@needs_minilm
+def test_processes_starting_at_once_agree_and_leave_one_valid_copy(pg_target: str) -> None:
+    with history(pg_target) as store:
+        store.index_messages()
+    bike(pg_target)
+    question = "What kind of cycle did I purchase?"
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", SHARED_SCRIPT, pg_target, question, "1"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
+    outputs = [run.communicate(timeout=300) for run in runs]
+    assert all(run.returncode == 0 for run in runs), [err for _, err in outputs]
+    found = {tuple(json.loads(out)["found"]) for out in (out for out, _ in outputs)}
+    assert len(found) == 1 and next(iter(found))[0] == "bike"
+    after = shared_search(pg_target, question)
+    assert after["cached"] and after["read"] == 0 and after["rows"] == 5
+
+
+@needs_minilm
+def test_vectors_read_a_page_at_a_time_are_the_same(
+    pg_target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_core.sessions import pgsemantic
+
+    with history(pg_target) as store:
+        store.index_messages()
+    bike(pg_target)
+    question = "What kind of cycle did I purchase?"
+    whole = shared_search(pg_target, question)
+    shutil.rmtree(Path(os.environ["HERMES_HOME"]) / "cache")
+    monkeypatch.setattr(pgsemantic, "PAGE", 2)  # five rows: three statements
+    with open_session_store(pg_target, semantic="on") as store:
+        assert sessions_of(store.search_messages(question)) == whole["found"]
+        held = store.semantic_index()._loaded  # type: ignore[union-attr]
+        assert held.read_rows == 5 and held.rows == 5 and held.tail == 0

@@ -248,3 +248,49 @@ def test_enough_neighbours_are_found_when_most_of_the_nearest_changed(tmp_path: 
         finally:
             index.close()
     assert len(found) == 4 and set(found) <= {1, 2, 3, 4, 5}  # four of the five unchanged
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    first=st.integers(0, 5),
+    added=st.integers(1, 5),
+    at=st.integers(0, 10_000),
+    damage=st.binary(min_size=1, max_size=8),
+)
+def test_records_appended_after_checked_ones_are_checked(
+    tmp_path: Path, first: int, added: int, at: int, damage: bytes
+) -> None:
+    # A process that checked a file maps it again after another appended: only the new
+    # records are summed, and damage among them is still caught.
+    import numpy as np
+
+    from hermes_core.sessions.vectorfile import append, record_bytes, write
+
+    path = tmp_path / f"v-{first}-{added}.bin"
+    rng = np.random.default_rng(first * 10 + added)
+
+    def rows(n: int, start: int) -> tuple[object, object, object]:
+        return np.arange(start, start + n), np.arange(n, dtype=np.uint32), rng.random((n, 4))
+
+    before = write(path, 4, *rows(first, 0))
+    after = append(path, before, *rows(added, first))
+    assert after is not None
+    whole = map_file(path, after)
+    assert whole is not None
+    again = map_file(path, after, checked=before)
+    assert again is not None and np.array_equal(again.matrix, whole.matrix)
+    status = os.stat(path)
+    span = added * record_bytes(4)
+    with open(path, "r+b") as handle:
+        handle.seek(HEADER_BYTES + first * record_bytes(4) + at % (span - len(damage) + 1))
+        old = handle.read(len(damage))
+        handle.seek(-len(damage), os.SEEK_CUR)
+        handle.write(damage)
+    os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns))
+    if old != damage:
+        assert map_file(path, after, checked=before) is None
+    other = Stamp("00" * 16, 4, first, before.size, before.mtime_ns, before.total)
+    if old != damage:  # a stamp of another file (nonce) checks everything
+        assert map_file(path, after, checked=other) is None

@@ -59,6 +59,7 @@ from hermes_core.sessions.neighbours import (
     source_text,
 )
 from hermes_core.sessions.pgvectorcache import Cached, VectorCache
+from hermes_core.sessions.vectorfile import Stamp
 
 __all__ = ["RECHECK", "PgSemanticIndex", "count_not_embedded", "reopen_range"]
 
@@ -72,8 +73,8 @@ BULK_BATCH = 256
 """Messages embedded per step without a time budget (``sessions index``): each step is three
 round trips to the server, so bigger steps than a budgeted catch-up's (:data:`BATCH`)."""
 CACHE_AFTER = 1_000
-"""Rows added since the local cache was written after which it is written again (or a
-tenth of its rows, when more)."""
+"""Rows held in memory after which they are appended to the local copy (so a process
+holds at most about this many, 1.5 MB, beside the mapped file)."""
 RECHECK = 2_000
 """The newest ids of the embedded range checked for messages committed after an indexer
 read past them (see the module docstring)."""
@@ -144,17 +145,26 @@ def count_not_embedded(read: Reader) -> int:
 
 
 class _Loaded(Held):
-    """One encoder's vectors of one database in memory, shared by the process's indexes of
-    it, grown by the rows added since (``seq`` above :attr:`seen`)."""
+    """One encoder's vectors of one database, shared by the process's indexes of it: the
+    local copy mapped (:attr:`file`, shared with every process of the machine that maps it)
+    and in memory only the rows read after it (the tail), grown by the rows added since
+    (``seq`` above :attr:`seen`). Without a local copy the tail holds every row."""
 
     def __init__(self) -> None:
         super().__init__()
         self.lock = threading.Lock()
         self.encoding: tuple[int, str] | None = None  # (encoder row id, nonce) held
         self.seen = 0  # the highest seq held
-        self.rows = 0  # rows held (the arrays' capacity may be larger)
-        self.cached = False  # whether the rows first held came from the local cache
+        self.rows = 0  # rows held: the file's and the tail's
+        self.cached = False  # whether the rows first held came from a local copy
         self.messages = 0  # distinct messages held, for telling when to read all again
+        self.read_rows = 0  # vector rows this process read from the server
+        self.file: Cached | None = None  # the local copy mapped
+        self.rewrite = False  # write the local copy anew (not append to it)
+        self.retry = 0  # tail rows at which keeping the copy is tried again after a failure
+        self.parts: tuple[Any, ...] = ()  # the matrices searched, in row order
+        self.tail = 0  # rows in memory (the arrays' capacity may be larger)
+        self._seqs: Any = None
         self._ids: Any = None
         self._checksums: Any = None
         self._matrix: Any = None
@@ -162,46 +172,139 @@ class _Loaded(Held):
     def reset(self, encoding: tuple[int, str] | None, dims: int) -> None:
         import numpy as np
 
-        self.encoding, self.seen, self.rows, self.messages = encoding, 0, 0, 0
-        self.cached = False
+        self.encoding, self.seen, self.messages, self.tail = encoding, 0, 0, 0
+        self.cached, self.file, self.rewrite, self.retry = False, None, False, 0
+        self._seqs = np.zeros(0, np.int64)
         self._ids = np.zeros(0, np.int64)
         self._checksums = np.zeros(0, np.uint32)
         self._matrix = np.zeros((0, dims), np.float32)
-        self.set(self._ids, self._checksums, self._matrix)
+        self._publish()
 
-    def adopt(self, cached: Cached) -> None:
-        """Hold the vectors of the local cache (mapped; copied only when rows are added)."""
+    def held_tail(self) -> tuple[Any, Any, Any]:
+        """The rows in memory: ids, checksums, matrix."""
+        t = self.tail
+        return self._ids[:t], self._checksums[:t], self._matrix[:t]
+
+    def everything(self) -> tuple[Any, Any, Any]:
+        """Every row held, the file's then the tail's (a copy when both have rows)."""
         import numpy as np
 
-        self.encoding, self.seen, self.rows = cached.encoding, cached.seen, len(cached.ids)
-        self.messages = len(np.unique(cached.ids))
-        self.cached = True
-        self._ids, self._checksums, self._matrix = cached.ids, cached.checksums, cached.matrix
-        self.set(self._ids, self._checksums, self._matrix)
+        tail = self.held_tail()
+        if self.file is None or not len(self.file.ids):
+            return tail
+        if not self.tail:
+            return self.file.ids, self.file.checksums, self.file.matrix
+        mapped = (self.file.ids, self.file.checksums, self.file.matrix)
+        return tuple(np.concatenate(pair) for pair in zip(mapped, tail, strict=True))  # type: ignore[return-value]
+
+    def use_file(self, cached: Cached) -> None:
+        """Search the mapped *cached* from now on: the tail keeps only the rows after it."""
+        import numpy as np
+
+        drop = int(np.searchsorted(self._seqs[: self.tail], cached.seen, side="right"))
+        kept, size = self.tail - drop, max(self.tail - drop, 1_024)
+        arrays = []  # new ones: a search may still be reading the old (and memory goes back)
+        for array in (self._seqs, self._ids, self._checksums, self._matrix):
+            fresh = np.zeros((size, *array.shape[1:]), array.dtype)
+            fresh[:kept] = array[drop : self.tail]
+            arrays.append(fresh)
+        self._seqs, self._ids, self._checksums, self._matrix = arrays
+        self.tail = kept
+        self.file = cached
+        self.seen = max(self.seen, cached.seen)
+        self._publish()
+        self.messages = len(np.unique(self.ids))
+
+    def reserve(self, rows: int, dims: int) -> None:
+        """Make room for *rows* more rows in memory."""
+        import numpy as np
+
+        need = self.tail + rows
+        if need > len(self._ids):
+            self._seqs = np.resize(self._seqs, need)
+            self._ids = np.resize(self._ids, need)
+            self._checksums = np.resize(self._checksums, need)
+            matrix = np.zeros((need, dims), np.float32)
+            matrix[: self.tail] = self._matrix[: self.tail]
+            self._matrix = matrix
 
     def extend(self, rows: Sequence[tuple[Any, ...]], dims: int) -> None:
         """Add *rows* (seq, message id, checksum, float16 vector, piece) after those held."""
         import numpy as np
 
-        rows = [row for row in rows if row[3]]  # a message without text has an empty row
+        rows = [row for row in rows if row[0] > self.seen]  # none twice, a read retried
+        self.read_rows += len(rows)
         if rows:
-            n = len(rows)
-            need = self.rows + n
-            if need > len(self._ids):  # grow by doubling: a search adds a few rows at a time
-                size = max(need, 2 * len(self._ids), 1_024)
-                self._ids = np.resize(self._ids, size)
-                self._checksums = np.resize(self._checksums, size)
-                matrix = np.zeros((size, dims), np.float32)
-                matrix[: self.rows] = self._matrix[: self.rows]
-                self._matrix = matrix
-            at = slice(self.rows, need)
-            self._ids[at] = np.fromiter((row[1] for row in rows), np.int64, n)
-            self._checksums[at] = np.fromiter((row[2] & 0xFFFFFFFF for row in rows), np.uint32, n)
-            halves = np.frombuffer(b"".join(bytes(row[3]) for row in rows), dtype="<f2")
-            self._matrix[at] = halves.reshape(n, dims)
-            self.rows = need
-            self.messages += sum(1 for row in rows if row[4] == 0)
-        self.set(self._ids[: self.rows], self._checksums[: self.rows], self._matrix[: self.rows])
+            self.seen = int(rows[-1][0])
+        rows = [row for row in rows if row[3]]  # a message without text has an empty row
+        if not rows:
+            return
+        n = len(rows)
+        need = self.tail + n
+        if need > len(self._ids):  # grow by doubling: a search adds a few rows at a time
+            self.reserve(max(need, 2 * len(self._ids), 1_024) - self.tail, dims)
+        at = slice(self.tail, need)
+        self._seqs[at] = np.fromiter((row[0] for row in rows), np.int64, n)
+        self._ids[at] = np.fromiter((row[1] for row in rows), np.int64, n)
+        self._checksums[at] = np.fromiter((row[2] & 0xFFFFFFFF for row in rows), np.uint32, n)
+        halves = np.frombuffer(b"".join(bytes(row[3]) for row in rows), dtype="<f2")
+        self._matrix[at] = halves.reshape(n, dims)
+        self.tail = need
+        self.messages += sum(1 for row in rows if row[4] == 0)
+        self._publish()
+
+    def _publish(self) -> None:
+        """What a search reads: the file's rows then the tail's (their ids and checksums
+        side by side; the matrices apart, so the file's is never copied)."""
+        import numpy as np
+
+        tail = self.held_tail()
+        parts = (
+            [tail]
+            if self.file is None
+            else [(self.file.ids, self.file.checksums, self.file.matrix), tail]
+        )
+        parts = [part for part in parts if len(part[0])] or [tail]
+        if len(parts) == 1:
+            ids, checksums = parts[0][0], parts[0][1]
+        else:
+            ids = np.concatenate([part[0] for part in parts])
+            checksums = np.concatenate([part[1] for part in parts])
+        self.set(ids, checksums, parts[0][2] if len(parts) == 1 else None)
+        self.parts = tuple(part[2] for part in parts)
+        self.rows = len(ids)
+
+
+def _newer(loaded: _Loaded, found: Cached, top: int) -> bool:
+    """Whether the local copy *found* holds more than the one *loaded* maps, and no row
+    above *top* (the database's newest): a copy of a table restored to fewer rows is not."""
+    if found.seen > top:
+        return False
+    if loaded.file is None:
+        return True
+    return found.stamp != loaded.file.stamp and found.seen >= loaded.file.seen
+
+
+def _stamp(loaded: _Loaded) -> Stamp | None:
+    """The stamp of the copy *loaded* maps (its records were checked when mapped)."""
+    return None if loaded.file is None else loaded.file.stamp
+
+
+def _similarity(parts: Sequence[Any], newest: Any, query: Any) -> Any:
+    """Each held row's similarity to *query*, part by part (only the newest rows', when
+    *newest* names them), as :func:`~hermes_core.sessions.neighbours.scores` of one matrix."""
+    import numpy as np
+
+    out, start = [], 0
+    for part in parts:
+        held = Held()
+        held.matrix = part
+        if newest is not None:
+            low, high = np.searchsorted(newest, [start, start + len(part)])
+            held.newest = newest[low:high] - start
+        out.append(scores(held, query))
+        start += len(part)
+    return out[0] if len(out) == 1 else np.concatenate(out)
 
 
 _SHARED: weakref.WeakValueDictionary[tuple[str, str], _Loaded] = weakref.WeakValueDictionary()
@@ -219,8 +322,10 @@ def _shared(url: str, name: str) -> _Loaded:
 
 _READ_ROWS = (
     "SELECT seq, message_id, checksum, vector, piece FROM message_vectors "
-    "WHERE encoder = %s AND seq > %s ORDER BY seq"
+    "WHERE encoder = %s AND seq > %s ORDER BY seq LIMIT %s"
 )
+PAGE = 10_000
+"""Vector rows read from the server per statement."""
 
 
 class PgSemanticIndex:
@@ -463,47 +568,96 @@ class PgSemanticIndex:
 
     # -- searching -------------------------------------------------------------------------
     def refresh(self, read: Reader) -> None:
-        """Bring the vectors held in memory up to date: the rows added since they were
-        read, or all of them (from the local cache, :mod:`~hermes_core.sessions.pgvectorcache`,
-        when it agrees with the database) when the table was emptied or restored since
-        (another ``nonce``, or fewer rows), or more than a tenth of the messages held are
-        gone."""
+        """Bring the vectors held up to date: the rows added since they were read, or all of
+        them when the table was emptied or restored since (another ``nonce``, or fewer
+        rows), or more than a tenth of the messages held are gone.
+
+        With a local copy (:mod:`~hermes_core.sessions.pgvectorcache`) the rows come from
+        it as far as the database agrees, mapped, not read: a copy another process of the
+        machine extended is searched from then on; the rows read from the server are
+        appended to it once there are :data:`CACHE_AFTER` (or written whole, the first
+        time), so a process holds only those in memory.
+        """
         loaded = self._loaded
         dims = self.encoder.dims
+        cache = self._cache
         with loaded.lock:
 
-            def fetch(conn: Any) -> tuple[tuple[int, str] | None, list[Any], int]:
+            def fetch(conn: Any) -> tuple[tuple[int, str] | None, int]:
                 encoding = self._encoding(conn)
                 if encoding is None:
                     loaded.reset(None, dims)
-                    return None, [], 0
+                    return None, 0
                 key = (encoding.id, encoding.nonce)
                 top = conn.execute(
                     "SELECT COALESCE(max(seq), 0) FROM message_vectors WHERE encoder = %s",
                     (encoding.id,),
                 ).fetchone()[0]
                 stale = loaded.ids is None or loaded.encoding != key or top < loaded.seen
-                if not stale and self._embedded is not None:
-                    stale = loaded.messages > 1.1 * self._embedded + 100
-                if stale:
+                gone = (
+                    not stale
+                    and self._embedded is not None
+                    and loaded.messages > 1.1 * self._embedded + 100
+                )
+                if stale or gone:
                     loaded.reset(key, dims)
-                    cached = self._cache.load(key) if self._cache is not None else None
-                    if cached is not None and cached.seen <= top:
-                        loaded.adopt(cached)
-                since = loaded.seen
-                return key, conn.execute(_READ_ROWS, (encoding.id, since)).fetchall(), since
+                    loaded.rewrite = gone  # the copy holds them too: read all, write anew
+                if cache is not None and not loaded.rewrite and (stale or cache.changed()):
+                    found = cache.load(key, _stamp(loaded))
+                    if found is not None and _newer(loaded, found, top):
+                        loaded.use_file(found)
+                        loaded.cached = loaded.cached or stale
+                if not loaded.seen:  # every row: room for them at once, not by doubling
+                    count = conn.execute(
+                        "SELECT count(*) FROM message_vectors WHERE encoder = %s AND seq > %s",
+                        (encoding.id, loaded.seen),
+                    ).fetchone()[0]
+                    loaded.reserve(int(count), dims)
+                while True:  # a page at a time: never every row as Python objects at once
+                    rows = conn.execute(_READ_ROWS, (encoding.id, loaded.seen, PAGE)).fetchall()
+                    loaded.extend(rows, dims)
+                    if len(rows) < PAGE:
+                        return key, top
 
-            key, rows, since = read(fetch)
-            if rows:
-                loaded.extend(rows, dims)
-                loaded.seen = int(rows[-1][0])
-            cache = self._cache
-            if key is None or cache is None or not loaded.rows:
-                return
-            if (since == 0 and rows) or loaded.rows >= cache.rows + max(
-                CACHE_AFTER, cache.rows // 10
-            ):
-                cache.save(key, loaded.seen, loaded.ids, loaded.checksums, loaded.matrix)
+            key, top = read(fetch)
+            if key is not None and cache is not None:
+                self._keep(cache, key, top)
+
+    def _keep(self, cache: VectorCache, key: tuple[int, str], top: int) -> None:
+        """Move the rows held in memory into the local copy, when there are enough: after
+        the rows another process added to it meanwhile, appended, or the file written anew
+        (the first time, or when it is not what this process mapped)."""
+        loaded = self._loaded
+        least = 0 if loaded.rewrite else 1 if loaded.file is None else CACHE_AFTER
+        if loaded.tail < max(least, loaded.retry):
+            return
+        try:
+            with cache.locked():
+                current = loaded.file
+                if loaded.rewrite:
+                    current = None
+                elif current is None or cache.changed():  # else what this process mapped
+                    current = cache.load_locked(key, _stamp(loaded))
+                if current is not None and current.seen > max(top, loaded.seen):
+                    return  # written since this search's snapshot: taken up by the next
+                if current is not None and _newer(loaded, current, max(top, loaded.seen)):
+                    loaded.use_file(current)
+                ids, checksums, matrix = loaded.held_tail()
+                if not len(ids) and not loaded.rewrite:
+                    return
+                mapped = loaded.file
+                if current is not None and mapped is not None and current.stamp == mapped.stamp:
+                    written = cache.append(mapped, loaded.seen, ids, checksums, matrix)
+                else:
+                    written = cache.write(key, loaded.seen, *loaded.everything())
+                if written is None:
+                    raise OSError("the local copy changed while it was written")
+        except OSError as exc:
+            log.info("cannot keep a local copy of the message vectors in %s (%s)", cache.path, exc)
+            loaded.retry = loaded.tail + CACHE_AFTER
+            return
+        loaded.use_file(written)
+        loaded.rewrite, loaded.retry = False, 0
 
     def nearest(self, read: Reader, text: str, k: int) -> list[int]:
         """The ids of the *k* messages nearest to *text* (by their nearest piece), best first,
@@ -521,15 +675,15 @@ class PgSemanticIndex:
             self.refresh(read)
         query = self.encoder.encode([query_text(text)])[0]
         with loaded.lock:
-            ids, checksums, matrix, newest = (
+            ids, checksums, parts, newest = (
                 loaded.ids,
                 loaded.checksums,
-                loaded.matrix,
+                loaded.parts,
                 loaded.newest,
             )
         held = Held()
-        held.ids, held.checksums, held.matrix, held.newest = ids, checksums, matrix, newest
-        similarity = scores(held, query.astype(np.float32))
+        held.ids, held.checksums, held.newest = ids, checksums, newest
+        similarity = _similarity(parts, newest, query.astype(np.float32))
         want = k + SPARE
         while True:  # read a few more than k; more only when too many are gone or changed
             found = best(held, similarity, want)

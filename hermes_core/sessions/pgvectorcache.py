@@ -1,16 +1,22 @@
-"""A local copy of a PostgreSQL store's message vectors, so a new process does not read
-them all from the server.
+"""A local copy of a PostgreSQL store's message vectors, mapped by every process of the
+machine instead of each holding its own copy in memory.
 
-A long-lived process (the agent, a gateway) reads ``message_vectors`` once; a one-shot
-``hermes-memory sessions search`` would read every vector on every run. This file keeps
-what a process last read, in ``$HERMES_HOME/cache/``: the vectors in the flat format of
-:mod:`~hermes_core.sessions.vectorfile` (``pgvectors-<key>.bin``, mapped, not read) and
-beside it what they are (``.json``): the encoder row's id and nonce and the highest
-``seq`` held. A process trusts it only as far as the database agrees: the encoder row
-must still carry that nonce (a table emptied or restored gives it a new one) and hold
-rows up to that ``seq``; the rows written since are read from the server as usual, and a
-file that is not as its stamp says (torn, truncated, replaced) is not used. It is a cache:
-deleting it costs one full read; a folder where it cannot be written only logs.
+A process reads ``message_vectors`` once and then only the rows added since (by ``seq``).
+This file keeps those vectors in ``$HERMES_HOME/cache/``: the vectors in the flat format of
+:mod:`~hermes_core.sessions.vectorfile` (``pgvectors-<key>.bin``, memory-mapped: the
+operating system keeps one copy of its pages for every process that maps it) and beside it
+what they are (``.json``): the encoder row's id and nonce, the highest ``seq`` held and the
+file's :class:`~hermes_core.sessions.vectorfile.Stamp`. A process trusts it only as far as
+the database agrees: the encoder row must still carry that nonce (a table emptied or
+restored gives it a new one) and hold rows up to that ``seq``; a file that is not as its
+stamp says (torn, truncated, replaced, damaged) is not used, and is written again.
+
+Writers take an exclusive lock (``.lock``) and either append records after the stamped
+ones (:func:`~hermes_core.sessions.vectorfile.append`, then a new ``.json`` put in place
+by a rename) or write a new file (renamed over the old one): a process that mapped the
+file before keeps seeing the records it validated, never a torn one. Readers take the
+lock shared, so they never see a file longer than its stamp. It is a cache: deleting it
+costs one full read; a folder where it cannot be written only logs.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import hashlib
 import json
 import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -34,18 +41,19 @@ log = logging.getLogger(__name__)
 
 
 class Cached(NamedTuple):
-    """Vectors read from the cache: the encoder row they belong to, the highest seq held,
-    and the mapped arrays (read-only views)."""
+    """Vectors of the local copy: the encoder row they belong to, the highest seq held, the
+    file's stamp and the mapped arrays (read-only views of the file)."""
 
     encoding: tuple[int, str]
     seen: int
+    stamp: vectorfile.Stamp
     ids: Any
     checksums: Any
     matrix: Any
 
 
 class VectorCache:
-    """The cached vectors of encoder *model* of the database at *url* (its password is
+    """The local copy of encoder *model*'s vectors of the database at *url* (its password is
     not part of the file name; the name is a digest)."""
 
     def __init__(self, url: str, model: str, home: Path | None = None) -> None:
@@ -53,49 +61,101 @@ class VectorCache:
         folder = (home or get_hermes_home()) / "cache"
         self.path = folder / f"pgvectors-{key}.bin"
         self.meta = folder / f"pgvectors-{key}.json"
-        self.rows = 0
-        """Rows the file holds, as last read or written."""
+        self._looked: tuple[int, int, int] | None = None  # the .json last read or written
 
-    def load(self, encoding: tuple[int, str]) -> Cached | None:
-        """The cached vectors of *encoding* (the encoder row's id and nonce), or ``None``."""
+    def _status(self) -> tuple[int, int, int] | None:
+        try:
+            status = os.stat(self.meta)
+        except OSError:
+            return None
+        return (status.st_ino, status.st_mtime_ns, status.st_size)
+
+    def changed(self) -> bool:
+        """Whether the copy was written since this process last read or wrote it (one
+        ``stat``)."""
+        return self._status() != self._looked
+
+    @contextlib.contextmanager
+    def _locked(self, exclusive: bool) -> Iterator[None]:
+        if exclusive:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            lock = open(self.meta.with_suffix(".lock"), "a")  # noqa: SIM115
+        except OSError:
+            if exclusive:
+                raise
+            yield  # a folder this process cannot write: read without the lock
+            return
+        with lock:
+            fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            yield
+
+    def locked(self) -> contextlib.AbstractContextManager[None]:
+        """Hold the writers' lock (raises :class:`OSError` when the folder is not writable)."""
+        return self._locked(exclusive=True)
+
+    def load(
+        self, encoding: tuple[int, str], checked: vectorfile.Stamp | None = None
+    ) -> Cached | None:
+        """The copy's vectors of *encoding* (the encoder row's id and nonce), mapped, or
+        ``None``; *checked* is the stamp of the copy this process mapped before (only the
+        records appended since are checked again)."""
+        try:
+            with self._locked(exclusive=False):
+                return self.load_locked(encoding, checked)
+        except OSError:
+            return None
+
+    def load_locked(
+        self, encoding: tuple[int, str], checked: vectorfile.Stamp | None = None
+    ) -> Cached | None:
+        """:meth:`load`, for a caller that holds :meth:`locked`."""
+        self._looked = self._status()
         try:
             meta = json.loads(self.meta.read_text(encoding="utf-8"))
             stamp = vectorfile.Stamp.from_json(json.dumps(meta["file"]))
             if stamp is None or [meta["encoder"], meta["nonce"]] != list(encoding):
                 return None
-            mapped = vectorfile.map_file(self.path, stamp)
+            seen = int(meta["seen"])
+            mapped = vectorfile.map_file(self.path, stamp, checked)
         except (OSError, ValueError, KeyError, TypeError):
             return None
         if mapped is None:
             return None
-        self.rows = len(mapped.ids)
-        seen = int(meta["seen"])
-        return Cached(encoding, seen, mapped.ids, mapped.checksums, mapped.matrix)
+        return Cached(encoding, seen, stamp, mapped.ids, mapped.checksums, mapped.matrix)
 
-    def save(
+    def write(
         self, encoding: tuple[int, str], seen: int, ids: Any, checksums: Any, matrix: Any
-    ) -> None:
-        """Replace the cache with these vectors (whole or not at all; one writer at a time)."""
+    ) -> Cached | None:
+        """Replace the copy with these vectors (whole or not at all) and map it; the caller
+        holds :meth:`locked`."""
+        stamp = vectorfile.write(self.path, matrix.shape[1], ids, checksums, matrix)
+        return self._record(encoding, seen, stamp)
+
+    def append(
+        self, cached: Cached, seen: int, ids: Any, checksums: Any, matrix: Any
+    ) -> Cached | None:
+        """Add these vectors (those of seq up to *seen*) after *cached*'s and map the file
+        again; ``None`` (nothing written) when the file is no longer *cached*'s. The caller
+        holds :meth:`locked`."""
+        stamp = vectorfile.append(self.path, cached.stamp, ids, checksums, matrix)
+        return None if stamp is None else self._record(cached.encoding, seen, stamp)
+
+    def _record(
+        self, encoding: tuple[int, str], seen: int, stamp: vectorfile.Stamp
+    ) -> Cached | None:
+        fields = {
+            "encoder": encoding[0],
+            "nonce": encoding[1],
+            "seen": int(seen),
+            "file": json.loads(stamp.to_json()),
+        }
+        temporary = self.meta.with_name(f"{self.meta.name}.{os.getpid()}.tmp")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.meta.with_suffix(".lock"), "w") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                stamp = vectorfile.write(self.path, matrix.shape[1], ids, checksums, matrix)
-                fields = {
-                    "encoder": encoding[0],
-                    "nonce": encoding[1],
-                    "seen": int(seen),
-                    "file": json.loads(stamp.to_json()),
-                }
-                temporary = self.meta.with_name(f"{self.meta.name}.{os.getpid()}.tmp")
-                try:
-                    temporary.write_text(json.dumps(fields), encoding="utf-8")
-                    restrict_permissions(temporary)
-                    os.replace(temporary, self.meta)
-                finally:
-                    with contextlib.suppress(OSError):
-                        temporary.unlink()
-        except OSError as exc:
-            log.info("cannot keep a local copy of the message vectors in %s (%s)", self.path, exc)
-            return
-        self.rows = len(ids)
+            temporary.write_text(json.dumps(fields), encoding="utf-8")
+            restrict_permissions(temporary)
+            os.replace(temporary, self.meta)
+        finally:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+        return self.load_locked(encoding, stamp)  # written here: nothing to check again

@@ -220,8 +220,11 @@ def unchanged(path: Path, stamp: Stamp) -> bool:
         return False
 
 
-def map_file(path: Path, stamp: Stamp) -> Mapped | None:
-    """The file at *path* mapped, when it is the one *stamp* describes; else ``None``."""
+def map_file(path: Path, stamp: Stamp, checked: Stamp | None = None) -> Mapped | None:
+    """The file at *path* mapped, when it is the one *stamp* describes; else ``None``.
+
+    *checked*: an earlier stamp of the same file (its nonce) whose records this process
+    already summed; only the records appended after them are summed again."""
     import numpy as np
 
     width = record_bytes(stamp.dims)
@@ -237,7 +240,12 @@ def map_file(path: Path, stamp: Stamp) -> Mapped | None:
             view = mmap.mmap(handle.fileno(), stamp.size, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
         return None
-    if _total(memoryview(view)[HEADER_BYTES:]) != stamp.total:
+    start, total = HEADER_BYTES, stamp.total
+    same = checked is not None and (checked.nonce, checked.dims) == (stamp.nonce, stamp.dims)
+    if checked is not None and same and checked.records <= stamp.records:
+        start += checked.records * width
+        total = (stamp.total - checked.total) % 2**64
+    if _total(memoryview(view)[start:]) != total:
         return None
     ids = np.ndarray((stamp.records,), "<i8", view, HEADER_BYTES, (width,))
     checksums = np.ndarray((stamp.records,), "<u4", view, HEADER_BYTES + 8, (width,))
