@@ -195,7 +195,8 @@ class _Loaded(Held):
         if not self.tail:
             return self.file.ids, self.file.checksums, self.file.matrix
         mapped = (self.file.ids, self.file.checksums, self.file.matrix)
-        return tuple(np.concatenate(pair) for pair in zip(mapped, tail, strict=True))  # type: ignore[return-value]
+        ids, checksums, matrix = (np.concatenate(pair) for pair in zip(mapped, tail, strict=True))
+        return ids, checksums, matrix
 
     def use_file(self, cached: Cached) -> None:
         """Search the mapped *cached* from now on: the tail keeps only the rows after it."""
