@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -144,3 +145,24 @@ def test_lists_and_dicts_changed_in_place_get_their_contents_back_and_are_named(
         "hermes_memory_builtin.session_search.DEFAULT_HIDDEN_SOURCES",
     ):
         assert f"changed {name} in place" in text
+
+
+def test_a_container_of_objects_compared_by_identity_is_not_taken_for_a_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its deep copy never equals it, so watching it would report every load: it is left."""
+    import types
+
+    from hermes_core.discovery.tamper import Replacement, watch
+
+    probe = types.ModuleType("hermes_core._tamper_probe")
+    probe.HANDLERS = {"a": object()}  # type: ignore[attr-defined]
+    probe.NAMES = ["a", "b"]  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, probe.__name__, probe)
+    found: list[Replacement] = []
+    handlers = probe.HANDLERS  # type: ignore[attr-defined]
+    with watch(found):
+        probe.NAMES.append("c")  # type: ignore[attr-defined]
+    assert [r.describe() for r in found] == ["changed hermes_core._tamper_probe.NAMES in place"]
+    assert probe.NAMES == ["a", "b"]  # type: ignore[attr-defined]
+    assert probe.HANDLERS is handlers and set(handlers) == {"a"}  # type: ignore[attr-defined]

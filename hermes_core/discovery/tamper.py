@@ -80,13 +80,17 @@ def _our_modules() -> Iterator[tuple[str, Any]]:
 
 
 def _containers() -> dict[_Key, tuple[Any, Any]]:
-    """Each upper-case list, dict and set our modules bind: ``(the object, a deep copy)``."""
+    """Each upper-case list, dict and set our modules bind: ``(the object, a deep copy)``;
+    one that deepcopy cannot take, or whose copy is not equal to it (objects compared by
+    identity), is left out: a later comparison could not tell a change."""
     found: dict[_Key, tuple[Any, Any]] = {}
     for module_name, module in _our_modules():
         for attribute, value in list(vars(module).items()):
             if attribute.isupper() and type(value) in _CONTAINER_TYPES:
-                with contextlib.suppress(Exception):  # a value deepcopy cannot take: left
-                    found[(module_name, "", attribute)] = (value, copy.deepcopy(value))
+                with contextlib.suppress(Exception):
+                    contents = copy.deepcopy(value)
+                    if contents == value:
+                        found[(module_name, "", attribute)] = (value, contents)
     return found
 
 
