@@ -1192,3 +1192,22 @@ def test_vectors_read_a_page_at_a_time_are_the_same(
         assert sessions_of(store.search_messages(question)) == whole["found"]
         held = store.semantic_index()._loaded  # type: ignore[union-attr]
         assert held.read_rows == 5 and held.rows == 5 and held.tail == 0
+
+
+@needs_minilm
+def test_without_shared_locks_the_copy_is_kept_under_the_writers_lock(
+    pg_target: str, hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Where the system has no shared flock (Windows), readers take the core's exclusive lock.
+    from hermes_core.sessions import pgvectorcache
+
+    monkeypatch.setattr(pgvectorcache, "fcntl", None)
+    with history(pg_target) as store:
+        store.index_messages()
+        assert sessions_of(store.search_messages(QUESTION))[0] == "cat"
+        held = store.semantic_index()._loaded  # type: ignore[union-attr]
+        assert held.file is not None and held.tail == 0  # written to the copy, then mapped
+    [copy] = (hermes_home / "cache").glob("pgvectors-*.bin")
+    cache = pgvectorcache.VectorCache(pg_target, "unused", home=hermes_home)
+    cache.path, cache.meta = copy, copy.with_suffix(".json")
+    assert cache.load(held.file.encoding) is not None  # read back under that lock

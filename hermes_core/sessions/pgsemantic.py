@@ -428,13 +428,13 @@ class PgSemanticIndex:
                 "high = GREATEST(high, %s) WHERE id = %s",
                 (low, high, encoding.id),
             )
-            alive = [
+            alive = {
                 row[0]
                 for row in conn.execute(
                     "SELECT id FROM messages WHERE id = ANY(%s) FOR KEY SHARE", (list(by_message),)
                 )
-            ]
-            kept = [row for row in signed if row[0] in set(alive)]
+            }
+            kept = [row for row in signed if row[0] in alive]
             if not kept:
                 return 0
             with conn.cursor() as cur:

@@ -15,14 +15,15 @@ Writers take an exclusive lock (``.lock``) and either append records after the s
 ones (:func:`~hermes_core.sessions.vectorfile.append`, then a new ``.json`` put in place
 by a rename) or write a new file (renamed over the old one): a process that mapped the
 file before keeps seeing the records it validated, never a torn one. Readers take the
-lock shared, so they never see a file longer than its stamp. It is a cache: deleting it
-costs one full read; a folder where it cannot be written only logs.
+lock shared, so they never see a file longer than its stamp (where the system has no
+shared ``flock``, as on Windows, they take the writers' lock, the core's
+:func:`~hermes_core.locking.exclusive_lock`). It is a cache: deleting it costs one full
+read; a folder where it cannot be written only logs.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import logging
@@ -31,11 +32,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from hermes_core import locking
+from hermes_core.errors import LockError
 from hermes_core.home import get_hermes_home
 from hermes_core.sessions import vectorfile
 from hermes_core.sessions.connection import restrict_permissions
 
 __all__ = ["Cached", "VectorCache"]
+
+try:
+    import fcntl
+except ImportError:  # no shared flock (Windows): readers take the writers' lock
+    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -80,14 +88,13 @@ class VectorCache:
         if exclusive:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            lock = open(self.meta.with_suffix(".lock"), "a")  # noqa: SIM115
+            lock = _lock(self.meta.with_suffix(".lock"), exclusive)
         except OSError:
             if exclusive:
                 raise
             yield  # a folder this process cannot write: read without the lock
             return
         with lock:
-            fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
             yield
 
     def locked(self) -> contextlib.AbstractContextManager[None]:
@@ -159,3 +166,22 @@ class VectorCache:
             with contextlib.suppress(OSError):
                 temporary.unlink()
         return self.load_locked(encoding, stamp)  # written here: nothing to check again
+
+
+def _lock(path: Path, exclusive: bool) -> contextlib.AbstractContextManager[Any]:
+    """*path* locked, shared unless *exclusive* where the system has shared locks (held
+    until the returned context ends); :class:`OSError` when it cannot be opened."""
+    if fcntl is None:
+        stack = contextlib.ExitStack()
+        try:
+            stack.enter_context(locking.exclusive_lock(path))
+        except LockError as exc:
+            raise OSError(str(exc)) from exc
+        return stack
+    lock = open(path, "a")  # noqa: SIM115
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+    except OSError:
+        lock.close()
+        raise
+    return lock
