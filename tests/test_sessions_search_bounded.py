@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from hermes_core.sessions import SessionStore
+from hermes_core.sessions.backends import open_session_store
 from hermes_core.sessions.routing import RANKED_CANDIDATES
 
 
@@ -48,3 +51,37 @@ def test_beyond_the_bound_the_newest_matches_are_ranked(tmp_path: Path) -> None:
         assert len(store.search_messages("kestrel", limit=RANKED_CANDIDATES + 11)) == (
             RANKED_CANDIDATES + 11
         )
+
+
+def cjk_history(where: str, newer: int) -> SessionStore:
+    """One old message saying 部署回滚 three times, then *newer* messages saying it once."""
+    store = open_session_store(where, semantic="off")
+    old = [{"role": "user", "content": "部署回滚，部署回滚，部署回滚"}]
+    filler = [
+        {"role": "user", "content": f"第{n}次记录：今天的部署回滚已经完成，服务恢复正常运行"}
+        for n in range(newer)
+    ]
+    store.import_sessions(
+        [
+            {"id": "old", "started_at": 1_000.0, "messages": old},
+            {"id": "newest", "started_at": 3_000.0, "messages": filler},
+        ]
+    )
+    return store
+
+
+@pytest.mark.parametrize("newer", [RANKED_CANDIDATES // 2])
+def test_within_the_bound_one_cjk_gram_ranks_every_match(session_backend: str, newer: int) -> None:
+    with cjk_history(session_backend, newer) as store:
+        assert store.search_messages("回滚", limit=5)[0]["session_id"] == "old"
+
+
+def test_one_cjk_gram_is_bounded_like_a_word(session_backend: str) -> None:
+    with cjk_history(session_backend, RANKED_CANDIDATES + 10) as store:
+        hits = store.search_messages("回滚", limit=50)
+        assert len(hits) == 50 and "old" not in {hit["session_id"] for hit in hits}
+        assert store.search_messages("回滚", limit=5) == hits[:5]
+        only_old = store.search_messages("回滚", limit=5, exclude_session_ids=["newest"])
+        assert [hit["session_id"] for hit in only_old] == ["old"]
+        # A phrase of grams (four characters) still has every match ranked.
+        assert store.search_messages("部署回滚", limit=5)[0]["session_id"] == "old"

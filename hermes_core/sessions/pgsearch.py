@@ -33,7 +33,7 @@ from hermes_core.sessions.pgrerank import Compounds
 from hermes_core.sessions.porter import text_stems
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
 from hermes_core.sessions.question import Plan, message_first, names_a_topic, plan_query
-from hermes_core.sessions.routing import RANKED_CANDIDATES, single_index
+from hermes_core.sessions.routing import RANKED_CANDIDATES, single_grams, single_index
 from hermes_core.sessions.schema import SCHEMA_VERSION, WORD_TOKENIZER
 from hermes_core.sessions.search import (
     BEST_MESSAGES_KEPT,
@@ -540,7 +540,8 @@ class PgSearch:
         bounded: bool = False,
     ) -> list[Row]:
         """The best *k* matches of *query* by BM25 (*bounded*: of its newest
-        :data:`~hermes_core.sessions.routing.RANKED_CANDIDATES` matches, unless CJK), then
+        :data:`~hermes_core.sessions.routing.RANKED_CANDIDATES` matches, unless a phrase of
+        CJK grams), then
         re-scored by *boosts* (each matched multiplies the score by 1 + its weight), as
         SQLite's candidates are."""
         # As SQLite's: a boost counts when the query and it are answered by one index of a
@@ -553,7 +554,7 @@ class PgSearch:
         ]
         stats = self._bm25(query)
         cjk = any(contains_cjk(term.text) for term in stats[0])
-        newest = RANKED_CANDIDATES if bounded and not cjk else None
+        newest = RANKED_CANDIDATES if bounded and (not cjk or single_grams(query)) else None
         first, first_params = self._first_ranking(query, max(k, RANKED_BY_FREQUENCY), stats, newest)
         terms, dfs, total, words = stats
         counted, counted_params = bm25_sql(

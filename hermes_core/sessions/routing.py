@@ -39,6 +39,7 @@ __all__ = [
     "compile_query",
     "fts_term",
     "route_term",
+    "single_grams",
     "single_index",
 ]
 
@@ -93,6 +94,17 @@ def _gram_expression(text: str) -> str:
         grams = run if len(run) <= 2 else " ".join(run[i : i + 2] for i in range(len(run) - 1))
         parts.append(f'"{grams}"')
     return parts[0] if len(parts) == 1 else "(" + " AND ".join(parts) + ")"
+
+
+def single_grams(query: ParsedQuery) -> bool:
+    """True when each CJK run of *query*'s terms is one gram (at most two characters), so
+    its gram-index expression has no phrase of several grams."""
+    return all(
+        len(query_gram(run)) <= 2
+        for clause in query.clauses
+        for term in (*clause.include, *clause.exclude)
+        for run in cjk_runs(term.text)
+    )
 
 
 def fts_term(term: Term, index: str, layout: Layout) -> str:
@@ -216,9 +228,9 @@ def compile_query(
 
     *boosts* multiply the BM25 score of rows that also match another query on
     the same index (``1 + weight`` per boost matched). *bounded*: a query answered
-    by the word or trigram index ranks only its newest :data:`RANKED_CANDIDATES`
-    matches (the matches of the CJK gram index, or of a query on several indexes, are
-    all ranked). The result is remembered
+    by the word or trigram index, or by single grams of the CJK gram index (two
+    characters), ranks only its newest :data:`RANKED_CANDIDATES` matches (a phrase of
+    grams, or a query on several indexes, has all its matches ranked). The result is remembered
     on *layout* (queries and their parameters are immutable).
     """
     key = (query, pending_grams, boosts, snippets, bounded)
@@ -268,8 +280,11 @@ def _compile(
         score = "rank" if factors else "NULL"
         newest = ""
         # The gram index holds only the rows with CJK (a few in a hundred), and its phrases
-        # match few of them: finding the bound would cost more than ranking them all.
-        if bounded and (layout.grams is None or index != layout.grams.name):
+        # (three or more characters) match few of them: finding the bound, which checks every
+        # match's positions again, would cost more than ranking them all. A single gram (two
+        # characters) can match thousands and is found without positions, so it is bounded.
+        on_grams = layout.grams is not None and index == layout.grams.name
+        if bounded and (not on_grams or single_grams(query)):
             # The rowid of the RANKED_CANDIDATES-th newest match (FTS5 walks its doclist
             # backwards without scoring); an unbounded :k (-1) ranks every match.
             newest = (
