@@ -251,6 +251,22 @@ def test_note_tool_result_and_a_new_turn(hermes_home: Path) -> None:
     assert list(origins(hermes_home)["user"].values()) == ["user"]
 
 
+def test_a_host_that_announces_every_turn_attributes_writes_after_record_as_before(
+    hermes_home: Path,
+) -> None:
+    """Outside MCP the end of a turn changes nothing: a write between ``record`` and the
+    next ``begin_turn`` still reads the last turn's user message, and ``model`` otherwise."""
+    with host_memory(hermes_home) as memory:
+        memory.begin_turn("I moved to Porto last spring.")
+        memory.record_turn("I moved to Porto last spring.", "Noted.")
+        said = {"action": "add", "target": "user", "content": "Moved to Porto last spring"}
+        assert json.loads(memory.call_tool("memory", said))["success"] is True
+        own = {"action": "add", "target": "memory", "content": "Deploys run on Fridays"}
+        assert json.loads(memory.call_tool("memory", own))["success"] is True
+    assert list(origins(hermes_home)["user"].values()) == ["user"]
+    assert list(origins(hermes_home)["memory"].values()) == ["model"]
+
+
 def test_an_external_providers_tool_output_counts_through_call_tool(hermes_home: Path) -> None:
     with host_memory(hermes_home, WebProvider()) as memory:
         memory.begin_turn("Look it up.")
