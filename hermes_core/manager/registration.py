@@ -1,8 +1,8 @@
 """A registered provider: what the manager reads from it once, at registration.
 
 Which hooks it really implements (the rest are skipped), which keywords its
-``sync_turn``/``on_turn_start``/``on_turn_end``/``on_pre_compress`` accept, its write shim and
-its prefetch lanes.
+``sync_turn``/``on_turn_start``/``on_turn_end``/``on_pre_compress`` accept, its
+write shim and its prefetch lanes.
 """
 
 from __future__ import annotations

@@ -8,9 +8,8 @@ repeats it is ``tool``-derived (a host that knows so can pass
 ``origin="tool"``). Any other write is ``model``-written, except where the host
 cannot see the turn's tool results (an MCP client, outside a turn it described
 from start to hand-over): there it is ``client``, since it may repeat text
-memory never saw. The
-builtin's own ``session_search`` results are past conversation, not untrusted
-input, and do not count.
+memory never saw. The builtin's own ``session_search`` results are past
+conversation, not untrusted input, and do not count.
 
 A write is held for review when it is tool-derived, or when the learned
 detector scores it in its review band; a ``client`` write already from the
