@@ -84,6 +84,8 @@ def measure_turns(home: Path, turns: int, warmup: int) -> Timing:
         for provider in providers:
             provider.prefetch(user, session_id="bare-session")
         for provider in providers:
+            provider.on_turn_end(i, session_id="bare-session")
+        for provider in providers:
             provider.sync_turn(user, reply, session_id="bare-session")
         bare = _since(start)
         start = _clock()
@@ -175,8 +177,9 @@ def render(turns: Timing, tools: Timing, sizes: tuple[int, int], quick: bool) ->
         _row(turns, "host", "`Memory.prepare` + `Memory.record_turn`", bare),
         "",
         f"The host API adds **{host - appended:.0f} µs** per turn at p50 over the bare hooks "
-        "plus the same `state.db` write. Most of it is the four bounded hook calls "
-        "(`on_turn_start`, `prefetch_all`, `sync_all`, `queue_prefetch_all`), each handed to a "
+        "plus the same `state.db` write. Most of it is the five bounded hook calls "
+        "(`on_turn_start`, `prefetch_all`, `on_turn_end`, `sync_all`, `queue_prefetch_all`), "
+        "each handed to a "
         "guard thread so that a provider that hangs costs its timeout, not the turn, and the "
         "background worker redacting the session's transcript for `sync_turn` (it grows with "
         "the session) competing for the interpreter; `AgentSession` makes the same calls.",

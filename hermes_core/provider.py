@@ -241,6 +241,10 @@ class MemoryProvider(ABC):
     def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
         """A user turn begins (before ``prefetch``); kwargs may carry model and token info."""
 
+    def on_turn_end(self, turn_number: int, **kwargs: Any) -> None:
+        """The turn that ``on_turn_start`` began has been handed over (the host recorded it),
+        before its ``sync_turn`` is queued; kwargs may carry ``session_id``."""
+
     def on_session_end(self, messages: list[dict[str, Any]]) -> None:
         """A real session boundary (exit, reset, expiry) with the whole transcript."""
 

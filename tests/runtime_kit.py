@@ -109,6 +109,9 @@ class RecordingProvider(MemoryProvider):
     def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
         self._record("on_turn_start", turn_number, message, **kwargs)
 
+    def on_turn_end(self, turn_number: int, **kwargs: Any) -> None:
+        self._record("on_turn_end", turn_number, **kwargs)
+
     def on_session_end(self, messages: list[dict[str, Any]]) -> None:
         self._record("on_session_end", messages)
 
@@ -157,6 +160,7 @@ FAULTY_HOOKS = (
     "handle_tool_call",
     "shutdown",
     "on_turn_start",
+    "on_turn_end",
     "on_session_end",
     "on_session_switch",
     "on_pre_compress",
@@ -238,6 +242,9 @@ class FaultyProvider(MemoryProvider):
 
     def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
         self._misbehave("on_turn_start")
+
+    def on_turn_end(self, turn_number: int, **kwargs: Any) -> None:
+        self._misbehave("on_turn_end")
 
     def on_session_end(self, messages: list[dict[str, Any]]) -> None:
         self._misbehave("on_session_end")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -162,6 +163,70 @@ def test_prepare_fences_recall_into_a_copy_and_record_stores_it_clean(hermes_hom
     (ended,) = provider.calls_to("on_session_end")
     assert [m["role"] for m in ended[0][0]] == ["user", "assistant"]
     assert provider.hooks()[-1] == "shutdown"
+
+
+def test_record_ends_the_begun_turn_before_its_sync(hermes_home: Path) -> None:
+    provider = RecordingProvider()
+    with with_external(hermes_home, provider) as memory:
+        memory.begin_turn("Where did I park?", recall=False)
+        memory.record_turn("Where did I park?", "On level 3.")
+        assert provider.calls_to("on_turn_end") == [((1,), {"session_id": memory.session_id})]
+        memory.record_turn("And the car?", "The blue one.")  # no turn was begun: none ends
+        assert memory.manager.flush_pending(5)
+        hooks = [h for h in provider.hooks() if h in ("on_turn_start", "on_turn_end", "sync_turn")]
+    assert hooks == ["on_turn_start", "on_turn_end", "sync_turn", "sync_turn"]
+
+
+class TurnEndFails(RecordingProvider):
+    """An external provider whose ``on_turn_end`` raises or hangs."""
+
+    def __init__(self, mode: str) -> None:
+        super().__init__()
+        self.mode = mode
+        self.release = threading.Event()
+
+    @property
+    def name(self) -> str:
+        return f"turn-end-{self.mode}"
+
+    def on_turn_end(self, turn_number: int, **kwargs: Any) -> None:
+        self._record("on_turn_end", turn_number)
+        if self.mode == "raise":
+            raise RuntimeError("turn end exploded")
+        self.release.wait(30)
+
+
+@pytest.mark.parametrize("mode", ["raise", "hang"])
+def test_a_failing_on_turn_end_costs_only_its_own_hook(
+    hermes_home: Path, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The builtin's ``on_turn_end`` still runs every turn (an MCP write after the hand-over
+    is ``client``) and every turn is still synced; the warning names the provider."""
+    provider = TurnEndFails(mode)
+    manager = MemoryManager(drain_timeout=5.0, external_prefetch_timeout=0.2)
+    manager.add_provider(load_builtin_provider())
+    manager.add_provider(provider)
+    settings = RuntimeSettings(platform="mcp", hook_timeout=0.5, prefetch_timeout=0.2)
+    memory = Memory(
+        manager, SessionStore(hermes_home / "state.db"), hermes_home=hermes_home, settings=settings
+    )
+    write = {"action": "add", "target": "memory", "content": "Deploys run on Fridays"}
+    try:
+        with memory, caplog.at_level(logging.WARNING, logger="hermes_core.manager"):
+            for turn in ("Deploys run on Fridays.", "Deploys run on Fridays, really."):
+                memory.begin_turn(turn, recall=False)
+                memory.record_turn(turn, "Noted.")
+            assert json.loads(memory.call_tool("memory", write))["success"] is True
+            assert memory.manager.flush_pending(5)
+            assert len(provider.calls_to("sync_turn")) == 2
+            assert len(provider.calls_to("on_turn_end")) == 2
+    finally:
+        provider.release.set()
+    assert memory.hook_failures == []
+    named = [r for r in caplog.records if f"'{provider.name}' on_turn_end" in r.getMessage()]
+    assert len(named) == 2
+    ledger = json.loads((hermes_home / "memories" / "MEMORY.origins.json").read_text())
+    assert list(ledger.values()) == ["client"]
 
 
 def test_initialize_gets_user_platform_and_session(hermes_home: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,9 @@ class Recorder(MemoryProvider):
 
     def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
         self._record("on_turn_start", turn_number, message, kwargs)
+
+    def on_turn_end(self, turn_number: int, **kwargs: Any) -> None:
+        self._record("on_turn_end", turn_number, kwargs)
 
     def on_session_end(self, messages: list[dict[str, Any]]) -> None:
         self._record("on_session_end", messages)
@@ -541,6 +545,51 @@ def test_on_turn_start_passes_only_declared_keywords_and_redacts_the_message() -
     assert picky.hook_calls("on_turn_start") == [(1, "key [redacted]", "m1")]
 
 
+def test_on_turn_end_reaches_a_legacy_hook_and_passes_only_declared_keywords() -> None:
+    class Legacy(Recorder):
+        def on_turn_end(self, turn_number: int) -> None:  # type: ignore[override]
+            self._record("on_turn_end", turn_number)
+
+    legacy = Legacy("builtin")
+    modern = Recorder("ext")
+    manager = manager_with(legacy, modern)
+    manager.on_turn_end(4, session_id="s1")
+    assert legacy.hook_calls("on_turn_end") == [(4,)]
+    assert modern.hook_calls("on_turn_end") == [(4, {"session_id": "s1"})]
+
+
+def test_a_provider_without_on_turn_end_is_not_called() -> None:
+    class Old(Recorder):
+        on_turn_end = MemoryProvider.on_turn_end  # the contract's no-op, as an old plugin has
+
+    old, new = Old("builtin"), Recorder("ext")
+    manager = manager_with(old, new)
+    manager.on_turn_end(1)
+    assert old.hook_calls("on_turn_end") == []
+    assert new.hook_calls("on_turn_end") == [(1, {})]
+
+
+def test_a_hung_on_turn_end_costs_only_its_own_hook(caplog: pytest.LogCaptureFixture) -> None:
+    release = threading.Event()
+
+    class Hung(Recorder):
+        def on_turn_end(self, turn_number: int, **kwargs: Any) -> None:
+            self._record("on_turn_end", turn_number, kwargs)
+            release.wait(30)
+
+    builtin, hung = Recorder("builtin"), Hung("ext")
+    manager = manager_with(builtin, hung, external_prefetch_timeout=0.2)
+    try:
+        with caplog.at_level(logging.WARNING, logger="hermes_core.manager"):
+            manager.on_turn_end(1)
+            manager.on_turn_end(2)
+    finally:
+        release.set()
+    assert builtin.hook_calls("on_turn_end") == [(1, {}), (2, {})]
+    warnings = [r.getMessage() for r in caplog.records if "on_turn_end" in r.getMessage()]
+    assert warnings == ["Memory provider 'ext' on_turn_end: did not return within 0.2s"] * 2
+
+
 def test_on_session_end_delivers_a_redacted_copy_and_isolates_failures(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -778,6 +827,7 @@ def test_a_failing_initialize_does_not_stop_the_others(caplog: pytest.LogCapture
         ("system_prompt_block", lambda m: m.build_system_prompt(), "WARNING"),
         ("prefetch", lambda m: m.prefetch_all("q"), "WARNING"),
         ("on_turn_start", lambda m: m.on_turn_start(1, "q"), "DEBUG"),
+        ("on_turn_end", lambda m: m.on_turn_end(1), "WARNING"),
         ("on_session_end", lambda m: m.on_session_end([]), "WARNING"),
         ("on_session_switch", lambda m: m.on_session_switch("s2"), "DEBUG"),
         ("on_pre_compress", lambda m: m.on_pre_compress([]), "DEBUG"),
@@ -845,6 +895,7 @@ def _flushed(call: Any) -> Any:
         ("system_prompt_block", lambda m: m.build_system_prompt()),
         ("prefetch", lambda m: m.prefetch_all("q")),
         ("on_turn_start", lambda m: m.on_turn_start(1, "q")),
+        ("on_turn_end", lambda m: m.on_turn_end(1)),
         ("sync_turn", _flushed(lambda m: m.sync_all("u", "a"))),
         ("queue_prefetch", _flushed(lambda m: m.queue_prefetch_all("q"))),
         ("on_session_end", lambda m: m.on_session_end([])),

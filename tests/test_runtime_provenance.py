@@ -251,6 +251,22 @@ def test_note_tool_result_and_a_new_turn(hermes_home: Path) -> None:
     assert list(origins(hermes_home)["user"].values()) == ["user"]
 
 
+def test_a_host_that_announces_every_turn_attributes_writes_after_record_as_before(
+    hermes_home: Path,
+) -> None:
+    """Outside MCP the end of a turn changes nothing: a write between ``record`` and the
+    next ``begin_turn`` still reads the last turn's user message, and ``model`` otherwise."""
+    with host_memory(hermes_home) as memory:
+        memory.begin_turn("I moved to Porto last spring.")
+        memory.record_turn("I moved to Porto last spring.", "Noted.")
+        said = {"action": "add", "target": "user", "content": "Moved to Porto last spring"}
+        assert json.loads(memory.call_tool("memory", said))["success"] is True
+        own = {"action": "add", "target": "memory", "content": "Deploys run on Fridays"}
+        assert json.loads(memory.call_tool("memory", own))["success"] is True
+    assert list(origins(hermes_home)["user"].values()) == ["user"]
+    assert list(origins(hermes_home)["memory"].values()) == ["model"]
+
+
 def test_an_external_providers_tool_output_counts_through_call_tool(hermes_home: Path) -> None:
     with host_memory(hermes_home, WebProvider()) as memory:
         memory.begin_turn("Look it up.")
@@ -315,3 +331,55 @@ def test_mcp_origins_client_until_note_turn_then_tool_user_and_model(hermes_home
         snapshot = later.system_prompt()
     assert "[client] Deploys run on Fridays" in snapshot
     assert "[model] Builds take four minutes" in snapshot
+
+
+def test_mcp_a_described_turn_ends_at_remember_turn(hermes_home: Path) -> None:
+    """``note_turn(user)`` describes one turn, which ``remember_turn`` ends: a write in the
+    next turn, before the client describes it, is ``client`` again (even one repeating the
+    finished turn's user message), while the finished turn's tool output still counts."""
+    pytest.importorskip("mcp")
+    import os
+
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", "from hermes_core.cli import main; main()", "mcp"],
+        env={**os.environ, "HERMES_HOME": str(hermes_home), "HERMES_SEMANTIC_SEARCH": "off"},
+    )
+    first = "I moved to Porto last spring and I work at the harbour."
+
+    async def add(client: Any, content: str, target: str = "memory") -> dict[str, Any]:
+        args = {"action": "add", "target": target, "content": content}
+        result = await client.call_tool("memory", args)
+        assert not result.is_error, result.content[0].text
+        return dict(json.loads(result.content[0].text))
+
+    async def run() -> dict[str, Any]:
+        async with Client(params) as client:
+            await client.call_tool("note_turn", {"user": first})
+            await client.call_tool("note_turn", {"tool_output": PAGE, "tool": "web"})
+            await add(client, "Moved to Porto last spring", target="user")
+            kept = await client.call_tool("remember_turn", {"user": first, "assistant": "Noted."})
+            assert not kept.is_error
+            # Turn 2, not described: nothing tells what the model read now.
+            await add(client, "Deploys run on Fridays")
+            await add(client, "Works at the harbour in Porto", target="user")
+            page = await add(client, FROM_PAGE)
+            # Turn 3, described: attributed as in any host.
+            await client.call_tool("note_turn", {"user": "Builds on CI take about four minutes."})
+            await add(client, "Builds on CI take about four minutes")
+            await add(client, "Release notes go out on Mondays")
+            return page
+
+    page = asyncio.run(run())
+    assert page["staged"] is True and page["origin"] == "tool"
+    assert sorted(origins(hermes_home)["user"].values()) == ["client", "user"]
+    assert sorted(origins(hermes_home)["memory"].values()) == ["client", "model", "user"]
+    with host_memory(hermes_home) as later:
+        snapshot = later.system_prompt()
+    assert "[user] Moved to Porto last spring" in snapshot
+    assert "[client] Deploys run on Fridays" in snapshot
+    assert "[client] Works at the harbour in Porto" in snapshot
+    assert "[user] Builds on CI take about four minutes" in snapshot
+    assert "[model] Release notes go out on Mondays" in snapshot

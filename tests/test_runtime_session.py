@@ -226,6 +226,7 @@ def test_hooks_run_in_lifecycle_order_with_their_arguments(
         "prefetch",
         "on_memory_write",
         "handle_tool_call",
+        "on_turn_end",
         "sync_turn",
         "queue_prefetch",
     ]
@@ -239,6 +240,7 @@ def test_hooks_run_in_lifecycle_order_with_their_arguments(
     ((args, kwargs),) = recorder.calls_to("on_memory_write")
     assert args == ("add", "user", "likes tea")
     assert recorder.calls_to("handle_tool_call") == [(("recorder_note", {"text": "n1"}), {})]
+    assert recorder.calls_to("on_turn_end") == [((1,), {"session_id": session_id})]
     ((args, kwargs),) = recorder.calls_to("sync_turn")
     assert args == ("I like tea, remember it", "done")
     assert kwargs["session_id"] == session_id

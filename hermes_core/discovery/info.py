@@ -38,6 +38,7 @@ OPTIONAL_HOOKS = (
     "handle_tool_call",
     "shutdown",
     "on_turn_start",
+    "on_turn_end",
     "on_session_end",
     "on_session_switch",
     "on_pre_compress",

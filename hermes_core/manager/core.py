@@ -34,6 +34,7 @@ from hermes_core.provider import (
     MemoryProvider,
 )
 from hermes_core.redaction import redact_egress
+from hermes_core.signatures import only_accepted
 from hermes_core.toolschema import RESERVED_TOOL_NAMES, normalize_tool_schema, schema_problem
 from hermes_core.workers import SKIPPED, TIMED_OUT, call_with_timeout
 
@@ -418,6 +419,25 @@ class MemoryManager:
                 contain(entry.provider.on_turn_start, turn_number, clean, **call_kwargs)
             except Exception as exc:
                 logger.debug("Memory provider '%s' on_turn_start: %s", entry.name, exc)
+
+    def on_turn_end(self, turn_number: int, **kwargs: Any) -> None:
+        """Tell providers the turn *turn_number* was handed over (before :meth:`sync_all`).
+
+        Each provider receives only the keyword arguments its hook declares. The
+        builtin runs inline, first; each external provider within
+        ``external_prefetch_timeout``. A failure or timeout is logged at WARNING,
+        naming the provider, and costs only that provider's hook.
+        """
+        for entry in self._targets.get("on_turn_end", ()):
+            hook = functools.partial(
+                entry.provider.on_turn_end, **only_accepted(entry.turn_end_keywords, kwargs)
+            )
+            try:
+                outcome = self._bounded(entry, "on_turn_end", hook, turn_number)
+                if outcome is TIMED_OUT:
+                    raise TimeoutError(f"did not return within {self._prefetch_timeout:g}s")
+            except Exception as exc:
+                logger.warning("Memory provider '%s' on_turn_end: %s", entry.name, exc)
 
     def prefetch_all(self, query: str, *, session_id: str = "") -> str:
         """Recall for this turn: every provider's ``prefetch``, joined by a blank line.

@@ -1,8 +1,8 @@
 """A registered provider: what the manager reads from it once, at registration.
 
 Which hooks it really implements (the rest are skipped), which keywords its
-``sync_turn``/``on_turn_start``/``on_pre_compress`` accept, its write shim and
-its prefetch lanes.
+``sync_turn``/``on_turn_start``/``on_turn_end``/``on_pre_compress`` accept, its
+write shim and its prefetch lanes.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ SKIPPABLE_HOOKS = (
     "queue_prefetch",
     "sync_turn",
     "on_turn_start",
+    "on_turn_end",
     "recall_status",
     "on_tool_result",
 )
@@ -57,6 +58,7 @@ class Registration:
     schemas: tuple[dict[str, Any], ...]
     hooks: frozenset[str]
     turn_start_keywords: frozenset[str] | None
+    turn_end_keywords: frozenset[str] | None
     sync_keywords: frozenset[str]
     pre_compress_takes_require: bool
     checkpoint_version: int | None
@@ -83,6 +85,7 @@ class Registration:
             schemas=schemas,
             hooks=hooks,
             turn_start_keywords=keyword_names(provider.on_turn_start, skip=2),
+            turn_end_keywords=keyword_names(provider.on_turn_end, skip=1),
             sync_keywords=(
                 SYNC_OPTIONAL_KEYWORDS
                 if sync_keywords is None

@@ -14,9 +14,10 @@ Tools are the session's memory tools (the builtin ``memory`` and
 what a turn is made of: the user's message (a memory write repeating it is
 recorded as said by the user) and the text of the client's own tool results
 (web pages, files, e-mails, other agents: a write repeating it is held for
-the user's review). The memory tools' own results count without it. Until a
-client describes a turn, the builtin records its writes as ``client``-written
-(the server cannot see what the model read) and screens them as untrusted.
+the user's review). The memory tools' own results count without it. A turn
+that ``note_turn`` began ends at ``remember_turn``; outside such a turn the
+builtin records a write nothing explains as ``client``-written (the server
+cannot see what the model read) and screens it as untrusted.
 Resources are the frozen snapshot, each memory file and the recent
 conversations.
 """
@@ -63,7 +64,8 @@ REMEMBER_TURN_TOOL: dict[str, Any] = {
     "description": (
         "Hand over a finished exchange of your conversation (what the user said and what "
         "you answered) so it is kept: stored in the conversation history that session_search "
-        "reads, and given to the memory provider. Call it once per exchange, after answering."
+        "reads, and given to the memory provider. Call it once per exchange, after answering; "
+        "it ends the turn note_turn began."
     ),
     "parameters": {
         "type": "object",
@@ -82,7 +84,7 @@ NOTE_TURN_TOOL: dict[str, Any] = {
         "Tell memory where this turn's text comes from, so an entry you save is recorded "
         "with its true origin (without it, entries are recorded as from an unseen client "
         "and held for review more readily). At the start of every turn give 'user', the "
-        "user's message. After "
+        "user's message; the turn lasts until remember_turn. After "
         "each tool result you read that memory did not give you (a web page, a file, an "
         "e-mail, another agent's message), give its text as 'tool_output': an entry that "
         "repeats it is held for the user's review instead of saved."

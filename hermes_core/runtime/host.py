@@ -16,14 +16,14 @@ server)::
 The lifecycle is Hermes Agent's: ``initialize_all`` at start, one frozen
 system-prompt block per session, fenced recall on the API copy of the user
 message only, tool calls through :meth:`MemoryManager.handle_tool_call`, the
-finished turn stored in ``state.db`` and handed to ``sync_turn`` and
-``queue_prefetch`` on the manager's background worker, and ``on_session_end``
-plus ``shutdown_all`` at close. Every tool result of a turn — the memory
-tools' and the host's own (web pages, files, e-mails, other agents) — is
-handed to :meth:`MemoryManager.on_tool_result` as untrusted text, so a memory
-write that repeats it is known to be tool-derived (the builtin holds it for the
-user's review). Every provider call is bounded by
-:class:`~hermes_core.runtime.guard.HookGuard`.
+finished turn stored in ``state.db``, ended (``on_turn_end``, at once) and
+handed to ``sync_turn`` and ``queue_prefetch`` on the manager's background
+worker, and ``on_session_end`` plus ``shutdown_all`` at close. Every tool
+result of a turn — the memory tools' and the host's own (web pages, files,
+e-mails, other agents) — is handed to :meth:`MemoryManager.on_tool_result`
+as untrusted text, so a memory write that repeats it is known to be
+tool-derived (the builtin holds it for the user's review). Every provider
+call is bounded by :class:`~hermes_core.runtime.guard.HookGuard`.
 """
 
 from __future__ import annotations
@@ -207,6 +207,8 @@ class Memory:
         self._tools: list[dict[str, Any]] = []
         self._transcript: list[dict[str, Any]] = []
         self._turn = 0
+        self._turn_open = False
+        """Whether the turn :meth:`begin_turn` began awaits its ``on_turn_end``."""
         self._last_recall: tuple[str, Recall] | None = None
         self._noted: set[str] = set()
         """Digests of the tool results of this turn already handed to the providers."""
@@ -362,15 +364,20 @@ class Memory:
         waits a little longer than that: a hung provider costs only its own block, never
         the builtin one.
         """
-        limit = max(self.settings.hook_timeout, self.manager.external_prefetch_timeout + 2.0)
         self._block = self.guard.call(
             "build_system_prompt",
             self.manager.build_system_prompt,
             default="",
             expect=str,
-            timeout=limit,
+            timeout=self._fan_out_timeout,
         )
         return self._block
+
+    @property
+    def _fan_out_timeout(self) -> float:
+        """Seconds to wait for a manager call that bounds each external provider by its
+        own timeout: a little longer, so that a hung provider costs only its own part."""
+        return max(self.settings.hook_timeout, self.manager.external_prefetch_timeout + 2.0)
 
     def record_system_prompt(self, prompt: str) -> None:
         """Store *prompt* as the session's system prompt in ``state.db`` (bookkeeping)."""
@@ -441,6 +448,7 @@ class Memory:
         with self._busy:
             self._ensure_started()
             self._turn += 1
+            self._turn_open = True
             self._noted = set()
             info = {
                 "model": self.model_name or "",
@@ -601,8 +609,9 @@ class Memory:
         Pass the turn's new messages (the user message, assistant tool-call steps
         with their ``tool`` results, the answer), not the whole history again.
         System messages are skipped and fenced recall is removed, so what is
-        stored is what was said. ``sync_turn`` and ``queue_prefetch`` run on
-        the manager's background worker.
+        stored is what was said. It ends the turn :meth:`begin_turn` began
+        (``on_turn_end``); ``sync_turn`` and ``queue_prefetch`` run on the
+        manager's background worker.
         """
         stored = [_unfenced(m) for m in messages if m.get("role") in _STORED_ROLES]
         if not stored:
@@ -660,23 +669,35 @@ class Memory:
     def finish_turn(
         self, user: str, assistant: str, *, messages: Sequence[dict[str, Any]] | None = None
     ) -> None:
-        """Hand a finished turn to ``sync_turn`` and warm the next recall (background)."""
-        self.guard.call(
-            "sync_all",
-            self.manager.sync_all,
-            user,
-            assistant,
-            default=None,
-            session_id=self._session_id,
-            messages=list(messages) if messages is not None else None,
-        )
-        self.guard.call(
-            "queue_prefetch_all",
-            self.manager.queue_prefetch_all,
-            user,
-            default=None,
-            session_id=self._session_id,
-        )
+        """End the turn :meth:`begin_turn` began (``on_turn_end``, at once), then hand it to
+        ``sync_turn`` and warm the next recall (background)."""
+        with self._busy:
+            if self._turn_open:
+                self._turn_open = False
+                self.guard.call(
+                    "on_turn_end",
+                    self.manager.on_turn_end,
+                    self._turn,
+                    default=None,
+                    timeout=self._fan_out_timeout,
+                    session_id=self._session_id,
+                )
+            self.guard.call(
+                "sync_all",
+                self.manager.sync_all,
+                user,
+                assistant,
+                default=None,
+                session_id=self._session_id,
+                messages=list(messages) if messages is not None else None,
+            )
+            self.guard.call(
+                "queue_prefetch_all",
+                self.manager.queue_prefetch_all,
+                user,
+                default=None,
+                session_id=self._session_id,
+            )
 
     def name_untitled(self, user_message: str) -> None:
         """Title an untitled session after its first user message (a taken title is skipped)."""

@@ -107,7 +107,7 @@ class AsyncMemory:
         await self.run(self.memory.note_tool_result, name, result, next_turn=next_turn)
 
     async def record(self, messages: Iterable[Mapping[str, Any]]) -> None:
-        """:meth:`Memory.record`: store a finished turn, then sync it (background)."""
+        """:meth:`Memory.record`: store a finished turn, end it, then sync it (background)."""
         await self.run(self.memory.record, list(messages))
 
     async def record_turn(

@@ -15,7 +15,8 @@ of Hermes Agent's lifecycle:
   copy of the user message only; the model call; tool calls routed through
   ``handle_tool_call`` in a bounded loop (``notify_memory_tool_write`` after
   ``memory`` calls); streamed text through ``StreamingContextScrubber``; the
-  messages persisted; ``sync_all`` and ``queue_prefetch_all`` (background);
+  messages persisted; ``on_turn_end`` (at once); ``sync_all`` and
+  ``queue_prefetch_all`` (background);
 * **compression** — at a share of the context window: ``on_pre_compress``, a
   checkpoint, the old session ended with ``end_reason='compression'``, a child
   with ``parent_session_id``, a numbered title, ``on_session_switch(new,

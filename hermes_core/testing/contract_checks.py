@@ -223,6 +223,7 @@ class ContractChecks(ConformanceHarness):
         """Hooks the host calls on the turn path hand their work to the background."""
         calls: list[tuple[str, Callable[[], Any]]] = [
             ("on_turn_start", lambda: provider.on_turn_start(1, query_text("violin"))),
+            ("on_turn_end", lambda: provider.on_turn_end(1, session_id=DEFAULT_SESSION)),
             (
                 "queue_prefetch",
                 lambda: provider.queue_prefetch(query_text("violin"), session_id=DEFAULT_SESSION),
@@ -276,6 +277,7 @@ class ContractChecks(ConformanceHarness):
             model="test-model",
             platform="cli",
         )
+        provider.on_turn_end(2, session_id=DEFAULT_SESSION)
         provider.on_delegation("summarise the notes", "done", child_session_id="child-1")
         schema = provider.get_config_schema()
         assert isinstance(schema, list) and all(

@@ -55,8 +55,8 @@ class ConformanceHarness:
     """Seconds ``prefetch`` may take (the manager abandons it after ``memory.prefetch_timeout``)."""
 
     nonblocking_budget: ClassVar[float] = 2.0
-    """Seconds ``sync_turn``, ``queue_prefetch``, ``on_turn_start`` and ``on_memory_write``
-    may take: the host expects them to hand work to the background."""
+    """Seconds ``sync_turn``, ``queue_prefetch``, ``on_turn_start``, ``on_turn_end`` and
+    ``on_memory_write`` may take: the host expects them to hand work to the background."""
 
     shutdown_budget: ClassVar[float] = 15.0
     """Seconds ``shutdown`` may take, queued writes included."""

@@ -6,10 +6,10 @@ tool output of the turn (web pages, files, e-mails, another agent) to
 :meth:`~hermes_memory_builtin.store.MemoryStore.note_tool_output`; a write that
 repeats it is ``tool``-derived (a host that knows so can pass
 ``origin="tool"``). Any other write is ``model``-written, except where the host
-cannot see the turn's tool results (an MCP client that has not described its
-turns): there it is ``client``, since it may repeat text memory never saw. The
-builtin's own ``session_search`` results are past conversation, not untrusted
-input, and do not count.
+cannot see the turn's tool results (an MCP client, outside a turn it described
+from start to hand-over): there it is ``client``, since it may repeat text
+memory never saw. The builtin's own ``session_search`` results are past
+conversation, not untrusted input, and do not count.
 
 A write is held for review when it is tool-derived, or when the learned
 detector scores it in its review band; a ``client`` write already from the

@@ -43,8 +43,8 @@ logger = logging.getLogger(__name__)
 SESSION_SEARCH_TOOL_NAME = "session_search"
 UNSEEN_TOOLS_PLATFORMS = frozenset({"mcp"})
 """Hosts whose clients run tools memory never sees (an MCP client reads other servers):
-until the client describes a turn (``on_turn_start``), a write nothing explains has
-origin ``client``, not ``model``."""
+outside a turn the client described (from ``on_turn_start`` to ``on_turn_end``), a
+write nothing explains has origin ``client``, not ``model``."""
 ARCHIVE_SEARCH_TOOL_NAME = "memory_search"
 _SESSION_SEARCH_MODULE = "hermes_memory_builtin.session_search"
 
@@ -343,12 +343,22 @@ class BuiltinMemoryProvider(MemoryProvider):
     def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
         """A new turn: restart the per-turn count of failed memory consolidations and
         remember the user's message (a write repeating it is user-stated). A host that
-        announces its turns describes them: writes nothing explains are ``model`` from now."""
+        announces its turns describes them: writes nothing explains are ``model``."""
         if self._store is not None:
             self._store.consolidation.start_turn()
             self._store.turn_user_message = message if isinstance(message, str) else None
             self._store.turn_tool_output = ""
             self._store.unattributed_origin = "model"
+
+    def on_turn_end(self, turn_number: int, **kwargs: Any) -> None:
+        """The turn was handed over. Where the host cannot see the client's tools (MCP), the
+        client described that turn only: until it describes the next, a write nothing explains
+        is ``client`` again and the finished turn's user message vouches for none. Its tool
+        output still counts (a repeat is ``tool``) until the next turn starts, as anywhere.
+        Elsewhere nothing changes: the host announces every turn."""
+        if self._store is not None and self._platform in UNSEEN_TOOLS_PLATFORMS:
+            self._store.turn_user_message = None
+            self._store.unattributed_origin = "client"
 
     def on_tool_result(self, tool_name: str, result: str, **kwargs: Any) -> None:
         """Untrusted output of a tool this turn (a web page, a file, another agent): a write

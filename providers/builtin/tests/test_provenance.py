@@ -126,6 +126,33 @@ def test_without_a_described_turn_an_mcp_write_is_from_the_client(hermes_home: P
     assert "[client] Deploys run on Fridays" in block and "[client] written through" in block
 
 
+@pytest.mark.parametrize(("platform", "after"), [("mcp", "client"), ("cli", "user")])
+def test_the_end_of_a_turn_ends_its_description_only_through_mcp(
+    hermes_home: Path, platform: str, after: str
+) -> None:
+    """After ``on_turn_end`` an MCP write is ``client`` again, even one repeating the finished
+    turn's user message, while its tool output still counts; a host that announces every
+    turn (any other platform) attributes as before, until the next turn starts."""
+    provider = BuiltinMemoryProvider()
+    provider.initialize("m1", hermes_home=str(hermes_home), platform=platform)
+    provider.on_turn_start(1, "I moved to Porto last spring")
+    provider.on_tool_result("web_fetch", PAGE, provider="")
+    provider.on_turn_end(1, session_id="m1")
+    call(provider, action="add", target="user", content="Moved to Porto last spring")
+    call(provider, action="add", target="memory", content="Builds run on Python 3.12")
+    copied = call(provider, action="add", target="memory", content=PAGE.split(": ", 1)[1])
+    assert copied["staged"] is True and copied["origin"] == "tool"
+    provider.on_turn_start(2, "My sister lives in Braga")
+    call(provider, action="add", target="user", content="Sister lives in Braga")
+    assert provider.store is not None
+    ledger = provider.store.entry_origins()
+    assert ledger.origin("user", "Moved to Porto last spring") == after
+    assert ledger.origin("memory", "Builds run on Python 3.12") == (
+        "client" if platform == "mcp" else "model"
+    )
+    assert ledger.origin("user", "Sister lives in Braga") == "user"
+
+
 def test_a_write_from_an_unseen_client_is_held_from_the_calibrated_threshold() -> None:
     """``client`` writes are held from the calibrated review threshold that detector.json
     records (never above the review band ``model`` writes are held from): never looser than
