@@ -316,11 +316,21 @@ FUSION_K = 60
 
 
 def searched_by_meaning(parsed: ParsedQuery, plan: Plan) -> bool:
-    """Whether semantic neighbours join the hits of *parsed*: a question, or two or more
-    keywords (a topic described, as a model's tool call often does); one word, quotes,
-    operators and prefixes stay literal."""
+    """Whether semantic neighbours join the hits of *parsed*: a short question, or two or
+    more keywords (a topic described, as a model's tool call often does); one word, quotes,
+    operators and prefixes stay literal, and so does a long question.
+
+    A long question (ranked message first, :func:`~hermes_core.sessions.question.message_first`:
+    a pasted turn, a request of several sentences) names many things, and BM25 over all its
+    words finds the messages sharing most of them; meaning reads the paragraph as one blur.
+    On the public sets' dev halves (``bench/calibrate_semantic.py``; RealMem's 397 long
+    queries) meaning's vote there, below the first full-text hit, won 12 questions at turn
+    R@5 and lost 7, and 14 for 7 at session R@5: neither above chance (sign test p 0.18,
+    0.09), and on the test half it lost (turn R@5 0.296 -> 0.281). On short questions
+    (REALTALK's 335) it won 14 for 4 at turn R@5 (p 0.015) and 19 for 6 at turn R@1.
+    """
     if plan.mode == "question":
-        return True
+        return not message_first(plan)
     return plan.mode == "keywords" and len(plan.keywords) >= 2
 
 
@@ -335,13 +345,6 @@ MEANING_WEIGHT = 0.1
 also the n-th nearest message scores 1 / (FUSION_K + r) + MEANING_WEIGHT / (FUSION_K + n). On
 the dev halves 0.1 gained most without losing: REALTALK turn R@1 0.21 -> 0.29, turn R@5
 0.46 -> 0.48; RealMem turn R@5 +0.5 points; 0.25 lost 1.6 points of RealMem turn R@5."""
-KEPT_BEFORE_MEANING = 1
-"""A long question's first full-text hits that meaning's vote leaves in place: its best message
-by BM25 shares many of its words, while meaning reads a paragraph as one blur. On RealMem's dev
-half (long users' turns, at d48cf35) the vote over all hits lowered turn R@1 from 0.115 to
-0.087; keeping the first kept it (0.113) and kept the vote's gains (session R@5 0.660 -> 0.676,
-turn R@5 0.315 -> 0.326); keeping the first of short questions too lost REALTALK's turn R@1
-gain (0.262 -> 0.292 with the vote, 0.262 without)."""
 AGREEMENT_NEIGHBOURS = 400
 """Nearest messages read for the vote: a full-text hit not among them gets none."""
 
@@ -370,22 +373,19 @@ def with_meaning(
     """The full-text *rows* of *parsed* with meaning taken in, as both backends rank:
     ``(rows, by_meaning, fused)``.
 
-    Meaning votes on the order of what the words found (:func:`_agreeing`); only where the
-    best conversation covers less than :data:`MEANING_BELOW_SHARE` of the question (*share*)
-    do the nearest messages (*neighbour_rows*: the neighbours that pass the search's
-    filters, as hit rows) join them (:func:`_fused`). A long question ranked message first
-    has no coverage measured: meaning only votes there, below its first full-text hit
-    (:data:`KEPT_BEFORE_MEANING`). The sessions the full-text ranking
-    put *first* stay first.
+    Meaning takes part only in the searches :func:`searched_by_meaning` names (a long
+    question keeps its full-text ranking exactly). It votes on the order of what the words
+    found (:func:`_agreeing`); only where the best conversation covers less than
+    :data:`MEANING_BELOW_SHARE` of the question (*share*) do the nearest messages
+    (*neighbour_rows*: the neighbours that pass the search's filters, as hit rows) join them
+    (:func:`_fused`). The sessions the full-text ranking put *first* stay first.
     """
     by_meaning = nearest is not None and searched_by_meaning(parsed, plan)
-    fused = by_meaning and not message_first(plan) and share < MEANING_BELOW_SHARE
+    fused = by_meaning and share < MEANING_BELOW_SHARE
     if nearest is not None and fused:
         rows = _fused(rows, neighbour_rows(nearest, parsed.text, depth), depth, first)
     elif nearest is not None and by_meaning:
-        kept = KEPT_BEFORE_MEANING if message_first(plan) else 0
-        agreed = _agreeing(rows[kept:], nearest(parsed.text, AGREEMENT_NEIGHBOURS), first)
-        rows = rows[:kept] + agreed
+        rows = _agreeing(rows, nearest(parsed.text, AGREEMENT_NEIGHBOURS), first)
     return rows, by_meaning, fused
 
 
