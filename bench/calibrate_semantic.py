@@ -45,9 +45,10 @@ from hermes_core.sessions import SessionStore  # noqa: E402
 from hermes_core.sessions.fetch import SearchFilters  # noqa: E402
 from hermes_core.sessions.importer import read_jsonl  # noqa: E402
 from hermes_core.sessions.query import parse_query  # noqa: E402
-from hermes_core.sessions.question import message_first, plan_query  # noqa: E402
+from hermes_core.sessions.question import is_passage, message_first, plan_query  # noqa: E402
 from hermes_core.sessions.search import (  # noqa: E402
     FUSION_K,
+    KEPT_BEFORE_MEANING,
     MEANING_BELOW_SHARE,
     MEANING_WEIGHT,
     NEAREST_CANDIDATES,
@@ -131,6 +132,7 @@ def _records(sample: dict[str, Any], questions: list[Question]) -> list[Record]:
                         "share": explain.get("share", 0.0),
                         "first": explain.get("first", ()),
                         "long": long,
+                        "passage": long and is_passage(question["q"]),
                         "neighbours": [(mid, session_of[mid]) for mid in unfiltered],
                         "bound": bound,
                     }
@@ -179,20 +181,20 @@ def _voted(r: Record, weight: float, kept: int = 0) -> list[tuple[int, str]]:
 def meaning_rule(
     short_weight: float = MEANING_WEIGHT,
     below: float = MEANING_BELOW_SHARE,
-    long_kept: int | None = None,
+    passage_kept: int | None = None,
+    long_kept: int | None = KEPT_BEFORE_MEANING,
     long_weight: float = MEANING_WEIGHT,
 ) -> Rule:
     """A short question: fused below coverage *below*, else voted on with *short_weight*; a
-    long one literal (*long_kept* None, the rule now) or voted on with *long_weight* below
-    its first *long_kept* hits (1: the rule before)."""
+    long one voted on with *long_weight* below its first *long_kept* hits (a passage: its
+    first *passage_kept*), or literal where that is None. The defaults are the rule now."""
 
     def rule(r: Record) -> list[tuple[int, str]]:
         if not r["neighbours"]:  # not searched by meaning
             return list(r["lexical"])
         if r["long"]:
-            if long_kept is None:
-                return list(r["lexical"])
-            return _voted(r, long_weight, long_kept)
+            kept = passage_kept if r["passage"] else long_kept
+            return list(r["lexical"]) if kept is None else _voted(r, long_weight, kept)
         if r["share"] < below:
             return _fused(r)
         return _voted(r, short_weight)
@@ -203,17 +205,25 @@ def meaning_rule(
 def rules() -> dict[str, Rule]:
     return {
         "full text": lambda r: list(r["lexical"]),
-        "before: long voted on below their first hit": meaning_rule(long_kept=1),
-        "long voted on below their first 2": meaning_rule(long_kept=2),
-        "long voted on below their first 3": meaning_rule(long_kept=3),
-        "long voted on below their first, x0.05": meaning_rule(long_kept=1, long_weight=0.05),
-        "long voted on, all hits": meaning_rule(long_kept=0),
-        "now: long literal": meaning_rule(),
+        "before: long voted on below their first hit": meaning_rule(passage_kept=1),
+        "passages voted on below their first 2": meaning_rule(passage_kept=2),
+        "passages voted on below their first 3": meaning_rule(passage_kept=3),
+        "long voted on below their first, x0.05": meaning_rule(passage_kept=1, long_weight=0.05),
+        "long voted on, all hits": meaning_rule(passage_kept=0, long_kept=0),
+        "every long question literal": meaning_rule(long_kept=None),
+        "now: passages literal": meaning_rule(),
         "now, short never fused": meaning_rule(below=0.0),
         "now, short voted x0.15": meaning_rule(short_weight=0.15),
         "now, short voted x0.2": meaning_rule(short_weight=0.2),
         "now, short voted x0.25": meaning_rule(short_weight=0.25),
     }
+
+
+def _kind(r: Record) -> str:
+    """The question's class for the rule: short, long of one sentence, or a passage."""
+    if not r["long"]:
+        return "short"
+    return "passage" if r["passage"] else "long, one sentence"
 
 
 METRICS = ("session R@1", "session R@5", "turn R@1", "turn R@5")
@@ -272,12 +282,8 @@ def main(argv: list[str] | None = None) -> int:
                 args.save.write_bytes(pickle.dumps(kept))
         records = kept[name]
         groups = sorted({g for r in records for g in (r["group"], *r["groups"])})
-        for group in ["all", "short", "long", *groups]:
-            chosen = [
-                r
-                for r in records
-                if group in ("all", r["group"], *r["groups"], "long" if r["long"] else "short")
-            ]
+        for group in ["all", "short", "long, one sentence", "passage", *groups]:
+            chosen = [r for r in records if group in ("all", r["group"], *r["groups"], _kind(r))]
             if not chosen:
                 continue
             print(f"\n### {name} {args.split}, {group} (n={len(chosen)})\n")

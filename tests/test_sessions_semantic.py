@@ -1002,6 +1002,10 @@ RENT = [
     "The rent for the flat is due on Friday, the landlord said.",
     "We walked along the river after dinner.",
 ]
+PASSAGE_RENT = (
+    "My landlord wants to raise the rent on my flat near the river again this year. "
+    "What did we say about rent increases and landlords?"
+)
 LONG_RENT = (
     "My landlord wants to raise the rent on my flat near the river again this year, "
     "what did we say about rent increases and landlords?"
@@ -1010,14 +1014,16 @@ SHORT_RENT = "What did the landlord say about the rent?"
 
 
 @needs_minilm
-def test_a_long_question_keeps_its_full_text_ranking_exactly(
+def test_a_passage_keeps_its_full_text_ranking_exactly(
     session_backend: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from hermes_core.sessions.query import parse_query
     from hermes_core.sessions.question import message_first, plan_query
 
-    # A long question (message first) is searched by its words alone: on the public sets'
-    # dev halves meaning's vote there won no more than it lost (bench/calibrate_semantic.py).
+    # A passage (a long question of several sentences, as a pasted turn) is searched by its
+    # words alone: on the public sets' dev halves meaning's vote there won no more than it
+    # lost (bench/calibrate_semantic.py). A question, short or long, is voted on.
+    assert message_first(plan_query(parse_query(PASSAGE_RENT)))
     assert message_first(plan_query(parse_query(LONG_RENT)))
     assert not message_first(plan_query(parse_query(SHORT_RENT)))
     with open_session_store(session_backend, semantic="on") as store:
@@ -1032,7 +1038,7 @@ def test_a_long_question_keeps_its_full_text_ranking_exactly(
             asked.append(text)
             return prefer
 
-        for question, meaning_used in ((LONG_RENT, False), (SHORT_RENT, True)):
+        for question, first in ((PASSAGE_RENT, None), (SHORT_RENT, 1), (LONG_RENT, 0)):
             lexical = store.search_messages(question, semantic=False)
             assert len(lexical) >= 2
             prefer = [hit["id"] for hit in lexical[1:]]  # meaning prefers the second hit
@@ -1040,12 +1046,22 @@ def test_a_long_question_keeps_its_full_text_ranking_exactly(
             asked.clear()
             voted = store.search_messages(question, semantic=True)
             monkeypatch.undo()
-            assert bool(asked) is meaning_used
-            if meaning_used:  # a short question: meaning's vote reorders the hits
-                assert voted[0]["id"] == lexical[1]["id"]
-                assert sorted(hit["id"] for hit in voted) == sorted(hit["id"] for hit in lexical)
-            else:  # a long one: the full-text ranking, exactly
+            if first is None:  # a passage: the full-text ranking exactly, meaning never asked
+                assert not asked
                 assert voted == lexical
+            else:  # meaning's vote reorders the hits; a long question's best keeps its place
+                assert asked
+                assert voted[0]["id"] == lexical[first]["id"]
+                assert sorted(hit["id"] for hit in voted) == sorted(hit["id"] for hit in lexical)
+
+
+def test_a_passage_is_several_sentences() -> None:
+    from hermes_core.sessions.question import is_passage
+
+    assert is_passage(PASSAGE_RENT)
+    assert is_passage('I said "no." Then what?') and is_passage("Fine! And the rent?")
+    assert not is_passage(LONG_RENT)
+    assert not is_passage("What happened on 23.01.2024 at 10.30?")
 
 
 # -- PostgreSQL: the processes of one machine share the local copy, mapped ------------------

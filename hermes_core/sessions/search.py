@@ -30,7 +30,13 @@ from hermes_core.sessions.hits import hit_dicts
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.listing import last_activity
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
-from hermes_core.sessions.question import Plan, message_first, names_a_topic, plan_query
+from hermes_core.sessions.question import (
+    Plan,
+    is_passage,
+    message_first,
+    names_a_topic,
+    plan_query,
+)
 from hermes_core.sessions.rerank import rerank_by_session, with_replies
 from hermes_core.sessions.routing import Candidates, compile_query
 from hermes_core.sessions.sessioninfo import SessionInfo
@@ -316,21 +322,23 @@ FUSION_K = 60
 
 
 def searched_by_meaning(parsed: ParsedQuery, plan: Plan) -> bool:
-    """Whether semantic neighbours join the hits of *parsed*: a short question, or two or
-    more keywords (a topic described, as a model's tool call often does); one word, quotes,
-    operators and prefixes stay literal, and so does a long question.
+    """Whether semantic neighbours join the hits of *parsed*: a question, or two or more
+    keywords (a topic described, as a model's tool call often does); one word, quotes,
+    operators and prefixes stay literal, and so does a passage.
 
-    A long question (ranked message first, :func:`~hermes_core.sessions.question.message_first`:
-    a pasted turn, a request of several sentences) names many things, and BM25 over all its
-    words finds the messages sharing most of them; meaning reads the paragraph as one blur.
-    On the public sets' dev halves (``bench/calibrate_semantic.py``; RealMem's 397 long
-    queries) meaning's vote there, below the first full-text hit, won 12 questions at turn
-    R@5 and lost 7, and 14 for 7 at session R@5: neither above chance (sign test p 0.18,
-    0.09), and on the test half it lost (turn R@5 0.296 -> 0.281). On short questions
-    (REALTALK's 335) it won 14 for 4 at turn R@5 (p 0.015) and 19 for 6 at turn R@1.
+    A passage (a question ranked message first,
+    :func:`~hermes_core.sessions.question.message_first`, of several sentences,
+    :func:`~hermes_core.sessions.question.is_passage`: a pasted turn, a request explained at
+    length) names many things, and BM25 over all its words finds the
+    messages sharing most of them; meaning reads the paragraph as one blur. On RealMem's dev
+    half (``bench/calibrate_semantic.py``; 395 of its 426 queries are passages) meaning's vote
+    there, below the first full-text hit, won 12 questions at turn R@5 and lost 7, and 13 for
+    7 at session R@5: neither above chance (sign test p 0.18, 0.13); on the test half it lost
+    (turn R@5 0.296 -> 0.281). Short questions (REALTALK's dev half: 14 won, 4 lost at turn
+    R@5, p 0.015) and long ones of one sentence keep it.
     """
     if plan.mode == "question":
-        return not message_first(plan)
+        return not (message_first(plan) and is_passage(parsed.text))
     return plan.mode == "keywords" and len(plan.keywords) >= 2
 
 
@@ -345,6 +353,13 @@ MEANING_WEIGHT = 0.1
 also the n-th nearest message scores 1 / (FUSION_K + r) + MEANING_WEIGHT / (FUSION_K + n). On
 the dev halves 0.1 gained most without losing: REALTALK turn R@1 0.21 -> 0.29, turn R@5
 0.46 -> 0.48; RealMem turn R@5 +0.5 points; 0.25 lost 1.6 points of RealMem turn R@5."""
+KEPT_BEFORE_MEANING = 1
+"""A long question's first full-text hits that meaning's vote leaves in place: its best message
+by BM25 shares many of its words. On RealMem's dev half (long users' turns, at d48cf35) the vote
+over all hits lowered turn R@1 from 0.115 to 0.087; keeping the first kept it (0.113); keeping
+the first of short questions too lost REALTALK's turn R@1 gain (0.262 -> 0.292 with the vote,
+0.262 without). Passages are now searched by their words alone (:func:`searched_by_meaning`):
+this holds for a long question of one sentence."""
 AGREEMENT_NEIGHBOURS = 400
 """Nearest messages read for the vote: a full-text hit not among them gets none."""
 
@@ -373,19 +388,23 @@ def with_meaning(
     """The full-text *rows* of *parsed* with meaning taken in, as both backends rank:
     ``(rows, by_meaning, fused)``.
 
-    Meaning takes part only in the searches :func:`searched_by_meaning` names (a long
-    question keeps its full-text ranking exactly). It votes on the order of what the words
-    found (:func:`_agreeing`); only where the best conversation covers less than
+    Meaning takes part only in the searches :func:`searched_by_meaning` names (a passage
+    keeps its full-text ranking exactly). It votes on the order of what the words found
+    (:func:`_agreeing`); only where the best conversation covers less than
     :data:`MEANING_BELOW_SHARE` of the question (*share*) do the nearest messages
     (*neighbour_rows*: the neighbours that pass the search's filters, as hit rows) join them
-    (:func:`_fused`). The sessions the full-text ranking put *first* stay first.
+    (:func:`_fused`). A long question of one sentence, ranked message first, has no coverage
+    measured: meaning only votes there, below its first full-text hit
+    (:data:`KEPT_BEFORE_MEANING`). The sessions the full-text ranking put *first* stay first.
     """
     by_meaning = nearest is not None and searched_by_meaning(parsed, plan)
-    fused = by_meaning and share < MEANING_BELOW_SHARE
+    fused = by_meaning and not message_first(plan) and share < MEANING_BELOW_SHARE
     if nearest is not None and fused:
         rows = _fused(rows, neighbour_rows(nearest, parsed.text, depth), depth, first)
     elif nearest is not None and by_meaning:
-        rows = _agreeing(rows, nearest(parsed.text, AGREEMENT_NEIGHBOURS), first)
+        kept = KEPT_BEFORE_MEANING if message_first(plan) else 0
+        agreed = _agreeing(rows[kept:], nearest(parsed.text, AGREEMENT_NEIGHBOURS), first)
+        rows = rows[:kept] + agreed
     return rows, by_meaning, fused
 
 
