@@ -351,8 +351,9 @@ half lost one question of 343 at session R@5 (bench/calibrate_semantic.py)."""
 MEANING_WEIGHT = 0.1
 """Meaning's vote when it reorders a question's full-text hits: a hit at full-text rank r that is
 also the n-th nearest message scores 1 / (FUSION_K + r) + MEANING_WEIGHT / (FUSION_K + n). On
-the dev halves 0.1 gained most without losing: REALTALK turn R@1 0.21 -> 0.29, turn R@5
-0.46 -> 0.48; RealMem turn R@5 +0.5 points; 0.25 lost 1.6 points of RealMem turn R@5."""
+REALTALK's dev half (335 short questions, bench/calibrate_semantic.py) 0.1 won 14 questions at
+turn R@5 and lost 4, 19 for 6 at turn R@1; 0.15 to 0.25 won more at turn R@5 (20 to 25) but
+lost more at R@1 and session R@5 (0.25: 8 at session R@5), and 1 lost about as many as it won."""
 KEPT_BEFORE_MEANING = 1
 """A long question's first full-text hits that meaning's vote leaves in place: its best message
 by BM25 shares many of its words. On RealMem's dev half (long users' turns, at d48cf35) the vote
