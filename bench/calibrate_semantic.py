@@ -150,6 +150,8 @@ def _fused(r: Record) -> list[tuple[int, str]]:
     semantic = [
         row for row in r["neighbours"][:NEAREST_CANDIDATES] if bound is None or row[0] < bound
     ]
+    if not semantic:
+        return list(r["lexical"])
     score: dict[tuple[int, str], float] = {}
     order: dict[tuple[int, str], int] = {}
     for ranking in (r["lexical"], semantic):
