@@ -359,8 +359,8 @@ KEPT_BEFORE_MEANING = 1
 by BM25 shares many of its words. On RealMem's dev half (long users' turns, at d48cf35) the vote
 over all hits lowered turn R@1 from 0.115 to 0.087; keeping the first kept it (0.113); keeping
 the first of short questions too lost REALTALK's turn R@1 gain (0.262 -> 0.292 with the vote,
-0.262 without). Passages are now searched by their words alone (:func:`searched_by_meaning`):
-this holds for a long question of one sentence."""
+0.262 without). It applies to a long question of one sentence only: a passage is searched by
+its words alone (:func:`searched_by_meaning`)."""
 AGREEMENT_NEIGHBOURS = 400
 """Nearest messages read for the vote: a full-text hit not among them gets none."""
 
