@@ -2,29 +2,32 @@
 
 For every question of ``bench/public_sets.py``'s sets (dev half unless told), this
 records the full-text ranking ``search_messages`` makes (with what it knows of it:
-how much of the question its best conversation covers, the sessions it ranks first)
-and the configured encoder's nearest messages, then replays decision rules on them:
-full text alone, the fusion as shipped, fusion at other coverage thresholds, fusion
-with meaning's vote weighted down, meaning reordering only the full-text candidates
-(agreement, never a message full text did not find), and meaning only where full text
-found nothing. Printed per set and category: session and turn recall@1/5, and how many
-questions a rule turned from hit to miss at turn R@5 (``lost``) and from miss to hit
-(``won``) against full text.
+how much of the question its best conversation covers, the sessions it ranks first),
+whether the question is long (ranked message first) and the configured encoder's 400
+nearest messages (asked of the index directly, so that rules meaning now stays out of
+can still be replayed), then replays decision rules on them as
+``hermes_core.sessions.search.with_meaning`` applies them: full text alone, the rule
+before (long questions voted on below their first hit), the rule now (long questions
+literal), and variations of each part (how many first hits a long question keeps, the
+vote's weight on short questions, fusing or not where the words find little). Printed
+per set and category: session and turn recall@1/5, each with how many questions the
+rule turned from miss to hit (won, ``+``) and from hit to miss (lost, ``-``) against
+full text, and the sign test's one-sided p of the turn R@5 wins.
 
 Usage::
 
-    python bench/calibrate_semantic.py [--split dev|test] [--set NAME]
+    python bench/calibrate_semantic.py [--split dev|test] [--set NAME] [--save F | --load F]
 
 It changes nothing; the rule chosen from it lives in
-``hermes_core.sessions.search`` (``meaning_rule``).
+``hermes_core.sessions.search`` (``searched_by_meaning``, ``with_meaning``).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import pickle
-import re
 import sys
 import tempfile
 import time
@@ -41,7 +44,16 @@ from hermes_core.embeddings import encoder_name  # noqa: E402
 from hermes_core.sessions import SessionStore  # noqa: E402
 from hermes_core.sessions.fetch import SearchFilters  # noqa: E402
 from hermes_core.sessions.importer import read_jsonl  # noqa: E402
-from hermes_core.sessions.search import FUSION_K, NEAREST_CANDIDATES, search_messages  # noqa: E402
+from hermes_core.sessions.query import parse_query  # noqa: E402
+from hermes_core.sessions.question import is_passage, message_first, plan_query  # noqa: E402
+from hermes_core.sessions.search import (  # noqa: E402
+    FUSION_K,
+    KEPT_BEFORE_MEANING,
+    MEANING_BELOW_SHARE,
+    MEANING_WEIGHT,
+    NEAREST_CANDIDATES,
+    search_messages,
+)
 
 DEPTH = 50
 """Hits ranked per question (the tool's pool)."""
@@ -51,30 +63,7 @@ NEIGHBOURS = 400
 Record = dict[str, Any]
 
 
-PRF_HITS = 3
-"""Pseudo-relevance feedback: the first this many full-text hits lend words to the question."""
-PRF_WORDS = 5
-"""Words added to the question (the most frequent in those hits, weighted by their rarity)."""
-
-
-def _feedback_words(question: str, texts: Sequence[str], df: dict[str, int], total: int) -> str:
-    """The :data:`PRF_WORDS` words the first hits share most that the question does not say."""
-    import math
-    import re
-
-    from hermes_core.sessions.question import STOP_WORDS
-
-    asked = {w.lower() for w in re.findall(r"\w+", question)}
-    counts: dict[str, float] = {}
-    for text in texts:
-        for word in set(re.findall(r"[a-z]{3,}", text.lower())):
-            if word in asked or word in STOP_WORDS or df.get(word, 0) < 2:
-                continue
-            counts[word] = counts.get(word, 0.0) + math.log(total / df[word])
-    return " ".join(sorted(counts, key=lambda w: -counts[w])[:PRF_WORDS])
-
-
-def _records(sample: dict[str, Any], questions: list[Question], prf: bool = False) -> list[Record]:
+def _records(sample: dict[str, Any], questions: list[Question]) -> list[Record]:
     """Per question: its evidence, the full-text ranking and what explains it, its neighbours."""
     import json
 
@@ -97,15 +86,7 @@ def _records(sample: dict[str, Any], questions: list[Question], prf: bool = Fals
             for mid, sid in session_of.items():
                 first_id[sid] = min(mid, first_id.get(sid, mid))
             started = {s["id"]: store.get_session(s["id"])["started_at"] for s in sessions}
-            text_of = {
-                message["id"]: message["content"] or ""
-                for s in sessions
-                for message in store.get_messages(s["id"])
-            }
-            df: dict[str, int] = {}
-            for text in text_of.values():
-                for word in set(re.findall(r"[a-z]{3,}", text.lower())):
-                    df[word] = df.get(word, 0) + 1
+            index = store.semantic_index(force=True)
             for question in questions:
                 evidence = {turn_ids[e] for e in question["evidence"] if e in turn_ids}
                 if not evidence:
@@ -132,26 +113,15 @@ def _records(sample: dict[str, Any], questions: list[Question], prf: bool = Fals
                     )
 
                 store._read(lexical)
-                feedback: list[tuple[int, str]] = []
-                if prf and explain.get("lexical"):
-                    top = [text_of[mid] for mid, _ in explain["lexical"][:PRF_HITS]]
-                    added = _feedback_words(question["q"], top, df, len(text_of))
-                    if added:
-                        hits = store.search_messages(
-                            f"{question['q']} {added}",
-                            limit=DEPTH,
-                            snippets=False,
-                            semantic=False,
-                            until=filters.until,
-                        )
-                        feedback = [(hit["id"], hit["session_id"]) for hit in hits]
-                nearest = store._nearest(question["q"], force=True)  # None: not by meaning
+                # The neighbours as the search reads them: the vote weighs places among all
+                # messages, the fusion keeps those of the first NEAREST_CANDIDATES that pass
+                # its filters.
+                # Asked of the index, also for a long question (literal now, replayed by the
+                # rules before); a query the store keeps literal otherwise gets none.
+                long = message_first(plan_query(parse_query(question["q"])))
+                asked = index is not None and (long or store._meaning_applies(question["q"]))
+                unfiltered = index.nearest(store._read, question["q"], NEIGHBOURS) if asked else []
                 bound = first_id[before] if before else None
-                neighbours = [
-                    mid
-                    for mid in (nearest(question["q"], NEIGHBOURS) if nearest else [])
-                    if bound is None or mid < bound
-                ]
                 out.append(
                     {
                         "group": question["group"],
@@ -161,9 +131,10 @@ def _records(sample: dict[str, Any], questions: list[Question], prf: bool = Fals
                         "lexical": explain.get("lexical", []),
                         "share": explain.get("share", 0.0),
                         "first": explain.get("first", ()),
-                        "by_meaning": explain.get("by_meaning", False),
-                        "neighbours": [(mid, session_of[mid]) for mid in neighbours],
-                        "feedback": feedback,
+                        "long": long,
+                        "passage": long and is_passage(question["q"]),
+                        "neighbours": [(mid, session_of[mid]) for mid in unfiltered],
+                        "bound": bound,
                     }
                 )
     return out
@@ -172,127 +143,123 @@ def _records(sample: dict[str, Any], questions: list[Question], prf: bool = Fals
 Rule = Callable[[Record], list[tuple[int, str]]]
 
 
-def _rrf(
-    lexical: Sequence[tuple[int, str]],
-    semantic: Sequence[tuple[int, str]],
-    first: Sequence[frozenset[str]],
-    weight: float = 1.0,
-    only_lexical: bool = False,
-) -> list[tuple[int, str]]:
+def _fused(r: Record) -> list[tuple[int, str]]:
+    """Reciprocal rank fusion of the full-text hits with the first neighbours that pass the
+    search's filters (``search._fused``)."""
+    bound = r["bound"]
+    semantic = [
+        row for row in r["neighbours"][:NEAREST_CANDIDATES] if bound is None or row[0] < bound
+    ]
+    if not semantic:
+        return list(r["lexical"])
     score: dict[tuple[int, str], float] = {}
-    order = {row: n for n, row in enumerate(lexical)}
-    for rank, row in enumerate(lexical):
-        score[row] = 1.0 / (FUSION_K + rank + 1)
-    for rank, row in enumerate(semantic):
-        if only_lexical and row not in order:
-            continue
-        score[row] = score.get(row, 0.0) + weight / (FUSION_K + rank + 1)
-        order.setdefault(row, len(order))
+    order: dict[tuple[int, str], int] = {}
+    for ranking in (r["lexical"], semantic):
+        for rank, row in enumerate(ranking):
+            score[row] = score.get(row, 0.0) + 1.0 / (FUSION_K + rank + 1)
+            order.setdefault(row, len(order))
     ranked = sorted(
-        score, key=lambda row: (*(row[1] not in tier for tier in first), -score[row], order[row])
+        score, key=lambda row: (*(row[1] not in t for t in r["first"]), -score[row], order[row])
     )
     return ranked[:DEPTH]
 
 
-def rules() -> dict[str, Rule]:
-    def text(r: Record) -> list[tuple[int, str]]:
-        return list(r["lexical"])
-
-    def fused_below(threshold: float, weight: float = 1.0) -> Rule:
-        def rule(r: Record) -> list[tuple[int, str]]:
-            if not r["by_meaning"] or r["share"] >= threshold:
-                return list(r["lexical"])
-            return _rrf(r["lexical"], r["neighbours"][:NEAREST_CANDIDATES], r["first"], weight)
-
-        return rule
-
-    def agreement(weight: float, among: int = DEPTH) -> Rule:
-        def rule(r: Record) -> list[tuple[int, str]]:
-            if not r["by_meaning"]:
-                return list(r["lexical"])
-            head, tail = r["lexical"][:among], r["lexical"][among:]
-            return _rrf(head, r["neighbours"], r["first"], weight, only_lexical=True) + tail
-
-        return rule
-
-    def combined(weight: float, threshold: float) -> Rule:
-        """Meaning adds its own messages below *threshold*, else only reorders (shipped)."""
-        insert, reorder = fused_below(threshold), agreement(weight)
-
-        def rule(r: Record) -> list[tuple[int, str]]:
-            return insert(r) if r["share"] < threshold else reorder(r)
-
-        return rule
-
-    def with_feedback(weight: float) -> Rule:
-        """Full text fused with the question searched again with its feedback words."""
-
-        def rule(r: Record) -> list[tuple[int, str]]:
-            if not r.get("feedback"):
-                return list(r["lexical"])
-            return _rrf(r["lexical"], r["feedback"], r["first"], weight)
-
-        return rule
-
-    def when_empty(r: Record) -> list[tuple[int, str]]:
-        if r["lexical"] or not r["by_meaning"]:
-            return list(r["lexical"])
-        return r["neighbours"][:DEPTH]
-
-    def fill_after(keep: int) -> Rule:
-        def rule(r: Record) -> list[tuple[int, str]]:
-            if not r["by_meaning"]:
-                return list(r["lexical"])
-            top = list(r["lexical"][:keep])
-            fused = _rrf(r["lexical"], r["neighbours"][:NEAREST_CANDIDATES], r["first"])
-            return (top + [row for row in fused if row not in top])[:DEPTH]
-
-        return rule
-
-    found = {
-        "full text": text,
-        "fused < 0.50 (the rule before)": fused_below(0.5),
-        "fused always": fused_below(2.0),
-        "fused < 0.20": fused_below(0.2),
-        "fused < 0.35": fused_below(0.35),
-        "fused < 0.50, meaning x0.5": fused_below(0.5, 0.5),
-        "fused always, meaning x0.5": fused_below(2.0, 0.5),
-        "agreement x1 (rerank only)": agreement(1.0),
-        "agreement x0.5 (rerank only)": agreement(0.5),
-        "agreement x0.25 (rerank only)": agreement(0.25),
-        "agreement x0.15 (rerank only)": agreement(0.15),
-        "agreement x0.1 (rerank only)": agreement(0.1),
-        "agreement x0.25 among the first 20": agreement(0.25, 20),
-        "agreement x0.25 among the first 10": agreement(0.25, 10),
-        "full text top 5 kept, fused after": fill_after(5),
-        "meaning only when full text is empty": when_empty,
-        "agreement x0.25, fused < 0.20": combined(0.25, 0.2),
-        "agreement x0.15, fused < 0.20": combined(0.15, 0.2),
-        "agreement x0.1, fused < 0.20 (shipped)": combined(0.1, 0.2),
-        "agreement x0.05, fused < 0.20": combined(0.05, 0.2),
-        "agreement x0.25, fused < 0.35": combined(0.25, 0.35),
-        "PRF: + feedback words x1 (full text only)": with_feedback(1.0),
-        "PRF: + feedback words x0.5 (full text only)": with_feedback(0.5),
+def _voted(r: Record, weight: float, kept: int = 0) -> list[tuple[int, str]]:
+    """The full-text hits after their first *kept*, reordered by meaning's vote
+    (``search._agreeing``): places among all messages, nothing added."""
+    lexical = list(r["lexical"])
+    place = {mid: n for n, (mid, _) in enumerate(r["neighbours"])}
+    tail = lexical[kept:]
+    score = {
+        row: 1.0 / (FUSION_K + rank + 1)
+        + (weight / (FUSION_K + place[row[0]] + 1) if row[0] in place else 0.0)
+        for rank, row in enumerate(tail)
     }
-    return found
+    order = {row: n for n, row in enumerate(tail)}
+    tail.sort(key=lambda row: (*(row[1] not in t for t in r["first"]), -score[row], order[row]))
+    return lexical[:kept] + tail
 
 
-def score(records: Sequence[Record], rule: Rule, base: Rule) -> dict[str, float]:
-    out = {"n": 0.0, "s1": 0.0, "s5": 0.0, "t1": 0.0, "t5": 0.0, "won": 0.0, "lost": 0.0}
+def meaning_rule(
+    short_weight: float = MEANING_WEIGHT,
+    below: float = MEANING_BELOW_SHARE,
+    passage_kept: int | None = None,
+    long_kept: int | None = KEPT_BEFORE_MEANING,
+    long_weight: float = MEANING_WEIGHT,
+) -> Rule:
+    """A short question: fused below coverage *below*, else voted on with *short_weight*; a
+    long one voted on with *long_weight* below its first *long_kept* hits (a passage: its
+    first *passage_kept*), or literal where that is None. The defaults are the rule now."""
+
+    def rule(r: Record) -> list[tuple[int, str]]:
+        if not r["neighbours"]:  # not searched by meaning
+            return list(r["lexical"])
+        if r["long"]:
+            kept = passage_kept if r["passage"] else long_kept
+            return list(r["lexical"]) if kept is None else _voted(r, long_weight, kept)
+        if r["share"] < below:
+            return _fused(r)
+        return _voted(r, short_weight)
+
+    return rule
+
+
+def rules() -> dict[str, Rule]:
+    return {
+        "full text": lambda r: list(r["lexical"]),
+        "before: long voted on below their first hit": meaning_rule(passage_kept=1),
+        "passages voted on below their first 2": meaning_rule(passage_kept=2),
+        "passages voted on below their first 3": meaning_rule(passage_kept=3),
+        "long voted on below their first, x0.05": meaning_rule(passage_kept=1, long_weight=0.05),
+        "long voted on, all hits": meaning_rule(passage_kept=0, long_kept=0),
+        "every long question literal": meaning_rule(long_kept=None),
+        "now: passages literal": meaning_rule(),
+        "now, short never fused": meaning_rule(below=0.0),
+        "now, short voted x0.15": meaning_rule(short_weight=0.15),
+        "now, short voted x0.2": meaning_rule(short_weight=0.2),
+        "now, short voted x0.25": meaning_rule(short_weight=0.25),
+    }
+
+
+def _kind(r: Record) -> str:
+    """The question's class for the rule: short, long of one sentence, or a passage."""
+    if not r["long"]:
+        return "short"
+    return "passage" if r["passage"] else "long, one sentence"
+
+
+METRICS = ("session R@1", "session R@5", "turn R@1", "turn R@5")
+
+
+def _hits(r: Record, ranked: Sequence[tuple[int, str]]) -> tuple[bool, ...]:
+    ids = [mid for mid, _ in ranked]
+    order = list(dict.fromkeys(sid for _, sid in ranked))
+    wanted, evidence = r["wanted"], r["evidence"]
+    return (
+        bool(wanted & set(order[:1])),
+        bool(wanted & set(order[:5])),
+        bool(evidence & set(ids[:1])),
+        bool(evidence & set(ids[:5])),
+    )
+
+
+def sign_p(won: int, lost: int) -> float:
+    """One-sided sign test: the chance of *won* or more wins of ``won + lost`` coin tosses."""
+    n = won + lost
+    return sum(math.comb(n, i) for i in range(won, n + 1)) / 2**n if n else 1.0
+
+
+def score(records: Sequence[Record], rule: Rule, base: Rule) -> list[tuple[float, int, int]]:
+    """Per metric: the recall, the questions won and those lost against *base*."""
+    out = [[0, 0, 0] for _ in METRICS]
     for r in records:
-        ranked = rule(r)
-        ids = [mid for mid, _ in ranked]
-        order = list(dict.fromkeys(sid for _, sid in ranked))
-        out["n"] += 1
-        out["s1"] += bool(r["wanted"] & set(order[:1]))
-        out["s5"] += bool(r["wanted"] & set(order[:5]))
-        out["t1"] += bool(r["evidence"] & set(ids[:1]))
-        hit = bool(r["evidence"] & set(ids[:5]))
-        out["t5"] += hit
-        was = bool(r["evidence"] & {mid for mid, _ in base(r)[:5]})
-        out["won"] += hit and not was
-        out["lost"] += was and not hit
-    return out
+        now, was = _hits(r, rule(r)), _hits(r, base(r))
+        for cell, hit, had in zip(out, now, was, strict=True):
+            cell[0] += hit
+            cell[1] += hit and not had
+            cell[2] += had and not hit
+    n = max(len(records), 1)
+    return [(hits / n, won, lost) for hits, won, lost in out]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -301,7 +268,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", choices=sorted(SETS), action="append")
     parser.add_argument("--save", type=Path, help="keep the records in this file")
     parser.add_argument("--load", type=Path, help="replay the rules on records kept before")
-    parser.add_argument("--prf", action="store_true", help="also search with feedback words")
     args = parser.parse_args(argv)
     load = os.getloadavg()[0]
     wall, cpu = time.perf_counter(), time.process_time()
@@ -313,25 +279,22 @@ def main(argv: list[str] | None = None) -> int:
         if args.set and name not in args.set:
             continue
         if name not in kept:
-            kept[name] = [
-                r for sample, qs in units(args.split) for r in _records(sample, qs, args.prf)
-            ]
+            kept[name] = [r for sample, qs in units(args.split) for r in _records(sample, qs)]
             if args.save:
                 args.save.write_bytes(pickle.dumps(kept))
         records = kept[name]
         groups = sorted({g for r in records for g in (r["group"], *r["groups"])})
-        for group in ["all", *groups]:
-            chosen = [r for r in records if group in ("all", r["group"], *r["groups"])]
+        for group in ["all", "short", "long, one sentence", "passage", *groups]:
+            chosen = [r for r in records if group in ("all", r["group"], *r["groups"], _kind(r))]
+            if not chosen:
+                continue
             print(f"\n### {name} {args.split}, {group} (n={len(chosen)})\n")
-            print("| rule | session R@1 | session R@5 | turn R@1 | turn R@5 | won | lost |")
-            print("|---|---:|---:|---:|---:|---:|---:|")
+            print("| rule | " + " | ".join(METRICS) + " | p (turn R@5) |")
+            print("|---|" + "---:|" * (len(METRICS) + 1))
             for label, rule in every.items():
-                s = score(chosen, rule, base)
-                n = max(s["n"], 1)
-                print(
-                    f"| {label} | {s['s1'] / n:.3f} | {s['s5'] / n:.3f} | {s['t1'] / n:.3f} "
-                    f"| {s['t5'] / n:.3f} | {int(s['won'])} | {int(s['lost'])} |"
-                )
+                cells = score(chosen, rule, base)
+                shown = " | ".join(f"{v:.3f} +{won} -{lost}" for v, won, lost in cells)
+                print(f"| {label} | {shown} | {sign_p(cells[-1][1], cells[-1][2]):.3f} |")
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     print(f"\n{wall:.0f} s wall, {cpu:.0f} s CPU")
     return 0

@@ -45,6 +45,7 @@ from hermes_core.sessions.wordforms import number_forms, word_forms
 __all__ = [
     "STOP_WORDS",
     "Plan",
+    "is_passage",
     "is_prose",
     "is_stop_word",
     "message_first",
@@ -390,6 +391,15 @@ def is_prose(text: str) -> bool:
         return False
     stops = sum(1 for word in words if word.lower() in STOP_WORDS)
     return stops >= _PROSE_STOP_SHARE * len(words)
+
+
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+\S")
+
+
+def is_passage(text: str) -> bool:
+    """True for text of several sentences (a pasted turn, a request explained at length), not
+    one question however long: a sentence ends (``.``, ``!``, ``?``) and another follows."""
+    return _SENTENCE_END.search(text) is not None
 
 
 def _without_syntax(text: str) -> str:

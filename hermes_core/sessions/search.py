@@ -30,7 +30,13 @@ from hermes_core.sessions.hits import hit_dicts
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.listing import last_activity
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
-from hermes_core.sessions.question import Plan, message_first, names_a_topic, plan_query
+from hermes_core.sessions.question import (
+    Plan,
+    is_passage,
+    message_first,
+    names_a_topic,
+    plan_query,
+)
 from hermes_core.sessions.rerank import rerank_by_session, with_replies
 from hermes_core.sessions.routing import Candidates, compile_query
 from hermes_core.sessions.sessioninfo import SessionInfo
@@ -318,9 +324,21 @@ FUSION_K = 60
 def searched_by_meaning(parsed: ParsedQuery, plan: Plan) -> bool:
     """Whether semantic neighbours join the hits of *parsed*: a question, or two or more
     keywords (a topic described, as a model's tool call often does); one word, quotes,
-    operators and prefixes stay literal."""
+    operators and prefixes stay literal, and so does a passage.
+
+    A passage (a question ranked message first,
+    :func:`~hermes_core.sessions.question.message_first`, of several sentences,
+    :func:`~hermes_core.sessions.question.is_passage`: a pasted turn, a request explained at
+    length) names many things, and BM25 over all its words finds the
+    messages sharing most of them; meaning reads the paragraph as one blur. On RealMem's dev
+    half (``bench/calibrate_semantic.py``; 395 of its 426 queries are passages) meaning's vote
+    there, below the first full-text hit, won 12 questions at turn R@5 and lost 7, and 13 for
+    7 at session R@5: neither above chance (sign test p 0.18, 0.13); on the test half it lost
+    (turn R@5 0.296 -> 0.281). Short questions (REALTALK's dev half: 14 won, 4 lost at turn
+    R@5, p 0.015) and long ones of one sentence keep it.
+    """
     if plan.mode == "question":
-        return True
+        return not (message_first(plan) and is_passage(parsed.text))
     return plan.mode == "keywords" and len(plan.keywords) >= 2
 
 
@@ -333,15 +351,16 @@ half lost one question of 343 at session R@5 (bench/calibrate_semantic.py)."""
 MEANING_WEIGHT = 0.1
 """Meaning's vote when it reorders a question's full-text hits: a hit at full-text rank r that is
 also the n-th nearest message scores 1 / (FUSION_K + r) + MEANING_WEIGHT / (FUSION_K + n). On
-the dev halves 0.1 gained most without losing: REALTALK turn R@1 0.21 -> 0.29, turn R@5
-0.46 -> 0.48; RealMem turn R@5 +0.5 points; 0.25 lost 1.6 points of RealMem turn R@5."""
+REALTALK's dev half (335 short questions, bench/calibrate_semantic.py) 0.1 won 14 questions at
+turn R@5 and lost 4, 19 for 6 at turn R@1; 0.15 to 0.25 won more at turn R@5 (20 to 25) but
+lost more at R@1 and session R@5 (0.25: 8 at session R@5), and 1 lost about as many as it won."""
 KEPT_BEFORE_MEANING = 1
 """A long question's first full-text hits that meaning's vote leaves in place: its best message
-by BM25 shares many of its words, while meaning reads a paragraph as one blur. On RealMem's dev
-half (long users' turns, at d48cf35) the vote over all hits lowered turn R@1 from 0.115 to
-0.087; keeping the first kept it (0.113) and kept the vote's gains (session R@5 0.660 -> 0.676,
-turn R@5 0.315 -> 0.326); keeping the first of short questions too lost REALTALK's turn R@1
-gain (0.262 -> 0.292 with the vote, 0.262 without)."""
+by BM25 shares many of its words. On RealMem's dev half (long users' turns, at d48cf35) the vote
+over all hits lowered turn R@1 from 0.115 to 0.087; keeping the first kept it (0.113); keeping
+the first of short questions too lost REALTALK's turn R@1 gain (0.262 -> 0.292 with the vote,
+0.262 without). It applies to a long question of one sentence only: a passage is searched by
+its words alone (:func:`searched_by_meaning`)."""
 AGREEMENT_NEIGHBOURS = 400
 """Nearest messages read for the vote: a full-text hit not among them gets none."""
 
@@ -370,13 +389,14 @@ def with_meaning(
     """The full-text *rows* of *parsed* with meaning taken in, as both backends rank:
     ``(rows, by_meaning, fused)``.
 
-    Meaning votes on the order of what the words found (:func:`_agreeing`); only where the
-    best conversation covers less than :data:`MEANING_BELOW_SHARE` of the question (*share*)
-    do the nearest messages (*neighbour_rows*: the neighbours that pass the search's
-    filters, as hit rows) join them (:func:`_fused`). A long question ranked message first
-    has no coverage measured: meaning only votes there, below its first full-text hit
-    (:data:`KEPT_BEFORE_MEANING`). The sessions the full-text ranking
-    put *first* stay first.
+    Meaning takes part only in the searches :func:`searched_by_meaning` names (a passage
+    keeps its full-text ranking exactly). It votes on the order of what the words found
+    (:func:`_agreeing`); only where the best conversation covers less than
+    :data:`MEANING_BELOW_SHARE` of the question (*share*) do the nearest messages
+    (*neighbour_rows*: the neighbours that pass the search's filters, as hit rows) join them
+    (:func:`_fused`). A long question of one sentence, ranked message first, has no coverage
+    measured: meaning only votes there, below its first full-text hit
+    (:data:`KEPT_BEFORE_MEANING`). The sessions the full-text ranking put *first* stay first.
     """
     by_meaning = nearest is not None and searched_by_meaning(parsed, plan)
     fused = by_meaning and not message_first(plan) and share < MEANING_BELOW_SHARE
