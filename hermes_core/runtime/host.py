@@ -561,7 +561,12 @@ class Memory:
                 return
             self._noted.add(digest)
             self.guard.call(
-                "on_tool_result", self.manager.on_tool_result, str(name), text, default=None
+                "on_tool_result",
+                self.manager.on_tool_result,
+                str(name),
+                text,
+                default=None,
+                timeout=self._fan_out_timeout,
             )
 
     def _note_turn_results(self, messages: Sequence[Mapping[str, Any]]) -> None:
