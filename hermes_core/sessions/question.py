@@ -37,7 +37,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from hermes_core.sessions.cjk import cjk_runs, contains_cjk
+from hermes_core.sessions.cjk import CJK_CLASS, cjk_runs, contains_cjk, only_cjk
 from hermes_core.sessions.porter import porter_stem
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
 from hermes_core.sessions.wordforms import number_forms, word_forms
@@ -368,6 +368,41 @@ def _expanded(words: list[Term], content: list[Term]) -> list[Term]:
     return expanded
 
 
+_CJK_SPLIT = re.compile(f"([{CJK_CLASS}]+)")
+_GLUED_MIN = 3
+"""The trigram index's shortest substring: a shorter part glued to CJK keeps the letter after it."""
+
+
+def _glued_to_cjk(content: Sequence[Term]) -> list[Term]:
+    """The letters and digits of *content* written against CJK letters, as substrings.
+
+    Chinese puts no space between a word and a number or a Latin name, so one term of a
+    question (``电话号是18486487257的人``, ``30岁及以上``) and one token of the word index
+    (``我叔叔的电话号是18486487257``) hold the number with different letters around it:
+    neither the term nor its CJK bigrams meet the message. The number (the name, the
+    e-mail address, the date) alone is what the question and the message share, and the
+    trigram index finds it inside the message's text; a part shorter than three characters
+    keeps the CJK letter after it (``30岁``), which is usually its unit.
+    """
+    parts: list[Term] = []
+    for term in content:
+        if term.quoted or not contains_cjk(term.text) or only_cjk(term.text):
+            continue
+        pieces = _CJK_SPLIT.split(term.text)  # other letters at even places, CJK at odd
+        for n in range(0, len(pieces), 2):
+            piece = pieces[n].strip("".join(_CONNECTOR_EDGES))
+            if not any(char.isalnum() for char in piece):
+                continue
+            if len(piece) < _GLUED_MIN and n + 1 < len(pieces):
+                piece += pieces[n + 1][0]
+            if len(piece) >= _GLUED_MIN:
+                parts.append(Term(piece, substring=True))
+    return parts
+
+
+_CONNECTOR_EDGES = frozenset("-._/\\:@#+'=&~%")
+
+
 PROSE_WORDS = 12
 """A query of at least this many words, a quarter of them or more stop words, is prose. On
 RealMem's dev half 66 of 426 queries (users' turns) held markdown emphasis (``*only*``,
@@ -456,6 +491,8 @@ def plan_query(parsed: ParsedQuery, question: bool = False) -> Plan:
         if _content_words(kept):  # a question made only of its frame keeps it
             words, content = kept, _content_words(kept)
     expanded = _expanded(words, content)
+    seen = {term.text.lower() for term in expanded}
+    expanded += [term for term in _glued_to_cjk(content) if term.text.lower() not in seen]
     primary = _any_of(parsed, expanded)
     typed = {term.text.lower() for term in content}
     extras = frozenset(term.text.lower() for term in expanded) - typed
