@@ -52,6 +52,7 @@ __all__ = [
     "plan_query",
     "stem",
     "stem_regex",
+    "top_up",
 ]
 
 STOP_WORDS = frozenset(
@@ -149,6 +150,20 @@ class Plan(NamedTuple):
             return None
         expanded = _expanded(list(self.keywords), _content_words(self.keywords))
         return _any_of(self.primary, expanded) if len(expanded) > 1 else None
+
+
+def top_up(plan: Plan, fallback: ParsedQuery) -> ParsedQuery:
+    """*plan*'s :attr:`~Plan.fallback` without the one keyword that is the whole primary query.
+
+    The primary has found every message holding that keyword already (``记忆断裂``, the
+    phrase of its bigrams), so the top-up need only ask for its parts (``记忆``, ``断裂``):
+    the same messages in the same order (a row's BM25 score is a sum over the phrases it
+    matches), one phrase fewer for the index to match.
+    """
+    whole = plan.primary.clauses[0].include if len(plan.primary.clauses) == 1 else ()
+    if len(whole) != 1:
+        return fallback
+    return _any_of(fallback, [term for term in fallback.terms if term != whole[0]])
 
 
 def stem(word: str) -> str:

@@ -30,7 +30,13 @@ from hermes_core.sessions.hits import hit_dicts
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.listing import last_activity
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
-from hermes_core.sessions.question import Plan, message_first, names_a_topic, plan_query
+from hermes_core.sessions.question import (
+    Plan,
+    message_first,
+    names_a_topic,
+    plan_query,
+    top_up,
+)
 from hermes_core.sessions.rerank import rerank_by_session, with_replies
 from hermes_core.sessions.routing import Candidates, compile_query
 from hermes_core.sessions.sessioninfo import SessionInfo
@@ -282,7 +288,7 @@ class _Search:
         fallback = plan.fallback if len(rows) < min(need, KEYWORD_TOP_UP_BELOW) else None
         if fallback is not None:
             seen = {row[0] for row in rows}
-            extra = self.rows(fallback, need + len(seen), bounded=True)
+            extra = self.rows(top_up(plan, fallback), need + len(seen), bounded=True)
             rows += [row for row in extra if row[0] not in seen][: need - len(rows)]
         if plan.mode == "question" and rows and not self.filters.roles:
             rows = with_replies(
