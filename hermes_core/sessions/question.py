@@ -386,6 +386,8 @@ def _expanded(words: list[Term], content: list[Term]) -> list[Term]:
 _CJK_SPLIT = re.compile(f"([{CJK_CLASS}]+)")
 _GLUED_MIN = 3
 """The trigram index's shortest substring: a shorter part glued to CJK keeps the letter after it."""
+_CONNECTORS = "-._/\\:@#+'=&~%"
+"""The query parser's connectors (``query._CONNECTORS``): not kept at the edge of a part."""
 
 
 def _glued_to_cjk(content: Sequence[Term]) -> list[Term]:
@@ -405,7 +407,7 @@ def _glued_to_cjk(content: Sequence[Term]) -> list[Term]:
             continue
         pieces = _CJK_SPLIT.split(term.text)  # other letters at even places, CJK at odd
         for n in range(0, len(pieces), 2):
-            piece = pieces[n].strip("".join(_CONNECTOR_EDGES))
+            piece = pieces[n].strip(_CONNECTORS)
             if not any(char.isalnum() for char in piece):
                 continue
             if len(piece) < _GLUED_MIN and n + 1 < len(pieces):
@@ -413,9 +415,6 @@ def _glued_to_cjk(content: Sequence[Term]) -> list[Term]:
             if len(piece) >= _GLUED_MIN:
                 parts.append(Term(piece, substring=True))
     return parts
-
-
-_CONNECTOR_EDGES = frozenset("-._/\\:@#+'=&~%")
 
 
 PROSE_WORDS = 12
