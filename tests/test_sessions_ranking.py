@@ -258,3 +258,60 @@ def test_excluding_a_source_no_session_has_changes_nothing(tmp_path: Path) -> No
         hidden = store.search_messages(question, exclude_sources=["tool"])
         assert "t" not in {hit["session_id"] for hit in hidden}
         assert "t" in {hit["session_id"] for hit in store.search_messages(question)}
+
+
+def test_a_number_glued_to_cjk_in_a_question_finds_the_message_that_glues_it_otherwise(
+    session_backend: str,
+) -> None:
+    with open_session_store(session_backend) as store:
+        numbers = ["18486487257", "13912345678", "15055554444", "17722223333"]
+        ids = {}
+        for n, number in enumerate(numbers):
+            sid = f"uncle{n}"
+            store.create_session(sid, source="import", started_at=1_700_000_000 + n)
+            ids[sid] = store.append_messages(
+                sid,
+                [
+                    {"role": "user", "content": f"我叔叔的电话号是{number}。"},
+                    {"role": "user", "content": "我叔叔特喜欢旅游。"},
+                ],
+            )
+        # The question and the message hold the number between different CJK letters: one
+        # token each (电话号是18486487257的人, 我叔叔的电话号是18486487257) that never meet.
+        hits = store.search_messages("那个电话号是18486487257的人，他平时喜欢干点啥呀？", limit=5)
+        assert hits[0]["id"] == ids["uncle0"][0]
+        hits = store.search_messages("电话号是13912345678的人叫什么？", limit=5)
+        assert hits[0]["id"] == ids["uncle1"][0]
+
+
+def test_a_cjk_question_deals_one_hit_per_conversation_among_lookalikes(
+    session_backend: str,
+) -> None:
+    with open_session_store(session_backend) as store:
+        homes = ["绿洲家园", "紫荆花园", "阳光小镇", "金色港湾", "翠湖天地"]
+        first = {}
+        for n, name in enumerate(homes):
+            sid = f"home{n}"
+            store.create_session(sid, source="import", started_at=1_700_000_000 + n)
+            turns = [f"我住的那个小区叫{name}。", f"{name}这个小区环境真不错，住着很舒服。"]
+            first[sid] = store.append_messages(
+                sid, [{"role": "user", "content": text} for text in turns]
+            )[0]
+        hits = store.search_messages("我住的那个小区叫什么名字来着？", limit=5)
+        # Five conversations cover the question alike: their naming turns come first, one
+        # each, instead of two turns each of the first three.
+        assert len({h["session_id"] for h in hits}) == 5
+        assert {h["id"] for h in hits} == set(first.values())
+        # An English question still deals two hits of a conversation at a time.
+        for n, name in enumerate(["Oasis Gardens", "Bauhinia Court", "Sunny Town"]):
+            sid = f"estate{n}"
+            store.create_session(sid, source="import", started_at=1_700_000_100 + n)
+            store.append_messages(
+                sid,
+                [
+                    {"role": "user", "content": f"The estate I live in is {name}."},
+                    {"role": "user", "content": f"{name} is a quiet estate to live in."},
+                ],
+            )
+        hits = store.search_messages("Which estate do I live in?", limit=4)
+        assert hits[0]["session_id"] == hits[1]["session_id"] != hits[2]["session_id"]

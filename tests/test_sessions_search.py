@@ -21,7 +21,7 @@ from hermes_core.sessions import SessionStore, parse_query
 from hermes_core.sessions.backends import open_session_store
 from hermes_core.sessions.cjk import cjk_grams, contains_cjk
 from hermes_core.sessions.query import MAX_TERMS
-from hermes_core.sessions.question import plan_query
+from hermes_core.sessions.question import plan_query, top_up
 from hermes_core.sessions.routing import LIKE, match_expression, route_term
 from hermes_core.sessions.wordforms import lemma, word_forms
 
@@ -663,6 +663,15 @@ def test_keywords_use_and_then_top_up_with_or(history: SessionStore) -> None:
     assert plan.mode == "keywords" and plan.fallback is not None
     hits = history.search_messages("staging wireguard")
     assert sessions_of(hits) == {"deploy", "alice"}
+
+
+def test_a_top_up_leaves_out_the_keyword_the_primary_already_searched() -> None:
+    plan = plan_query(parse_query("记忆断裂"))
+    assert plan.fallback is not None
+    assert [t.text for t in plan.fallback.terms] == ["记忆断裂", "记忆", "忆断", "断裂"]
+    assert [t.text for t in top_up(plan, plan.fallback).terms] == ["记忆", "忆断", "断裂"]
+    plan = plan_query(parse_query("staging wireguard"))  # two keywords: each still needed
+    assert plan.fallback is not None and top_up(plan, plan.fallback) == plan.fallback
 
 
 def test_explicit_syntax_is_taken_literally(history: SessionStore) -> None:

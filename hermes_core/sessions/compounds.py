@@ -122,6 +122,7 @@ def as_substrings(query: ParsedQuery, is_word: Words, extras: frozenset[str]) ->
         for term in clause.include:
             if (
                 term.simple
+                and not term.substring
                 and len(term.text) >= 4
                 and not contains_cjk(term.text)
                 and not is_word(term.text)

@@ -192,7 +192,7 @@ def rerank_by_session(
         rows = [*rows, *{row[0]: row for row in extra if row[0] not in seen}.values()]
     name_only = _matched_by_name_only(conn, rows, terms, named) if named else set()
     return order_by_conversation(
-        rows, score, total, named, name_only, len(terms), prefer_recent, span, quoted
+        rows, score, total, named, name_only, terms, prefer_recent, span, quoted
     )
 
 

@@ -32,7 +32,13 @@ from hermes_core.sessions.layout import GRAM_INDEX, TRIGRAM_INDEX, WORD_INDEX, F
 from hermes_core.sessions.pgrerank import Compounds
 from hermes_core.sessions.porter import text_stems
 from hermes_core.sessions.query import Clause, ParsedQuery, Term, parse_query
-from hermes_core.sessions.question import Plan, message_first, names_a_topic, plan_query
+from hermes_core.sessions.question import (
+    Plan,
+    message_first,
+    names_a_topic,
+    plan_query,
+    top_up,
+)
 from hermes_core.sessions.routing import RANKED_CANDIDATES, single_grams, single_index
 from hermes_core.sessions.schema import SCHEMA_VERSION, WORD_TOKENIZER
 from hermes_core.sessions.search import (
@@ -671,7 +677,7 @@ class PgSearch:
         fallback = plan.fallback if len(rows) < min(need, KEYWORD_TOP_UP_BELOW) else None
         if fallback is not None:
             seen = {row[0] for row in rows}
-            extra = self.rows(fallback, need + len(seen), bounded=True)
+            extra = self.rows(top_up(plan, fallback), need + len(seen), bounded=True)
             rows += [row for row in extra if row[0] not in seen][: need - len(rows)]
         if question and rows and not self.filters.roles:
             window = (self.filters.since, self.filters.until)

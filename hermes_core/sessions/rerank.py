@@ -33,6 +33,7 @@ __all__ = [
     "asks_briefly",
     "bands",
     "covered_groups",
+    "hits_per_turn",
     "rerank_by_session",
     "spread",
     "with_replies",
@@ -147,7 +148,7 @@ def rerank_by_session(
             return Ranked(rows)
     name_only = _matched_by_name_only(conn, rows, terms, named) if named else set()
     return order_by_conversation(
-        rows, score, total, named, name_only, len(terms), prefer_recent, span, quoted
+        rows, score, total, named, name_only, terms, prefer_recent, span, quoted
     )
 
 
@@ -157,14 +158,16 @@ def order_by_conversation(
     total: float,
     named: dict[str, set[str]],
     name_only: set[int],
-    term_count: int,
+    terms: Sequence[Term],
     prefer_recent: bool,
     span: tuple[float, float] | None,
     quoted: frozenset[str],
 ) -> Ranked:
     """*rows* (best first) in the conversation tiers both backends share: named speaker,
     quoted phrase, dated, coverage *score* (of *total*), recency, how much the conversation
-    talks about the question (:func:`_talk`), name-only hits last."""
+    talks about the question (:func:`_talk`), name-only hits last; then dealt out
+    (:func:`spread`, :func:`hits_per_turn` of the question's *terms* at a time)."""
+    term_count = len(terms)
     latest: dict[str, float] = {}
     if prefer_recent:
         for row in rows:
@@ -193,7 +196,11 @@ def order_by_conversation(
     )
     share = max(score.values(), default=0.0) / total if term_count >= 2 and total > 0 else 0.0
     return Ranked(
-        spread(ranked, score), frozenset(named), frozenset(dated), share, frozenset(name_only)
+        spread(ranked, score, hits_per_turn(terms)),
+        frozenset(named),
+        frozenset(dated),
+        share,
+        frozenset(name_only),
     )
 
 
@@ -221,6 +228,28 @@ def _talk(rows: Sequence[tuple[Any, ...]], name_only: set[int]) -> dict[str, flo
 
 HITS_PER_SESSION_IN_TURN = 2
 """How many hits of one conversation come before the next conversation's best ones."""
+CJK_HITS_PER_SESSION_IN_TURN = 1
+"""The same for a question written in CJK (:func:`hits_per_turn`)."""
+
+
+def hits_per_turn(terms: Sequence[Term]) -> int:
+    """How many hits of a conversation :func:`spread` deals at a time for a question of *terms*:
+    :data:`CJK_HITS_PER_SESSION_IN_TURN` when most of its terms hold CJK, else
+    :data:`HITS_PER_SESSION_IN_TURN`.
+
+    A question's words in English are few and each is a topic: a conversation's second hit
+    shares one with the question, and is often the rest of the answer. A CJK question is
+    searched by its character pairs (no spaces, so no words), most of them shared by many
+    messages of every conversation (``那个``, ``小区``, ``怎么样``): conversations cover it
+    about equally, and a conversation's second hit mostly shares a pair or two with it. Two
+    hits each then spent the first ten places on five lookalike conversations; one each
+    reaches the evidence of twice as many (MemDaily's dev half: turn R@5 0.585 → 0.627,
+    turn R@10 0.691 → 0.725, against 0.560 and 0.707 for BM25 over CJK bigrams).
+    """
+    cjk = sum(1 for term in terms if contains_cjk(term.text))
+    return CJK_HITS_PER_SESSION_IN_TURN if 2 * cjk > len(terms) else HITS_PER_SESSION_IN_TURN
+
+
 CLEAR_LEAD = 0.75
 """A conversation leads clearly when a later one covers less than this share of its score."""
 HITS_DEALT_BY_BAND = 6

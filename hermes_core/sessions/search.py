@@ -36,6 +36,7 @@ from hermes_core.sessions.question import (
     message_first,
     names_a_topic,
     plan_query,
+    top_up,
 )
 from hermes_core.sessions.rerank import rerank_by_session, with_replies
 from hermes_core.sessions.routing import Candidates, compile_query
@@ -288,7 +289,7 @@ class _Search:
         fallback = plan.fallback if len(rows) < min(need, KEYWORD_TOP_UP_BELOW) else None
         if fallback is not None:
             seen = {row[0] for row in rows}
-            extra = self.rows(fallback, need + len(seen), bounded=True)
+            extra = self.rows(top_up(plan, fallback), need + len(seen), bounded=True)
             rows += [row for row in extra if row[0] not in seen][: need - len(rows)]
         if plan.mode == "question" and rows and not self.filters.roles:
             rows = with_replies(
