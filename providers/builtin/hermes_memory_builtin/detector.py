@@ -4,7 +4,9 @@ The catalogue (:mod:`hermes_memory_builtin.threats`) knows phrasings; this model
 generalises across wording and languages. A text is read the way the catalogue
 reads it (NFKD, look-alike letters as Latin, invisible characters dropped), plus
 a reading with leetspeak digits as letters and letter-spaced words joined; its
-character 3–5-grams and word 1–2-grams are hashed (CRC-32) into
+character 3–5-grams, character 2-grams inside runs of kana and CJK ideographs
+(unspaced scripts, where a word is often two characters) and word 1–2-grams are
+hashed (CRC-32) into
 :data:`DIMENSIONS` buckets, and the score is the logistic of the weights of the
 buckets present (L2-normalised). The weights (one signed byte each, times a
 scale) and the calibrated thresholds ship in ``data/`` and are rebuilt by
@@ -39,6 +41,9 @@ WEIGHTS_FILE = "detector_weights.bin"
 _LEET = str.maketrans("431057@$", "aeiostas")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SPACE = re.compile(r"\s+")
+_UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
+"""Runs of kana and CJK ideographs: scripts without spaces, whose two-character words
+("無視", "出力", "指示") a 3-gram only sees glued to a neighbour."""
 
 
 def _despaced(text: str) -> str:
@@ -69,6 +74,9 @@ def feature_indices(text: str) -> list[int]:
         for n in (3, 4, 5):
             for start in range(len(padded) - n + 1):
                 found.add(crc(padded[start : start + n].encode("utf-8", "replace")) % DIMENSIONS)
+        for run in _UNSPACED.findall(reading):
+            for start in range(len(run) - 1):
+                found.add(crc(run[start : start + 2].encode("utf-8")) % DIMENSIONS)
         words = _WORD.findall(reading)
         for index, word in enumerate(words):
             found.add(crc(b"w:" + word.encode("utf-8", "replace")) % DIMENSIONS)
