@@ -11,22 +11,25 @@ from hermes_core.sessions.backends import open_session_store
 from hermes_core.sessions.routing import RANKED_CANDIDATES
 
 
-def history(path: Path, newer: int) -> SessionStore:
-    """One old message saying *kestrel* three times, then *newer* messages saying it once."""
-    store = SessionStore(path, semantic="off")
-    old = [{"role": "user", "content": "kestrel kestrel kestrel"}]
-    filler = [
-        {"role": "user", "content": f"note {n}: a kestrel flew over the long field by the barn"}
-        for n in range(newer)
-    ]
+def filled(store: SessionStore, old: str, note: str, newer: int) -> SessionStore:
+    """*store* holding one old message *old*, then *newer* messages *note* (numbered), the
+    newer ones in two later sessions."""
+    filler = [{"role": "user", "content": note.format(n=n)} for n in range(newer)]
     store.import_sessions(
         [
-            {"id": "old", "started_at": 1_000.0, "messages": old},
+            {"id": "old", "started_at": 1_000.0, "messages": [{"role": "user", "content": old}]},
             {"id": "newer", "started_at": 2_000.0, "messages": filler[: newer // 2]},
             {"id": "newest", "started_at": 3_000.0, "messages": filler[newer // 2 :]},
         ]
     )
     return store
+
+
+def history(path: Path, newer: int) -> SessionStore:
+    """One old message saying *kestrel* three times, then *newer* messages saying it once."""
+    store = SessionStore(path, semantic="off")
+    note = "note {n}: a kestrel flew over the long field by the barn"
+    return filled(store, "kestrel kestrel kestrel", note, newer)
 
 
 def test_within_the_bound_every_match_is_ranked(tmp_path: Path) -> None:
@@ -56,18 +59,8 @@ def test_beyond_the_bound_the_newest_matches_are_ranked(tmp_path: Path) -> None:
 def cjk_history(where: str, newer: int) -> SessionStore:
     """One old message saying 部署回滚 three times, then *newer* messages saying it once."""
     store = open_session_store(where, semantic="off")
-    old = [{"role": "user", "content": "部署回滚，部署回滚，部署回滚"}]
-    filler = [
-        {"role": "user", "content": f"第{n}次记录：今天的部署回滚已经完成，服务恢复正常运行"}
-        for n in range(newer)
-    ]
-    store.import_sessions(
-        [
-            {"id": "old", "started_at": 1_000.0, "messages": old},
-            {"id": "newest", "started_at": 3_000.0, "messages": filler},
-        ]
-    )
-    return store
+    note = "第{n}次记录：今天的部署回滚已经完成，服务恢复正常运行"
+    return filled(store, "部署回滚，部署回滚，部署回滚", note, newer)
 
 
 @pytest.mark.parametrize("newer", [RANKED_CANDIDATES // 2])
@@ -81,7 +74,8 @@ def test_one_cjk_gram_is_bounded_like_a_word(session_backend: str) -> None:
         hits = store.search_messages("回滚", limit=50)
         assert len(hits) == 50 and "old" not in {hit["session_id"] for hit in hits}
         assert store.search_messages("回滚", limit=5) == hits[:5]
-        only_old = store.search_messages("回滚", limit=5, exclude_session_ids=["newest"])
+        newer = ["newer", "newest"]
+        only_old = store.search_messages("回滚", limit=5, exclude_session_ids=newer)
         assert [hit["session_id"] for hit in only_old] == ["old"]
         # A phrase of grams (four characters) still has every match ranked.
         assert store.search_messages("部署回滚", limit=5)[0]["session_id"] == "old"
