@@ -315,3 +315,24 @@ def test_a_cjk_question_deals_one_hit_per_conversation_among_lookalikes(
             )
         hits = store.search_messages("Which estate do I live in?", limit=4)
         assert hits[0]["session_id"] == hits[1]["session_id"] != hits[2]["session_id"]
+
+
+def test_a_cjk_question_framed_by_dui_yu_ranks_its_topic_over_the_frame(
+    session_backend: str,
+) -> None:
+    with open_session_store(session_backend) as store:
+        talks = {
+            f"mall{n}": [f"我去逛的商场是{name}。", f"{name}里面的东西特别全，逛起来挺舒服的。"]
+            for n, name in enumerate(["大润发", "万象城", "大悦城", "恒隆广场"])
+        }
+        talks["cooker"] = [
+            "我家里有一个美的的电饭煲。",
+            "美的那个电饭煲真是挺不错的，对于我们这些早出晚归的人来说，真是太方便了。",
+        ]
+        for n, (sid, turns) in enumerate(talks.items()):
+            store.create_session(sid, source="import", started_at=1_700_000_000 + n)
+            store.append_messages(sid, [{"role": "user", "content": text} for text in turns])
+        # 对于 ("as for") frames the question as 以下 does: a rarer pair than the topic's, but
+        # no topic. The conversations that say 商场 come first, not the one that says 对于.
+        hits = store.search_messages("对于我参观的商场，以下哪个是最可能的描述？", limit=5)
+        assert all(hit["session_id"].startswith("mall") for hit in hits[:4])

@@ -82,7 +82,7 @@ STOP_WORDS = frozenset(
 
 # Chinese function characters; bigrams made only of these are dropped.
 _CJK_FUNCTION_CHARS = frozenset(
-    "的了是在我你他她它们吗呢吧啊么什怎如何为哪这那个之前后有和与就都也还要会能把被给对从到说过"
+    "的了是在我你他她它们吗呢吧啊么什怎如何为哪这那个之前后有和与就都也还要会能把被给对从到说过于"
 )
 
 _RECENCY_CUES = frozenset(
