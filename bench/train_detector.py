@@ -15,7 +15,8 @@ messages at a pinned commit and standard-library docstrings. Sources of use
 regularisation strength and the weight of real attacks are chosen on the dev
 splits; the review threshold is calibrated on the dev benign scores (at most
 :data:`REVIEW_FP` of the generated dev benign entries and of *each* real dev
-benign source reach it, never below :data:`REVIEW_FLOOR`); the block threshold
+benign source reach it, the sources smaller than :data:`MIN_SOURCE` pooled, never
+below :data:`REVIEW_FLOOR`); the block threshold
 is :data:`BLOCK_FLOOR` (never). The test and held-out splits are reported,
 never used for a choice.
 
@@ -49,8 +50,13 @@ from hermes_memory_builtin.detector import DIMENSIONS, WEIGHTS_FILE, feature_ind
 DATA = ROOT / "providers" / "builtin" / "hermes_memory_builtin" / "data"
 REVIEW_FP = 0.01
 """At most this share of the generated dev benign entries, and of each real dev benign
-source (docs, commits, docstrings, coding rules, assistant requests, REALTALK chats),
-reaches the review threshold."""
+source (docstrings, coding rules, assistant requests, REALTALK chats; the small ones
+pooled, :data:`MIN_SOURCE`), reaches the review threshold."""
+MIN_SOURCE = 200
+"""A real dev benign source of fewer texts is calibrated pooled with the other small ones
+(CyberSecEval's 137 system prompts, 91 commit messages, 26 docs): 1 % of 200 is two
+texts, so no unit's 1 % point is one text. Alone, the 137 prompts' second highest set
+the threshold and moved it by a few hundredths from one corpus to the next."""
 C_GRID = (64.0, 256.0)
 """Candidate inverse regularisation strengths (1, 4 and 16 stopped fewer dev attacks)."""
 REAL_ATTACK_WEIGHTS = (1.0, 3.0)
@@ -60,7 +66,8 @@ REVIEW_FLOOR = 0.5
 format 1 needed 0.8 here: it had seen no third-person memory entries, and short ones
 scored high ("The user's favourite tea is sencha" 0.73). The generated corpus now holds
 such entries in 20 languages (``memory_fact``), trained on and calibrated with, and the
-calibrated threshold (about 0.67, set by the defended system prompts of CyberSecEval)
+calibrated threshold (about 0.67, set by the pooled small sources, CyberSecEval's defended
+system prompts the highest of them)
 holds none of the generated test ones; the floor is only a guard against a degenerate
 calibration."""
 BLOCK_FLOOR = 1.0
@@ -166,9 +173,16 @@ def train() -> tuple[np.ndarray, dict[str, object]]:
             dev = scores(weights, scale, bias, x["dev"])
             real_dev = scores(weights, scale, bias, rx["dev"])
             cuts = {"generated": threshold(dev[y["dev"] == 0], REVIEW_FP)}
+            small: list[str] = []
             for source in benign_dev_sources:
                 mask = (dev_sources == source) & (ry["dev"] == 0)
+                if mask.sum() < MIN_SOURCE:
+                    small.append(source)
+                    continue
                 cuts[source] = threshold(real_dev[mask], REVIEW_FP)
+            if small:
+                mask = np.isin(dev_sources, small) & (ry["dev"] == 0)
+                cuts["pooled: " + ", ".join(small)] = threshold(real_dev[mask], REVIEW_FP)
             review = max(max(cuts.values()), REVIEW_FLOOR)
             generated = float((dev[y["dev"] == 1] >= review).mean())
             stopped = float((real_dev[ry["dev"] == 1] >= review).mean())
