@@ -1094,11 +1094,22 @@ def shared_search(url: str, question: str = QUESTION, cache_after: int = 1_000) 
     return dict(json.loads(done.stdout))
 
 
+BIKE_QUESTION = "What kind of cycle did I purchase?"
+"""Answered by the conversation :func:`bike` adds."""
+
+
 def bike(url: str) -> None:
     with open_session_store(url, semantic="on") as store:
         store.create_session("bike")
         store.append_message("bike", "user", "I finally bought a second-hand road bicycle.")
         assert store.index_messages() == 1
+
+
+def indexed_with_bike(url: str) -> None:
+    """The :func:`history` at *url*, embedded, then the :func:`bike` conversation."""
+    with history(url) as store:
+        store.index_messages()
+    bike(url)
 
 
 @needs_minilm
@@ -1114,7 +1125,7 @@ def test_processes_of_one_machine_share_the_mapped_copy(pg_target: str) -> None:
     assert second["found"] == first["found"] and second["read"] == 0
     assert second["mapped"] and second["tail"] == 0 and second["cached"]
     bike(pg_target)
-    third = shared_search(pg_target, "What kind of cycle did I purchase?")
+    third = shared_search(pg_target, BIKE_QUESTION)
     # Only the row added since is read, and held in memory beside the mapped copy.
     assert third["found"][0] == "bike" and third["read"] == 1 and third["tail"] == 1
 
@@ -1127,7 +1138,7 @@ def test_a_copy_another_process_extended_is_searched(pg_target: str) -> None:
         held = store.semantic_index()._loaded  # type: ignore[union-attr]
         assert held.read_rows == 4 and held.tail == 0  # written to the copy, then mapped
         bike(pg_target)
-        other = shared_search(pg_target, "What kind of cycle did I purchase?", cache_after=1)
+        other = shared_search(pg_target, BIKE_QUESTION, cache_after=1)
         assert other["read"] == 1 and other["tail"] == 0  # appended its row to the copy
         hits = store.search_messages("What kind of cycle did I purchase?")
         assert sessions_of(hits)[0] == "bike"
@@ -1169,10 +1180,8 @@ def test_a_torn_or_damaged_copy_is_rejected_and_written_again(
 def test_without_a_writable_cache_folder_the_vectors_stay_in_memory(
     pg_target: str, hermes_home: Path
 ) -> None:
-    with history(pg_target) as store:
-        store.index_messages()
-    bike(pg_target)
-    question = "What kind of cycle did I purchase?"
+    indexed_with_bike(pg_target)
+    question = BIKE_QUESTION
     mapped = shared_search(pg_target, question)
     shutil.rmtree(hermes_home / "cache")
     (hermes_home / "cache").write_text("not a folder")
@@ -1189,10 +1198,8 @@ def test_without_a_writable_cache_folder_the_vectors_stay_in_memory(
 
 @needs_minilm
 def test_processes_starting_at_once_agree_and_leave_one_valid_copy(pg_target: str) -> None:
-    with history(pg_target) as store:
-        store.index_messages()
-    bike(pg_target)
-    question = "What kind of cycle did I purchase?"
+    indexed_with_bike(pg_target)
+    question = BIKE_QUESTION
     runs = [
         subprocess.Popen(
             [sys.executable, "-c", SHARED_SCRIPT, pg_target, question, "1"],
@@ -1216,10 +1223,8 @@ def test_vectors_read_a_page_at_a_time_are_the_same(
 ) -> None:
     from hermes_core.sessions import pgsemantic
 
-    with history(pg_target) as store:
-        store.index_messages()
-    bike(pg_target)
-    question = "What kind of cycle did I purchase?"
+    indexed_with_bike(pg_target)
+    question = BIKE_QUESTION
     whole = shared_search(pg_target, question)
     shutil.rmtree(Path(os.environ["HERMES_HOME"]) / "cache")
     monkeypatch.setattr(pgsemantic, "PAGE", 2)  # five rows: three statements
