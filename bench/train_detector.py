@@ -66,8 +66,8 @@ REVIEW_FLOOR = 0.5
 format 1 needed 0.8 here: it had seen no third-person memory entries, and short ones
 scored high ("The user's favourite tea is sencha" 0.73). The generated corpus now holds
 such entries in 20 languages (``memory_fact``), trained on and calibrated with, and the
-calibrated threshold (0.489 with the phrase tables of issue 27, below the floor, which then binds; before them about 0.67, set by CyberSecEval's defended
-system prompts the highest of them)
+calibrated threshold (0.489 with the phrase tables of issue 27's second round, so the
+floor binds; about 0.67 before, set by CyberSecEval's defended system prompts)
 holds none of the generated test ones; the floor is only a guard against a degenerate
 calibration."""
 BLOCK_FLOOR = 1.0
