@@ -23,6 +23,7 @@ from operator import add, mul
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from hermes_core.asciipieces import AsciiPieces
 from hermes_core.embeddings import STATIC_DIR, _WordPieces
 from hermes_core.errors import ConfigError
 
@@ -108,7 +109,8 @@ class StaticQuery:
         if len(shape) != 2 or shape[0] != tokens:
             raise ConfigError(f"the static encoder's files in {self.directory} do not match")
         self.dims = shape[1]
-        self._pieces = _WordPieces.read(self.directory / "tokenizer.json")
+        self._ascii = AsciiPieces.read(self.directory / "tokenizer.json")
+        self._pieces: _WordPieces | bool | None = False  # read for the first other text
         self._tokenizer: Any = None
         self._lock = threading.Lock()
 
@@ -124,7 +126,13 @@ class StaticQuery:
 
     def token_ids(self, text: str) -> list[int]:
         """The tokenizer's ids of *text* (as :meth:`StaticEncoder.token_ids` gives them)."""
-        if self._pieces is not None:
+        ids = self._ascii.ids(text) if self._ascii is not None else None
+        if ids is not None:
+            return ids
+        with self._lock:
+            if self._pieces is False:
+                self._pieces = _WordPieces.read(self.directory / "tokenizer.json")
+        if isinstance(self._pieces, _WordPieces):
             ids = self._pieces.ids(text)
             if ids is not None:
                 return ids

@@ -267,6 +267,9 @@ class Mapped:
         float32 rows): what :mod:`~hermes_core.sessions.neighbours` multiplies."""
         import numpy as np
 
+        if self.count == 0:
+            empty = np.zeros((0, self.dims), dtype=np.float32)
+            return np.zeros(0, np.int64), np.zeros(0, np.uint32), empty
         shape, strides = (self.count, self.dims), (4 * self.width, 4)
         matrix = np.ndarray(shape, "<f4", self.buffer, self.offset, strides)
         at = self.offset + 4 * self.dims
