@@ -129,7 +129,7 @@ class VectorCache:
             return None
         if mapped is None:
             return None
-        return Cached(encoding, seen, stamp, mapped.ids, mapped.checksums, mapped.matrix)
+        return Cached(encoding, seen, stamp, *mapped.arrays())
 
     def write(
         self, encoding: tuple[int, str], seen: int, ids: Any, checksums: Any, matrix: Any

@@ -23,6 +23,7 @@ all at once with ``hermes-memory sessions index``.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import os
@@ -35,6 +36,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from hermes_core.embeddings import (
+    STATIC_DIR,
+    STATIC_INSTALL_HINT,
     Encoder,
     load_encoder,
     missing_encoder_requirements,
@@ -46,6 +49,7 @@ from hermes_core.sessions.connection import is_busy, restrict_permissions
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.neighbours import (
     BATCH,
+    MAX_VECTORS,
     SPARE,
     Held,
     best,
@@ -55,6 +59,8 @@ from hermes_core.sessions.neighbours import (
     scores,
     source_text,
 )
+from hermes_core.sessions.vectorscan import nearest_records
+from hermes_core.static_query import StaticQuery
 
 __all__ = [
     "SEMANTIC_ENV",
@@ -110,8 +116,13 @@ def semantic_mode(value: object = None) -> str:
 
 def semantic_available() -> bool:
     """True when the configured encoder (:func:`~hermes_core.embeddings.encoder_name`)
-    can load: its libraries (and, for MiniLM, its weights) are installed."""
-    return not missing_encoder_requirements()
+    can load (its libraries and, for MiniLM, its weights are installed) and simsimd, which
+    scores the vectors, is installed (all of them the ``semantic`` extra)."""
+    return not missing_encoder_requirements() and _has_simsimd()
+
+
+def _has_simsimd() -> bool:
+    return importlib.util.find_spec("simsimd") is not None
 
 
 _SCHEMA = """
@@ -167,14 +178,19 @@ def _foreign(conn: sqlite3.Connection) -> str | None:
     return None
 
 
-class _Loaded(Held):
+class _Loaded:
     """The vectors of one sidecar in memory (its vector file mapped), shared by the
-    process's indexes of it (a gateway with many chats open on one history maps it once)."""
+    process's indexes of it (a gateway with many chats open on one history maps it once).
+
+    Up to :data:`~hermes_core.sessions.neighbours.MAX_VECTORS` records are scored without
+    numpy (:mod:`~hermes_core.sessions.vectorscan`); beyond, numpy picks the newest of
+    them (:class:`~hermes_core.sessions.neighbours.Held`), as PostgreSQL's index does."""
 
     def __init__(self) -> None:
-        super().__init__()
         self.lock = threading.Lock()
         self.key: object = None  # the file's Stamp, or ("rows", generation) when read as rows
+        self.records: vectorfile.Mapped | None = None
+        self.many: Held | None = None
 
     def fresh(self, stamp: vectorfile.Stamp | None, generation: int, file: Path | None) -> bool:
         """Whether what is held is what the sidecar says now."""
@@ -182,9 +198,21 @@ class _Loaded(Held):
             return self.key == stamp and file is not None and vectorfile.unchanged(file, self.key)
         return self.key == ("rows", generation)
 
-    def hold(self, key: object, ids: Any, checksums: Any, matrix: Any) -> None:
-        self.key = key
-        self.set(ids, checksums, matrix)
+    def hold(self, key: object, records: vectorfile.Mapped) -> None:
+        self.key, self.records, self.many = key, records, None
+        if records.count > MAX_VECTORS:
+            self.many = Held()
+            self.many.set(*records.arrays())
+
+    def nearest(self, query: Sequence[float], n: int) -> list[tuple[int, int]]:
+        """The *n* messages nearest to *query* (by their best piece), best first:
+        ``(message id, row)``."""
+        assert self.records is not None
+        if self.many is None:
+            return nearest_records(self.records, query, n)
+        import numpy as np
+
+        return best(self.many, scores(self.many, np.asarray(query, dtype=np.float32)), n)
 
 
 _SHARED: weakref.WeakValueDictionary[Path, _Loaded] = weakref.WeakValueDictionary()
@@ -199,6 +227,15 @@ def _shared(path: Path) -> _Loaded:
             loaded = _Loaded()
             _SHARED[key] = loaded
         return loaded
+
+
+def _static_model(directory: Path) -> str | None:
+    """The model name of the static encoder's files in *directory* (``None``: none there)."""
+    try:
+        manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
+        return str(manifest["encoder"])
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 def _embeddable(layout: Layout, alias: str) -> str:
@@ -322,6 +359,11 @@ class SemanticIndex:
         self.user_id = user_id
         if encoder is None and missing_encoder_requirements():
             encoder = load_encoder()  # raises, saying what to install
+        if not _has_simsimd():
+            raise ConfigError(
+                "Semantic search cannot score message vectors: simsimd is not installed. "
+                f"Install it with: {STATIC_INSTALL_HINT}"
+            )
         self._encoder = encoder
         self._model = encoder.name if encoder is not None else model_name()
         self._lock = threading.Lock()
@@ -534,10 +576,14 @@ class SemanticIndex:
         halves = np.frombuffer(b"".join(row[2] for row in rows), dtype=np.float16)
         return ids, checksums, halves.reshape(len(rows), self.encoder.dims).astype(np.float32)
 
-    def _write_file(self) -> tuple[object, Any, Any, Any]:
+    def _in_memory_records(self, rows: Sequence[tuple[int, int, bytes]]) -> vectorfile.Mapped:
+        """The sidecar's *rows* as records held in memory."""
+        return vectorfile.from_rows(*self._arrays(rows), self.encoder.dims)
+
+    def _write_file(self) -> tuple[object, vectorfile.Mapped]:
         """Write the vector file from the sidecar's rows, in the caller's write transaction,
-        and stamp it: ``(stamp, ids, checksums, matrix)``. Where it cannot be written the rows are
-        returned as arrays, keyed by the sidecar's generation, and the stamp is dropped."""
+        and stamp it: ``(stamp, records)``. Where it cannot be written the rows are held in
+        memory, keyed by the sidecar's generation, and the stamp is dropped."""
         rows = self._conn.execute(_ROWS).fetchall()
         ids, checksums, matrix = self._arrays(rows)
         if self.file is not None:
@@ -555,9 +601,12 @@ class SemanticIndex:
                 self._conn.execute(
                     "INSERT OR REPLACE INTO meta VALUES ('file', ?)", (stamp.to_json(),)
                 )
-                return stamp, ids, checksums, matrix
+                mapped = vectorfile.map_file(self.file, stamp)
+                if mapped is not None:
+                    return stamp, mapped
         self._conn.execute("DELETE FROM meta WHERE key = 'file'")
-        return ("rows", self._generation()), ids, checksums, matrix
+        records = vectorfile.from_rows(ids, checksums, matrix, self.encoder.dims)
+        return ("rows", self._generation()), records
 
     def _generation(self) -> int:
         row = self._conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
@@ -651,12 +700,12 @@ class SemanticIndex:
             if stamp is not None and self.file is not None:
                 mapped = vectorfile.map_file(self.file, stamp)
             if mapped is not None:
-                loaded.hold(mapped.stamp, mapped.ids, mapped.checksums, mapped.matrix)
+                loaded.hold(mapped.stamp, mapped)
             else:
                 loaded.hold(*self._rewrite())
             return loaded
 
-    def _rewrite(self) -> tuple[object, Any, Any, Any]:
+    def _rewrite(self) -> tuple[object, vectorfile.Mapped]:
         """The vectors from the file another writer just stamped, else from the sidecar's
         rows, written to the file again (see :meth:`_write_file`)."""
         with self._lock, self._conn:
@@ -668,11 +717,11 @@ class SemanticIndex:
                         raise
                     # A writer holds the sidecar: read its rows now, write the file later.
                     rows = self._conn.execute(_ROWS).fetchall()
-                    return ("rows", self._generation()), *self._arrays(rows)
+                    return ("rows", self._generation()), self._in_memory_records(rows)
                 stamp = self._stamp()
                 mapped = vectorfile.map_file(self.file, stamp) if stamp is not None else None
                 if mapped is not None:
-                    return mapped.stamp, mapped.ids, mapped.checksums, mapped.matrix
+                    return mapped.stamp, mapped
                 log.info("writing the message vectors of %s to %s", self.path, self.file)
             return self._write_file()
 
@@ -682,23 +731,31 @@ class SemanticIndex:
         Vectors whose message is gone, or whose text changed since it was
         embedded, are skipped.
         """
-        import numpy as np
-
         if k <= 0:
             return []
-        query = self.encoder.encode([query_text(text)])[0]
+        query = self._query_vector(query_text(text))
         loaded = self._load()
-        similarity = scores(loaded, query.astype(np.float32))
         want = k + SPARE
         while True:  # read a few more than k; more only when too many are gone or changed
-            found = best(loaded, similarity, want)
-            valid = self._still_valid(read, found, loaded.checksums)
+            found = loaded.nearest(query, want)
+            assert loaded.records is not None
+            valid = self._still_valid(read, found, loaded.records)
             if len(valid) >= k or len(found) < want:
                 return valid[:k]
             want *= 2
 
+    def _query_vector(self, text: str) -> Sequence[float]:
+        """*text*'s vector: in pure Python for the shipped static encoder (no numpy imported,
+        the same bits as :meth:`~hermes_core.embeddings.StaticEncoder.encode`), else by the
+        encoder."""
+        encoder = self._encoder
+        directory = getattr(encoder, "directory", None) if encoder is not None else STATIC_DIR
+        if isinstance(directory, Path) and self._model == _static_model(directory):
+            return StaticQuery.load(directory).vector(text)
+        return list(self.encoder.encode([text])[0])
+
     def _still_valid(
-        self, read: Reader[Any], found: list[tuple[int, int]], checksums: Any
+        self, read: Reader[Any], found: list[tuple[int, int]], records: vectorfile.Mapped
     ) -> list[int]:
         """The ids of *found* (id, row) whose message still exists with the text that was
         embedded (the row's checksum) and, scoped, is this user's."""
@@ -716,4 +773,4 @@ class SemanticIndex:
             mid: checksum(source_text(content, speaker))
             for mid, content, speaker in read(lambda conn: conn.execute(sql, params).fetchall())
         }
-        return [mid for mid, row in found if current.get(mid) == int(checksums[row])]
+        return [mid for mid, row in found if current.get(mid) == records.tail(row)[1]]

@@ -1,0 +1,171 @@
+"""A one-shot search by meaning without numpy: the question's vector worked out in pure
+Python and the mapped records scored by simsimd pick what numpy's path picks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hermes_core.embeddings import STATIC_DIR, StaticEncoder, missing_encoder_requirements
+from hermes_core.sessions import SessionStore
+from hermes_core.sessions.neighbours import Held, best, scores
+from hermes_core.sessions.semantic import semantic_available
+from hermes_core.sessions.vectorfile import from_rows, record_bytes, records_of
+from hermes_core.sessions.vectorscan import nearest_records
+
+np = pytest.importorskip("numpy")
+pytestmark = pytest.mark.skipif(
+    not semantic_available() or missing_encoder_requirements("static") != [],
+    reason="the semantic extra is not installed",
+)
+
+texts = st.lists(
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=30)
+    | st.text(alphabet=st.characters(max_codepoint=127), max_size=30)
+    | st.sampled_from(["[SEP]", "##ing", "Kubernetes", "don't", "e-mail", "\x00", "\t", " "]),
+    max_size=8,
+).map("".join)
+
+
+@given(texts)
+@settings(max_examples=300, deadline=None)
+def test_a_questions_vector_is_the_encoders_bit_for_bit(text: str) -> None:
+    from hermes_core.static_query import StaticQuery
+
+    expected = StaticEncoder.load().encode([text])[0]
+    assert np.array_equal(np.asarray(StaticQuery.load().vector(text), dtype=np.float32), expected)
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=200))
+@settings(max_examples=300, deadline=None)
+def test_ascii_text_is_pieced_as_the_tokenizer_pieces_it(text: str) -> None:
+    from tokenizers import Tokenizer
+
+    from hermes_core.asciipieces import AsciiPieces
+
+    pieces = AsciiPieces.read(STATIC_DIR / "tokenizer.json")
+    assert pieces is not None
+    tokenizer = Tokenizer.from_file(str(STATIC_DIR / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    expected = tokenizer.encode(text, add_special_tokens=False).ids
+    found = pieces.ids(text)
+    assert found is None or found == expected
+    assert found is not None or "[" in text  # only an added token ([SEP]...) is left over
+
+
+@st.composite
+def stores(draw: st.DrawFn) -> tuple[list[int], list[int], list[list[float]], list[float]]:
+    """Vectors of small whole numbers (so that every sum is exact, whatever the order),
+    some messages with two pieces, ids of any size; and a query."""
+    dims = draw(st.integers(1, 24))
+    count = draw(st.integers(0, 60))
+    value = st.integers(-4, 4).map(float)
+    matrix = draw(
+        st.lists(st.lists(value, min_size=dims, max_size=dims), min_size=count, max_size=count)
+    )
+    mids = draw(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=max(1, count)))
+    ids = [mids[draw(st.integers(0, len(mids) - 1))] for _ in range(count)]
+    checksums = draw(st.lists(st.integers(0, 2**32 - 1), min_size=count, max_size=count))
+    query = draw(st.lists(value, min_size=dims, max_size=dims))
+    return ids, checksums, matrix, query
+
+
+@given(stores(), st.integers(1, 40))
+@settings(max_examples=300, deadline=None)
+def test_the_records_scored_without_numpy_give_numpys_neighbours(
+    store: tuple[list[int], list[int], list[list[float]], list[float]], n: int
+) -> None:
+    ids, checksums, matrix, query = store
+    dims = len(query)
+    held = from_rows(ids, checksums, matrix, dims)
+    assert len(held.records) == len(ids) * record_bytes(dims)
+    numpy_held = Held()
+    numpy_held.set(
+        np.array(ids, dtype=np.int64),
+        np.array(checksums, dtype=np.uint32),
+        np.array(matrix, dtype=np.float32).reshape(len(ids), dims),
+    )
+    similarity = scores(numpy_held, np.array(query, dtype=np.float32))
+    assert nearest_records(held, query, n) == best(numpy_held, similarity, n)
+    assert [held.tail(row) for row in range(len(ids))] == list(zip(ids, checksums, strict=True))
+    back_ids, back_checksums, back_matrix = held.arrays()
+    assert back_ids.tolist() == ids and back_checksums.tolist() == checksums
+    assert np.array_equal(back_matrix, np.array(matrix, dtype=np.float32).reshape(len(ids), dims))
+    assert records_of(back_ids, back_checksums, back_matrix, dims) == bytes(held.records)
+
+
+QUESTION = "Which instrument is my daughter learning?"
+CLI_SEARCH = """
+import contextlib, io, json, sys
+from hermes_core.cli import main
+with contextlib.redirect_stdout(io.StringIO()) as out:
+    try:
+        main(["sessions", "search", sys.argv[1], "--db", sys.argv[2], "--json"])
+    except SystemExit:
+        pass
+hits = json.loads(out.getvalue())
+json.dump({"ids": [hit["id"] for hit in hits], "numpy": "numpy" in sys.modules}, sys.stdout)
+"""
+
+
+@pytest.mark.parametrize(
+    "query", [QUESTION, "violin practice", "What did we say about the garden and the bread?"]
+)
+def test_a_cli_search_with_the_extra_finds_what_the_library_finds(
+    tmp_path: Path, query: str
+) -> None:
+    path = tmp_path / "state.db"
+    with SessionStore(path, semantic="on") as store:
+        for n, text in enumerate(
+            [
+                "My daughter started violin lessons; she practises scales every evening.",
+                "The tomatoes in the garden finally ripened after the heatwave.",
+                "The oven's thermostat broke, so the bread burned again.",
+                "We booked a ferry to the islands for the first week of August.",
+                *(f"Note {n}: the cello teacher moved the lesson to Thursday." for n in range(20)),
+            ]
+        ):
+            store.create_session(f"s{n}")
+            store.append_messages(f"s{n}", [{"role": "user", "content": text}])
+        store.index_messages()
+    with SessionStore(path, read_only=True, semantic="on") as store:
+        expected = [hit["id"] for hit in store.search_messages(query, limit=10)]
+    env = {**os.environ, "HERMES_HOME": str(tmp_path / "home"), "HERMES_SEMANTIC_SEARCH": "on"}
+    done = subprocess.run(
+        [sys.executable, "-c", CLI_SEARCH, query, str(path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer == {"ids": expected, "numpy": False}
+
+
+def test_beyond_the_most_vectors_searched_the_newest_are_searched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_core.sessions import neighbours, semantic
+
+    path = tmp_path / "state.db"
+    with SessionStore(path, semantic="on") as store:
+        for n in range(6):
+            store.create_session(f"s{n}")
+            store.append_message(f"s{n}", "user", f"Violin lesson {n}: scales and bowing.")
+        store.index_messages()
+    monkeypatch.setattr(semantic, "MAX_VECTORS", 3)
+    monkeypatch.setattr(neighbours, "MAX_VECTORS", 3)
+    with SessionStore(path, read_only=True, semantic="on") as store:
+        index = store.semantic_index()
+        assert index is not None
+        found = store._read(lambda conn: index.nearest(lambda fn: fn(conn), "violin", 6))
+    assert sorted(found) == [4, 5, 6]  # numpy picks the newest three
