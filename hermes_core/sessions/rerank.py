@@ -239,29 +239,33 @@ counts 1 / (HITS_K + r) (:func:`by_conversation_hits`)."""
 def by_conversation_hits(
     rows: Sequence[tuple[Any, ...]], terms: Sequence[Term]
 ) -> list[tuple[Any, ...]]:
-    """*rows* (best BM25 first) of a long question in words, ranked by conversation: each
-    scores its hits among the first :data:`TALK_HITS`, the hit at rank r counting
-    1 / (:data:`HITS_K` + r), and its hits are dealt out as a short question's are
-    (:func:`spread`).
+    """*rows* (best BM25 first) of a long question in words, ranked by conversation after
+    its best message: each conversation scores its hits among the first :data:`TALK_HITS`,
+    the hit at rank r counting 1 / (:data:`HITS_K` + r), and its hits are dealt out as a
+    short question's are (:func:`spread`).
 
     A long question (a pasted turn, a request explained at length) is ranked by BM25 over
     its words, message by message (:func:`~hermes_core.sessions.question.message_first`):
     coverage does not tell its conversations apart. How many strong hits one holds does:
     the conversation the question continues matches it in several turns, a lookalike in
-    one. On RealMem's dev half (395 of 426 queries long): session R@1 0.362 → 0.387 (16
-    questions won, 5 lost), session R@5 0.662 → 0.681 (13, 5), turn R@5 0.315 → 0.329
-    (18, 12), turn R@10 0.408 → 0.444 (36, 21); its best message scoring alone (HITS_K 1)
-    or 5 changed R@5 by at most a question or two. A question written in CJK keeps its
-    message order (:func:`mostly_cjk`): its character pairs are shared by every
-    conversation, and on MemDaily's dev half counting its hits lost turn R@5 (0.627 →
-    0.603, 3 won, 40 lost).
+    one. The best message stays first (the turn a long question's rare words find). On
+    RealMem's dev half (395 of 426 queries long): session R@5 0.662 → 0.681 (13 questions
+    won, 5 lost), turn R@5 0.315 → 0.326 (18, 13), turn R@10 0.408 → 0.437 (35, 23);
+    letting the best conversation's first hit lead instead won session R@1 too (16, 5) but
+    buried the turn the question's rare words find under a conversation sharing its common
+    words; HITS_K 1 or 5 changed R@5 by a question or two. A question written in CJK keeps
+    its message order (:func:`mostly_cjk`, decided by the caller): its character pairs are
+    shared by every conversation, and on MemDaily's dev half counting its hits lost turn
+    R@5 (0.627 → 0.603, 3 won, 40 lost).
     """
+    if not rows:
+        return []
     score: dict[str, float] = {}
     for rank, row in enumerate(rows[:TALK_HITS]):
         score[row[3]] = score.get(row[3], 0.0) + 1.0 / (HITS_K + rank)
     order = {row[0]: n for n, row in enumerate(rows)}
-    ranked = sorted(rows, key=lambda row: (-score.get(row[3], 0.0), order[row[0]]))
-    return spread(ranked, score, hits_per_turn(terms))
+    ranked = sorted(rows[1:], key=lambda row: (-score.get(row[3], 0.0), order[row[0]]))
+    return [rows[0], *spread(ranked, score, hits_per_turn(terms))]
 
 
 HITS_PER_SESSION_IN_TURN = 2
