@@ -37,6 +37,18 @@ def _chat(store: Any, sid: str, turns: list[tuple[str | None, str]], started: fl
     )
 
 
+def _notes(store: Any, sid: str, texts: list[str], started: float) -> None:
+    """A session of the user's *texts*, a second apart."""
+    store.create_session(sid, source="import", started_at=started)
+    store.append_messages(
+        sid,
+        [
+            {"role": "user", "content": text, "timestamp": started + n}
+            for n, text in enumerate(texts)
+        ],
+    )
+
+
 @pytest.fixture
 def store(session_backend: str) -> Iterator[Any]:
     with open_session_store(session_backend, semantic="off") as opened:
@@ -163,6 +175,79 @@ def test_the_ranking_does_not_depend_on_the_limit(store: Any) -> None:
         wide = [hit["id"] for hit in store.search_messages(question, limit=50)]
         for limit in (1, 3, 5):
             assert [h["id"] for h in store.search_messages(question, limit=limit)] == wide[:limit]
+
+
+LONG_QUESTION = (
+    "Back again about the garden shed. The roof panels arrived, the timber frame is "
+    "painted, and the concrete base has cured. Which screws and brackets should I order?"
+)
+
+
+def _shed_and_lookalike(store: Any) -> list[int]:
+    """A conversation answering :data:`LONG_QUESTION` over three turns, two turns elsewhere
+    each matching more of its words alone, and filler: the ids of the three turns."""
+    ids = _chat(
+        store,
+        "shed",
+        [
+            (None, "The shed roof panels need stainless screws."),
+            (None, "Brackets for the timber frame: galvanised, eight of them."),
+            (None, "Bolt the frame to the concrete base once it has cured."),
+        ],
+        1_700_000_000,
+    )
+    _chat(
+        store,
+        "fence",
+        [
+            (
+                None,
+                "Garden fence painted, timber panels arrived; order screws, brackets and the roof.",
+            )
+        ],
+        1_700_100_000,
+    )
+    _chat(
+        store,
+        "path",
+        [(None, "The concrete garden path has cured, painted timber edging arrived.")],
+        1_700_200_000,
+    )
+    for n in range(10):
+        _chat(store, f"filler{n}", [(None, f"garden note {n}: watered the roses")], 1_600_000_000)
+    return ids
+
+
+def test_a_long_questions_conversation_with_several_strong_hits_comes_first(store: Any) -> None:
+    # A long question's best message by its own score stays first; then the conversation
+    # matching it in several turns comes before single turns that match more words each.
+    ids = _shed_and_lookalike(store)
+    hits = store.search_messages(LONG_QUESTION, limit=5)
+    assert hits[0]["session_id"] == "fence"
+    assert {hit["id"] for hit in hits[1:4]} == set(ids)
+    assert hits[4]["session_id"] == "path"
+
+
+def test_a_long_questions_ranking_does_not_depend_on_the_limit(store: Any) -> None:
+    _shed_and_lookalike(store)
+    wide = [hit["id"] for hit in store.search_messages(LONG_QUESTION, limit=50)]
+    for limit in (1, 2, 4):
+        narrow = [hit["id"] for hit in store.search_messages(LONG_QUESTION, limit=limit)]
+        assert narrow == wide[:limit]
+
+
+def test_a_cjk_questions_answer_spread_over_turns_beats_a_lookalike_turn(store: Any) -> None:
+    # A CJK question's character pairs sit in several turns of the conversation answering
+    # it, one or two each; a lookalike repeats several of them in one turn. Read from its
+    # best three hits the answer covered less than the lookalike's one turn; from eight, more.
+    answer = ["我去了海滨。", "婶婶今天来了。", "工作很顺利。", "生日快乐。", "舅妈也来了。"]
+    _notes(store, "answer", [*answer, "上司出差了。", "身高一米九。"], 1_700_000_000)
+    _notes(store, "lookalike", ["海滨公园里婶婶和舅妈散步。", "天气不错。"], 1_700_100_000)
+    for n in range(6):
+        _notes(store, f"other{n}", [f"今天去超市买菜{n}。"], 1_600_000_000 + n)
+    question = "海滨公园、婶婶的工作、婶婶的生日、舅妈住哪里、上司的身高分别是什么？"
+    hits = store.search_messages(question, limit=10)
+    assert hits[0]["session_id"] == "answer"
 
 
 def test_filters_apply_to_ranked_questions(store: Any) -> None:

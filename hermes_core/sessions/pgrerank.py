@@ -31,12 +31,12 @@ from hermes_core.sessions.rerank import (
     COVERAGE_CHARS,
     DF_CAP,
     REPLY_LOOKUP_HITS,
-    SESSION_EVIDENCE_HITS,
     WORD_RE,
     Ranked,
     asks_briefly,
     calls_text,
     covered_groups,
+    evidence_hits,
     group_pattern,
     order_by_conversation,
     tells_more_than_it_asks,
@@ -103,9 +103,10 @@ def _coverage(
     *compounds*, as SQLite's: :func:`~hermes_core.sessions.compounds.glued_cover`), and the
     summed weight of all the terms."""
     evidence: dict[str, list[int]] = {}
+    read = evidence_hits(terms)
     for row in rows:
         hits = evidence.setdefault(row[3], [])
-        if len(hits) < SESSION_EVIDENCE_HITS:
+        if len(hits) < read:
             hits.append(row[0])
     texts = {
         mid: " ".join(

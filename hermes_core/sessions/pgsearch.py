@@ -39,6 +39,7 @@ from hermes_core.sessions.question import (
     plan_query,
     top_up,
 )
+from hermes_core.sessions.rerank import by_conversation_hits, mostly_cjk
 from hermes_core.sessions.routing import RANKED_CANDIDATES, single_grams, single_index
 from hermes_core.sessions.schema import SCHEMA_VERSION, WORD_TOKENIZER
 from hermes_core.sessions.search import (
@@ -602,6 +603,7 @@ class PgSearch:
         phrases: tuple[Term, ...] = (),
         bounded: bool = False,
         typed: frozenset[str] | None = None,
+        by_hits: bool = False,
     ) -> list[Row]:
         """As ``search._Search.rows``: candidates, quoted phrases' conversations, the ranking
         by conversation (glued compounds of the *typed* words too) and the best messages kept
@@ -611,7 +613,7 @@ class PgSearch:
         quoted = _any_term(query, phrases)
         if quoted is not None:
             boosts = (*boosts, (quoted, BOOST_QUOTED))
-        pool = max(need, QUESTION_CANDIDATES) if boosts or by_session else need
+        pool = max(need, QUESTION_CANDIDATES) if boosts or by_session or by_hits else need
         rows = self.candidates(query, pool, boosts, bounded)
         quoted_sessions: frozenset[str] = frozenset()
         if quoted is not None and by_session:
@@ -635,6 +637,8 @@ class PgSearch:
             rows, self.first = ranked.rows, (ranked.named, quoted_sessions, ranked.dated)
             self.share = ranked.share
             rows = keep_best_messages(rows, best)
+        elif by_hits:
+            rows = by_conversation_hits(rows, query.terms)
         return rows[:need]
 
     def nearest_rows(self, nearest: Nearest, text: str, need: int) -> list[Row]:
@@ -673,6 +677,7 @@ class PgSearch:
             phrases=plan.phrases if by_session else (),
             bounded=not question,  # as SQLite's: a question's candidates are ranked in full
             typed=typed_words(primary, plan) if question else None,
+            by_hits=question and not by_session and not mostly_cjk(primary.terms),
         )
         fallback = plan.fallback if len(rows) < min(need, KEYWORD_TOP_UP_BELOW) else None
         if fallback is not None:

@@ -38,7 +38,12 @@ from hermes_core.sessions.question import (
     plan_query,
     top_up,
 )
-from hermes_core.sessions.rerank import rerank_by_session, with_replies
+from hermes_core.sessions.rerank import (
+    by_conversation_hits,
+    mostly_cjk,
+    rerank_by_session,
+    with_replies,
+)
 from hermes_core.sessions.routing import Candidates, compile_query
 from hermes_core.sessions.sessioninfo import SessionInfo
 from hermes_core.sessions.timespan import find_time_span_in_history
@@ -186,6 +191,7 @@ class _Search:
         typed: frozenset[str] = frozenset(),
         phrases: tuple[Term, ...] = (),
         bounded: bool = False,
+        by_hits: bool = False,
     ) -> list[tuple[Any, ...]]:
         if query.empty or need <= 0:
             return []
@@ -199,10 +205,14 @@ class _Search:
             self.layout,
             pending_grams=self.pending_grams,
             boosts=boosts,
-            snippets=self.snippets and not boosts and not by_session and not self.filters.active,
+            snippets=self.snippets
+            and not boosts
+            and not by_session
+            and not by_hits
+            and not self.filters.active,
             bounded=bounded,
         )
-        pool = max(need, QUESTION_CANDIDATES) if boosts or by_session else need
+        pool = max(need, QUESTION_CANDIDATES) if boosts or by_session or by_hits else need
         rows = run(self.conn, candidates, self.layout, self.filters, pool, self.snippets)
         quoted_sessions: frozenset[str] = frozenset()
         if quoted is not None and by_session:
@@ -227,6 +237,8 @@ class _Search:
             rows, self.first = ranked.rows, (ranked.named, quoted_sessions, ranked.dated)
             self.share = ranked.share
             rows = keep_best_messages(rows, best)
+        elif by_hits:
+            rows = by_conversation_hits(rows, query.terms)
         return rows[:need]
 
     def nearest_rows(self, nearest: Nearest, text: str, need: int) -> list[tuple[Any, ...]]:
@@ -285,6 +297,7 @@ class _Search:
             typed=typed_words(primary, plan) if plan.mode == "question" else frozenset(),
             phrases=plan.phrases if by_session else (),
             bounded=bounded,
+            by_hits=plan.mode == "question" and not by_session and not mostly_cjk(primary.terms),
         )
         fallback = plan.fallback if len(rows) < min(need, KEYWORD_TOP_UP_BELOW) else None
         if fallback is not None:
