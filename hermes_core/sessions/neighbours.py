@@ -143,8 +143,12 @@ def best(held: Held, similarity: Any, n: int) -> list[tuple[int, int]]:
         return []
     take = min(len(similarity), n * MAX_CHUNKS)  # at most MAX_CHUNKS rows per message, mostly
     while True:
-        top = np.argpartition(-similarity, take - 1)[:take] if take < len(similarity) else None
-        top = np.arange(len(similarity)) if top is None else top
+        if take < len(similarity):
+            # Every row tied with the partition's last one too, so ties go by row order.
+            cut = similarity[np.argpartition(-similarity, take - 1)[take - 1]]
+            top = np.flatnonzero(similarity >= cut)
+        else:
+            top = np.arange(len(similarity))
         top = top[np.lexsort((top, -similarity[top]))]  # best first, ties in row order
         found: list[tuple[int, int]] = []
         seen: set[int] = set()
