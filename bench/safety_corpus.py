@@ -1378,3 +1378,5 @@ def generate(per_cell: int = 12) -> Iterator[Sample]:
     yield from _hijacks(facts_rng, 10)
     for text, label, family, language, split in safety_phrases.generate(SEED + 2):
         yield Sample(text, label, family, language, split)
+    for text, label, family, language, split in safety_phrases.round3(SEED + 4):
+        yield Sample(text, label, family, language, split)
