@@ -21,8 +21,10 @@ is :data:`BLOCK_FLOOR` (never). The test and held-out splits are reported,
 never used for a choice.
 
 Weights are stored as one signed byte each (times a scale), so a rebuild with
-the same scikit-learn version (liblinear is deterministic) is byte for byte
-identical; across versions a weight may move by one step of the scale.
+the same scikit-learn version on the same machine (liblinear is deterministic)
+is byte for byte identical; on another CPU or across versions a few weights may
+move by one step of the scale, which ``--check`` reports and accepts within
+:data:`WEIGHT_STEPS_MOVED` (:func:`rebuild_difference`).
 """
 
 from __future__ import annotations
@@ -264,17 +266,51 @@ def encoded(weights: np.ndarray, meta: dict[str, object]) -> tuple[bytes, bytes]
     return raw, (json.dumps(meta, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
 
 
+WEIGHT_STEPS_MOVED = 0.001
+"""The share of weights a rebuild on another CPU may move, each by one step of the scale."""
+BIAS_TOLERANCE = 1e-3
+"""How far the rebuilt bias may be from the shipped one."""
+
+
+def rebuild_difference(shipped: tuple[bytes, bytes], rebuilt: tuple[bytes, bytes]) -> str:
+    """What makes *rebuilt* (weights, metadata) more than a floating-point neighbour of
+    *shipped*: liblinear is deterministic on one machine, but another CPU's arithmetic can
+    move a weight across a rounding step. ``""`` when it is within the tolerance: at most
+    :data:`WEIGHT_STEPS_MOVED` of the weights moved, each by one step, the bias within
+    :data:`BIAS_TOLERANCE`, the same thresholds and the same data digests."""
+    old, new = (
+        np.frombuffer(raw, dtype=np.int8).astype(np.int16) for raw in (shipped[0], rebuilt[0])
+    )
+    if old.shape != new.shape:
+        return f"weights DIFFER in size: {old.size} shipped, {new.size} rebuilt"
+    moved = np.abs(old - new)
+    if moved.max(initial=0) > 1 or np.count_nonzero(moved) > WEIGHT_STEPS_MOVED * old.size:
+        return (
+            f"weights DIFFER: {np.count_nonzero(moved)} of {old.size} moved, by up to "
+            f"{int(moved.max(initial=0))} steps"
+        )
+    was, now = (json.loads(text) for text in (shipped[1], rebuilt[1]))
+    if abs(float(was["bias"]) - float(now["bias"])) > BIAS_TOLERANCE:
+        return f"bias DIFFERS: {was['bias']} shipped, {now['bias']} rebuilt"
+    for key in ("review", "block", "C", "real_attack_weight", "corpus", "real"):
+        if was.get(key) != now.get(key):
+            return f"metadata DIFFERS at {key!r}: rebuild from the pinned data or retrain"
+    return ""
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare with the shipped files")
     args = parser.parse_args()
     raw, meta = encoded(*train())
     if args.check:
-        same = (DATA / WEIGHTS_FILE).read_bytes() == raw
-        same_meta = (DATA / "detector.json").read_bytes() == meta
-        print("weights identical" if same else "weights DIFFER")
-        print("metadata identical" if same_meta else "metadata DIFFERS")
-        return 0 if same and same_meta else 1
+        shipped = (DATA / WEIGHTS_FILE).read_bytes(), (DATA / "detector.json").read_bytes()
+        if shipped == (raw, meta):
+            print("weights and metadata identical")
+            return 0
+        problem = rebuild_difference(shipped, (raw, meta))
+        print(problem or "weights and metadata within tolerance (not byte-identical)")
+        return 1 if problem else 0
     DATA.mkdir(exist_ok=True)
     (DATA / WEIGHTS_FILE).write_bytes(raw)
     (DATA / "detector.json").write_bytes(meta)
