@@ -178,15 +178,19 @@ def main(argv: list[str] | None = None) -> int:
         )
     kinds = list(dict.fromkeys(QUERIES.values()))
     classes = [
-        "| variant | " + " | ".join(f"{kind}: CPU p50 (s), vs without" for kind in kinds) + " |",
+        "| variant | "
+        + " | ".join(f"{kind}: CPU p50 (s), vs without; p95, vs without" for kind in kinds)
+        + " |",
         "|---|" + "---:|" * len(kinds),
     ]
     for variant in variants:
         cells = []
         for kind in kinds:
-            cpu50 = percentile(by_class[(variant, kind)], 50)
-            floor = percentile(by_class[(without_name, kind)], 50)
-            cells.append(f"{cpu50:.3f}, {cpu50 / floor:.2f}×")
+            cpu50, cpu95 = (percentile(by_class[(variant, kind)], q) for q in (50, 95))
+            floor50, floor95 = (percentile(by_class[(without_name, kind)], q) for q in (50, 95))
+            cells.append(
+                f"{cpu50:.3f}, {cpu50 / floor50:.2f}×; {cpu95:.3f}, {cpu95 / floor95:.2f}×"
+            )
         classes.append(f"| {variant} | " + " | ".join(cells) + " |")
     lines += ["", *classes]
     print("\n".join(lines))
@@ -206,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
             "whole `hermes-memory sessions search QUERY --db … --json` process: start-up, "
             f"opening the store, the search, the output, with bytecode cached. {len(QUERIES)} "
             f"queries (3 questions, 2 keyword pairs, 1 word) × {args.repeats} runs, the variants "
-            "taking turns (the second table: CPU per query class); "
+            "taking turns (the second table: CPU p50 and p95 per query class); "
             f"*without the extra* is {stand_in}. Load average {load[0]:.1f} / {load[1]:.1f} "
             f"(1 / 5 min) when the runs began, {load_after[0]:.1f} when they ended.",
             "",

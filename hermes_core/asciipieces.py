@@ -16,15 +16,38 @@ from __future__ import annotations
 import json
 import re
 import string
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["AsciiPieces"]
+__all__ = ["AsciiPieces", "word_pieces"]
 
 _PUNCTUATION = re.compile(f"([{re.escape(string.punctuation)}])")
 _DROPPED = {c: None for c in range(32) if chr(c) not in "\t\n\r"} | {127: None}
 _SPACES = {ord("\t"): " ", ord("\n"): " ", ord("\r"): " "}
 _NORMALIZER = {"clean_text": True, "handle_chinese_chars": True, "type": "BertNormalizer"}
+
+
+def word_pieces(
+    word: str, lookup: Callable[[str], int | None], prefix: str, longest: int, unknown: int
+) -> list[int]:
+    """The ids of *word* cut into WordPiece pieces: greedy longest match from its start, each
+    piece after the first looked up with *prefix* (``##``); a word longer than *longest*
+    characters, or with a part no piece matches, is the one id *unknown*."""
+    if len(word) > longest:
+        return [unknown]
+    pieces: list[int] = []
+    start = 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            found = lookup(word[start:end] if start == 0 else prefix + word[start:end])
+            if found is not None:
+                pieces.append(found)
+                break
+        else:
+            return [unknown]
+        start = end
+    return pieces
 
 
 def _object_at(text: str, key: str) -> Any:
@@ -111,22 +134,5 @@ class AsciiPieces:
         for chunk in normal.split():
             for word in _PUNCTUATION.split(chunk):
                 if word:
-                    ids += self._word(word)
+                    ids += word_pieces(word, self.lookup, self.prefix, self.longest, self.unknown)
         return ids
-
-    def _word(self, word: str) -> list[int]:
-        if len(word) > self.longest:
-            return [self.unknown]
-        pieces: list[int] = []
-        start = 0
-        while start < len(word):
-            for end in range(len(word), start, -1):
-                piece = word[start:end] if start == 0 else self.prefix + word[start:end]
-                found = self.lookup(piece)
-                if found is not None:
-                    pieces.append(found)
-                    break
-            else:
-                return [self.unknown]
-            start = end
-        return pieces

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
+from hermes_core.asciipieces import word_pieces
 from hermes_core.errors import ConfigError
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "STATIC_DIR",
     "STATIC_INSTALL_HINT",
     "Encoder",
+    "LazyTokenizer",
     "MiniLMEncoder",
     "StaticEncoder",
     "configured_encoder",
@@ -414,9 +416,8 @@ class StaticEncoder:
                 f"The static encoder's files in {directory} do not match each other; "
                 "reinstall hermes-memory-core."
             )
-        self._tokenizer: Any = None  # the full tokenizer, built for the first batch
+        self._tokenizer = LazyTokenizer(directory / "tokenizer.json")  # for the first batch
         self._pieces = _WordPieces.read(directory / "tokenizer.json")
-        self._lock = threading.Lock()
 
     @classmethod
     def load(cls) -> StaticEncoder:
@@ -432,18 +433,7 @@ class StaticEncoder:
             ids = self._pieces.ids(str(texts[0]))
             if ids is not None:
                 return [ids]
-        with self._lock:
-            if self._tokenizer is None:
-                from tokenizers import Tokenizer
-
-                tokenizer = Tokenizer.from_file(str(self.directory / "tokenizer.json"))
-                tokenizer.no_padding()
-                tokenizer.no_truncation()
-                self._tokenizer = tokenizer
-        encodings = self._tokenizer.encode_batch(
-            [str(text) for text in texts], add_special_tokens=False
-        )
-        return [encoding.ids for encoding in encodings]
+        return self._tokenizer.ids(texts)
 
     def encode(self, texts: Sequence[str], threads: int = 1) -> Any:
         """Embed *texts*: float32 ``(len(texts), dims)``, unit rows (zero rows for texts
@@ -509,27 +499,33 @@ class _WordPieces:
         normal = self.normalizer.normalize_str(text)
         ids: list[int] = []
         for word, _ in self.splitter.pre_tokenize_str(normal):
-            ids += self._word(word)
+            ids += word_pieces(word, self.vocab.get, self.prefix, self.longest, self.unknown)
         return ids
 
-    def _word(self, word: str) -> list[int]:
-        if len(word) > self.longest:
-            return [self.unknown]
-        pieces: list[int] = []
-        start = 0
-        while start < len(word):
-            end = len(word)
-            while end > start:
-                piece = word[start:end] if start == 0 else self.prefix + word[start:end]
-                found = self.vocab.get(piece)
-                if found is not None:
-                    pieces.append(found)
-                    break
-                end -= 1
-            else:
-                return [self.unknown]
-            start = end
-        return pieces
+
+class LazyTokenizer:
+    """The ``tokenizers`` tokenizer of a ``tokenizer.json`` (no padding, no truncation),
+    built when first used (about 50 ms, and the ``tokenizers`` import); thread-safe."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._tokenizer: Any = None
+        self._lock = threading.Lock()
+
+    def ids(self, texts: Sequence[str]) -> list[list[int]]:
+        """The ids of each of *texts* (no special tokens added)."""
+        with self._lock:
+            if self._tokenizer is None:
+                from tokenizers import Tokenizer
+
+                tokenizer = Tokenizer.from_file(str(self.path))
+                tokenizer.no_padding()
+                tokenizer.no_truncation()
+                self._tokenizer = tokenizer
+        encodings = self._tokenizer.encode_batch(
+            [str(text) for text in texts], add_special_tokens=False
+        )
+        return [encoding.ids for encoding in encodings]
 
 
 def _gelu(np: Any, x: Any) -> Any:

@@ -21,10 +21,10 @@ from collections.abc import Callable, Sequence
 from itertools import repeat
 from operator import add, mul
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import ClassVar, TypeVar
 
 from hermes_core.asciipieces import AsciiPieces
-from hermes_core.embeddings import STATIC_DIR, _WordPieces
+from hermes_core.embeddings import STATIC_DIR, LazyTokenizer, _WordPieces
 from hermes_core.errors import ConfigError
 
 __all__ = ["StaticQuery"]
@@ -111,7 +111,7 @@ class StaticQuery:
         self.dims = shape[1]
         self._ascii = AsciiPieces.read(self.directory / "tokenizer.json")
         self._pieces: _WordPieces | bool | None = False  # read for the first other text
-        self._tokenizer: Any = None
+        self._tokenizer = LazyTokenizer(self.directory / "tokenizer.json")
         self._lock = threading.Lock()
 
     @classmethod
@@ -136,15 +136,7 @@ class StaticQuery:
             ids = self._pieces.ids(text)
             if ids is not None:
                 return ids
-        with self._lock:
-            if self._tokenizer is None:
-                from tokenizers import Tokenizer
-
-                tokenizer = Tokenizer.from_file(str(self.directory / "tokenizer.json"))
-                tokenizer.no_padding()
-                tokenizer.no_truncation()
-                self._tokenizer = tokenizer
-        return list(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        return self._tokenizer.ids([text])[0]
 
     def vector(self, text: str) -> array.array[float]:
         """*text*'s unit vector (float32, ``dims`` values; zeros for a text without tokens),

@@ -3,19 +3,16 @@ torn, damaged or out of step with the sidecar, and never imported for a literal 
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sqlite3
 import struct
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from vector_kit import cli_search, embedded_store
 
 from hermes_core.sessions import SessionStore, semantic
 from hermes_core.sessions.semantic import semantic_available, sidecar_path
@@ -43,14 +40,13 @@ LONG = "The quarterly report covers revenue, hiring and the office move. " * 40 
 
 def history(path: Path) -> None:
     """Five conversations of two messages each (one of them long), all embedded."""
-    with SessionStore(path, semantic="on") as store:
-        for session, text in TOPICS.items():
-            store.create_session(session)
-            store.append_messages(
-                session,
-                [{"role": "user", "content": text}, {"role": "assistant", "content": LONG}],
-            )
-        store.index_messages()
+    embedded_store(
+        path,
+        {
+            session: [{"role": "user", "content": text}, {"role": "assistant", "content": LONG}]
+            for session, text in TOPICS.items()
+        },
+    )
 
 
 def search(path: Path, query: str = QUESTION) -> list[tuple[str, int]]:
@@ -202,24 +198,6 @@ def test_deleted_messages_leave_the_file_at_once(tmp_path: Path) -> None:
     assert_file_matches_sidecar(path)  # written again without them
 
 
-COLD_SEARCH = textwrap.dedent(
-    """
-    import contextlib, io, json, sys
-
-    from hermes_core.cli import main
-
-    with contextlib.redirect_stdout(io.StringIO()) as out:
-        try:
-            main(["sessions", "search", sys.argv[1], "--db", sys.argv[2], "--json"])
-        except SystemExit:
-            pass
-    hits = json.loads(out.getvalue())
-    loaded = [name for name in ("numpy", "tokenizers") if name in sys.modules]
-    json.dump({"sessions": [hit["session_id"] for hit in hits], "loaded": loaded}, sys.stdout)
-    """
-)
-
-
 @pytest.mark.parametrize(
     ("query", "by_meaning"),
     [("violin", False), ('"violin lessons"', False), ("violin*", False), (QUESTION, True)],
@@ -228,16 +206,8 @@ def test_a_search_meaning_takes_no_part_in_imports_no_numpy(
     intact: tuple[Path, list[tuple[str, int]]], tmp_path: Path, query: str, by_meaning: bool
 ) -> None:
     path = copy_of(intact[0], tmp_path)
-    env = {**os.environ, "HERMES_HOME": str(tmp_path / "home"), "HERMES_SEMANTIC_SEARCH": "auto"}
-    done = subprocess.run(
-        [sys.executable, "-c", COLD_SEARCH, query, str(path)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    answer = json.loads(done.stdout)
-    assert answer["sessions"][0] == "violin"
+    answer = cli_search(path, query, tmp_path / "home")
+    assert answer["hits"][0]["session_id"] == "violin"
     # An ASCII question's vector and the scores are worked out without either.
     assert answer["loaded"] == []
 

@@ -3,22 +3,19 @@ Python and the mapped records scored by simsimd pick what numpy's path picks."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from vector_kit import cli_search, embedded_store
 
 from hermes_core.embeddings import STATIC_DIR, StaticEncoder, missing_encoder_requirements
 from hermes_core.sessions import SessionStore
 from hermes_core.sessions.neighbours import Held, best, scores
 from hermes_core.sessions.semantic import semantic_available
 from hermes_core.sessions.vectorfile import from_rows, record_bytes, records_of
-from hermes_core.sessions.vectorscan import nearest_records
+from hermes_core.sessions.vectorscan import nearest_records, top
 
 np = pytest.importorskip("numpy")
 pytestmark = pytest.mark.skipif(
@@ -102,18 +99,26 @@ def test_the_records_scored_without_numpy_give_numpys_neighbours(
     assert records_of(back_ids, back_checksums, back_matrix, dims) == bytes(held.records)
 
 
+@given(
+    st.lists(st.integers(-6, 6).map(lambda v: v / 4), max_size=400),
+    st.integers(1, 500),
+)
+@settings(max_examples=300, deadline=None)
+def test_the_sampled_cut_gives_the_start_of_the_whole_order(scores: list[float], take: int) -> None:
+    everything = sorted(range(len(scores)), key=lambda row: (-scores[row], row))
+    found = top(scores, take)
+    assert len(found) >= min(take, len(scores))
+    assert found == everything[: len(found)]
+
+
 QUESTION = "Which instrument is my daughter learning?"
-CLI_SEARCH = """
-import contextlib, io, json, sys
-from hermes_core.cli import main
-with contextlib.redirect_stdout(io.StringIO()) as out:
-    try:
-        main(["sessions", "search", sys.argv[1], "--db", sys.argv[2], "--json"])
-    except SystemExit:
-        pass
-hits = json.loads(out.getvalue())
-json.dump({"ids": [hit["id"] for hit in hits], "numpy": "numpy" in sys.modules}, sys.stdout)
-"""
+TEXTS = [
+    "My daughter started violin lessons; she practises scales every evening.",
+    "The tomatoes in the garden finally ripened after the heatwave.",
+    "The oven's thermostat broke, so the bread burned again.",
+    "We booked a ferry to the islands for the first week of August.",
+    *(f"Note {n}: the cello teacher moved the lesson to Thursday." for n in range(20)),
+]
 
 
 @pytest.mark.parametrize(
@@ -123,32 +128,14 @@ def test_a_cli_search_with_the_extra_finds_what_the_library_finds(
     tmp_path: Path, query: str
 ) -> None:
     path = tmp_path / "state.db"
-    with SessionStore(path, semantic="on") as store:
-        for n, text in enumerate(
-            [
-                "My daughter started violin lessons; she practises scales every evening.",
-                "The tomatoes in the garden finally ripened after the heatwave.",
-                "The oven's thermostat broke, so the bread burned again.",
-                "We booked a ferry to the islands for the first week of August.",
-                *(f"Note {n}: the cello teacher moved the lesson to Thursday." for n in range(20)),
-            ]
-        ):
-            store.create_session(f"s{n}")
-            store.append_messages(f"s{n}", [{"role": "user", "content": text}])
-        store.index_messages()
+    embedded_store(
+        path, {f"s{n}": [{"role": "user", "content": text}] for n, text in enumerate(TEXTS)}
+    )
     with SessionStore(path, read_only=True, semantic="on") as store:
         expected = [hit["id"] for hit in store.search_messages(query, limit=10)]
-    env = {**os.environ, "HERMES_HOME": str(tmp_path / "home"), "HERMES_SEMANTIC_SEARCH": "on"}
-    done = subprocess.run(
-        [sys.executable, "-c", CLI_SEARCH, query, str(path)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    answer = json.loads(done.stdout)
-    assert answer == {"ids": expected, "numpy": False}
+    answer = cli_search(path, query, tmp_path / "home", mode="on")
+    assert [hit["id"] for hit in answer["hits"]] == expected
+    assert "numpy" not in answer["loaded"]
 
 
 def test_beyond_the_most_vectors_searched_the_newest_are_searched(
@@ -157,11 +144,13 @@ def test_beyond_the_most_vectors_searched_the_newest_are_searched(
     from hermes_core.sessions import neighbours, semantic
 
     path = tmp_path / "state.db"
-    with SessionStore(path, semantic="on") as store:
-        for n in range(6):
-            store.create_session(f"s{n}")
-            store.append_message(f"s{n}", "user", f"Violin lesson {n}: scales and bowing.")
-        store.index_messages()
+    embedded_store(
+        path,
+        {
+            f"s{n}": [{"role": "user", "content": f"Violin lesson {n}: scales and bowing."}]
+            for n in range(6)
+        },
+    )
     monkeypatch.setattr(semantic, "MAX_VECTORS", 3)
     monkeypatch.setattr(neighbours, "MAX_VECTORS", 3)
     with SessionStore(path, read_only=True, semantic="on") as store:

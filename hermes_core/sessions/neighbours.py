@@ -11,6 +11,7 @@ messages by meaning. numpy is imported by the functions that need it.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable, Sequence
 from typing import Any
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "SPARE",
     "Held",
     "best",
+    "best_messages",
     "checksum",
     "embedded_pieces",
     "encodable",
@@ -133,33 +135,53 @@ def scores(held: Held, query: Any) -> Any:
     return out
 
 
+def best_messages(
+    count: int,
+    n: int,
+    top: Callable[[int], Sequence[int]],
+    message: Callable[[int], tuple[int, int]],
+) -> list[tuple[int, int]]:
+    """The *n* messages with the highest-scoring of *count* scored rows (each message by its
+    best piece), best first: ``(message id, row)``.
+
+    *top(take)* gives the indexes of at least the *take* highest scores (all when *take* is
+    *count*), best first, ties in index order: the start of the whole order; *message(index)*
+    the message id and row of one. Both backends' scorers pick through this."""
+    take = min(count, n * MAX_CHUNKS)  # at most MAX_CHUNKS rows per message, mostly
+    while take:
+        found: list[tuple[int, int]] = []
+        seen: set[int] = set()
+        for index in top(take):
+            mid, row = message(index)
+            if mid not in seen:
+                seen.add(mid)
+                found.append((mid, row))
+                if len(found) >= n:
+                    return found
+        if take >= count:
+            return found
+        take = min(count, 2 * take)
+    return []
+
+
 def best(held: Held, similarity: Any, n: int) -> list[tuple[int, int]]:
     """The *n* messages of *held* with the highest *similarity* (by their best piece), best
     first: ``(message id, row)``."""
     import numpy as np
 
     ids, rows = held.ids, held.newest
-    if len(similarity) == 0:
-        return []
-    take = min(len(similarity), n * MAX_CHUNKS)  # at most MAX_CHUNKS rows per message, mostly
-    while True:
+
+    def top(take: int) -> list[int]:
         if take < len(similarity):
             # Every row tied with the partition's last one too, so ties go by row order.
             cut = similarity[np.argpartition(-similarity, take - 1)[take - 1]]
-            top = np.flatnonzero(similarity >= cut)
+            chosen = np.flatnonzero(similarity >= cut)
         else:
-            top = np.arange(len(similarity))
-        top = top[np.lexsort((top, -similarity[top]))]  # best first, ties in row order
-        found: list[tuple[int, int]] = []
-        seen: set[int] = set()
-        for index in top.tolist():
-            row = index if rows is None else int(rows[index])
-            mid = int(ids[row])
-            if mid not in seen:
-                seen.add(mid)
-                found.append((mid, row))
-                if len(found) >= n:
-                    return found
-        if take >= len(similarity):
-            return found
-        take = min(len(similarity), 2 * take)
+            chosen = np.arange(len(similarity))
+        return list(chosen[np.lexsort((chosen, -similarity[chosen]))].tolist())
+
+    def message(index: int) -> tuple[int, int]:
+        row = index if rows is None else int(rows[index])
+        return int(ids[row]), row
+
+    return best_messages(len(similarity), n, top, message)
