@@ -449,12 +449,12 @@ QUERY_CLASSES: dict[str, tuple[list[str], str, list[str]]] = {
         ["内存泄漏", "部署回滚", "数据库连", "记忆断裂", "缓存队列", "检查修复"],
         "messages_cjk_grams",
         [
-            '"内存 存泄 泄漏"',
-            '"部署 署回 回滚"',
-            '"数据 据库 库连"',
-            '"记忆 忆断 断裂"',
-            '"缓存 存队 队列"',
-            '"检查 查修 修复"',
+            '"内存泄 存泄漏"',
+            '"部署回 署回滚"',
+            '"数据库 据库连"',
+            '"记忆断 忆断裂"',
+            '"缓存队 存队列"',
+            '"检查修 查修复"',
         ],
     ),
 }
@@ -666,7 +666,7 @@ def report(
         "",
         "Floor: `SELECT rowid FROM <index> WHERE <index> MATCH ? ORDER BY rank LIMIT 50` "
         "on the index that answers the class (`messages_fts`; `messages_cjk_grams` for "
-        "Chinese, where a 4-character term is the phrase of its 3 bigrams). Ours: "
+        "Chinese, where a 4-character term is the phrase of its 2 trigrams). Ours: "
         "`search_messages(q, limit=50, snippets=False)` — sanitising, "
         "planning, routing, ranking and loading the 50 hits with their session fields, as "
         "`session_search` calls it (less its filters: hidden sources, the current "

@@ -3,9 +3,13 @@
 ``unicode61`` glues a run of CJK characters into one token and ``trigram``
 cannot match fewer than three characters, so neither finds a one- or
 two-character CJK word. The session store therefore keeps a small third index,
-``messages_cjk_grams``, holding every CJK character (unigram) and every adjacent
-pair (bigram) of the rows that contain CJK; a one- or two-character query term
-is then a single indexed token lookup.
+``messages_cjk_grams``, holding every CJK character (unigram), every adjacent
+pair (bigram) and, since schema version 7, every three adjacent characters
+(trigram) of the rows that contain CJK. A query term of one to three characters
+is then a single indexed token; a longer one is the phrase of its overlapping
+trigrams, as in FTS5's own ``trigram`` tokenizer (four characters: two tokens
+whose positions must line up, not three bigrams, and trigrams are rarer).
+PostgreSQL's ``cjk_grams`` column keeps unigrams and bigrams (*longest* 2).
 """
 
 from __future__ import annotations
@@ -16,13 +20,18 @@ from collections.abc import Iterable
 
 __all__ = [
     "CJK_CLASS",
+    "LONGEST_GRAM",
     "cjk_grams",
     "cjk_runs",
     "contains_cjk",
     "is_cjk_char",
     "only_cjk",
     "query_gram",
+    "query_grams",
 ]
+
+LONGEST_GRAM = 3
+"""The longest gram SQLite's gram index holds (schema version 7; 2 before)."""
 
 # Letters of the CJK scripts (ideographs, kana, hangul). Punctuation blocks such
 # as U+3000-303F are deliberately absent: they are separators, not words.
@@ -70,22 +79,36 @@ def _fold(run: str) -> str:
     return unicodedata.normalize("NFKC", run)
 
 
-def cjk_grams(texts: Iterable[str | None]) -> str:
-    """The unigram + bigram token text indexed for *texts* ('' when there is no CJK).
+def cjk_grams(texts: Iterable[str | None], longest: int = 2) -> str:
+    """The gram token text indexed for *texts* ('' when there is no CJK).
 
-    ``"记忆断裂"`` becomes ``"记 忆 断 裂 记忆 忆断 断裂"``: every character and
-    every adjacent pair, separated by spaces so ``unicode61`` keeps each apart.
-    Occurrences repeat, so BM25 still sees term frequency.
+    With *longest* 2, ``"记忆断裂"`` becomes ``"记 忆 断 裂 记忆 忆断 断裂"``: every
+    character and every adjacent pair; with 3, ``"记忆断 忆断裂"`` follows. Tokens are
+    separated by spaces so ``unicode61`` keeps each apart; the grams of one length
+    follow each other, so a query's overlapping grams are a phrase. Occurrences
+    repeat, so BM25 still sees term frequency.
     """
     tokens: list[str] = []
     for text in texts:
         for run in cjk_runs(text or ""):
             run = _fold(run)
-            tokens.extend(run)
-            tokens.extend(run[i : i + 2] for i in range(len(run) - 1))
+            for size in range(1, longest + 1):
+                tokens.extend(run[i : i + size] for i in range(len(run) - size + 1))
     return " ".join(tokens)
 
 
 def query_gram(term: str) -> str:
-    """The indexed token for a one- or two-letter CJK query *term*."""
+    """The indexed token for a CJK query *term* of at most the longest gram's length."""
     return _fold(term)
+
+
+def query_grams(run: str, longest: int = 2) -> list[str]:
+    """The indexed tokens a CJK *run* is searched as, in order (a phrase when several).
+
+    A run no longer than *longest* is one token; a longer one is its overlapping
+    grams of *longest* characters (``记忆断裂``: ``记忆断 忆断裂`` with 3).
+    """
+    run = _fold(run)
+    if len(run) <= longest:
+        return [run]
+    return [run[i : i + longest] for i in range(len(run) - longest + 1)]

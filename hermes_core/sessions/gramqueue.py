@@ -14,7 +14,7 @@ import json
 import sqlite3
 from collections.abc import Mapping
 
-from hermes_core.sessions.cjk import cjk_grams
+from hermes_core.sessions.cjk import LONGEST_GRAM, cjk_grams
 from hermes_core.sessions.connection import lenient_text
 from hermes_core.sessions.schema import indexed_name_sql
 
@@ -71,25 +71,30 @@ def tool_calls_text(raw: str | None) -> str:
     return " ".join(strings)
 
 
-def drain_gram_queue(conn: sqlite3.Connection) -> int:
+def drain_gram_queue(conn: sqlite3.Connection, limit: int | None = None) -> int:
     """Tokenise rows queued for the CJK gram index (inside a write transaction).
 
-    Returns how many rows were indexed.
+    *limit* bounds how many queued rows (the oldest first) this call takes; the
+    rest stay queued. Returns how many rows were taken off the queue.
     """
     if conn.execute("SELECT 1 FROM messages_cjk_pending LIMIT 1").fetchone() is None:
         return 0
+    bound = "" if limit is None else f" ORDER BY q.id LIMIT {int(limit)}"
     with lenient_text(conn):  # a row another program wrote as non-UTF-8 must not stop writes
         rows = conn.execute(
             f"SELECT q.id, {gram_text_sql('m')} FROM messages_cjk_pending AS q "
-            "JOIN messages AS m ON m.id = q.id"
+            f"LEFT JOIN messages AS m ON m.id = q.id{bound}"
         ).fetchall()
     entries = [
         (mid, grams)
         for mid, content, name, tool_calls in rows
-        if (grams := cjk_grams((content, name, tool_calls_text(tool_calls))))
+        if (grams := cjk_grams((content, name, tool_calls_text(tool_calls)), LONGEST_GRAM))
     ]
     conn.executemany(
         "INSERT OR REPLACE INTO messages_cjk_grams(rowid, grams) VALUES (?, ?)", entries
     )
-    conn.execute("DELETE FROM messages_cjk_pending")
-    return len(entries)
+    if limit is None:
+        conn.execute("DELETE FROM messages_cjk_pending")
+    else:
+        conn.executemany("DELETE FROM messages_cjk_pending WHERE id = ?", [(r[0],) for r in rows])
+    return len(rows)

@@ -16,7 +16,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from hermes_core.sessions.schema import MARKER_KEY
+from hermes_core.sessions.cjk import LONGEST_GRAM
+from hermes_core.sessions.schema import GRAM_TRIGRAMS_VERSION, MARKER_KEY
 
 __all__ = ["REQUIRED_COLUMNS", "FtsIndex", "Layout", "inspect_layout"]
 
@@ -77,8 +78,13 @@ class Layout:
 
     @property
     def grams(self) -> FtsIndex | None:
-        """The CJK unigram/bigram index (hermes-memory files only)."""
+        """The CJK gram index (hermes-memory files only)."""
         return self.indexes.get(GRAM_INDEX)
+
+    @property
+    def longest_gram(self) -> int:
+        """The longest gram the gram index holds: 3 since version 7, 2 before."""
+        return LONGEST_GRAM if self.version >= GRAM_TRIGRAMS_VERSION else 2
 
     @cached_property
     def every_row_visible(self) -> bool:

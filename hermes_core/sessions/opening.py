@@ -146,14 +146,49 @@ def prepare(conn: sqlite3.Connection, path: Path, writer: WriteLock, read_only: 
         queued = layout.has_pending_grams and (
             conn.execute("SELECT 1 FROM messages_cjk_pending LIMIT 1").fetchone() is not None
         )
-        if queued:  # rows another program wrote; tokenise them now
-            writer.run(drain_gram_queue)
+        if queued:  # rows another program wrote, or an upgrade queued; tokenise them now
+            drain_in_batches(conn, path, writer)
     except sqlite3.DatabaseError as exc:
         if is_busy(exc):
             raise SessionStoreError(f"Cannot prepare {path}: {exc}") from exc
         # Damage in the queue: the next write reports it, and check/repair still open.
         log.debug("Left the CJK queue of %s for later: %s", path, exc)
     return layout
+
+
+GRAM_BATCH = 5_000
+"""Queued rows tokenised per write transaction when a store opens (an upgrade queues all)."""
+
+
+def drain_in_batches(conn: sqlite3.Connection, path: Path, writer: WriteLock) -> int:
+    """Tokenise the CJK queue, :data:`GRAM_BATCH` rows per write transaction.
+
+    Each batch commits on its own, so an interrupted run (a killed process, a crash)
+    leaves the rest queued, still found by search, for the next opening to finish;
+    another process opening the file meanwhile drains batches in turn under the same
+    write lock. A queue of several batches (version 7 re-tokenises every CJK row)
+    logs its progress and ends by merging the gram index's segments. Returns the rows
+    taken off the queue.
+    """
+    total = conn.execute("SELECT count(*) FROM messages_cjk_pending").fetchone()[0]
+    done = 0
+    while taken := writer.run(lambda c: drain_gram_queue(c, GRAM_BATCH)):
+        done += taken
+        if total > GRAM_BATCH:
+            log.info(
+                "Indexing the CJK text of %s for search: %d of %d messages",
+                path,
+                min(done, total),
+                total,
+            )
+    if done > GRAM_BATCH:
+        log.info("Merging the CJK index of %s", path)
+        writer.run(
+            lambda c: c.execute(
+                "INSERT INTO messages_cjk_grams(messages_cjk_grams) VALUES ('optimize')"
+            )
+        )
+    return done
 
 
 def readable(layout: Layout, path: Path) -> Layout:

@@ -5,7 +5,8 @@ the original):
 
 * a term without CJK → ``messages_fts`` (words, stemmed);
 * a term of CJK letters only, any length (``记``, ``通信``, ``记忆断裂``) →
-  ``messages_cjk_grams``: one token, or the phrase of the term's bigrams;
+  ``messages_cjk_grams``: one token (up to three characters), or the phrase of
+  the term's overlapping trigrams (bigrams in a file older than version 7);
 * CJK glued to other letters (``Agent通信``) → ``messages_fts_trigram`` (substring);
 * CJK in a Hermes Agent file, which has no gram index → trigram when the term
   has 3+ characters, else a ``LIKE`` scan;
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from hermes_core.sessions.cjk import cjk_runs, contains_cjk, only_cjk, query_gram
+from hermes_core.sessions.cjk import cjk_runs, contains_cjk, only_cjk, query_grams
 from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.query import Clause, ParsedQuery, Term
 from hermes_core.sessions.schema import TEXT_COLUMNS
@@ -87,20 +88,16 @@ def route_term(term: Term, layout: Layout) -> str:
     return LIKE
 
 
-def _gram_expression(text: str) -> str:
-    parts = []
-    for run in cjk_runs(text):
-        run = query_gram(run)
-        grams = run if len(run) <= 2 else " ".join(run[i : i + 2] for i in range(len(run) - 1))
-        parts.append(f'"{grams}"')
+def _gram_expression(text: str, longest: int) -> str:
+    parts = ['"' + " ".join(query_grams(run, longest)) + '"' for run in cjk_runs(text)]
     return parts[0] if len(parts) == 1 else "(" + " AND ".join(parts) + ")"
 
 
-def single_grams(query: ParsedQuery) -> bool:
-    """True when each CJK run of *query*'s terms is one gram (at most two characters), so
-    its gram-index expression has no phrase of several grams."""
+def single_grams(query: ParsedQuery, longest: int = 2) -> bool:
+    """True when each CJK run of *query*'s terms is one gram (at most *longest* characters),
+    so its gram-index expression has no phrase of several grams."""
     return all(
-        len(query_gram(run)) <= 2
+        len(query_grams(run, longest)) == 1
         for clause in query.clauses
         for term in (*clause.include, *clause.exclude)
         for run in cjk_runs(term.text)
@@ -110,7 +107,7 @@ def single_grams(query: ParsedQuery) -> bool:
 def fts_term(term: Term, index: str, layout: Layout) -> str:
     """*term* as an FTS5 query string for *index*, quoted so it is never syntax."""
     if layout.grams is not None and index == layout.grams.name:
-        return _gram_expression(term.text)
+        return _gram_expression(term.text, layout.longest_gram)
     text = '"' + term.text.replace('"', " ") + '"'
     if term.prefix and layout.word is not None and index == layout.word.name:
         text += "*"
@@ -228,9 +225,10 @@ def compile_query(
 
     *boosts* multiply the BM25 score of rows that also match another query on
     the same index (``1 + weight`` per boost matched). *bounded*: a query answered
-    by the word or trigram index, or by single grams of the CJK gram index (two
-    characters), ranks only its newest :data:`RANKED_CANDIDATES` matches (a phrase of
-    grams, or a query on several indexes, has all its matches ranked). The result is remembered
+    by the word or trigram index, or by single grams of the CJK gram index (up to
+    :attr:`~hermes_core.sessions.layout.Layout.longest_gram` characters), ranks only its
+    newest :data:`RANKED_CANDIDATES` matches (a phrase of grams, or a query on several
+    indexes, has all its matches ranked). The result is remembered
     on *layout* (queries and their parameters are immutable).
     """
     key = (query, pending_grams, boosts, snippets, bounded)
@@ -280,11 +278,12 @@ def _compile(
         score = "rank" if factors else "NULL"
         newest = ""
         # The gram index holds only the rows with CJK (a few in a hundred), and its phrases
-        # (three or more characters) match few of them: finding the bound, which checks every
-        # match's positions again, would cost more than ranking them all. A single gram (two
-        # characters) can match thousands and is found without positions, so it is bounded.
+        # (four or more characters) match few of them: finding the bound, which checks every
+        # match's positions again, would cost more than ranking them all. A single gram (up
+        # to three characters) can match thousands and is found without positions, so it is
+        # bounded.
         on_grams = layout.grams is not None and index == layout.grams.name
-        if bounded and (not on_grams or single_grams(query)):
+        if bounded and (not on_grams or single_grams(query, layout.longest_gram)):
             # The rowid of the RANKED_CANDIDATES-th newest match (FTS5 walks its doclist
             # backwards without scoring); an unbounded :k (-1) ranks every match.
             newest = (

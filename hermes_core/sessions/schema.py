@@ -18,8 +18,9 @@ arguments:
 * ``messages_fts_trigram`` — every 3-character substring (glued words such as
   ``Agent通信``), every row except tool output, which is bulky there and already
   in the other two (the same choice as Hermes Agent's newer layout);
-* ``messages_cjk_grams`` — CJK unigrams + bigrams of the rows that contain CJK,
-  so any CJK term, even of one character, is an indexed lookup.
+* ``messages_cjk_grams`` — CJK unigrams, bigrams and (since version 7) trigrams
+  of the rows that contain CJK, so any CJK term, even of one character, is an
+  indexed lookup, and a longer one the phrase of its trigrams.
 
 The first two are external-content tables over views, so the text is stored
 once (in ``messages``); the views and the triggers share one SQL expression per
@@ -38,6 +39,7 @@ import sqlite3
 from collections.abc import Callable
 
 __all__ = [
+    "GRAM_TRIGRAMS_VERSION",
     "MARKER_KEY",
     "SCHEMA_VERSION",
     "TEXT_COLUMNS",
@@ -45,13 +47,17 @@ __all__ = [
     "has_cjk_sql",
     "indexed_name_sql",
     "queue_cjk_rows",
+    "queue_gram_rows",
     "reindex_escaped_arguments",
     "replace_index_triggers",
     "schema_sql",
 ]
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """Layout version of a hermes-memory ``state.db`` (also stored in ``schema_version``)."""
+
+GRAM_TRIGRAMS_VERSION = 7
+"""The version from which the gram index holds CJK trigrams besides unigrams and bigrams."""
 
 MARKER_KEY = "hermes_memory.schema"
 """``state_meta`` key that marks a file created by hermes-memory (value: the version)."""
@@ -325,6 +331,19 @@ def titles_unique_per_user(conn: sqlite3.Connection) -> None:
     conn.execute("DROP INDEX IF EXISTS idx_sessions_title_unique")
 
 
+def queue_gram_rows(conn: sqlite3.Connection) -> None:
+    """Version 7: queue every row of the gram index to be tokenised again, with trigrams.
+
+    Only the queue is written here (one statement, whatever the size of the store); the
+    store re-tokenises the queue afterwards in batches, each its own transaction, so an
+    interrupted upgrade resumes where it stopped, and rows still queued are found by a
+    ``LIKE`` over the queue meanwhile (as for rows another program wrote).
+    """
+    conn.execute(
+        "INSERT OR IGNORE INTO messages_cjk_pending(id) SELECT rowid FROM messages_cjk_grams"
+    )
+
+
 # version -> migration run once when a file is brought up to that version.
 # New tables and columns need no entry: apply_schema() creates what is missing.
 _MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
@@ -332,6 +351,7 @@ _MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     3: replace_index_triggers,
     4: reindex_escaped_arguments,
     6: titles_unique_per_user,
+    7: queue_gram_rows,
 }
 
 
