@@ -10,7 +10,15 @@ import pytest
 
 from hermes_core.sessions import SessionStore
 from hermes_core.sessions.backends import open_session_store
-from hermes_core.sessions.rerank import HITS_DEALT_BY_BAND, asks_briefly, bands, spread
+from hermes_core.sessions.query import Term
+from hermes_core.sessions.rerank import (
+    HITS_DEALT_BY_BAND,
+    asks_briefly,
+    band_lead,
+    bands,
+    hits_per_turn,
+    spread,
+)
 
 
 def row(mid: int, session: str) -> tuple[object, ...]:
@@ -34,6 +42,31 @@ def test_spread_lets_a_conversation_covering_clearly_less_wait_for_the_band() ->
     # a and b cover the question about as well; c clearly less: a's third hit comes first.
     assert [r[0] for r in spread(rows, {"a": 1.0, "b": 0.9, "c": 0.5})] == [1, 2, 4, 5, 3, 6]
     assert bands(["a", "b", "c", "d"], {"a": 3.0, "b": 1.0, "c": 0.9, "d": 0.7}) == [0, 1, 1, 2]
+
+
+def test_a_cjk_question_deals_a_lookalike_leader_with_the_next_conversation() -> None:
+    rows = [row(n, "a") for n in range(1, 5)] + [row(5, "b"), row(6, "b")]
+    score = {"a": 1.0, "b": 0.6}
+    cjk = [Term("小区"), Term("怎么"), Term("么样")]
+    words = [Term("garden"), Term("flat"), Term("moved")]
+    # A question in words: b covers clearly less and waits for a's first hits.
+    assert [r[0] for r in spread(rows, score, hits_per_turn(words), band_lead(words))] == [
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+    ]
+    # The same scores for a CJK question: b shares a's band and its best hit comes second.
+    assert [r[0] for r in spread(rows, score, hits_per_turn(cjk), band_lead(cjk))] == [
+        1,
+        5,
+        2,
+        6,
+        3,
+        4,
+    ]
 
 
 def test_spread_deals_only_a_bounded_head_of_each_conversation_by_band() -> None:
