@@ -448,19 +448,30 @@ class SlowTool(RecordingProvider):
         return json.dumps({"success": True})
 
 
-def test_close_waits_for_a_running_call_only_within_its_bound(hermes_home: Path) -> None:
+def test_close_waits_for_a_running_call_only_within_its_bound(
+    hermes_home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A call that outlives the close still returns its result (not an exception); the
+    closed session hands it to no provider and says so."""
     provider = SlowTool()
     memory = with_external(hermes_home, provider, session_end_timeout=0.5, tool_timeout=30.0)
     memory.start()
-    worker = threading.Thread(target=memory.call_tool, args=("recorder_note", {"text": "x"}))
+    results: list[str] = []
+    worker = threading.Thread(
+        target=lambda: results.append(memory.call_tool("recorder_note", {"text": "x"}))
+    )
     worker.start()
     assert provider.entered.wait(10)
     memory.close()  # the tool call still holds the session: close goes ahead after 0.5 s
     assert memory.closed
     assert "on_session_end" in provider.hooks()
-    provider.release.set()
-    worker.join(10)
+    with caplog.at_level(logging.WARNING, logger="hermes_core.runtime.host"):
+        provider.release.set()
+        worker.join(10)
     assert not worker.is_alive()
+    assert results == [json.dumps({"success": True})]
+    assert "on_tool_result" not in provider.hooks()
+    assert any("closed while tool recorder_note ran" in r.getMessage() for r in caplog.records)
 
 
 class ToolResultHangs(RecordingProvider):

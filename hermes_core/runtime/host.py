@@ -534,6 +534,13 @@ class Memory:
             return json.dumps({"error": error})
         with self._busy:
             output = self._run_tool(name, dict(arguments), call_id)
+            if self._closed:  # closed while the tool ran (close waits only within its bound)
+                logger.warning(
+                    "The memory session closed while tool %s ran; its result is returned "
+                    "but not handed to the providers.",
+                    name,
+                )
+                return output
             self.note_tool_result(name, output)
             return output
 
