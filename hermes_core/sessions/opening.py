@@ -29,6 +29,7 @@ from hermes_core.sessions.schema import SCHEMA_VERSION, apply_schema
 
 __all__ = [
     "GRAM_BATCH",
+    "GRAM_PAUSE",
     "UpgradeProgress",
     "connect",
     "damage_hint",
@@ -176,6 +177,10 @@ def prepare(
 
 GRAM_BATCH = 5_000
 """Queued rows tokenised per write transaction when a store opens (an upgrade queues all)."""
+GRAM_PAUSE = 0.15
+"""Seconds the write lock is left free between two batches: longer than a waiting
+writer's longest sleep between tries (SQLite's busy handler: 100 ms), so an agent's
+append waits one batch at most, not the whole upgrade."""
 
 
 def drain_in_batches(
@@ -189,12 +194,12 @@ def drain_in_batches(
     Each batch commits on its own, so an interrupted run (a killed process, a crash)
     leaves the rest queued, still found by search, for the next opening to finish;
     another process opening the file meanwhile drains batches in turn under the same
-    write lock, and a writer takes only its own rows and a few more
-    (:data:`~hermes_core.sessions.gramqueue.WRITE_BACKLOG`). *progress* gets (rows
-    tokenised, rows queued) after each batch, counting every process's batches. A
-    queue of several batches (version 7 re-tokenises every CJK row) logs its progress
-    and ends by merging the gram index's segments. Returns the rows this call took off
-    the queue.
+    write lock, and a writer, let in between batches (:data:`GRAM_PAUSE`), takes only
+    its own rows and a few more (:data:`~hermes_core.sessions.gramqueue.WRITE_BACKLOG`).
+    *progress* gets (rows tokenised, rows queued) after each batch, counting every
+    process's batches. A queue of several batches (version 7 re-tokenises every CJK
+    row) logs its progress and ends by merging the gram index's segments. Returns the
+    rows this call took off the queue.
     """
     total = queued_gram_rows(conn)
     done = 0
@@ -217,6 +222,8 @@ def drain_in_batches(
                 total - left,
                 total,
             )
+        if left:
+            time.sleep(GRAM_PAUSE)  # a process waiting to write goes first
     if done > GRAM_BATCH:
         log.info("Merging the CJK index of %s", path)
         writer.run(
