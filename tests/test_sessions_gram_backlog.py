@@ -157,7 +157,8 @@ def test_a_repair_refills_the_gram_index_in_batches_with_progress(tmp_path: Path
     with SessionStore(path, semantic="off") as store:
         counts = store.rebuild_indexes(progress=lambda done, total: seen.append((done, total)))
         assert store.check() == []
-    assert seen == [(GRAM_BATCH, GRAM_BATCH + 1_500), (GRAM_BATCH + 1_500, GRAM_BATCH + 1_500)]
+    total = GRAM_BATCH + 1_500
+    assert seen == [(0, total), (GRAM_BATCH, total), (total, total)]
     assert counts["messages_cjk_grams"] == len(fresh) == GRAM_BATCH + 1_500
     assert _grams(path) == fresh
     assert _queued(path) == 0
@@ -276,6 +277,6 @@ def test_an_upgrade_killed_half_way_is_searchable_and_the_reopening_completes_it
     ) as store:
         assert store.gram_backlog() == 0
         assert store.check() == []
-    assert seen[-1] == (left, left)
+    assert seen[0] == (0, left) and seen[-1] == (left, left)
     assert _grams(path) == fresh  # identical to the fresh build
     _integrity(path)

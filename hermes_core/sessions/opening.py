@@ -44,7 +44,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 UpgradeProgress = Callable[[int, int], None]
-"""Called with (queued CJK rows tokenised, rows queued in all) after each batch."""
+"""Called with (queued CJK rows tokenised, rows queued in all): ``0`` before the first
+batch, then after each."""
 
 
 def damage_hint(exc: sqlite3.DatabaseError) -> str:
@@ -203,6 +204,8 @@ def drain_in_batches(
     """
     total = queued_gram_rows(conn)
     done = 0
+    if progress is not None and total:
+        progress(0, total)
 
     def batch(c: sqlite3.Connection) -> tuple[int, int]:
         return drain_gram_queue(c, GRAM_BATCH), queued_gram_rows(c)
