@@ -786,8 +786,10 @@ def stats_cmd(db: Target | None, as_json: bool) -> None:
 def repair_cmd(db: Target | None, quiet: bool) -> None:
     """Rebuild the search indexes of a hermes-memory state.db from its messages.
 
-    All or nothing, under the write lock; on a large history it takes minutes,
-    so run it while agents are idle. Hermes Agent files are never modified.
+    The word indexes all or nothing, under the write lock, then the CJK index a batch
+    at a time (an interruption leaves the rest for the next opening); on a large
+    history it takes minutes, so run it while agents are idle. Hermes Agent files are
+    never modified.
     With a PostgreSQL store (--db URL, or sessions.url and no --db): writes each message's
     search text again and rebuilds the full-text index, in one transaction.
     """
