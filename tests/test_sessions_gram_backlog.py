@@ -138,6 +138,8 @@ def test_a_write_takes_its_own_rows_and_a_bounded_part_of_the_queue(tmp_path: Pa
         # phrases) find them through the scan of the queue.
         for query in (TERM, "记忆断", "断裂", "忆"):
             assert _found(store, query) == _holding(path, query), query
+        without = _holding(path, "内存泄漏") - holding  # a term excluded, queued rows too
+        assert _found(store, f"内存泄漏 NOT {TERM}") == without
         writes = 1
         while store.gram_backlog():
             store.append_message("s", role="assistant", content="ok")

@@ -861,8 +861,6 @@ class SessionStore(StoreFacade):
             )
         try:
             self._write(rebuild_indexes)
-            self.drain_gram_backlog(progress)
-            counts = self._read(index_rows)
         except SessionStoreError as exc:
             cause = exc.__cause__
             if not isinstance(cause, sqlite3.DatabaseError) or is_busy(cause):
@@ -874,7 +872,8 @@ class SessionStore(StoreFacade):
                 "still be read (`hermes-memory sessions list`, `sessions show ID --json`)."
             ) from cause
         self.layout = inspect(self._conn, self.path)
-        return counts
+        self.drain_gram_backlog(progress)
+        return self._read(index_rows)
 
     def drain_gram_backlog(self, progress: UpgradeProgress | None = None) -> int:
         """Tokenise every row queued for the CJK gram index, a batch per write transaction.
@@ -904,7 +903,9 @@ class SessionStore(StoreFacade):
         """
 
         def read(conn: sqlite3.Connection) -> int:
-            queued = queued_gram_rows(conn) if self.layout.has_pending_grams else 0
+            if not self.layout.has_pending_grams:  # no gram index yet (before version 2)
+                return 0
+            queued = queued_gram_rows(conn)
             if not self.layout.ours or self.layout.version >= GRAM_TRIGRAMS_VERSION:
                 return queued
             indexed = conn.execute(
