@@ -197,22 +197,70 @@ def _store(
     read_only: bool,
     semantic: bool | None = False,
     user_id: str | None = None,
+    quiet: bool = False,
 ) -> Iterator[Any]:
+    """The store *db* names, closed afterwards; errors as click's.
+
+    Opening a state.db for writing may first finish an upgrade (the CJK index of
+    schema version 7, a batch at a time): its progress shows on a terminal unless
+    *quiet*.
+    """
     from hermes_core.sessions.backends import open_session_store
+    from hermes_core.sessions.store import SessionStore
 
     target: Target = _url(db) or db or _default_db()
+    upgrade = _UpgradeProgress(quiet)
     try:
-        store = open_session_store(
-            target, read_only=read_only, semantic=_semantic_setting(semantic), user_id=user_id
-        )
+        if read_only or isinstance(target, str):
+            store = open_session_store(
+                target, read_only=read_only, semantic=_semantic_setting(semantic), user_id=user_id
+            )
+        else:
+            store = SessionStore(
+                target,
+                semantic=_semantic_setting(semantic),
+                user_id=user_id,
+                upgrade_progress=upgrade.update,
+            )
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
+    finally:
+        upgrade.close()
     try:
         yield store
     except HermesMemoryError as exc:
         raise click.ClickException(str(exc)) from exc
     finally:
         store.close()
+
+
+class _UpgradeProgress:
+    """A bar on stderr while opening a store tokenises a long CJK queue (an upgrade).
+
+    Drawn only for more than one batch of work (a shorter one takes a moment).
+    """
+
+    LABEL = "Upgrading the CJK search index"
+
+    def __init__(self, quiet: bool) -> None:
+        self._quiet = quiet
+        self._progress: Progress | None = None
+
+    def update(self, done: int, total: int) -> None:
+        from hermes_core.sessions.opening import GRAM_BATCH
+
+        if self._progress is None:
+            if done or total <= GRAM_BATCH:
+                return
+            self._progress = Progress(
+                self.LABEL, total, unit="messages", quiet=self._quiet, ticking=True
+            ).__enter__()
+        self._progress.update(done, total)
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.close()
+            self._progress = None
 
 
 def parse_when(value: str | None, *, edge: Literal["since", "until"] = "since") -> float | None:
@@ -599,7 +647,7 @@ def prune_cmd(
         yes,
     )
     with (
-        _store(path, read_only=False, user_id=user_id) as store,
+        _store(path, read_only=False, user_id=user_id, quiet=quiet) as store,
         Progress("Pruning", quiet=quiet, ticking=True),
     ):
         deleted = store.prune_conversations(cutoff, source=source)
@@ -671,14 +719,77 @@ def check_cmd(db: Target | None, as_json: bool) -> None:
         raise SystemExit(1)
 
 
+@sessions.command("stats")
+@_db_option
+@_json_option
+def stats_cmd(db: Target | None, as_json: bool) -> None:
+    """How much the store holds, its schema version, and the indexing work still pending.
+
+    Opens the store read-only and changes nothing. On a state.db it also reports
+    CJK rows not yet in the CJK search index: an upgrade to schema version 7 in
+    progress (or interrupted), or rows another program wrote; the first command or
+    agent that opens the store for writing finishes them, and searches find them
+    meanwhile.
+    """
+    from hermes_core.sessions import SCHEMA_VERSION
+    from hermes_core.sessions.store import SessionStore
+
+    if _no_history_yet(db, as_json):
+        return
+    with _store(db, read_only=True) as store:
+        sessions_held, messages_held = store.session_count(), store.message_count()
+        layout = store.layout if isinstance(store, SessionStore) else None
+        cjk_left = store.gram_backlog() if layout is not None and layout.ours else None
+        where = store.path
+    report: dict[str, Any] = {
+        "path": _printable(where) if isinstance(where, Path) else str(where),
+        "sessions": sessions_held,
+        "messages": messages_held,
+    }
+    if layout is not None:
+        report["schema_version"] = layout.version
+        report["written_by"] = "hermes-memory" if layout.ours else "Hermes Agent"
+    if cjk_left is not None:
+        report["cjk_index_rows_left"] = cjk_left
+    if as_json:
+        _echo_json(report)
+        return
+    click.echo(shown(f"{report['path']}: {sessions_held:,} sessions, {messages_held:,} messages"))
+    if layout is not None:
+        version = f"schema version {layout.version}"
+        if not layout.ours:
+            version += " (a Hermes Agent file: hermes-memory only reads it)"
+        elif layout.version < SCHEMA_VERSION:
+            version += f" (upgraded to {SCHEMA_VERSION} when a writer next opens it)"
+        click.echo(version)
+    if cjk_left is None:
+        return
+    if not cjk_left:
+        click.echo("CJK index: up to date")
+    elif layout is not None and layout.version < SCHEMA_VERSION:
+        click.echo(
+            f"CJK index upgrade: {cjk_left:,} rows to re-tokenise when a command or agent "
+            "opens the store for writing (a batch at a time, with progress); until then "
+            "search reads the old index"
+        )
+    else:
+        click.echo(
+            f"CJK index upgrade: {cjk_left:,} rows left; searches find them meanwhile, the "
+            "next command or agent that opens the store for writing finishes them, and a "
+            "running agent takes a few with each message it stores"
+        )
+
+
 @sessions.command("repair")
 @_db_option
 @quiet_option
 def repair_cmd(db: Target | None, quiet: bool) -> None:
     """Rebuild the search indexes of a hermes-memory state.db from its messages.
 
-    All or nothing, under the write lock; on a large history it takes minutes,
-    so run it while agents are idle. Hermes Agent files are never modified.
+    The word indexes all or nothing, under the write lock, then the CJK index a batch
+    at a time (an interruption leaves the rest for the next opening); on a large
+    history it takes minutes, so run it while agents are idle. Hermes Agent files are
+    never modified.
     With a PostgreSQL store (--db URL, or sessions.url and no --db): writes each message's
     search text again and rebuilds the full-text index, in one transaction.
     """
@@ -704,10 +815,17 @@ def repair_cmd(db: Target | None, quiet: bool) -> None:
                 raise click.ClickException(
                     f"{path} was written by Hermes Agent; hermes-memory only reads it."
                 )
-        with _store(path, read_only=False) as store:
+        with _store(path, read_only=False, quiet=quiet) as store:
             label = f"Rebuilding the search indexes of {store.message_count():,} messages"
-            with Progress(label, quiet=quiet, ticking=True):
-                counts = store.rebuild_indexes()
+            with Progress(label, quiet=quiet, ticking=True) as progress:
+
+                def cjk(done: int, total: int) -> None:
+                    if not done:
+                        progress.unit = "messages"
+                        progress.step("Indexing the CJK text")
+                    progress.update(done, total)
+
+                counts = store.rebuild_indexes(progress=cjk)
     except click.ClickException as exc:
         if _DAMAGE.search(exc.message):  # more than the indexes is damaged
             raise click.ClickException(f"{exc.message.rstrip()} {RECOVER_HINT}") from exc
@@ -775,7 +893,11 @@ def import_cmd(
         raise click.ClickException(str(exc)) from exc
     total = sum(len(session["messages"]) for session in sessions_read)
     with _store(
-        db, read_only=False, semantic=None if embed is None else embed, user_id=user_id
+        db,
+        read_only=False,
+        semantic=None if embed is None else embed,
+        user_id=user_id,
+        quiet=quiet,
     ) as store:
         try:
             with Progress(f"Writing {total:,} messages", quiet=quiet, ticking=True):

@@ -3,9 +3,11 @@
 Triggers cannot tokenise, so an insert or update of a row holding CJK text
 only queues its id in ``messages_cjk_pending``; :func:`drain_gram_queue` then
 turns the queued rows into gram tokens (:func:`~hermes_core.sessions.cjk.cjk_grams`)
-in the same write transaction. A file written by another program may hold
-queued rows; the store drains them when it opens the file for writing, and a
-read-only reader still finds them by a ``LIKE`` over the queue.
+in the same write transaction: its own rows, and a bounded number of others
+(:data:`WRITE_BACKLOG`). A file written by another program, or upgraded to
+version 7, may hold many queued rows; the store drains them in batches when it
+opens the file for writing, and meanwhile every reader still finds them by a
+``LIKE`` over the queue.
 """
 
 from __future__ import annotations
@@ -18,7 +20,13 @@ from hermes_core.sessions.cjk import LONGEST_GRAM, cjk_grams
 from hermes_core.sessions.connection import lenient_text
 from hermes_core.sessions.schema import indexed_name_sql
 
-__all__ = ["drain_gram_queue", "gram_text_sql", "tool_calls_text"]
+__all__ = [
+    "WRITE_BACKLOG",
+    "drain_gram_queue",
+    "gram_text_sql",
+    "queued_gram_rows",
+    "tool_calls_text",
+]
 
 
 def gram_text_sql(row: str, speaker: bool = True) -> str:
@@ -71,19 +79,38 @@ def tool_calls_text(raw: str | None) -> str:
     return " ".join(strings)
 
 
-def drain_gram_queue(conn: sqlite3.Connection, limit: int | None = None) -> int:
+WRITE_BACKLOG = 200
+"""Queued rows of others a write tokenises besides its own (a few milliseconds of work).
+
+A write never takes the whole queue: an upgrade queues every CJK row of the store, and
+tokenising them all inside one append would hold the write lock for as long as the
+upgrade's batches together. Bounded, a long-running writer still finishes a queue an
+interrupted upgrade left, a little per write.
+"""
+
+
+def drain_gram_queue(conn: sqlite3.Connection, limit: int, *, own_from: int | None = None) -> int:
     """Tokenise rows queued for the CJK gram index (inside a write transaction).
 
-    *limit* bounds how many queued rows (the oldest first) this call takes; the
-    rest stay queued. Returns how many rows were taken off the queue.
+    Takes every queued row whose id is *own_from* or above (the rows this write has just
+    inserted: ids only grow, and the write lock keeps other writers out) and at most
+    *limit* of the other queued rows, the oldest first; the rest stay queued, and search
+    still finds them. Returns how many rows were taken off the queue.
     """
     if conn.execute("SELECT 1 FROM messages_cjk_pending LIMIT 1").fetchone() is None:
         return 0
-    bound = "" if limit is None else f" ORDER BY q.id LIMIT {int(limit)}"
+    select = (
+        f"SELECT q.id, {gram_text_sql('m')} FROM messages_cjk_pending AS q "
+        "LEFT JOIN messages AS m ON m.id = q.id"
+    )
     with lenient_text(conn):  # a row another program wrote as non-UTF-8 must not stop writes
-        rows = conn.execute(
-            f"SELECT q.id, {gram_text_sql('m')} FROM messages_cjk_pending AS q "
-            f"LEFT JOIN messages AS m ON m.id = q.id{bound}"
+        rows = []
+        if own_from is not None:
+            rows += conn.execute(f"{select} WHERE q.id >= ?", (own_from,)).fetchall()
+        older = "" if own_from is None else " WHERE q.id < ?"
+        rows += conn.execute(
+            f"{select}{older} ORDER BY q.id LIMIT ?",
+            (limit,) if own_from is None else (own_from, limit),
         ).fetchall()
     entries = [
         (mid, grams)
@@ -93,8 +120,10 @@ def drain_gram_queue(conn: sqlite3.Connection, limit: int | None = None) -> int:
     conn.executemany(
         "INSERT OR REPLACE INTO messages_cjk_grams(rowid, grams) VALUES (?, ?)", entries
     )
-    if limit is None:
-        conn.execute("DELETE FROM messages_cjk_pending")
-    else:
-        conn.executemany("DELETE FROM messages_cjk_pending WHERE id = ?", [(r[0],) for r in rows])
+    conn.executemany("DELETE FROM messages_cjk_pending WHERE id = ?", [(r[0],) for r in rows])
     return len(rows)
+
+
+def queued_gram_rows(conn: sqlite3.Connection) -> int:
+    """How many rows wait in the CJK gram index's queue (the file must have one)."""
+    return int(conn.execute("SELECT count(*) FROM messages_cjk_pending").fetchone()[0])

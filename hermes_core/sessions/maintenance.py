@@ -5,9 +5,11 @@ of an old writer, a file copied mid-write, a disk error) search quietly misses
 rows or fails with "database disk image is malformed". :func:`check_database`
 says what is wrong without changing anything (:func:`probe_database` is its
 quick version, reading one row of each table); :func:`rebuild_indexes` rebuilds
-every index of a hermes-memory file from ``messages`` in one transaction, so a
-rebuild is all or nothing and other processes wait on the usual write lock
-(both read the whole file: on a large history, run them while agents are idle).
+the word and trigram indexes of a hermes-memory file from ``messages`` in one
+transaction, so that part is all or nothing and other processes wait on the usual
+write lock, and queues every CJK row for the gram index, which the store then
+fills in batches (both read the whole file: on a large history, run them while
+agents are idle).
 
 Both work on rows: an index lacking a message, or holding one that is gone,
 is reported with a count. FTS5's own ``integrity-check`` of an index's
@@ -22,11 +24,17 @@ import sqlite3
 
 from hermes_core.sessions.cjk import cjk_grams
 from hermes_core.sessions.connection import is_busy
-from hermes_core.sessions.gramqueue import drain_gram_queue, gram_text_sql, tool_calls_text
+from hermes_core.sessions.gramqueue import gram_text_sql, tool_calls_text
 from hermes_core.sessions.layout import GRAM_INDEX, TRIGRAM_INDEX, WORD_INDEX, Layout
 from hermes_core.sessions.schema import TEXT_COLUMNS, apply_schema, has_cjk_sql, queue_cjk_rows
 
-__all__ = ["OUR_INDEXES", "check_database", "probe_database", "rebuild_indexes"]
+__all__ = [
+    "OUR_INDEXES",
+    "check_database",
+    "index_rows",
+    "probe_database",
+    "rebuild_indexes",
+]
 
 OUR_INDEXES = (WORD_INDEX, TRIGRAM_INDEX, GRAM_INDEX)
 """The full-text indexes of a hermes-memory ``state.db``."""
@@ -140,11 +148,14 @@ def _gram_problems(conn: sqlite3.Connection, layout: Layout) -> list[str]:
     return problems
 
 
-def rebuild_indexes(conn: sqlite3.Connection) -> dict[str, int]:
-    """Drop, recreate and refill every full-text index (inside a write transaction).
+def rebuild_indexes(conn: sqlite3.Connection) -> None:
+    """Drop, recreate and refill the full-text indexes (inside a write transaction).
 
     Dropping first also clears an index whose own pages are damaged, which no
-    in-place rebuild could read. Returns the rows each index holds.
+    in-place rebuild could read. The word and trigram indexes are refilled here; the
+    gram index is left empty with every CJK row queued, for the store to tokenise in
+    batches (:func:`~hermes_core.sessions.opening.drain_in_batches`): one transaction
+    tokenising every CJK row would hold the write lock that much longer.
     """
     for name in OUR_INDEXES:
         conn.execute(f"DROP TABLE IF EXISTS {name}")
@@ -153,8 +164,12 @@ def rebuild_indexes(conn: sqlite3.Connection) -> dict[str, int]:
         # What the insert triggers do row by row (FTS5's 'rebuild' cannot read
         # these views: their tool_calls column is a json_each subquery).
         conn.execute(f"INSERT INTO {name}(rowid, {_COLUMNS}) SELECT id, {_COLUMNS} FROM {name}_src")
+    conn.execute("DELETE FROM messages_cjk_pending")  # rows of deleted messages go too
     queue_cjk_rows(conn)
-    drain_gram_queue(conn)
+
+
+def index_rows(conn: sqlite3.Connection) -> dict[str, int]:
+    """The rows each full-text index of a hermes-memory file holds."""
     return {
         name: conn.execute(f"SELECT count(*) FROM {name}_docsize").fetchone()[0]
         for name in OUR_INDEXES

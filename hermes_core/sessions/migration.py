@@ -148,8 +148,6 @@ def _copy_to_postgres(source: Any, target: PostgresSessionStore) -> tuple[int, i
 
 
 def _copy_to_sqlite(source: Any, target: SessionStore) -> tuple[int, int]:
-    from hermes_core.sessions.gramqueue import drain_gram_queue
-
     sessions = [row for batch in _read_rows(source, "sessions", SESSION_COLUMNS) for row in batch]
 
     def write(conn: Any) -> tuple[int, int]:
@@ -166,10 +164,11 @@ def _copy_to_sqlite(source: Any, target: SessionStore) -> tuple[int, int]:
         for batch in _read_rows(source, "messages", MESSAGE_COLUMNS):
             insert_rows(conn, "messages", MESSAGE_COLUMNS, batch)
             count += len(batch)
-        drain_gram_queue(conn)
         return len(sessions), count
 
-    return target._write(write)
+    copied = target._write(write)
+    target.drain_gram_backlog()  # the CJK rows the copy queued, a batch per transaction
+    return copied
 
 
 def _samples(source: Any, total: int) -> list[tuple[int, str, str]]:

@@ -23,15 +23,29 @@ from hermes_core.sessions.connection import (
     not_a_regular_file,
     open_connection,
 )
-from hermes_core.sessions.gramqueue import drain_gram_queue
+from hermes_core.sessions.gramqueue import drain_gram_queue, queued_gram_rows
 from hermes_core.sessions.layout import Layout, inspect_layout
 from hermes_core.sessions.schema import SCHEMA_VERSION, apply_schema
 
-__all__ = ["connect", "damage_hint", "inspect", "prepare", "readable"]
+__all__ = [
+    "GRAM_BATCH",
+    "GRAM_PAUSE",
+    "UpgradeProgress",
+    "connect",
+    "damage_hint",
+    "drain_in_batches",
+    "inspect",
+    "prepare",
+    "readable",
+]
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+UpgradeProgress = Callable[[int, int], None]
+"""Called with (queued CJK rows tokenised, rows queued in all): ``0`` before the first
+batch, then after each."""
 
 
 def damage_hint(exc: sqlite3.DatabaseError) -> str:
@@ -89,10 +103,16 @@ def connect(path: Path, *, read_only: bool) -> tuple[sqlite3.Connection, bool]:
     return conn, created
 
 
-def prepare(conn: sqlite3.Connection, path: Path, writer: WriteLock, read_only: bool) -> Layout:
+def prepare(
+    conn: sqlite3.Connection,
+    path: Path,
+    writer: WriteLock,
+    read_only: bool,
+    progress: UpgradeProgress | None = None,
+) -> Layout:
     """The layout of the opened file, brought up to date when it is writable: refuses
     another program's database, a Hermes Agent file opened for writing, and a newer
-    schema; applies the schema and drains the CJK queue."""
+    schema; applies the schema and drains the CJK queue (reporting to *progress*)."""
     try:
         names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
     except sqlite3.DatabaseError as exc:
@@ -147,7 +167,7 @@ def prepare(conn: sqlite3.Connection, path: Path, writer: WriteLock, read_only: 
             conn.execute("SELECT 1 FROM messages_cjk_pending LIMIT 1").fetchone() is not None
         )
         if queued:  # rows another program wrote, or an upgrade queued; tokenise them now
-            drain_in_batches(conn, path, writer)
+            drain_in_batches(conn, path, writer, progress)
     except sqlite3.DatabaseError as exc:
         if is_busy(exc):
             raise SessionStoreError(f"Cannot prepare {path}: {exc}") from exc
@@ -158,29 +178,55 @@ def prepare(conn: sqlite3.Connection, path: Path, writer: WriteLock, read_only: 
 
 GRAM_BATCH = 5_000
 """Queued rows tokenised per write transaction when a store opens (an upgrade queues all)."""
+GRAM_PAUSE = 0.15
+"""Seconds the write lock is left free between two batches: longer than a waiting
+writer's longest sleep between tries (SQLite's busy handler: 100 ms), so an agent's
+append waits one batch at most, not the whole upgrade."""
 
 
-def drain_in_batches(conn: sqlite3.Connection, path: Path, writer: WriteLock) -> int:
+def drain_in_batches(
+    conn: sqlite3.Connection,
+    path: Path,
+    writer: WriteLock,
+    progress: UpgradeProgress | None = None,
+) -> int:
     """Tokenise the CJK queue, :data:`GRAM_BATCH` rows per write transaction.
 
     Each batch commits on its own, so an interrupted run (a killed process, a crash)
     leaves the rest queued, still found by search, for the next opening to finish;
     another process opening the file meanwhile drains batches in turn under the same
-    write lock. A queue of several batches (version 7 re-tokenises every CJK row)
-    logs its progress and ends by merging the gram index's segments. Returns the rows
-    taken off the queue.
+    write lock, and a writer, let in between batches (:data:`GRAM_PAUSE`), takes only
+    its own rows and a few more (:data:`~hermes_core.sessions.gramqueue.WRITE_BACKLOG`).
+    *progress* gets (rows tokenised, rows queued) after each batch, counting every
+    process's batches. A queue of several batches (version 7 re-tokenises every CJK
+    row) logs its progress and ends by merging the gram index's segments. Returns the
+    rows this call took off the queue.
     """
-    total = conn.execute("SELECT count(*) FROM messages_cjk_pending").fetchone()[0]
+    total = queued_gram_rows(conn)
     done = 0
-    while taken := writer.run(lambda c: drain_gram_queue(c, GRAM_BATCH)):
+    if progress is not None and total:
+        progress(0, total)
+
+    def batch(c: sqlite3.Connection) -> tuple[int, int]:
+        return drain_gram_queue(c, GRAM_BATCH), queued_gram_rows(c)
+
+    while True:
+        taken, left = writer.run(batch)
+        if not taken:
+            break
         done += taken
+        total = max(total, done + left)  # rows queued meanwhile by another program
+        if progress is not None:
+            progress(total - left, total)
         if total > GRAM_BATCH:
             log.info(
                 "Indexing the CJK text of %s for search: %d of %d messages",
                 path,
-                min(done, total),
+                total - left,
                 total,
             )
+        if left:
+            time.sleep(GRAM_PAUSE)  # a process waiting to write goes first
     if done > GRAM_BATCH:
         log.info("Merging the CJK index of %s", path)
         writer.run(

@@ -58,10 +58,22 @@ from hermes_core.sessions.facade import (
     SearchPage,
     StoreFacade,
 )
-from hermes_core.sessions.gramqueue import drain_gram_queue
+from hermes_core.sessions.gramqueue import WRITE_BACKLOG, drain_gram_queue, queued_gram_rows
 from hermes_core.sessions.layout import Layout
-from hermes_core.sessions.maintenance import check_database, probe_database, rebuild_indexes
-from hermes_core.sessions.opening import connect, damage_hint, inspect, prepare
+from hermes_core.sessions.maintenance import (
+    check_database,
+    index_rows,
+    probe_database,
+    rebuild_indexes,
+)
+from hermes_core.sessions.opening import (
+    UpgradeProgress,
+    connect,
+    damage_hint,
+    drain_in_batches,
+    inspect,
+    prepare,
+)
 from hermes_core.sessions.records import (
     as_conversation,
     decode_message,
@@ -72,6 +84,7 @@ from hermes_core.sessions.records import (
     sane_timestamp,
     scrub,
 )
+from hermes_core.sessions.schema import GRAM_TRIGRAMS_VERSION
 from hermes_core.sessions.scope import UserScope
 from hermes_core.sessions.search import (
     Nearest,
@@ -135,7 +148,14 @@ class SessionStore(StoreFacade):
         write_patience: float = 30.0,
         semantic: str | bool | None = None,
         user_id: str | None = None,
+        upgrade_progress: UpgradeProgress | None = None,
     ) -> None:
+        """Open (creating when writable and missing) the file at *path*.
+
+        A writable open brings an older file up to date first; *upgrade_progress*
+        gets (rows done, rows in all) while it re-tokenises queued CJK rows (the
+        upgrade to schema version 7 queues every one), a batch at a time.
+        """
         self.path = Path(path) if path is not None else default_db_path()
         self.read_only = read_only
         self.scope = UserScope(user_id, mark="?")
@@ -157,7 +177,9 @@ class SessionStore(StoreFacade):
         self._writer = WriteLock(self._conn, self.path, write_patience)
         self._closed = False
         try:
-            self.layout: Layout = prepare(self._conn, self.path, self._writer, read_only)
+            self.layout: Layout = prepare(
+                self._conn, self.path, self._writer, read_only, upgrade_progress
+            )
         except BaseException:
             self._conn.close()
             raise
@@ -504,7 +526,7 @@ class SessionStore(StoreFacade):
                 "WHERE id = ?",
                 (len(rows), calls, rows[-1][7], session_id),
             )
-            drain_gram_queue(conn)
+            drain_gram_queue(conn, WRITE_BACKLOG, own_from=ids[0])
             return ids
 
         return self._write(write)
@@ -566,9 +588,8 @@ class SessionStore(StoreFacade):
             )
             for title, session_id in titles:
                 self._set_title(conn, session_id, title)
-            if message_rows:
-                self._insert_messages(conn, message_rows)
-            drain_gram_queue(conn)
+            own = self._insert_messages(conn, message_rows)[0] if message_rows else None
+            drain_gram_queue(conn, WRITE_BACKLOG, own_from=own)
             return len(message_rows)
 
         return self._write(write)
@@ -823,10 +844,14 @@ class SessionStore(StoreFacade):
         """
         return self._read(lambda conn: probe_database(conn, self.layout))
 
-    def rebuild_indexes(self) -> dict[str, int]:
-        """Rebuild every full-text index from ``messages``, all or nothing.
+    def rebuild_indexes(self, progress: UpgradeProgress | None = None) -> dict[str, int]:
+        """Rebuild every full-text index from ``messages``; returns the rows each holds.
 
-        Returns the rows each index holds. Only for a hermes-memory file opened
+        The word and trigram indexes are rebuilt all or nothing, in one transaction;
+        the CJK gram index is emptied there with every CJK row queued, and then
+        refilled in batches like an upgrade (*progress* gets (rows done, rows in
+        all)), so an interrupted rebuild leaves rows queued, still found by search,
+        for the next opening to finish. Only for a hermes-memory file opened
         writable; a Hermes Agent file is never modified.
         """
         if self.read_only or not self.layout.ours:
@@ -835,7 +860,7 @@ class SessionStore(StoreFacade):
                 "are rebuilt by the program that owns it."
             )
         try:
-            counts = self._write(rebuild_indexes)
+            self._write(rebuild_indexes)
         except SessionStoreError as exc:
             cause = exc.__cause__
             if not isinstance(cause, sqlite3.DatabaseError) or is_busy(cause):
@@ -847,7 +872,49 @@ class SessionStore(StoreFacade):
                 "still be read (`hermes-memory sessions list`, `sessions show ID --json`)."
             ) from cause
         self.layout = inspect(self._conn, self.path)
-        return counts
+        self.drain_gram_backlog(progress)
+        return self._read(index_rows)
+
+    def drain_gram_backlog(self, progress: UpgradeProgress | None = None) -> int:
+        """Tokenise every row queued for the CJK gram index, a batch per write transaction.
+
+        What opening a store does; for rows queued since (another program's writes, a
+        rebuild). *progress* gets (rows done, rows in all). Returns the rows tokenised.
+        """
+        if self.read_only or not self.layout.has_pending_grams:
+            return 0
+        if self._closed:
+            raise SessionStoreError(f"The session store for {self.path} is closed.")
+        try:
+            return drain_in_batches(self._conn, self.path, self._writer, progress)
+        except sqlite3.DatabaseError as exc:
+            raise SessionStoreError(
+                f"Write to {self.path} failed: {exc}.{damage_hint(exc)}"
+            ) from exc
+        finally:
+            self._session_info.invalidate()
+
+    def gram_backlog(self) -> int:
+        """CJK rows not in the gram index yet: queued, or (a file older than version 7,
+        opened read-only) to be re-tokenised when a writer first opens it.
+
+        Search finds them all meanwhile (a scan of the queued rows; a version 6 file is
+        searched by its bigrams).
+        """
+
+        def read(conn: sqlite3.Connection) -> int:
+            if not self.layout.has_pending_grams:  # no gram index yet (before version 2)
+                return 0
+            queued = queued_gram_rows(conn)
+            if not self.layout.ours or self.layout.version >= GRAM_TRIGRAMS_VERSION:
+                return queued
+            indexed = conn.execute(
+                "SELECT count(*) FROM messages_cjk_grams WHERE rowid NOT IN "
+                "(SELECT id FROM messages_cjk_pending)"
+            ).fetchone()[0]
+            return queued + int(indexed)
+
+        return self._read(read)
 
     # -- search ------------------------------------------------------------------------
     def _search(
