@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -166,3 +167,26 @@ def test_doctor_says_a_hermes_home_link_leads_nowhere(home_link_to_nowhere: Path
     failure, fix = failure_and_fix(result, f"HERMES_HOME {home} is a symbolic link")
     assert "leads nowhere" in failure and "create the folder it points to" in fix
     assert "mkdir -p" not in result.stdout and "fix: edit" not in result.stdout
+
+
+def test_doctor_counts_cjk_messages_an_interrupted_upgrade_left_unindexed(
+    hermes_home: Path,
+) -> None:
+    db = hermes_home / "state.db"
+    with SessionStore(db, semantic="off") as store:
+        store.create_session("s1")
+        store.append_messages(
+            "s1", [{"role": "user", "content": f"第{n}号 内存泄漏"} for n in range(40)]
+        )
+    result = doctor(hermes_home, "")
+    assert "CJK search index" not in result.stdout  # nothing pending: nothing said
+    with sqlite3.connect(db) as conn:  # an upgrade killed with 25 rows still queued
+        conn.execute("INSERT INTO messages_cjk_pending(id) SELECT id FROM messages LIMIT 25")
+    result = doctor(hermes_home, "")
+    assert result.exit_code == 0, result.stdout  # informational, not a problem
+    assert (
+        f"[ok  ] 25 CJK message(s) in {db} are not in the CJK search index yet "
+        "(an upgrade or repair left unfinished)" in result.stdout
+    )
+    with sqlite3.connect(db) as conn:  # a diagnosis indexes nothing
+        assert conn.execute("SELECT count(*) FROM messages_cjk_pending").fetchone()[0] == 25

@@ -876,6 +876,7 @@ def _session_db_findings(path: Path, objects: int) -> list[Finding]:
     try:
         with SessionStore(path, read_only=True) as store:
             layout, problems = store.layout, store.probe()
+            cjk_left = store.gram_backlog() if layout.ours and not problems else 0
     except HermesMemoryError as exc:
         return [Finding("fail", str(exc), _SALVAGE_FIX)]
     if problems:
@@ -907,13 +908,28 @@ def _session_db_findings(path: Path, objects: int) -> list[Finding]:
                 "upgrade hermes-memory",
             )
         ]
-    return [
+    findings = [
         Finding(
             "ok",
             f"{path} opens ({objects} schema objects); "
             "`hermes-memory sessions check` reads it through for damage",
         )
     ]
+    if cjk_left:
+        why = (
+            f"the upgrade to schema version {SCHEMA_VERSION}"
+            if layout.version < SCHEMA_VERSION
+            else "an upgrade or repair left unfinished"
+        )
+        findings.append(
+            Finding(
+                "ok",
+                f"{cjk_left:,} CJK message(s) in {path} are not in the CJK search index yet "
+                f"({why}): searches find them meanwhile, and the next agent or writing command "
+                "indexes them in batches; `hermes-memory sessions stats` counts what is left",
+            )
+        )
+    return findings
 
 
 def check_semantic(home: Path, config: dict[str, Any] | None) -> list[Finding]:
