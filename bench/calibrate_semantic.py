@@ -9,7 +9,9 @@ can still be replayed), then replays decision rules on them as
 ``hermes_core.sessions.search.with_meaning`` applies them: full text alone, the rule
 before (long questions voted on below their first hit), the rule now (long questions
 literal), and variations of each part (how many first hits a long question keeps, the
-vote's weight on short questions, fusing or not where the words find little). Printed
+vote's weight on short questions and on those asking *when*, fusing or not where the words
+find little). The neighbours are the index's, so named messages of little text
+(``neighbours.near_by_content``) are already left out of every rule. Printed
 per set and category: session and turn recall@1/5, each with how many questions the
 rule turned from miss to hit (won, ``+``) and from hit to miss (lost, ``-``) against
 full text, and the sign test's one-sided p of the turn R@5 wins.
