@@ -9,7 +9,9 @@ can still be replayed), then replays decision rules on them as
 ``hermes_core.sessions.search.with_meaning`` applies them: full text alone, the rule
 before (long questions voted on below their first hit), the rule now (long questions
 literal), and variations of each part (how many first hits a long question keeps, the
-vote's weight on short questions, fusing or not where the words find little). Printed
+vote's weight on short questions and on those asking *when*, fusing or not where the words
+find little). The neighbours are the index's, so named messages of little text
+(``neighbours.near_by_content``) are already left out of every rule. Printed
 per set and category: session and turn recall@1/5, each with how many questions the
 rule turned from miss to hit (won, ``+``) and from hit to miss (lost, ``-``) against
 full text, and the sign test's one-sided p of the turn R@5 wins.
@@ -51,7 +53,9 @@ from hermes_core.sessions.search import (  # noqa: E402
     KEPT_BEFORE_MEANING,
     MEANING_BELOW_SHARE,
     MEANING_WEIGHT,
+    MEANING_WEIGHT_WHEN,
     NEAREST_CANDIDATES,
+    meaning_weight,
     search_messages,
 )
 
@@ -118,7 +122,8 @@ def _records(sample: dict[str, Any], questions: list[Question]) -> list[Record]:
                 # its filters.
                 # Asked of the index, also for a long question (literal now, replayed by the
                 # rules before); a query the store keeps literal otherwise gets none.
-                long = message_first(plan_query(parse_query(question["q"])))
+                parsed = parse_query(question["q"])
+                long = message_first(plan_query(parsed))
                 asked = index is not None and (long or store._meaning_applies(question["q"]))
                 unfiltered = index.nearest(store._read, question["q"], NEIGHBOURS) if asked else []
                 bound = first_id[before] if before else None
@@ -132,6 +137,7 @@ def _records(sample: dict[str, Any], questions: list[Question]) -> list[Record]:
                         "share": explain.get("share", 0.0),
                         "first": explain.get("first", ()),
                         "long": long,
+                        "weight": meaning_weight(parsed, plan_query(parsed)),
                         "passage": long and is_passage(question["q"]),
                         "neighbours": [(mid, session_of[mid]) for mid in unfiltered],
                         "bound": bound,
@@ -181,13 +187,15 @@ def _voted(r: Record, weight: float, kept: int = 0) -> list[tuple[int, str]]:
 
 
 def meaning_rule(
-    short_weight: float = MEANING_WEIGHT,
+    short_weight: float | None = None,
+    when_weight: float = MEANING_WEIGHT_WHEN,
     below: float = MEANING_BELOW_SHARE,
     passage_kept: int | None = None,
     long_kept: int | None = KEPT_BEFORE_MEANING,
     long_weight: float = MEANING_WEIGHT,
 ) -> Rule:
-    """A short question: fused below coverage *below*, else voted on with *short_weight*; a
+    """A short question: fused below coverage *below*, else voted on with *short_weight* (by
+    default its weight now, ``search.meaning_weight``; one asking *when*: *when_weight*); a
     long one voted on with *long_weight* below its first *long_kept* hits (a passage: its
     first *passage_kept*), or literal where that is None. The defaults are the rule now."""
 
@@ -199,7 +207,10 @@ def meaning_rule(
             return list(r["lexical"]) if kept is None else _voted(r, long_weight, kept)
         if r["share"] < below:
             return _fused(r)
-        return _voted(r, short_weight)
+        if short_weight is not None:
+            return _voted(r, short_weight)
+        asks_when = r["weight"] == MEANING_WEIGHT_WHEN
+        return _voted(r, when_weight if asks_when else MEANING_WEIGHT)
 
     return rule
 
@@ -215,6 +226,8 @@ def rules() -> dict[str, Rule]:
         "every long question literal": meaning_rule(long_kept=None),
         "now: passages literal": meaning_rule(),
         "now, short never fused": meaning_rule(below=0.0),
+        "now, when voted x0.1 (before)": meaning_rule(when_weight=MEANING_WEIGHT),
+        "now, when voted x0.3": meaning_rule(when_weight=0.3),
         "now, short voted x0.15": meaning_rule(short_weight=0.15),
         "now, short voted x0.2": meaning_rule(short_weight=0.2),
         "now, short voted x0.25": meaning_rule(short_weight=0.25),

@@ -1251,3 +1251,64 @@ def test_without_shared_locks_the_copy_is_kept_under_the_writers_lock(
     cache = pgvectorcache.VectorCache(pg_target, "unused", home=hermes_home)
     cache.path, cache.meta = copy, copy.with_suffix(".json")
     assert cache.load(held.file.encoding) is not None  # read back under that lock
+
+
+@needs_minilm
+def test_a_named_message_of_little_text_is_no_neighbour(session_backend: str) -> None:
+    from hermes_core.sessions.neighbours import NAMED_MIN_CHARS
+
+    # "Nicolas: Maybe" is embedded mostly as the name: near any question naming Nicolas,
+    # whatever it asks (issue 29: "semantic search follows the named person").
+    short = ["Maybe", "I will", "Why not?"]
+    told = "I called her three times to apologise, but she never picked up the phone."
+    assert all(len(text) < NAMED_MIN_CHARS <= len(told) for text in short)
+    with open_session_store(session_backend, semantic="on") as store:
+        store.create_session("chat")
+        store.append_messages(
+            "chat",
+            [{"role": "user", "content": text, "name": "Nicolas"} for text in [*short, told]],
+        )
+        store.create_session("notes")  # no speaker's name: a short text is its own meaning
+        store.append_messages("notes", [{"role": "user", "content": "Maybe"}])
+        store.index_messages()
+        ids = {hit["content"]: hit["id"] for hit in store.get_messages("chat")}
+        unnamed = store.get_messages("notes")[0]["id"]
+        index = store.semantic_index(force=True)
+        assert index is not None
+        found = index.nearest(store._read, "Was Nicolas right to behave like that?", 10)
+        assert ids[told] in found and unnamed in found
+        assert not {ids[text] for text in short} & set(found)
+
+
+def test_a_question_asking_when_gets_more_of_meanings_vote() -> None:
+    from hermes_core.sessions.query import parse_query
+    from hermes_core.sessions.question import message_first, plan_query
+    from hermes_core.sessions.search import (
+        MEANING_WEIGHT,
+        MEANING_WEIGHT_WHEN,
+        _agreeing,
+        meaning_weight,
+    )
+
+    def weight(question: str) -> float:
+        parsed = parse_query(question)
+        return meaning_weight(parsed, plan_query(parsed))
+
+    assert weight("When did Paola have an exam?") == MEANING_WEIGHT_WHEN > MEANING_WEIGHT
+    assert weight("What did Paola study for her exam?") == MEANING_WEIGHT
+    # A long question asking when is ranked message first: its vote stays the usual one.
+    long_when = (
+        "When did we say that my landlord wants to raise the rent on the flat near the river "
+        "again this year?"
+    )
+    assert message_first(plan_query(parse_query(long_when)))
+    assert weight(long_when) == MEANING_WEIGHT
+
+    def row(mid: int) -> tuple[object, ...]:
+        return (mid, None, None, f"s{mid}", "user", 0.0, None, "text", None, None)
+
+    lexical = [row(n) for n in range(10)]
+    # The tenth full-text hit is meaning's nearest message: the usual vote lifts it to third,
+    # a question asking when puts it first.
+    assert [r[0] for r in _agreeing(lexical, [9])].index(9) == 2
+    assert [r[0] for r in _agreeing(lexical, [9], (), MEANING_WEIGHT_WHEN)].index(9) == 0

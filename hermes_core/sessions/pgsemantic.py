@@ -54,6 +54,7 @@ from hermes_core.sessions.neighbours import (
     best,
     checksum,
     embedded_pieces,
+    near_by_content,
     query_text,
     scores,
     source_text,
@@ -695,7 +696,8 @@ class PgSemanticIndex:
 
     def _still_valid(self, read: Reader, found: list[tuple[int, int]], checksums: Any) -> list[int]:
         """The ids of *found* (id, row) whose message still exists with the text that was
-        embedded (and, scoped, is this user's)."""
+        embedded (and, scoped, is this user's); a named message of little text is left out
+        (:func:`~hermes_core.sessions.neighbours.near_by_content`)."""
         if not found:
             return []
         sql = "SELECT m.id, m.content, m.name FROM messages AS m WHERE m.id = ANY(%s)"
@@ -706,5 +708,6 @@ class PgSemanticIndex:
         current = {
             mid: checksum(source_text(content, speaker))
             for mid, content, speaker in read(lambda conn: conn.execute(sql, params).fetchall())
+            if near_by_content(content, speaker)
         }
         return [mid for mid, row in found if current.get(mid) == int(checksums[row])]

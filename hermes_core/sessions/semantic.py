@@ -55,6 +55,7 @@ from hermes_core.sessions.neighbours import (
     best,
     checksum,
     embedded_pieces,
+    near_by_content,
     query_text,
     scores,
     source_text,
@@ -758,7 +759,8 @@ class SemanticIndex:
         self, read: Reader[Any], found: list[tuple[int, int]], records: vectorfile.Mapped
     ) -> list[int]:
         """The ids of *found* (id, row) whose message still exists with the text that was
-        embedded (the row's checksum) and, scoped, is this user's."""
+        embedded (the row's checksum) and, scoped, is this user's; a named message of little text
+        is left out (:func:`~hermes_core.sessions.neighbours.near_by_content`)."""
         if not found:
             return []
         sql = (
@@ -772,5 +774,6 @@ class SemanticIndex:
         current = {
             mid: checksum(source_text(content, speaker))
             for mid, content, speaker in read(lambda conn: conn.execute(sql, params).fetchall())
+            if near_by_content(content, speaker)
         }
         return [mid for mid, row in found if current.get(mid) == records.tail(row)[1]]
