@@ -371,3 +371,12 @@ def test_another_programs_database_at_the_vectors_path_is_left_alone(tmp_path: P
         assert sidecar.read_bytes() == before
         assert store.delete_conversation("s1") == ["s1"]  # forgetting vectors leaves it too
         assert sidecar.read_bytes() == before
+
+
+def test_a_prefix_holding_a_nul_matches_no_id_it_does_not_start(tmp_path: Path) -> None:
+    # SQLite reads a GLOB pattern up to its first NUL: "É\x00*" would match "É" alone.
+    with SessionStore(tmp_path / "state.db", semantic="off") as store:
+        store.create_session("É")
+        store.create_session("Éa")
+        assert store.session_ids_starting_with("É\x00") == []
+        assert store.session_ids_starting_with("É") == ["É", "Éa"]

@@ -643,6 +643,8 @@ class SessionStore(StoreFacade):
         compared), in id order."""
         # GLOB, unlike LIKE, tells case apart (``ABC`` must not name ``abc123`` for a
         # delete) and reads the primary key from the prefix on; its wildcards are bracketed.
+        # SQLite reads a pattern up to its first NUL ("É\x00*" would match "É" alone), so
+        # what it returns is checked against the whole prefix.
         escaped = re.sub(r"[*?\[]", lambda match: f"[{match.group()}]", prefix)
         return self._read(
             lambda conn: [
@@ -652,6 +654,7 @@ class SessionStore(StoreFacade):
                     "ORDER BY id LIMIT ?",
                     (escaped + "*", *self.scope.params(), int(limit)),
                 )
+                if row[0].startswith(prefix)
             ]
         )
 
