@@ -766,7 +766,7 @@ ROUND4: dict[str, Table] = {
 positives: adversarial suffixes (a request followed by machine-found gibberish, made
 here by :func:`gibberish`), secret asks and injections hidden in Morse code, pig Latin
 and base64 (in an HTML comment or after a document), secret extraction behind a claimed
-authority in 17 languages; and, as negatives, deployment system prompts (topic limits,
+authority in 18 languages; and, as negatives, deployment system prompts (topic limits,
 a code never to share, an email-task persona), requests with real code, regular
 expressions and LaTeX, benign text in those encodings, people who state such a job
 about themselves, and German and French everyday notes, questions and statements in the
