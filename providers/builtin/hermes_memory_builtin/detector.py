@@ -3,7 +3,9 @@
 The catalogue (:mod:`hermes_memory_builtin.threats`) knows phrasings; this model
 generalises across wording and languages. A text is read the way the catalogue
 reads it (NFKD, look-alike letters as Latin, invisible characters dropped), plus
-a reading with leetspeak digits as letters and letter-spaced words joined; its
+a reading with leetspeak digits as letters and letter-spaced words joined and one
+of every base64 run, Morse passage and pig-Latin passage decoded
+(:mod:`hermes_memory_builtin.decodings`); its
 character 3–5-grams, character 2-grams inside runs of kana and CJK ideographs
 (unspaced scripts, where a word is often two characters) and word 1–2-grams are
 hashed (CRC-32) into
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from hermes_core.errors import MemoryStoreError
+from hermes_memory_builtin.decodings import decoded_readings
 from hermes_memory_builtin.threats import MAX_SCAN_CHARS, folded_text
 
 __all__ = ["DIMENSIONS", "WEIGHTS_FILE", "Detector", "Verdict", "feature_indices", "load_detector"]
@@ -54,9 +57,14 @@ def _despaced(text: str) -> str:
     return _SPACE.sub(" ", text.replace("   ", "\0").replace(" ", "").replace("\0", " "))
 
 
+def _reading(text: str) -> str:
+    return _SPACE.sub(" ", folded_text(text).lower()).strip()
+
+
 def _readings(text: str) -> list[str]:
-    base = _SPACE.sub(" ", folded_text(text[:MAX_SCAN_CHARS]).lower()).strip()
-    readings = [base]
+    text = text[:MAX_SCAN_CHARS]
+    base = _reading(text)
+    readings = [base, *(_reading(plain) for plain in decoded_readings(text))]
     despaced = _despaced(base)
     if despaced != base:
         readings.append(despaced)
