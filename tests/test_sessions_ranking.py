@@ -16,7 +16,10 @@ from hermes_core.sessions.rerank import (
     asks_briefly,
     band_lead,
     bands,
+    fuse_with_pooled,
+    group_pattern,
     hits_per_turn,
+    pooled_scores,
     spread,
 )
 
@@ -119,6 +122,48 @@ def test_between_conversations_covering_a_question_equally_the_one_talking_more_
         hits = store.search_messages("When is the boat trip?", limit=5)
         # Both cover boat and trip; "once" has the best single message (the shortest).
         assert hits[0]["session_id"] == "often"
+
+
+def test_pooled_scores_count_each_conversations_candidates_holding_a_word() -> None:
+    rows = [row(1, "a"), row(2, "a"), row(3, "a"), row(4, "b")]
+    texts = {1: "the shed door", 2: "a shed lock", 3: "shed keys", 4: "the shed roof"}
+    patterns = [group_pattern([Term("shed")]), group_pattern([Term("roof")])]
+    pooled = pooled_scores(rows, texts, patterns, [1.0, 0.5])
+    # a: shed in three candidates, saturated (3 * 2.2 / 4.2); b: shed once, roof once.
+    assert pooled == {"a": pytest.approx(3 * 2.2 / 4.2), "b": pytest.approx(1.5)}
+
+
+def test_the_pooled_order_is_fused_with_the_coverage_order() -> None:
+    # Coverage puts a first; the pooled score puts c first and weighs double: c leads.
+    place = fuse_with_pooled(["a", "b", "c"], {"a": 1.0, "b": 0.5, "c": 2.0})
+    assert sorted(place, key=place.__getitem__) == ["c", "a", "b"]
+    # Equal pooled scores keep the coverage order; none at all is the coverage order.
+    place = fuse_with_pooled(["a", "b", "c"], {"a": 1.0, "b": 1.0, "c": 1.0})
+    assert sorted(place, key=place.__getitem__) == ["a", "b", "c"]
+    assert fuse_with_pooled(["b", "a"], {}) == {"b": 0.0, "a": 1.0}
+
+
+def test_a_conversation_that_keeps_talking_about_the_rare_word_comes_first(
+    session_backend: str,
+) -> None:
+    with open_session_store(session_backend) as store:
+        chats = {
+            "mention": ["The kayak and the weather were fine."],
+            "kayak": [
+                "My kayak has a crack near the seat.",
+                "I patched the kayak with epoxy.",
+                "The kayak floats again, no leak.",
+                "Took the kayak out on the lake.",
+            ],
+        }
+        chats.update({f"other{n}": [f"the weather is grey {n}"] for n in range(12)})
+        for n, (sid, texts) in enumerate(chats.items()):
+            store.create_session(sid, source="import", started_at=1_700_000_000 + n)
+            store.append_messages(sid, [{"role": "user", "content": text} for text in texts])
+        hits = store.search_messages("How was the kayak in that weather?", limit=5)
+        # "mention" covers both words (the common weather too), once; "kayak" holds the
+        # rare word in four turns: it talks about the question, and comes first.
+        assert list(dict.fromkeys(h["session_id"] for h in hits))[:2] == ["kayak", "mention"]
 
 
 def test_a_friends_stating_turn_answers_a_short_question_ahead_of_the_reply(
