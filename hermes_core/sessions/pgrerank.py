@@ -138,7 +138,9 @@ def _coverage(
             compounds.typed,
         )
     covered = covered_groups(evidence, texts, patterns, list(groups), named)
-    pooled = pooled_scores(rows, texts, patterns, weights)
+    speaking = set().union(*named.values()) if named else set()
+    names = [key in speaking for key in groups]
+    pooled = pooled_scores(rows, texts, patterns, weights, names, compound)
     return covered_scores(covered, compound, weights), glued_rows, sum(weights), pooled
 
 

@@ -15,11 +15,17 @@ import logging
 import math
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from hermes_core.sessions.cjk import contains_cjk
-from hermes_core.sessions.compounds import Glued, covered_scores, glued_cover, sqlite_words
+from hermes_core.sessions.compounds import (
+    GLUED_WEIGHT,
+    Glued,
+    covered_scores,
+    glued_cover,
+    sqlite_words,
+)
 from hermes_core.sessions.connection import is_busy
 from hermes_core.sessions.fetch import SearchFilters, detail_columns
 from hermes_core.sessions.gramqueue import tool_calls_text
@@ -264,25 +270,33 @@ def pooled_scores(
     texts: dict[Any, str],
     patterns: Sequence[re.Pattern[str]],
     weights: Sequence[float],
+    names: Sequence[bool] = (),
+    compound: Mapping[str, set[int]] | None = None,
 ) -> dict[str, float]:
     """Each conversation's BM25 over its candidates (*rows*, their lower-cased *texts*): for
     each of the question's word groups (*patterns*, their IDF *weights*), the number n of
     the conversation's candidates holding it, saturated as n (k1 + 1) / (n + k1)
-    (:data:`POOLED_K1`).
+    (:data:`POOLED_K1`); the groups *names* marks (a person speaking in a candidate
+    conversation) do not count, and a group only a glued compound of a conversation holds
+    (*compound*, from :func:`~hermes_core.sessions.compounds.glued_cover`) counts at
+    :data:`~hermes_core.sessions.compounds.GLUED_WEIGHT` of its weight, as in coverage.
 
     Coverage reads a conversation's best few hits and asks only whether a word is there;
     this reads all its candidates and counts how many hold each word, so the conversation
     that keeps talking about the question's rare words outranks one that says them once.
-    A speaker's name is not in the text read, so it counts only where someone says it.
+    A person the question names is covered by the conversations they speak in, said or not
+    (:func:`_coverage`): whether the other greets them by name is chance, so their name adds
+    nothing here either.
     """
+    counted = [n for n in range(len(patterns)) if not (n < len(names) and names[n])]
     counts: dict[str, list[int]] = {}
     for row in rows:
         text = texts.get(row[0], "")
         per = counts.setdefault(row[3], [0] * len(patterns))
-        for n, pattern in enumerate(patterns):
-            if pattern.search(text):
+        for n in counted:
+            if patterns[n].search(text):
                 per[n] += 1
-    return {
+    pooled = {
         sid: sum(
             weight * held * (POOLED_K1 + 1) / (held + POOLED_K1)
             for weight, held in zip(weights, per, strict=True)
@@ -290,6 +304,11 @@ def pooled_scores(
         )
         for sid, per in counts.items()
     }
+    for sid, groups in (compound or {}).items():
+        per = counts.get(sid)
+        halves = [n for n in groups if per is None or not per[n]]
+        pooled[sid] = pooled.get(sid, 0.0) + sum(GLUED_WEIGHT * weights[n] for n in halves)
+    return pooled
 
 
 def fuse_with_pooled(order: Sequence[str], pooled: dict[str, float]) -> dict[str, float]:
@@ -758,4 +777,6 @@ def _coverage(
         )
     covered = covered_groups(evidence, texts, patterns, keys, named or {})
     scores = covered_scores(covered, compound, weights)
-    return scores, glued_rows, sum(weights), pooled_scores(rows, texts, patterns, weights)
+    names = [key in speaking for key in keys]
+    pooled = pooled_scores(rows, texts, patterns, weights, names, compound)
+    return scores, glued_rows, sum(weights), pooled
