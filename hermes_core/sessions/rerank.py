@@ -261,8 +261,12 @@ candidate holding a word adds less than its first."""
 POOLED_FUSION_K = 2
 """Rank fusion of the coverage order and the pooled order (:func:`fuse_with_pooled`): the
 conversation at place r of an order counts 1 / (POOLED_FUSION_K + r)."""
-POOLED_WEIGHT = 2.0
-"""The pooled order's weight in that fusion (the coverage order's is 1)."""
+POOLED_WEIGHT = 1.0
+"""The pooled order's weight in that fusion (the coverage order's is 1). Weighing it double won
+more on the dev halves (REALTALK session R@1 0.525 → 0.569, MemDaily 0.403 → 0.423) but lost
+R@1 on the project's generated haystacks (`bench_sessions_recall.py --quick`: technical 0.91
+→ 0.88, everyday 0.88 → 0.84, two named people 0.85 → 0.80): their long generated
+conversations repeat the question's words in many weak candidates."""
 
 
 def pooled_scores(
@@ -305,24 +309,26 @@ def pooled_scores(
         for sid, per in counts.items()
     }
     for sid, groups in (compound or {}).items():
-        per = counts.get(sid)
-        halves = [n for n in groups if per is None or not per[n]]
+        held_by = counts.get(sid)
+        halves = [n for n in groups if held_by is None or not held_by[n]]
         pooled[sid] = pooled.get(sid, 0.0) + sum(GLUED_WEIGHT * weights[n] for n in halves)
     return pooled
 
 
-def fuse_with_pooled(order: Sequence[str], pooled: dict[str, float]) -> dict[str, float]:
+def fuse_with_pooled(
+    order: Sequence[str], pooled: dict[str, float], weight: float = POOLED_WEIGHT
+) -> dict[str, float]:
     """Each conversation's place (lower first): its place in *order* (by coverage) fused with
     its place by *pooled* score (ties in *order*'s order), the place
     r of an order counting 1 / (:data:`POOLED_FUSION_K` + r), the pooled order weighing
-    :data:`POOLED_WEIGHT`; with no pooled scores, *order* itself.
+    *weight* (:data:`POOLED_WEIGHT`); with no pooled scores, *order* itself.
 
     Coverage tells which conversations hold the question's words, the pooled score which
     talk about them most; neither alone orders the first five as well as both. On the dev
-    halves: REALTALK session R@1 0.525 → 0.560, R@5 0.854 → 0.869, turn R@5 0.484 → 0.499;
-    MemDaily session R@1 0.403 → 0.423, R@5 0.686 → 0.695, turn R@5 0.652 → 0.659 (weight 1:
-    REALTALK R@1 0.542 and MemDaily R@1 0.409 in an offline replay). Equal pooled scores
-    keep *order*, so a question about the present keeps its newest conversation first.
+    halves: REALTALK session R@5 0.854 → 0.869 (7 questions won, 2 lost), turn R@5 0.484 →
+    0.496; MemDaily session R@5 0.686 → 0.694 (25 won, 13 lost), turn R@5 0.652 → 0.657;
+    RealMem's short questions one lost. Equal pooled scores keep *order*, so a question about
+    the present keeps its newest conversation first.
     """
     at = {sid: n for n, sid in enumerate(order)}
     if not pooled:
@@ -330,7 +336,7 @@ def fuse_with_pooled(order: Sequence[str], pooled: dict[str, float]) -> dict[str
     by_pooled = sorted(order, key=lambda sid: (-pooled.get(sid, 0.0), at[sid]))
     fused = {sid: 1.0 / (POOLED_FUSION_K + n) for sid, n in at.items()}
     for n, sid in enumerate(by_pooled):
-        fused[sid] += POOLED_WEIGHT / (POOLED_FUSION_K + n)
+        fused[sid] += weight / (POOLED_FUSION_K + n)
     ranked = sorted(order, key=lambda sid: (-fused[sid], at[sid]))
     return {sid: float(n) for n, sid in enumerate(ranked)}
 
