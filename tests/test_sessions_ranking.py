@@ -16,7 +16,10 @@ from hermes_core.sessions.rerank import (
     asks_briefly,
     band_lead,
     bands,
+    fuse_with_pooled,
+    group_pattern,
     hits_per_turn,
+    pooled_scores,
     spread,
 )
 
@@ -119,6 +122,28 @@ def test_between_conversations_covering_a_question_equally_the_one_talking_more_
         hits = store.search_messages("When is the boat trip?", limit=5)
         # Both cover boat and trip; "once" has the best single message (the shortest).
         assert hits[0]["session_id"] == "often"
+
+
+def test_pooled_scores_count_each_conversations_candidates_holding_a_word() -> None:
+    rows = [row(1, "a"), row(2, "a"), row(3, "a"), row(4, "b")]
+    texts = {1: "the shed door", 2: "a shed lock", 3: "shed keys", 4: "the shed roof"}
+    patterns = [group_pattern([Term("shed")]), group_pattern([Term("roof")])]
+    pooled = pooled_scores(rows, texts, patterns, [1.0, 0.5])
+    # a: shed in three candidates, saturated (3 * 2.2 / 4.2); b: shed once, roof once.
+    assert pooled == {"a": pytest.approx(3 * 2.2 / 4.2), "b": pytest.approx(1.5)}
+
+
+def test_the_pooled_order_is_fused_with_the_coverage_order() -> None:
+    # Coverage puts c last, the pooled score first: c passes b, not a (second by pooled).
+    place = fuse_with_pooled(["a", "b", "c"], {"a": 1.0, "b": 0.5, "c": 2.0})
+    assert sorted(place, key=place.__getitem__) == ["a", "c", "b"]
+    # Weighing the pooled order double, c leads.
+    place = fuse_with_pooled(["a", "b", "c"], {"a": 1.0, "b": 0.5, "c": 2.0}, weight=2.0)
+    assert sorted(place, key=place.__getitem__) == ["c", "a", "b"]
+    # Equal pooled scores keep the coverage order; none at all is the coverage order.
+    place = fuse_with_pooled(["a", "b", "c"], {"a": 1.0, "b": 1.0, "c": 1.0})
+    assert sorted(place, key=place.__getitem__) == ["a", "b", "c"]
+    assert fuse_with_pooled(["b", "a"], {}) == {"b": 0.0, "a": 1.0}
 
 
 def test_a_friends_stating_turn_answers_a_short_question_ahead_of_the_reply(

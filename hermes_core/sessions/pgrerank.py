@@ -39,6 +39,7 @@ from hermes_core.sessions.rerank import (
     evidence_hits,
     group_pattern,
     order_by_conversation,
+    pooled_scores,
     tells_more_than_it_asks,
     word_groups,
 )
@@ -97,11 +98,12 @@ def _coverage(
     terms: Sequence[Term],
     named: dict[str, set[str]],
     compounds: Compounds | None = None,
-) -> tuple[dict[str, float], list[tuple[Any, ...]], float]:
+) -> tuple[dict[str, float], list[tuple[Any, ...]], float, dict[str, float]]:
     """Each conversation's summed weight of the *terms* its best hits contain (a named
     speaker covers their own name), the rows found inside glued compounds (when
-    *compounds*, as SQLite's: :func:`~hermes_core.sessions.compounds.glued_cover`), and the
-    summed weight of all the terms."""
+    *compounds*, as SQLite's: :func:`~hermes_core.sessions.compounds.glued_cover`), the
+    summed weight of all the terms, and each conversation's BM25 over its candidates
+    (:func:`~hermes_core.sessions.rerank.pooled_scores`)."""
     evidence: dict[str, list[int]] = {}
     read = evidence_hits(terms)
     for row in rows:
@@ -115,7 +117,7 @@ def _coverage(
         for mid, content, name, calls in conn.execute(
             f"SELECT id, left(content, {COVERAGE_CHARS}), tool_name, "
             f"left(tool_calls, {CALLS_READ + 1}) FROM messages WHERE id = ANY(%s)",
-            ([mid for hits in evidence.values() for mid in hits],),
+            ([row[0] for row in rows],),  # every candidate: see pooled_scores
         )
     }
     total = float(conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 1)
@@ -136,7 +138,10 @@ def _coverage(
             compounds.typed,
         )
     covered = covered_groups(evidence, texts, patterns, list(groups), named)
-    return covered_scores(covered, compound, weights), glued_rows, sum(weights)
+    speaking = set().union(*named.values()) if named else set()
+    names = [key in speaking for key in groups]
+    pooled = pooled_scores(rows, texts, patterns, weights, names, compound)
+    return covered_scores(covered, compound, weights), glued_rows, sum(weights), pooled
 
 
 def _matched_by_name_only(
@@ -184,16 +189,17 @@ def rerank_by_session(
     if not rows or (len(terms) < 2 and not prefer_recent and span is None and not quoted):
         return Ranked(rows)
     score: dict[str, float] = {}
+    pooled: dict[str, float] = {}
     named: dict[str, set[str]] = {}
     total = 0.0
     if len(terms) >= 2:
         named = _with_named_speaker(conn, rows, terms)
-        score, extra, total = _coverage(conn, count, rows, terms, named, compounds)
+        score, extra, total, pooled = _coverage(conn, count, rows, terms, named, compounds)
         seen = {row[0] for row in rows}
         rows = [*rows, *{row[0]: row for row in extra if row[0] not in seen}.values()]
     name_only = _matched_by_name_only(conn, rows, terms, named) if named else set()
     return order_by_conversation(
-        rows, score, total, named, name_only, terms, prefer_recent, span, quoted
+        rows, score, total, named, name_only, terms, prefer_recent, span, quoted, pooled
     )
 
 
