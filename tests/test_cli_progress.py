@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
-import pty
 import subprocess
 import sys
 import time
@@ -12,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from history_kit import history
+from terminal_kit import run_on_a_terminal
 
 from hermes_core.cli.progress import Progress
 
@@ -62,37 +61,18 @@ def redrawn(output: str) -> bool:
     return "\r" in output.replace("\r\n", "\n")
 
 
-def _run_on_a_terminal(args: list[str]) -> tuple[int, str, str]:
-    """Run the CLI with stderr on a pseudo-terminal; its exit code, stdout and stderr."""
-    leader, follower = pty.openpty()
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=follower, text=True)
-    os.close(follower)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(leader, 4096)
-        except OSError:  # EIO: the other end is closed
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(leader)
-    stdout = process.stdout.read() if process.stdout else ""
-    return process.wait(timeout=60), stdout, b"".join(chunks).decode("utf-8", "replace")
-
-
 @pytest.mark.parametrize("command", ["export", "recover"])
 def test_commands_draw_progress_on_a_terminal_only(tmp_path: Path, command: str) -> None:
     db = tmp_path / "state.db"
     history(db)
     out = ["--out", str(tmp_path / "r.db")] if command == "recover" else [str(tmp_path / "x")]
     args = [*CLI, "sessions", command, "--db", str(db)]
-    code, _, err = _run_on_a_terminal([*args, *out])
+    code, _, err = run_on_a_terminal([*args, *out])
     assert code == 0, err
     assert redrawn(err) and ("Exporting sessions" in err or "Salvaging messages" in err)
     (tmp_path / "x").unlink(missing_ok=True)
     (tmp_path / "r.db").unlink(missing_ok=True)
-    code, _, err = _run_on_a_terminal([*args, *out, "--quiet"])
+    code, _, err = run_on_a_terminal([*args, *out, "--quiet"])
     assert code == 0 and not redrawn(err)
     (tmp_path / "x").unlink(missing_ok=True)
     (tmp_path / "r.db").unlink(missing_ok=True)
@@ -104,15 +84,15 @@ def test_backup_and_import_progress_on_a_terminal(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     history(home / "state.db")
-    code, out, err = _run_on_a_terminal(
+    code, out, err = run_on_a_terminal(
         [*CLI, "backup", str(tmp_path / "b.tar.gz"), "--home", str(home)]
     )
     assert code == 0 and "\rBacking up" in err and "Backed up" in out, err
-    code, _, err = _run_on_a_terminal(
+    code, _, err = run_on_a_terminal(
         [*CLI, "sessions", "export", "--db", str(home / "state.db"), str(tmp_path / "e.jsonl")]
     )
     assert code == 0, err
-    code, out, err = _run_on_a_terminal(
+    code, out, err = run_on_a_terminal(
         [*CLI, "sessions", "import", str(tmp_path / "e.jsonl"), "--db", str(tmp_path / "n.db")]
     )
     assert code == 0 and "\rReading" in err and "Writing 8 messages" in err, err

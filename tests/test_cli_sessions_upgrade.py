@@ -8,8 +8,6 @@ the upgrade has left, and changes nothing.
 from __future__ import annotations
 
 import json
-import os
-import pty
 import shutil
 import sqlite3
 import subprocess
@@ -18,11 +16,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from schema_kit import downgrade_to_version_6
+from terminal_kit import run_on_a_terminal
 
 from hermes_core.cli import cli
 from hermes_core.sessions import SCHEMA_VERSION, SessionStore
-from hermes_core.sessions.cjk import cjk_grams
-from hermes_core.sessions.gramqueue import gram_text_sql, tool_calls_text
 from hermes_core.sessions.opening import GRAM_BATCH
 
 CLI = [sys.executable, "-c", "from hermes_core.cli import main; main()"]
@@ -38,25 +36,12 @@ def _build(path: Path, count: int) -> None:
         store.import_sessions([{"id": "s", "source": "cli", "messages": messages}])
 
 
-def _downgrade_to_version_6(path: Path) -> None:
-    conn = sqlite3.connect(path)
-    rows = conn.execute(f"SELECT m.id, {gram_text_sql('m')} FROM messages AS m").fetchall()
-    conn.executemany(
-        "UPDATE messages_cjk_grams SET grams = ? WHERE rowid = ?",
-        [(cjk_grams((c, n, tool_calls_text(t)), 2), mid) for mid, c, n, t in rows],
-    )
-    conn.execute("UPDATE schema_version SET version = 6")
-    conn.execute("UPDATE state_meta SET value = '6' WHERE key = 'hermes_memory.schema'")
-    conn.commit()
-    conn.close()
-
-
 @pytest.fixture(scope="module")
 def version_6(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A version 6 state.db of ROWS CJK messages (copy it: opening it writable upgrades it)."""
     path = tmp_path_factory.mktemp("v6") / "state.db"
     _build(path, ROWS)
-    _downgrade_to_version_6(path)
+    downgrade_to_version_6(path)
     return path
 
 
@@ -70,24 +55,6 @@ def _copy(source: Path, folder: Path) -> Path:
 def _stats(db: Path, *extra: str) -> tuple[int, str]:
     result = CliRunner().invoke(cli, ["sessions", "stats", "--db", str(db), *extra])
     return result.exit_code, result.output
-
-
-def _run_on_a_terminal(args: list[str]) -> tuple[int, str]:
-    """Run the CLI with stderr on a pseudo-terminal; its exit code and stderr."""
-    leader, follower = pty.openpty()
-    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=follower)
-    os.close(follower)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(leader, 4096)
-        except OSError:  # EIO: the other end is closed
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(leader)
-    return process.wait(timeout=300), b"".join(chunks).decode("utf-8", "replace")
 
 
 def test_stats_of_a_current_store(tmp_path: Path) -> None:
@@ -142,14 +109,14 @@ def test_a_writing_command_shows_the_upgrade_on_a_terminal_only(
 ) -> None:
     prune = ["sessions", "prune", "--older-than", "3650d", "--yes"]
     db = _copy(version_6, tmp_path / "tty")
-    code, err = _run_on_a_terminal([*CLI, *prune, "--db", str(db)])
+    code, _, err = run_on_a_terminal([*CLI, *prune, "--db", str(db)])
     assert code == 0, err
     assert "\rUpgrading the CJK search index" in err
     assert f"100% {ROWS:,}/{ROWS:,} messages" in err
     assert "CJK index: up to date" in _stats(db)[1]
 
     db = _copy(version_6, tmp_path / "quiet")
-    code, err = _run_on_a_terminal([*CLI, *prune, "--db", str(db), "--quiet"])
+    code, _, err = run_on_a_terminal([*CLI, *prune, "--db", str(db), "--quiet"])
     assert code == 0 and "Upgrading" not in err, err
     assert "CJK index: up to date" in _stats(db)[1]
 
@@ -164,7 +131,7 @@ def test_a_writing_command_shows_the_upgrade_on_a_terminal_only(
 def test_repair_shows_the_cjk_refill_on_a_terminal(tmp_path: Path) -> None:
     db = tmp_path / "state.db"
     _build(db, ROWS)
-    code, err = _run_on_a_terminal([*CLI, "sessions", "repair", "--db", str(db)])
+    code, _, err = run_on_a_terminal([*CLI, "sessions", "repair", "--db", str(db)])
     assert code == 0, err
     assert "\rIndexing the CJK text" in err and f"{ROWS:,}/{ROWS:,} messages" in err
     assert "CJK index: up to date" in _stats(db)[1]

@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from schema_kit import downgrade_to_version_6
 
 from hermes_core.sessions import SCHEMA_VERSION, SessionStore
 from hermes_core.sessions.cjk import cjk_grams, query_grams
-from hermes_core.sessions.gramqueue import drain_gram_queue, gram_text_sql, tool_calls_text
+from hermes_core.sessions.gramqueue import drain_gram_queue
 from hermes_core.sessions.schema import apply_schema
 
 TEXTS = {
@@ -103,24 +104,6 @@ def test_any_substring_of_a_cjk_run_is_found(
         assert mid in hits and other not in hits
 
 
-def _downgrade_to_version_6(path: Path) -> None:
-    """The file as version 6 wrote it: the gram index of unigrams and bigrams only."""
-    conn = sqlite3.connect(path)
-    rows = conn.execute(
-        f"SELECT m.id, {gram_text_sql('m')} FROM messages AS m "
-        "WHERE m.id IN (SELECT rowid FROM messages_cjk_grams)"
-    ).fetchall()
-    for mid, content, name, calls in rows:
-        conn.execute(
-            "UPDATE messages_cjk_grams SET grams = ? WHERE rowid = ?",
-            (cjk_grams((content, name, tool_calls_text(calls)), 2), mid),
-        )
-    conn.execute("UPDATE schema_version SET version = 6")
-    conn.execute("UPDATE state_meta SET value = '6' WHERE key = 'hermes_memory.schema'")
-    conn.commit()
-    conn.close()
-
-
 def _grams(path: Path) -> dict[int, str]:
     conn = sqlite3.connect(path)
     try:
@@ -143,7 +126,7 @@ def test_a_version_6_file_is_read_with_bigrams_then_upgraded_to_trigrams(
     path, ids = filled
     fresh = _grams(path)
     messages = _messages(path)
-    _downgrade_to_version_6(path)
+    downgrade_to_version_6(path)
     assert all(len(g) <= 2 for grams in _grams(path).values() for g in grams.split())
     with SessionStore(path, read_only=True, semantic="off") as reader:  # read as it is
         assert _found(reader, "内存泄漏", ids) == {"leak"}
@@ -163,7 +146,7 @@ def test_an_interrupted_upgrade_is_searchable_and_resumes(
 ) -> None:
     path, ids = filled
     fresh = _grams(path)
-    _downgrade_to_version_6(path)
+    downgrade_to_version_6(path)
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("BEGIN IMMEDIATE")
     apply_schema(conn)  # what opening does first: queue every gram row
@@ -196,7 +179,7 @@ def test_two_processes_upgrading_at_once_both_open_and_agree(tmp_path: Path) -> 
                 "s", role="user", content=f"第{n}号 内存泄漏 报告" if n % 3 else "x"
             )
     fresh = _grams(path)
-    _downgrade_to_version_6(path)
+    downgrade_to_version_6(path)
     with multiprocessing.get_context("spawn").Pool(2) as pool:
         results = pool.map(_open_and_search, [str(path)] * 2)
     assert results[0] == results[1] and len(results[0]) == 50

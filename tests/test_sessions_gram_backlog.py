@@ -19,6 +19,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from schema_kit import downgrade_to_version_6, to_bigrams
+
 from hermes_core.sessions import SCHEMA_VERSION, SessionStore
 from hermes_core.sessions.cjk import LONGEST_GRAM, cjk_grams
 from hermes_core.sessions.gramqueue import WRITE_BACKLOG, gram_text_sql, tool_calls_text
@@ -39,28 +41,6 @@ def _build(path: Path, count: int) -> None:
 
 def _connect(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(path, isolation_level=None, timeout=30)
-
-
-def _to_bigrams(conn: sqlite3.Connection) -> None:
-    """Every row of the gram index as version 6 tokenised it (unigrams and bigrams)."""
-    rows = conn.execute(
-        f"SELECT m.id, {gram_text_sql('m')} FROM messages AS m "
-        "WHERE m.id IN (SELECT rowid FROM messages_cjk_grams)"
-    ).fetchall()
-    conn.executemany(
-        "UPDATE messages_cjk_grams SET grams = ? WHERE rowid = ?",
-        [(cjk_grams((c, n, tool_calls_text(t)), 2), mid) for mid, c, n, t in rows],
-    )
-
-
-def _downgrade_to_version_6(path: Path) -> None:
-    conn = _connect(path)
-    conn.execute("BEGIN IMMEDIATE")
-    _to_bigrams(conn)
-    conn.execute("UPDATE schema_version SET version = 6")
-    conn.execute("UPDATE state_meta SET value = '6' WHERE key = 'hermes_memory.schema'")
-    conn.execute("COMMIT")
-    conn.close()
 
 
 def _grams(path: Path) -> dict[int, str]:
@@ -124,7 +104,7 @@ def test_a_write_takes_its_own_rows_and_a_bounded_part_of_the_queue(tmp_path: Pa
         # every gram row back to bigrams, and queued to be tokenised again.
         other = _connect(path)
         other.execute("BEGIN IMMEDIATE")
-        _to_bigrams(other)
+        to_bigrams(other)
         other.execute("INSERT INTO messages_cjk_pending(id) SELECT rowid FROM messages_cjk_grams")
         other.execute("COMMIT")
         other.close()
@@ -219,7 +199,7 @@ def test_an_upgrade_in_one_process_while_another_appends(tmp_path: Path) -> None
     # The appender is a writer already running (it opened the file at version 7); the
     # file goes back to version 6 under it, as if written by the previous release, and
     # another process opens it and upgrades it while the appender goes on appending.
-    _downgrade_to_version_6(path)
+    downgrade_to_version_6(path)
     go.touch()
     upgrader = subprocess.run(
         [sys.executable, "-c", _UPGRADER, str(path)], capture_output=True, text=True, timeout=600
@@ -248,7 +228,7 @@ def test_an_upgrade_killed_half_way_is_searchable_and_the_reopening_completes_it
     path = tmp_path / "state.db"
     _build(path, 6 * GRAM_BATCH)
     fresh = _grams(path)
-    _downgrade_to_version_6(path)
+    downgrade_to_version_6(path)
     upgrader = subprocess.Popen(
         [sys.executable, "-c", _UPGRADER, str(path)],
         stdout=subprocess.DEVNULL,
