@@ -8,11 +8,19 @@ import pty
 import subprocess
 
 
-def run_on_a_terminal(args: list[str], timeout: float = 300) -> tuple[int, str, str]:
-    """Run *args* with stderr on a pseudo-terminal: its exit code, stdout and stderr."""
+def run_on_a_terminal(
+    args: list[str], timeout: float = 300, typed: str = ""
+) -> tuple[int, str, str]:
+    """Run *args* with stderr on a pseudo-terminal and *typed* on stdin: its exit code,
+    stdout and stderr."""
     leader, follower = pty.openpty()
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=follower, text=True)
+    process = subprocess.Popen(
+        args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=follower, text=True
+    )
     os.close(follower)
+    assert process.stdin is not None
+    process.stdin.write(typed)
+    process.stdin.close()
     chunks = []
     while True:
         try:

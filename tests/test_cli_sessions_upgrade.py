@@ -22,6 +22,7 @@ from terminal_kit import run_on_a_terminal
 from hermes_core.cli import cli
 from hermes_core.sessions import SCHEMA_VERSION, SessionStore
 from hermes_core.sessions.opening import GRAM_BATCH
+from hermes_core.testing.openai_fake import FakeOpenAIServer
 
 CLI = [sys.executable, "-c", "from hermes_core.cli import main; main()"]
 ROWS = GRAM_BATCH + 2_000
@@ -134,4 +135,16 @@ def test_repair_shows_the_cjk_refill_on_a_terminal(tmp_path: Path) -> None:
     code, _, err = run_on_a_terminal([*CLI, "sessions", "repair", "--db", str(db)])
     assert code == 0, err
     assert "\rIndexing the CJK text" in err and f"{ROWS:,}/{ROWS:,} messages" in err
+    assert "CJK index: up to date" in _stats(db)[1]
+
+
+def test_chat_shows_the_upgrade_before_its_first_prompt(version_6: Path, hermes_home: Path) -> None:
+    db = _copy(version_6, hermes_home)
+    with FakeOpenAIServer() as server:
+        chat = [*CLI, "chat", "--base-url", server.base_url, "--model", "fake-model"]
+        code, _, err = run_on_a_terminal(chat, typed="/exit\n")
+    assert code == 0, err
+    assert "\rUpgrading the CJK search index" in err
+    assert f"100% {ROWS:,}/{ROWS:,} messages" in err
+    assert err.index("Upgrading the CJK search index") < err.index("hermes-memory chat — session")
     assert "CJK index: up to date" in _stats(db)[1]

@@ -135,7 +135,9 @@ def chat(
     no_stream: bool,
 ) -> None:
     """Chat with a model that has layered memory (/new, /compress, /exit)."""
+    from hermes_core.cli.sessions_cmd import finish_upgrade
     from hermes_core.runtime.session import AgentSession
+    from hermes_core.sessions.backends import sessions_url
 
     if home is not None:
         os.environ["HERMES_HOME"] = str(home)  # providers resolve the home from it too
@@ -150,6 +152,8 @@ def chat(
         if value is not None:
             set_config_value(config, key, value)
     client = _client(config, home)
+    if sessions_url(config) is None:  # a state.db to upgrade shows a bar, not a pause
+        finish_upgrade(home / "state.db")
     session = AgentSession.open(
         home,
         config=config,

@@ -263,6 +263,26 @@ class _UpgradeProgress:
             self._progress = None
 
 
+def finish_upgrade(path: Path) -> None:
+    """Bring the state.db at *path* up to date before an agent opens it, drawing the CJK
+    index upgrade's progress on a terminal (a store already current opens and closes).
+
+    ``hermes-memory chat`` calls it so that a long upgrade shows as a bar, not as a pause
+    before the first prompt.
+    """
+    from hermes_core.sessions.store import SessionStore
+
+    if not path.is_file():
+        return
+    upgrade = _UpgradeProgress(quiet=False)
+    try:
+        SessionStore(path, semantic="off", upgrade_progress=upgrade.update).close()
+    except HermesMemoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        upgrade.close()
+
+
 def parse_when(value: str | None, *, edge: Literal["since", "until"] = "since") -> float | None:
     """A time option as epoch seconds.
 
