@@ -18,12 +18,13 @@ from typing import Any
 
 import pytest
 from runtime_kit import RecordingProvider
+from schema_kit import downgrade_to_version_6
 
 from hermes_core import AsyncMemory, Memory
 from hermes_core.manager import MemoryManager
 from hermes_core.plugins import load_builtin_provider
 from hermes_core.runtime.settings import RuntimeSettings
-from hermes_core.sessions import SessionStore
+from hermes_core.sessions import SCHEMA_VERSION, SessionStore
 from hermes_core.testing.openai_fake import FakeOpenAIServer, FakeReply, tool_call
 
 openai = pytest.importorskip("openai")
@@ -516,3 +517,44 @@ def test_a_hung_on_tool_result_is_bounded_by_the_manager_and_named(
         provider.release.set()
     assert memory.hook_failures == []
     assert any(f"'{provider.name}' on_tool_result" in r.getMessage() for r in caplog.records)
+
+
+def _version_6_home(home: Path, count: int) -> None:
+    messages = [
+        {"role": "user", "content": f"第{n}号 内存泄漏", "timestamp": 1e9} for n in range(count)
+    ]
+    with SessionStore(home / "state.db", semantic="off") as store:
+        store.import_sessions([{"id": "old", "source": "cli", "messages": messages}])
+    downgrade_to_version_6(home / "state.db")
+
+
+def test_open_reports_the_cjk_index_upgrade_to_the_host(hermes_home: Path) -> None:
+    _version_6_home(hermes_home, 40)
+    seen: list[tuple[int, int]] = []
+    with Memory.open(hermes_home, upgrade_progress=lambda d, t: seen.append((d, t))) as memory:
+        assert memory.store.layout.version == SCHEMA_VERSION
+        assert memory.store.gram_backlog() == 0
+        hits = memory.store.search_messages("内存泄漏", limit=50)
+        assert len(hits) == 40
+    assert seen[0] == (0, 40) and seen[-1] == (40, 40)
+    # The store is current now: opening it again runs no upgrade and calls nothing.
+    seen.clear()
+    with Memory.open(hermes_home, upgrade_progress=lambda d, t: seen.append((d, t))):
+        pass
+    assert seen == []
+
+
+def test_async_open_reports_the_upgrade_from_its_worker(hermes_home: Path) -> None:
+    _version_6_home(hermes_home, 12)
+    seen: list[tuple[int, int, str]] = []
+
+    def progress(done: int, total: int) -> None:
+        seen.append((done, total, threading.current_thread().name))
+
+    async def main() -> None:
+        async with await AsyncMemory.open(hermes_home, upgrade_progress=progress):
+            pass
+
+    asyncio.run(main())
+    assert seen[-1][:2] == (12, 12)
+    assert all(name.startswith("hermes-memory-async") for _, _, name in seen)

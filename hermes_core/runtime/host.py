@@ -55,6 +55,7 @@ from hermes_core.runtime.workspace import git_root, path_text
 if TYPE_CHECKING:
     from hermes_core.manager import MemoryManager
     from hermes_core.sessions import SessionStore
+    from hermes_core.sessions.opening import UpgradeProgress
 
 __all__ = [
     "TRANSCRIPT_WINDOW",
@@ -91,11 +92,16 @@ def store_row(message: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def open_parts(
-    home: Path, config: Mapping[str, Any], settings: RuntimeSettings
+    home: Path,
+    config: Mapping[str, Any],
+    settings: RuntimeSettings,
+    *,
+    upgrade_progress: UpgradeProgress | None = None,
 ) -> tuple[MemoryManager, SessionStore]:
     """The manager with the configured providers activated, and the session store
     (``home``'s ``state.db``, or ``sessions.url`` behind a spool that keeps appends
-    through an outage) scoped to the settings' user."""
+    through an outage) scoped to the settings' user; *upgrade_progress* sees the
+    store's CJK index upgrade, if opening it runs one."""
     from hermes_core.manager import MemoryManager
     from hermes_core.plugins import activate_providers
     from hermes_core.sessions.backends import open_session_store
@@ -104,7 +110,12 @@ def open_parts(
     manager = MemoryManager(external_prefetch_timeout=settings.prefetch_timeout)
     activate_providers(manager, dict(config), home)
     home.mkdir(parents=True, exist_ok=True)
-    store = open_session_store(config=config, hermes_home=home, user_id=settings.user_id or None)
+    store = open_session_store(
+        config=config,
+        hermes_home=home,
+        user_id=settings.user_id or None,
+        upgrade_progress=upgrade_progress,
+    )
     return manager, with_spool(store, home)
 
 
@@ -228,18 +239,22 @@ class Memory:
         session_id: str | None = None,
         title: str | None = None,
         config: Mapping[str, Any] | None = None,
+        upgrade_progress: UpgradeProgress | None = None,
         **settings: Any,
     ) -> Memory:
         """Build a memory session from ``hermes_home`` (default ``$HERMES_HOME``) and start it.
 
         The builtin provider and the ``memory.provider`` of ``config.yaml`` are
         activated; *settings* override :class:`RuntimeSettings` fields. A
-        *session_id* already in ``state.db`` is continued.
+        *session_id* already in ``state.db`` is continued. A ``state.db`` written
+        before schema version 7 is upgraded before this returns (its CJK rows
+        re-tokenised, a batch at a time); *upgrade_progress* is called with (rows
+        done, rows in all) after each batch, so a host can show it.
         """
         home = Path(hermes_home) if hermes_home is not None else get_hermes_home()
         cfg = dict(load_config(home) if config is None else config)
         runtime = RuntimeSettings.from_config(cfg, user_id=user_id, platform=platform, **settings)
-        manager, store = open_parts(home, cfg, runtime)
+        manager, store = open_parts(home, cfg, runtime, upgrade_progress=upgrade_progress)
         memory = cls(
             manager, store, hermes_home=home, settings=runtime, session_id=session_id, title=title
         )

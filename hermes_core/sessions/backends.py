@@ -17,6 +17,7 @@ from hermes_core.config import cfg_get, get_hermes_home
 from hermes_core.errors import ConfigError
 
 if TYPE_CHECKING:
+    from hermes_core.sessions.opening import UpgradeProgress
     from hermes_core.sessions.store import SessionStore
 
 __all__ = ["SESSIONS_URL_ENV", "open_session_store", "sessions_url"]
@@ -48,11 +49,15 @@ def open_session_store(
     read_only: bool = False,
     user_id: str | None = None,
     semantic: str | bool | None = None,
+    upgrade_progress: UpgradeProgress | None = None,
 ) -> SessionStore:
     """The session store at *target* (a ``state.db`` path or a ``postgresql://`` URL), else
     the configured one (:func:`sessions_url`), else ``<hermes_home>/state.db``.
 
     The PostgreSQL store has the SQLite store's public methods (it is typed as one).
+    *upgrade_progress* gets a writable SQLite file's CJK index upgrade as (rows done,
+    rows in all), as :class:`~hermes_core.sessions.SessionStore` documents; a PostgreSQL
+    store has no such upgrade and never calls it.
     """
     from hermes_core.sessions.postgres import PostgresSessionStore, is_postgres_url
     from hermes_core.sessions.store import SessionStore
@@ -67,4 +72,10 @@ def open_session_store(
             str(target), read_only=read_only, user_id=user_id, semantic=semantic
         )
         return cast("SessionStore", store)
-    return SessionStore(target, read_only=read_only, user_id=user_id, semantic=semantic)
+    return SessionStore(
+        target,
+        read_only=read_only,
+        user_id=user_id,
+        semantic=semantic,
+        upgrade_progress=upgrade_progress,
+    )
