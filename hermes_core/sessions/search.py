@@ -50,6 +50,7 @@ from hermes_core.sessions.timespan import find_time_span_in_history
 
 __all__ = [
     "SearchFilters",
+    "asks_yes_or_no",
     "group_by_session",
     "meaning_depth",
     "meaning_weight",
@@ -337,24 +338,42 @@ FUSION_K = 60
 
 
 def searched_by_meaning(parsed: ParsedQuery, plan: Plan) -> bool:
-    """Whether semantic neighbours join the hits of *parsed*: a question, or two or more
-    keywords (a topic described, as a model's tool call often does); one word, quotes,
-    operators and prefixes stay literal, and so does a passage.
+    """Whether semantic neighbours join the hits of *parsed*: a question of one sentence that
+    does not ask yes or no, or two or more keywords (a topic described, as a model's tool call
+    often does); one word, quotes, operators and prefixes stay literal, and so do a passage and
+    a yes-or-no question. Each kind was measured on the public sets' dev halves
+    (``bench/calibrate_semantic.py``), and meaning is used only where it won clearly:
 
-    A passage (a question ranked message first,
-    :func:`~hermes_core.sessions.question.message_first`, of several sentences,
-    :func:`~hermes_core.sessions.question.is_passage`: a pasted turn, a request explained at
-    length) names many things, and BM25 over all its words finds the
-    messages sharing most of them; meaning reads the paragraph as one blur. On RealMem's dev
-    half (``bench/calibrate_semantic.py``; 395 of its 426 queries are passages) meaning's vote
-    there, below the first full-text hit, won 12 questions at turn R@5 and lost 7, and 13 for
-    7 at session R@5: neither above chance (sign test p 0.18, 0.13); on the test half it lost
-    (turn R@5 0.296 -> 0.281). Short questions (REALTALK's dev half: 14 won, 4 lost at turn
-    R@5, p 0.015) and long ones of one sentence keep it.
+    - a passage (several sentences, :func:`~hermes_core.sessions.question.is_passage`: a
+      pasted turn, a request explained at length) names many things, and BM25 over all its
+      words finds the messages sharing most of them; meaning reads the paragraph as one blur.
+      On RealMem's dev half (395 long passages) meaning's vote won 12 questions at turn R@5 and
+      lost 7 (sign test p 0.18) and lost on the test half; its 27 short passages (a greeting
+      and a request) won 3 questions and lost 1, no better;
+    - a yes-or-no question (:func:`asks_yes_or_no`: *Does Nebraas run regularly?*, *Can
+      Vanessa be considered an ambitious person?*) states a claim to check; the turn settling
+      it seldom says it the way the claim does, and the claim's nearest turns are those of the
+      people it names. REALTALK's dev half, 55 of them: 9 won, 6 lost (p 0.30), session R@1
+      2 won and 3 lost, where every other question kind won (p < 0.001);
+    - a mostly-CJK question stays literal too (the store's ``_meaning_applies``).
     """
     if plan.mode == "question":
-        return not (message_first(plan) and is_passage(parsed.text))
+        return not is_passage(parsed.text) and not asks_yes_or_no(parsed.text)
     return plan.mode == "keywords" and len(plan.keywords) >= 2
+
+
+ASKS_YES_OR_NO = re.compile(
+    r"\W*(?:is|are|was|were|am|do|does|did|can|could|would|will|should|shall|has|have|had"
+    r"|might|must)(?:n't|n\u2019t)?\b",
+    re.IGNORECASE,
+)
+QUESTION_WORD = re.compile(r"\b(?:what|who|whom|whose|where|which|why|how|when)\b", re.IGNORECASE)
+
+
+def asks_yes_or_no(text: str) -> bool:
+    """Whether *text* asks yes or no: it begins with an auxiliary verb (*Does*, *Is*, *Can*,
+    *Didn't*) and holds no question word (*Do you remember what we decided?* asks what)."""
+    return ASKS_YES_OR_NO.match(text) is not None and QUESTION_WORD.search(text) is None
 
 
 MEANING_BELOW_SHARE = 0.2
