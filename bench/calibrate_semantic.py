@@ -206,25 +206,29 @@ def meaning_rule(
     passage_kept: int | None = None,
     long_kept: int | None = KEPT_BEFORE_MEANING,
     long_weight: float = MEANING_WEIGHT,
-    yes_no: bool = False,
+    yes_no: str = "below the first",
     short_passages: bool = False,
 ) -> Rule:
     """A short question: fused below coverage *below*, else voted on with *short_weight* (by
     default its weight now, ``search.meaning_weight``; one asking *when*: *when_weight*); a
     long one voted on with *long_weight* below its first *long_kept* hits (a long passage: its
-    first *passage_kept*), or literal where that is None. A yes-or-no question is literal
-    unless *yes_no*, a short passage unless *short_passages*. The defaults are the rule now."""
+    first *passage_kept*), or literal where that is None. A short yes-or-no question is voted
+    on below its first hit and never fused (*yes_no* ``"below the first"``), literal
+    (``"literal"``) or as any other (``"as others"``); a short passage is literal unless
+    *short_passages*. The defaults are the rule now."""
 
     def rule(r: Record) -> list[tuple[int, str]]:
         if not r["neighbours"] or mostly_cjk(r["q"]):  # not searched by meaning
             return list(r["lexical"])
-        if r["yes_no"] and not yes_no:
+        if r["yes_no"] and yes_no == "literal":
             return list(r["lexical"])
         if r["long"]:
             kept = passage_kept if r["passage"] else long_kept
             return list(r["lexical"]) if kept is None else _voted(r, long_weight, kept)
         if r["passage"] and not short_passages:
             return list(r["lexical"])
+        if r["yes_no"] and yes_no == "below the first":
+            return _voted(r, MEANING_WEIGHT, KEPT_BEFORE_MEANING)
         if r["share"] < below:
             return _fused(r)
         if short_weight is not None:
@@ -236,7 +240,7 @@ def meaning_rule(
 
 
 def rules() -> dict[str, Rule]:
-    before = {"yes_no": True, "short_passages": True}
+    before: dict[str, Any] = {"yes_no": "as others", "short_passages": True}
     return {
         "full text": lambda r: list(r["lexical"]),
         "before: long voted on below their first hit": meaning_rule(passage_kept=1, **before),
@@ -245,9 +249,10 @@ def rules() -> dict[str, Rule]:
         "before today: long passages literal": meaning_rule(**before),
         "before today, when voted x0.1": meaning_rule(when_weight=MEANING_WEIGHT, **before),
         "before today, short voted x0.15": meaning_rule(short_weight=0.15, **before),
-        "before today, yes-or-no literal": meaning_rule(short_passages=True),
-        "before today, short passages literal": meaning_rule(yes_no=True),
-        "now: passages and yes-or-no literal": meaning_rule(),
+        "before today, short passages literal": meaning_rule(yes_no="as others"),
+        "before today, yes-or-no literal": meaning_rule(yes_no="literal", short_passages=True),
+        "now: passages literal, yes-or-no below the first": meaning_rule(),
+        "now, yes-or-no literal": meaning_rule(yes_no="literal"),
         "now, short never fused": meaning_rule(below=0.0),
         "now, when voted x0.1": meaning_rule(when_weight=MEANING_WEIGHT),
         "now, when voted x0.3": meaning_rule(when_weight=0.3),
