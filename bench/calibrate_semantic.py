@@ -208,6 +208,7 @@ def meaning_rule(
     long_weight: float = MEANING_WEIGHT,
     yes_no: str = "below the first",
     short_passages: bool = False,
+    cjk: bool = False,
 ) -> Rule:
     """A short question: fused below coverage *below*, else voted on with *short_weight* (by
     default its weight now, ``search.meaning_weight``; one asking *when*: *when_weight*); a
@@ -215,10 +216,11 @@ def meaning_rule(
     first *passage_kept*), or literal where that is None. A short yes-or-no question is voted
     on below its first hit and never fused (*yes_no* ``"below the first"``), literal
     (``"literal"``) or as any other (``"as others"``); a short passage is literal unless
-    *short_passages*. The defaults are the rule now."""
+    *short_passages*; a mostly-CJK question is literal unless *cjk*. The defaults are the
+    rule now."""
 
     def rule(r: Record) -> list[tuple[int, str]]:
-        if not r["neighbours"] or mostly_cjk(r["q"]):  # not searched by meaning
+        if not r["neighbours"] or (mostly_cjk(r["q"]) and not cjk):  # not searched by meaning
             return list(r["lexical"])
         if r["yes_no"] and yes_no == "literal":
             return list(r["lexical"])
@@ -257,6 +259,8 @@ def rules() -> dict[str, Rule]:
         "now, when voted x0.1": meaning_rule(when_weight=MEANING_WEIGHT),
         "now, when voted x0.3": meaning_rule(when_weight=0.3),
         "now, short voted x0.15": meaning_rule(short_weight=0.15),
+        "now, mostly-CJK questions voted on too": meaning_rule(cjk=True),
+        "now, mostly-CJK questions voted on, never fused": meaning_rule(cjk=True, below=0.0),
     }
 
 

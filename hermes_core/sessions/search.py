@@ -406,8 +406,10 @@ named neighbours of little text left out, :data:`~hermes_core.sessions.neighbour
 0.2 against 0.1 turned turn R@5 from +13 -2 questions against full text to +17 -2 in the
 *when* category, session R@1 +6 to +8, and left the rest alone; 0.3 won one more, and the
 same weight on every question lost "what" questions (turn R@5 +3 -5 at 0.15). On the test
-half, read once after choosing, it lost one question at turn R@5 and two at R@1: noise either
-way, so far."""
+half, read once after choosing, it lost one question at turn R@5 and two at R@1. Reconsidered
+on dev (2026-12-03, with yes-or-no questions voted below their first hit): against 0.1 it
+wins turn R@5 by 4 questions to 0 (p 0.06), session R@1 and R@5 by 1 to 0 (turn R@1 1 and
+1); it stays."""
 ASKS_WHEN = re.compile(r"\W*when\b", re.IGNORECASE)
 AGREEMENT_NEIGHBOURS = 400
 """Nearest messages read for the vote: a full-text hit not among them gets none."""
