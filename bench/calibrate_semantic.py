@@ -6,22 +6,25 @@ how much of the question its best conversation covers, the sessions it ranks fir
 whether the question is long (ranked message first) and the configured encoder's 400
 nearest messages (asked of the index directly, so that rules meaning now stays out of
 can still be replayed), then replays decision rules on them as
-``hermes_core.sessions.search.with_meaning`` applies them: full text alone, the rule
-before (long questions voted on below their first hit), the rule now (long questions
-literal), and variations of each part (how many first hits a long question keeps, the
+``hermes_core.sessions.search.with_meaning`` applies them: full text alone, the rules
+before (long passages voted on below their first hit; the rule of 2026-12-03, which voted
+on yes-or-no questions and short passages as on any question), the rule now (passages of any
+length literal, a yes-or-no question voted on below its first hit and never fused, mostly
+CJK literal), and variations of each part (how many first hits a long question keeps, the
 vote's weight on short questions and on those asking *when*, fusing or not where the words
-find little). The neighbours are the index's, so named messages of little text
-(``neighbours.near_by_content``) are already left out of every rule. Printed
-per set and category: session and turn recall@1/5, each with how many questions the
-rule turned from miss to hit (won, ``+``) and from hit to miss (lost, ``-``) against
-full text, and the sign test's one-sided p of the turn R@5 wins.
+find little, CJK voted on). The neighbours are the index's, so named messages of little text
+(``neighbours.near_by_content``) are already left out of every rule. Printed per set, kind of
+question (short, long of one sentence, passage, yes or no) and category: session and turn
+recall@1/5/10, each with how many questions the rule turned from miss to hit (won, ``+``)
+and from hit to miss (lost, ``-``) against full text, and the sign test's one-sided p of the
+turn R@5 wins.
 
 Usage::
 
     python bench/calibrate_semantic.py [--split dev|test] [--set NAME] [--save F | --load F]
 
 It changes nothing; the rule chosen from it lives in
-``hermes_core.sessions.search`` (``searched_by_meaning``, ``with_meaning``).
+``hermes_core.sessions.search`` (``searched_by_meaning``, ``asks_yes_or_no``, ``with_meaning``).
 """
 
 from __future__ import annotations

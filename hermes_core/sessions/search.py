@@ -371,7 +371,7 @@ def asks_yes_or_no(text: str) -> bool:
     person?*) states a claim to check: the turn settling it seldom says it the way the claim
     does, and the claim's nearest turns are those of the people it names. Meaning's vote
     therefore leaves its first full-text hit in place (:data:`KEPT_BEFORE_MEANING`) and adds
-    no message of its own (:func:`with_meaning`). On REALTALK's dev half (55 such questions)
+    no message of its own (:func:`with_meaning`). On REALTALK's dev half (54 such questions)
     voting over all its hits, as on other short questions, won 2 questions at session R@1 and
     lost 3 (turn R@1 3 and 3); below the first hit it loses none there, and keeps the vote's
     gains further down (turn R@10 +4 -0) and on the project's LoCoMo-shaped set (*Is Tom likely
