@@ -6,22 +6,25 @@ how much of the question its best conversation covers, the sessions it ranks fir
 whether the question is long (ranked message first) and the configured encoder's 400
 nearest messages (asked of the index directly, so that rules meaning now stays out of
 can still be replayed), then replays decision rules on them as
-``hermes_core.sessions.search.with_meaning`` applies them: full text alone, the rule
-before (long questions voted on below their first hit), the rule now (long questions
-literal), and variations of each part (how many first hits a long question keeps, the
+``hermes_core.sessions.search.with_meaning`` applies them: full text alone, the rules
+before (long passages voted on below their first hit; the rule of 2026-12-03, which voted
+on yes-or-no questions and short passages as on any question), the rule now (passages of any
+length literal, a yes-or-no question voted on below its first hit and never fused, mostly
+CJK literal), and variations of each part (how many first hits a long question keeps, the
 vote's weight on short questions and on those asking *when*, fusing or not where the words
-find little). The neighbours are the index's, so named messages of little text
-(``neighbours.near_by_content``) are already left out of every rule. Printed
-per set and category: session and turn recall@1/5, each with how many questions the
-rule turned from miss to hit (won, ``+``) and from hit to miss (lost, ``-``) against
-full text, and the sign test's one-sided p of the turn R@5 wins.
+find little, CJK voted on). The neighbours are the index's, so named messages of little text
+(``neighbours.near_by_content``) are already left out of every rule. Printed per set, kind of
+question (short, long of one sentence, passage, yes or no) and category: session and turn
+recall@1/5/10, each with how many questions the rule turned from miss to hit (won, ``+``)
+and from hit to miss (lost, ``-``) against full text, and the sign test's one-sided p of the
+turn R@5 wins.
 
 Usage::
 
     python bench/calibrate_semantic.py [--split dev|test] [--set NAME] [--save F | --load F]
 
 It changes nothing; the rule chosen from it lives in
-``hermes_core.sessions.search`` (``searched_by_meaning``, ``with_meaning``).
+``hermes_core.sessions.search`` (``searched_by_meaning``, ``asks_yes_or_no``, ``with_meaning``).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from public_sets import SETS, Question  # noqa: E402
 
 from hermes_core.embeddings import encoder_name  # noqa: E402
 from hermes_core.sessions import SessionStore  # noqa: E402
+from hermes_core.sessions.facade import _CJK, SEMANTIC_MAX_CJK_SHARE  # noqa: E402
 from hermes_core.sessions.fetch import SearchFilters  # noqa: E402
 from hermes_core.sessions.importer import read_jsonl  # noqa: E402
 from hermes_core.sessions.query import parse_query  # noqa: E402
@@ -55,6 +59,7 @@ from hermes_core.sessions.search import (  # noqa: E402
     MEANING_WEIGHT,
     MEANING_WEIGHT_WHEN,
     NEAREST_CANDIDATES,
+    asks_yes_or_no,
     meaning_weight,
     search_messages,
 )
@@ -120,15 +125,20 @@ def _records(sample: dict[str, Any], questions: list[Question]) -> list[Record]:
                 # The neighbours as the search reads them: the vote weighs places among all
                 # messages, the fusion keeps those of the first NEAREST_CANDIDATES that pass
                 # its filters.
-                # Asked of the index, also for a long question (literal now, replayed by the
-                # rules before); a query the store keeps literal otherwise gets none.
+                # Asked of the index for every question and keywords, also those the store
+                # keeps literal (passages, yes-or-no questions, mostly CJK), so that the rules
+                # before can be replayed; ``meaning`` says whether the store searches it by
+                # meaning now.
                 parsed = parse_query(question["q"])
-                long = message_first(plan_query(parsed))
-                asked = index is not None and (long or store._meaning_applies(question["q"]))
+                plan = plan_query(parsed)
+                long = message_first(plan)
+                asked = index is not None and plan.mode in ("question", "keywords")
                 unfiltered = index.nearest(store._read, question["q"], NEIGHBOURS) if asked else []
                 bound = first_id[before] if before else None
                 out.append(
                     {
+                        "q": question["q"],
+                        "yes_no": asks_yes_or_no(question["q"]),
                         "group": question["group"],
                         "groups": question.get("groups", ()),
                         "evidence": evidence,
@@ -137,8 +147,8 @@ def _records(sample: dict[str, Any], questions: list[Question]) -> list[Record]:
                         "share": explain.get("share", 0.0),
                         "first": explain.get("first", ()),
                         "long": long,
-                        "weight": meaning_weight(parsed, plan_query(parsed)),
-                        "passage": long and is_passage(question["q"]),
+                        "weight": meaning_weight(parsed, plan),
+                        "passage": is_passage(question["q"]),
                         "neighbours": [(mid, session_of[mid]) for mid in unfiltered],
                         "bound": bound,
                     }
@@ -147,6 +157,12 @@ def _records(sample: dict[str, Any], questions: list[Question]) -> list[Record]:
 
 
 Rule = Callable[[Record], list[tuple[int, str]]]
+
+
+def mostly_cjk(text: str) -> bool:
+    """Whether the store keeps *text* literal for its CJK letters (``_meaning_applies``)."""
+    letters = [ch for ch in text if ch.isalnum()]
+    return len(_CJK.findall(text)) > SEMANTIC_MAX_CJK_SHARE * len(letters)
 
 
 def _fused(r: Record) -> list[tuple[int, str]]:
@@ -193,18 +209,31 @@ def meaning_rule(
     passage_kept: int | None = None,
     long_kept: int | None = KEPT_BEFORE_MEANING,
     long_weight: float = MEANING_WEIGHT,
+    yes_no: str = "below the first",
+    short_passages: bool = False,
+    cjk: bool = False,
 ) -> Rule:
     """A short question: fused below coverage *below*, else voted on with *short_weight* (by
     default its weight now, ``search.meaning_weight``; one asking *when*: *when_weight*); a
-    long one voted on with *long_weight* below its first *long_kept* hits (a passage: its
-    first *passage_kept*), or literal where that is None. The defaults are the rule now."""
+    long one voted on with *long_weight* below its first *long_kept* hits (a long passage: its
+    first *passage_kept*), or literal where that is None. A short yes-or-no question is voted
+    on below its first hit and never fused (*yes_no* ``"below the first"``), literal
+    (``"literal"``) or as any other (``"as others"``); a short passage is literal unless
+    *short_passages*; a mostly-CJK question is literal unless *cjk*. The defaults are the
+    rule now."""
 
     def rule(r: Record) -> list[tuple[int, str]]:
-        if not r["neighbours"]:  # not searched by meaning
+        if not r["neighbours"] or (mostly_cjk(r["q"]) and not cjk):  # not searched by meaning
+            return list(r["lexical"])
+        if r["yes_no"] and yes_no == "literal":
             return list(r["lexical"])
         if r["long"]:
             kept = passage_kept if r["passage"] else long_kept
             return list(r["lexical"]) if kept is None else _voted(r, long_weight, kept)
+        if r["passage"] and not short_passages:
+            return list(r["lexical"])
+        if r["yes_no"] and yes_no == "below the first":
+            return _voted(r, MEANING_WEIGHT, KEPT_BEFORE_MEANING)
         if r["share"] < below:
             return _fused(r)
         if short_weight is not None:
@@ -216,43 +245,44 @@ def meaning_rule(
 
 
 def rules() -> dict[str, Rule]:
+    before: dict[str, Any] = {"yes_no": "as others", "short_passages": True}
     return {
         "full text": lambda r: list(r["lexical"]),
-        "before: long voted on below their first hit": meaning_rule(passage_kept=1),
-        "passages voted on below their first 2": meaning_rule(passage_kept=2),
-        "passages voted on below their first 3": meaning_rule(passage_kept=3),
-        "long voted on below their first, x0.05": meaning_rule(passage_kept=1, long_weight=0.05),
-        "long voted on, all hits": meaning_rule(passage_kept=0, long_kept=0),
-        "every long question literal": meaning_rule(long_kept=None),
-        "now: passages literal": meaning_rule(),
+        "before: long voted on below their first hit": meaning_rule(passage_kept=1, **before),
+        "passages voted on below their first 3": meaning_rule(passage_kept=3, **before),
+        "every long question literal": meaning_rule(long_kept=None, **before),
+        "before today: long passages literal": meaning_rule(**before),
+        "before today, when voted x0.1": meaning_rule(when_weight=MEANING_WEIGHT, **before),
+        "before today, short voted x0.15": meaning_rule(short_weight=0.15, **before),
+        "before today, short passages literal": meaning_rule(yes_no="as others"),
+        "before today, yes-or-no literal": meaning_rule(yes_no="literal", short_passages=True),
+        "now: passages literal, yes-or-no below the first": meaning_rule(),
+        "now, yes-or-no literal": meaning_rule(yes_no="literal"),
         "now, short never fused": meaning_rule(below=0.0),
-        "now, when voted x0.1 (before)": meaning_rule(when_weight=MEANING_WEIGHT),
+        "now, when voted x0.1": meaning_rule(when_weight=MEANING_WEIGHT),
         "now, when voted x0.3": meaning_rule(when_weight=0.3),
         "now, short voted x0.15": meaning_rule(short_weight=0.15),
-        "now, short voted x0.2": meaning_rule(short_weight=0.2),
-        "now, short voted x0.25": meaning_rule(short_weight=0.25),
+        "now, mostly-CJK questions voted on too": meaning_rule(cjk=True),
+        "now, mostly-CJK questions voted on, never fused": meaning_rule(cjk=True, below=0.0),
     }
 
 
 def _kind(r: Record) -> str:
     """The question's class for the rule: short, long of one sentence, or a passage."""
-    if not r["long"]:
-        return "short"
-    return "passage" if r["passage"] else "long, one sentence"
+    if r["passage"]:
+        return "passage"
+    return "long, one sentence" if r["long"] else "short"
 
 
-METRICS = ("session R@1", "session R@5", "turn R@1", "turn R@5")
+METRICS = ("session R@1", "session R@5", "session R@10", "turn R@1", "turn R@5", "turn R@10")
 
 
 def _hits(r: Record, ranked: Sequence[tuple[int, str]]) -> tuple[bool, ...]:
     ids = [mid for mid, _ in ranked]
     order = list(dict.fromkeys(sid for _, sid in ranked))
     wanted, evidence = r["wanted"], r["evidence"]
-    return (
-        bool(wanted & set(order[:1])),
-        bool(wanted & set(order[:5])),
-        bool(evidence & set(ids[:1])),
-        bool(evidence & set(ids[:5])),
+    return tuple(bool(wanted & set(order[:k])) for k in (1, 5, 10)) + tuple(
+        bool(evidence & set(ids[:k])) for k in (1, 5, 10)
     )
 
 
@@ -297,8 +327,14 @@ def main(argv: list[str] | None = None) -> int:
                 args.save.write_bytes(pickle.dumps(kept))
         records = kept[name]
         groups = sorted({g for r in records for g in (r["group"], *r["groups"])})
-        for group in ["all", "short", "long, one sentence", "passage", *groups]:
-            chosen = [r for r in records if group in ("all", r["group"], *r["groups"], _kind(r))]
+        kinds = ["short", "long, one sentence", "passage", "yes or no"]
+        for group in ["all", *kinds, *groups]:
+            chosen = [
+                r
+                for r in records
+                if group in ("all", r["group"], *r["groups"], _kind(r))
+                or (group == "yes or no" and r["yes_no"])
+            ]
             if not chosen:
                 continue
             print(f"\n### {name} {args.split}, {group} (n={len(chosen)})\n")
@@ -307,7 +343,8 @@ def main(argv: list[str] | None = None) -> int:
             for label, rule in every.items():
                 cells = score(chosen, rule, base)
                 shown = " | ".join(f"{v:.3f} +{won} -{lost}" for v, won, lost in cells)
-                print(f"| {label} | {shown} | {sign_p(cells[-1][1], cells[-1][2]):.3f} |")
+                turn5 = cells[METRICS.index("turn R@5")]
+                print(f"| {label} | {shown} | {sign_p(turn5[1], turn5[2]):.3f} |")
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     print(f"\n{wall:.0f} s wall, {cpu:.0f} s CPU")
     return 0

@@ -50,6 +50,7 @@ from hermes_core.sessions.timespan import find_time_span_in_history
 
 __all__ = [
     "SearchFilters",
+    "asks_yes_or_no",
     "group_by_session",
     "meaning_depth",
     "meaning_weight",
@@ -337,24 +338,45 @@ FUSION_K = 60
 
 
 def searched_by_meaning(parsed: ParsedQuery, plan: Plan) -> bool:
-    """Whether semantic neighbours join the hits of *parsed*: a question, or two or more
-    keywords (a topic described, as a model's tool call often does); one word, quotes,
+    """Whether semantic neighbours join the hits of *parsed*: a question of one sentence, or two
+    or more keywords (a topic described, as a model's tool call often does); one word, quotes,
     operators and prefixes stay literal, and so does a passage.
 
-    A passage (a question ranked message first,
-    :func:`~hermes_core.sessions.question.message_first`, of several sentences,
-    :func:`~hermes_core.sessions.question.is_passage`: a pasted turn, a request explained at
-    length) names many things, and BM25 over all its words finds the
-    messages sharing most of them; meaning reads the paragraph as one blur. On RealMem's dev
-    half (``bench/calibrate_semantic.py``; 395 of its 426 queries are passages) meaning's vote
-    there, below the first full-text hit, won 12 questions at turn R@5 and lost 7, and 13 for
-    7 at session R@5: neither above chance (sign test p 0.18, 0.13); on the test half it lost
-    (turn R@5 0.296 -> 0.281). Short questions (REALTALK's dev half: 14 won, 4 lost at turn
-    R@5, p 0.015) and long ones of one sentence keep it.
+    A passage (several sentences, :func:`~hermes_core.sessions.question.is_passage`: a pasted
+    turn, a request explained at length, long or short) names many things, and BM25 over all
+    its words finds the messages sharing most of them; meaning reads the paragraph as one
+    blur. On RealMem's dev half (``bench/calibrate_semantic.py``) meaning's vote on its 395 long
+    passages won 12 questions at turn R@5 and lost 7 (sign test p 0.18) and lost on the test
+    half; on its 27 short ones (a greeting and a request) it won 3 questions and lost 1. A
+    mostly-CJK question stays literal too (the store's ``_meaning_applies``).
     """
     if plan.mode == "question":
-        return not (message_first(plan) and is_passage(parsed.text))
+        return not is_passage(parsed.text)
     return plan.mode == "keywords" and len(plan.keywords) >= 2
+
+
+ASKS_YES_OR_NO = re.compile(
+    r"\W*(?:is|are|was|were|am|do|does|did|can|could|would|will|should|shall|has|have|had"
+    r"|might|must)(?:n't|n\u2019t)?\b",
+    re.IGNORECASE,
+)
+QUESTION_WORD = re.compile(r"\b(?:what|who|whom|whose|where|which|why|how|when)\b", re.IGNORECASE)
+
+
+def asks_yes_or_no(text: str) -> bool:
+    """Whether *text* asks yes or no: it begins with an auxiliary verb (*Does*, *Is*, *Can*,
+    *Didn't*) and holds no question word (*Do you remember what we decided?* asks what).
+
+    Such a question (*Does Nebraas run regularly?*, *Can Vanessa be considered an ambitious
+    person?*) states a claim to check: the turn settling it seldom says it the way the claim
+    does, and the claim's nearest turns are those of the people it names. Meaning's vote
+    therefore leaves its first full-text hit in place (:data:`KEPT_BEFORE_MEANING`) and adds
+    no message of its own (:func:`with_meaning`). On REALTALK's dev half (54 such questions)
+    voting over all its hits, as on other short questions, won 2 questions at session R@1 and
+    lost 3 (turn R@1 3 and 3); below the first hit it loses none there, and keeps the vote's
+    gains further down (turn R@10 +4 -0) and on the project's LoCoMo-shaped set (*Is Tom likely
+    to become a keen birdwatcher?*, its answer at turn R@5 only with the vote)."""
+    return ASKS_YES_OR_NO.match(text) is not None and QUESTION_WORD.search(text) is None
 
 
 MEANING_BELOW_SHARE = 0.2
@@ -374,8 +396,8 @@ KEPT_BEFORE_MEANING = 1
 by BM25 shares many of its words. On RealMem's dev half (long users' turns, at d48cf35) the vote
 over all hits lowered turn R@1 from 0.115 to 0.087; keeping the first kept it (0.113); keeping
 the first of short questions too lost REALTALK's turn R@1 gain (0.262 -> 0.292 with the vote,
-0.262 without). It applies to a long question of one sentence only: a passage is searched by
-its words alone (:func:`searched_by_meaning`)."""
+0.262 without). It applies to a long question of one sentence (a passage is searched by its
+words alone, :func:`searched_by_meaning`) and to a yes-or-no question (:func:`asks_yes_or_no`)."""
 MEANING_WEIGHT_WHEN = 0.2
 """Meaning's vote on a short question asking *when* (in place of :data:`MEANING_WEIGHT`): its
 words name an event only, and the turn telling of it often says it otherwise ("I had an exam
@@ -384,8 +406,10 @@ named neighbours of little text left out, :data:`~hermes_core.sessions.neighbour
 0.2 against 0.1 turned turn R@5 from +13 -2 questions against full text to +17 -2 in the
 *when* category, session R@1 +6 to +8, and left the rest alone; 0.3 won one more, and the
 same weight on every question lost "what" questions (turn R@5 +3 -5 at 0.15). On the test
-half, read once after choosing, it lost one question at turn R@5 and two at R@1: noise either
-way, so far."""
+half, read once after choosing, it lost one question at turn R@5 and two at R@1. Reconsidered
+on dev (2026-12-03, with yes-or-no questions voted below their first hit): against 0.1 it
+wins turn R@5 by 4 questions to 0 (p 0.06), session R@1 and R@5 by 1 to 0 (turn R@1 1 and
+1); it stays."""
 ASKS_WHEN = re.compile(r"\W*when\b", re.IGNORECASE)
 AGREEMENT_NEIGHBOURS = 400
 """Nearest messages read for the vote: a full-text hit not among them gets none."""
@@ -421,17 +445,19 @@ def with_meaning(
     covers less than :data:`MEANING_BELOW_SHARE` of the question (*share*) do the nearest messages
     (*neighbour_rows*: the neighbours that pass the search's filters, as hit rows) join them
     (:func:`_fused`). A long question of one sentence, ranked message first, has no coverage
-    measured: meaning only votes there, below its first full-text hit
-    (:data:`KEPT_BEFORE_MEANING`). The sessions the full-text ranking put *first* stay first.
+    measured, and a yes-or-no question (:func:`asks_yes_or_no`) states a claim: meaning only
+    votes there, below the first full-text hit (:data:`KEPT_BEFORE_MEANING`). The sessions the
+    full-text ranking put *first* stay first.
     A named message of little text is no neighbour
     (:func:`~hermes_core.sessions.neighbours.near_by_content`).
     """
     by_meaning = nearest is not None and searched_by_meaning(parsed, plan)
-    fused = by_meaning and not message_first(plan) and share < MEANING_BELOW_SHARE
+    top_kept = message_first(plan) or asks_yes_or_no(parsed.text)
+    fused = by_meaning and not top_kept and share < MEANING_BELOW_SHARE
     if nearest is not None and fused:
         rows = _fused(rows, neighbour_rows(nearest, parsed.text, depth), depth, first)
     elif nearest is not None and by_meaning:
-        kept = KEPT_BEFORE_MEANING if message_first(plan) else 0
+        kept = KEPT_BEFORE_MEANING if top_kept else 0
         weight = meaning_weight(parsed, plan)
         agreed = _agreeing(rows[kept:], nearest(parsed.text, AGREEMENT_NEIGHBOURS), first, weight)
         rows = rows[:kept] + agreed
