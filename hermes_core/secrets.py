@@ -115,13 +115,15 @@ def _values(text: str) -> dict[str, str]:
 
 
 def _opens_a_quote_never_closed(statement: _Statement) -> bool:
-    """Whether *statement*, which python-dotenv cannot parse, parses once a quote is closed."""
+    """Whether *statement*, which python-dotenv cannot parse, parses once a quote is closed
+    (a quote that opens a key, as a lone ``'`` does, needs a character before it closes)."""
     from dotenv.parser import parse_stream
 
     return statement.error and any(
         not binding.error
         for quote in "\"'"
-        for binding in parse_stream(io.StringIO(f"{statement.text}{quote}\n", newline=""))
+        for filler in ("", "x")
+        for binding in parse_stream(io.StringIO(f"{statement.text}{filler}{quote}\n", newline=""))
     )
 
 

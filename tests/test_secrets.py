@@ -411,6 +411,16 @@ def test_a_quote_never_closed_that_would_take_in_new_lines_is_named(hermes_home:
     assert read_dotenv() == _dotenv(path) == {"A": "1", "B": "3", "NEW": "bare"}
 
 
+def test_a_lone_quote_that_would_open_a_key_is_named_too(hermes_home: Path) -> None:
+    # A lone ' starts a quoted key in python-dotenv's grammar; a new value holding a quote
+    # would close it and read everything between as one key (hypothesis found this).
+    path = hermes_home / ".env"
+    path.write_text("A=1\n'")  # no line ending after the quote
+    with pytest.raises(ConfigError, match=r"quote opened on line 2 is never closed.*not changed"):
+        write_dotenv({"ACME_KEY": "'"})
+    assert path.read_text() == "A=1\n'"
+
+
 # -- properties, with python-dotenv as the oracle ----------------------------------------------
 
 _LINE_ENDING = st.sampled_from(["\n", "\r\n", "\r"])
