@@ -177,7 +177,8 @@ def calibration_units(
             else:
                 units[kind + name] = values[mask]
         if small:
-            units[f"pooled {kind or 'sources'}: " + ", ".join(small)] = values[np.isin(names, small)]
+            pooled = f"pooled {kind or 'sources'}: " + ", ".join(small)
+            units[pooled] = values[np.isin(names, small)]
     units["all"] = np.concatenate([generated, real])
     return units
 
