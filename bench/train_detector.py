@@ -5,6 +5,7 @@
     python bench/public_sets.py fetch       # REALTALK chats (calibration only)
     python bench/train_detector.py          # writes the data files
     python bench/train_detector.py --check  # rebuilds in memory, compares with the shipped files
+    python bench/train_detector.py --dev    # the dev split only: what to develop on
 
 Data: the generated corpus of bench/safety_corpus.py (templates written for this
 project) plus real text (bench/detector_data.py): public attack prompts and
@@ -14,11 +15,12 @@ messages at a pinned commit and standard-library docstrings. Sources of use
 ``heldout`` or ``report`` are never trained on or calibrated with. The
 regularisation strength and the weight of real attacks are chosen on the dev
 splits; the review threshold is calibrated on the dev benign scores (at most
-:data:`REVIEW_FP` of the generated dev benign entries and of *each* real dev
-benign source reach it, the sources smaller than :data:`MIN_SOURCE` pooled, never
-below :data:`REVIEW_FLOOR`); the block threshold
-is :data:`BLOCK_FLOOR` (never). The test and held-out splits are reported,
-never used for a choice.
+:data:`REVIEW_FP` of the generated dev benign entries, of *each* real dev benign
+source and of *each* language reach it, the units smaller than :data:`MIN_SOURCE`
+pooled, and at most :data:`REVIEW_FP_ALL` of all of them; never below
+:data:`REVIEW_FLOOR`, a guard); the block threshold is :data:`BLOCK_FLOOR` (never).
+``--dev`` prints the dev report and scores nothing else. The test and held-out splits
+are reported, never used for a choice.
 
 Weights are stored as one signed byte each (times a scale), so a rebuild with
 the same scikit-learn version on the same machine (liblinear is deterministic)
