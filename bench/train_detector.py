@@ -5,6 +5,7 @@
     python bench/public_sets.py fetch       # REALTALK chats (calibration only)
     python bench/train_detector.py          # writes the data files
     python bench/train_detector.py --check  # rebuilds in memory, compares with the shipped files
+    python bench/train_detector.py --dev    # the dev split only: what to develop on
 
 Data: the generated corpus of bench/safety_corpus.py (templates written for this
 project) plus real text (bench/detector_data.py): public attack prompts and
@@ -14,11 +15,12 @@ messages at a pinned commit and standard-library docstrings. Sources of use
 ``heldout`` or ``report`` are never trained on or calibrated with. The
 regularisation strength and the weight of real attacks are chosen on the dev
 splits; the review threshold is calibrated on the dev benign scores (at most
-:data:`REVIEW_FP` of the generated dev benign entries and of *each* real dev
-benign source reach it, the sources smaller than :data:`MIN_SOURCE` pooled, never
-below :data:`REVIEW_FLOOR`); the block threshold
-is :data:`BLOCK_FLOOR` (never). The test and held-out splits are reported,
-never used for a choice.
+:data:`REVIEW_FP` of the generated dev benign entries, of *each* real dev benign
+source and of *each* language reach it, the units smaller than :data:`MIN_SOURCE`
+pooled, and at most :data:`REVIEW_FP_ALL` of all of them; never below
+:data:`REVIEW_FLOOR`, a guard); the block threshold is :data:`BLOCK_FLOOR` (never).
+``--dev`` prints the dev report and scores nothing else. The test and held-out splits
+are reported, never used for a choice.
 
 Weights are stored as one signed byte each (times a scale), so a rebuild with
 the same scikit-learn version on the same machine (liblinear is deterministic)
@@ -48,30 +50,37 @@ import detector_data  # noqa: E402
 import safety_corpus  # noqa: E402
 import safety_phrases  # noqa: E402
 from hermes_memory_builtin.detector import DIMENSIONS, WEIGHTS_FILE, feature_indices  # noqa: E402
+from hermes_memory_builtin.provenance import MIN_HOLD_WORDS, word_count  # noqa: E402
 
 DATA = ROOT / "providers" / "builtin" / "hermes_memory_builtin" / "data"
 REVIEW_FP = 0.01
-"""At most this share of the generated dev benign entries, and of each real dev benign
-source (docstrings, coding rules, assistant requests, REALTALK chats; the small ones
-pooled, :data:`MIN_SOURCE`), reaches the review threshold."""
+"""At most this share of each dev benign *unit* reaches the review threshold: the generated
+dev benign entries, each real dev benign source (docstrings, coding rules, assistant
+requests, REALTALK chats; the small ones pooled, :data:`MIN_SOURCE`) and each language's
+dev benign entries, generated and real together (:func:`calibration_units`)."""
+REVIEW_FP_ALL = 0.005
+"""At most this share of all dev benign entries together reaches it: the issue's target
+(1 %) with a margin of half, since the threshold is the point where a calibration set
+just meets its bound and fresh text of the same kind lands a little above it."""
 MIN_SOURCE = 200
-"""A real dev benign source of fewer texts is calibrated pooled with the other small ones
-(CyberSecEval's 137 system prompts, 91 commit messages, 26 docs): 1 % of 200 is two
-texts, so no unit's 1 % point is one text. Alone, the 137 prompts' second highest set
-the threshold and moved it by a few hundredths from one corpus to the next."""
+"""A real dev benign source, or a language, of fewer texts is calibrated pooled with the
+other small ones (CyberSecEval's 137 system prompts, 91 commit messages, 26 docs; the
+languages with fewer than 200 dev benign entries): 1 % of 200 is two texts, so no
+unit's 1 % point is one text. Alone, the 137 prompts' second highest set the threshold
+and moved it by a few hundredths from one corpus to the next."""
 C_GRID = (64.0, 256.0)
 """Candidate inverse regularisation strengths (1, 4 and 16 stopped fewer dev attacks)."""
 REAL_ATTACK_WEIGHTS = (1.0, 3.0)
 """Candidate sample weights of a real attack prompt against a generated one."""
-REVIEW_FLOOR = 0.5
-"""The review threshold is never below this, whatever the calibration gives. The model of
-format 1 needed 0.8 here: it had seen no third-person memory entries, and short ones
-scored high ("The user's favourite tea is sencha" 0.73). The generated corpus now holds
-such entries in 20 languages (``memory_fact``), trained on and calibrated with, and the
-calibrated threshold (0.489 with the phrase tables of issue 27's second round, so the
-floor binds; about 0.67 before, set by CyberSecEval's defended system prompts)
-holds none of the generated test ones; the floor is only a guard against a degenerate
-calibration."""
+REVIEW_FLOOR = 0.2
+"""The review threshold is never below this, whatever the calibration gives: a guard
+against a degenerate calibration (an empty or mislabelled dev split), not a bound that
+binds. It was 0.5 until issue 27's fifth round, above every calibrated unit (the highest
+0.371), so the shipped threshold was stricter than the protocol the issue asks for
+(thresholds chosen on the dev split for at most 1 % false positives, held entries
+counted); the review threshold is now the calibration's. The model of format 1 needed
+0.8 here: it had seen no third-person memory entries ("The user's favourite tea is
+sencha" 0.73); the generated corpus now holds such entries in 20 languages."""
 BLOCK_FLOOR = 1.0
 """The detector alone never blocks (a score reaches 1.0 only in the limit): what it
 catches is held for review, which a person can accept, so its false positives lose
@@ -145,21 +154,105 @@ def _hash(lines: list[str]) -> str:
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
-def train() -> tuple[np.ndarray, dict[str, object]]:
+def calibration_units(
+    generated: np.ndarray,
+    generated_languages: list[str],
+    real: np.ndarray,
+    real_sources: list[str],
+    real_languages: list[str],
+) -> dict[str, np.ndarray]:
+    """The dev benign scores each bound of the review threshold applies to: the
+    generated entries, each real source, each language (generated and real together),
+    the sources and languages of fewer than :data:`MIN_SOURCE` texts pooled, and
+    ``"all"``, every dev benign entry."""
+    units: dict[str, np.ndarray] = {"generated": generated}
+    for kind, keys, values in (
+        ("", real_sources, real),
+        ("language ", generated_languages + real_languages, np.concatenate([generated, real])),
+    ):
+        names = np.array(keys)
+        small = []
+        for name in sorted(set(keys)):
+            mask = names == name
+            if mask.sum() < MIN_SOURCE:
+                small.append(name)
+            else:
+                units[kind + name] = values[mask]
+        if small:
+            pooled = f"pooled {kind or 'sources'}: " + ", ".join(small)
+            units[pooled] = values[np.isin(names, small)]
+    units["all"] = np.concatenate([generated, real])
+    return units
+
+
+def calibrated(units: dict[str, np.ndarray]) -> tuple[float, dict[str, float]]:
+    """The review threshold (the highest of the units' bounds, at least
+    :data:`REVIEW_FLOOR`) and each unit's bound: the lowest score at most
+    :data:`REVIEW_FP` of the unit reaches (:data:`REVIEW_FP_ALL` for ``"all"``)."""
+    cuts = {
+        name: threshold(values, REVIEW_FP_ALL if name == "all" else REVIEW_FP)
+        for name, values in units.items()
+    }
+    return max(max(cuts.values()), REVIEW_FLOOR), cuts
+
+
+def stopped(values: np.ndarray, words: np.ndarray, cut: float) -> np.ndarray:
+    """Held as the store holds a model write: at or above *cut*, four words or more."""
+    return (values >= cut) & (words >= MIN_HOLD_WORDS)
+
+
+def _row(name: str, hits: np.ndarray) -> str:
+    return f"| {name} | {len(hits)} | {100 * hits.mean():.1f} % |" if len(hits) else ""
+
+
+def dev_report(
+    review: float,
+    generated: tuple[list[safety_corpus.Sample], np.ndarray],
+    real: tuple[list[detector_data.Text], np.ndarray],
+) -> str:
+    """The dev split at *review*, as the store applies it (four words or more): attacks
+    stopped and benign entries held per source, category and language. Only the dev
+    split is scored; this is what the choices here are made on."""
+    rows: list[tuple[str, str, str, int, bool]] = []
+    for samples, values in (generated, real):
+        words = np.array([word_count(s.text) for s in samples])
+        hits = stopped(values, words, review)
+        for sample, hit in zip(samples, hits, strict=True):
+            source = getattr(sample, "source", "generated")
+            category = getattr(sample, "category", "") or getattr(sample, "family", "")
+            rows.append((source, category, sample.language, sample.label, bool(hit)))
+    lines = [f"Dev split at review {review:.4f} (block {BLOCK_FLOOR:.2f}):"]
+    for label, title in ((1, "attacks stopped"), (0, "benign held")):
+        for key, name in ((0, "source"), (1, "category"), (2, "language")):
+            groups: dict[str, list[bool]] = defaultdict(list)
+            for row in rows:
+                if row[3] == label:
+                    groups[str(row[key])].append(row[4])
+                    groups["(all)"].append(row[4])
+            lines += ["", f"| {title}, per {name} | n | rate |", "|---|---:|---:|"]
+            lines += [_row(group, np.array(hits)) for group, hits in sorted(groups.items())]
+    return "\n".join(line for line in lines if line != "") + "\n"
+
+
+def train(dev_only: bool = False) -> tuple[np.ndarray, dict[str, object]]:
+    """Fit the candidates, choose and calibrate on dev; with *dev_only*, print the dev
+    report and score nothing else (the metadata then has no test or held-out figures)."""
     real = detector_data.real_texts()
     samples = list(safety_corpus.generate()) + embedded_attacks(real)
     corpus_hash = _hash([f"{s.label}\t{s.split}\t{s.text}" for s in samples])
     real_hash = _hash([f"{t.source}\t{t.label}\t{t.split}\t{t.text}" for t in real])
     gen = {name: [s for s in samples if s.split == name] for name in ("train", "dev", "test")}
-    x = {name: matrix([s.text for s in rows]) for name, rows in gen.items()}
+    splits = ("train", "dev") if dev_only else ("train", "dev", "test")
+    x = {name: matrix([s.text for s in gen[name]]) for name in splits}
     y = {name: np.array([s.label for s in rows]) for name, rows in gen.items()}
     by_split = {name: [t for t in real if t.split == name] for name in detector_data.SPLITS}
-    rx = {name: matrix([t.text for t in rows]) for name, rows in by_split.items()}
+    real_splits = ("train", "dev") if dev_only else detector_data.SPLITS
+    rx = {name: matrix([t.text for t in by_split[name]]) for name in real_splits}
     ry = {name: np.array([t.label for t in rows]) for name, rows in by_split.items()}
     x_train = vstack([x["train"], rx["train"]]).tocsr()
     y_train = np.concatenate([y["train"], ry["train"]])
-    dev_sources = np.array([t.source for t in by_split["dev"]])
-    benign_dev_sources = sorted({t.source for t in by_split["dev"] if t.label == 0})
+    dev_benign = [t for t in by_split["dev"] if t.label == 0]
+    gen_benign = [s for s in gen["dev"] if s.label == 0]
     best = None
     for c in C_GRID:
         for attack_weight in REAL_ATTACK_WEIGHTS:
@@ -174,42 +267,27 @@ def train() -> tuple[np.ndarray, dict[str, object]]:
             bias = round(float(model.intercept_[0]), 6)
             dev = scores(weights, scale, bias, x["dev"])
             real_dev = scores(weights, scale, bias, rx["dev"])
-            cuts = {"generated": threshold(dev[y["dev"] == 0], REVIEW_FP)}
-            small: list[str] = []
-            for source in benign_dev_sources:
-                mask = (dev_sources == source) & (ry["dev"] == 0)
-                if mask.sum() < MIN_SOURCE:
-                    small.append(source)
-                    continue
-                cuts[source] = threshold(real_dev[mask], REVIEW_FP)
-            if small:
-                mask = np.isin(dev_sources, small) & (ry["dev"] == 0)
-                cuts["pooled: " + ", ".join(small)] = threshold(real_dev[mask], REVIEW_FP)
-            review = max(max(cuts.values()), REVIEW_FLOOR)
+            units = calibration_units(
+                dev[y["dev"] == 0],
+                [s.language for s in gen_benign],
+                real_dev[ry["dev"] == 0],
+                [t.source for t in dev_benign],
+                [t.language for t in dev_benign],
+            )
+            review, cuts = calibrated(units)
             generated = float((dev[y["dev"] == 1] >= review).mean())
-            stopped = float((real_dev[ry["dev"] == 1] >= review).mean())
-            choice = (generated + stopped) / 2
+            real_stopped = float((real_dev[ry["dev"] == 1] >= review).mean())
+            choice = (generated + real_stopped) / 2
             print(
                 f"C={c} real attack weight={attack_weight}: review {review:.3f}, dev attacks "
-                f"stopped: generated {generated:.3f}, real {stopped:.3f}",
+                f"stopped: generated {generated:.3f}, real {real_stopped:.3f}",
                 file=sys.stderr,
             )
             if best is None or choice > best[0]:
-                best = (choice, c, attack_weight, weights, scale, bias, review, cuts)
+                best = (choice, c, attack_weight, weights, scale, bias, review, cuts, dev, real_dev)
     assert best is not None
-    choice, c, attack_weight, weights, scale, bias, review, cuts = best
+    choice, c, attack_weight, weights, scale, bias, review, cuts, dev, real_dev = best
     block = max(review, BLOCK_FLOOR)
-    test = scores(weights, scale, bias, x["test"])
-    attacks, benign = test[y["test"] == 1], test[y["test"] == 0]
-    report: dict[str, dict[str, object]] = defaultdict(dict)
-    for split in ("test", "heldout"):
-        values = scores(weights, scale, bias, rx[split])
-        sources = sorted({t.source for t in by_split[split]})
-        for source in sources:
-            mask = np.array([t.source == source for t in by_split[split]])
-            label = int(ry[split][mask][0])
-            key = "stopped" if label else "false_positive_held"
-            report[split][source] = {"n": int(mask.sum()), key: rate(values[mask], review)}
     meta: dict[str, object] = {
         "format": 1,
         "dimensions": DIMENSIONS,
@@ -221,6 +299,23 @@ def train() -> tuple[np.ndarray, dict[str, object]]:
         "C": c,
         "real_attack_weight": attack_weight,
         "dev_stopped_at_review": round(choice, 4),
+    }
+    if dev_only:
+        print(dev_report(review, (gen["dev"], dev), (by_split["dev"], real_dev)))
+        print(json.dumps(meta, indent=2))
+        return weights, meta
+    test = scores(weights, scale, bias, x["test"])
+    attacks, benign = test[y["test"] == 1], test[y["test"] == 0]
+    report: dict[str, dict[str, object]] = defaultdict(dict)
+    for split in ("test", "heldout"):
+        values = scores(weights, scale, bias, rx[split])
+        sources = sorted({t.source for t in by_split[split]})
+        for source in sources:
+            mask = np.array([t.source == source for t in by_split[split]])
+            label = int(ry[split][mask][0])
+            key = "stopped" if label else "false_positive_held"
+            report[split][source] = {"n": int(mask.sum()), key: rate(values[mask], review)}
+    meta |= {
         "test": {
             "attacks": len(attacks),
             "benign": len(benign),
@@ -301,7 +396,16 @@ def rebuild_difference(shipped: tuple[bytes, bytes], rebuilt: tuple[bytes, bytes
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare with the shipped files")
+    parser.add_argument(
+        "--dev",
+        action="store_true",
+        help="train and report the dev split only (no test or held-out text is scored); "
+        "writes nothing",
+    )
     args = parser.parse_args()
+    if args.dev:
+        train(dev_only=True)
+        return 0
     raw, meta = encoded(*train())
     if args.check:
         shipped = (DATA / WEIGHTS_FILE).read_bytes(), (DATA / "detector.json").read_bytes()

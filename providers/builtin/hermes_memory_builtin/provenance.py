@@ -123,8 +123,9 @@ def _verdict(text: str) -> Verdict:
 @functools.cache
 def untrusted_review() -> float:
     """The hold threshold for ``client`` writes: the calibrated review threshold that
-    ``detector.json`` records (``review_calibrated``: the lowest score that at most 1 % of
-    each dev benign source reaches), never above the detector's own review threshold."""
+    ``detector.json`` records (``review_calibrated``: each dev benign unit's bound, a
+    source, a language or all of them; the highest is taken), never above the detector's
+    own review threshold."""
     review = load_detector().review
     meta = resources.files("hermes_memory_builtin") / "data" / "detector.json"
     try:
