@@ -4,7 +4,9 @@
 question names speaks, then those with a hit within the question's time span,
 then those covering more of the question's rare words (summed inverse document
 frequency; a rare typed word also counts inside a glued compound, see
-:mod:`~hermes_core.sessions.compounds`). :func:`with_replies` then brings the
+:mod:`~hermes_core.sessions.compounds`), that order fused with the conversations' BM25 over
+their candidates (:func:`pooled_scores`) and over all their messages
+(:mod:`~hermes_core.sessions.convbm25`). :func:`with_replies` then brings the
 reply to an asking turn next to it.
 """
 
