@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from hermes_core.sessions.compounds import Glued, Words, covered_scores, glued_cover
+from hermes_core.sessions.convbm25 import Conversations, conversation_scores
 from hermes_core.sessions.query import Term
 from hermes_core.sessions.rerank import (
     CALLS_READ,
@@ -182,10 +183,12 @@ def rerank_by_session(
     span: tuple[float, float] | None = None,
     quoted: frozenset[str] = frozenset(),
     compounds: Compounds | None = None,
+    conversations: Conversations | None = None,
 ) -> Ranked:
     """Hits ranked by how much of the question their conversation covers, in SQLite's tiers
     (:func:`hermes_core.sessions.rerank.rerank_by_session`), glued compounds included when
-    *compounds* are given."""
+    *compounds* are given, and the conversations' BM25 over all their messages fused in when
+    *conversations* says where to read it."""
     if not rows or (len(terms) < 2 and not prefer_recent and span is None and not quoted):
         return Ranked(rows)
     score: dict[str, float] = {}
@@ -198,8 +201,21 @@ def rerank_by_session(
         seen = {row[0] for row in rows}
         rows = [*rows, *{row[0]: row for row in extra if row[0] not in seen}.values()]
     name_only = _matched_by_name_only(conn, rows, terms, named) if named else set()
+    conversation: dict[str, float] = {}
+    if len(terms) >= 2 and conversations is not None:
+        conversation = conversation_scores(conversations, rows, word_groups(terms), named)
     return order_by_conversation(
-        rows, score, total, named, name_only, terms, prefer_recent, span, quoted, pooled
+        rows,
+        score,
+        total,
+        named,
+        name_only,
+        terms,
+        prefer_recent,
+        span,
+        quoted,
+        pooled,
+        conversation,
     )
 
 

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 from hermes_core.sessions import pgrerank
 from hermes_core.sessions.cjk import CJK_CLASS, cjk_grams, cjk_runs, contains_cjk, query_gram
 from hermes_core.sessions.compounds import as_substrings
+from hermes_core.sessions.convbm25 import Conversations, conversation_scores
 from hermes_core.sessions.fetch import SearchFilters
 from hermes_core.sessions.layout import GRAM_INDEX, TRIGRAM_INDEX, WORD_INDEX, FtsIndex, Layout
 from hermes_core.sessions.pgrerank import Compounds
@@ -39,7 +40,7 @@ from hermes_core.sessions.question import (
     plan_query,
     top_up,
 )
-from hermes_core.sessions.rerank import by_conversation_hits, mostly_cjk
+from hermes_core.sessions.rerank import by_conversation_hits, mostly_cjk, word_groups
 from hermes_core.sessions.routing import RANKED_CANDIDATES, single_grams, single_index
 from hermes_core.sessions.schema import SCHEMA_VERSION, WORD_TOKENIZER
 from hermes_core.sessions.search import (
@@ -456,6 +457,34 @@ class PgSearch:
         row = self.conn.execute("SELECT " + ", ".join(parts), params).fetchone()
         return [int(value) for value in row]
 
+    def session_counts(self, forms: Sequence[Term], cap: int) -> dict[str, int] | None:
+        """Messages holding any of *forms* per session, ``None`` above *cap* of them (see
+        :data:`~hermes_core.sessions.convbm25.Counts`; every user's, as :meth:`count_forms`)."""
+        if any(form.symbolic for form in forms):
+            return None
+        parts = [_term(form) for form in forms]
+        found = self.conn.execute(
+            "SELECT c.session_id, count(*) FROM (SELECT m.session_id FROM messages AS m "
+            f"WHERE {' OR '.join(sql for sql, _ in parts)} LIMIT {int(cap) + 1}) AS c "
+            "GROUP BY c.session_id",
+            [value for _, values in parts for value in values],
+        ).fetchall()
+        counts = {str(sid): int(n) for sid, n in found}
+        return None if sum(counts.values()) > cap else counts
+
+    def session_sizes(self, sessions: Sequence[str]) -> tuple[dict[str, int], int, int]:
+        """The messages of each of *sessions*, and the store's sessions and highest message id
+        (see :data:`~hermes_core.sessions.convbm25.Sizes`)."""
+        found = self.conn.execute(
+            "SELECT session_id, count(*) FROM messages WHERE session_id = ANY(%s) "
+            "GROUP BY session_id",
+            (list(sessions),),
+        ).fetchall()
+        total = self.conn.execute(
+            "SELECT (SELECT count(*) FROM sessions), (SELECT max(id) FROM messages)"
+        ).fetchone()
+        return {str(sid): int(n) for sid, n in found}, int(total[0]), int(total[1] or 0)
+
     def is_word(self, text: str) -> bool:
         """Whether any message holds *text* as a stemmed word (as SQLite's word index does:
         every user's messages); see :data:`~hermes_core.sessions.compounds.Words`."""
@@ -632,13 +661,16 @@ class PgSearch:
                 span,
                 quoted_sessions,
                 compounds,
+                Conversations(self.session_counts, self.session_sizes),
             )
             best = [row for row in rows if row[0] not in ranked.name_only][:BEST_MESSAGES_KEPT]
             rows, self.first = ranked.rows, (ranked.named, quoted_sessions, ranked.dated)
             self.share = ranked.share
             rows = keep_best_messages(rows, best)
         elif by_hits:
-            rows = by_conversation_hits(rows, query.terms)
+            source = Conversations(self.session_counts, self.session_sizes)
+            conversation = conversation_scores(source, rows, word_groups(query.terms))
+            rows = by_conversation_hits(rows, query.terms, conversation)
         return rows[:need]
 
     def nearest_rows(self, nearest: Nearest, text: str, need: int) -> list[Row]:

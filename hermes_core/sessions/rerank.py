@@ -4,7 +4,9 @@
 question names speaks, then those with a hit within the question's time span,
 then those covering more of the question's rare words (summed inverse document
 frequency; a rare typed word also counts inside a glued compound, see
-:mod:`~hermes_core.sessions.compounds`). :func:`with_replies` then brings the
+:mod:`~hermes_core.sessions.compounds`), that order fused with the conversations' BM25 over
+their candidates (:func:`pooled_scores`) and over all their messages
+(:mod:`~hermes_core.sessions.convbm25`). :func:`with_replies` then brings the
 reply to an asking turn next to it.
 """
 
@@ -27,6 +29,7 @@ from hermes_core.sessions.compounds import (
     sqlite_words,
 )
 from hermes_core.sessions.connection import is_busy
+from hermes_core.sessions.convbm25 import conversation_scores, sqlite_conversations
 from hermes_core.sessions.fetch import SearchFilters, detail_columns
 from hermes_core.sessions.gramqueue import tool_calls_text
 from hermes_core.sessions.layout import Layout
@@ -162,8 +165,22 @@ def rerank_by_session(
             log.warning("ranking by conversation failed in SQLite (%s); keeping BM25 order", exc)
             return Ranked(rows)
     name_only = _matched_by_name_only(conn, rows, terms, named) if named else set()
+    conversation: dict[str, float] = {}
+    if len(terms) >= 2:
+        source = sqlite_conversations(conn, layout)
+        conversation = conversation_scores(source, rows, word_groups(terms), named)
     return order_by_conversation(
-        rows, score, total, named, name_only, terms, prefer_recent, span, quoted, pooled
+        rows,
+        score,
+        total,
+        named,
+        name_only,
+        terms,
+        prefer_recent,
+        span,
+        quoted,
+        pooled,
+        conversation,
     )
 
 
@@ -178,11 +195,13 @@ def order_by_conversation(
     span: tuple[float, float] | None,
     quoted: frozenset[str],
     pooled: dict[str, float] | None = None,
+    conversation: dict[str, float] | None = None,
 ) -> Ranked:
     """*rows* (best first) in the conversation tiers both backends share: named speaker,
     quoted phrase, dated, coverage *score* (of *total*), recency, how much the conversation
     talks about the question (:func:`_talk`), name-only hits last; within the tiers that
-    order is fused with the conversations' order by *pooled* (:func:`fuse_with_pooled`);
+    order is fused with the conversations' orders by *pooled* and by *conversation* (their
+    BM25 over all their messages) (:func:`fuse_with_pooled`);
     then dealt out (:func:`spread`, :func:`hits_per_turn` of the question's *terms* at a
     time)."""
     term_count = len(terms)
@@ -211,7 +230,9 @@ def order_by_conversation(
             first_hit[sid],
         ),
     )
-    place = fuse_with_pooled(by_coverage, pooled or {})
+    place = fuse_with_pooled(
+        by_coverage, pooled or {}, more=((conversation or {}, CONVERSATION_WEIGHT),)
+    )
     ranked = sorted(
         rows,
         key=lambda row: (
@@ -261,6 +282,13 @@ candidate holding a word adds less than its first."""
 POOLED_FUSION_K = 2
 """Rank fusion of the coverage order and the pooled order (:func:`fuse_with_pooled`): the
 conversation at place r of an order counts 1 / (POOLED_FUSION_K + r)."""
+CONVERSATION_WEIGHT = 1.0
+"""The weight of the conversations' BM25 over all their messages
+(:func:`~hermes_core.sessions.convbm25.conversation_bm25`) in the fusion of
+:func:`fuse_with_pooled`, for short and long questions alike. On the dev halves: RealMem
+(long queries) session R@5 0.678 → 0.711, turn R@10 0.437 → 0.465; REALTALK session R@1
+0.528 → 0.571, session R@5 0.869 → 0.875; MemDaily session R@5 0.694 → 0.697. 0.5 gained
+less (REALTALK session R@5 unchanged), 2 lost RealMem's session R@5 (0.688) for its turn R@5."""
 POOLED_WEIGHT = 1.0
 """The pooled order's weight in that fusion (the coverage order's is 1). Weighing it double won
 more on the dev halves (REALTALK session R@1 0.525 → 0.569, MemDaily 0.403 → 0.423) but lost
@@ -316,12 +344,17 @@ def pooled_scores(
 
 
 def fuse_with_pooled(
-    order: Sequence[str], pooled: dict[str, float], weight: float = POOLED_WEIGHT
+    order: Sequence[str],
+    pooled: dict[str, float],
+    weight: float = POOLED_WEIGHT,
+    more: Sequence[tuple[dict[str, float], float]] = (),
 ) -> dict[str, float]:
     """Each conversation's place (lower first): its place in *order* (by coverage) fused with
     its place by *pooled* score (ties in *order*'s order), the place
     r of an order counting 1 / (:data:`POOLED_FUSION_K` + r), the pooled order weighing
-    *weight* (:data:`POOLED_WEIGHT`); with no pooled scores, *order* itself.
+    *weight* (:data:`POOLED_WEIGHT`), and each further order by the scores of *more* (scores,
+    weight) alike (the conversations' BM25 over all their messages,
+    :data:`CONVERSATION_WEIGHT`); with no scores, *order* itself.
 
     Coverage tells which conversations hold the question's words, the pooled score which
     talk about them most; neither alone orders the first five as well as both. On the dev
@@ -331,12 +364,14 @@ def fuse_with_pooled(
     the present keeps its newest conversation first.
     """
     at = {sid: n for n, sid in enumerate(order)}
-    if not pooled:
+    votes = [(scores, w) for scores, w in ((pooled, weight), *more) if scores and w]
+    if not votes:
         return {sid: float(n) for sid, n in at.items()}
-    by_pooled = sorted(order, key=lambda sid: (-pooled.get(sid, 0.0), at[sid]))
     fused = {sid: 1.0 / (POOLED_FUSION_K + n) for sid, n in at.items()}
-    for n, sid in enumerate(by_pooled):
-        fused[sid] += weight / (POOLED_FUSION_K + n)
+    for scores, w in votes:
+        by_score = sorted(order, key=lambda sid: (-scores.get(sid, 0.0), at[sid]))
+        for n, sid in enumerate(by_score):
+            fused[sid] += w / (POOLED_FUSION_K + n)
     ranked = sorted(order, key=lambda sid: (-fused[sid], at[sid]))
     return {sid: float(n) for n, sid in enumerate(ranked)}
 
@@ -347,12 +382,16 @@ counts 1 / (HITS_K + r) (:func:`by_conversation_hits`)."""
 
 
 def by_conversation_hits(
-    rows: Sequence[tuple[Any, ...]], terms: Sequence[Term]
+    rows: Sequence[tuple[Any, ...]],
+    terms: Sequence[Term],
+    conversation: dict[str, float] | None = None,
 ) -> list[tuple[Any, ...]]:
     """*rows* (best BM25 first) of a long question in words, ranked by conversation after
     its best message: each conversation scores its hits among the first :data:`TALK_HITS`,
-    the hit at rank r counting 1 / (:data:`HITS_K` + r), and its hits are dealt out as a
-    short question's are (:func:`spread`).
+    the hit at rank r counting 1 / (:data:`HITS_K` + r), that order fused with the
+    conversations' order by *conversation* (their BM25 over all their messages,
+    :func:`~hermes_core.sessions.convbm25.conversation_bm25`; :func:`fuse_with_pooled`), and
+    its hits are dealt out as a short question's are (:func:`spread`).
 
     A long question (a pasted turn, a request explained at length) is ranked by BM25 over
     its words, message by message (:func:`~hermes_core.sessions.question.message_first`):
@@ -366,7 +405,10 @@ def by_conversation_hits(
     words; HITS_K 1 or 5 changed R@5 by a question or two. A question written in CJK keeps
     its message order (:func:`mostly_cjk`, decided by the caller): its character pairs are
     shared by every conversation, and on MemDaily's dev half counting its hits lost turn
-    R@5 (0.627 → 0.603, 3 won, 40 lost).
+    R@5 (0.627 → 0.603, 3 won, 40 lost). The conversation's own BM25 sees the turns the
+    candidates miss: a conversation the question continues comes back to its rare words in
+    many turns, while the best 20 hits are often one lookalike's (RealMem's dev half:
+    session R@5 0.678 → 0.709, turn R@10 0.437 → 0.465).
     """
     if not rows:
         return []
@@ -374,7 +416,9 @@ def by_conversation_hits(
     for rank, row in enumerate(rows[:TALK_HITS]):
         score[row[3]] = score.get(row[3], 0.0) + 1.0 / (HITS_K + rank)
     order = {row[0]: n for n, row in enumerate(rows)}
-    ranked = sorted(rows[1:], key=lambda row: (-score.get(row[3], 0.0), order[row[0]]))
+    by_hits = sorted(dict.fromkeys(row[3] for row in rows), key=lambda sid: -score.get(sid, 0.0))
+    place = fuse_with_pooled(by_hits, {}, more=((conversation or {}, CONVERSATION_WEIGHT),))
+    ranked = sorted(rows[1:], key=lambda row: (place[row[3]], order[row[0]]))
     return [rows[0], *spread(ranked, score, hits_per_turn(terms), band_lead(terms))]
 
 

@@ -25,6 +25,7 @@ from typing import Any
 from hermes_core.sessions.cjk import contains_cjk
 from hermes_core.sessions.compounds import as_substrings, sqlite_words
 from hermes_core.sessions.connection import is_undecodable
+from hermes_core.sessions.convbm25 import conversation_scores, sqlite_conversations
 from hermes_core.sessions.fetch import SearchFilters, run, without_absent_sources
 from hermes_core.sessions.hits import hit_dicts
 from hermes_core.sessions.layout import Layout
@@ -43,6 +44,7 @@ from hermes_core.sessions.rerank import (
     mostly_cjk,
     rerank_by_session,
     with_replies,
+    word_groups,
 )
 from hermes_core.sessions.routing import Candidates, compile_query
 from hermes_core.sessions.sessioninfo import SessionInfo
@@ -240,7 +242,9 @@ class _Search:
             self.share = ranked.share
             rows = keep_best_messages(rows, best)
         elif by_hits:
-            rows = by_conversation_hits(rows, query.terms)
+            source = sqlite_conversations(self.conn, self.layout)
+            conversation = conversation_scores(source, rows, word_groups(query.terms))
+            rows = by_conversation_hits(rows, query.terms, conversation)
         return rows[:need]
 
     def nearest_rows(self, nearest: Nearest, text: str, need: int) -> list[tuple[Any, ...]]:
