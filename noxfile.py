@@ -85,11 +85,17 @@ def tests(session: nox.Session, dist: str) -> None:
     else:
         install_provider(session, dist)
         session.install("pytest-timeout")
+        # The builtin's tests wait on processes, locks and PostgreSQL more than they compute:
+        # two workers (each test has its own tmp folder and schema; 61 -> 54 s, loaded).
+        workers = ["-n", "2"] if dist == BUILTIN else []
+        if workers:
+            session.install("pytest-xdist")
         # The conformance suite files run in the `conformance` session.
         session.run(
             "pytest",
             f"providers/{dist}/tests",
             "--ignore-glob=*conformance*",
+            *workers,
             *NOT_SOAK,
             *session.posargs,
         )
