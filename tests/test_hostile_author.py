@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from hermes_core.cli import cli
+from hermes_core.testing import runner
 from hermes_core.testing.report import ConformanceReport, TestResult
 from hermes_core.testing.runner import run_pytest
 
@@ -70,7 +71,12 @@ def test_a_keyboard_interrupt_from_the_provider_never_passes_a_truncated_run(
     assert "shutdown within budget" not in result.output  # it never ran: not a pass
 
 
-def test_a_thread_left_running_fails_and_does_not_stall_the_run(hermes_home: Path) -> None:
+def test_a_thread_left_running_fails_and_does_not_stall_the_run(
+    hermes_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The runner stops a pytest process that outlives its last test by EXIT_GRACE (10 s);
+    # 2 s here is the same path, sooner.
+    monkeypatch.setattr(runner, "EXIT_GRACE", 2.0)
     _plugin(
         hermes_home,
         "lingers",

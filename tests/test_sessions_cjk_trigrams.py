@@ -172,12 +172,16 @@ def _open_and_search(path: str) -> list[int]:
 
 def test_two_processes_upgrading_at_once_both_open_and_agree(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
+    messages = [  # more than two batches of the upgrade, written in one import
+        {
+            "role": "user",
+            "content": f"第{n}号 内存泄漏 报告" if n % 3 else "x",
+            "timestamp": 1e9 + n,
+        }
+        for n in range(12_000)
+    ]
     with SessionStore(path, semantic="off") as store:
-        store.create_session("s", source="cli")
-        for n in range(12_000):  # more than two batches of the upgrade
-            store.append_message(
-                "s", role="user", content=f"第{n}号 内存泄漏 报告" if n % 3 else "x"
-            )
+        store.import_sessions([{"id": "s", "source": "cli", "messages": messages}])
     fresh = _grams(path)
     downgrade_to_version_6(path)
     with multiprocessing.get_context("spawn").Pool(2) as pool:

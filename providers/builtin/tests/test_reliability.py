@@ -4,6 +4,9 @@ These run real processes against real files. They use a tmpfs folder when the
 machine has one: flock, rename and the page cache behave exactly as on disk
 (a SIGKILL does not lose written pages), only fsync is free, which keeps the
 2000 locked writes quick.
+
+The full-size runs (2000 contending writes, 200 kills) are the ``soak`` nox session's
+(``-m slow``); the default run makes the same checks at a quarter of the size.
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs fork and 
 FORK = multiprocessing.get_context("fork") if sys.platform != "win32" else None
 ROOMY = 10_000_000
 WRITERS = 8
-ADDS_PER_WRITER = 250
+# Adds per writer: the default run's, and the soak run's (``-m slow``).
+ADDS_PER_WRITER = [60, pytest.param(250, marks=pytest.mark.slow)]
 READERS = 2
 ENTRY = re.compile(r"w\d-\d{3}")
 
@@ -54,10 +58,10 @@ def fast_dir(tmp_path: Path) -> Iterator[Path]:
         yield tmp_path
 
 
-def _writer(memory_dir: Path, number: int, go: Event) -> None:
+def _writer(memory_dir: Path, number: int, adds: int, go: Event) -> None:
     store = MemoryStore(memory_dir, memory_char_limit=ROOMY)
     go.wait(30)
-    for i in range(ADDS_PER_WRITER):
+    for i in range(adds):
         result = store.add("memory", f"w{number}-{i:03d}")
         if not result["success"]:
             print(f"writer {number}: {result}", file=sys.stderr)
@@ -92,13 +96,16 @@ def _reader(path: Path, go: Event, stop: Event, reads: Any) -> None:
 
 
 @pytest.mark.timeout(900)
-def test_contending_writers_lose_nothing_and_readers_always_parse(fast_dir: Path) -> None:
+@pytest.mark.parametrize("adds", ADDS_PER_WRITER)
+def test_contending_writers_lose_nothing_and_readers_always_parse(
+    fast_dir: Path, adds: int
+) -> None:
     assert FORK is not None
     path = fast_dir / "MEMORY.md"
     go, stop = FORK.Event(), FORK.Event()
     reads = [FORK.Value("i", 0) for _ in range(READERS)]
     readers = [FORK.Process(target=_reader, args=(path, go, stop, r)) for r in reads]
-    writers = [FORK.Process(target=_writer, args=(fast_dir, n, go)) for n in range(WRITERS)]
+    writers = [FORK.Process(target=_writer, args=(fast_dir, n, adds, go)) for n in range(WRITERS)]
     for process in [*readers, *writers]:
         process.start()
     go.set()
@@ -112,8 +119,8 @@ def test_contending_writers_lose_nothing_and_readers_always_parse(fast_dir: Path
     assert all(r.value > 0 for r in reads)
 
     entries = parse_entries(path.read_text(encoding="utf-8"))
-    expected = {f"w{n}-{i:03d}" for n in range(WRITERS) for i in range(ADDS_PER_WRITER)}
-    assert len(entries) == WRITERS * ADDS_PER_WRITER
+    expected = {f"w{n}-{i:03d}" for n in range(WRITERS) for i in range(adds)}
+    assert len(entries) == WRITERS * adds
     assert set(entries) == expected
     for n in range(WRITERS):  # each writer's entries stay in its own order
         own = [e for e in entries if e.startswith(f"w{n}-")]
@@ -125,6 +132,8 @@ def test_contending_writers_lose_nothing_and_readers_always_parse(fast_dir: Path
 KEPT = [(f"kept entry {n}: " + "lorem ipsum dolor sit amet " * 2000).strip() for n in range(4)]
 STATE_A = "state A: the build uses make"
 STATE_B = "state B: the build uses ninja"
+# Kills of a writer: the default run's, and the soak run's (``-m slow``).
+KILLS = [50, pytest.param(200, marks=pytest.mark.slow)]
 
 
 def _flip_forever(memory_dir: Path, ready: Event) -> None:
@@ -138,8 +147,9 @@ def _flip_forever(memory_dir: Path, ready: Event) -> None:
 
 
 @pytest.mark.timeout(900)
+@pytest.mark.parametrize("kills", KILLS)
 def test_a_killed_writer_leaves_the_old_or_the_new_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kills: int
 ) -> None:
     assert FORK is not None
     path = tmp_path / "MEMORY.md"
@@ -164,7 +174,7 @@ def test_a_killed_writer_leaves_the_old_or_the_new_file(
     rng = random.Random(20_260_501)
     observed = {"A": 0, "B": 0}
     last = "A"
-    for _ in range(200):
+    for _ in range(kills):
         ready = FORK.Event()
         child = FORK.Process(target=_flip_forever, args=(tmp_path, ready))
         child.start()
