@@ -250,6 +250,25 @@ def test_a_cjk_questions_answer_spread_over_turns_beats_a_lookalike_turn(store: 
     assert hits[0]["session_id"] == "answer"
 
 
+def test_a_cjk_question_asking_which_place_finds_the_conversation_naming_that_kind(
+    store: Any,
+) -> None:
+    # The shape of MemDaily's places and items questions (issue 29): a short question of
+    # which-words and particles (哪个, 来着, 怎么样) around one kind of place or thing; the
+    # conversations naming other kinds share its frame (我…的那个…是) but not its topic.
+    _notes(store, "home", ["我住的那个小区叫世纪花园。", "世纪花园环境很好。"], 1_700_000_000)
+    _notes(store, "park", ["我去的那个公园是人民公园。", "公园里人很多。"], 1_700_100_000)
+    _notes(store, "mall", ["我去的那个商场是大润发。", "大润发东西很全。"], 1_700_200_000)
+    _notes(store, "phone", ["我用的那个手机是小米。", "小米用起来很顺。"], 1_700_300_000)
+    for question, answer in (
+        ("我住的那个小区是哪个来着？", "home"),
+        ("我去的那个商场怎么样啊？", "mall"),
+        ("我用的手机性能怎么样？", "phone"),
+    ):
+        hits = store.search_messages(question, limit=10)
+        assert hits[0]["session_id"] == answer, question
+
+
 def test_filters_apply_to_ranked_questions(store: Any) -> None:
     _chat(store, "cli", [(None, "The plumber fixed the kitchen tap.")], 1_700_000_000)
     store.create_session("tg", source="telegram", started_at=1_700_000_100)
