@@ -302,3 +302,19 @@ def test_postgresql_ranks_the_recall_set_as_sqlite_does(tmp_path: Path) -> None:
     with temporary_schema() as url:
         postgres = _evidence_ranks(url)
     assert {q: r for q, r in postgres.items() if r != sqlite[q]} == {}
+
+
+def test_a_tie_in_score_goes_to_the_earlier_message_on_both_backends(store: Any) -> None:
+    # The same words in three conversations score alike (within ties.TIE_TOLERANCE: the
+    # backends' BM25 differ in the last bits). 'berry', never a word of its own, is looked
+    # up inside words: SQLite's query then sums its index branches and returns the tie
+    # newest first, PostgreSQL's oldest first. The earlier message ranks first on both.
+    line = "We planted strawberry bushes in the garden on Sunday."
+    for n, sid in enumerate(("first_garden", "second_garden", "third_garden")):
+        _notes(store, sid, [line, "Then we had lunch outside."], 1_700_000_000 + n * 86_400)
+    hits = store.search_messages("What berry did we plant in the garden?", limit=5)
+    assert [hit["session_id"] for hit in hits[:3]] == [
+        "first_garden",
+        "second_garden",
+        "third_garden",
+    ]

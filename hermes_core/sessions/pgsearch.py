@@ -58,6 +58,7 @@ from hermes_core.sessions.search import (
     typed_words,
     with_meaning,
 )
+from hermes_core.sessions.ties import break_ties
 from hermes_core.sessions.timespan import find_time_span_in_history
 
 __all__ = [
@@ -643,7 +644,7 @@ class PgSearch:
         if quoted is not None:
             boosts = (*boosts, (quoted, BOOST_QUOTED))
         pool = max(need, QUESTION_CANDIDATES) if boosts or by_session or by_hits else need
-        rows = self.candidates(query, pool, boosts, bounded)
+        rows = break_ties(self.candidates(query, pool, boosts, bounded))
         quoted_sessions: frozenset[str] = frozenset()
         if quoted is not None and by_session:
             found = self.rows(quoted, pool)

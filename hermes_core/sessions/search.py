@@ -48,6 +48,7 @@ from hermes_core.sessions.rerank import (
 )
 from hermes_core.sessions.routing import Candidates, compile_query
 from hermes_core.sessions.sessioninfo import SessionInfo
+from hermes_core.sessions.ties import break_ties
 from hermes_core.sessions.timespan import find_time_span_in_history
 
 __all__ = [
@@ -217,7 +218,9 @@ class _Search:
             bounded=bounded,
         )
         pool = max(need, QUESTION_CANDIDATES) if boosts or by_session or by_hits else need
-        rows = run(self.conn, candidates, self.layout, self.filters, pool, self.snippets)
+        rows = break_ties(
+            run(self.conn, candidates, self.layout, self.filters, pool, self.snippets)
+        )
         quoted_sessions: frozenset[str] = frozenset()
         if quoted is not None and by_session:
             # The quoted phrase's own hits join the candidates: its conversations rank first.
