@@ -89,6 +89,7 @@ from bench_sessions import Corpus  # noqa: E402
 from hermes_memory_builtin.session_search import SessionSearchTool  # noqa: E402
 from report import write_section  # noqa: E402
 
+from hermes_core.embeddings import encoder_name  # noqa: E402
 from hermes_core.sessions import SessionStore  # noqa: E402
 from hermes_core.sessions.importer import read_jsonl  # noqa: E402
 from hermes_core.sessions.semantic import semantic_available  # noqa: E402
@@ -118,9 +119,11 @@ saying *I* or *my* was rare in the haystack, which flattered BM25 over all words
 KS = (1, 5, 10)
 POOL = 50
 OURS = "ours (`search_messages`)"
-OURS_SEMANTIC = "ours + semantic (MiniLM, fused)"
+OURS_SEMANTIC = f"ours + semantic ({encoder_name()}, fused)"
+"""The row of ours fused with meaning, named by the configured encoder (``static`` unless
+``$HERMES_SEMANTIC_ENCODER`` says ``minilm``)."""
 SEMANTIC = semantic_available()
-"""Whether the MiniLM encoder is installed: the semantic rows are measured only then."""
+"""Whether the configured encoder can load: the semantic rows are measured only then."""
 BM25_OR = "BM25, OR of all words"
 WITH_NAMES = "ours, speaker names stored (`name`)"
 WITHOUT_NAMES = "ours, imported without names"
@@ -919,11 +922,9 @@ def main(argv: list[str] | None = None) -> int:
         "`bench/eval/conversations.yaml`, written for this project. Session recall@k: an "
         "answering conversation is among the first k distinct sessions; message recall@k: "
         "an answering turn is among the first k messages. "
-        f"`{OURS_SEMANTIC}` is ours fused with the MiniLM encoder's nearest messages "
+        f"`{OURS_SEMANTIC}` is ours fused with the {encoder_name()} encoder's nearest messages "
         "(reciprocal rank fusion, every message embedded first), measured when the encoder is "
-        "installed (`hermes-memory-core[semantic]`); not on the 50,000-message haystacks, "
-        "which would "
-        "take most of an hour to embed here.",
+        "installed (`hermes-memory-core[semantic]`); not on the generated haystacks.",
         "",
         *_table(clean),
     ]
