@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from hermes_core.embeddings import encoder_name
 from hermes_core.sessions.semantic import semantic_available
 
 SCRIPT = Path(__file__).resolve().parent.parent / "bench" / "public_recall.py"
@@ -187,8 +188,9 @@ def test_limit_reads_only_the_first_instances(tmp_path: Path) -> None:
     assert rows["ours (`search_messages`)"] == [1.0] * 6
 
 
-@pytest.mark.skipif(not semantic_available(), reason="the MiniLM encoder is not installed")
+@pytest.mark.skipif(not semantic_available(), reason="the semantic extra is not installed")
 def test_semantic_ranks_a_paraphrased_question(tmp_path: Path) -> None:
+    semantic_row = f"ours + semantic ({encoder_name()}, fused)"  # named by the encoder
     haystack = [
         [
             {
@@ -204,7 +206,7 @@ def test_semantic_ranks_a_paraphrased_question(tmp_path: Path) -> None:
     path = tmp_path / "longmemeval.json"
     path.write_text(json.dumps([instance]), encoding="utf-8")
     _, rows, _ = recall(path)
-    assert "ours + semantic (MiniLM, fused)" not in rows
+    assert semantic_row not in rows
     _, rows, _ = recall(path, "--semantic")
     assert rows["ours (`search_messages`)"][0] == 0.0  # no word of the question was said
-    assert rows["ours + semantic (MiniLM, fused)"][0] == 1.0
+    assert rows[semantic_row][0] == 1.0
