@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -284,3 +285,21 @@ def test_migration_7_gives_a_store_the_build_before_migrated_the_trigger(
     assert words == len(index_stems(["A monthly review."])[0].split())
     versions = admin.execute("SELECT version FROM hermes_schema_migrations ORDER BY 1")
     assert [row[0] for row in versions] == list(range(1, PG_SCHEMA_VERSION + 1))
+
+
+def test_doctor_counts_the_messages_left_to_stem(
+    old_store: tuple[str, Any], tmp_path: Path
+) -> None:
+    from hermes_core.cli.doctor_cmd import check_session_database
+
+    url, admin = old_store
+    step = MIGRATIONS[4]
+    assert callable(step)
+    step(admin)  # migration 4 as the store applies it, its backfill not run yet
+    admin.execute("INSERT INTO hermes_schema_migrations(version) VALUES (4)")
+    findings = check_session_database(tmp_path, {"sessions": {"url": url}})
+    (left,) = [f for f in findings if "still to stem" in f.message]
+    assert f"{len(TEXTS)} messages still to stem" in left.message and left.level == "warn"
+    PostgresSessionStore(url, semantic="off").close()
+    findings = check_session_database(tmp_path, {"sessions": {"url": url}})
+    assert not [f for f in findings if "still to stem" in f.message]
