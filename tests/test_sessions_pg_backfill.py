@@ -52,19 +52,13 @@ print("finished", flush=True)
 @pytest.fixture
 def old_store() -> Iterator[tuple[str, Any]]:
     """The URL of a schema-3 store holding :data:`TEXTS`, and an admin connection in it."""
-    from hermes_core.testing.postgres import admin_connection, temporary_schema
+    from hermes_core.testing.postgres import admin_connection, migrated_to, temporary_schema
 
     with temporary_schema() as url:
         schema = url.rsplit("%3D", 1)[-1]
         admin = admin_connection()
         admin.execute(f"SET search_path = {schema}")
-        admin.execute(
-            "CREATE TABLE hermes_schema_migrations (version INTEGER PRIMARY KEY, "
-            "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-        )
-        for version in (1, 2, 3):
-            admin.execute(str(MIGRATIONS[version]))
-            admin.execute("INSERT INTO hermes_schema_migrations(version) VALUES (%s)", (version,))
+        migrated_to(admin, 3)
         admin.execute("INSERT INTO sessions(id, source, started_at) VALUES ('old', 'cli', 1)")
         for n, text in enumerate(TEXTS):
             admin.execute(
