@@ -141,8 +141,9 @@ def test_a_writer_appends_while_another_process_stems_the_store(
 
         writer = threading.Thread(target=append)
         writer.start()
+        migrator_pids = "ARRAY(SELECT pid FROM pg_stat_activity WHERE application_name = "
+        waiting = f"AND pg_blocking_pids(pid) && {migrator_pids}'hm-migrator')"
         while writer.is_alive():
-            waiting = "AND cardinality(pg_blocking_pids(pid)) > 0"
             assert not backends(admin, "hm-writer", waiting), "the append waits for the backfill"
             writer.join(0.02)
         assert appended, "the append failed"
@@ -188,8 +189,9 @@ def test_a_backfill_killed_mid_batch_is_finished_by_the_next_opening(
         assert process.stdin is not None
         process.stdin.write("\n")
         process.stdin.flush()
+        held_by = holder.execute("SELECT pg_backend_pid()").fetchone()[0]
         wait_until(
-            lambda: backends(admin, "hm-migrator", "AND wait_event_type = 'Lock'"),
+            lambda: backends(admin, "hm-migrator", f"AND {held_by} = ANY(pg_blocking_pids(pid))"),
             "the migrator waiting inside its second batch",
         )
         os.kill(process.pid, signal.SIGKILL)
