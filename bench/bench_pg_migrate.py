@@ -9,7 +9,9 @@ child process that migrates the store, once with each build, alternating which g
 Reported: the migration's wall time and that of its migrating transaction (migrations 4-6,
 or 4-7: what holds locks until it commits), the migrating process's CPU and its server
 backend's CPU (``bench_scaling.server_cpu``), and the writer's appends while it ran (how
-many, their latency, the longest wait); medians over the rounds. The build before's migration 4 is
+many, their latency, the longest wait); medians over the rounds. Last, what the vector's
+trigger (this build) costs an import against the generated columns (the build before): the
+same messages copied into a fresh store of each. The build before's migration 4 is
 read from git (``--before``, default ``008f3a1``).
 
 Usage: ``python bench/bench_pg_migrate.py [--messages 20000] [--rounds 2] [--before REV]``.
@@ -61,6 +63,38 @@ _MIGRATE = textwrap.dedent(
     print(json.dumps([*took, start, time.time()]))
     """
 )
+
+
+_INSERT = textwrap.dedent(
+    """
+    import json, sys, time
+    import psycopg
+    sys.path.insert(0, sys.argv[3])
+    sys.path.insert(0, sys.argv[4])
+    from bench_scaling import server_cpu
+    from hermes_core.sessions.porter import index_stems
+    if sys.argv[1] == "before":
+        from old_pgschema import migrate
+    else:
+        from hermes_core.sessions.pgschema import migrate
+    texts = json.loads(open(sys.argv[5]).read())
+    stems = index_stems(texts)
+    conn = psycopg.connect(sys.argv[2])
+    migrate(conn)
+    conn.execute("INSERT INTO sessions(id, source, started_at) VALUES ('new', 'cli', 1)")
+    conn.commit()
+    server, wall = server_cpu(), time.perf_counter()
+    with conn.cursor().copy(
+        "COPY messages(session_id, role, timestamp, content, search_text, stems) FROM STDIN"
+    ) as copy:
+        for n, (text, stem) in enumerate(zip(texts, stems)):
+            copy.write_row(("new", "user", n, text, text, stem))
+    conn.commit()
+    print(json.dumps([time.perf_counter() - wall, server_cpu() - server]))
+    """
+)
+"""Rows copied into a fresh store of one build (its migrations applied first): what the
+vector's trigger costs an import against the generated columns it replaced."""
 
 
 def _old_schema(before: str, folder: Path) -> None:
@@ -166,6 +200,18 @@ def _steps(texts: list[str]) -> dict[int, float]:
     return took
 
 
+def _insert(build: str, texts_file: Path, old: Path) -> tuple[float, float]:
+    with pg_schema() as url:
+        out = subprocess.run(
+            [sys.executable, "-c", _INSERT, build, url, str(old), str(HERE), str(texts_file)],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    wall, server = json.loads(out.strip().splitlines()[-1])
+    return wall, server
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=20_000)
@@ -191,6 +237,13 @@ def main() -> None:
                 )
 
         steps = _steps(texts)
+        texts_file = Path(tmp) / "texts.json"
+        texts_file.write_text(json.dumps(texts), encoding="utf-8")
+        inserts: dict[str, list[tuple[float, float]]] = {name: [] for name in builds}
+        for n in range(args.rounds):
+            for name in builds if n % 2 == 0 else tuple(reversed(builds)):
+                inserts[name].append(_insert(name, texts_file, Path(tmp)))
+                print(f"round {n + 1}: {name}: COPY {inserts[name][-1]}", flush=True)
 
     def median(name: str, key: str) -> float:
         return statistics.median(r[key] for r in results[name])
@@ -231,6 +284,21 @@ def main() -> None:
         + ", ".join(f"migration {v} {took:.2f} s" for v, took in steps.items())
         + ". What still holds writers is migration 6, the trigram index built by `CREATE "
         "INDEX` (a SHARE lock: reads go on, writes wait), in both builds.",
+        "",
+        f"What the trigger costs a write: the same {len(texts):,} messages (stems computed "
+        "beforehand) copied with `COPY` into a fresh store of each build, medians of the "
+        "rounds:",
+        "",
+        "| Build | COPY wall | Server CPU |",
+        "|---|---|---|",
+        *(
+            f"| {label} | {statistics.median(w for w, _ in inserts[name]):.2f} s | "
+            f"{statistics.median(c for _, c in inserts[name]):.2f} s |"
+            for name, label in (
+                ("before", "build before: generated columns"),
+                ("this", "this build: the vector's trigger"),
+            )
+        ),
     ]
     write_section(
         "pg-migrate", "PostgreSQL migration 4: writers during the backfill", "\n".join(lines)
