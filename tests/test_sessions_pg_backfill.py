@@ -299,3 +299,31 @@ def test_doctor_counts_the_messages_left_to_stem(
     PostgresSessionStore(url, semantic="off").close()
     findings = check_session_database(tmp_path, {"sessions": {"url": url}})
     assert not [f for f in findings if "still to stem" in f.message]
+
+
+def test_chat_shows_the_stemming_before_its_first_prompt(
+    old_store: tuple[str, Any], hermes_home: Path
+) -> None:
+    from terminal_kit import run_on_a_terminal
+
+    from hermes_core.sessions.opening import GRAM_BATCH
+    from hermes_core.testing.openai_fake import FakeOpenAIServer
+
+    url, admin = old_store
+    more = GRAM_BATCH + 100 - len(TEXTS)  # more than one batch: a bar is drawn
+    admin.execute(
+        "INSERT INTO messages(session_id, role, timestamp, content, search_text) "
+        "SELECT 'old', 'user', n, 'more ' || n, 'more ' || n FROM generate_series(1, %s) AS n",
+        (more,),
+    )
+    total = len(TEXTS) + more
+    (hermes_home / "config.yaml").write_text(f"sessions:\n  url: '{url}'\n", "utf-8")
+    cli = [sys.executable, "-c", "from hermes_core.cli import main; main()"]
+    with FakeOpenAIServer() as server:
+        chat = [*cli, "chat", "--base-url", server.base_url, "--model", "fake-model"]
+        code, _, err = run_on_a_terminal(chat, typed="/exit\n")
+    assert code == 0, err
+    assert "\rStemming the stored messages for search" in err
+    assert f"100% {total:,}/{total:,} messages" in err
+    assert err.index("Stemming the stored") < err.index("hermes-memory chat — session")
+    assert admin.execute("SELECT count(*) FROM messages WHERE stems IS NULL").fetchone() == (0,)

@@ -273,21 +273,27 @@ class _UpgradeProgress:
             self._progress = None
 
 
-def finish_upgrade(path: Path) -> None:
-    """Bring the state.db at *path* up to date before an agent opens it, drawing the CJK
-    index upgrade's progress on a terminal (a store already current opens and closes).
+def finish_upgrade(target: Path | str) -> None:
+    """Bring the store at *target* (a state.db path or a PostgreSQL URL) up to date before
+    an agent opens it, drawing a long upgrade's progress on a terminal: a state.db's CJK
+    index, a PostgreSQL store's stems (a store already current opens and closes).
 
     ``hermes-memory chat`` calls it so that a long upgrade shows as a bar, not as a pause
-    before the first prompt.
+    before the first prompt. An unreachable PostgreSQL server is left to the agent's own
+    opening (its spool keeps the turns).
     """
-    from hermes_core.sessions.store import SessionStore
+    from hermes_core.errors import SessionStoreUnavailableError
+    from hermes_core.sessions.backends import open_session_store
 
-    if not path.is_file():
+    if isinstance(target, Path) and not target.is_file():
         return
-    upgrade = _UpgradeProgress(quiet=False)
+    label = _UpgradeProgress.LABEL if isinstance(target, Path) else _UpgradeProgress.STEMS
+    upgrade = _UpgradeProgress(quiet=False, label=label)
     try:
-        SessionStore(path, semantic="off", upgrade_progress=upgrade.update).close()
+        open_session_store(target, semantic="off", upgrade_progress=upgrade.update).close()
     except HermesMemoryError as exc:
+        if isinstance(exc, SessionStoreUnavailableError) and not isinstance(target, Path):
+            return
         raise click.ClickException(str(exc)) from exc
     finally:
         upgrade.close()
