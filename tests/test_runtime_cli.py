@@ -6,7 +6,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +18,14 @@ from hermes_core.sessions import SessionStore
 from hermes_core.testing.openai_fake import FakeOpenAIServer, FakeReply
 
 CLI = [sys.executable, "-c", "from hermes_core.cli import main; main()"]
+INTERRUPTIBLE = [
+    sys.executable,
+    "-c",
+    "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from hermes_core.cli import main; main()",
+]
+"""The CLI with Ctrl-C raising KeyboardInterrupt, as on a terminal, however these tests were
+started (a shell's background job inherits SIGINT ignored, and Python then keeps it so)."""
 
 
 @pytest.fixture
@@ -85,26 +93,44 @@ def test_chat_without_a_model_explains_what_to_set(hermes_home: Path) -> None:
 
 
 def test_chat_survives_ctrl_c_during_an_answer(hermes_home: Path, server: FakeOpenAIServer) -> None:
-    server.script(FakeReply(content="too late", delay=3.0), FakeReply(content="second reply"))
+    asked, answer = threading.Event(), threading.Event()
+    replies = iter(["too late", "second reply"])
+
+    def reply(body: object) -> str:
+        text = next(replies)
+        if text == "too late":  # held until the chat has shown the interruption
+            asked.set()
+            answer.wait()
+        return text
+
+    server.responder = reply
     process = subprocess.Popen(
-        [*CLI, "chat", "--base-url", server.base_url, "--model", "fake-model", "--no-stream"],
+        [
+            *INTERRUPTIBLE,
+            *("chat", "--base-url", server.base_url, "--model", "fake-model", "--no-stream"),
+        ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
-    assert process.stdin is not None
-    process.stdin.write("slow question\n")
-    process.stdin.flush()
-    deadline = time.monotonic() + 30
-    while not server.chat_requests and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.chat_requests, "the chat never called the model"
-    process.send_signal(signal.SIGINT)
+    try:
+        assert process.stdin is not None and process.stderr is not None
+        process.stdin.write("slow question\n")
+        process.stdin.flush()
+        assert asked.wait(60), "the chat never called the model"
+        process.send_signal(signal.SIGINT)  # it waits for the answer, which cannot come yet
+        lines = []
+        for line in process.stderr:
+            lines.append(line)
+            if "[interrupted" in line:
+                break
+        assert "[interrupted" in "".join(lines), "".join(lines)
+    finally:
+        answer.set()
     out, err = process.communicate("next question\n/exit\n", timeout=60)
     assert process.returncode == 0, err
-    assert "[interrupted" in err
     assert "second reply" in out
     (row,) = sessions(hermes_home)
     assert row["end_reason"] == "user_exit"
@@ -118,6 +144,7 @@ def test_chat_survives_ctrl_c_during_an_answer(hermes_home: Path, server: FakeOp
 
 
 SLOW_END = """
+import sys
 import time
 from agent.memory_provider import MemoryProvider
 
@@ -135,6 +162,7 @@ class SlowEnd(MemoryProvider):
         return []
 
     def on_session_end(self, messages):
+        print("slowend: ending", file=sys.stderr, flush=True)
         time.sleep(30)
 """
 
@@ -147,7 +175,10 @@ def test_ctrl_c_while_the_session_ends_still_ends_its_row(
     (plugin / "__init__.py").write_text(SLOW_END, encoding="utf-8")
     (hermes_home / "config.yaml").write_text("memory:\n  provider: slowend\n", "utf-8")
     process = subprocess.Popen(
-        [*CLI, "chat", "--base-url", server.base_url, "--model", "fake-model", "--no-stream"],
+        [
+            *INTERRUPTIBLE,
+            *("chat", "--base-url", server.base_url, "--model", "fake-model", "--no-stream"),
+        ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -158,11 +189,11 @@ def test_ctrl_c_while_the_session_ends_still_ends_its_row(
     process.stdin.write("hello\n/exit\n")
     process.stdin.flush()
     lines = []
-    for line in process.stderr:  # wait until it is waiting on the provider
+    for line in process.stderr:  # wait until the provider's on_session_end has started
         lines.append(line)
-        if "Ending the session" in line:
+        if "slowend: ending" in line:
             break
-    time.sleep(0.5)
+    assert "slowend: ending" in "".join(lines), "".join(lines)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, "".join(lines) + err

@@ -162,21 +162,15 @@ def fts5_texts(texts: list[str]) -> list[list[str]]:
 
 
 def test_migration_4_gives_an_older_postgresql_store_the_index_stems() -> None:
-    from hermes_core.sessions.pgschema import MIGRATIONS, PG_SCHEMA_VERSION
-    from hermes_core.testing.postgres import admin_connection, temporary_schema
+    from hermes_core.sessions.pgschema import PG_SCHEMA_VERSION
+    from hermes_core.testing.postgres import admin_connection, migrated_to, temporary_schema
 
     texts = ["It hurt painfully.", "A monthly report.", "The pain of it.", "Every month."]
     with temporary_schema() as url:
         schema = url.rsplit("%3D", 1)[-1]
         admin = admin_connection()
         admin.execute(f"SET search_path = {schema}")
-        admin.execute(
-            "CREATE TABLE hermes_schema_migrations (version INTEGER PRIMARY KEY, "
-            "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-        )
-        for version in (1, 2, 3):  # a store written by the build before stems
-            admin.execute(str(MIGRATIONS[version]))
-            admin.execute("INSERT INTO hermes_schema_migrations(version) VALUES (%s)", (version,))
+        migrated_to(admin, 3)  # a store written by the build before stems
         admin.execute("INSERT INTO sessions(id, source, started_at) VALUES ('old', 'cli', 1)")
         ids = [
             admin.execute(

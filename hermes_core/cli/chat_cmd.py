@@ -152,8 +152,8 @@ def chat(
         if value is not None:
             set_config_value(config, key, value)
     client = _client(config, home)
-    if sessions_url(config) is None:  # a state.db to upgrade shows a bar, not a pause
-        finish_upgrade(home / "state.db")
+    url = sessions_url(config)  # a store to upgrade shows a bar, not a pause
+    finish_upgrade(home / "state.db" if url is None else url)
     session = AgentSession.open(
         home,
         config=config,

@@ -759,6 +759,16 @@ def check_session_database(home: Path, config: dict[str, Any] | None) -> list[Fi
                 "run `hermes-memory sessions repair`",
             )
         )
+    if status.stems_left:
+        findings.append(
+            Finding(
+                "warn",
+                f"{shown} has {status.stems_left:,} messages still to stem (migration 4, "
+                "unfinished): searches find them by Snowball's stems until then",
+                "start a process that opens the store for writing (an agent, `hermes-memory "
+                "chat`): it goes on from where the last one stopped",
+            )
+        )
     if status.tables and status.version >= 5 and not status.trigram_index:
         findings.append(
             Finding(

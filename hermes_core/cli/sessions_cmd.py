@@ -201,9 +201,9 @@ def _store(
 ) -> Iterator[Any]:
     """The store *db* names, closed afterwards; errors as click's.
 
-    Opening a state.db for writing may first finish an upgrade (the CJK index of
-    schema version 7, a batch at a time): its progress shows on a terminal unless
-    *quiet*.
+    Opening a store for writing may first finish an upgrade a batch at a time (a
+    state.db's CJK index of schema version 7, a PostgreSQL store's stems of migration
+    4): its progress shows on a terminal unless *quiet*.
     """
     from hermes_core.sessions.backends import open_session_store
     from hermes_core.sessions.store import SessionStore
@@ -212,8 +212,14 @@ def _store(
     upgrade = _UpgradeProgress(quiet)
     try:
         if read_only or isinstance(target, str):
+            if not read_only:
+                upgrade = _UpgradeProgress(quiet, _UpgradeProgress.STEMS)
             store = open_session_store(
-                target, read_only=read_only, semantic=_semantic_setting(semantic), user_id=user_id
+                target,
+                read_only=read_only,
+                semantic=_semantic_setting(semantic),
+                user_id=user_id,
+                upgrade_progress=None if read_only else upgrade.update,
             )
         else:
             store = SessionStore(
@@ -235,15 +241,19 @@ def _store(
 
 
 class _UpgradeProgress:
-    """A bar on stderr while opening a store tokenises a long CJK queue (an upgrade).
+    """A bar on stderr while opening a store finishes a long upgrade: a state.db's CJK
+    queue, or a PostgreSQL store's messages to stem (*label*).
 
-    Drawn only for more than one batch of work (a shorter one takes a moment).
+    Drawn only for more than one batch of work (a shorter one takes a moment; both
+    upgrades take 5,000 rows a batch).
     """
 
     LABEL = "Upgrading the CJK search index"
+    STEMS = "Stemming the stored messages for search"
 
-    def __init__(self, quiet: bool) -> None:
+    def __init__(self, quiet: bool, label: str = LABEL) -> None:
         self._quiet = quiet
+        self._label = label
         self._progress: Progress | None = None
 
     def update(self, done: int, total: int) -> None:
@@ -253,7 +263,7 @@ class _UpgradeProgress:
             if done or total <= GRAM_BATCH:
                 return
             self._progress = Progress(
-                self.LABEL, total, unit="messages", quiet=self._quiet, ticking=True
+                self._label, total, unit="messages", quiet=self._quiet, ticking=True
             ).__enter__()
         self._progress.update(done, total)
 
@@ -263,21 +273,27 @@ class _UpgradeProgress:
             self._progress = None
 
 
-def finish_upgrade(path: Path) -> None:
-    """Bring the state.db at *path* up to date before an agent opens it, drawing the CJK
-    index upgrade's progress on a terminal (a store already current opens and closes).
+def finish_upgrade(target: Path | str) -> None:
+    """Bring the store at *target* (a state.db path or a PostgreSQL URL) up to date before
+    an agent opens it, drawing a long upgrade's progress on a terminal: a state.db's CJK
+    index, a PostgreSQL store's stems (a store already current opens and closes).
 
     ``hermes-memory chat`` calls it so that a long upgrade shows as a bar, not as a pause
-    before the first prompt.
+    before the first prompt. An unreachable PostgreSQL server is left to the agent's own
+    opening (its spool keeps the turns).
     """
-    from hermes_core.sessions.store import SessionStore
+    from hermes_core.errors import SessionStoreUnavailableError
+    from hermes_core.sessions.backends import open_session_store
 
-    if not path.is_file():
+    if isinstance(target, Path) and not target.is_file():
         return
-    upgrade = _UpgradeProgress(quiet=False)
+    label = _UpgradeProgress.LABEL if isinstance(target, Path) else _UpgradeProgress.STEMS
+    upgrade = _UpgradeProgress(quiet=False, label=label)
     try:
-        SessionStore(path, semantic="off", upgrade_progress=upgrade.update).close()
+        open_session_store(target, semantic="off", upgrade_progress=upgrade.update).close()
     except HermesMemoryError as exc:
+        if isinstance(exc, SessionStoreUnavailableError) and not isinstance(target, Path):
+            return
         raise click.ClickException(str(exc)) from exc
     finally:
         upgrade.close()

@@ -101,7 +101,8 @@ def open_parts(
     """The manager with the configured providers activated, and the session store
     (``home``'s ``state.db``, or ``sessions.url`` behind a spool that keeps appends
     through an outage) scoped to the settings' user; *upgrade_progress* sees the
-    store's CJK index upgrade, if opening it runs one."""
+    upgrade opening the store finishes, if any (a state.db's CJK index, a PostgreSQL
+    store's stems)."""
     from hermes_core.manager import MemoryManager
     from hermes_core.plugins import activate_providers
     from hermes_core.sessions.backends import open_session_store
@@ -248,8 +249,10 @@ class Memory:
         activated; *settings* override :class:`RuntimeSettings` fields. A
         *session_id* already in ``state.db`` is continued. A ``state.db`` written
         before schema version 7 is upgraded before this returns (its CJK rows
-        re-tokenised, a batch at a time); *upgrade_progress* is called with (rows
-        done, rows in all) after each batch, so a host can show it.
+        re-tokenised, a batch at a time), and so is a PostgreSQL store from before
+        schema 4 (its messages stemmed, a batch at a time, while other processes
+        write); *upgrade_progress* is called with (rows done, rows in all) after
+        each batch, so a host can show it.
         """
         home = Path(hermes_home) if hermes_home is not None else get_hermes_home()
         cfg = dict(load_config(home) if config is None else config)

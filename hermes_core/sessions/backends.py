@@ -55,9 +55,10 @@ def open_session_store(
     the configured one (:func:`sessions_url`), else ``<hermes_home>/state.db``.
 
     The PostgreSQL store has the SQLite store's public methods (it is typed as one).
-    *upgrade_progress* gets a writable SQLite file's CJK index upgrade as (rows done,
-    rows in all), as :class:`~hermes_core.sessions.SessionStore` documents; a PostgreSQL
-    store has no such upgrade and never calls it.
+    *upgrade_progress* gets an upgrade the writable open finishes as (rows done, rows in
+    all): a SQLite file's CJK index, as :class:`~hermes_core.sessions.SessionStore`
+    documents, or a PostgreSQL store's stems (migration 4,
+    :mod:`~hermes_core.sessions.pgbackfill`).
     """
     from hermes_core.sessions.postgres import PostgresSessionStore, is_postgres_url
     from hermes_core.sessions.store import SessionStore
@@ -69,7 +70,11 @@ def open_session_store(
         target = home / "state.db"
     if is_postgres_url(target):
         store = PostgresSessionStore(
-            str(target), read_only=read_only, user_id=user_id, semantic=semantic
+            str(target),
+            read_only=read_only,
+            user_id=user_id,
+            semantic=semantic,
+            upgrade_progress=upgrade_progress,
         )
         return cast("SessionStore", store)
     return SessionStore(

@@ -44,8 +44,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 UpgradeProgress = Callable[[int, int], None]
-"""Called with (queued CJK rows tokenised, rows queued in all): ``0`` before the first
-batch, then after each."""
+"""Called with (rows upgraded, rows to upgrade in all): ``0`` before the first batch, then
+after each. The rows are a ``state.db``'s queued CJK rows, or a PostgreSQL store's messages
+stemmed by migration 4 (:mod:`~hermes_core.sessions.pgbackfill`)."""
 
 
 def damage_hint(exc: sqlite3.DatabaseError) -> str:

@@ -19,6 +19,7 @@ from typing import Any
 
 from hermes_core.errors import SessionStoreError, SessionStoreUnavailableError
 from hermes_core.pgmigrate import applied_migrations
+from hermes_core.sessions.pgbackfill import rows_left
 
 __all__ = [
     "SchemaStatus",
@@ -48,6 +49,8 @@ class SchemaStatus:
     """Whether the full-text index ``messages_tsv`` exists."""
     trigram_index: bool = True
     """Whether the trigram index ``messages_trgm`` (``pg_trgm``, migration 6) exists."""
+    stems_left: int = 0
+    """Messages migration 4 has still to stem (:mod:`~hermes_core.sessions.pgbackfill`)."""
 
     @property
     def version(self) -> int:
@@ -97,6 +100,7 @@ def schema_status(url: str, *, connect_timeout: float = 5.0) -> SchemaStatus:
             tables=exists("sessions") and exists("messages"),
             search_index=exists("messages_tsv"),
             trigram_index=exists("messages_trgm"),
+            stems_left=rows_left(conn) if exists("state_meta") and exists("messages") else 0,
         )
     finally:
         conn.close()

@@ -15,7 +15,8 @@ tool name, tool-call names and arguments) and derives from it (schema 4):
 * ``simple`` with the CJK runs as spaces, so a word glued to CJK text
   (``以及Agent通信``) is a word of its own (migration 3).
 
-``words`` is a message's length in those tokens, as FTS5 counts it for BM25.
+``words`` is a message's length in those tokens, as FTS5 counts it for BM25; a
+trigger sets both on every write (:data:`_VECTOR_TRIGGER`, schemas 4 and 7).
 Schemas 1-3 had ``english`` stems and the words as written twice more instead.
 Schema 5 adds ``message_vectors`` for semantic recall (:mod:`~hermes_core.sessions.pgsemantic`).
 
@@ -27,9 +28,12 @@ migration warns and goes on without it (``sessions repair`` adds it later).
 Migrations are numbered; ``hermes_schema_migrations`` records the ones applied.
 The store applies the missing ones at start under an advisory lock, so several
 processes starting at once never apply one twice. A migration is SQL, or a
-function of the connection when Python must compute what it writes (4: the stems
-of every stored message, in batches, inside the one migrating transaction: all
-or nothing).
+function of the connection when Python must compute what it writes. Migration 4
+rewrites no rows inside the migrating transaction (where the table stays locked
+until the commit): it queues the stored messages, which the opening store then
+stems in committed batches (:mod:`~hermes_core.sessions.pgbackfill`). Since then a
+trigger keeps the vector (migration 7 puts it in a store the build before migrated
+to 4), so a vector of new parts can be written again the same way.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from typing import Any
 
 from hermes_core.pgmigrate import Migration, apply_migrations
 from hermes_core.sessions.cjk import CJK_CLASS
-from hermes_core.sessions.porter import index_stems
+from hermes_core.sessions.pgbackfill import queue_backfill
 
 __all__ = ["MIGRATIONS", "PG_SCHEMA_VERSION", "TRIGRAM_INDEX", "migrate", "trigram_index"]
 
@@ -47,54 +51,60 @@ log = logging.getLogger(__name__)
 
 _LOCK_KEY = 0x4845524D  # "HERM": the advisory lock taken while migrating
 
-_BACKFILL = 5_000
-"""Messages stemmed per batch by migration 4."""
-
 
 def _stems(conn: Any) -> None:
     """Migration 4: the stemmed part from the ``stems`` column (the word index's Porter stems),
     and the vector and each message's length read from it.
 
-    The old vector and its index go first, so that writing each row's stems does
-    not update a GIN index; the new vector is computed once, after. A row without
-    stems (written by an older build still running) keeps Snowball's stems.
+    Short, so that writers wait for moments, not for the whole store: the column is added
+    (no rewrite), the vector and the word count become columns the trigger keeps
+    (:data:`_VECTOR_TRIGGER`; dropping a generated column's expression rewrites nothing),
+    and the messages stored so far are queued for stemming, which the next writable opening
+    does in committed batches (:mod:`~hermes_core.sessions.pgbackfill`). Until its turn a
+    row keeps its vector, found by its Snowball stems as a row an older build wrote.
     """
-    conn.execute("ALTER TABLE messages DROP COLUMN tsv, DROP COLUMN words")
-    conn.execute("ALTER TABLE messages ADD COLUMN stems TEXT")
-    last = 0
-    while True:
-        rows = conn.execute(
-            "SELECT id, COALESCE(search_text, '') FROM messages WHERE id > %s ORDER BY id LIMIT %s",
-            (last, _BACKFILL),
-        ).fetchall()
-        if not rows:
-            break
-        conn.execute(
-            "UPDATE messages AS m SET stems = u.stems "
-            "FROM unnest(%s::bigint[], %s::text[]) AS u(id, stems) WHERE m.id = u.id",
-            ([row[0] for row in rows], index_stems([row[1] for row in rows])),
-        )
-        last = rows[-1][0]
-    conn.execute(_STEMMED)
-    conn.execute("CREATE INDEX messages_tsv ON messages USING GIN (tsv)")
-    conn.execute("ANALYZE messages")
+    conn.execute(
+        "ALTER TABLE messages ADD COLUMN stems TEXT, "
+        "ALTER COLUMN tsv DROP EXPRESSION, ALTER COLUMN words DROP EXPRESSION"
+    )
+    conn.execute(_VECTOR_TRIGGER)
+    queue_backfill(conn)
 
 
-_STEMMED = f"""
-ALTER TABLE messages
-ADD COLUMN words INTEGER GENERATED ALWAYS AS (CASE WHEN stems IS NULL
-    THEN regexp_count(COALESCE(search_text, ''), '\\w+')
-    ELSE COALESCE(array_length(string_to_array(NULLIF(stems, ''), ' '), 1), 0) END) STORED,
-ADD COLUMN tsv TSVECTOR GENERATED ALWAYS AS (
-    setweight(CASE WHEN stems IS NULL THEN to_tsvector('english', COALESCE(search_text, ''))
-        ELSE to_tsvector('simple', stems) END, 'A')
-    || to_tsvector('simple', COALESCE(cjk_grams, ''))
-    || to_tsvector('simple', regexp_replace(COALESCE(search_text, ''), '[{CJK_CLASS}]+', ' ', 'g'))
-) STORED
+_VECTOR_TRIGGER = f"""
+CREATE OR REPLACE FUNCTION hermes_message_vector() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+    NEW.words := CASE WHEN NEW.stems IS NULL
+        THEN regexp_count(COALESCE(NEW.search_text, ''), '\\w+')
+        ELSE COALESCE(array_length(string_to_array(NULLIF(NEW.stems, ''), ' '), 1), 0) END;
+    NEW.tsv := setweight(CASE WHEN NEW.stems IS NULL
+            THEN to_tsvector('english', COALESCE(NEW.search_text, ''))
+            ELSE to_tsvector('simple', NEW.stems) END, 'A')
+        || to_tsvector('simple', COALESCE(NEW.cjk_grams, ''))
+        || to_tsvector('simple',
+            regexp_replace(COALESCE(NEW.search_text, ''), '[{CJK_CLASS}]+', ' ', 'g'));
+    RETURN NEW;
+END
+$fn$;
+CREATE OR REPLACE TRIGGER messages_vector BEFORE INSERT OR UPDATE ON messages
+    FOR EACH ROW EXECUTE FUNCTION hermes_message_vector();
 """
-"""Migration 4's columns: a message's length in the word index's tokens (as FTS5 counts it
-for BM25) and its vector: the stems (weight A, what words and phrases match), the CJK
-grams, and the words as written with the CJK runs as spaces (a word glued to CJK text)."""
+"""A message's length in the word index's tokens (as FTS5 counts them for BM25) and its
+vector, set on every insert and update: the stems (weight A, what words and phrases match),
+the CJK grams, and the words as written with the CJK runs as spaces (a word glued to CJK
+text). A row without stems (an older build's) has Snowball's stems and ``\\w+`` words.
+A trigger, not generated columns, so that changing what the vector holds never rewrites the
+table under an exclusive lock: the rows are written again in batches instead."""
+
+
+def _vector_trigger(conn: Any) -> None:
+    """Migration 7: the trigger of :data:`_VECTOR_TRIGGER` in a store the build before it
+    migrated to schema 4 (generated columns then); a no-op for one this build did."""
+    conn.execute(
+        "ALTER TABLE messages ALTER COLUMN tsv DROP EXPRESSION IF EXISTS, "
+        "ALTER COLUMN words DROP EXPRESSION IF EXISTS"
+    )
+    conn.execute(_VECTOR_TRIGGER)
 
 
 TRIGRAM_INDEX = "messages_trgm"
@@ -266,6 +276,7 @@ CREATE INDEX message_vectors_seq ON message_vectors(encoder, seq);
 CREATE INDEX message_vectors_first ON message_vectors(encoder) WHERE piece = 0;
 """,
     6: _trigrams,
+    7: _vector_trigger,
 }
 """version -> SQL (or a function of the connection) bringing the schema from the version
 before to it."""

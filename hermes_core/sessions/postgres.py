@@ -49,6 +49,8 @@ from hermes_core.sessions.fetch import SearchFilters
 from hermes_core.sessions.hits import hit_dicts
 from hermes_core.sessions.lineage import owned_root
 from hermes_core.sessions.listing import PREVIEW_CHARS
+from hermes_core.sessions.opening import UpgradeProgress
+from hermes_core.sessions.pgbackfill import backfill_stems
 from hermes_core.sessions.pgschema import migrate
 from hermes_core.sessions.pgsemantic import PgSemanticIndex, count_not_embedded, reopen_range
 from hermes_core.sessions.pgvectorcache import VectorCache
@@ -179,7 +181,10 @@ class PostgresSessionStore(StoreFacade):
 
     *url* is a libpq URL (``postgresql://user:pass@host:5432/db``). A server that
     refuses the connection raises one :class:`SessionStoreError` naming the URL
-    with its password masked. *user_id* scopes the store as for SQLite.
+    with its password masked. *user_id* scopes the store as for SQLite. A writable open
+    first finishes what a migration left to do in batches (migration 4's stems,
+    :mod:`~hermes_core.sessions.pgbackfill`), reporting (rows done, rows in all) to
+    *upgrade_progress*, unless another process is doing it.
     """
 
     def __init__(
@@ -191,6 +196,7 @@ class PostgresSessionStore(StoreFacade):
         semantic: str | bool | None = None,
         pool_size: int = 4,
         connect_timeout: float = 10.0,
+        upgrade_progress: UpgradeProgress | None = None,
     ) -> None:
         psycopg, psycopg_pool = _load_psycopg()
         self._psycopg = psycopg
@@ -220,6 +226,8 @@ class PostgresSessionStore(StoreFacade):
             elif first.execute("SELECT to_regclass('messages')").fetchone()[0] is None:
                 raise SessionStoreError(f"{self.path} holds no session tables yet.")
             first.commit()
+            if not read_only:
+                backfill_stems(first, upgrade_progress, where=self.path)
         except RuntimeError as exc:
             raise SessionStoreError(f"{self.path}: {exc}.") from exc
         except psycopg.Error as exc:

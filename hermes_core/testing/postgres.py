@@ -26,6 +26,7 @@ __all__ = [
     "POSTGRES_URL",
     "SchemaPool",
     "admin_connection",
+    "migrated_to",
     "postgres_required",
     "schema_url",
     "temporary_schema",
@@ -66,6 +67,25 @@ def schema_url(schema: str) -> str:
     """The test server's URL with *schema* as the search path."""
     joiner = "&" if "?" in POSTGRES_URL else "?"
     return f"{POSTGRES_URL}{joiner}options={quote(f'-csearch_path={schema}')}"
+
+
+def migrated_to(conn: Any, version: int) -> None:
+    """Apply the session store's migrations 1 to *version* on *conn* (its search path), each
+    recorded in ``hermes_schema_migrations``: a store an older build left, to migrate in a test
+    (versions 1-3 are what those builds wrote; later ones, this build's)."""
+    from hermes_core.sessions.pgschema import MIGRATIONS
+
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS hermes_schema_migrations (version INTEGER PRIMARY KEY, "
+        "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+    )
+    for number in range(1, version + 1):
+        step = MIGRATIONS[number]
+        if isinstance(step, str):
+            conn.execute(step)
+        else:
+            step(conn)
+        conn.execute("INSERT INTO hermes_schema_migrations(version) VALUES (%s)", (number,))
 
 
 def _new_schema_name() -> str:
