@@ -1159,7 +1159,7 @@ def test_meaning_never_moves_a_questions_first_full_text_hit() -> None:
     toss) and lost 4 questions there on test; below the first hit it loses none at R@1."""
     from hermes_core.sessions.query import parse_query
     from hermes_core.sessions.question import plan_query
-    from hermes_core.sessions.search import with_meaning
+    from hermes_core.sessions.search import _fused, with_meaning
 
     def row(mid: int, session: str) -> tuple[object, ...]:
         return (mid, None, None, session, "user", 0.0, None, "text", None, None)
@@ -1189,6 +1189,18 @@ def test_meaning_never_moves_a_questions_first_full_text_hit() -> None:
             assert fused == (share == 0.0 and question.startswith(("What", "When")))
             assert (99 in ids) == fused
             assert ids[1] != 1  # below the first hit, meaning's vote (or fusion) decides
+
+    # A search of keywords (no conversation ranking, not on the public sets) is fused over
+    # all its hits, its first included: meaning's nearest message may lead.
+    def keyword_neighbours(near: object, text: str, k: int) -> list[tuple[object, ...]]:
+        return [row(4, "c"), row(99, "z"), row(3, "b")]
+
+    parsed = parse_query("running schedule Nebraas")
+    rows, by_meaning, fused = with_meaning(
+        lexical, parsed, plan_query(parsed), 0.0, (), nearest, keyword_neighbours, 50
+    )
+    assert by_meaning and fused and rows[0][0] == 4
+    assert rows == _fused(lexical, keyword_neighbours(nearest, "", 50), 50)
 
 
 def test_a_passage_is_several_sentences() -> None:

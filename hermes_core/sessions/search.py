@@ -403,16 +403,18 @@ lost more at R@1 and session R@5 (0.25: 8 at session R@5), and 1 lost about as m
 KEPT_BEFORE_MEANING = 1
 """A question's first full-text hits that meaning leaves in place, whatever its kind: its vote
 and its own messages (:func:`with_meaning`) come below them. Over the default ranking with the
-conversations' BM25 vote, the first hit's conversation is more often right than meaning's:
-on REALTALK's dev half (bench/calibrate_semantic.py, 2026-12-04) meaning over all of a short
-question's hits turned session R@1 +16 -13 against full text (the test half had lost 4
-questions there) and turn R@1 +17 -4; below the first hit both are full text's by
-construction, and turn R@5 (+18 -4) and session R@5 (+6 -1) keep their gains. Letting meaning
-choose the first hit among its conversation's messages won turn R@1 +10 -2 on REALTALK but
-lost a question on RealMem; keeping the first two won one more question at turn R@5 (a
-fitted constant, not taken). First applied to long questions (RealMem, at d48cf35: the vote
-over all hits lowered turn R@1 from 0.115 to 0.087, keeping the first kept it) and to
-yes-or-no questions (:func:`asks_yes_or_no`)."""
+conversations' BM25 vote, the first full-text conversation is right about as often as
+meaning's choice: on REALTALK's dev half (bench/calibrate_semantic.py, 2026-12-04) meaning
+over all of a short question's hits turned session R@1 +16 -13 against full text (and the
+test half of that rule lost 4 questions there) and turn R@1 +17 -4; below the first hit both
+are full text's by construction, and turn R@5 (+18 -4) and session R@5 (+6 -1) keep their
+gains. Letting meaning choose the first hit among its conversation's messages won turn R@1
++10 -2 on REALTALK but lost a question on RealMem; keeping the first two won one more
+question at turn R@5 (a fitted constant, not taken). First applied to long questions
+(RealMem, at d48cf35: the vote over all hits lowered turn R@1 from 0.115 to 0.087, keeping
+the first kept it) and to yes-or-no questions (:func:`asks_yes_or_no`). A search of keywords,
+ranked by its messages' own BM25 and absent from the public sets, is fused over all its hits
+as before."""
 MEANING_WEIGHT_WHEN = 0.2
 """Meaning's vote on a short question asking *when* (in place of :data:`MEANING_WEIGHT`): its
 words name an event only, and the turn telling of it often says it otherwise ("I had an exam
@@ -455,7 +457,7 @@ def with_meaning(
     ``(rows, by_meaning, fused)``.
 
     Meaning takes part only in the searches :func:`searched_by_meaning` names (a passage
-    keeps its full-text ranking exactly), and never moves the first full-text hit
+    keeps its full-text ranking exactly), and never moves a question's first full-text hit
     (:data:`KEPT_BEFORE_MEANING`): below it, it votes on the order of what the words found
     (:func:`_agreeing`, weighing :func:`meaning_weight`), and only where the best conversation
     covers less than :data:`MEANING_BELOW_SHARE` of the question (*share*) do the nearest
@@ -469,7 +471,8 @@ def with_meaning(
     by_meaning = nearest is not None and searched_by_meaning(parsed, plan)
     votes_only = message_first(plan) or asks_yes_or_no(parsed.text)
     fused = by_meaning and not votes_only and share < MEANING_BELOW_SHARE
-    kept, below = rows[:KEPT_BEFORE_MEANING], rows[KEPT_BEFORE_MEANING:]
+    held_first = KEPT_BEFORE_MEANING if plan.mode == "question" else 0
+    kept, below = rows[:held_first], rows[held_first:]
     if nearest is not None and fused:
         held = {row[0] for row in kept}
         found = neighbour_rows(nearest, parsed.text, depth)
