@@ -8,9 +8,10 @@ nearest messages (asked of the index directly, so that rules meaning now stays o
 can still be replayed), then replays decision rules on them as
 ``hermes_core.sessions.search.with_meaning`` applies them: full text alone, the rules
 before (long passages voted on below their first hit; the rule of 2026-12-03, which voted
-on yes-or-no questions and short passages as on any question), the rule now (passages of any
-length literal, a yes-or-no question voted on below its first hit and never fused, mostly
-CJK literal), and variations of each part (how many first hits a long question keeps, the
+on yes-or-no questions and short passages as on any question; that of the evening, passages
+of any length literal and a yes-or-no question voted on below its first hit and never fused),
+the rule now (the evening's, with every question's first full-text hit kept in place: meaning
+votes and fuses below it), and variations of each part (how many first hits are kept, the
 vote's weight on short questions and on those asking *when*, fusing or not where the words
 find little, CJK voted on). The neighbours are the index's, so named messages of little text
 (``neighbours.near_by_content``) are already left out of every rule. Printed per set, kind of
@@ -165,25 +166,29 @@ def mostly_cjk(text: str) -> bool:
     return len(_CJK.findall(text)) > SEMANTIC_MAX_CJK_SHARE * len(letters)
 
 
-def _fused(r: Record) -> list[tuple[int, str]]:
-    """Reciprocal rank fusion of the full-text hits with the first neighbours that pass the
-    search's filters (``search._fused``)."""
+def _fused(r: Record, kept: int = 0) -> list[tuple[int, str]]:
+    """The first *kept* full-text hits, then reciprocal rank fusion of the others with the
+    first neighbours that pass the search's filters (``search._fused``)."""
     bound = r["bound"]
+    head, lexical = list(r["lexical"][:kept]), list(r["lexical"][kept:])
+    held = {mid for mid, _ in head}
     semantic = [
-        row for row in r["neighbours"][:NEAREST_CANDIDATES] if bound is None or row[0] < bound
+        row
+        for row in r["neighbours"][:NEAREST_CANDIDATES]
+        if (bound is None or row[0] < bound) and row[0] not in held
     ]
     if not semantic:
         return list(r["lexical"])
     score: dict[tuple[int, str], float] = {}
     order: dict[tuple[int, str], int] = {}
-    for ranking in (r["lexical"], semantic):
+    for ranking in (lexical, semantic):
         for rank, row in enumerate(ranking):
             score[row] = score.get(row, 0.0) + 1.0 / (FUSION_K + rank + 1)
             order.setdefault(row, len(order))
     ranked = sorted(
         score, key=lambda row: (*(row[1] not in t for t in r["first"]), -score[row], order[row])
     )
-    return ranked[:DEPTH]
+    return head + ranked[: DEPTH - kept]
 
 
 def _voted(r: Record, weight: float, kept: int = 0) -> list[tuple[int, str]]:
@@ -212,9 +217,11 @@ def meaning_rule(
     yes_no: str = "below the first",
     short_passages: bool = False,
     cjk: bool = False,
+    kept: int = KEPT_BEFORE_MEANING,
 ) -> Rule:
-    """A short question: fused below coverage *below*, else voted on with *short_weight* (by
-    default its weight now, ``search.meaning_weight``; one asking *when*: *when_weight*); a
+    """A short question: below its first *kept* hits, fused below coverage *below*, else voted
+    on with *short_weight* (by default its weight now, ``search.meaning_weight``; one asking
+    *when*: *when_weight*); a
     long one voted on with *long_weight* below its first *long_kept* hits (a long passage: its
     first *passage_kept*), or literal where that is None. A short yes-or-no question is voted
     on below its first hit and never fused (*yes_no* ``"below the first"``), literal
@@ -228,24 +235,37 @@ def meaning_rule(
         if r["yes_no"] and yes_no == "literal":
             return list(r["lexical"])
         if r["long"]:
-            kept = passage_kept if r["passage"] else long_kept
-            return list(r["lexical"]) if kept is None else _voted(r, long_weight, kept)
+            held = passage_kept if r["passage"] else long_kept
+            return list(r["lexical"]) if held is None else _voted(r, long_weight, held)
         if r["passage"] and not short_passages:
             return list(r["lexical"])
         if r["yes_no"] and yes_no == "below the first":
             return _voted(r, MEANING_WEIGHT, KEPT_BEFORE_MEANING)
         if r["share"] < below:
-            return _fused(r)
+            return _fused(r, kept)
         if short_weight is not None:
-            return _voted(r, short_weight)
+            return _voted(r, short_weight, kept)
         asks_when = r["weight"] == MEANING_WEIGHT_WHEN
-        return _voted(r, when_weight if asks_when else MEANING_WEIGHT)
+        return _voted(r, when_weight if asks_when else MEANING_WEIGHT, kept)
 
     return rule
 
 
+def _top_of_first_conversation(r: Record) -> list[tuple[int, str]]:
+    """The rule of 2026-12-03 (meaning over a short question's every hit), then its first
+    conversation's best message by that ranking first and the rest in its order: session R@1
+    is full text's, turn R@1 may change."""
+    ranked = meaning_rule(kept=0)(r)
+    if not r["lexical"] or ranked == list(r["lexical"]):
+        return ranked
+    sid = r["lexical"][0][1]
+    top = next(row for row in ranked if row[1] == sid)
+    return [top, *(row for row in ranked if row != top)]
+
+
 def rules() -> dict[str, Rule]:
-    before: dict[str, Any] = {"yes_no": "as others", "short_passages": True}
+    before: dict[str, Any] = {"yes_no": "as others", "short_passages": True, "kept": 0}
+    evening: dict[str, Any] = {"kept": 0}
     return {
         "full text": lambda r: list(r["lexical"]),
         "before: long voted on below their first hit": meaning_rule(passage_kept=1, **before),
@@ -254,9 +274,15 @@ def rules() -> dict[str, Rule]:
         "before today: long passages literal": meaning_rule(**before),
         "before today, when voted x0.1": meaning_rule(when_weight=MEANING_WEIGHT, **before),
         "before today, short voted x0.15": meaning_rule(short_weight=0.15, **before),
-        "before today, short passages literal": meaning_rule(yes_no="as others"),
-        "before today, yes-or-no literal": meaning_rule(yes_no="literal", short_passages=True),
-        "now: passages literal, yes-or-no below the first": meaning_rule(),
+        "before today, short passages literal": meaning_rule(yes_no="as others", kept=0),
+        "before today, yes-or-no literal": meaning_rule(
+            yes_no="literal", short_passages=True, kept=0
+        ),
+        "2026-12-03 evening: passages literal, yes-or-no below the first": meaning_rule(**evening),
+        "evening, its first conversation's best first": _top_of_first_conversation,
+        "now: every question below its first hit": meaning_rule(),
+        "now, below the first 2 hits": meaning_rule(kept=2),
+        "now, yes-or-no fused too": meaning_rule(yes_no="as others"),
         "now, yes-or-no literal": meaning_rule(yes_no="literal"),
         "now, short never fused": meaning_rule(below=0.0),
         "now, when voted x0.1": meaning_rule(when_weight=MEANING_WEIGHT),

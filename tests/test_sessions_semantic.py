@@ -1024,9 +1024,9 @@ def test_a_passage_keeps_its_full_text_ranking_exactly(
 
     # A passage (several sentences, as a pasted turn, long or short) is searched by its words
     # alone: on the public sets' dev halves meaning's vote there won no more than it lost
-    # (bench/calibrate_semantic.py). A question of one sentence is voted on: over all its hits
-    # when short, below its first hit when long or asking yes or no (meaning's vote at the top
-    # lost as many yes-or-no questions as it won at session R@1 on REALTALK's dev half).
+    # (bench/calibrate_semantic.py). A question of one sentence is voted on below its first
+    # hit, whatever its kind (meaning's vote at the top lost about as many questions as it won
+    # at session R@1 on REALTALK's dev half over the default with the conversations' BM25).
     assert message_first(plan_query(parse_query(PASSAGE_RENT)))
     assert message_first(plan_query(parse_query(LONG_RENT)))
     assert not message_first(plan_query(parse_query(SHORT_RENT)))
@@ -1046,7 +1046,7 @@ def test_a_passage_keeps_its_full_text_ranking_exactly(
             (PASSAGE_RENT, None),
             (YES_NO_RENT, 0),
             (SHORT_PASSAGE_RENT, None),
-            (SHORT_RENT, 1),
+            (SHORT_RENT, 0),
             (LONG_RENT, 0),
         )
         for question, first in cases:
@@ -1060,7 +1060,7 @@ def test_a_passage_keeps_its_full_text_ranking_exactly(
             if first is None:  # words alone: the full-text ranking exactly, meaning never asked
                 assert not asked
                 assert voted == lexical
-            else:  # meaning's vote reorders the hits; a long or yes-or-no question's best stays
+            else:  # meaning's vote reorders the hits below the first, which stays
                 assert asked
                 assert voted[0]["id"] == lexical[first]["id"]
                 assert sorted(hit["id"] for hit in voted) == sorted(hit["id"] for hit in lexical)
@@ -1138,18 +1138,69 @@ def test_a_yes_or_no_question_keeps_its_first_hit_and_gets_no_message_of_meaning
         return [r[0] for r in rows], fused
 
     # Where the words find little (a fifth of the question), a question of another kind takes
-    # meaning's own messages in; a yes-or-no one does not, and its first hit stays first.
+    # meaning's own messages in below its first hit; a yes-or-no one does not.
     other, fused = ranked("What did Nebraas say about running?", 0.1)
-    assert fused and 99 in other
+    assert fused and 99 in other and other[0] == 0
     claim, fused = ranked("Does Nebraas run regularly?", 0.1)
     assert not fused and 99 not in claim and claim[:2] == [0, 3]
-    # Where the words are found, the vote lifts meaning's choice to the top of another
-    # question's hits, and to just below a yes-or-no question's first hit.
+    # Where the words are found, the vote lifts meaning's choice to just below the first hit.
     assert ranked("What did Nebraas say about running?", 1.0) == (
-        [3, 0, 1, 8, 2, 4, 5, 6, 7, 9],
+        [0, 3, 1, 8, 2, 4, 5, 6, 7, 9],
         False,
     )
     assert ranked("Does Nebraas run regularly?", 1.0)[0][:3] == [0, 3, 1]
+
+
+def test_meaning_never_moves_a_questions_first_full_text_hit() -> None:
+    """The decision rule: where meaning would take the top from the words (its nearest
+    message in another conversation, one the words did not find, or a lower hit), the first
+    hit stays the full-text one, for every kind of question meaning takes part in. Over the
+    default ranking, meaning at the top turned REALTALK dev's session R@1 +16 -13 (a coin
+    toss) and lost 4 questions there on test; below the first hit it loses none at R@1."""
+    from hermes_core.sessions.query import parse_query
+    from hermes_core.sessions.question import plan_query
+    from hermes_core.sessions.search import _fused, with_meaning
+
+    def row(mid: int, session: str) -> tuple[object, ...]:
+        return (mid, None, None, session, "user", 0.0, None, "text", None, None)
+
+    lexical = [row(0, "a"), row(1, "a"), row(2, "b"), row(3, "b"), row(4, "c")]
+
+    def nearest(text: str, k: int) -> list[int]:
+        return [99, 4, 3, 2]  # meaning's choice: a message the words missed, then session c's
+
+    def neighbour_rows(near: object, text: str, k: int) -> list[tuple[object, ...]]:
+        return [row(99, "z"), row(4, "c"), row(3, "b"), row(0, "a")]
+
+    for question in (
+        "What did Nebraas say about running?",
+        "When did Nebraas start running?",
+        "Does Nebraas run regularly?",
+        LONG_RENT,
+    ):
+        parsed = parse_query(question)
+        for share in (0.0, 1.0):  # the words find little, or the whole question
+            rows, by_meaning, fused = with_meaning(
+                lexical, parsed, plan_query(parsed), share, (), nearest, neighbour_rows, 50
+            )
+            ids = [r[0] for r in rows]
+            assert by_meaning and ids[0] == 0, (question, share)
+            assert len(ids) == len(set(ids))
+            assert fused == (share == 0.0 and question.startswith(("What", "When")))
+            assert (99 in ids) == fused
+            assert ids[1] != 1  # below the first hit, meaning's vote (or fusion) decides
+
+    # A search of keywords (no conversation ranking, not on the public sets) is fused over
+    # all its hits, its first included: meaning's nearest message may lead.
+    def keyword_neighbours(near: object, text: str, k: int) -> list[tuple[object, ...]]:
+        return [row(4, "c"), row(99, "z"), row(3, "b")]
+
+    parsed = parse_query("running schedule Nebraas")
+    rows, by_meaning, fused = with_meaning(
+        lexical, parsed, plan_query(parsed), 0.0, (), nearest, keyword_neighbours, 50
+    )
+    assert by_meaning and fused and rows[0][0] == 4
+    assert rows == _fused(lexical, keyword_neighbours(nearest, "", 50), 50)
 
 
 def test_a_passage_is_several_sentences() -> None:

@@ -376,13 +376,15 @@ def asks_yes_or_no(text: str) -> bool:
 
     Such a question (*Does Nebraas run regularly?*, *Can Vanessa be considered an ambitious
     person?*) states a claim to check: the turn settling it seldom says it the way the claim
-    does, and the claim's nearest turns are those of the people it names. Meaning's vote
-    therefore leaves its first full-text hit in place (:data:`KEPT_BEFORE_MEANING`) and adds
-    no message of its own (:func:`with_meaning`). On REALTALK's dev half (54 such questions)
-    voting over all its hits, as on other short questions, won 2 questions at session R@1 and
-    lost 3 (turn R@1 3 and 3); below the first hit it loses none there, and keeps the vote's
-    gains further down (turn R@10 +4 -0) and on the project's LoCoMo-shaped set (*Is Tom likely
-    to become a keen birdwatcher?*, its answer at turn R@5 only with the vote)."""
+    does, and the claim's nearest turns are those of the people it names. Meaning therefore
+    only votes on its hits below the first (:data:`KEPT_BEFORE_MEANING`, as on any question)
+    and adds no message of its own (:func:`with_meaning`). On REALTALK's dev half (54 such
+    questions) voting over all its hits, as on other short questions, won 2 questions at
+    session R@1 and lost 3 (turn R@1 3 and 3); below the first hit it loses none there, and
+    keeps the vote's gains further down (turn R@10 +4 -0) and on the project's LoCoMo-shaped
+    set (*Is Tom likely to become a keen birdwatcher?*, its answer at turn R@5 only with the
+    vote). Fusing its hits with meaning's own messages where the words find little, as other
+    questions do, lost a question at session R@10 there (2026-12-04)."""
     return ASKS_YES_OR_NO.match(text) is not None and QUESTION_WORD.search(text) is None
 
 
@@ -399,12 +401,20 @@ REALTALK's dev half (335 short questions, bench/calibrate_semantic.py) 0.1 won 1
 turn R@5 and lost 4, 19 for 6 at turn R@1; 0.15 to 0.25 won more at turn R@5 (20 to 25) but
 lost more at R@1 and session R@5 (0.25: 8 at session R@5), and 1 lost about as many as it won."""
 KEPT_BEFORE_MEANING = 1
-"""A long question's first full-text hits that meaning's vote leaves in place: its best message
-by BM25 shares many of its words. On RealMem's dev half (long users' turns, at d48cf35) the vote
-over all hits lowered turn R@1 from 0.115 to 0.087; keeping the first kept it (0.113); keeping
-the first of short questions too lost REALTALK's turn R@1 gain (0.262 -> 0.292 with the vote,
-0.262 without). It applies to a long question of one sentence (a passage is searched by its
-words alone, :func:`searched_by_meaning`) and to a yes-or-no question (:func:`asks_yes_or_no`)."""
+"""A question's first full-text hits that meaning leaves in place, whatever its kind: its vote
+and its own messages (:func:`with_meaning`) come below them. Over the default ranking with the
+conversations' BM25 vote, the first full-text conversation is right about as often as
+meaning's choice: on REALTALK's dev half (bench/calibrate_semantic.py, 2026-12-04) meaning
+over all of a short question's hits turned session R@1 +16 -13 against full text (and the
+test half of that rule lost 4 questions there) and turn R@1 +17 -4; below the first hit both
+are full text's by construction, and turn R@5 (+18 -4) and session R@5 (+6 -1) keep their
+gains. Letting meaning choose the first hit among its conversation's messages won turn R@1
++10 -2 on REALTALK but lost a question on RealMem; keeping the first two won one more
+question at turn R@5 (a fitted constant, not taken). First applied to long questions
+(RealMem, at d48cf35: the vote over all hits lowered turn R@1 from 0.115 to 0.087, keeping
+the first kept it) and to yes-or-no questions (:func:`asks_yes_or_no`). A search of keywords,
+ranked by its messages' own BM25 and absent from the public sets, is fused over all its hits
+as before."""
 MEANING_WEIGHT_WHEN = 0.2
 """Meaning's vote on a short question asking *when* (in place of :data:`MEANING_WEIGHT`): its
 words name an event only, and the turn telling of it often says it otherwise ("I had an exam
@@ -447,27 +457,30 @@ def with_meaning(
     ``(rows, by_meaning, fused)``.
 
     Meaning takes part only in the searches :func:`searched_by_meaning` names (a passage
-    keeps its full-text ranking exactly). It votes on the order of what the words found
-    (:func:`_agreeing`, weighing :func:`meaning_weight`); only where the best conversation
-    covers less than :data:`MEANING_BELOW_SHARE` of the question (*share*) do the nearest messages
-    (*neighbour_rows*: the neighbours that pass the search's filters, as hit rows) join them
-    (:func:`_fused`). A long question of one sentence, ranked message first, has no coverage
-    measured, and a yes-or-no question (:func:`asks_yes_or_no`) states a claim: meaning only
-    votes there, below the first full-text hit (:data:`KEPT_BEFORE_MEANING`). The sessions the
-    full-text ranking put *first* stay first.
+    keeps its full-text ranking exactly), and never moves a question's first full-text hit
+    (:data:`KEPT_BEFORE_MEANING`): below it, it votes on the order of what the words found
+    (:func:`_agreeing`, weighing :func:`meaning_weight`), and only where the best conversation
+    covers less than :data:`MEANING_BELOW_SHARE` of the question (*share*) do the nearest
+    messages (*neighbour_rows*: the neighbours that pass the search's filters, as hit rows)
+    join them (:func:`_fused`). A long question of one sentence, ranked message first, has no
+    coverage measured, and a yes-or-no question (:func:`asks_yes_or_no`) states a claim:
+    meaning only votes there. The sessions the full-text ranking put *first* stay first.
     A named message of little text is no neighbour
     (:func:`~hermes_core.sessions.neighbours.near_by_content`).
     """
     by_meaning = nearest is not None and searched_by_meaning(parsed, plan)
-    top_kept = message_first(plan) or asks_yes_or_no(parsed.text)
-    fused = by_meaning and not top_kept and share < MEANING_BELOW_SHARE
+    votes_only = message_first(plan) or asks_yes_or_no(parsed.text)
+    fused = by_meaning and not votes_only and share < MEANING_BELOW_SHARE
+    held_first = KEPT_BEFORE_MEANING if plan.mode == "question" else 0
+    kept, below = rows[:held_first], rows[held_first:]
     if nearest is not None and fused:
-        rows = _fused(rows, neighbour_rows(nearest, parsed.text, depth), depth, first)
+        held = {row[0] for row in kept}
+        found = neighbour_rows(nearest, parsed.text, depth)
+        semantic = [row for row in found if row[0] not in held]
+        rows = kept + _fused(below, semantic, depth - len(kept), first)
     elif nearest is not None and by_meaning:
-        kept = KEPT_BEFORE_MEANING if top_kept else 0
         weight = meaning_weight(parsed, plan)
-        agreed = _agreeing(rows[kept:], nearest(parsed.text, AGREEMENT_NEIGHBOURS), first, weight)
-        rows = rows[:kept] + agreed
+        rows = kept + _agreeing(below, nearest(parsed.text, AGREEMENT_NEIGHBOURS), first, weight)
     return rows, by_meaning, fused
 
 
