@@ -121,6 +121,26 @@ def test_a_dated_question_prefers_the_conversation_of_its_time(store: Any) -> No
     assert store.search_messages("What did I bake?", limit=5)[0]["session_id"] == "june"
 
 
+def test_a_day_in_a_question_prefers_the_conversations_around_it(store: Any) -> None:
+    # Nothing was said on the 5th; the next day's conversation tells of it.
+    _chat(store, "later", [(None, "I play chess every week, I love to play.")], _day(20))
+    _chat(
+        store, "next_day", [(None, "The game yesterday was great, we played till dark.")], _day(6)
+    )
+    _chat(store, "day_before", [(None, "Packing for the trip, so excited.")], _day(4))
+    hits = store.search_messages("What did I play on 05.01.2024?", limit=5)
+    assert hits[0]["session_id"] == "next_day"
+    # Without the day the better match leads; and a conversation on the day comes first.
+    assert store.search_messages("What did I play?", limit=5)[0]["session_id"] == "later"
+    _chat(store, "that_day", [(None, "Played a round of golf this morning.")], _day(5))
+    assert store.search_messages("What did I play on 5 Jan 2024?")[0]["session_id"] == "that_day"
+
+
+def _day(day: int) -> float:
+    """Noon on *day* January 2024."""
+    return datetime(2024, 1, day, 12).timestamp()
+
+
 def test_the_conversation_covering_more_of_the_question_comes_first(store: Any) -> None:
     _chat(
         store,

@@ -8,7 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hermes_core.sessions.timespan import MAX_QUESTION_CHARS, find_time_span
+from hermes_core.sessions.timespan import (
+    MAX_QUESTION_CHARS,
+    NEAR_DAYS,
+    find_time_span,
+    near_span,
+)
 
 # Monday 30 November 2026, 10:30 local time.
 NOW = datetime(2026, 11, 30, 10, 30).astimezone()
@@ -106,6 +111,7 @@ def _local(stamp: float) -> str:
         ("met on May 8th, 2023", "2023-05-08 00:00", "2023-05-09 00:00", "on May 8th, 2023", "met"),
         ("Sept. 3 outage", "2026-09-03 00:00", "2026-09-04 00:00", "Sept. 3", "outage"),
         ("2023-05-08 deploy", "2023-05-08 00:00", "2023-05-09 00:00", "2023-05-08", "deploy"),
+        ("trip on 16.01.2024?", "2024-01-16 00:00", "2024-01-17 00:00", "16.01.2024", "trip on ?"),
         ("release 2023/10", "2023-10-01 00:00", "2023-11-01 00:00", "2023/10", "release"),
         ("budget in March", "2026-03-01 00:00", "2026-04-01 00:00", "in March", "budget"),
         ("in December", "2025-12-01 00:00", "2026-01-01 00:00", "in December", ""),
@@ -154,10 +160,24 @@ def test_phrases_become_spans(
         "this December",
         "plans in 2030",
         "the 2099-01-01 deadline",
+        "version 1.2.2024",  # a dotted date writes its day and month in two digits
+        "build 10.10.2024.5",  # a fourth part: a version, not a date
+        "01.13.2024",  # day first: no thirteenth month
     ],
 )
 def test_other_text_names_no_time(question: str) -> None:
     assert find_time_span(question, NOW) == (None, question)
+
+
+def test_a_day_has_days_near_it_and_a_month_does_not() -> None:
+    day, _ = find_time_span("on 5 Jan 2024", NOW)
+    assert day is not None
+    around = near_span((day.since, day.until))
+    assert around is not None
+    assert (_local(around[0]), _local(around[1])) == ("2024-01-03 00:00", "2024-01-08 00:00")
+    assert NEAR_DAYS == 2
+    month, _ = find_time_span("in January 2024", NOW)
+    assert month is not None and near_span((month.since, month.until)) is None
 
 
 def test_long_text_is_not_a_question() -> None:

@@ -36,6 +36,7 @@ from hermes_core.sessions.layout import Layout
 from hermes_core.sessions.query import Term
 from hermes_core.sessions.question import MESSAGE_FIRST_TERMS, stem, stem_regex
 from hermes_core.sessions.routing import LIKE, fts_term, route_term
+from hermes_core.sessions.timespan import near_span
 from hermes_core.sessions.wordforms import lemma, number_forms
 
 __all__ = [
@@ -137,7 +138,9 @@ def rerank_by_session(
     speaks come first ("Where does Ben work?"), then those holding a phrase the
     question quotes (*quoted*: *When did she read "Dune"?*), then those with a hit within
     the question's time *span* ("What did Tom bake in February?": the
-    conversation of February, which may not say so), then hits rank by that
+    conversation of February, which may not say so), then, for a short span, those
+    with a hit in the days around it (:func:`~hermes_core.sessions.timespan.near_span`:
+    the plan before the day, the story after it), then hits rank by that
     score, then (when *prefer_recent*) by their conversation's latest hit,
     then, between conversations covering the question equally, by how much
     the conversation talks about it (its hits summed by BM25 rank, see
@@ -198,7 +201,8 @@ def order_by_conversation(
     conversation: dict[str, float] | None = None,
 ) -> Ranked:
     """*rows* (best first) in the conversation tiers both backends share: named speaker,
-    quoted phrase, dated, coverage *score* (of *total*), recency, how much the conversation
+    quoted phrase, dated, near the date (:func:`~hermes_core.sessions.timespan.near_span`),
+    coverage *score* (of *total*), recency, how much the conversation
     talks about the question (:func:`_talk`), name-only hits last; within the tiers that
     order is fused with the conversations' orders by *pooled* and by *conversation* (their
     BM25 over all their messages) (:func:`fuse_with_pooled`);
@@ -209,13 +213,8 @@ def order_by_conversation(
     if prefer_recent:
         for row in rows:
             latest[row[3]] = max(latest.get(row[3], 0.0), float(row[5] or 0.0))
-    dated: set[str] = set()
-    if span is not None:
-        dated = {
-            row[3]
-            for row in rows
-            if isinstance(row[5], (int, float)) and span[0] <= row[5] < span[1]
-        }
+    dated = _sessions_within(rows, span)
+    near = _sessions_within(rows, None if span is None else near_span(span))
     bm25_order = {row[0]: n for n, row in enumerate(rows)}  # rows arrive best first
     talk = _talk(rows, name_only)
     first_hit: dict[str, int] = {}
@@ -239,6 +238,7 @@ def order_by_conversation(
             row[3] not in named,
             row[3] not in quoted,
             row[3] not in dated,
+            row[3] not in near,
             place[row[3]],
             row[0] in name_only,
             bm25_order[row[0]],
@@ -252,6 +252,19 @@ def order_by_conversation(
         share,
         frozenset(name_only),
     )
+
+
+def _sessions_within(
+    rows: Sequence[tuple[Any, ...]], window: tuple[float, float] | None
+) -> set[str]:
+    """The sessions of *rows* with a hit timed within *window* (none without one)."""
+    if window is None:
+        return set()
+    return {
+        row[3]
+        for row in rows
+        if isinstance(row[5], (int, float)) and window[0] <= row[5] < window[1]
+    }
 
 
 TALK_K = 60

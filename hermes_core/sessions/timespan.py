@@ -17,10 +17,23 @@ import re
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
-__all__ = ["MAX_QUESTION_CHARS", "TimeSpan", "find_time_span", "find_time_span_in_history"]
+__all__ = [
+    "MAX_QUESTION_CHARS",
+    "NEAR_DAYS",
+    "NEAR_SPAN_DAYS",
+    "TimeSpan",
+    "find_time_span",
+    "find_time_span_in_history",
+    "near_span",
+]
 
 MAX_QUESTION_CHARS = 2_000
 """Longer text is not read for a time phrase."""
+NEAR_DAYS = 2
+"""The days before and after a short span that are near it (:func:`near_span`)."""
+NEAR_SPAN_DAYS = 7
+"""A span this long or shorter has days near it; a longer one (a month) does not."""
+DAY_SECONDS = 86_400
 
 
 class TimeSpan(NamedTuple):
@@ -115,6 +128,7 @@ _DATES = re.compile(
     + "|".join(
         (
             rf"(?P<iso>(?P<iso_y>{_YEAR})[-/](?P<iso_m>0?[1-9]|1[0-2])(?:[-/](?P<iso_d>[0-3]?\d))?)",
+            rf"(?P<dotted>(?<!\.)(?P<dot_d>0[1-9]|[12]\d|3[01])\.(?P<dot_m>0[1-9]|1[0-2])\.(?P<dot_y>{_YEAR})(?!\.\d))",
             rf"(?P<dmy>(?i:on\s+)?(?i:the\s+)?(?P<dmy_d>{_DAY})(?i:\s+of)?\s+(?P<dmy_m>{_MONTH})"
             rf"(?:,?\s+(?P<dmy_y>{_YEAR}))?)",
             rf"(?P<mdy>(?i:on\s+)?(?P<mdy_m>{_MONTH})\s+(?P<mdy_d>{_DAY})(?!\d)(?:,?\s+(?P<mdy_y>{_YEAR}))?)",
@@ -267,6 +281,8 @@ def _calendar_span(match: re.Match[str], now: datetime) -> tuple[datetime, datet
 
     if groups["iso"]:
         return _date_span(now, groups["iso_y"], int(groups["iso_m"]), groups["iso_d"])
+    if groups["dotted"]:  # 16.01.2024: day first, as dotted dates are written
+        return _date_span(now, groups["dot_y"], int(groups["dot_m"]), groups["dot_d"])
     if groups["dmy"]:
         return _date_span(now, groups["dmy_y"], month("dmy_m"), groups["dmy_d"])
     if groups["mdy"]:
@@ -364,3 +380,21 @@ def find_time_span_in_history(
     if anchored is not None and anchored.since <= history_end:
         return anchored, anchored_rest, True
     return span, rest, False
+
+
+def near_span(span: tuple[float, float]) -> tuple[float, float] | None:
+    """The days around a short *span* (epoch seconds): :data:`NEAR_DAYS` before it to as
+    many after it, for a span of at most :data:`NEAR_SPAN_DAYS`; ``None`` for a longer one.
+
+    People talk about a day in the days around it: the plan before it ("Where is Paola
+    going on 16.01.2024?" was told on the 14th), the story after it ("Where was Elise on
+    31 Dec 2023?" in the conversation of 1 January, "the game went great yesterday"). On
+    REALTALK's dev half, conversations near the span ranking after those within it and
+    before the rest, with dotted dates read, won session R@5 0.878 → 0.892 (5 questions,
+    none lost; one day around: 0.886; without dotted dates two days won 3 questions, three
+    days 2); RealMem's and MemDaily's dev halves are unchanged. A month's span ("in
+    January") is wide enough by itself.
+    """
+    if span[1] - span[0] > NEAR_SPAN_DAYS * DAY_SECONDS:
+        return None
+    return span[0] - NEAR_DAYS * DAY_SECONDS, span[1] + NEAR_DAYS * DAY_SECONDS
