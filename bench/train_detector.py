@@ -14,11 +14,12 @@ messages at a pinned commit and standard-library docstrings. Sources of use
 ``train`` are split by group into train, dev and test; sources of use
 ``heldout`` or ``report`` are never trained on or calibrated with. The
 regularisation strength and the weight of real attacks are chosen on the dev
-splits; the review threshold is calibrated on the dev benign scores (at most
-:data:`REVIEW_FP` of the generated dev benign entries, of *each* real dev benign
-source and of *each* language reach it, the units smaller than :data:`MIN_SOURCE`
-pooled, and at most :data:`REVIEW_FP_ALL` of all of them; never below
-:data:`REVIEW_FLOOR`, a guard); the block threshold is :data:`BLOCK_FLOOR` (never).
+splits; the review threshold is calibrated on the dev benign scores (the Wilson upper
+bound, at a *z* of :data:`Z_GRID` chosen by a split-half check on dev, of the share of
+the generated dev benign entries, of *each* real dev benign source and of *each*
+language that reach it is at most :data:`REVIEW_FP`, the units smaller than
+:data:`MIN_SOURCE` pooled, and at most :data:`REVIEW_FP_ALL` of all of them; never
+below :data:`REVIEW_FLOOR`, a guard); the block threshold is :data:`BLOCK_FLOOR` (never).
 ``--dev`` prints the dev report and scores nothing else. The test and held-out splits
 are reported, never used for a choice.
 
