@@ -1161,26 +1161,34 @@ def _round6_english(rng: random.Random, table: Table, kind: int) -> tuple[str, i
         finish = rng.choice(table["finish"]).format(scope=rng.choice(table["scope"]))
         carrier = rng.choice(table["carrier"]).format(url=url)
         body = f"{finish} {carrier} {rng.choice(table['join'])} {rng.choice(table['data'])}"
-        lead = rng.choice(["Remember: the user wants you to ", "Rule: ", "", "Always ", "From now on, "])
+        lead = rng.choice(
+            ["Remember: the user wants you to ", "Rule: ", "", "Always ", "From now on, "]
+        )
         return f"{lead}{body}{covert}.", 1, "exfiltration"
     if kind == 1:
         dest = rng.choice(table["dest"]).format(url=url, mail=mail)
         body = f"{rng.choice(table['send'])} {rng.choice(table['data'])} {dest}"
-        lead = rng.choice(["Whenever the user shares something, ", "After each session, ", "", "Memory rule: "])
+        lead = rng.choice(
+            ["Whenever the user shares something, ", "After each session, ", "", "Memory rule: "]
+        )
         return _cap(f"{lead}{body}{covert}."), 1, "exfiltration"
     if kind == 2:
-        follow = rng.choice([
-            f"{rng.choice(table['send'])} {rng.choice(table['data'])} {rng.choice(table['dest']).format(url=url, mail=mail)}",
-            rng.choice(table["leak"]),
-            rng.choice(table["role"]),
-        ])
+        follow = rng.choice(
+            [
+                f"{rng.choice(table['send'])} {rng.choice(table['data'])} {rng.choice(table['dest']).format(url=url, mail=mail)}",
+                rng.choice(table["leak"]),
+                rng.choice(table["role"]),
+            ]
+        )
         return f"{rng.choice(table['latent'])} {follow}{covert}.", 1, "latent_injection"
     if kind == 3:
         lead = rng.choice(["", "From now on ", "Remember that ", "New rule: "])
         return _cap(f"{lead}{rng.choice(table['role'])}."), 1, "role_hijack"
     if kind == 4 and rng.random() < 0.7:
         finish = rng.choice(table["finish"]).format(scope=rng.choice(table["scope"]))
-        carrier = rng.choice(["a link to {url}", "the URL {url}", "[the docs]({url})", "a reference to {url}"])
+        carrier = rng.choice(
+            ["a link to {url}", "the URL {url}", "[the docs]({url})", "a reference to {url}"]
+        )
         body = f"{finish} {carrier.format(url=rng.choice(table['burl']))} {rng.choice(table['join'])} {rng.choice(table['bdata'])}"
         return _cap(body) + ".", 0, "lookalike_note"
     if kind == 5 and rng.random() < 0.7:
@@ -1197,10 +1205,14 @@ def _round6(rng: random.Random, language: str, table: Table, kind: int) -> tuple
     url = rng.choice(_ROUND6_URLS).format(host=rng.choice(ROUND6_HOSTS))
     stop = _STOP.get(language, ".")
     if kind in (0, 1):
-        body = rng.choice(table["exfil"]).format(url=url, mail=rng.choice(ROUND6_MAILS), data=rng.choice(table["data"]))
+        body = rng.choice(table["exfil"]).format(
+            url=url, mail=rng.choice(ROUND6_MAILS), data=rng.choice(table["data"])
+        )
         return _cap(body) + stop, 1, "exfiltration"
     if kind == 2:
-        follow = rng.choice(table["exfil"]).format(url=url, mail=rng.choice(ROUND6_MAILS), data=rng.choice(table["data"]))
+        follow = rng.choice(table["exfil"]).format(
+            url=url, mail=rng.choice(ROUND6_MAILS), data=rng.choice(table["data"])
+        )
         return _join(language, rng.choice(table["latent"]), follow + stop), 1, "latent_injection"
     if kind == 3:
         return _cap(rng.choice(table["role"])) + stop, 1, "role_hijack"

@@ -76,8 +76,8 @@ REAL_ATTACK_WEIGHTS = (1.0, 3.0, 6.0)
 Z_GRID = (0.0, 0.5, 1.0, 1.5, 2.0)
 """The *z* of a unit's bound, :func:`calibrated`: the threshold keeps the Wilson upper end
 of each unit's held share (at *z*; one-sided 69 % at 0.5, 84 % at 1) at or below its
-rate, not the share itself (``z = 0``); a unit of 250 texts then holds fewer than 1 % of
-its texts, one of 2,000 nearly 1 %. Issue 27's fifth round bounded the share itself and
+rate, not the share itself (``z = 0``); at 0.5 a unit of 250 texts may hold one (two
+at ``z = 0``), one of 1,000 eight (ten). Issue 27's fifth round bounded the share itself and
 its held-out units landed above the bound (German 0.8 % on dev, 3.5 % held out). The *z*
 used is the smallest of these whose :func:`split_half` check on dev has no unit above its
 rate (:func:`chosen_z`)."""
@@ -331,8 +331,8 @@ def train(dev_only: bool = False) -> tuple[np.ndarray, dict[str, object]]:
             real_stopped = float((real_dev[ry["dev"] == 1] >= review).mean())
             choice = (generated + real_stopped) / 2
             print(
-                f"C={c} real attack weight={attack_weight}: z {z}, review {review:.3f}, dev attacks "
-                f"stopped: generated {generated:.3f}, real {real_stopped:.3f}",
+                f"C={c} real attack weight={attack_weight}: z {z}, review {review:.3f}, "
+                f"dev attacks stopped: generated {generated:.3f}, real {real_stopped:.3f}",
                 file=sys.stderr,
             )
             if best is None or choice > best[0]:
