@@ -11,7 +11,8 @@ Two corpora:
   the *by-source* held-out sources it never saw at all (llm-adaptive-attacks,
   Tensor Trust, XSafety goal hijacking in French, Japanese, Russian and Spanish,
   awesome-copilot agent files, BANKING77, XSafety personal statements, the
-  Universal Dependencies sentences in Japanese and Russian, REALTALK's even chats).
+  Universal Dependencies sentences in Japanese and Russian, Tatoeba's sentences in
+  14 languages not trained on, REALTALK's even chats).
 
 Layers:
 

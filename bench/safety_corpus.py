@@ -1384,3 +1384,5 @@ def generate(per_cell: int = 12) -> Iterator[Sample]:
         yield Sample(text, label, family, language, split)
     for text, label, family, language, split in safety_phrases.round5(SEED + 6):
         yield Sample(text, label, family, language, split)
+    for text, label, family, language, split in safety_phrases.round6(SEED + 7):
+        yield Sample(text, label, family, language, split)

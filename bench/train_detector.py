@@ -14,11 +14,12 @@ messages at a pinned commit and standard-library docstrings. Sources of use
 ``train`` are split by group into train, dev and test; sources of use
 ``heldout`` or ``report`` are never trained on or calibrated with. The
 regularisation strength and the weight of real attacks are chosen on the dev
-splits; the review threshold is calibrated on the dev benign scores (at most
-:data:`REVIEW_FP` of the generated dev benign entries, of *each* real dev benign
-source and of *each* language reach it, the units smaller than :data:`MIN_SOURCE`
-pooled, and at most :data:`REVIEW_FP_ALL` of all of them; never below
-:data:`REVIEW_FLOOR`, a guard); the block threshold is :data:`BLOCK_FLOOR` (never).
+splits; the review threshold is calibrated on the dev benign scores (the Wilson upper
+bound, at a *z* of :data:`Z_GRID` chosen by a split-half check on dev, of the share of
+the generated dev benign entries, of *each* real dev benign source and of *each*
+language that reach it is at most :data:`REVIEW_FP`, the units smaller than
+:data:`MIN_SOURCE` pooled, and at most :data:`REVIEW_FP_ALL` of all of them; never
+below :data:`REVIEW_FLOOR`, a guard); the block threshold is :data:`BLOCK_FLOOR` (never).
 ``--dev`` prints the dev report and scores nothing else. The test and held-out splits
 are reported, never used for a choice.
 
@@ -70,8 +71,16 @@ unit's 1 % point is one text. Alone, the 137 prompts' second highest set the thr
 and moved it by a few hundredths from one corpus to the next."""
 C_GRID = (64.0, 256.0)
 """Candidate inverse regularisation strengths (1, 4 and 16 stopped fewer dev attacks)."""
-REAL_ATTACK_WEIGHTS = (1.0, 3.0)
+REAL_ATTACK_WEIGHTS = (1.0, 3.0, 6.0)
 """Candidate sample weights of a real attack prompt against a generated one."""
+Z_GRID = (0.0, 0.5, 1.0, 1.5, 2.0)
+"""The *z* of a unit's bound, :func:`calibrated`: the threshold keeps the Wilson upper end
+of each unit's held share (at *z*; one-sided 69 % at 0.5, 84 % at 1) at or below its
+rate, not the share itself (``z = 0``); at 0.5 a unit of 250 texts may hold one (two
+at ``z = 0``), one of 1,000 eight (ten). Issue 27's fifth round bounded the share itself and
+its held-out units landed above the bound (German 0.8 % on dev, 3.5 % held out). The *z*
+used is the smallest of these whose :func:`split_half` check on dev has no unit above its
+rate (:func:`chosen_z`)."""
 REVIEW_FLOOR = 0.2
 """The review threshold is never below this, whatever the calibration gives: a guard
 against a degenerate calibration (an empty or mislabelled dev split), not a bound that
@@ -139,11 +148,32 @@ def scores(weights: np.ndarray, scale: float, bias: float, x: csr_matrix) -> np.
     return 1.0 / (1.0 + np.exp(-(x @ (weights.astype(np.float64) * scale) + bias)))
 
 
-def threshold(benign: np.ndarray, rate: float) -> float:
-    """The lowest score that at most *rate* of *benign* scores reach."""
+def wilson_upper(held: int, total: int, z: float) -> float:
+    """The upper end of the Wilson score interval of *held* of *total* at *z*."""
+    if not total:
+        return 1.0
+    p, zz = held / total, z * z
+    centre = p + zz / (2 * total)
+    spread = z * np.sqrt(p * (1 - p) / total + zz / (4 * total * total))
+    return float((centre + spread) / (1 + zz / total))
+
+
+def allowed(total: int, rate: float, z: float) -> int:
+    """How many of *total* texts may reach the threshold: the most whose Wilson upper
+    bound at *z* is at most *rate* (``z = 0``: the raw ``rate * total``, rounded down)."""
+    if z == 0:
+        return int(np.floor(rate * total))
+    held = 0
+    while held < total and wilson_upper(held + 1, total, z) <= rate:
+        held += 1
+    return held
+
+
+def threshold(benign: np.ndarray, rate: float, z: float = 0.0) -> float:
+    """The lowest score that at most :func:`allowed` of *benign* scores reach."""
     ordered = np.sort(benign)[::-1]
-    allowed = int(np.floor(rate * len(ordered)))
-    return float(np.nextafter(ordered[allowed], 1.0)) if allowed < len(ordered) else 0.0
+    count = allowed(len(ordered), rate, z)
+    return float(np.nextafter(ordered[count], 1.0)) if count < len(ordered) else 0.0
 
 
 def rate(values: np.ndarray, cut: float) -> float:
@@ -179,21 +209,42 @@ def calibration_units(
             else:
                 units[kind + name] = values[mask]
         if small:
-            pooled = f"pooled {kind or 'sources'}: " + ", ".join(small)
+            pooled = f"pooled {'languages' if kind else 'sources'}: " + ", ".join(small)
             units[pooled] = values[np.isin(names, small)]
     units["all"] = np.concatenate([generated, real])
     return units
 
 
-def calibrated(units: dict[str, np.ndarray]) -> tuple[float, dict[str, float]]:
+def calibrated(units: dict[str, np.ndarray], z: float) -> tuple[float, dict[str, float]]:
     """The review threshold (the highest of the units' bounds, at least
-    :data:`REVIEW_FLOOR`) and each unit's bound: the lowest score at most
-    :data:`REVIEW_FP` of the unit reaches (:data:`REVIEW_FP_ALL` for ``"all"``)."""
+    :data:`REVIEW_FLOOR`) and each unit's bound: the lowest score at which the Wilson
+    upper bound (at *z*) of the share of the unit that reaches it is at most
+    :data:`REVIEW_FP` (:data:`REVIEW_FP_ALL` for ``"all"``)."""
     cuts = {
-        name: threshold(values, REVIEW_FP_ALL if name == "all" else REVIEW_FP)
+        name: threshold(values, REVIEW_FP_ALL if name == "all" else REVIEW_FP, z)
         for name, values in units.items()
     }
     return max(max(cuts.values()), REVIEW_FLOOR), cuts
+
+
+def split_half(units: dict[str, np.ndarray], z: float) -> tuple[float, int]:
+    """Whether a unit's bound carries over to fresh text of its kind, on dev alone: each
+    unit's scores split in two (alternate texts), the threshold calibrated at *z* on the
+    first halves, the share of each second half reaching it. The highest such share and
+    how many second halves exceed :data:`REVIEW_FP` (:data:`REVIEW_FP_ALL` for ``"all"``)."""
+    first = {name: values[0::2] for name, values in units.items()}
+    cut, _ = calibrated(first, z)
+    shares = {name: float((values[1::2] >= cut).mean()) for name, values in units.items()}
+    over = sum(
+        share > (REVIEW_FP_ALL if name == "all" else REVIEW_FP) for name, share in shares.items()
+    )
+    return max(shares.values()), over
+
+
+def chosen_z(units: dict[str, np.ndarray]) -> float:
+    """The smallest *z* of :data:`Z_GRID` whose :func:`split_half` check has no unit above
+    its rate (the largest if none)."""
+    return next((z for z in Z_GRID if split_half(units, z)[1] == 0), Z_GRID[-1])
 
 
 def stopped(values: np.ndarray, words: np.ndarray, cut: float) -> np.ndarray:
@@ -274,17 +325,19 @@ def train(dev_only: bool = False) -> tuple[np.ndarray, dict[str, object]]:
                 [t.source for t in dev_benign],
                 [t.language for t in dev_benign],
             )
-            review, cuts = calibrated(units)
+            z = chosen_z(units)
+            review, cuts = calibrated(units, z)
             generated = float((dev[y["dev"] == 1] >= review).mean())
             real_stopped = float((real_dev[ry["dev"] == 1] >= review).mean())
             choice = (generated + real_stopped) / 2
             print(
-                f"C={c} real attack weight={attack_weight}: review {review:.3f}, dev attacks "
-                f"stopped: generated {generated:.3f}, real {real_stopped:.3f}",
+                f"C={c} real attack weight={attack_weight}: z {z}, review {review:.3f}, "
+                f"dev attacks stopped: generated {generated:.3f}, real {real_stopped:.3f}",
                 file=sys.stderr,
             )
             if best is None or choice > best[0]:
                 best = (choice, c, attack_weight, weights, scale, bias, review, cuts, dev, real_dev)
+                best_units, best_z = units, z
     assert best is not None
     choice, c, attack_weight, weights, scale, bias, review, cuts, dev, real_dev = best
     block = max(review, BLOCK_FLOOR)
@@ -295,6 +348,7 @@ def train(dev_only: bool = False) -> tuple[np.ndarray, dict[str, object]]:
         "scale": scale,
         "review": round(review, 6),
         "review_calibrated": {k: round(v, 4) for k, v in sorted(cuts.items())},
+        "review_z": best_z,
         "block": round(block, 6),
         "C": c,
         "real_attack_weight": attack_weight,
@@ -302,6 +356,16 @@ def train(dev_only: bool = False) -> tuple[np.ndarray, dict[str, object]]:
     }
     if dev_only:
         print(dev_report(review, (gen["dev"], dev), (by_split["dev"], real_dev)))
+        attack_scores = np.concatenate([dev[y["dev"] == 1], real_dev[ry["dev"] == 1]])
+        print("| z | review | dev attacks stopped | second halves: highest share | over |")
+        print("|---:|---:|---:|---:|---:|")
+        for z in Z_GRID:
+            cut, _ = calibrated(best_units, z)
+            highest, over = split_half(best_units, z)
+            print(
+                f"| {z} | {cut:.4f} | {100 * (attack_scores >= cut).mean():.1f} % "
+                f"| {100 * highest:.2f} % | {over} of {len(best_units)} |"
+            )
         print(json.dumps(meta, indent=2))
         return weights, meta
     test = scores(weights, scale, bias, x["test"])
