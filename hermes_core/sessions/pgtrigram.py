@@ -135,7 +135,9 @@ def build_trigram_index(conn: Any, *, where: str = "") -> bool:
     """Build the trigram index migration 6 left (or a killed build's invalid one again) with
     ``CREATE INDEX CONCURRENTLY`` on *conn* (outside a transaction; writers go on); returns
     whether this call built it. Does nothing when nothing is left, or when another process
-    holds the store's lock (that one builds it). *where* names the store in logs."""
+    holds the store's lock (that one builds it), and only warns when the build fails (the
+    store works on without the index; the next writable opening tries again). *where* names
+    the store in logs."""
     wanted = index_left(conn)
     conn.commit()
     if not wanted:
@@ -154,18 +156,41 @@ def build_trigram_index(conn: Any, *, where: str = "") -> bool:
         conn.commit()
         if schema is not None:
             log.info("Building the trigram index of %s (writers go on meanwhile)", where)
-            autocommit = conn.autocommit
-            conn.autocommit = True  # CONCURRENTLY runs outside a transaction block
-            try:
-                if state == "invalid":
-                    conn.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {TRIGRAM_INDEX}")
-                conn.execute(_create(schema, concurrently=True))
-            finally:
-                if not conn.broken:
-                    conn.autocommit = autocommit
+            if not _build(conn, schema, drop=state == "invalid", where=where):
+                return False
         with conn.transaction():
             _set_marker(conn, False)
         if schema is not None:
             with conn.transaction():
                 conn.execute("ANALYZE messages")
         return schema is not None
+
+
+def _build(conn: Any, schema: str, *, drop: bool, where: str) -> bool:
+    """``CREATE INDEX CONCURRENTLY`` (after dropping a killed build's index when *drop*), with
+    no statement or lock timeout of the role cutting it short; ``False`` (and a warning)
+    when it fails, leaving the marker for the next opening."""
+    import psycopg
+
+    autocommit = conn.autocommit
+    conn.autocommit = True  # CONCURRENTLY runs outside a transaction block
+    try:
+        conn.execute("SET statement_timeout = 0")
+        conn.execute("SET lock_timeout = 0")
+        if drop:
+            conn.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {TRIGRAM_INDEX}")
+        conn.execute(_create(schema, concurrently=True))
+        return True
+    except psycopg.Error as exc:
+        log.warning(
+            "Could not build the trigram index of %s: %s. Substring searches read every "
+            "message (finding the same ones) until a writable opening builds it.",
+            where,
+            str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc),
+        )
+        return False
+    finally:
+        if not conn.broken:
+            conn.execute("RESET statement_timeout")
+            conn.execute("RESET lock_timeout")
+            conn.autocommit = autocommit
