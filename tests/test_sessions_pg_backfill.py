@@ -5,7 +5,9 @@ half-way is finished by the next opening with nothing lost or stemmed twice.
 A store the migrating process works on is made in a schema of its own (schemas 1-3 as that
 build left them). The migrating process is a child that stops after its first batch, inside
 its progress callback, until the test lets it go on; the test asks the server, not a
-clock, whether anything waits for it.
+clock, whether anything waits for it. Migration 6's trigram index is built after the
+backfill with ``CREATE INDEX CONCURRENTLY``: the tests hold that build with an open writing
+transaction, append meanwhile, and end the build's backend to leave an invalid index.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from typing import Any
 
 import pytest
 
-from hermes_core.sessions import pgbackfill
+from hermes_core.sessions import pgbackfill, pgtrigram
 from hermes_core.sessions.pgschema import MIGRATIONS, PG_SCHEMA_VERSION
+from hermes_core.sessions.pgtrigram import index_state
 from hermes_core.sessions.porter import index_stems
 from hermes_core.sessions.postgres import PostgresSessionStore
 
@@ -216,7 +219,9 @@ def test_a_backfill_killed_mid_batch_is_finished_by_the_next_opening(
     assert_fully_stemmed(admin, ids)
 
 
-def test_a_store_without_messages_needs_no_backfill_and_a_new_one_has_the_trigger() -> None:
+def test_a_store_without_messages_needs_no_backfill_and_a_new_one_has_the_trigger_and_index() -> (
+    None
+):
     from hermes_core.testing.postgres import admin_connection, temporary_schema
 
     with temporary_schema() as url:
@@ -233,9 +238,12 @@ def test_a_store_without_messages_needs_no_backfill_and_a_new_one_has_the_trigge
                 (f"{schema}.messages",),
             ).fetchall()
             assert generated == [("tsv", ""), ("words", "")]  # kept by the trigger
-            assert admin.execute(
-                f"SELECT count(*) FROM {schema}.state_meta WHERE key = %s", (pgbackfill.MARKER,)
-            ).fetchone() == (0,)
+            admin.execute(f"SET search_path = {schema}")
+            assert index_state(admin) == "valid"  # built in the migration: no rows to wait for
+            for marker in (pgbackfill.MARKER, pgtrigram.MARKER):
+                assert admin.execute(
+                    f"SELECT count(*) FROM {schema}.state_meta WHERE key = %s", (marker,)
+                ).fetchone() == (0,)
         finally:
             admin.close()
 
@@ -327,3 +335,113 @@ def test_chat_shows_the_stemming_before_its_first_prompt(
     assert f"100% {total:,}/{total:,} messages" in err
     assert err.index("Stemming the stored") < err.index("hermes-memory chat — session")
     assert admin.execute("SELECT count(*) FROM messages WHERE stems IS NULL").fetchone() == (0,)
+
+
+GYM = "Renewed the FlexGym pass"
+"""A message *gym* is in only as a substring: the question below finds it by ``ILIKE``."""
+QUESTION = "Did I renew my gym membership?"
+
+
+def finds_gym(store: PostgresSessionStore, admin: Any) -> bool:
+    """Whether the store's search of :data:`QUESTION` finds :data:`GYM`."""
+    (gym,) = admin.execute("SELECT id FROM messages WHERE content = %s", (GYM,)).fetchone()
+    return gym in [hit["id"] for hit in store.search_messages(QUESTION, limit=5)]
+
+
+def index_building(url: str, admin: Any) -> tuple[subprocess.Popen[str], Any]:
+    """A migrator of the ``old_store`` at *url* held inside its concurrent trigram index build
+    (waiting for a transaction of the returned connection, which holds a writer's lock)."""
+    from hermes_core.testing.postgres import admin_connection
+
+    admin.execute(
+        "INSERT INTO messages(session_id, role, timestamp, content, search_text) "
+        "VALUES ('old', 'user', 99, %s, %s)",
+        (GYM, GYM),
+    )
+    holder = admin_connection()
+    process = migrator(url)
+    assert read_line(process) == f"progress 0 {len(TEXTS) + 1}"
+    assert read_line(process) == f"progress {BATCH} {len(TEXTS) + 1}"
+    # Migration 4's lock is long gone: an open writing transaction now holds a build that
+    # starts after the backfill, as an agent's append does for a moment.
+    holder.autocommit = False
+    schema = url.rsplit("%3D", 1)[-1]
+    holder.execute(f"LOCK TABLE {schema}.messages IN ROW EXCLUSIVE MODE")
+    assert process.stdin is not None
+    process.stdin.write("\n")
+    process.stdin.flush()
+    held_by = holder.execute("SELECT pg_backend_pid()").fetchone()[0]
+    wait_until(
+        lambda: backends(admin, "hm-migrator", f"AND {held_by} = ANY(pg_blocking_pids(pid))"),
+        "the migrator's index build waiting for the open writer",
+    )
+    assert stems_by_id(admin) and None not in stems_by_id(admin).values()  # backfill done
+    assert index_state(admin) == "invalid"  # being built: not used yet
+    return process, holder
+
+
+def test_a_writer_appends_while_the_trigram_index_is_built_concurrently(
+    old_store: tuple[str, Any],
+) -> None:
+    url, admin = old_store
+    process, holder = index_building(url, admin)
+    try:
+        with PostgresSessionStore(named(url, "hm-writer"), semantic="off") as store:
+            appended = store.append_message("old", "user", "It hurt painfully again.")
+            assert finds_gym(store, admin)  # found without the index
+        assert appended
+        # The append returned while the build still waits for the open writer: it did not wait.
+        assert process.poll() is None and index_state(admin) == "invalid"
+        holder.rollback()
+        total = len(TEXTS) + 1
+        rest = [read_line(process) for _ in range(4)]
+        assert rest == [f"progress {n} {total}" for n in (20, 30, total)] + ["finished"]
+        assert process.wait() == 0
+    finally:
+        holder.close()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert index_state(admin) == "valid"
+    marker = admin.execute("SELECT value FROM state_meta WHERE key = %s", (pgtrigram.MARKER,))
+    assert marker.fetchone() is None
+
+
+def test_a_killed_index_build_is_built_again_by_the_next_writable_opening(
+    old_store: tuple[str, Any], tmp_path: Path
+) -> None:
+    from hermes_core.cli.doctor_cmd import check_session_database
+
+    url, admin = old_store
+    process, holder = index_building(url, admin)
+    try:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE application_name = 'hm-migrator'"
+        )
+        holder.rollback()
+        total = len(TEXTS) + 1
+        rest = [read_line(process) for _ in range(4)]
+        # The build's end is a warning: the store opens and works without the index.
+        assert rest == [f"progress {n} {total}" for n in (20, 30, total)] + ["finished"]
+        assert process.wait() == 0
+        wait_until(lambda: not backends(admin, "hm-migrator"), "the killed migrator's end")
+    finally:
+        holder.close()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert index_state(admin) == "invalid"
+    with PostgresSessionStore(url, semantic="off", read_only=True) as reader:
+        assert finds_gym(reader, admin)  # the invalid index is not used
+    assert index_state(admin) == "invalid"  # a reader leaves it
+    findings = check_session_database(tmp_path, {"sessions": {"url": url}})
+    (left,) = [f for f in findings if "messages_trgm" in f.message]
+    assert "still to build" in left.message and left.level == "warn"
+    with PostgresSessionStore(url, semantic="off") as store:
+        assert finds_gym(store, admin)
+    assert index_state(admin) == "valid"
+    marker = admin.execute("SELECT value FROM state_meta WHERE key = %s", (pgtrigram.MARKER,))
+    assert marker.fetchone() is None
+    findings = check_session_database(tmp_path, {"sessions": {"url": url}})
+    assert not [f for f in findings if "messages_trgm" in f.message]

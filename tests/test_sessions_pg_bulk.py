@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from hermes_core.cli import cli
 from hermes_core.errors import SessionStoreError
 from hermes_core.sessions.pgmaintenance import rebuild_search
-from hermes_core.sessions.pgschema import TRIGRAM_INDEX
+from hermes_core.sessions.pgtrigram import TRIGRAM_INDEX
 from hermes_core.sessions.postgres import IMPORT_CHUNK, PostgresSessionStore
 from hermes_core.testing.postgres import POSTGRES_URL, admin_connection, temporary_schema
 

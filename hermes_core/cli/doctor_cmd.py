@@ -769,7 +769,17 @@ def check_session_database(home: Path, config: dict[str, Any] | None) -> list[Fi
                 "chat`): it goes on from where the last one stopped",
             )
         )
-    if status.tables and status.version >= 5 and not status.trigram_index:
+    if status.trigram_left:
+        findings.append(
+            Finding(
+                "warn",
+                f"{shown} has its trigram index messages_trgm still to build (migration 6, "
+                "unfinished): substring searches read every message until then",
+                "start a process that opens the store for writing: it builds the index "
+                "concurrently (writers go on)",
+            )
+        )
+    elif status.tables and status.version >= 5 and not status.trigram_index:
         findings.append(
             Finding(
                 "warn",

@@ -15,12 +15,14 @@ advisory lock per store); another opening meanwhile leaves the work to it.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from hermes_core.sessions.opening import UpgradeProgress
 from hermes_core.sessions.porter import index_stems
 
-__all__ = ["BATCH", "MARKER", "backfill_stems", "queue_backfill", "rows_left"]
+__all__ = ["BATCH", "MARKER", "backfill_stems", "queue_backfill", "rows_left", "store_lock"]
 
 log = logging.getLogger(__name__)
 
@@ -29,8 +31,26 @@ BATCH = 5_000
 MARKER = "stems_backfill"
 """The ``state_meta`` key of a backfill not finished: ``"<last id stemmed> <last id to stem>"``."""
 
-_LOCK_KEY = 0x5354454D  # "STEM", with the messages table's oid: one backfill per store
+_LOCK_KEY = 0x5354454D  # "STEM", with the messages table's oid: one finisher per store
 _LOCK_ARGS = "%s, ('messages'::regclass::oid::bigint - 2147483648)::int"
+
+
+@contextmanager
+def store_lock(conn: Any) -> Iterator[bool]:
+    """The store's session advisory lock for what migrations leave to do (this backfill,
+    :mod:`~hermes_core.sessions.pgtrigram`'s index), if free: yields whether it was had; *conn*
+    is outside a transaction before and after."""
+    got = bool(
+        conn.execute(f"SELECT pg_try_advisory_lock({_LOCK_ARGS})", (_LOCK_KEY,)).fetchone()[0]
+    )
+    conn.commit()
+    try:
+        yield got
+    finally:
+        if got and not conn.broken:  # a lost connection has released the lock already
+            conn.rollback()  # what failed, if anything did
+            conn.execute(f"SELECT pg_advisory_unlock({_LOCK_ARGS})", (_LOCK_KEY,))
+            conn.commit()
 
 
 def queue_backfill(conn: Any) -> None:
@@ -78,11 +98,12 @@ def backfill_stems(conn: Any, progress: UpgradeProgress | None = None, *, where:
     if _marker(conn) is None:
         conn.commit()
         return 0
-    if not conn.execute(f"SELECT pg_try_advisory_lock({_LOCK_ARGS})", (_LOCK_KEY,)).fetchone()[0]:
-        conn.commit()
-        log.info("Another process is stemming the messages of %s; leaving it to that one", where)
-        return 0
-    try:
+    with store_lock(conn) as got:
+        if not got:
+            log.info(
+                "Another process is stemming the messages of %s; leaving it to that one", where
+            )
+            return 0
         total = rows_left(conn)
         conn.commit()
         if progress is not None and total:
@@ -104,11 +125,6 @@ def backfill_stems(conn: Any, progress: UpgradeProgress | None = None, *, where:
         with conn.transaction():
             conn.execute("ANALYZE messages")
         return done
-    finally:
-        if not conn.broken:  # a lost connection has released the lock already
-            conn.rollback()  # what failed, if anything did
-            conn.execute(f"SELECT pg_advisory_unlock({_LOCK_ARGS})", (_LOCK_KEY,))
-            conn.commit()
 
 
 def _batch(conn: Any) -> int | None:

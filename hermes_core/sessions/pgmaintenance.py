@@ -20,6 +20,7 @@ from typing import Any
 from hermes_core.errors import SessionStoreError, SessionStoreUnavailableError
 from hermes_core.pgmigrate import applied_migrations
 from hermes_core.sessions.pgbackfill import rows_left
+from hermes_core.sessions.pgtrigram import index_left, index_state
 
 __all__ = [
     "SchemaStatus",
@@ -51,6 +52,9 @@ class SchemaStatus:
     """Whether the trigram index ``messages_trgm`` (``pg_trgm``, migration 6) exists."""
     stems_left: int = 0
     """Messages migration 4 has still to stem (:mod:`~hermes_core.sessions.pgbackfill`)."""
+    trigram_left: bool = False
+    """Whether migration 6's trigram index is still to build
+    (:mod:`~hermes_core.sessions.pgtrigram`)."""
 
     @property
     def version(self) -> int:
@@ -99,8 +103,9 @@ def schema_status(url: str, *, connect_timeout: float = 5.0) -> SchemaStatus:
             known=PG_SCHEMA_VERSION,
             tables=exists("sessions") and exists("messages"),
             search_index=exists("messages_tsv"),
-            trigram_index=exists("messages_trgm"),
+            trigram_index=index_state(conn) == "valid",
             stems_left=rows_left(conn) if exists("state_meta") and exists("messages") else 0,
+            trigram_left=exists("state_meta") and exists("messages") and index_left(conn),
         )
     finally:
         conn.close()
@@ -117,7 +122,7 @@ def rebuild_search(store: Any) -> dict[str, int]:
 
 
 def _rebuild(conn: Any) -> dict[str, int]:
-    from hermes_core.sessions.pgschema import TRIGRAM_INDEX, trigram_index
+    from hermes_core.sessions.pgtrigram import TRIGRAM_INDEX, trigram_index
     from hermes_core.sessions.postgres import _search_text, search_columns
 
     conn.execute(_TSV_INDEX)

@@ -23,7 +23,10 @@ Schema 5 adds ``message_vectors`` for semantic recall (:mod:`~hermes_core.sessio
 ``messages_trgm`` (migration 6) is a trigram index of ``search_text`` (``pg_trgm``, from
 PostgreSQL's contrib): a substring search (``ILIKE``, a question's word no message holds)
 looks it up instead of reading every message. Where the extension cannot be created the
-migration warns and goes on without it (``sessions repair`` adds it later).
+migration warns and goes on without it (``sessions repair`` adds it later). In a store holding
+messages the index is built after the migration, concurrently, so writers do not wait
+(:mod:`~hermes_core.sessions.pgtrigram`); it only speeds those searches up, which find the
+same rows without it.
 
 Migrations are numbered; ``hermes_schema_migrations`` records the ones applied.
 The store applies the missing ones at start under an advisory lock, so several
@@ -38,16 +41,14 @@ to 4), so a vector of new parts can be written again the same way.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from hermes_core.pgmigrate import Migration, apply_migrations
 from hermes_core.sessions.cjk import CJK_CLASS
 from hermes_core.sessions.pgbackfill import queue_backfill
+from hermes_core.sessions.pgtrigram import queue_trigram_index
 
-__all__ = ["MIGRATIONS", "PG_SCHEMA_VERSION", "TRIGRAM_INDEX", "migrate", "trigram_index"]
-
-log = logging.getLogger(__name__)
+__all__ = ["MIGRATIONS", "PG_SCHEMA_VERSION", "migrate"]
 
 _LOCK_KEY = 0x4845524D  # "HERM": the advisory lock taken while migrating
 
@@ -105,66 +106,6 @@ def _vector_trigger(conn: Any) -> None:
         "ALTER COLUMN words DROP EXPRESSION IF EXISTS"
     )
     conn.execute(_VECTOR_TRIGGER)
-
-
-TRIGRAM_INDEX = "messages_trgm"
-"""The trigram index of ``search_text`` (``pg_trgm``): substring searches (``ILIKE``) look it up."""
-
-
-def _trigram_schema(conn: Any) -> str | None:
-    """The schema of the ``pg_trgm`` extension, created if the database lacks it (in
-    ``public``, else in the store's own schema); ``None`` when it cannot be created."""
-    import psycopg
-
-    found = conn.execute(_TRGM_SCHEMA).fetchone()
-    if found is not None:
-        return str(found[0])
-    reason = ""
-    for create in (
-        "CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public",
-        "CREATE EXTENSION IF NOT EXISTS pg_trgm",
-    ):
-        try:
-            with conn.transaction():  # a savepoint: a refusal leaves the migration going
-                conn.execute(create)
-        except psycopg.Error as exc:  # the extension is missing, or this user may not add it
-            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
-            continue
-        found = conn.execute(_TRGM_SCHEMA).fetchone()
-        return None if found is None else str(found[0])
-    log.warning(
-        "The session store has no trigram index: %s. Substring searches (a question's "
-        "word no message holds) read every message. Install PostgreSQL's contrib package "
-        "and run `CREATE EXTENSION pg_trgm` as a user allowed to, then "
-        "`hermes-memory sessions repair`.",
-        reason,
-    )
-    return None
-
-
-def trigram_index(conn: Any) -> bool:
-    """Create the trigram index of ``search_text`` when missing (migration 6; ``sessions
-    repair`` again); ``False`` when ``pg_trgm`` cannot be had (a warning says what to do:
-    substring searches then read every message, as before)."""
-    if conn.execute("SELECT to_regclass(%s)", (TRIGRAM_INDEX,)).fetchone()[0] is not None:
-        return True
-    schema = _trigram_schema(conn)
-    if schema is None:
-        return False
-    opclass = '"' + schema.replace('"', '""') + '".gin_trgm_ops'
-    conn.execute(f"CREATE INDEX {TRIGRAM_INDEX} ON messages USING GIN (search_text {opclass})")
-    return True
-
-
-def _trigrams(conn: Any) -> None:
-    """Migration 5: the trigram index (:func:`trigram_index`), where ``pg_trgm`` can be had."""
-    trigram_index(conn)
-
-
-_TRGM_SCHEMA = (
-    "SELECT n.nspname FROM pg_extension AS e JOIN pg_namespace AS n ON n.oid = e.extnamespace "
-    "WHERE e.extname = 'pg_trgm'"
-)
 
 
 MIGRATIONS: dict[int, Migration] = {
@@ -275,7 +216,7 @@ CREATE TABLE message_vectors (
 CREATE INDEX message_vectors_seq ON message_vectors(encoder, seq);
 CREATE INDEX message_vectors_first ON message_vectors(encoder) WHERE piece = 0;
 """,
-    6: _trigrams,
+    6: queue_trigram_index,
     7: _vector_trigger,
 }
 """version -> SQL (or a function of the connection) bringing the schema from the version

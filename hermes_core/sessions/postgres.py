@@ -53,6 +53,7 @@ from hermes_core.sessions.opening import UpgradeProgress
 from hermes_core.sessions.pgbackfill import backfill_stems
 from hermes_core.sessions.pgschema import migrate
 from hermes_core.sessions.pgsemantic import PgSemanticIndex, count_not_embedded, reopen_range
+from hermes_core.sessions.pgtrigram import build_trigram_index
 from hermes_core.sessions.pgvectorcache import VectorCache
 from hermes_core.sessions.porter import index_stems
 from hermes_core.sessions.query import parse_query
@@ -184,7 +185,8 @@ class PostgresSessionStore(StoreFacade):
     with its password masked. *user_id* scopes the store as for SQLite. A writable open
     first finishes what a migration left to do in batches (migration 4's stems,
     :mod:`~hermes_core.sessions.pgbackfill`), reporting (rows done, rows in all) to
-    *upgrade_progress*, unless another process is doing it.
+    *upgrade_progress*, then builds migration 6's trigram index concurrently
+    (:mod:`~hermes_core.sessions.pgtrigram`), unless another process is doing it.
     """
 
     def __init__(
@@ -228,6 +230,7 @@ class PostgresSessionStore(StoreFacade):
             first.commit()
             if not read_only:
                 backfill_stems(first, upgrade_progress, where=self.path)
+                build_trigram_index(first, where=self.path)
         except RuntimeError as exc:
             raise SessionStoreError(f"{self.path}: {exc}.") from exc
         except psycopg.Error as exc:
