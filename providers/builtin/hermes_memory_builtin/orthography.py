@@ -19,7 +19,8 @@ next to it, is not needed and stays suspicious.
 
 CJK is deliberately not listed: Chinese and Japanese are written without
 spaces, but line breaking between ideographs and kana needs no marker, and a
-zero width space is not typed there (none in 4,200 Tatoeba sentences).
+zero width space is not typed there (none in the 820 Mandarin, Cantonese, Wu and
+Japanese Tatoeba dev sentences).
 """
 
 from __future__ import annotations
