@@ -9,7 +9,9 @@ How a scan works:
 1. Only the first :data:`MAX_SCAN_CHARS` characters are looked at, which bounds
    the time of a scan (callers refuse to store text longer than that).
 2. Invisible format characters (zero-width spaces, bidi overrides, Unicode tag
-   characters …) are reported on the raw text, in the order they occur.
+   characters …) are reported on the raw text, in the order they occur, except
+   a zero-width (non-)joiner or space that the spelling of the script around it
+   needs (:mod:`hermes_memory_builtin.orthography`).
 3. The text is NFKD-folded (full-width ``ｃａｔ`` becomes ``cat``), combining
    marks are dropped (``ïgnore`` is ``ignore``), Cyrillic and Greek letters and
    Latin small capitals that look like plain Latin ones are read as those
@@ -33,6 +35,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from hermes_memory_builtin.orthography import needed_by_script
+
 __all__ = [
     "INVISIBLE_CHARS",
     "MAX_SCAN_CHARS",
@@ -40,6 +44,7 @@ __all__ = [
     "ThreatPattern",
     "first_threat_message",
     "folded_text",
+    "hidden_characters",
     "scan_for_threats",
     "threat_patterns",
 ]
@@ -79,6 +84,7 @@ INVISIBLE_CHARS: frozenset[str] = frozenset(
     chr(cp) for cp in (*_BASE_INVISIBLE, *_TAG_CHARACTERS, *_SUPPLEMENTARY_VARIATION_SELECTORS)
 )
 """Characters that render as nothing and can hide instructions from a reader."""
+_INVISIBLE = re.compile("[" + "".join(sorted(INVISIBLE_CHARS)) + "]")
 
 # Letters of other scripts drawn like Latin ones, read as those Latin letters by the
 # scan (one character for one, so match positions do not move).
@@ -505,11 +511,19 @@ def folded_text(text: str) -> str:
     return _folds(text)[0]
 
 
-def _invisible_in_order(text: str) -> list[str]:
-    """Invisible characters of *text*, each once, in the order they first occur."""
+def hidden_characters(text: str) -> list[str]:
+    """Invisible characters of *text* that its script does not need, each once, in the
+    order they first occur (a Persian non-joiner or a Khmer word space is not listed,
+    see :mod:`hermes_memory_builtin.orthography`)."""
     if INVISIBLE_CHARS.isdisjoint(text):
         return []
-    return list(dict.fromkeys(ch for ch in text if ch in INVISIBLE_CHARS))
+    return list(
+        dict.fromkeys(
+            found.group()
+            for found in _INVISIBLE.finditer(text)
+            if not needed_by_script(text, found.start())
+        )
+    )
 
 
 def scan_for_threats(content: str, scope: str = "context") -> list[str]:
@@ -521,7 +535,7 @@ def scan_for_threats(content: str, scope: str = "context") -> list[str]:
     """
     _check_scope(scope)
     text = content[:MAX_SCAN_CHARS]
-    found = [f"invisible_unicode_U+{ord(ch):04X}" for ch in _invisible_in_order(text)]
+    found = [f"invisible_unicode_U+{ord(ch):04X}" for ch in hidden_characters(text)]
     found.extend(_matching_ids(text, scope))
     return found
 
@@ -530,7 +544,7 @@ def first_threat_message(content: str, scope: str = "strict") -> str | None:
     """A refusal message for the first threat in *content*, or ``None`` when clean."""
     _check_scope(scope)
     text = content[:MAX_SCAN_CHARS]
-    invisible = _invisible_in_order(text)
+    invisible = hidden_characters(text)
     if invisible:
         return (
             f"Blocked: the content contains the invisible unicode character "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hermes_core.cli.terminal import shown
+from hermes_memory_builtin.orthography import needed_by_script
 
 __all__ = ["visible"]
 
@@ -12,11 +13,17 @@ def visible(text: str) -> str:
 
     A file edited outside the tool can hold terminal escape sequences (which
     could conceal or redraw lines) and invisible characters; both are shown
-    as code points (``<U+001B>``) instead of being sent raw.
+    as code points (``<U+001B>``) instead of being sent raw; a zero-width
+    character the script around it needs (a Persian non-joiner) stays as it is.
     """
     from hermes_memory_builtin.threats import INVISIBLE_CHARS
 
     text = shown(text)
     if INVISIBLE_CHARS.isdisjoint(text):
         return text
-    return "".join(f"<U+{ord(char):04X}>" if char in INVISIBLE_CHARS else char for char in text)
+    return "".join(
+        f"<U+{ord(char):04X}>"
+        if char in INVISIBLE_CHARS and not needed_by_script(text, index)
+        else char
+        for index, char in enumerate(text)
+    )
