@@ -10,12 +10,16 @@ Three invisible characters are part of how some languages are written:
   spaces (Khmer, Thai, Lao, Myanmar, Tibetan).
 
 Such a character is *needed* when the character before it is a letter, mark or
-digit of a script listed for it in :data:`_SCRIPTS` and the character after it
+digit of a script listed for it in :data:`_SCRIPTS` (in the Brahmic scripts, where a
+joiner shapes a conjunct, a virama) and the character after it
 is one of the same script, or ends the word (a space, a punctuation mark, the
 end of the text). For emoji both neighbours must be pictographs (an emoji
 modifier or VS16 may come before the joiner). Anything else, in particular a
 Latin, Cyrillic or Greek letter on either side or another invisible character
-next to it, is not needed and stays suspicious.
+next to it, is not needed and stays suspicious. Spelling puts a joiner at a
+word's seams, not after every letter: a text whose letter joiners outnumber its
+words by more than one is stuffed (:func:`needed_positions`), and
+none of its letter joiners counts as needed.
 
 CJK is deliberately not listed: Chinese and Japanese are written without
 spaces, but line breaking between ideographs and kana needs no marker, and a
@@ -28,7 +32,7 @@ from __future__ import annotations
 import bisect
 import unicodedata
 
-__all__ = ["needed_by_script"]
+__all__ = ["needed_by_script", "needed_positions"]
 
 _ZWSP, _ZWNJ, _ZWJ = "\u200b", "\u200c", "\u200d"
 _VS16 = "\ufe0f"
@@ -68,6 +72,14 @@ _SCRIPTS: tuple[tuple[int, int, str, frozenset[str]], ...] = (
     (0x1F000, 0x1FAFF, _EMOJI, frozenset({_ZWJ})),
 )
 _STARTS = [first for first, *_ in _SCRIPTS]
+_BRAHMIC = frozenset(
+    {"devanagari", "bengali", "gurmukhi", "gujarati", "oriya", "tamil", "telugu", "kannada"}
+    | {"malayalam", "sinhala"}
+)
+"""Scripts where a (non-)joiner shapes a conjunct, so it follows a virama (``क्‍ष``, the
+Malayalam chillu ``ന്‍``)."""
+_VIRAMA = 9
+"""The canonical combining class of the viramas."""
 # Categories that make a character part of a word: letters, marks and digits, and
 # for emoji, pictographs (So) and skin-tone modifiers (Sk).
 _WORD = frozenset("LMN")
@@ -101,7 +113,30 @@ def needed_by_script(text: str, index: int) -> bool:
     left = _script(text[before]) if before >= 0 else None
     if left is None or char not in left[1] or (presented and left[0] != _EMOJI):
         return False
+    if left[0] in _BRAHMIC and char in _JOINERS and unicodedata.combining(text[before]) != _VIRAMA:
+        return False
     right = _script(text[index + 1]) if index + 1 < len(text) else None
     if right is not None:
         return right[0] == left[0]
     return left[0] != _EMOJI and _ends_word(text, index + 1)
+
+
+def _joins_letters(text: str, index: int) -> bool:
+    """True when the needed character at *index* is a (non-)joiner between letters, not
+    between emoji."""
+    if text[index] not in _JOINERS or index + 1 >= len(text):
+        return text[index] in _JOINERS
+    right = _script(text[index + 1])
+    return right is None or right[0] != _EMOJI
+
+
+def needed_positions(text: str, positions: list[int]) -> set[int]:
+    """The *positions* of zero-width characters in *text* that its spelling needs: each
+    :func:`needed_by_script`, but no letter joiner at all when they outnumber the words by
+    more than one (``كتاب‌خانه‌ها`` has two in one word; a joiner after every letter or two
+    is stuffing that hides what the letters say)."""
+    needed = {index for index in positions if needed_by_script(text, index)}
+    joiners = {index for index in needed if _joins_letters(text, index)}
+    if len(joiners) > len(text.split()) + 1:
+        needed -= joiners
+    return needed

@@ -35,7 +35,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from hermes_memory_builtin.orthography import needed_by_script
+from hermes_memory_builtin.orthography import needed_positions
 
 __all__ = [
     "INVISIBLE_CHARS",
@@ -517,13 +517,9 @@ def hidden_characters(text: str) -> list[str]:
     see :mod:`hermes_memory_builtin.orthography`)."""
     if INVISIBLE_CHARS.isdisjoint(text):
         return []
-    return list(
-        dict.fromkeys(
-            found.group()
-            for found in _INVISIBLE.finditer(text)
-            if not needed_by_script(text, found.start())
-        )
-    )
+    found = [(match.start(), match.group()) for match in _INVISIBLE.finditer(text)]
+    needed = needed_positions(text, [index for index, _ in found])
+    return list(dict.fromkeys(char for index, char in found if index not in needed))
 
 
 def scan_for_threats(content: str, scope: str = "context") -> list[str]:

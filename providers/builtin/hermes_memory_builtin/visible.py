@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hermes_core.cli.terminal import shown
-from hermes_memory_builtin.orthography import needed_by_script
+from hermes_memory_builtin.orthography import needed_positions
 
 __all__ = ["visible"]
 
@@ -21,9 +21,9 @@ def visible(text: str) -> str:
     text = shown(text)
     if INVISIBLE_CHARS.isdisjoint(text):
         return text
+    hidden = [index for index, char in enumerate(text) if char in INVISIBLE_CHARS]
+    needed = needed_positions(text, hidden)
     return "".join(
-        f"<U+{ord(char):04X}>"
-        if char in INVISIBLE_CHARS and not needed_by_script(text, index)
-        else char
+        f"<U+{ord(char):04X}>" if char in INVISIBLE_CHARS and index not in needed else char
         for index, char in enumerate(text)
     )
