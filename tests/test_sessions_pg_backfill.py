@@ -104,6 +104,31 @@ def wait_until(condition: Any, what: str) -> None:
         time.sleep(0.02)
 
 
+def resume_until_held(
+    process: subprocess.Popen[str],
+    url: str,
+    holder: Any,
+    admin: Any,
+    lock: tuple[str, tuple[Any, ...]],
+    what: str,
+) -> None:
+    """Take *lock* (a statement on ``{schema}.messages`` and its parameters) in an open
+    transaction of *holder*, let the paused migrator of *url* go on, and wait until it
+    waits for that transaction."""
+    holder.autocommit = False
+    schema = url.rsplit("%3D", 1)[-1]
+    statement, params = lock
+    holder.execute(statement.format(schema=schema), params)
+    assert process.stdin is not None
+    process.stdin.write("\n")
+    process.stdin.flush()
+    held_by = holder.execute("SELECT pg_backend_pid()").fetchone()[0]
+    wait_until(
+        lambda: backends(admin, "hm-migrator", f"AND {held_by} = ANY(pg_blocking_pids(pid))"),
+        what,
+    )
+
+
 def stems_by_id(admin: Any) -> dict[int, str | None]:
     return dict(admin.execute("SELECT id, stems FROM messages ORDER BY id").fetchall())
 
@@ -186,15 +211,12 @@ def test_a_backfill_killed_mid_batch_is_finished_by_the_next_opening(
         assert read_line(process) == f"progress {BATCH} {len(TEXTS)}"
         # A row of the second batch is locked, so the migrator stops inside that batch's
         # transaction (holding the marker and the rows before it), where it is killed.
-        holder.autocommit = False
-        schema = url.rsplit("%3D", 1)[-1]
-        holder.execute(f"SELECT 1 FROM {schema}.messages WHERE id = %s FOR UPDATE", (ids[15],))
-        assert process.stdin is not None
-        process.stdin.write("\n")
-        process.stdin.flush()
-        held_by = holder.execute("SELECT pg_backend_pid()").fetchone()[0]
-        wait_until(
-            lambda: backends(admin, "hm-migrator", f"AND {held_by} = ANY(pg_blocking_pids(pid))"),
+        resume_until_held(
+            process,
+            url,
+            holder,
+            admin,
+            ("SELECT 1 FROM {schema}.messages WHERE id = %s FOR UPDATE", (ids[15],)),
             "the migrator waiting inside its second batch",
         )
         os.kill(process.pid, signal.SIGKILL)
@@ -364,15 +386,12 @@ def index_building(url: str, admin: Any) -> tuple[subprocess.Popen[str], Any]:
     assert read_line(process) == f"progress {BATCH} {len(TEXTS) + 1}"
     # Migration 4's lock is long gone: an open writing transaction now holds a build that
     # starts after the backfill, as an agent's append does for a moment.
-    holder.autocommit = False
-    schema = url.rsplit("%3D", 1)[-1]
-    holder.execute(f"LOCK TABLE {schema}.messages IN ROW EXCLUSIVE MODE")
-    assert process.stdin is not None
-    process.stdin.write("\n")
-    process.stdin.flush()
-    held_by = holder.execute("SELECT pg_backend_pid()").fetchone()[0]
-    wait_until(
-        lambda: backends(admin, "hm-migrator", f"AND {held_by} = ANY(pg_blocking_pids(pid))"),
+    resume_until_held(
+        process,
+        url,
+        holder,
+        admin,
+        ("LOCK TABLE {schema}.messages IN ROW EXCLUSIVE MODE", ()),
         "the migrator's index build waiting for the open writer",
     )
     assert stems_by_id(admin) and None not in stems_by_id(admin).values()  # backfill done
