@@ -423,8 +423,10 @@ _RUNNER = textwrap.dedent(
     from hermes_memory_builtin.policy import CurationPolicy
 
     folder = Path(sys.argv[1])
-    Curator(folder, Archive(folder), limits={"memory": 500, "user": 300},
-            policy=CurationPolicy(curator="auto")).run()
+    curator = Curator(folder, Archive(folder), limits={"memory": 500, "user": 300},
+                      policy=CurationPolicy(curator="auto"))
+    print("running", flush=True)
+    curator.run()
     print(time.time(), flush=True)
     """
 )
@@ -446,7 +448,8 @@ def test_the_curator_never_runs_concurrently_with_itself(
     runner = subprocess.Popen(
         [sys.executable, "-c", _RUNNER, str(memory_dir)], stdout=subprocess.PIPE, text=True
     )
-    time.sleep(1.0)
+    assert runner.stdout is not None and runner.stdout.readline().strip() == "running"
+    time.sleep(1.0)  # a curator without the lock would be done long before this
     assert runner.poll() is None  # waiting for the other curator's lock
     assert b"Berlin" in (memory_dir / "USER.md").read_bytes()
     released = time.time()
@@ -531,8 +534,10 @@ _ROW_RUNNER = textwrap.dedent(
     from hermes_memory_builtin.documents import PostgresDocuments
     from hermes_memory_builtin.policy import CurationPolicy
 
-    Curator(Path(os.devnull), PostgresArchive(PostgresDocuments(sys.argv[1])),
-            limits={"memory": 500, "user": 300}, policy=CurationPolicy(curator="auto")).run()
+    curator = Curator(Path(os.devnull), PostgresArchive(PostgresDocuments(sys.argv[1])),
+                      limits={"memory": 500, "user": 300}, policy=CurationPolicy(curator="auto"))
+    print("running", flush=True)
+    curator.run()
     print(time.time(), flush=True)
     """
 )
@@ -555,7 +560,8 @@ def test_row_curators_on_several_machines_never_run_at_once(
     runner = subprocess.Popen(
         [sys.executable, "-c", _ROW_RUNNER, backend.url], stdout=subprocess.PIPE, text=True
     )
-    time.sleep(1.0)
+    assert runner.stdout is not None and runner.stdout.readline().strip() == "running"
+    time.sleep(1.0)  # a curator without the lock would be done long before this
     assert runner.poll() is None  # waiting for the other curator's lock
     assert "Berlin" in (backend.raw("user") or "")
     released = time.time()
