@@ -11,7 +11,6 @@ import asyncio
 import json
 import logging
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -307,10 +306,16 @@ def test_streaming_scrubber_hides_an_echoed_block_split_across_chunks() -> None:
 
 
 class SlowRecall(RecordingProvider):
-    """An external provider whose recall blocks its thread for a while."""
+    """An external provider whose recall blocks its thread until the event loop has run
+    on (:attr:`loop_ran`), which it cannot if the host waits for recall on the loop."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loop_ran = threading.Event()
 
     def prefetch(self, query: str, *, session_id: str = "") -> str:
-        time.sleep(0.6)
+        if not self.loop_ran.wait(timeout=30):
+            return "the event loop stood still"
         return "slow but sure"
 
 
@@ -319,14 +324,19 @@ def test_async_twin_keeps_the_event_loop_responsive(hermes_home: Path) -> None:
         ticks = 0
         stop = asyncio.Event()
 
+        recall = SlowRecall()
+
         async def ticker() -> None:
             nonlocal ticks
             while not stop.is_set():
                 ticks += 1
+                if ticks - before >= 10:
+                    recall.loop_ran.set()
                 await asyncio.sleep(0.01)
 
+        before = 1 << 30  # no tick counts until prepare() starts
         task = asyncio.create_task(ticker())
-        memory = AsyncMemory(with_external(hermes_home, SlowRecall(), prefetch_timeout=5.0))
+        memory = AsyncMemory(with_external(hermes_home, recall, prefetch_timeout=60.0))
         async with memory:
             before = ticks
             api = await memory.prepare([{"role": "user", "content": "Tell me about the garden."}])
@@ -338,7 +348,7 @@ def test_async_twin_keeps_the_event_loop_responsive(hermes_home: Path) -> None:
         return during, api, result
 
     during, api, result = asyncio.run(main())
-    assert during >= 10  # the loop kept ticking while the provider slept 0.6 s
+    assert during >= 10  # the loop kept ticking while the provider's recall waited on it
     assert "slow but sure" in api[0]["content"]
     assert "error" not in json.loads(result) or json.loads(result)["error"] == ""
 
