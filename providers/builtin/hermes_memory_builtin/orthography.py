@@ -11,7 +11,7 @@ Three invisible characters are part of how some languages are written:
 
 Such a character is *needed* when the character before it is a letter, mark or
 digit of a script listed for it in :data:`_SCRIPTS` (in the Brahmic scripts, where a
-joiner shapes a conjunct, a virama) and the character after it
+joiner shapes a conjunct, next to a virama) and the character after it
 is one of the same script, or ends the word (a space, a punctuation mark, the
 end of the text). For emoji both neighbours must be pictographs (an emoji
 modifier or VS16 may come before the joiner). Anything else, in particular a
@@ -77,7 +77,7 @@ _BRAHMIC = frozenset(
     | {"malayalam", "sinhala"}
 )
 """Scripts where a (non-)joiner shapes a conjunct, so it follows a virama (``क्‍ष``, the
-Malayalam chillu ``ന്‍``)."""
+Malayalam chillu ``ന്‍``) or, in Bengali's ``র‍্য``, precedes one."""
 _VIRAMA = 9
 """The canonical combining class of the viramas."""
 # Categories that make a character part of a word: letters, marks and digits, and
@@ -98,6 +98,15 @@ def _script(char: str) -> tuple[str, frozenset[str]] | None:
     return (script, needs) if wanted else None
 
 
+def _beside_virama(text: str, before: int) -> bool:
+    """True when the joiner after *before* follows a virama or precedes one (the Bengali
+    *ra* of ``র‍্যাব``, joined before its virama)."""
+    after = before + 2
+    return unicodedata.combining(text[before]) == _VIRAMA or (
+        after < len(text) and unicodedata.combining(text[after]) == _VIRAMA
+    )
+
+
 def _ends_word(text: str, index: int) -> bool:
     """True when *text* ends at *index* or has a space or punctuation mark there."""
     return index >= len(text) or unicodedata.category(text[index])[0] in "ZP"
@@ -113,7 +122,7 @@ def needed_by_script(text: str, index: int) -> bool:
     left = _script(text[before]) if before >= 0 else None
     if left is None or char not in left[1] or (presented and left[0] != _EMOJI):
         return False
-    if left[0] in _BRAHMIC and char in _JOINERS and unicodedata.combining(text[before]) != _VIRAMA:
+    if left[0] in _BRAHMIC and char in _JOINERS and not _beside_virama(text, before):
         return False
     right = _script(text[index + 1]) if index + 1 < len(text) else None
     if right is not None:

@@ -21,6 +21,7 @@ NEEDED = [
     "मुझे पता नहीं कि वह क्\u200dया चाहता है।",  # Hindi, ZWJ after a virama
     "अर्\u200dथात हे बरोबर आहे.",  # Marathi eyelash ra
     "അവന്\u200d നാളെ വരും, ഞാന്\u200d കാത്തിരിക്കും.",  # Malayalam chillus (ZWJ)
+    "র\u200d্যাব একটি বাহিনী।",  # Bengali ra joined before its virama (ya-phala)
     "ខ្ញុំ\u200bចង់\u200bទៅ\u200bផ្សារ\u200bថ្ងៃ\u200bស្អែក។",  # Khmer word spaces
     "តើ\u200bអ្នក\u200bសុខសប្បាយ\u200bទេ\u200b?",  # Khmer, a word space before ASCII "?"
     "ฉัน\u200bชอบ\u200bกิน\u200bข้าว\u200bผัด",  # Thai word spaces
