@@ -105,6 +105,13 @@ def describe_exception(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def first_line(exc: BaseException) -> str:
+    """The first line of *exc*'s message (a database driver's runs to several lines), or
+    its ``repr`` when the message is empty."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else repr(exc)
+
+
 class PluginCrash(Exception):
     """A plugin raised a :class:`BaseException` that is not :class:`Exception`.
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hermes_core.errors import SessionStoreError, SessionStoreUnavailableError
+from hermes_core.errors import SessionStoreError, SessionStoreUnavailableError, first_line
 from hermes_core.pgmigrate import applied_migrations
 from hermes_core.sessions.pgbackfill import rows_left
 from hermes_core.sessions.pgtrigram import index_left, index_state
@@ -78,7 +78,7 @@ def open_connection(
     try:
         return psycopg.connect(url, **connect_kwargs(url, connect_timeout))
     except psycopg.Error as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+        first = first_line(exc)
         raise SessionStoreUnavailableError(
             f"Cannot connect to {what} {masked_url(url)}: {first}. Check that "
             f"the server runs and accepts this user, or fix {setting}."

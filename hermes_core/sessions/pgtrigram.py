@@ -18,12 +18,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from hermes_core.errors import first_line
 from hermes_core.sessions.pgbackfill import store_lock
 
 __all__ = [
     "MARKER",
     "TRIGRAM_INDEX",
     "build_trigram_index",
+    "index_left",
     "index_state",
     "queue_trigram_index",
     "trigram_index",
@@ -59,7 +61,7 @@ def _trigram_schema(conn: Any) -> str | None:
             with conn.transaction():  # a savepoint: a refusal leaves the migration going
                 conn.execute(create)
         except psycopg.Error as exc:  # the extension is missing, or this user may not add it
-            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+            reason = first_line(exc)
             continue
         found = conn.execute(_TRGM_SCHEMA).fetchone()
         return None if found is None else str(found[0])
@@ -186,7 +188,7 @@ def _build(conn: Any, schema: str, *, drop: bool, where: str) -> bool:
             "Could not build the trigram index of %s: %s. Substring searches read every "
             "message (finding the same ones) until a writable opening builds it.",
             where,
-            str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc),
+            first_line(exc),
         )
         return False
     finally:

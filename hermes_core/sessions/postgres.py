@@ -33,6 +33,7 @@ from hermes_core.errors import (
     SessionStoreError,
     SessionStoreUnavailableError,
     SessionTitleError,
+    first_line,
 )
 from hermes_core.sessions import pgsearch
 from hermes_core.sessions.arguments import epoch as _epoch
@@ -218,7 +219,7 @@ class PostgresSessionStore(StoreFacade):
         except psycopg.Error as exc:
             raise SessionStoreUnavailableError(
                 f"Cannot connect to the session database {self.path}: "
-                f"{str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}. Check "
+                f"{first_line(exc)}. Check "
                 "that the server runs and accepts this user, or fix sessions.url / "
                 "HERMES_SESSIONS_URL."
             ) from exc

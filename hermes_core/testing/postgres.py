@@ -22,6 +22,8 @@ from urllib.parse import quote
 
 import pytest
 
+from hermes_core.errors import first_line
+
 __all__ = [
     "POSTGRES_URL",
     "SchemaPool",
@@ -60,7 +62,7 @@ def admin_connection() -> Any:
     try:
         return psycopg.connect(POSTGRES_URL, autocommit=True, connect_timeout=3)
     except psycopg.Error as exc:
-        _unavailable(str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc))
+        _unavailable(first_line(exc))
 
 
 def schema_url(schema: str) -> str:
