@@ -1,6 +1,6 @@
-"""Zero-width characters that the spelling of a script needs.
+"""Invisible characters that the spelling of a script, or of an emoji, needs.
 
-Three invisible characters are part of how some languages are written:
+Three zero-width characters are part of how some languages are written:
 
 - U+200C ZERO WIDTH NON-JOINER and U+200D ZERO WIDTH JOINER choose letter
   forms in the Arabic script (Persian ``می‌خواهم``), Syriac and the Brahmic
@@ -25,11 +25,26 @@ CJK is deliberately not listed: Chinese and Japanese are written without
 spaces, but line breaking between ideographs and kana needs no marker, and a
 zero width space is not typed there (none in the 820 Mandarin, Cantonese, Wu and
 Japanese Tatoeba dev sentences).
+
+Two sequences of otherwise invisible characters are needed as well:
+
+- an *emoji tag sequence* for a subdivision flag (UTS #51, ED-14a/ED-14c):
+  U+1F3F4 WAVING BLACK FLAG, the tag letters and digits of a subdivision id
+  (a region of two letters or three digits, then one to four letters or digits:
+  ``gbeng`` for England, ``gbsct``, ``gbwls``) and U+E007F CANCEL TAG; any other
+  tag character (a tag outside such a sequence, a space, capital or punctuation
+  tag, a missing cancel tag) is the "ASCII smuggling" of hidden text;
+- an *ideographic variation sequence* (UTS #37): one supplementary variation
+  selector (U+E0100–U+E01EF) right after a CJK unified ideograph chooses a
+  registered glyph (``葛`` U+E0100, a family name's form). A selector after anything
+  else, or a second one, can only carry a hidden byte. As with joiners, when a
+  text's sequences outnumber its words by more than one, none of them is needed.
 """
 
 from __future__ import annotations
 
 import bisect
+import re
 import unicodedata
 
 __all__ = ["needed_by_script", "needed_positions"]
@@ -37,6 +52,14 @@ __all__ = ["needed_by_script", "needed_positions"]
 _ZWSP, _ZWNJ, _ZWJ = "\u200b", "\u200c", "\u200d"
 _VS16 = "\ufe0f"
 _JOINERS = frozenset({_ZWNJ, _ZWJ})
+_TAG_LETTER = "[\U000e0061-\U000e007a]"
+_TAG_DIGIT = "[\U000e0030-\U000e0039]"
+_SUBDIVISION_FLAG = re.compile(
+    f"\U0001f3f4(?:{_TAG_LETTER}{{2}}|{_TAG_DIGIT}{{3}})"
+    f"(?:{_TAG_LETTER}|{_TAG_DIGIT}){{1,4}}\U000e007f"
+)
+"""A well-formed subdivision flag: black flag, subdivision id in tag characters, cancel tag."""
+_IDEOGRAPHIC_SELECTORS = range(0xE0100, 0xE01F0)
 _SPACE = frozenset({_ZWSP})
 _EMOJI = "emoji"
 
@@ -139,13 +162,40 @@ def _joins_letters(text: str, index: int) -> bool:
     return right is None or right[0] != _EMOJI
 
 
+def _flag_positions(text: str) -> set[int]:
+    """Positions of the tag characters of the well-formed subdivision flags in *text*."""
+    return {
+        index
+        for match in _SUBDIVISION_FLAG.finditer(text)
+        for index in range(match.start() + 1, match.end())
+    }
+
+
+def _is_variation_sequence(text: str, index: int) -> bool:
+    """True when the supplementary variation selector at *index* follows a CJK unified
+    ideograph directly (an ideographic variation sequence, UTS #37)."""
+    return (
+        index > 0
+        and ord(text[index]) in _IDEOGRAPHIC_SELECTORS
+        and unicodedata.name(text[index - 1], "").startswith("CJK UNIFIED IDEOGRAPH-")
+    )
+
+
 def needed_positions(text: str, positions: list[int]) -> set[int]:
-    """The *positions* of zero-width characters in *text* that its spelling needs: each
-    :func:`needed_by_script`, but no letter joiner at all when they outnumber the words by
-    more than one (``كتاب‌خانه‌ها`` has two in one word; a joiner after every letter or two
-    is stuffing that hides what the letters say)."""
+    """The *positions* of invisible characters in *text* that its spelling needs: each
+    :func:`needed_by_script`, the tag characters of a well-formed subdivision flag and the
+    selector of an ideographic variation sequence; but no letter joiner (and no variation
+    selector) at all when they outnumber the words by more than one (``كتاب‌خانه‌ها`` has
+    two in one word; a joiner after every letter or two is stuffing that hides what the
+    letters say)."""
     needed = {index for index in positions if needed_by_script(text, index)}
+    words = len(text.split())
     joiners = {index for index in needed if _joins_letters(text, index)}
-    if len(joiners) > len(text.split()) + 1:
+    if len(joiners) > words + 1:
         needed -= joiners
+    variants = {index for index in positions if _is_variation_sequence(text, index)}
+    if len(variants) <= words + 1:
+        needed |= variants
+    if "\U000e007f" in text:
+        needed |= _flag_positions(text).intersection(positions)
     return needed

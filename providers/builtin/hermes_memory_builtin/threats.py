@@ -76,12 +76,14 @@ _BASE_INVISIBLE = (
     0x2069,  # pop directional isolate
 )
 # Unicode tag characters spell out hidden ASCII ("ASCII smuggling"); the supplementary
-# variation selectors (VS17-VS256) can carry a hidden byte each after any character.
-_TAG_CHARACTERS = (0xE0001, *range(0xE0020, 0xE0080))
-_SUPPLEMENTARY_VARIATION_SELECTORS = tuple(range(0xE0100, 0xE01F0))
+# variation selectors (VS17-VS256) can carry a hidden byte each after any character. The
+# rest of U+E0000-U+E0FFF is unassigned but default-ignorable: it renders as nothing too.
+# A subdivision flag's tags and an ideographic variation sequence's selector pass
+# (hermes_memory_builtin.orthography).
+_PLANE_14_IGNORABLE = range(0xE0000, 0xE1000)
 
 INVISIBLE_CHARS: frozenset[str] = frozenset(
-    chr(cp) for cp in (*_BASE_INVISIBLE, *_TAG_CHARACTERS, *_SUPPLEMENTARY_VARIATION_SELECTORS)
+    chr(cp) for cp in (*_BASE_INVISIBLE, *_PLANE_14_IGNORABLE)
 )
 """Characters that render as nothing and can hide instructions from a reader."""
 _INVISIBLE = re.compile("[" + "".join(sorted(INVISIBLE_CHARS)) + "]")
