@@ -104,6 +104,57 @@ _BLANKS = {cp: " " for cp in (0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800)}
 _MARK_CATEGORIES = frozenset({"Mn", "Me"})
 
 
+def _read_as(char: str) -> str:
+    """*char* as the scan reads it: NFKD, without combining marks, look-alikes as Latin."""
+    kept = "".join(
+        part
+        for part in unicodedata.normalize("NFKD", char)
+        if unicodedata.category(part) not in _MARK_CATEGORIES
+    )
+    return kept.translate(_LOOKALIKES)
+
+
+_Tree = dict[str, "_Tree"]
+
+
+def _phrases(*phrases: str) -> str:
+    """A regex for any of *phrases* (words of any script) as the scan reads them.
+
+    Folding reads some Cyrillic and Greek letters as Latin ones, but only in one
+    case (``К`` becomes ``K``, ``к`` stays), so each letter matches both its
+    folded lower and upper case; a space matches any run of whitespace and an
+    apostrophe either apostrophe. The phrases are merged into a prefix tree, so
+    the regex tries each character of the text against a few branches only.
+    """
+
+    def letter(char: str) -> str:
+        if char in "'’":
+            return "['’]"
+        if char == " ":
+            return r"\s+"
+        forms = sorted({_read_as(case).lower() for case in (char.lower(), char.upper())} - {""})
+        if len(forms) < 2:
+            return "".join(map(re.escape, forms))
+        if all(len(form) == 1 for form in forms):
+            return "[" + "".join(forms) + "]"
+        return "(?:" + "|".join(map(re.escape, forms)) + ")"
+
+    tree: _Tree = {}
+    for phrase in phrases:
+        node = tree
+        for token in filter(None, map(letter, " ".join(phrase.split()))):
+            node = node.setdefault(token, {})
+        node[""] = {}
+
+    def emit(node: _Tree) -> str:
+        branches = [token + emit(child) for token, child in sorted(node.items()) if token]
+        if "" in node:
+            return "(?:" + "|".join(branches) + ")?" if branches else ""
+        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+    return "(?:" + emit(tree) + ")"
+
+
 @dataclass(frozen=True)
 class ThreatPattern:
     """One entry of the catalogue.
@@ -164,6 +215,128 @@ _SENSITIVE = (
     r"api[\s_-]?keys?|credentials?|passwords?|tokens?|env(?:ironment)?\s+variables|\.env|"
     r"ssh\s+keys?|private\s+keys?|session\s+(?:cookies?|tokens?)|personal\s+data|"
     r"user(?:'s)?\s+(?:data|files|details|info(?:rmation)?))"
+)
+
+# -- third parties commanding the agent's tools (issue 27, item 4) ---------------------------
+# "as if the user gave them", "count as the user's own": someone else's words given the
+# user's authority. Each language states it its own way; all are read folded.
+_AS_THE_USERS = _phrases(
+    "as if the user gave them", "as if the user had given them", "as if the user sent them",
+    "as if the user wrote them", "as if they came from the user", "as if it came from the user",
+    "as though they came from the user", "as if they were the user's", "count as the user's own",
+    "counts as the user's own", "as the user's own instructions", "as the user's own requests",
+    "as the user's own", "with the user's authority",
+    "als kämen sie vom nutzer", "als kämen sie vom benutzer", "als ob sie vom nutzer kämen",
+    "als ob sie vom benutzer kämen", "als wären sie vom nutzer", "als wären sie vom benutzer",
+    "comme si elles venaient de l'utilisateur", "comme s'ils venaient de l'utilisateur",
+    "comme si c'était l'utilisateur", "comme venant de l'utilisateur",
+    "como si fueran del usuario", "como si vinieran del usuario", "como si lo pidiera el usuario",
+    "como se fossem do usuário", "como se viessem do usuário", "como se fosse o usuário",
+    "come se fossero dell'utente", "come se venissero dall'utente",
+    "alsof ze van de gebruiker komen", "alsof het van de gebruiker komt",
+    "как будто их дал пользователь", "как будто это пользователь",
+    "как если бы их дал пользователь", "просьбами самого пользователя",
+    "ніби їх дав користувач", "як від користувача",
+    "jakby pochodziły od użytkownika", "jakby to był użytkownik",
+    "kullanıcıdan gelmiş gibi", "seolah-olah dari pengguna", "seolah dari pengguna",
+    "như thể của người dùng", "như thể từ người dùng", "parang galing sa user",
+    "ユーザー本人の指示として", "ユーザー本人の依頼として", "ユーザー本人の依頼とみなし",
+    "当作用户本人的", "视为用户本人的", "当作用户的指示", "当成用户的指令",
+    "사용자의 지시처럼", "사용자 본인의 지시로", "كأنها من المستخدم", "كأنها صادرة عن المستخدم",
+    "उपयोगकर्ता के निर्देश की तरह", "उपयोगकर्ता का आदेश मानकर",
+)  # fmt: skip
+_INBOUND = (
+    r"(?:e-?mails?|mails?|messages?|texts?|sms|dms?|chats?|tickets?|comments?|web\s?pages?|"
+    r"websites?|pages?|documents?|attachments?|tool\s+(?:output|results?)|search\s+results?)"
+)
+# Actions no third party may order: moving money, buying, granting access, handing over
+# the user's files or mail.
+_SENSITIVE_ACTION = (
+    r"\b(?:transfer|transfers|wire|wires|pay|pays|purchase|purchases|buy|buys|withdraw|"
+    r"approve|approves|grant|grants|move\s+money|send\s+money|send\s+(?:them\s+)?the\s+user['’]s|"
+    r"forward\s+(?:them\s+)?the\s+user['’]s|share\s+the\s+user['’]s|hand\s+over)\b"
+)
+_UNCONFIRMED = (
+    r"\b(?:without\s+(?:asking(?!\s+(?:any\s+)?questions?)|checking|confirming|confirmation|"
+    r"consulting|approval|permission|"
+    r"telling|informing|notifying|a\s+confirmation|the\s+user['’]s\s+(?:approval|consent|ok))|"
+    r"skip(?:ping)?\s+(?:the\s+)?(?:confirmation|approval|check|2fa|verification)|"
+    r"no\s+need\s+to\s+(?:ask|check|confirm)|(?:don['’]?t|do\s+not|never)\s+"
+    r"(?:ask|check\s+with|confirm\s+with)\s+the\s+user)\b"
+)
+# Commands no note should have the agent run: a script piped from the web into a shell,
+# a recursive delete of home or root, world-writable root, the environment or a private
+# key dumped, a raw disk overwritten, a reverse shell.
+_DANGEROUS_COMMAND = (
+    r"\b(?:curl|wget)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|"
+    r"\brm\s+-(?:rf|fr|r\s+-f|f\s+-r)\s+(?:~|/|\$HOME|\$\{HOME\}|\*|--no-preserve-root)|"
+    r"\bchmod\s+(?:-R\s+)?777\s+/|\bprintenv\b|(?:\$HOME|~)/\.ssh/id_\w+|"
+    r"\bdd\s+if=\S+\s+of=/dev/|\bmkfs\b|/dev/tcp/|\bnc\s+-e\b"
+)
+_TOOL_NOUN = _phrases(
+    "tool", "shell", "terminal", "werkzeug", "outil", "herramienta", "ferramenta", "strumento",
+    "инструмент", "工具", "ツール", "أداة", "aracı", "aracını", "narzędzie", "टूल", "zana",
+    "ithuluzi", "mjetin", "uirlis", "inneal", "alat", "công cụ", "도구",
+)  # fmt: skip
+# "Send … without asking" in other languages: the send verbs (prefixes: "envía" covers
+# "envíaselos") and the ways of saying "without asking / telling / confirming".
+_SEND_WORLD = _phrases(
+    "envoie", "envoyer", "transmets", "transfère", "envía", "envia", "manda", "reenvía",
+    "schick", "sende", "leite", "envie", "mande", "invia", "inoltra", "mandagli", "отправ",
+    "пришли", "перешли", "надішли", "відправ", "перешли", "wyślij", "prześlij", "kirim",
+    "gửi", "भेज", "gönder", "stuur", "verstuur", "stuur door",
+)  # fmt: skip
+# A negation just before the verb ("never send … without asking") is a rule, not a plot.
+_NOT = "".join(
+    f"(?<!{_phrases(word)}\\s)" for word in ("never", "not", "n't", "no", "не", "nie", "nicht")
+)
+_SEND_CJK = _phrases("送", "发给", "发送", "转发", "보내")
+_UNASKED = _phrases(
+    "sans lui demander", "sans demander", "sans prévenir", "sans le dire", "sans en parler",
+    "sin preguntar", "sin avisar", "sin consultar", "sin decir", "ohne rückfrage",
+    "ohne zu fragen", "ohne nachzufragen", "ohne bescheid", "sem perguntar", "sem avisar",
+    "sem consultar", "senza chiedere", "senza avvisare", "senza dire", "не спрашивая",
+    "без подтверждения", "без спроса", "не питаючи", "без підтвердження", "bez pytania",
+    "bez pytania", "bez pytania o zgodę", "tanpa bertanya", "tanpa izin", "tanpa memberi tahu",
+    "không cần hỏi", "không hỏi", "बिना पूछे", "sormadan", "zonder te vragen",
+    "zonder het te zeggen", "確認せず", "確認なしで", "聞かずに", "不用问", "无需确认",
+    "不要问", "묻지 말고", "확인 없이",
+)  # fmt: skip
+# -- content planted for later readers (latent injection) -----------------------------------
+_AI_READER = (
+    r"(?:ai|a\.i\.|llms?|large\s+language\s+models?|language\s+models?|chatbots?|"
+    r"ai\s+(?:assistants?|agents?|models?|systems?|tools?|crawlers?)|assistants?|agents?|"
+    r"bots?|models?)"
+)
+_ADDRESSED_TO_AI = (
+    rf"\b{_AI_READER}\s+(?:\w+\s+)?(?:reading|processing|summari[sz]ing|parsing|indexing|"
+    r"crawling|scanning|ingesting|seeing|analy[sz]ing)\s+(?:this|these)\b|"
+    rf"\b(?:any|every|all)\s+{_AI_READER}\s+(?:that|who|which)\s+(?:reads?|process(?:es)?|"
+    r"sees?|finds?|summari[sz]es?|ingests?)\s+(?:this|these)\b|"
+    r"\bif\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|large\s+language\s+model|language\s+model|"
+    r"chatbot|ai\s+(?:assistant|agent|model|system)|automated\s+agent)\b(?:\s+[\w-]+){0,4}\s*[,:;]|"
+    + _phrases(
+        "si eres una ia", "si eres un modelo de lenguaje", "si tu es une ia",
+        "si vous êtes une ia", "si tu es un modèle de langage", "wenn du eine ki bist",
+        "falls du eine ki bist", "wenn du ein sprachmodell bist", "se você é uma ia",
+        "se você for uma ia", "se sei un'ia", "se sei un modello linguistico",
+        "если ты ии", "если ты языковая модель", "если ты нейросеть", "jeśli jesteś ai",
+        "als je een ai bent", "如果你是ai", "如果你是人工智能", "如果你是语言模型",
+        "aiアシスタントへ", "このページを読んでいるai", "이 글을 읽는 ai",
+    )
+)  # fmt: skip
+_PROMOTE = (
+    r"(?:recommend|promote|endorse|advertise|suggest|push|favou?r|praise|rank|rate|mention|"
+    r"name|feature|highlight|steer\s+(?:users|people|them)\s+to(?:wards?)?)"
+)
+_RIVALS = (
+    r"(?:competitors?|competition|competing\s+(?:brands?|products?|services?|companies|"
+    r"vendors?|shops?|stores?)|rivals?|rival\s+(?:brands?|products?)|other\s+(?:brands?|vendors?|"
+    r"companies|manufacturers|providers|shops|stores|sellers))"
+)
+_ASKED = (
+    r"\b(?:when|whenever|if|each\s+time|every\s+time)\s+(?:\S+\s+){0,3}?(?:asks?|asked|"
+    r"inquires?|questions?|compares?|compared|mentions?)\b"
 )
 
 _CATALOGUE: tuple[ThreatPattern, ...] = (
@@ -340,8 +513,8 @@ _CATALOGUE: tuple[ThreatPattern, ...] = (
         "covert_send",
         "strict",
         r"\b(?:silently|secretly|quietly|covertly|discreetly|without\s+(?:telling|informing|"
-        r"notifying|asking|alerting|showing))\b",
-        after=_VERB_SEND,
+        rf"notifying|asking|alerting|showing))\b|{_UNASKED}",
+        after=rf"{_NOT}(?:{_VERB_SEND}|\b{_SEND_WORLD})|{_SEND_CJK}",
         within=120,
     ),
     ThreatPattern(
@@ -357,6 +530,59 @@ _CATALOGUE: tuple[ThreatPattern, ...] = (
         r"(?:tools?|functions?|api|plugins?|actions?|commands?)\b\s*"
         rf"{_FILL}(?:on\s+behalf\s+of|as\s+instructed\s+by|for\s+(?:the\s+)?"
         r"(?:sender|requester|attacker|caller|third\s+party|external))\b",
+    ),
+    ThreatPattern("third_party_authority", "strict", _AS_THE_USERS),
+    ThreatPattern(
+        "inbound_instructions",
+        "strict",
+        rf"\b(?:follow|obey|execute|carry\s+out|run|act\s+on|do|perform|apply)\s+"
+        r"(?:any|all|every|whatever|the)?\s*(?:instructions?|commands?|orders?|requests?|"
+        r"directions?|tasks?|code)\s+(?:\w+\s+){0,2}?(?:in|inside|within|from|contained\s+in|"
+        rf"found\s+in|written\s+in|embedded\s+in)\s+(?:\S+\s+){{0,2}}?{_INBOUND}\b|"
+        r"\b(?:run|execute|carry\s+out|follow|obey|do)\s+(?:whatever|any|every|each|the)\s+"
+        r"(?:shell\s+)?(?:commands?|instructions?|code|scripts?|requests?)\s+(?:it|they|that|"
+        r"the\s+(?:message|e-?mail|sender|page|text))\s+(?:contains?|includes?|says?|sends?|"
+        r"gives?|names?|lists?|asks?\s+for)\b",
+    ),
+    ThreatPattern(
+        "act_without_user",
+        "strict",
+        _UNCONFIRMED,
+        after=_SENSITIVE_ACTION,
+        within=160,
+    ),
+    ThreatPattern(
+        "tool_money_transfer",
+        "strict",
+        r"\b(?:transfer|wire|send|move|pay|withdraw)\s+(?:\S+\s+){0,3}?(?:money|funds|cash|"
+        r"crypto|bitcoin|btc|eth|usdt|payments?|\$|€|£|\d[\d,.]*\s*(?:usd|eur|gbp|dollars|euros))",
+        after=rf"{_TOOL_NOUN}|\b(?:payments?|banking|bank|wallet|shopping)\s+(?:tool|function|api|"
+        r"plugin|integration)",
+        within=80,
+    ),
+    ThreatPattern(
+        "dangerous_tool_command", "strict", _DANGEROUS_COMMAND, after=_TOOL_NOUN, within=120
+    ),
+    ThreatPattern("addressed_to_ai_readers", "strict", _ADDRESSED_TO_AI),
+    ThreatPattern(
+        "planted_recommendation",
+        "strict",
+        rf"\b(?:always|only|must|should|make\s+sure\s+to)\s+(?:\w+\s+){{0,2}}?{_PROMOTE}\s+"
+        rf"{_words(6)}(?:over|instead\s+of|rather\s+than|above|ahead\s+of|before|not|never)\s+"
+        rf"(?:\S+\s+){{0,2}}?{_RIVALS}\b|"
+        rf"\b(?:never|don['’]?t|do\s+not)\s+{_PROMOTE}\s+(?:\S+\s+){{0,2}}?{_RIVALS}\b|"
+        rf"\b(?:describe|call|portray|present|depict|label|paint|mention|call)\s+"
+        rf"(?:\S+\s+){{0,2}}?{_RIVALS}\s+as\b|"
+        rf"\b(?:say|claim|tell(?:\s+\S+){{0,2}}?|state|insist|suggest|imply|answer|reply)\s+"
+        rf"that\s+(?:\S+\s+){{0,2}}?{_RIVALS}\s+(?:are|is|were|have|has|sell|use)\b",
+    ),
+    ThreatPattern(
+        "planted_answer",
+        "strict",
+        r"\b(?:always|only|must|should)?\s*(?:say|claim|answer|reply|respond|tell|state|insist|"
+        r"recommend|suggest|steer|redirect|warn)\b",
+        after=rf"{_ASKED}\s+(?:\S+\s+){{0,3}}?(?:about\s+|for\s+)?(?:\S+\s+){{0,2}}?{_RIVALS}\b",
+        within=80,
     ),
     ThreatPattern(
         "latent_trigger",

@@ -1,0 +1,109 @@
+"""The write-scan catalogue on the development splits only: what each new pattern costs.
+
+Reads the **dev** split (``--split train`` for more benign text) of the generated
+corpus (``bench/safety_corpus.py``) and of the fetched real texts
+(``bench/detector_data.py``; fetch first), never a test or held-out split, so
+the patterns can be tuned here. For every benign family and
+attack family it prints the share the ``strict`` catalogue refuses with and
+without the patterns of :data:`NEW_IDS` (the in-run baseline), then the ids the
+new patterns hit on benign text. ``--show`` prints those benign texts.
+
+Run ``python bench/bench_catalogue_dev.py [--show] [--split train]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from collections import Counter, defaultdict
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+import detector_data
+import safety_corpus
+from hermes_memory_builtin.threats import scan_for_threats
+
+SPLITS = ("dev", "train")
+"""The splits this script may read: never test or held-out."""
+NEW_IDS = frozenset(
+    {
+        "third_party_authority",
+        "inbound_instructions",
+        "act_without_user",
+        "tool_money_transfer",
+        "dangerous_tool_command",
+        "addressed_to_ai_readers",
+        "planted_recommendation",
+        "planted_answer",
+    }
+)
+"""The patterns of issue 27's catalogue round (third-party tool calls, planted content)."""
+
+
+def _sets(split: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    benign: dict[str, list[str]] = defaultdict(list)
+    attacks: dict[str, list[str]] = defaultdict(list)
+    for sample in safety_corpus.generate():
+        if sample.split == split:
+            (attacks if sample.label else benign)[f"generated {sample.family}"].append(sample.text)
+    for row in detector_data.real_texts():
+        if row.split == split:
+            (attacks if row.label else benign)[f"{row.source}"].append(row.text)
+    return benign, attacks
+
+
+def _table(title: str, sets: dict[str, list[str]], hits: dict[str, list[list[str]]]) -> None:
+    print(f"\n| {title} | texts | without new ids | with |")
+    print("|---|---:|---:|---:|")
+    totals = [0, 0, 0]
+    for name in sorted(sets):
+        found = hits[name]
+        before = sum(bool(set(ids) - NEW_IDS) for ids in found)
+        after = sum(bool(ids) for ids in found)
+        totals = [totals[0] + len(found), totals[1] + before, totals[2] + after]
+        print(
+            f"| {name} | {len(found)} | {before} ({100 * before / len(found):.2f} %) "
+            f"| {after} ({100 * after / len(found):.2f} %) |"
+        )
+    n, before, after = totals
+    print(f"| all | {n} | {before} ({100 * before / n:.2f} %) ", end="")
+    print(f"| {after} ({100 * after / n:.2f} %) |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--show", action="store_true", help="print benign texts new ids hit")
+    parser.add_argument("--split", choices=SPLITS, default="dev")
+    args = parser.parse_args(argv)
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}, "
+        f"Python {platform.python_version()}"
+    )
+    detector_data.verify()
+    benign, attacks = _sets(args.split)
+    wall, cpu = time.perf_counter(), time.process_time()
+    scans = {
+        name: [scan_for_threats(text, "strict") for text in texts]
+        for name, texts in (*benign.items(), *attacks.items())
+    }
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    _table("benign (dev)", benign, scans)
+    _table("attacks (dev)", attacks, scans)
+    new_on_benign: Counter[str] = Counter()
+    for name, texts in benign.items():
+        for text, ids in zip(texts, scans[name], strict=True):
+            for pid in NEW_IDS.intersection(ids):
+                new_on_benign[pid] += 1
+                if args.show:
+                    print(f"  {pid} [{name}]: {text[:300]!r}")
+    print(f"\nnew ids on benign dev text: {dict(new_on_benign) or 'none'}")
+    count = sum(len(found) for found in scans.values())
+    print(f"{count} scans: wall {wall:.1f} s, CPU {cpu:.1f} s ({1e3 * cpu / count:.3f} ms/scan)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
