@@ -38,6 +38,7 @@ NEW_IDS = frozenset(
         "addressed_to_ai_readers",
         "planted_recommendation",
         "planted_answer",
+        "forged_authority",
     }
 )
 """The patterns of issue 27's catalogue round (third-party tool calls, planted content)."""

@@ -11,7 +11,8 @@ How a scan works:
 2. Invisible format characters (zero-width spaces, bidi overrides, Unicode tag
    characters …) are reported on the raw text, in the order they occur, except
    a zero-width (non-)joiner or space that the spelling of the script around it
-   needs (:mod:`hermes_memory_builtin.orthography`).
+   needs, the tags of a well-formed subdivision flag and the selector of an
+   ideographic variation sequence (:mod:`hermes_memory_builtin.orthography`).
 3. The text is NFKD-folded (full-width ``ｃａｔ`` becomes ``cat``), combining
    marks are dropped (``ïgnore`` is ``ignore``), Cyrillic and Greek letters and
    Latin small capitals that look like plain Latin ones are read as those
@@ -302,6 +303,24 @@ _UNASKED = _phrases(
     "zonder het te zeggen", "確認せず", "確認なしで", "聞かずに", "不用问", "无需确认",
     "不要问", "묻지 말고", "확인 없이",
 )  # fmt: skip
+# "Whenever you read this memory / note / entry" in other languages.
+_READ_THIS = _phrases(
+    "wenn du diese erinnerung liest", "wenn du diese notiz liest", "wenn du diesen eintrag liest",
+    "wenn dieser eintrag geladen wird", "quand tu lis cette note", "quand tu liras cette note",
+    "quand tu lis ce souvenir", "quand cette entrée est chargée", "chaque fois que tu lis cette",
+    "cuando leas este recuerdo", "cuando leas esta nota", "cada vez que leas esta",
+    "cada vez que leas este", "cuando se cargue esta entrada", "quando você ler esta",
+    "sempre que você ler esta", "sempre que ler esta", "quando leggi questo ricordo",
+    "quando leggi questa nota", "ogni volta che leggi questo", "ogni volta che leggi questa",
+    "als je deze notitie leest", "telkens als je deze", "когда читаешь эту запись",
+    "когда прочитаешь эту запись", "когда прочитаешь эту заметку", "когда читаешь эту заметку",
+    "коли читаєш цей запис", "gdy czytasz to wspomnienie", "gdy przeczytasz tę notatkę",
+    "bu notu okuduğunda", "bu anıyı her okuduğunda", "setiap kali kamu membaca",
+    "ketika kamu membaca catatan ini", "mỗi khi bạn đọc", "khi bạn đọc ghi chú này",
+    "读到这条记忆", "读到这条笔记", "每次读到这条", "この記憶を読むたびに", "このメモを読んだら",
+    "このメモを読むたびに", "이 메모를 읽을 때마다", "이 기억을 읽을 때", "كلما قرأت هذه",
+    "في كل مرة تقرأ هذه", "जब भी तुम यह", "जब भी आप यह",
+)  # fmt: skip
 # -- content planted for later readers (latent injection) -----------------------------------
 _AI_READER = (
     r"(?:ai|a\.i\.|llms?|large\s+language\s+models?|language\s+models?|chatbots?|"
@@ -315,6 +334,9 @@ _ADDRESSED_TO_AI = (
     r"sees?|finds?|summari[sz]es?|ingests?)\s+(?:this|these)\b|"
     r"\bif\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|large\s+language\s+model|language\s+model|"
     r"chatbot|ai\s+(?:assistant|agent|model|system)|automated\s+agent)\b(?:\s+[\w-]+){0,4}\s*[,:;]|"
+    rf"\b(?:important|hidden|secret|urgent|private)\s+(?:instructions?|notes?|messages?)\s+"
+    rf"(?:for|to)\s+(?:the\s+|any\s+|all\s+)?{_AI_READER}\b|"
+    rf"\bp\.\s?s\.?\s+(?:for|to)\s+(?:the\s+|any\s+)?{_AI_READER}\b|"
     + _phrases(
         "si eres una ia", "si eres un modelo de lenguaje", "si tu es une ia",
         "si vous êtes une ia", "si tu es un modèle de langage", "wenn du eine ki bist",
@@ -590,7 +612,24 @@ _CATALOGUE: tuple[ThreatPattern, ...] = (
         r"\b(?:whenever|when|once|each\s+time|every\s+time|next\s+time|if)\s+(?:you|the\s+"
         r"(?:assistant|agent|model|ai|llm))\s+(?:next\s+)?(?:read|see|load|receive|process|"
         r"encounter|recall|retrieve)s?\s+(?:this|these|that|the)\s+(?:memory|memories|note|notes|"
-        r"entry|entries|message|text|instructions?)\b",
+        r"entry|entries|message|text|instructions?)\b|"
+        # A page, mail or document that tells its future summariser what else to do.
+        r"\b(?:whenever|when|once|if|while)\s+(?:you|the\s+(?:assistant|agent|model|ai|llm))\s+"
+        r"(?:summari[sz]e|translate|process|read|review|analy[sz]e)s?\s+(?:this|these)\s+"
+        r"(?:page|pages|document|documents|e-?mails?|article|website|web\s?page|post|thread|"
+        r"review|reviews)\b[^.\n]{0,8}\balso\b|"
+        + _READ_THIS,
+    ),
+    ThreatPattern(
+        "forged_authority",
+        "strict",
+        # An entry claiming to speak for the system, its administrator or the user's consent.
+        r"\b(?:reminder|message|note|notice|update|instructions?|order)\s+from\s+(?:the\s+|your\s+)?"
+        r"(?:system\s+administrator|sysadmin|system|security\s+team|openai|anthropic)\s*:|"
+        r"(?m:^\s*\[(?:assistant|system|developer)\])|"
+        r"\b(?:the\s+)?(?:user|owner|administrator|admin)\s+has\s+(?:already\s+)?(?:agreed|"
+        r"consented|approved|authori[sz]ed|allowed|confirmed)\s+(?:that\s+you|for\s+you|to\s+let\s+"
+        r"you|you\s+to)\b",
     ),
     ThreatPattern(
         "hardcoded_secret",
