@@ -91,8 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         for name, texts in (*benign.items(), *attacks.items())
     }
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    _table("benign (dev)", benign, scans)
-    _table("attacks (dev)", attacks, scans)
+    _table(f"benign ({args.split})", benign, scans)
+    _table(f"attacks ({args.split})", attacks, scans)
     new_on_benign: Counter[str] = Counter()
     for name, texts in benign.items():
         for text, ids in zip(texts, scans[name], strict=True):
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
                 new_on_benign[pid] += 1
                 if args.show:
                     print(f"  {pid} [{name}]: {text[:300]!r}")
-    print(f"\nnew ids on benign dev text: {dict(new_on_benign) or 'none'}")
+    print(f"\nnew ids on benign {args.split} text: {dict(new_on_benign) or 'none'}")
     count = sum(len(found) for found in scans.values())
     print(f"{count} scans: wall {wall:.1f} s, CPU {cpu:.1f} s ({1e3 * cpu / count:.3f} ms/scan)")
     return 0

@@ -692,11 +692,15 @@ class _Matcher:
 
     def _hit_after_anchor(self, text: str, scan: _ScanState) -> bool:
         assert self.after is not None
+        # Targets are rarer than anchors (a send verb, a tool), so look for one first.
+        first = self.regex.search(text)
+        if first is None:
+            return False
         anchor_ends = [m.end() for m in self.after.finditer(text)]
         if not anchor_ends:
             return False
         newlines = scan.newlines()
-        for target in self.regex.finditer(text):
+        for target in self.regex.finditer(text, first.start()):
             start = target.start()
             i = bisect.bisect_right(anchor_ends, start) - 1
             if i < 0:
