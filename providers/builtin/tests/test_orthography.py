@@ -155,9 +155,17 @@ ENGLAND, SCOTLAND, WALES = _flag("gbeng"), _flag("gbsct"), _flag("gbwls")
         f"Moved to Texas {_flag('ustx')} last year",
         "Family name is written 葛\U000e0100城, not 葛城",  # an ideographic variation sequence
         "辻\U000e0101さんに連絡する",
+        # Never refused, kept so: VS16 and a keycap, Mongolian free variation selectors and
+        # vowel separator, soft hyphens inside a German compound.
+        "Loves \u2764\ufe0f and 1\ufe0f\u20e3",
+        "\u182d\u180b\u1820 \u182e\u1823\u1829\u182d\u1823\u182f \u1828\u1822\u182d\u1821\u180f",
+        "\u1828\u1822\u182d\u180e\u1820",
+        "Donau\u00addampf\u00adschiff\u00adfahrt",
     ],
 )
-def test_flags_and_ideographic_variants_pass_the_scan_and_the_listing(text: str) -> None:
+def test_flags_variation_sequences_and_script_marks_pass_the_scan_and_the_listing(
+    text: str,
+) -> None:
     assert scan_for_threats(text, scope="strict") == []
     assert visible(text) == text
 
