@@ -39,6 +39,7 @@ NEW_IDS = frozenset(
         "planted_recommendation",
         "planted_answer",
         "forged_authority",
+        "third_party_payment",
     }
 )
 """The patterns of issue 27's catalogue round (third-party tool calls, planted content)."""

@@ -356,6 +356,22 @@ _RIVALS = (
     r"vendors?|shops?|stores?)|rivals?|rival\s+(?:brands?|products?)|other\s+(?:brands?|vendors?|"
     r"companies|manufacturers|providers|shops|stores|sellers))"
 )
+# The same in other languages: a verb that recommends, then the competition, in one
+# sentence ("recomienda siempre X y nunca la competencia", "empfiehl X statt der Konkurrenz").
+_PROMOTE_WORLD = _phrases(
+    "recomienda", "recomiende", "recomendar", "empfiehl", "empfehle", "empfehlen", "recommande",
+    "recommander", "raccomanda", "consiglia", "recomende", "recomenda", "рекомендуй",
+    "советуй", "рекомендуйте", "poleć", "polecaj", "öner", "aanbevelen", "raad", "推荐",
+    "勧め", "すすめ", "추천", "rekomendasikan", "giới thiệu", "بالترويج", "أوص",
+)  # fmt: skip
+# "Recommend to me" is the user's own preference ("empfiehl mir", "recomiéndame").
+_TO_ME = _phrases("mir", "mich", "uns", "me", "moi", "nous", "nos", "mi", "ci", "мне", "нам")
+_RIVALS_WORLD = _phrases(
+    "competencia", "competidores", "konkurrenz", "konkurrenten", "mitbewerber", "concurrence",
+    "concurrents", "concorrenza", "concorrenti", "concorrência", "concorrentes", "конкурент",
+    "konkurencj", "konkurent", "rakip", "concurrent", "竞争对手", "竞品", "競合", "ライバル",
+    "경쟁사", "pesaing", "đối thủ", "المنافس",
+)  # fmt: skip
 _ASKED = (
     r"\b(?:when|whenever|if|each\s+time|every\s+time)\s+(?:\S+\s+){0,3}?(?:asks?|asked|"
     r"inquires?|questions?|compares?|compared|mentions?)\b"
@@ -596,7 +612,16 @@ _CATALOGUE: tuple[ThreatPattern, ...] = (
         rf"\b(?:describe|call|portray|present|depict|label|paint|mention|call)\s+"
         rf"(?:\S+\s+){{0,2}}?{_RIVALS}\s+as\b|"
         rf"\b(?:say|claim|tell(?:\s+\S+){{0,2}}?|state|insist|suggest|imply|answer|reply)\s+"
-        rf"that\s+(?:\S+\s+){{0,2}}?{_RIVALS}\s+(?:are|is|were|have|has|sell|use)\b",
+        rf"that\s+(?:\S+\s+){{0,2}}?{_RIVALS}\s+(?:are|is|were|have|has|sell|use)\b|"
+        rf"{_PROMOTE_WORLD}(?!me\b|\s*(?:{_TO_ME})\b)[^\n.。]{{0,60}}?{_RIVALS_WORLD}",
+    ),
+    ThreatPattern(
+        "third_party_payment",
+        "strict",
+        # Someone else allowed to spend through the user's card or account.
+        r"\b(?:let|allow|permit|authori[sz]e|enable)\s+(?:\S+\s+){1,4}?(?:to\s+)?(?:approve|make|"
+        r"charge|spend|use|place|pay|buy|order)\b[^\n.]{0,60}?\b(?:on|with|from|through|via|"
+        r"using)\s+the\s+user['’]s\s+(?:(?:credit|debit)\s+)?(?:card|account|bank|wallet|paypal)",
     ),
     ThreatPattern(
         "planted_answer",
@@ -617,8 +642,7 @@ _CATALOGUE: tuple[ThreatPattern, ...] = (
         r"\b(?:whenever|when|once|if|while)\s+(?:you|the\s+(?:assistant|agent|model|ai|llm))\s+"
         r"(?:summari[sz]e|translate|process|read|review|analy[sz]e)s?\s+(?:this|these)\s+"
         r"(?:page|pages|document|documents|e-?mails?|article|website|web\s?page|post|thread|"
-        r"review|reviews)\b[^.\n]{0,8}\balso\b|"
-        + _READ_THIS,
+        r"review|reviews)\b[^.\n]{0,8}\balso\b|" + _READ_THIS,
     ),
     ThreatPattern(
         "forged_authority",
