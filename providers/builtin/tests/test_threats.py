@@ -286,8 +286,11 @@ def test_a_huge_near_miss_does_not_backtrack() -> None:
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize(
     "unit",
-    ["curl ", "cat ", "send ", ">>", "<!-- ", "edit ", "you are ", "c2 ", "$"]
-    + ["tool ", "as if the user ", "always recommend ", "empfiehl ", "without asking ", "let x "],
+    [
+        *("curl ", "cat ", "send ", ">>", "<!-- ", "edit ", "you are ", "c2 ", "$"),
+        *("tool ", "as if the user ", "always recommend ", "empfiehl ", "without asking "),
+        "let x ",
+    ],
 )
 def test_repeated_anchors_are_scanned_in_bounded_time(unit: str) -> None:
     text = unit * (MAX_SCAN_CHARS // len(unit))
