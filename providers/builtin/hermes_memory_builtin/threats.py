@@ -226,7 +226,7 @@ _AS_THE_USERS = _phrases(
     "as if the user wrote them", "as if they came from the user", "as if it came from the user",
     "as though they came from the user", "as if they were the user's", "count as the user's own",
     "counts as the user's own", "as the user's own instructions", "as the user's own requests",
-    "as the user's own", "with the user's authority",
+    "as the user's own commands", "with the user's authority",
     "als kämen sie vom nutzer", "als kämen sie vom benutzer", "als ob sie vom nutzer kämen",
     "als ob sie vom benutzer kämen", "als wären sie vom nutzer", "als wären sie vom benutzer",
     "comme si elles venaient de l'utilisateur", "comme s'ils venaient de l'utilisateur",
@@ -259,8 +259,8 @@ _SENSITIVE_ACTION = (
 )
 _UNCONFIRMED = (
     r"\b(?:without\s+(?:asking(?!\s+(?:any\s+)?questions?)|checking|confirming|confirmation|"
-    r"consulting|approval|permission|"
-    r"telling|informing|notifying|a\s+confirmation|the\s+user['’]s\s+(?:approval|consent|ok))|"
+    r"consulting|approval|permission|telling|informing|notifying|a\s+confirmation|"
+    r"the\s+user['’]s\s+(?:approval|consent|ok))|"
     r"skip(?:ping)?\s+(?:the\s+)?(?:confirmation|approval|check|2fa|verification)|"
     r"no\s+need\s+to\s+(?:ask|check|confirm)|(?:don['’]?t|do\s+not|never)\s+"
     r"(?:ask|check\s+with|confirm\s+with)\s+the\s+user)\b"
@@ -284,7 +284,7 @@ _TOOL_NOUN = _phrases(
 _SEND_WORLD = _phrases(
     "envoie", "envoyer", "transmets", "transfère", "envía", "envia", "manda", "reenvía",
     "schick", "sende", "leite", "envie", "mande", "invia", "inoltra", "mandagli", "отправ",
-    "пришли", "перешли", "надішли", "відправ", "перешли", "wyślij", "prześlij", "kirim",
+    "пришли", "перешли", "надішли", "відправ", "wyślij", "prześlij", "kirim",
     "gửi", "भेज", "gönder", "stuur", "verstuur", "stuur door",
 )  # fmt: skip
 # A negation just before the verb ("never send … without asking") is a rule, not a plot.
@@ -298,7 +298,7 @@ _UNASKED = _phrases(
     "ohne zu fragen", "ohne nachzufragen", "ohne bescheid", "sem perguntar", "sem avisar",
     "sem consultar", "senza chiedere", "senza avvisare", "senza dire", "не спрашивая",
     "без подтверждения", "без спроса", "не питаючи", "без підтвердження", "bez pytania",
-    "bez pytania", "bez pytania o zgodę", "tanpa bertanya", "tanpa izin", "tanpa memberi tahu",
+    "tanpa bertanya", "tanpa izin", "tanpa memberi tahu",
     "không cần hỏi", "không hỏi", "बिना पूछे", "sormadan", "zonder te vragen",
     "zonder het te zeggen", "確認せず", "確認なしで", "聞かずに", "不用问", "无需确认",
     "不要问", "묻지 말고", "확인 없이",
@@ -609,7 +609,7 @@ _CATALOGUE: tuple[ThreatPattern, ...] = (
         rf"{_words(6)}(?:over|instead\s+of|rather\s+than|above|ahead\s+of|before|not|never)\s+"
         rf"(?:\S+\s+){{0,2}}?{_RIVALS}\b|"
         rf"\b(?:never|don['’]?t|do\s+not)\s+{_PROMOTE}\s+(?:\S+\s+){{0,2}}?{_RIVALS}\b|"
-        rf"\b(?:describe|call|portray|present|depict|label|paint|mention|call)\s+"
+        rf"\b(?:describe|call|portray|present|depict|label|paint|mention)\s+"
         rf"(?:\S+\s+){{0,2}}?{_RIVALS}\s+as\b|"
         rf"\b(?:say|claim|tell(?:\s+\S+){{0,2}}?|state|insist|suggest|imply|answer|reply)\s+"
         rf"that\s+(?:\S+\s+){{0,2}}?{_RIVALS}\s+(?:are|is|were|have|has|sell|use)\b|"
@@ -626,8 +626,8 @@ _CATALOGUE: tuple[ThreatPattern, ...] = (
     ThreatPattern(
         "planted_answer",
         "strict",
-        r"\b(?:always|only|must|should)?\s*(?:say|claim|answer|reply|respond|tell|state|insist|"
-        r"recommend|suggest|steer|redirect|warn)\b",
+        r"\b(?:say|claim|answer|reply|respond|tell|state|insist|recommend|suggest|steer|"
+        r"redirect|warn)\b",
         after=rf"{_ASKED}\s+(?:\S+\s+){{0,3}}?(?:about\s+|for\s+)?(?:\S+\s+){{0,2}}?{_RIVALS}\b",
         within=80,
     ),
