@@ -377,6 +377,120 @@ _ASKED = (
     r"inquires?|questions?|compares?|compared|mentions?)\b"
 )
 
+# -- answers planted for other people's future questions (issue 27, round 2) -----------------
+# "Whenever someone / the user asks …": a question someone else will ask later.
+_SOMEONE_ASKS = (
+    r"\b(?:when|whenever|if|each\s+time|every\s+time|any\s+time|once)\s+(?:someone|somebody|"
+    r"anyone|anybody|the\s+user|a\s+user|users|people|customers?|a\s+customer|clients?|"
+    r"a\s+client|visitors?|a\s+visitor|readers?|they)\s+(?:\S+\s+){0,2}?(?:asks?|mentions?|"
+    r"wants?|needs?|requests?|inquires?|looks?\s+for|compares?|brings?\s+up|talks?\s+about)\b|"
+    + _phrases(
+        "wenn jemand", "falls jemand", "sobald jemand", "wenn der nutzer", "wenn der benutzer",
+        "wenn ein nutzer", "si quelqu'un", "quand quelqu'un", "lorsque quelqu'un",
+        "si l'utilisateur", "quand l'utilisateur", "si alguien", "cuando alguien",
+        "siempre que alguien", "si el usuario", "cuando el usuario", "se alguém", "quando alguém",
+        "sempre que alguém", "se o usuário", "quando o usuário", "se qualcuno", "quando qualcuno",
+        "se l'utente", "quando l'utente", "если кто-то", "если кто-нибудь", "когда кто-то",
+        "если пользователь", "когда пользователь", "如果有人", "当有人", "每当有人", "只要有人",
+        "如果用户", "当用户", "每当用户", "誰かに", "誰かが", "ユーザーが", "ユーザーに",
+    )
+)  # fmt: skip
+# What makes such an answer planted rather than a preference: it holds whatever the asker
+# wants, calls one brand the only safe one, or runs the others down.
+_NO_MATTER_WHAT = r"\bno\s+matter\s+what\b|\bregardless\s+of\s+(?:what|their|his|her|the)\b|"
+_NO_MATTER_WHAT += _phrases(
+    "egal was", "unter allen umständen", "quoi qu'il arrive", "peu importe", "pase lo que pase",
+    "sin importar", "digan lo que digan", "não importa", "aconteça o que acontecer",
+    "qualunque cosa", "a prescindere", "что бы ни", "несмотря ни на что", "无论如何", "不管",
+    "何があっても", "どんな場合でも",
+)  # fmt: skip
+_ONLY_WORLD = _phrases(
+    "nur", "seul", "seule", "seulement", "solo", "solamente", "só", "apenas", "soltanto", "только"
+)
+_ONLY_SAFE = (
+    r"\b(?:only|just)\s+(?:\S+\s+){1,2}?(?:is|are)\s+(?:\S+\s+)?(?:safe|secure|trustworthy|"
+    r"reliable|legit(?:imate)?|private|worth\s+it)\b|"
+    r"\b(?:is|are)\s+the\s+only\s+(?:\S+\s+)?(?:safe|secure|trustworthy|reliable|good|real|"
+    r"legit(?:imate)?|honest|private)\b|"
+    r"\b(?:say|claim|tell\s+(?:them|him|her|the\s+user|users|people)|reply|answer|insist|state)"
+    r"\s+(?:that\s+)?(?:\S+\s+){0,3}?(?:is|are)\s+(?:the\s+)?(?:best|safest|only)\b|"
+    r"\b(?:always|only|exclusively)\s+(?:steer|push|funnel)\b|"
+    r"\b(?:steer|push|funnel)\s+(?:\S+\s+){1,4}?(?:only|exclusively)\b|"
+    rf"(?<!\w){_ONLY_WORLD}\s+(?:\S+\s+){{0,3}}?"
+    + _phrases(
+        "sicher", "vertrauenswürdig", "sûr", "fiable", "seguro", "segura", "confiable",
+        "confiável", "sicuro", "sicura", "affidabile", "безопас", "надёж", "надеж",
+    )
+    + "|"
+    + _phrases("只有", "唯一")
+    + r"[^\n。，,]{0,20}?"
+    + _phrases("安全", "可靠", "可信")
+    + "|"
+    + _phrases("だけが安全", "だけが信頼", "のみが安全", "しか安全")
+)  # fmt: skip
+_OTHERS_BAD = (
+    r"\b(?:the\s+)?(?:others|other\s+\S+|all\s+(?:the\s+)?others|every\s+other\s+\S+|the\s+rest|"
+    r"alternatives|competitors?|rivals?)\s+(?:\S+\s+){0,2}?(?:sell|steal|leak|harvest|spy|track|"
+    r"scam|cheat|are\s+(?:\S+\s+)?(?:scams?|unsafe|insecure|dangerous|malware|spyware|frauds?|"
+    r"fake|garbage|rubbish|terrible))\b|"
+    + _phrases(
+        "die anderen verkaufen", "alle anderen verkaufen", "die anderen sind unsicher",
+        "les autres vendent", "tous les autres vendent", "les autres sont dangereux",
+        "los demás venden", "los otros venden", "los demás son inseguros", "os outros vendem",
+        "os demais vendem", "os outros são inseguros", "gli altri vendono",
+        "tutti gli altri vendono", "gli altri sono insicuri", "остальные продают",
+        "другие продают", "все остальные продают", "остальные небезопас",
+    )
+    + "|"
+    + _phrases("其他", "别家", "其它")
+    + r"[^\n。]{0,12}?"
+    + _phrases("卖", "出售", "泄露", "不安全")
+    + "|"
+    + _phrases("他社", "他の")
+    + r"[^\n。]{0,12}?"
+    + _phrases("売", "漏ら", "危険", "安全ではない")
+)  # fmt: skip
+
+# -- a function call moving money to a named account (issue 27, round 2) ---------------------
+_FUNCTION_NOUN = (
+    r"\b(?:functions?|api|apis|endpoints?|actions?|methods?|tool[\s_-]?calls?|plugins?|"
+    r"integrations?|skills?|webhooks?)\b|"
+    # A money-moving identifier: transfer_funds, send_payment, wirePayout( …
+    r"\b(?=[a-z]\w*_)\w*(?:transfer|pay|wire|send|withdraw|payout|remit)\w*|"
+    r"\b\w*(?:transfer|pay|wire|withdraw|payout|remit)\w*\s*\(|"
+    + _phrases(
+        "funktion", "endpunkt", "fonction", "méthode", "función", "método", "função", "funzione",
+        "metodo", "функци", "метод", "函数", "接口", "関数", "メソッド", "エンドポイント",
+    )
+)  # fmt: skip
+_MONEY_VERB_WORLD = _phrases(
+    "überweise", "überweisen", "zahle", "zahlen", "sende", "senden", "schicke", "schicken",
+    "vire", "virer", "envoie", "envoyer", "transfère", "transférer", "paie", "payer",
+    "transfiere", "transferir", "envía", "enviar", "mueve", "mover", "paga", "pagar",
+    "transfira", "envie", "mande", "mova", "trasferisci", "trasferire", "bonifica", "invia",
+    "inviare", "sposta", "переведи", "перевести", "переведите", "отправь", "отправить",
+    "перечисли", "перечислить",
+)  # fmt: skip
+# "can / may / will move 500 EUR" describes a function; it does not order it.
+_MONEY_VERB = (
+    r"(?<!\bcan\s)(?<!\bmay\s)(?<!\bwill\s)(?<!\bcould\s)"
+    rf"\b(?:transfer|wire|send|move|pay|withdraw|remit|deposit)\b|(?<!\w){_MONEY_VERB_WORLD}|"
+    + _phrases("转账", "转到", "转给", "转入", "汇款", "汇到", "汇给", "支付", "付款", "送金",
+               "振り込", "振込", "送って", "送る")
+)  # fmt: skip
+_AMOUNT = (
+    r"(?:[$€£¥]\s?\d[\d,.']*|\d[\d,.']*\s?(?:k\s)?(?:(?:usd|eur|gbp|chf|jpy|cny|rub|btc|eth|"
+    r"usdt|usdc|xmr|dollars?|euros?|pounds?|francs?|yen)\b|[$€£¥]|"
+    + _phrases(
+        "евро", "доллар", "рубл", "欧元", "美元", "元", "円", "ユーロ", "ドル", "比特币", "reais"
+    )
+    + "))"
+)
+_MONEY_MOVE = (
+    rf"(?:{_MONEY_VERB})[^\n.。;!?]{{0,40}}?{_AMOUNT}|"
+    rf"{_AMOUNT}[^\n.。;!?]{{0,60}}?(?:{_MONEY_VERB})"
+)
+
 _CATALOGUE: tuple[ThreatPattern, ...] = (
     # -- always suspicious -------------------------------------------------------------------
     ThreatPattern(
@@ -632,6 +746,14 @@ _CATALOGUE: tuple[ThreatPattern, ...] = (
         within=80,
     ),
     ThreatPattern(
+        "conditioned_answer",
+        "strict",
+        rf"{_NO_MATTER_WHAT}|{_ONLY_SAFE}|{_OTHERS_BAD}",
+        after=_SOMEONE_ASKS,
+        within=160,
+    ),
+    ThreatPattern("tool_call_payment", "strict", _MONEY_MOVE, after=_FUNCTION_NOUN, within=120),
+    ThreatPattern(
         "latent_trigger",
         "strict",
         r"\b(?:whenever|when|once|each\s+time|every\s+time|next\s+time|if)\s+(?:you|the\s+"
@@ -778,6 +900,23 @@ def _check_scope(scope: str) -> None:
         raise ValueError(f"Unknown scan scope {scope!r}; use one of {', '.join(SCOPES)}.")
 
 
+# Letter-spaced words: two or more single letters or digits joined by one separator,
+# the same each time ("i g n o r e", "i.g.n.o.r.e", "d-o"); "e-mail" is no such run.
+_SPACED_RUN = re.compile(r"(?<![^\W_])[^\W_]([ .\-_*·/])[^\W_](?:\1[^\W_])*(?![^\W_])")
+# Leetspeak digits and signs read as the letters they stand for, inside a word that
+# also has a letter ("1gn0r3", "4ll", "in$truction$"); a plain number stays a number.
+_LEET = str.maketrans("013457@$", "oieastas")
+_LEET_WORD = re.compile(r"[\w$@]*(?:[^\W\d_][\w$@]*[0-9$@]|[0-9$@][\w$@]*[^\W\d_])[\w$@]*")
+
+
+def _unobfuscated(text: str) -> str | None:
+    """*text* with letter-spaced runs closed up and leetspeak words read as letters,
+    or ``None`` when it has neither."""
+    despaced = _SPACED_RUN.sub(lambda run: run.group().replace(run.group(1), ""), text)
+    unleet = _LEET_WORD.sub(lambda word: word.group().translate(_LEET), despaced)
+    return None if unleet == text else unleet
+
+
 def _folds(text: str) -> list[str]:
     """*text* as the patterns see it: NFKD, without combining marks, blank fillers read
     as spaces and look-alike letters read as Latin.
@@ -785,8 +924,17 @@ def _folds(text: str) -> list[str]:
     A format character (soft hyphen, direction mark …) may sit inside a word
     (``ig\u00adnore``) or stand for the space between two (``ignore\u180eall``),
     so text holding one is given in two readings: without them, and with each
-    read as a space.
+    read as a space. Text with letter-spaced runs or leetspeak words
+    (``i g n o r e  a l l``, ``1gn0r3 4ll``) is also read with the runs closed up
+    and the words' digits as letters (:func:`_unobfuscated`).
     """
+    readings = _unicode_folds(text)
+    closed_up = _unobfuscated(readings[0])
+    return readings if closed_up is None else [*readings, closed_up]
+
+
+def _unicode_folds(text: str) -> list[str]:
+    """The readings of :func:`_folds` before letter-spacing and leetspeak are undone."""
     if text.isascii():
         return [text]
     decomposed = unicodedata.normalize("NFKD", text.translate(_BLANKS)).translate(_BLANKS)
