@@ -457,7 +457,7 @@ _FUNCTION_NOUN = (
     r"integrations?|skills?|webhooks?)\b|"
     # A money-moving identifier: transfer_funds, send_payment, wirePayout( …
     r"\b(?=[a-z]\w*_)\w*(?:transfer|pay|wire|send|withdraw|payout|remit)\w*|"
-    r"\b\w*(?:transfer|pay|wire|withdraw|payout|remit)\w*\s*\(|"
+    r"\b(?=\w*(?:transfer|pay|wire|withdraw|payout|remit))\w++\s*\(|"
     + _phrases(
         "funktion", "endpunkt", "fonction", "méthode", "función", "método", "função", "funzione",
         "metodo", "функци", "метод", "函数", "接口", "関数", "メソッド", "エンドポイント",
@@ -906,15 +906,22 @@ _SPACED_RUN = re.compile(r"(?<![^\W_])[^\W_]([ .\-_*·/])[^\W_](?:\1[^\W_])*(?![
 # Leetspeak digits and signs read as the letters they stand for, inside a word that
 # also has a letter ("1gn0r3", "4ll", "in$truction$"); a plain number stays a number.
 _LEET = str.maketrans("013457@$", "oieastas")
-_LEET_WORD = re.compile(r"[\w$@]*(?:[^\W\d_][\w$@]*[0-9$@]|[0-9$@][\w$@]*[^\W\d_])[\w$@]*")
+_LEET_HINT = re.compile(r"[^\W\d_][0-9$@]|[0-9$@][^\W\d_]")
+_WORD = re.compile(r"[\w$@]+")
+
+
+def _unleet(word: re.Match[str]) -> str:
+    text = word.group()
+    return text.translate(_LEET) if any(char.isalpha() for char in text) else text
 
 
 def _unobfuscated(text: str) -> str | None:
     """*text* with letter-spaced runs closed up and leetspeak words read as letters,
     or ``None`` when it has neither."""
-    despaced = _SPACED_RUN.sub(lambda run: run.group().replace(run.group(1), ""), text)
-    unleet = _LEET_WORD.sub(lambda word: word.group().translate(_LEET), despaced)
-    return None if unleet == text else unleet
+    closed = _SPACED_RUN.sub(lambda run: run.group().replace(run.group(1), ""), text)
+    if _LEET_HINT.search(closed):
+        closed = _WORD.sub(_unleet, closed)
+    return None if closed == text else closed
 
 
 def _folds(text: str) -> list[str]:
