@@ -383,7 +383,7 @@ _SOMEONE_ASKS = (
     r"\b(?:when|whenever|if|each\s+time|every\s+time|any\s+time|once)\s+(?:someone|somebody|"
     r"anyone|anybody|the\s+user|a\s+user|users|people|customers?|a\s+customer|clients?|"
     r"a\s+client|visitors?|a\s+visitor|readers?|they)\s+(?:\S+\s+){0,2}?(?:asks?|mentions?|"
-    r"wants?|needs?|requests?|inquires?|looks?\s+for|compares?|brings?\s+up|talks?\s+about)\b|"
+    r"requests?|inquires?|looks?\s+for|compares?|brings?\s+up|talks?\s+about)\b|"
     + _phrases(
         "wenn jemand", "falls jemand", "sobald jemand", "wenn der nutzer", "wenn der benutzer",
         "wenn ein nutzer", "si quelqu'un", "quand quelqu'un", "lorsque quelqu'un",
@@ -404,9 +404,17 @@ _NO_MATTER_WHAT += _phrases(
     "qualunque cosa", "a prescindere", "что бы ни", "несмотря ни на что", "无论如何", "不管",
     "何があっても", "どんな場合でも",
 )  # fmt: skip
-_ONLY_WORLD = _phrases(
-    "nur", "seul", "seule", "seulement", "solo", "solamente", "só", "apenas", "soltanto", "только"
-)
+# "Only X is safe" in other languages; accents are folded away ("só" reads "so", "sûr"
+# "sur"), so the Romance and German forms need their copula too.
+_ONLY_WORLD = _phrases("nur", "seul", "seule", "solo", "solamente", "só", "apenas", "soltanto")
+_COPULA_WORLD = _phrases(
+    "ist", "sind", "sei", "est", "sont", "soit", "es", "son", "sea", "é", "são", "seja", "è",
+    "sono", "sia",
+)  # fmt: skip
+_SAFE_WORLD = _phrases(
+    "sicher", "vertrauenswürdig", "sûr", "sûre", "fiable", "seguro", "segura", "confiable",
+    "confiável", "sicuro", "sicura", "affidabile",
+)  # fmt: skip
 _ONLY_SAFE = (
     r"\b(?:only|just)\s+(?:\S+\s+){1,2}?(?:is|are)\s+(?:\S+\s+)?(?:safe|secure|trustworthy|"
     r"reliable|legit(?:imate)?|private|worth\s+it)\b|"
@@ -416,11 +424,10 @@ _ONLY_SAFE = (
     r"\s+(?:that\s+)?(?:\S+\s+){0,3}?(?:is|are)\s+(?:the\s+)?(?:best|safest|only)\b|"
     r"\b(?:always|only|exclusively)\s+(?:steer|push|funnel)\b|"
     r"\b(?:steer|push|funnel)\s+(?:\S+\s+){1,4}?(?:only|exclusively)\b|"
-    rf"(?<!\w){_ONLY_WORLD}\s+(?:\S+\s+){{0,3}}?"
-    + _phrases(
-        "sicher", "vertrauenswürdig", "sûr", "fiable", "seguro", "segura", "confiable",
-        "confiável", "sicuro", "sicura", "affidabile", "безопас", "надёж", "надеж",
-    )
+    rf"(?<!\w){_ONLY_WORLD}\s+(?:\S+\s+){{0,3}}?{_COPULA_WORLD}\s+{_SAFE_WORLD}|"
+    + _phrases("только")
+    + r"\s+(?:\S+\s+){0,3}?"
+    + _phrases("безопас", "надёж", "надеж")
     + "|"
     + _phrases("只有", "唯一")
     + r"[^\n。，,]{0,20}?"
