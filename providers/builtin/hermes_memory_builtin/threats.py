@@ -18,7 +18,9 @@ How a scan works:
    Latin small capitals that look like plain Latin ones are read as those
    (``іgnore`` with a Cyrillic ``і`` is ``ignore``), blank fillers are read as
    spaces, and format characters (soft hyphen, direction marks) are read both
-   as nothing and as a space. Every pattern of the requested scope is searched
+   as nothing and as a space. Text with letter-spaced runs or leetspeak words
+   (``i g n o r e  a l l``, ``1gn0r3``) is also read with the runs closed up and
+   the digits as letters. Every pattern of the requested scope is searched
    case-insensitively. Free text between keywords is limited to a few words,
    and every repetition is bounded, so no pattern can backtrack
    catastrophically.
