@@ -4,8 +4,9 @@ and a consistent copy into a ``state.db`` file (what ``hermes-memory backup`` ar
 PostgreSQL keeps its own integrity (no ``sessions recover`` there); what can go
 stale is derived data: ``search_text``, ``cjk_grams`` and ``stems`` (what the
 ``tsvector`` is made of), written by the store at append time. :func:`rebuild_search` makes
-them again from each message with this build's code, and rebuilds the GIN index and the
-trigram index (creating it where ``pg_trgm`` can now be had).
+them again from each message with this build's code and rebuilds the GIN index in one
+transaction, then builds the trigram index again concurrently, as migration 6 does
+(:mod:`~hermes_core.sessions.pgtrigram`; creating it where ``pg_trgm`` can now be had).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from hermes_core.errors import SessionStoreError, SessionStoreUnavailableError, first_line
 from hermes_core.pgmigrate import applied_migrations
+from hermes_core.sessions.opening import UpgradeProgress
 from hermes_core.sessions.pgbackfill import rows_left
 from hermes_core.sessions.pgtrigram import index_left, index_state
 
@@ -111,18 +113,30 @@ def schema_status(url: str, *, connect_timeout: float = 5.0) -> SchemaStatus:
         conn.close()
 
 
-def rebuild_search(store: Any) -> dict[str, int]:
-    """Write every message's search text, CJK grams and stems of the PostgreSQL *store* again, then
-    rebuild its full-text index, in one transaction (all or nothing; writers wait for it);
-    returns ``{"messages_tsv": rows}``."""
+def rebuild_search(store: Any, progress: UpgradeProgress | None = None) -> dict[str, int]:
+    """Write every message's search text, CJK grams and stems of the PostgreSQL *store* again and
+    rebuild its full-text index, in one transaction (all or nothing; writers wait for its
+    reindex at the end), then build its trigram index again with ``CREATE INDEX
+    CONCURRENTLY`` (writers go on; *progress* gets (blocks done, blocks in all)). Returns
+    ``{"messages_tsv": rows}``, with ``"messages_trgm": rows`` when the trigram index was
+    built (not when ``pg_trgm`` cannot be had, its build failed, or another process holding
+    the store's lock builds it: warnings say which)."""
+    from hermes_core.sessions.pgtrigram import TRIGRAM_INDEX, build_trigram_index
+
     if store.read_only:
         raise SessionStoreError(f"{store.path} is open read-only; its index is not rebuilt.")
     counts: dict[str, int] = store._write(_rebuild)
+    conn = open_connection(store.url)
+    try:
+        if build_trigram_index(conn, progress, where=store.path, again=True):
+            counts[TRIGRAM_INDEX] = counts["messages_tsv"]
+    finally:
+        conn.close()
     return counts
 
 
 def _rebuild(conn: Any) -> dict[str, int]:
-    from hermes_core.sessions.pgtrigram import TRIGRAM_INDEX, trigram_index
+    from hermes_core.sessions.pgtrigram import mark_for_rebuild
     from hermes_core.sessions.postgres import _search_text, search_columns
 
     conn.execute(_TSV_INDEX)
@@ -148,9 +162,9 @@ def _rebuild(conn: Any) -> dict[str, int]:
         count += len(rows)
         last = rows[-1][0]
     conn.execute("REINDEX INDEX messages_tsv")
-    # The trigram index is made again too, or made at last where pg_trgm has come since.
-    conn.execute(f"DROP INDEX IF EXISTS {TRIGRAM_INDEX}")
-    trigram_index(conn)
+    # The trigram index is made again too (or at last, where pg_trgm has come since), after
+    # this commit and concurrently: marked here, so a repair cut short leaves it to the next.
+    mark_for_rebuild(conn)
     return {"messages_tsv": count}
 
 

@@ -10,23 +10,34 @@ a store holding messages it creates the extension and leaves a marker in ``state
 under the same advisory lock (:func:`~hermes_core.sessions.pgbackfill.store_lock`): appends
 and searches go on meanwhile. A build killed half-way leaves an INVALID index
 (``pg_index.indisvalid``) that the planner ignores but writes still maintain; the next
-writable opening drops it (concurrently too) and builds it again.
+writable opening drops it (concurrently too) and builds it again. ``sessions repair`` takes
+the same path (:func:`build_trigram_index` with ``again``): it marks the index to build in its
+rewrite's transaction and then drops and builds it concurrently, so a repair cut short leaves
+the marker (or an invalid index) for the next repair or writable opening.
+
+A build reports its progress as PostgreSQL's ``pg_stat_progress_create_index`` shows it
+(:func:`build_progress`): the blocks of ``messages`` its scan has read, then those its
+validation has, so (blocks done, blocks in all) with twice the table's blocks in all.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from hermes_core.errors import first_line
+from hermes_core.sessions.opening import UpgradeProgress
 from hermes_core.sessions.pgbackfill import store_lock
 
 __all__ = [
     "MARKER",
     "TRIGRAM_INDEX",
+    "build_progress",
     "build_trigram_index",
     "index_left",
     "index_state",
+    "mark_for_rebuild",
     "queue_trigram_index",
     "trigram_index",
 ]
@@ -37,6 +48,8 @@ TRIGRAM_INDEX = "messages_trgm"
 """The trigram index of ``search_text`` (``pg_trgm``): substring searches (``ILIKE``) look it up."""
 MARKER = "trigram_index"
 """The ``state_meta`` key saying the trigram index is still to build (concurrently)."""
+POLL_SECONDS = 0.2
+"""How often a build's progress is read from ``pg_stat_progress_create_index``."""
 
 _TRGM_SCHEMA = (
     "SELECT n.nspname FROM pg_extension AS e JOIN pg_namespace AS n ON n.oid = e.extnamespace "
@@ -102,8 +115,9 @@ def _set_marker(conn: Any, wanted: bool) -> None:
 
 def trigram_index(conn: Any) -> bool:
     """Create the trigram index of ``search_text`` in *conn*'s transaction when missing or
-    invalid (``sessions repair``; writers wait for it); ``False`` when ``pg_trgm`` cannot be
-    had (a warning says what to do: substring searches then read every message, as before)."""
+    invalid (migration 6 in a store without messages, where it takes no time); ``False`` when
+    ``pg_trgm`` cannot be had (a warning says what to do: substring searches then read every
+    message, as before)."""
     state = index_state(conn)
     if state == "valid":
         _set_marker(conn, False)
@@ -133,13 +147,24 @@ def index_left(conn: Any) -> bool:
     return marked is not None or index_state(conn) == "invalid"
 
 
-def build_trigram_index(conn: Any, *, where: str = "") -> bool:
+def mark_for_rebuild(conn: Any) -> None:
+    """Mark the trigram index as to build again (``sessions repair``, in its transaction):
+    :func:`build_trigram_index` with ``again`` then drops and builds it concurrently, and a
+    repair cut short before that leaves it to the next writable opening."""
+    _set_marker(conn, True)
+
+
+def build_trigram_index(
+    conn: Any, progress: UpgradeProgress | None = None, *, where: str = "", again: bool = False
+) -> bool:
     """Build the trigram index migration 6 left (or a killed build's invalid one again) with
     ``CREATE INDEX CONCURRENTLY`` on *conn* (outside a transaction; writers go on); returns
-    whether this call built it. Does nothing when nothing is left, or when another process
-    holds the store's lock (that one builds it), and only warns when the build fails (the
-    store works on without the index; the next writable opening tries again). *where* names
-    the store in logs."""
+    whether this call built it. With *again* (``sessions repair``), a valid index that is
+    marked (:func:`mark_for_rebuild`) is dropped and built again too. Does nothing when
+    nothing is left, or when another process holds the store's lock (that one builds it), and
+    only warns when the build fails (the store works on without the index; the next writable
+    opening tries again). *progress* gets (blocks done, blocks in all) while it builds
+    (:func:`build_progress`); *where* names the store in logs."""
     wanted = index_left(conn)
     conn.commit()
     if not wanted:
@@ -154,11 +179,11 @@ def build_trigram_index(conn: Any, *, where: str = "") -> bool:
             conn.commit()
             return False
         state = index_state(conn)
-        schema = None if state == "valid" else _trigram_schema(conn)
+        schema = None if state == "valid" and not again else _trigram_schema(conn)
         conn.commit()
         if schema is not None:
             log.info("Building the trigram index of %s (writers go on meanwhile)", where)
-            if not _build(conn, schema, drop=state == "invalid", where=where):
+            if not _build(conn, schema, drop=state is not None, where=where, progress=progress):
                 return False
         with conn.transaction():
             _set_marker(conn, False)
@@ -168,10 +193,93 @@ def build_trigram_index(conn: Any, *, where: str = "") -> bool:
         return schema is not None
 
 
-def _build(conn: Any, schema: str, *, drop: bool, where: str) -> bool:
-    """``CREATE INDEX CONCURRENTLY`` (after dropping a killed build's index when *drop*), with
-    no statement or lock timeout of the role cutting it short; ``False`` (and a warning)
-    when it fails, leaving the marker for the next opening."""
+def build_progress(phase: str, blocks_done: int, blocks_total: int, blocks: int) -> int:
+    """How many of ``2 * blocks`` (the table's blocks, read by the build's scan and again by its
+    validation) a concurrent build has done at one row of ``pg_stat_progress_create_index``:
+    its *phase* and the blocks done of the blocks to read in that phase."""
+    if phase.startswith("building index"):
+        return min(blocks, blocks_done) if blocks_total else 0
+    if phase == "index validation: scanning table":
+        return blocks + min(blocks, blocks_done)
+    if phase.startswith(("waiting for writers before validation", "index validation")):
+        return blocks
+    if phase.startswith("waiting for") and phase != "waiting for writers before build":
+        return 2 * blocks  # the old snapshots, after the validation
+    return 0  # initializing, or waiting for the writers before the build
+
+
+_PROGRESS = (
+    "SELECT phase, blocks_done, blocks_total FROM pg_stat_progress_create_index WHERE pid = %s"
+)
+_BLOCKS = "SELECT pg_relation_size('messages') / current_setting('block_size')::bigint"
+
+
+def _create_reporting(conn: Any, statement: str, progress: UpgradeProgress) -> None:
+    """Run *statement* (a ``CREATE INDEX CONCURRENTLY``) on *conn* in a thread of its own
+    while this one reads its progress on a second connection and reports it to *progress*,
+    never backwards; an interruption here (Ctrl-C) cancels the build, which leaves an invalid
+    index for the next build."""
+    import psycopg
+
+    blocks = max(1, int(conn.execute(_BLOCKS).fetchone()[0]))
+    progress(0, 2 * blocks)
+    failed: list[BaseException] = []
+
+    def create() -> None:
+        try:
+            conn.execute(statement)
+        except BaseException as exc:  # handed to the caller's thread
+            failed.append(exc)
+
+    builder = threading.Thread(target=create, name="trigram-index", daemon=True)
+    pid = conn.info.backend_pid
+    done = 0
+    try:
+        watch = psycopg.connect(
+            conn.info.dsn, password=conn.info.password or None, autocommit=True
+        )
+    except psycopg.Error:  # progress unseen, the build goes on
+        watch = None
+    try:
+        builder.start()
+        while builder.is_alive():
+            builder.join(POLL_SECONDS)
+            if watch is None:
+                continue
+            try:
+                row = watch.execute(_PROGRESS, (pid,)).fetchone()
+            except psycopg.Error:  # the watching connection lost: the build goes on unseen
+                watch.close()
+                watch = None
+                continue
+            if row is None:
+                continue
+            phase, blocks_done, blocks_total = row[0], int(row[1] or 0), int(row[2] or 0)
+            if phase.startswith("building index") and blocks_total > blocks:
+                blocks = blocks_total  # the table grew since it was measured
+            now = max(done, build_progress(phase, blocks_done, blocks_total, blocks))
+            if now > done:
+                done = now
+                progress(done, 2 * blocks)
+    except BaseException:
+        conn.cancel_safe()
+        builder.join()
+        raise
+    finally:
+        if watch is not None:
+            watch.close()
+    if failed:
+        raise failed[0]
+    progress(2 * blocks, 2 * blocks)
+
+
+def _build(
+    conn: Any, schema: str, *, drop: bool, where: str, progress: UpgradeProgress | None
+) -> bool:
+    """``CREATE INDEX CONCURRENTLY`` (after dropping the index there is, a killed build's or
+    the one a repair builds again, when *drop*), with no statement or lock timeout of the role
+    cutting it short; ``False`` (and a warning) when it fails, leaving the marker for the next
+    opening."""
     import psycopg
 
     autocommit = conn.autocommit
@@ -181,7 +289,10 @@ def _build(conn: Any, schema: str, *, drop: bool, where: str) -> bool:
         conn.execute("SET lock_timeout = 0")
         if drop:
             conn.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {TRIGRAM_INDEX}")
-        conn.execute(_create(schema, concurrently=True))
+        if progress is None:
+            conn.execute(_create(schema, concurrently=True))
+        else:
+            _create_reporting(conn, _create(schema, concurrently=True), progress)
         return True
     except psycopg.Error as exc:
         log.warning(
