@@ -1,12 +1,14 @@
-"""``sessions repair`` on PostgreSQL builds the trigram index again as migration 6 does:
-``CREATE INDEX CONCURRENTLY`` after the rewrite's transaction, so writers go on, with the
-build's progress read from ``pg_stat_progress_create_index``; a build cut short leaves an
-invalid index that the next repair or writable opening builds again.
+"""``sessions repair`` on PostgreSQL rebuilds its indexes after the rewrite's transaction,
+concurrently: the full-text index with ``REINDEX INDEX CONCURRENTLY``, the trigram index as
+migration 6 builds it (``CREATE INDEX CONCURRENTLY``), so writers go on, with each build's
+progress read from ``pg_stat_progress_create_index``; a build cut short leaves an invalid
+index that the next repair (for the trigram index, the next writable opening too) drops and
+builds again.
 
-The repairing process is a child that stops inside its first progress report (just before
-the build) until the test lets it go on. Open writing transactions of the test hold the
-build where PostgreSQL makes it wait for writers (before its scan, before its validation);
-the test asks the server, not a clock, whether anything waits.
+The repairing process is a child that stops inside the first progress report of the index
+a test holds (just before its build) until the test lets it go on. Open writing transactions
+of the test hold the build where PostgreSQL makes it wait for writers (before its scan,
+before its validation); the test asks the server, not a clock, whether anything waits.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from click.testing import CliRunner
 
 from hermes_core.cli import cli
 from hermes_core.sessions import pgtrigram
-from hermes_core.sessions.pgtrigram import build_progress, index_left, index_state
+from hermes_core.sessions.pgprogress import build_progress
+from hermes_core.sessions.pgtrigram import TRIGRAM_INDEX, index_left, index_state
 from hermes_core.sessions.postgres import PostgresSessionStore
 from tests.test_sessions_pg_backfill import backends, named, read_line, wait_until
 
@@ -38,9 +41,9 @@ from hermes_core.sessions.postgres import PostgresSessionStore
 
 held = []
 
-def progress(done, total):
-    print(f"progress {done} {total}", flush=True)
-    if not held:  # just before the concurrent build: wait for the test
+def progress(index, done, total):
+    print(f"progress {index} {done} {total}", flush=True)
+    if index == sys.argv[2] and not held:  # just before its concurrent build: wait
         held.append(done)
         sys.stdin.readline()
 
@@ -75,9 +78,10 @@ def filled() -> Iterator[tuple[str, Any]]:
             admin.close()
 
 
-def repairer(url: str) -> subprocess.Popen[str]:
+def repairer(url: str, index: str) -> subprocess.Popen[str]:
+    """A child repairing *url*, stopped just before the concurrent build of *index*."""
     return subprocess.Popen(
-        [sys.executable, "-c", _REPAIR, named(url, "hm-repair")],
+        [sys.executable, "-c", _REPAIR, named(url, "hm-repair"), index],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -85,10 +89,34 @@ def repairer(url: str) -> subprocess.Popen[str]:
     )
 
 
-def progress_line(process: subprocess.Popen[str]) -> tuple[int, int]:
-    words = read_line(process).split()
-    assert words[0] == "progress", words
-    return int(words[1]), int(words[2])
+def progress_line(process: subprocess.Popen[str], index: str) -> tuple[int, int]:
+    """The next progress report of *index* (those of an index built before it skipped)."""
+    while True:
+        words = read_line(process).split()
+        assert words and words[0] == "progress", words
+        if words[1] == index:
+            return int(words[2]), int(words[3])
+
+
+def finished(process: subprocess.Popen[str]) -> str:
+    """The child's last line, what its repair built (progress reports skipped)."""
+    while (line := read_line(process)).startswith("progress"):
+        pass
+    assert line.startswith("finished"), line  # not the end of its output: it failed
+    return line
+
+
+_INVALID = (
+    "SELECT c.relname FROM pg_index AS i JOIN pg_class AS c ON c.oid = i.indexrelid "
+    "WHERE i.indrelid = 'messages'::regclass AND NOT i.indisvalid ORDER BY 1"
+)
+
+
+def being_built(admin: Any, index: str) -> bool:
+    """Whether a concurrent build of *index* is under way or was cut short: an invalid index
+    (``messages_trgm`` itself; a reindex's copy ``messages_tsv_ccnew``)."""
+    invalid = [row[0] for row in admin.execute(_INVALID)]
+    return invalid == [index if index == TRIGRAM_INDEX else f"{index}_ccnew"]
 
 
 def writer_lock(url: str) -> tuple[Any, int]:
@@ -108,17 +136,18 @@ def go_on(process: subprocess.Popen[str]) -> None:
     process.stdin.flush()
 
 
-def held_before_build(process: subprocess.Popen[str], url: str, admin: Any) -> tuple[Any, int]:
-    """Let the paused repair build, held by an open writer before its scan; returns that
-    writer's transaction and its pid. The old index is dropped by then; the new one is
-    being built (invalid)."""
+def held_before_build(
+    process: subprocess.Popen[str], url: str, admin: Any, index: str
+) -> tuple[Any, int]:
+    """Let the paused repair build *index*, held by an open writer before its scan; returns
+    that writer's transaction and its pid."""
     holder, pid = writer_lock(url)
     go_on(process)
     wait_until(
         lambda: backends(admin, "hm-repair", f"AND {pid} = ANY(pg_blocking_pids(pid))"),
         "the repair's index build waiting for the open writer",
     )
-    assert index_state(admin) == "invalid"
+    assert being_built(admin, index)
     return holder, pid
 
 
@@ -127,19 +156,20 @@ def finds_gym(store: PostgresSessionStore, admin: Any) -> bool:
     return gym in [hit["id"] for hit in store.search_messages(QUESTION, limit=5)]
 
 
-def test_a_writer_appends_while_repair_builds_the_trigram_index_and_progress_only_grows(
-    filled: tuple[str, Any],
+@pytest.mark.parametrize("index", ["messages_tsv", TRIGRAM_INDEX])
+def test_a_writer_appends_while_repair_builds_an_index_and_progress_only_grows(
+    filled: tuple[str, Any], index: str
 ) -> None:
     url, admin = filled
-    process = repairer(url)
+    process = repairer(url, index)
     first, second = None, None
     try:
-        seen = [progress_line(process)]  # the rewrite committed, the build about to start
+        seen = [progress_line(process, index)]  # the rewrite committed, the build to start
         blocks = admin.execute(  # the table's blocks after the rewrite (a new copy of each row)
             "SELECT pg_relation_size('messages') / current_setting('block_size')::bigint"
         ).fetchone()[0]
         assert seen[0] == (0, 2 * blocks)
-        first, _ = held_before_build(process, url, admin)
+        first, _ = held_before_build(process, url, admin, index)
         # A second writer comes while the build waits for the first: it holds the build
         # again before its validation, once the scan is done.
         second, _ = writer_lock(url)
@@ -148,25 +178,25 @@ def test_a_writer_appends_while_repair_builds_the_trigram_index_and_progress_onl
             for n in range(10):
                 appended.append(store.append_message("old", "user", f"Appended {n} meanwhile."))
             appended.append(store.append_message("old", "user", GYM))
-            assert finds_gym(store, admin)  # found without the index, by reading every row
-            assert process.poll() is None and index_state(admin) == "invalid"
+            assert finds_gym(store, admin)
+            assert process.poll() is None and being_built(admin, index)
             first.rollback()
             while seen[-1][0] * 2 != seen[-1][1]:  # until the scan is reported done
-                seen.append(progress_line(process))
-            assert process.poll() is None and index_state(admin) == "invalid"
+                seen.append(progress_line(process, index))
+            assert process.poll() is None and being_built(admin, index)
             for n in range(10, 20):  # the writer goes on while the build waits to validate
                 appended.append(store.append_message("old", "user", f"Appended {n} meanwhile."))
             second.rollback()
-            while True:
-                line = read_line(process)
-                if line.startswith("finished"):
-                    break
-                done, total = line.split()[1:]
-                seen.append((int(done), int(total)))
-            assert line == "finished messages_trgm messages_tsv"
+            while seen[-1][0] != seen[-1][1]:
+                seen.append(progress_line(process, index))
+            # The trigram index, built after the full-text one:
+            assert finished(process) == "finished messages_trgm messages_tsv"
             assert process.wait() == 0
+            assert admin.execute(_INVALID).fetchall() == []
             assert index_state(admin) == "valid" and not index_left(admin)
             assert finds_gym(store, admin)
+            hits = store.search_messages("meanwhile", limit=50, snippets=False)
+            assert {hit["id"] for hit in hits} == set(appended) - {appended[10]}
     finally:
         for holder in (first, second):
             if holder is not None:
@@ -174,7 +204,7 @@ def test_a_writer_appends_while_repair_builds_the_trigram_index_and_progress_onl
         if process.poll() is None:
             process.kill()
             process.wait()
-    assert len(appended) == 21 and len(set(appended)) == 21
+    assert len(set(appended)) == 21
     count = admin.execute("SELECT count(*) FROM messages WHERE id = ANY(%s)", (appended,))
     assert count.fetchone()[0] == 21  # every append landed
     assert admin.execute("SELECT count(*) FROM messages").fetchone()[0] == MESSAGES + 21
@@ -185,23 +215,27 @@ def test_a_writer_appends_while_repair_builds_the_trigram_index_and_progress_onl
     assert any(0 < done < total for done in dones)  # the scan done, the validation to come
 
 
-@pytest.mark.parametrize("then", ["repair", "opening"])
+@pytest.mark.parametrize(
+    ("index", "then"),
+    [("messages_tsv", "repair"), (TRIGRAM_INDEX, "repair"), (TRIGRAM_INDEX, "opening")],
+)
 def test_a_repair_cut_short_leaves_an_invalid_index_the_next_one_builds_again(
-    filled: tuple[str, Any], then: str
+    filled: tuple[str, Any], index: str, then: str
 ) -> None:
     url, admin = filled
-    process = repairer(url)
+    process = repairer(url, index)
     holder = None
     try:
-        progress_line(process)
-        holder, pid = held_before_build(process, url, admin)
+        progress_line(process, index)
+        holder, pid = held_before_build(process, url, admin, index)
         admin.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
             f"WHERE application_name = 'hm-repair' AND {pid} = ANY(pg_blocking_pids(pid))"
         )
         holder.rollback()
-        # The build's end is a warning: the repair finishes without the trigram index.
-        assert read_line(process) == "finished messages_tsv"
+        # The build's end is a warning: the repair goes on without it.
+        built = "messages_tsv" if index == TRIGRAM_INDEX else "messages_trgm messages_tsv"
+        assert finished(process) == f"finished {built}"
         assert process.wait() == 0
     finally:
         if holder is not None:
@@ -209,17 +243,23 @@ def test_a_repair_cut_short_leaves_an_invalid_index_the_next_one_builds_again(
         if process.poll() is None:
             process.kill()
             process.wait()
-    assert index_state(admin) == "invalid" and index_left(admin)
+    assert being_built(admin, index)  # left invalid
+    assert (index_state(admin), index_left(admin)) == (
+        ("invalid", True) if index == TRIGRAM_INDEX else ("valid", False)
+    )
+    with PostgresSessionStore(url, semantic="off", read_only=True) as reader:
+        assert reader.search_messages("weekly report", limit=3)  # searches go on meanwhile
     if then == "repair":
         result = CliRunner().invoke(cli, ["sessions", "repair", "--db", url])
         assert result.exit_code == 0, result.output
-        assert "the trigram index messages_trgm (built concurrently)" in result.output
+        assert "the indexes messages_tsv and messages_trgm (concurrently)" in result.output
     else:
         seen: list[tuple[int, int]] = []
         PostgresSessionStore(
             url, semantic="off", index_progress=lambda d, t: seen.append((d, t))
         ).close()
         assert seen[0][0] == 0 and seen[-1][0] == seen[-1][1] > 0
+    assert admin.execute(_INVALID).fetchall() == []
     assert index_state(admin) == "valid" and not index_left(admin)
     marker = admin.execute("SELECT 1 FROM state_meta WHERE key = %s", (pgtrigram.MARKER,))
     assert marker.fetchone() is None
@@ -232,8 +272,9 @@ def test_repair_draws_the_trigram_build_on_a_terminal(filled: tuple[str, Any]) -
     cli_command = [sys.executable, "-c", "from hermes_core.cli import main; main()"]
     code, out, err = run_on_a_terminal([*cli_command, "sessions", "repair", "--db", url])
     assert code == 0, err
+    assert "\rRebuilding the full-text index" in err
     assert "\rBuilding the trigram index for substring search" in err and " blocks" in err
-    assert "messages_trgm (built concurrently)" in out
+    assert "the indexes messages_tsv and messages_trgm (concurrently)" in out
     assert index_state(admin) == "valid"
 
 

@@ -861,9 +861,8 @@ def repair_cmd(db: Target | None, quiet: bool) -> None:
     history it takes minutes, so run it while agents are idle. Hermes Agent files are
     never modified.
     With a PostgreSQL store (--db URL, or sessions.url and no --db): writes each message's
-    search text again and rebuilds the full-text index, in one transaction, then builds the
-    trigram index again concurrently (writers go on; an interruption leaves it to the next
-    repair or opening).
+    search text again in one transaction, then rebuilds the full-text and trigram indexes
+    concurrently (writers go on; an interruption leaves them to the next repair).
     """
     if (url := _url(db)) is not None:
         from hermes_core.sessions.pgmaintenance import rebuild_search
@@ -872,25 +871,29 @@ def repair_cmd(db: Target | None, quiet: bool) -> None:
             label = f"Rebuilding the full-text search of {store.message_count():,} messages"
             with Progress(label, quiet=quiet, ticking=True) as progress:
 
-                def trigrams(done: int, total: int) -> None:
+                def building(index: str, done: int, total: int) -> None:
                     if not done:
                         progress.unit = "blocks"
-                        progress.step(_UpgradeProgress.TRIGRAMS)
+                        progress.step(
+                            _UpgradeProgress.TRIGRAMS
+                            if index == "messages_trgm"
+                            else "Rebuilding the full-text index"
+                        )
                     progress.update(done, total)
 
-                counts = rebuild_search(store, progress=trigrams)
+                counts = rebuild_search(store, progress=building)
             problems = store.check()
         if problems:
             raise click.ClickException(f"{_target(url)}: {'; '.join(problems)}.")
-        trigram = (
-            " and the trigram index messages_trgm (built concurrently)"
+        indexes = (
+            "the indexes messages_tsv and messages_trgm (concurrently)"
             if "messages_trgm" in counts
-            else "; the trigram index messages_trgm was not built now (`hermes-memory doctor` "
-            "says what is left)"
+            else "the index messages_tsv (concurrently); the trigram index messages_trgm was "
+            "not built (`hermes-memory doctor` says what is left)"
         )
         click.echo(
             f"Rebuilt the full-text search of {_target(url)}: the search text of "
-            f"{counts['messages_tsv']:,} messages, the index messages_tsv{trigram}."
+            f"{counts['messages_tsv']:,} messages, then {indexes}."
         )
         return
     path = _existing(db)

@@ -16,24 +16,22 @@ rewrite's transaction and then drops and builds it concurrently, so a repair cut
 the marker (or an invalid index) for the next repair or writable opening.
 
 A build reports its progress as PostgreSQL's ``pg_stat_progress_create_index`` shows it
-(:func:`build_progress`): the blocks of ``messages`` its scan has read, then those its
-validation has, so (blocks done, blocks in all) with twice the table's blocks in all.
+(:mod:`~hermes_core.sessions.pgprogress`): (blocks done, blocks in all).
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Any
 
 from hermes_core.errors import first_line
 from hermes_core.sessions.opening import UpgradeProgress
 from hermes_core.sessions.pgbackfill import store_lock
+from hermes_core.sessions.pgprogress import run_watched
 
 __all__ = [
     "MARKER",
     "TRIGRAM_INDEX",
-    "build_progress",
     "build_trigram_index",
     "index_left",
     "index_state",
@@ -48,8 +46,6 @@ TRIGRAM_INDEX = "messages_trgm"
 """The trigram index of ``search_text`` (``pg_trgm``): substring searches (``ILIKE``) look it up."""
 MARKER = "trigram_index"
 """The ``state_meta`` key saying the trigram index is still to build (concurrently)."""
-POLL_SECONDS = 0.2
-"""How often a build's progress is read from ``pg_stat_progress_create_index``."""
 
 _TRGM_SCHEMA = (
     "SELECT n.nspname FROM pg_extension AS e JOIN pg_namespace AS n ON n.oid = e.extnamespace "
@@ -159,13 +155,14 @@ def build_trigram_index(
 ) -> bool:
     """Build the trigram index migration 6 left (or a killed build's invalid one again) with
     ``CREATE INDEX CONCURRENTLY`` on *conn* (outside a transaction; writers go on); returns
-    whether this call built it. With *again* (``sessions repair``), a valid index that is
-    marked (:func:`mark_for_rebuild`) is dropped and built again too. Does nothing when
+    whether this call built it. With *again* (``sessions repair``), the index is dropped and
+    built again whatever its state (an opening meanwhile may have taken the marker of
+    :func:`mark_for_rebuild`, finding the old index valid). Otherwise it does nothing when
     nothing is left, or when another process holds the store's lock (that one builds it), and
     only warns when the build fails (the store works on without the index; the next writable
     opening tries again). *progress* gets (blocks done, blocks in all) while it builds
-    (:func:`build_progress`); *where* names the store in logs."""
-    wanted = index_left(conn)
+    (:func:`~hermes_core.sessions.pgprogress.run_watched`); *where* names the store in logs."""
+    wanted = again or index_left(conn)
     conn.commit()
     if not wanted:
         return False
@@ -175,7 +172,7 @@ def build_trigram_index(
                 "Another process is finishing the migration of %s; leaving it to that one", where
             )
             return False
-        if not index_left(conn):  # built meanwhile by the lock's last holder
+        if not again and not index_left(conn):  # built meanwhile by the lock's last holder
             conn.commit()
             return False
         state = index_state(conn)
@@ -191,86 +188,6 @@ def build_trigram_index(
             with conn.transaction():
                 conn.execute("ANALYZE messages")
         return schema is not None
-
-
-def build_progress(phase: str, blocks_done: int, blocks_total: int, blocks: int) -> int:
-    """How many of ``2 * blocks`` (the table's blocks, read by the build's scan and again by its
-    validation) a concurrent build has done at one row of ``pg_stat_progress_create_index``:
-    its *phase* and the blocks done of the blocks to read in that phase."""
-    if phase.startswith("building index"):
-        return min(blocks, blocks_done) if blocks_total else 0
-    if phase == "index validation: scanning table":
-        return blocks + min(blocks, blocks_done)
-    if phase.startswith(("waiting for writers before validation", "index validation")):
-        return blocks
-    if phase.startswith("waiting for") and phase != "waiting for writers before build":
-        return 2 * blocks  # the old snapshots, after the validation
-    return 0  # initializing, or waiting for the writers before the build
-
-
-_PROGRESS = (
-    "SELECT phase, blocks_done, blocks_total FROM pg_stat_progress_create_index WHERE pid = %s"
-)
-_BLOCKS = "SELECT pg_relation_size('messages') / current_setting('block_size')::bigint"
-
-
-def _create_reporting(conn: Any, statement: str, progress: UpgradeProgress) -> None:
-    """Run *statement* (a ``CREATE INDEX CONCURRENTLY``) on *conn* in a thread of its own
-    while this one reads its progress on a second connection and reports it to *progress*,
-    never backwards; an interruption here (Ctrl-C) cancels the build, which leaves an invalid
-    index for the next build."""
-    import psycopg
-
-    blocks = max(1, int(conn.execute(_BLOCKS).fetchone()[0]))
-    progress(0, 2 * blocks)
-    failed: list[BaseException] = []
-
-    def create() -> None:
-        try:
-            conn.execute(statement)
-        except BaseException as exc:  # handed to the caller's thread
-            failed.append(exc)
-
-    builder = threading.Thread(target=create, name="trigram-index", daemon=True)
-    pid = conn.info.backend_pid
-    done = 0
-    try:
-        watch = psycopg.connect(
-            conn.info.dsn, password=conn.info.password or None, autocommit=True
-        )
-    except psycopg.Error:  # progress unseen, the build goes on
-        watch = None
-    try:
-        builder.start()
-        while builder.is_alive():
-            builder.join(POLL_SECONDS)
-            if watch is None:
-                continue
-            try:
-                row = watch.execute(_PROGRESS, (pid,)).fetchone()
-            except psycopg.Error:  # the watching connection lost: the build goes on unseen
-                watch.close()
-                watch = None
-                continue
-            if row is None:
-                continue
-            phase, blocks_done, blocks_total = row[0], int(row[1] or 0), int(row[2] or 0)
-            if phase.startswith("building index") and blocks_total > blocks:
-                blocks = blocks_total  # the table grew since it was measured
-            now = max(done, build_progress(phase, blocks_done, blocks_total, blocks))
-            if now > done:
-                done = now
-                progress(done, 2 * blocks)
-    except BaseException:
-        conn.cancel_safe()
-        builder.join()
-        raise
-    finally:
-        if watch is not None:
-            watch.close()
-    if failed:
-        raise failed[0]
-    progress(2 * blocks, 2 * blocks)
 
 
 def _build(
@@ -292,7 +209,7 @@ def _build(
         if progress is None:
             conn.execute(_create(schema, concurrently=True))
         else:
-            _create_reporting(conn, _create(schema, concurrently=True), progress)
+            run_watched(conn, _create(schema, concurrently=True), progress)
         return True
     except psycopg.Error as exc:
         log.warning(

@@ -4,9 +4,11 @@
 work on yesterday?". :func:`find_time_span` finds the first such phrase,
 turns it into an interval of epoch seconds in local time, and returns the
 question without it. Relative phrases and calendar dates ("on 8 May 2023",
-"2023-05-08", "in March", "2023年5月") are both read; a date without a year
-is its latest occurrence up to today, or up to the end of the stored history
-when that is earlier. Spans are deliberately generous ("last
+"2023-05-08", "in March", "early May", "the last week of March 2024", "the
+weekend of 12 May", "2023年5月") are both read, and so are holidays with one
+fixed or rule-based date ("Christmas Eve", "on Halloween", "Thanksgiving 2023");
+a date without a year is its latest occurrence up to today, or up to the end of
+the stored history when that is earlier. Spans are deliberately generous ("last
 week" runs from the start of last week until now), because a caller falls
 back to searching all of history when a span holds nothing.
 """
@@ -360,9 +362,9 @@ def _part_span(now: datetime, year: int, month: int, part: str) -> tuple[datetim
 
 
 def _week_span(match: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
-    """ "The first (… fourth, last) week of March 2024" or "of 2024": its seven days (the 1st
-    to the 7th; the last seven of the month or year); a month without a year is its latest
-    such week that has begun."""
+    """The seven days of *the first (… fourth, last) week of March 2024* (or *of 2024*): the
+    1st to the 7th and so on, or the month's (year's) last seven; a month without a year is
+    its latest such week that has begun."""
     ordinal = _ORDINAL_WEEKS[match.group("week_n").lower()]
     if match.group("week_y"):
         year = int(match.group("week_y"))
@@ -381,8 +383,9 @@ def _week_span(match: re.Match[str], now: datetime) -> tuple[datetime, datetime]
 
 
 def _weekend_around(start: datetime) -> tuple[datetime, datetime]:
-    """ "The weekend of 12 May": the Saturday and Sunday nearest that day, with the days
-    between (a Monday or Tuesday looks back, a Wednesday to Friday forward)."""
+    """The span of *the weekend of 12 May* (*start* is that day): the Saturday and Sunday
+    nearest it, with the days between (a Monday or Tuesday looks back, a Wednesday to
+    Friday forward)."""
     weekday = start.weekday()
     if weekday >= 5:  # Saturday or Sunday: that weekend
         saturday = start - timedelta(days=weekday - 5)
