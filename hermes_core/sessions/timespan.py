@@ -467,15 +467,23 @@ def find_time_span(
     chinese = _CHINESE.search(text)
     if chinese is not None:
         found.append((chinese, _chinese_span(chinese, now)))
+    ahead: list[re.Match[str]] = []
     for pattern, span in ((_DATES, _calendar_span), (_CHINESE_DATES, _chinese_calendar_span)):
         for date in pattern.finditer(text):
             try:
                 since, until = span(date, dated)
             except ValueError:  # 31 February: not a date, look further
                 continue
-            if since <= now:  # "plans in 2030" names a topic, not when we talked
+            if since <= now:
                 found.append((date, (since, until)))
                 break
+            ahead.append(date)  # "plans in 2030" names a topic, not when we talked
+    # Nor is "the last week of 2030" last week.
+    found = [
+        item
+        for item in found
+        if not any(item[0].start() < date.end() and date.start() < item[0].end() for date in ahead)
+    ]
     if not found:
         return None, text
     first = min(found, key=lambda item: item[0].start())
