@@ -143,8 +143,9 @@ rounds, alternating which build goes first; wall and CPU of the repairing proces
 {chr(10).join(rows)}
 
 This build's first round reported its builds' progress (blocks done, blocks in all): {seen}.
+Not measured: the server's CPU (the builds run on connections the repair closes).
 """
-    write_section("pg-repair", "PostgreSQL repair: writers during the trigram index build", body)
+    write_section("pg-repair", "PostgreSQL repair: writers during `sessions repair`", body)
     print(body)
 
 
