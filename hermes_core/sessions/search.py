@@ -113,6 +113,7 @@ def _worth_trigram_retry(query: ParsedQuery) -> bool:
 TIME_HINT = re.compile(
     r"\d|ago|day|night|week|month|year|today|tonight|morning|afternoon|evening|since"
     r"|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|weekend|[\u4e00-\u9fff]"
+    r"|(?i:christmas|xmas|year|valentine|hallowe|thanksgiving)"
 )
 """Cheap pre-test: text without any of these names no time span."""
 
