@@ -372,13 +372,15 @@ PASSAGE_MODELS = frozenset({"all-MiniLM-L6-v2"})
 nearest messages join its hits below the first (:func:`with_meaning`), as a question's do
 where its words find little. RealMem's queries are passages (a user's next turn; the
 evidence, a turn of an earlier session, shares its topic more than its words). On the first
-persona of its dev half (87 questions; embedding the rest with MiniLM did not fit the
+persona of its dev half (87 questions; embedding three more with MiniLM did not fit the
 session) the MiniLM transformer's nearest messages hold the evidence among their first 5
 for 42.5 % of the questions against the words' 33.3 % (the static encoder's: 23.0 %), and
 so searched, turn R@5 went 0.333 -> 0.437 (10 won, 1 lost), session R@5 0.701 -> 0.759
-(9, 4). The static encoder's find it for 15.7 % over the whole dev half (the words: 32.9 %):
-it reads a persona's many sessions about the same topics as alike, and no way of taking its
-neighbours in helped there (docs/benchmarks.md, *Meaning by conversation*)."""
+(9, 4); on the second persona (87) session R@10 0.655 -> 0.759 (11, 2), turn R@5 0.287 ->
+0.299 (5, 4), no cell below the default on either. The static encoder's find it for
+15.7 % over the whole dev half (the words: 32.9 %): it reads a persona's many sessions
+about the same topics as alike, and no way of taking its neighbours in helped there
+(docs/benchmarks.md, *Meaning by conversation*)."""
 
 
 def reads_passages(model: str) -> bool:
