@@ -1129,7 +1129,7 @@ class PostgresSessionStore(StoreFacade):
         def read(conn: Any) -> list[dict[str, Any]]:
             nearest = None if index is None else self._nearest(index, conn)
             plan, rows = pgsearch.search_rows(
-                conn, parsed, need, filters, self._statistics, nearest
+                conn, parsed, need, filters, self._statistics, nearest, self._reads_passages()
             )
             page = rows[offset:need]
             if not page:
