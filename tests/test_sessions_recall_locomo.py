@@ -181,6 +181,27 @@ def test_a_relative_phrase_is_read_against_the_end_of_a_past_history(store: Sess
     assert span.since <= APR < span.until
 
 
+def test_a_holiday_in_a_question_prefers_the_conversations_of_that_day(
+    store: SessionStore,
+) -> None:
+    for sid, when in (
+        ("s_dec20", datetime(2023, 12, 20, 18, 0)),
+        ("s_xmas", datetime(2023, 12, 25, 20, 0)),
+    ):
+        friends(
+            store,
+            sid,
+            when.timestamp(),
+            ("Priya", "What did you cook for the family dinner?"),
+            ("Tom", "A roast, and a pudding I set on fire."),
+        )
+    friends(store, "s_jan", JAN, ("Priya", "Dinner plans for the weekend?"))
+    # Neither chat says "Christmas": the day the question names picks one, on both backends
+    # (a bare "Christmas" is read after "on"; the history ends in 2023, so it is 2023's).
+    assert first_session(store, "What did Tom cook for dinner on Christmas?") == "s_xmas"
+    assert first_session(store, "What did Tom cook for dinner?") == "s_dec20"
+
+
 def test_find_time_span_in_history_leaves_a_current_history_alone() -> None:
     now = datetime(2026, 12, 1, 12, 0).astimezone()
     span, rest, anchored = find_time_span_in_history("the bug last week", now.timestamp(), now)

@@ -1066,6 +1066,49 @@ def test_a_passage_keeps_its_full_text_ranking_exactly(
                 assert sorted(hit["id"] for hit in voted) == sorted(hit["id"] for hit in lexical)
 
 
+@needs_minilm
+def test_a_passage_is_searched_by_meaning_only_with_an_encoder_that_reads_passages(
+    session_backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_core.embeddings import MiniLMEncoder
+    from hermes_core.sessions import search
+    from hermes_core.sessions.search import PASSAGE_MODELS
+
+    # The static encoder's nearest messages found a RealMem passage's evidence half as often
+    # as its words did, and no way of taking them in helped: a passage stays literal. MiniLM's
+    # found it more often than the words: its nearest messages join the hits below the first.
+    assert MiniLMEncoder.name in PASSAGE_MODELS
+    with open_session_store(session_backend, semantic="on") as store:
+        for n, text in enumerate(RENT):
+            store.create_session(f"s{n}")
+            store.append_message(f"s{n}", "user", text)
+        store.create_session("quiet")
+        quiet = store.append_message("quiet", "user", "We should look for somewhere cheaper.")
+        store.index_messages()
+        index = store.semantic_index()
+        assert index is not None and index.model not in PASSAGE_MODELS  # static by default
+        lexical = store.search_messages(PASSAGE_RENT, semantic=False)
+        assert quiet not in [hit["id"] for hit in lexical]
+        asked: list[str] = []
+
+        def nearest(read: object, text: str, k: int) -> list[int]:
+            asked.append(text)
+            return [quiet]
+
+        monkeypatch.setattr(index, "nearest", nearest)
+        assert store.search_messages(PASSAGE_RENT, semantic=True) == lexical
+        assert not asked  # the static encoder: words alone, meaning never asked
+        assert store.meaning_coverage(PASSAGE_RENT) is None
+        # As if the static encoder read passages (MiniLM's vectors are the ones that do).
+        monkeypatch.setattr(search, "PASSAGE_MODELS", frozenset({index.model}))
+        assert store.meaning_coverage(PASSAGE_RENT) is not None
+        voted = [hit["id"] for hit in store.search_messages(PASSAGE_RENT, semantic=True)]
+        assert asked
+        assert voted[0] == lexical[0]["id"]  # the first full-text hit stays first
+        assert quiet in voted  # meaning's own message joins below it
+        assert set(voted) == {hit["id"] for hit in lexical} | {quiet}
+
+
 def test_meaning_is_used_only_for_the_kinds_of_query_it_was_measured_to_help() -> None:
     from hermes_core.sessions.query import parse_query
     from hermes_core.sessions.question import plan_query
@@ -1095,6 +1138,14 @@ def test_meaning_is_used_only_for_the_kinds_of_query_it_was_measured_to_help() -
         "deploy OR rollback",
     ):
         assert not by_meaning(text), text
+    # A passage is searched by meaning with an encoder that reads passages (MiniLM); syntax
+    # never is.
+    for text in (SHORT_PASSAGE_RENT, PASSAGE_RENT):
+        parsed = parse_query(text)
+        assert searched_by_meaning(parsed, plan_query(parsed), passages=True), text
+    for text in ("deploy", '"deploy script"', "deploy OR rollback"):
+        parsed = parse_query(text)
+        assert not searched_by_meaning(parsed, plan_query(parsed), passages=True), text
     # A yes-or-no question states a claim: meaning votes below its first full-text hit.
     for text in (
         "Does Nebraas run regularly?",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime, timedelta
 
 import pytest
 from hypothesis import given
@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hermes_core.sessions.timespan import (
     MAX_QUESTION_CHARS,
     NEAR_DAYS,
+    NEAR_SPAN_DAYS,
     find_time_span,
     near_span,
 )
@@ -117,7 +118,7 @@ def _local(stamp: float) -> str:
         ("in December", "2025-12-01 00:00", "2026-01-01 00:00", "in December", ""),
         ("in November", "2026-11-01 00:00", LATE, "in November", ""),
         ("last November", "2025-11-01 00:00", "2025-12-01 00:00", "last November", ""),
-        ("mid-May trip", "2026-05-01 00:00", "2026-06-01 00:00", "mid-May", "trip"),
+        ("mid-May trip", "2026-05-11 00:00", "2026-05-21 00:00", "mid-May", "trip"),
         ("In 2021 we", "2021-01-01 00:00", "2022-01-01 00:00", "In 2021", "we"),
         ("since March 2024", "2024-03-01 00:00", LATE, "since March 2024", ""),
         ("notes from 2020", "2020-01-01 00:00", LATE, "from 2020", "notes"),
@@ -234,3 +235,248 @@ def test_any_text_gives_a_forward_span_and_keeps_the_rest(text: str) -> None:
         if text.startswith(span.phrase, at)
     ]
     assert rest in cuts
+
+
+# Weeks of a month or year, parts of a month, weekends of a day, and holidays.
+@pytest.mark.parametrize(
+    ("question", "since", "until", "phrase"),
+    [
+        ("the first week of March 2024", "2024-03-01 00:00", "2024-03-08 00:00", None),
+        ("in the last week of March 2024", "2024-03-25 00:00", "2024-04-01 00:00", None),
+        ("the second week of Feb", "2026-02-08 00:00", "2026-02-15 00:00", None),
+        ("the last week of February 2024", "2024-02-23 00:00", "2024-03-01 00:00", None),
+        (
+            "Which place did Elise visit in the first week of 2024?",
+            "2024-01-01 00:00",
+            "2024-01-08 00:00",
+            "in the first week of 2024",
+        ),
+        ("the last week of 2023", "2023-12-25 00:00", "2024-01-01 00:00", None),
+        ("the last week of December", "2025-12-25 00:00", "2026-01-01 00:00", None),
+        ("early May", "2026-05-01 00:00", "2026-05-11 00:00", None),
+        ("late May", "2026-05-21 00:00", "2026-06-01 00:00", None),
+        ("in early March 2024", "2024-03-01 00:00", "2024-03-11 00:00", None),
+        ("late February 2024", "2024-02-21 00:00", "2024-03-01 00:00", None),
+        ("late November", "2026-11-21 00:00", LATE, None),
+        ("late December", "2025-12-21 00:00", "2026-01-01 00:00", None),  # not begun this year
+        ("the weekend of 12 May 2024", "2024-05-11 00:00", "2024-05-13 00:00", None),  # a Sunday
+        ("over the weekend of May 11, 2024", "2024-05-11 00:00", "2024-05-13 00:00", None),
+        ("the weekend of the 10th of May 2024", "2024-05-10 00:00", "2024-05-13 00:00", None),
+        ("the weekend of 13 May 2024", "2024-05-11 00:00", "2024-05-14 00:00", None),  # Monday
+        ("New Year's Eve 2023", "2023-12-31 00:00", "2024-01-01 06:00", None),
+        (
+            "what did we do on New Year's Day?",
+            "2026-01-01 00:00",
+            "2026-01-02 00:00",
+            "on New Year's Day",
+        ),
+        ("Christmas 2023", "2023-12-25 00:00", "2023-12-26 00:00", None),
+        ("on Christmas Eve", "2025-12-24 00:00", "2025-12-25 06:00", None),
+        ("over Christmas", "2025-12-25 00:00", "2025-12-26 00:00", None),
+        ("Christmas Day, 2021", "2021-12-25 00:00", "2021-12-26 00:00", None),
+        ("Valentine's Day", "2026-02-14 00:00", "2026-02-15 00:00", None),
+        ("for Valentine\u2019s", "2026-02-14 00:00", "2026-02-15 00:00", None),
+        ("on Halloween", "2026-10-31 00:00", "2026-11-01 00:00", None),
+        ("Halloween 2022", "2022-10-31 00:00", "2022-11-01 00:00", None),
+        ("Thanksgiving 2023", "2023-11-23 00:00", "2023-11-24 00:00", None),
+        ("at Thanksgiving", "2026-11-26 00:00", "2026-11-27 00:00", None),
+        ("the 2024 New Year's party", "2024-01-01 00:00", "2024-01-02 00:00", "2024 New Year's"),
+        (
+            "where did we celebrate the New Year?",
+            "2026-01-01 00:00",
+            "2026-01-02 00:00",
+            "celebrate the New Year",
+        ),
+    ],
+)
+def test_weeks_parts_weekends_and_holidays_become_spans(
+    question: str, since: str, until: str, phrase: str | None
+) -> None:
+    span, _ = find_time_span(question, NOW)
+    assert span is not None
+    assert (_local(span.since), _local(span.until), span.phrase) == (
+        since,
+        until,
+        phrase or question,
+    )
+
+
+def test_a_week_a_weekend_and_a_holiday_have_days_near_them() -> None:
+    for phrase in ("the first week of March 2024", "the weekend of 12 May 2024", "on Halloween"):
+        span, _ = find_time_span(phrase, NOW)
+        assert span is not None and span.until - span.since <= NEAR_SPAN_DAYS * 86_400
+        assert near_span((span.since, span.until)) is not None
+    early, _ = find_time_span("early May 2024", NOW)
+    assert early is not None and near_span((early.since, early.until)) is None
+
+
+def test_a_holiday_not_begun_this_year_is_last_years() -> None:
+    december = datetime(2026, 12, 24, 20, 0).astimezone()
+    span, _ = find_time_span("on Christmas", december)
+    assert span is not None and _local(span.since) == "2025-12-25 00:00"
+    span, _ = find_time_span("on Christmas Eve", december)
+    assert span is not None and _local(span.since) == "2026-12-24 00:00"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "where is the Christmas tree",
+        "Christmas tree lights",
+        "a Halloween costume",
+        "Thanksgiving recipes",
+        "my Valentine card",
+        "may I ask something",
+        "March on, they said",
+        "the first week of training",
+        "an early bird",
+        "late fees",
+        "the weekend of fun",
+        "in the new year we plan",  # lower case: the coming year, not New Year's Day
+        "Christmas 2030",  # a year to come: a topic, not when we talked
+        "the first week of 2030",
+        "the last week of 2030",  # not "last week" either
+    ],
+)
+def test_words_that_are_not_dates_name_no_time(question: str) -> None:
+    assert find_time_span(question, NOW) == (None, question)
+
+
+def test_last_week_of_something_else_is_still_last_week() -> None:
+    span, rest = find_time_span("the last week of the project", NOW)
+    assert span is not None and span.phrase == "the last week" and rest == "of the project"
+
+
+# Days of years ended by NOW: a span reaching past now ends five minutes after it.
+_DAYS = st.dates(min_value=date(1990, 1, 1), max_value=date(2025, 12, 31))
+_MONTH_NAMES = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
+
+
+def _contains(span_since: float, span_until: float, day: datetime) -> bool:
+    start = day.astimezone()
+    return span_since <= start.timestamp() and (start + timedelta(days=1)).timestamp() <= (
+        span_until + 6 * 3600
+    )
+
+
+def _midnight(day: date) -> datetime:
+    return datetime(day.year, day.month, day.day)
+
+
+@given(_DAYS, st.booleans())
+def test_any_weekend_of_a_day_holds_that_day(day: date, month_first: bool) -> None:
+    named = _midnight(day)
+    month = _MONTH_NAMES[named.month - 1]
+    when = f"{month} {named.day}" if month_first else f"{named.day} {month}"
+    span, _ = find_time_span(f"the weekend of {when} {named.year}", NOW)
+    assert span is not None and span.since < span.until
+    assert span.until - span.since <= NEAR_SPAN_DAYS * 86_400
+    assert span.since <= named.astimezone().timestamp()
+    assert (named + timedelta(days=1)).astimezone().timestamp() <= span.until
+    covered = [
+        datetime.fromtimestamp(span.since + hours * 3600, NOW.tzinfo).weekday()
+        for hours in range(0, int((span.until - span.since) / 3600), 12)
+    ]
+    assert 5 in covered and 6 in covered  # a Saturday and a Sunday
+
+
+@given(_DAYS, st.sampled_from(["first", "second", "third", "fourth", "last"]), st.booleans())
+def test_any_week_of_a_month_or_year_is_seven_days_within_it(
+    day: date, ordinal: str, of_year: bool
+) -> None:
+    named = _midnight(day)
+    place = str(named.year) if of_year else f"{_MONTH_NAMES[named.month - 1]} {named.year}"
+    span, _ = find_time_span(f"the {ordinal} week of {place}", NOW)
+    assert span is not None
+    start = datetime.fromtimestamp(span.since, NOW.tzinfo)
+    end = datetime.fromtimestamp(span.until, NOW.tzinfo)
+    assert (end.date() - start.date()).days == 7
+    assert start.year == named.year and (of_year or start.month == named.month)
+    last = end - timedelta(days=1)
+    assert last.year == named.year and (of_year or last.month == named.month)
+    if ordinal == "first":
+        assert start.day == 1 and (of_year or start.month == named.month)
+    if ordinal == "last":
+        assert end.day == 1  # the day after the month's (or year's) last
+
+
+_PARTS = {"early": (1, 10), "mid": (11, 20), "late": (21, 31)}
+
+
+@given(
+    _DAYS, st.sampled_from(sorted(_PARTS)), st.sampled_from(["", "in ", "during "]), st.booleans()
+)
+def test_any_part_of_a_month_holds_its_days_only(
+    day: date, part: str, before: str, hyphen: bool
+) -> None:
+    month = _MONTH_NAMES[day.month - 1]
+    span, _ = find_time_span(f"{before}{part}{'-' if hyphen else ' '}{month} {day.year}", NOW)
+    assert span is not None and span.since < span.until
+    first, last = _PARTS[part]
+    start = datetime.fromtimestamp(span.since, NOW.tzinfo)
+    assert (start.year, start.month, start.day) == (day.year, day.month, first)
+    assert _contains(span.since, span.until, _midnight(day)) == (first <= day.day <= last)
+
+
+@given(
+    st.integers(min_value=1990, max_value=2025),
+    st.sampled_from(
+        [
+            ("Christmas", 12, 25),
+            ("Christmas Eve", 12, 24),
+            ("New Year's Eve", 12, 31),
+            ("New Year's Day", 1, 1),
+            ("Valentine's Day", 2, 14),
+            ("Halloween", 10, 31),
+            ("Thanksgiving", 11, 0),
+        ]
+    ),
+    st.booleans(),
+)
+def test_any_holiday_of_a_year_is_its_day(
+    year: int, holiday: tuple[str, int, int], on: bool
+) -> None:
+    name, month, day = holiday
+    span, _ = find_time_span(f"{'on ' if on else ''}{name} {year}", NOW)
+    assert span is not None and span.since < span.until
+    start = datetime.fromtimestamp(span.since, NOW.tzinfo)
+    if day == 0:  # the fourth Thursday of November
+        assert start.month == 11 and start.weekday() == 3 and 22 <= start.day <= 28
+        day = start.day
+    assert _contains(span.since, span.until, datetime(year, month, day))
+
+
+@given(
+    st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2030, 12, 31)),
+    st.sampled_from(
+        [
+            "on Christmas",
+            "on Halloween",
+            "at Thanksgiving",
+            "New Year's Eve",
+            "Valentine's Day",
+            "the first week of June",
+            "late March",
+            "the weekend of 3 July",
+        ]
+    ),
+)
+def test_a_phrase_without_a_year_is_its_latest_occurrence(now: datetime, phrase: str) -> None:
+    asked = now.astimezone()
+    span, _ = find_time_span(phrase, asked)
+    assert span is not None and span.since < span.until
+    assert span.since <= asked.timestamp()
+    assert span.since > (asked - timedelta(days=366 + 7)).timestamp()

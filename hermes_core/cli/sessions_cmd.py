@@ -210,6 +210,7 @@ def _store(
 
     target: Target = _url(db) or db or _default_db()
     upgrade = _UpgradeProgress(quiet)
+    trigrams = _UpgradeProgress.trigrams(quiet)
     try:
         if read_only or isinstance(target, str):
             if not read_only:
@@ -220,6 +221,7 @@ def _store(
                 semantic=_semantic_setting(semantic),
                 user_id=user_id,
                 upgrade_progress=None if read_only else upgrade.update,
+                index_progress=None if read_only else _after(upgrade, trigrams),
             )
         else:
             store = SessionStore(
@@ -232,6 +234,7 @@ def _store(
         raise click.ClickException(str(exc)) from exc
     finally:
         upgrade.close()
+        trigrams.close()
     try:
         yield store
     except HermesMemoryError as exc:
@@ -242,28 +245,42 @@ def _store(
 
 class _UpgradeProgress:
     """A bar on stderr while opening a store finishes a long upgrade: a state.db's CJK
-    queue, or a PostgreSQL store's messages to stem (*label*).
+    queue, a PostgreSQL store's messages to stem, or its trigram index to build (*label*).
 
-    Drawn only for more than one batch of work (a shorter one takes a moment; both
-    upgrades take 5,000 rows a batch).
+    Drawn only for more than *least* of work in all (a shorter one takes a moment): more
+    than one batch of messages (both upgrades take 5,000 rows a batch), or for the trigram
+    index more than :data:`TRIGRAM_BLOCKS` blocks.
     """
 
     LABEL = "Upgrading the CJK search index"
     STEMS = "Stemming the stored messages for search"
+    TRIGRAMS = "Building the trigram index for substring search"
+    TRIGRAM_BLOCKS = 2_000
+    """Blocks read in all (twice the table's: the build's scan and its validation) from which
+    a trigram build draws a bar: about 8 MB of messages, seconds of work."""
 
-    def __init__(self, quiet: bool, label: str = LABEL) -> None:
-        self._quiet = quiet
-        self._label = label
-        self._progress: Progress | None = None
-
-    def update(self, done: int, total: int) -> None:
+    def __init__(
+        self, quiet: bool, label: str = LABEL, *, unit: str = "messages", least: int | None = None
+    ) -> None:
         from hermes_core.sessions.opening import GRAM_BATCH
 
+        self._quiet = quiet
+        self._label = label
+        self._unit = unit
+        self._least = GRAM_BATCH if least is None else least
+        self._progress: Progress | None = None
+
+    @classmethod
+    def trigrams(cls, quiet: bool) -> _UpgradeProgress:
+        """The bar of a PostgreSQL store's trigram index build (blocks)."""
+        return cls(quiet, cls.TRIGRAMS, unit="blocks", least=cls.TRIGRAM_BLOCKS)
+
+    def update(self, done: int, total: int) -> None:
         if self._progress is None:
-            if done or total <= GRAM_BATCH:
+            if done or total <= self._least:
                 return
             self._progress = Progress(
-                self._label, total, unit="messages", quiet=self._quiet, ticking=True
+                self._label, total, unit=self._unit, quiet=self._quiet, ticking=True
             ).__enter__()
         self._progress.update(done, total)
 
@@ -271,6 +288,16 @@ class _UpgradeProgress:
         if self._progress is not None:
             self._progress.close()
             self._progress = None
+
+
+def _after(first: _UpgradeProgress, then: _UpgradeProgress) -> Callable[[int, int], None]:
+    """The progress of *then*, drawn after *first*'s bar is ended (the stems, then the index)."""
+
+    def update(done: int, total: int) -> None:
+        first.close()
+        then.update(done, total)
+
+    return update
 
 
 def finish_upgrade(target: Path | str) -> None:
@@ -289,14 +316,21 @@ def finish_upgrade(target: Path | str) -> None:
         return
     label = _UpgradeProgress.LABEL if isinstance(target, Path) else _UpgradeProgress.STEMS
     upgrade = _UpgradeProgress(quiet=False, label=label)
+    trigrams = _UpgradeProgress.trigrams(quiet=False)
     try:
-        open_session_store(target, semantic="off", upgrade_progress=upgrade.update).close()
+        open_session_store(
+            target,
+            semantic="off",
+            upgrade_progress=upgrade.update,
+            index_progress=_after(upgrade, trigrams),
+        ).close()
     except HermesMemoryError as exc:
         if isinstance(exc, SessionStoreUnavailableError) and not isinstance(target, Path):
             return
         raise click.ClickException(str(exc)) from exc
     finally:
         upgrade.close()
+        trigrams.close()
 
 
 def parse_when(value: str | None, *, edge: Literal["since", "until"] = "since") -> float | None:
@@ -827,21 +861,39 @@ def repair_cmd(db: Target | None, quiet: bool) -> None:
     history it takes minutes, so run it while agents are idle. Hermes Agent files are
     never modified.
     With a PostgreSQL store (--db URL, or sessions.url and no --db): writes each message's
-    search text again and rebuilds the full-text index, in one transaction.
+    search text again in one transaction, then rebuilds the full-text and trigram indexes
+    concurrently (writers go on; an interruption leaves them to the next repair).
     """
     if (url := _url(db)) is not None:
         from hermes_core.sessions.pgmaintenance import rebuild_search
 
-        with _store(url, read_only=False) as store:
+        with _store(url, read_only=False, quiet=quiet) as store:
             label = f"Rebuilding the full-text search of {store.message_count():,} messages"
-            with Progress(label, quiet=quiet, ticking=True):
-                counts = rebuild_search(store)
+            with Progress(label, quiet=quiet, ticking=True) as progress:
+
+                def building(index: str, done: int, total: int) -> None:
+                    if not done:
+                        progress.unit = "blocks"
+                        progress.step(
+                            _UpgradeProgress.TRIGRAMS
+                            if index == "messages_trgm"
+                            else "Rebuilding the full-text index"
+                        )
+                    progress.update(done, total)
+
+                counts = rebuild_search(store, progress=building)
             problems = store.check()
         if problems:
             raise click.ClickException(f"{_target(url)}: {'; '.join(problems)}.")
+        indexes = (
+            "the indexes messages_tsv and messages_trgm (concurrently)"
+            if "messages_trgm" in counts
+            else "the index messages_tsv (concurrently); the trigram index messages_trgm was "
+            "not built (`hermes-memory doctor` says what is left)"
+        )
         click.echo(
             f"Rebuilt the full-text search of {_target(url)}: the search text of "
-            f"{counts['messages_tsv']:,} messages and the index messages_tsv."
+            f"{counts['messages_tsv']:,} messages, then {indexes}."
         )
         return
     path = _existing(db)

@@ -50,6 +50,7 @@ def open_session_store(
     user_id: str | None = None,
     semantic: str | bool | None = None,
     upgrade_progress: UpgradeProgress | None = None,
+    index_progress: UpgradeProgress | None = None,
 ) -> SessionStore:
     """The session store at *target* (a ``state.db`` path or a ``postgresql://`` URL), else
     the configured one (:func:`sessions_url`), else ``<hermes_home>/state.db``.
@@ -58,7 +59,10 @@ def open_session_store(
     *upgrade_progress* gets an upgrade the writable open finishes as (rows done, rows in
     all): a SQLite file's CJK index, as :class:`~hermes_core.sessions.SessionStore`
     documents, or a PostgreSQL store's stems (migration 4,
-    :mod:`~hermes_core.sessions.pgbackfill`).
+    :mod:`~hermes_core.sessions.pgbackfill`). *index_progress* gets a PostgreSQL store's
+    trigram index build that the writable open finishes (migration 6, or a killed build's
+    index again, :mod:`~hermes_core.sessions.pgtrigram`) as (blocks done, blocks in all); a
+    ``state.db`` has no such build.
     """
     from hermes_core.sessions.postgres import PostgresSessionStore, is_postgres_url
     from hermes_core.sessions.store import SessionStore
@@ -75,6 +79,7 @@ def open_session_store(
             user_id=user_id,
             semantic=semantic,
             upgrade_progress=upgrade_progress,
+            index_progress=index_progress,
         )
         return cast("SessionStore", store)
     return SessionStore(

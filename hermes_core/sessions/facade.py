@@ -25,7 +25,7 @@ from hermes_core.sessions.query import parse_query
 from hermes_core.sessions.question import plan_query
 from hermes_core.sessions.records import message_fields, sane_timestamp, scrub, valid_session_id
 from hermes_core.sessions.scope import UserScope
-from hermes_core.sessions.search import searched_by_meaning
+from hermes_core.sessions.search import reads_passages, searched_by_meaning
 from hermes_core.sessions.semantic import semantic_available
 from hermes_core.sessions.titles import sanitize_title
 
@@ -65,6 +65,10 @@ class VectorIndex(Protocol):
     @property
     def path(self) -> Any:
         """Where the vectors are (for messages)."""
+
+    @property
+    def model(self) -> str:
+        """The name the vectors carry (their encoder's)."""
 
     def catch_up(
         self,
@@ -246,20 +250,23 @@ class StoreFacade(ABC):
         meaning ranks the embedded ones and the rest are found by their words alone.
         Loads the encoder (once) and counts; writes nothing.
         """
-        if query is not None and not self._meaning_applies(query):
+        if query is not None and not self._meaning_applies(query, passages=True):
             return None
         index = self.semantic_index()
         if index is None:
+            return None
+        if query is not None and not self._meaning_applies(query, reads_passages(index.model)):
             return None
         embedded, missing = index.counts(self._read)
         return embedded, embedded + missing
 
     @staticmethod
-    def _meaning_applies(query: object) -> bool:
-        """Whether *query* is one that meaning may join: a question or a few keywords, not
-        mostly Chinese, Japanese or Korean (the model reads English)."""
+    def _meaning_applies(query: object, passages: bool = False) -> bool:
+        """Whether *query* is one that meaning may join: a question or a few keywords (a
+        passage only with an encoder that reads *passages*), not mostly Chinese, Japanese or
+        Korean (the model reads English)."""
         parsed = parse_query(query)
-        if parsed.empty or not searched_by_meaning(parsed, plan_query(parsed)):
+        if parsed.empty or not searched_by_meaning(parsed, plan_query(parsed), passages):
             return False
         letters = [ch for ch in parsed.text if ch.isalnum()]
         return len(_CJK.findall(parsed.text)) <= SEMANTIC_MAX_CJK_SHARE * len(letters)
@@ -270,12 +277,14 @@ class StoreFacade(ABC):
         :data:`SEMANTIC_MIN_COVERAGE` embedded (logged, naming ``sessions index``)."""
         if self.semantic_mode == "off" and not force:
             return None
-        if not self._meaning_applies(query):
+        if not self._meaning_applies(query, passages=True):
             return None
         try:
             index = self.semantic_index(force)
             if index is None:
                 return None
+            if not self._meaning_applies(query, reads_passages(index.model)):
+                return None  # a passage, and an encoder that does not read passages
             try:
                 if self.semantic_budget > 0:
                     index.catch_up(self._read, budget=self.semantic_budget)
@@ -308,6 +317,12 @@ class StoreFacade(ABC):
             self._semantic_failed = True
             return None
         return index
+
+    def _reads_passages(self) -> bool:
+        """Whether the open index's encoder searches passages by meaning
+        (:func:`~hermes_core.sessions.search.reads_passages`)."""
+        index = self._semantic
+        return index is not None and reads_passages(index.model)
 
     def _text(self, value: Any) -> str:
         """Text as this backend stores it (lone surrogates become U+FFFD)."""

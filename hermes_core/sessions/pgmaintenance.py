@@ -4,25 +4,32 @@ and a consistent copy into a ``state.db`` file (what ``hermes-memory backup`` ar
 PostgreSQL keeps its own integrity (no ``sessions recover`` there); what can go
 stale is derived data: ``search_text``, ``cjk_grams`` and ``stems`` (what the
 ``tsvector`` is made of), written by the store at append time. :func:`rebuild_search` makes
-them again from each message with this build's code, and rebuilds the GIN index and the
-trigram index (creating it where ``pg_trgm`` can now be had).
+them again from each message with this build's code in one transaction, then rebuilds the
+GIN index with ``REINDEX INDEX CONCURRENTLY`` and the trigram index as migration 6 builds it
+(:mod:`~hermes_core.sessions.pgtrigram`; creating it where ``pg_trgm`` can now be had), both
+outside any transaction, so writers go on.
 """
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from hermes_core.errors import SessionStoreError, SessionStoreUnavailableError, first_line
 from hermes_core.pgmigrate import applied_migrations
+from hermes_core.sessions.opening import UpgradeProgress
 from hermes_core.sessions.pgbackfill import rows_left
+from hermes_core.sessions.pgprogress import run_watched
 from hermes_core.sessions.pgtrigram import index_left, index_state
 
 __all__ = [
+    "IndexProgress",
     "SchemaStatus",
     "copy_to_sqlite",
     "open_connection",
@@ -30,8 +37,10 @@ __all__ = [
     "schema_status",
 ]
 
+log = logging.getLogger(__name__)
+
 BATCH = 2_000
-_TSV_INDEX = "CREATE INDEX IF NOT EXISTS messages_tsv ON messages USING GIN (tsv)"
+_TSV_INDEX = "CREATE INDEX CONCURRENTLY IF NOT EXISTS messages_tsv ON messages USING GIN (tsv)"
 
 
 @dataclass(frozen=True)
@@ -111,21 +120,82 @@ def schema_status(url: str, *, connect_timeout: float = 5.0) -> SchemaStatus:
         conn.close()
 
 
-def rebuild_search(store: Any) -> dict[str, int]:
-    """Write every message's search text, CJK grams and stems of the PostgreSQL *store* again, then
-    rebuild its full-text index, in one transaction (all or nothing; writers wait for it);
-    returns ``{"messages_tsv": rows}``."""
+IndexProgress = Callable[[str, int, int], None]
+"""Called with (index, blocks done, blocks in all) while :func:`rebuild_search` builds an
+index concurrently (:func:`~hermes_core.sessions.pgprogress.run_watched`): ``messages_tsv``
+first, then ``messages_trgm``, each from ``0``."""
+
+_LEFTOVERS = r"""
+SELECT c.relname FROM pg_index AS i JOIN pg_class AS c ON c.oid = i.indexrelid
+WHERE i.indrelid = 'messages'::regclass AND NOT i.indisvalid
+    AND (c.relname = 'messages_tsv' OR c.relname LIKE 'messages\_tsv\_cc%')
+"""
+"""The invalid indexes a concurrent rebuild of ``messages_tsv`` cut short leaves (the new copy
+``messages_tsv_ccnew``, the old one ``_ccold`` during the swap, or the index itself)."""
+
+
+def rebuild_search(store: Any, progress: IndexProgress | None = None) -> dict[str, int]:
+    """Write every message's search text, CJK grams and stems of the PostgreSQL *store* again, in
+    one transaction (all or nothing; appends go on, as they touch other rows), then rebuild its
+    full-text index with ``REINDEX INDEX CONCURRENTLY`` and its trigram index with ``CREATE
+    INDEX CONCURRENTLY`` (writers go on; *progress* sees each build). Returns
+    ``{"messages_tsv": rows}``, with ``"messages_trgm": rows`` when the trigram index was
+    built (not when ``pg_trgm`` cannot be had, its build failed, or another process holding
+    the store's lock builds it: warnings say which). A rebuild cut short leaves an invalid
+    index: the next repair drops it and builds again (the trigram index, the next writable
+    opening too)."""
+    from hermes_core.sessions.pgtrigram import TRIGRAM_INDEX, build_trigram_index
+
     if store.read_only:
         raise SessionStoreError(f"{store.path} is open read-only; its index is not rebuilt.")
     counts: dict[str, int] = store._write(_rebuild)
+    with closing(open_connection(store.url)) as conn:  # a build's end may end its connection
+        _reindex(conn, None if progress is None else partial(progress, "messages_tsv"), store.path)
+    trigrams = None if progress is None else partial(progress, TRIGRAM_INDEX)
+    with closing(open_connection(store.url)) as conn:
+        if build_trigram_index(conn, trigrams, where=store.path, again=True):
+            counts[TRIGRAM_INDEX] = counts["messages_tsv"]
     return counts
 
 
+def _reindex(conn: Any, progress: UpgradeProgress | None, where: str) -> None:
+    """Rebuild ``messages_tsv`` concurrently on *conn* (outside a transaction), after dropping
+    what a rebuild cut short left; creates it (concurrently too) where it is missing. A failure
+    is a warning: searches use the index as it was."""
+    import psycopg
+
+    conn.commit()
+    autocommit = conn.autocommit
+    conn.autocommit = True  # CONCURRENTLY runs outside a transaction block
+    try:
+        conn.execute("SET statement_timeout = 0")
+        conn.execute("SET lock_timeout = 0")
+        for (name,) in conn.execute(_LEFTOVERS).fetchall():
+            conn.execute(f'DROP INDEX CONCURRENTLY IF EXISTS "{name}"')
+        missing = conn.execute("SELECT to_regclass('messages_tsv')").fetchone()[0] is None
+        statement = _TSV_INDEX if missing else "REINDEX INDEX CONCURRENTLY messages_tsv"
+        if progress is None:
+            conn.execute(statement)
+        else:
+            run_watched(conn, statement, progress)
+    except psycopg.Error as exc:
+        log.warning(
+            "Could not rebuild the full-text index of %s: %s. Searches use it as it was; run "
+            "`hermes-memory sessions repair` again.",
+            where,
+            first_line(exc),
+        )
+    finally:
+        if not conn.broken:
+            conn.execute("RESET statement_timeout")
+            conn.execute("RESET lock_timeout")
+            conn.autocommit = autocommit
+
+
 def _rebuild(conn: Any) -> dict[str, int]:
-    from hermes_core.sessions.pgtrigram import TRIGRAM_INDEX, trigram_index
+    from hermes_core.sessions.pgtrigram import mark_for_rebuild
     from hermes_core.sessions.postgres import _search_text, search_columns
 
-    conn.execute(_TSV_INDEX)
     count = 0
     last = 0
     while True:
@@ -147,10 +217,9 @@ def _rebuild(conn: Any) -> dict[str, int]:
             )
         count += len(rows)
         last = rows[-1][0]
-    conn.execute("REINDEX INDEX messages_tsv")
-    # The trigram index is made again too, or made at last where pg_trgm has come since.
-    conn.execute(f"DROP INDEX IF EXISTS {TRIGRAM_INDEX}")
-    trigram_index(conn)
+    # The indexes are rebuilt after this commit, concurrently; the trigram index is marked
+    # here, so a repair cut short leaves it to the next writable opening too.
+    mark_for_rebuild(conn)
     return {"messages_tsv": count}
 
 

@@ -776,9 +776,11 @@ def search_rows(
     filters: SearchFilters,
     statistics: Callable[[Any], Statistics],
     nearest: Nearest | None = None,
+    passages: bool = False,
 ) -> tuple[Plan, list[Row]]:
     """The plan of *parsed* and its first *need* hit rows, best first; *nearest* takes
-    meaning in as SQLite's search does (:func:`~hermes_core.sessions.search.with_meaning`)."""
+    meaning in as SQLite's search does (:func:`~hermes_core.sessions.search.with_meaning`;
+    *passages*: the encoder reads passages)."""
     plan = plan_query(parsed)
     # The planner prices a scan that tests every row's vector below the index, not seeing
     # that each test reads a long vector from TOAST: a common word then took a second per
@@ -794,9 +796,17 @@ def search_rows(
     span = None
     if plan.mode == "question":
         plan, span = search.dated_plan(parsed, plan)
-    depth = meaning_depth(nearest, parsed, plan, need)
+    depth = meaning_depth(nearest, parsed, plan, need, passages)
     rows = search.plan_rows(plan, depth, span)
     rows, _, _ = with_meaning(
-        rows, parsed, plan, search.share, search.first, nearest, search.nearest_rows, depth
+        rows,
+        parsed,
+        plan,
+        search.share,
+        search.first,
+        nearest,
+        search.nearest_rows,
+        depth,
+        passages,
     )
     return plan, rows

@@ -366,6 +366,11 @@ class PgSemanticIndex:
         self._cache = cache
 
     @property
+    def model(self) -> str:
+        """The name the vectors carry (their encoder's)."""
+        return self._model
+
+    @property
     def encoder(self) -> Encoder:
         """The encoder, loaded on first use."""
         if self._encoder is None:

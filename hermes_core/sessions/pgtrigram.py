@@ -10,7 +10,13 @@ a store holding messages it creates the extension and leaves a marker in ``state
 under the same advisory lock (:func:`~hermes_core.sessions.pgbackfill.store_lock`): appends
 and searches go on meanwhile. A build killed half-way leaves an INVALID index
 (``pg_index.indisvalid``) that the planner ignores but writes still maintain; the next
-writable opening drops it (concurrently too) and builds it again.
+writable opening drops it (concurrently too) and builds it again. ``sessions repair`` takes
+the same path (:func:`build_trigram_index` with ``again``): it marks the index to build in its
+rewrite's transaction and then drops and builds it concurrently, so a repair cut short leaves
+the marker (or an invalid index) for the next repair or writable opening.
+
+A build reports its progress as PostgreSQL's ``pg_stat_progress_create_index`` shows it
+(:mod:`~hermes_core.sessions.pgprogress`): (blocks done, blocks in all).
 """
 
 from __future__ import annotations
@@ -19,7 +25,9 @@ import logging
 from typing import Any
 
 from hermes_core.errors import first_line
+from hermes_core.sessions.opening import UpgradeProgress
 from hermes_core.sessions.pgbackfill import store_lock
+from hermes_core.sessions.pgprogress import run_watched
 
 __all__ = [
     "MARKER",
@@ -27,6 +35,7 @@ __all__ = [
     "build_trigram_index",
     "index_left",
     "index_state",
+    "mark_for_rebuild",
     "queue_trigram_index",
     "trigram_index",
 ]
@@ -102,8 +111,9 @@ def _set_marker(conn: Any, wanted: bool) -> None:
 
 def trigram_index(conn: Any) -> bool:
     """Create the trigram index of ``search_text`` in *conn*'s transaction when missing or
-    invalid (``sessions repair``; writers wait for it); ``False`` when ``pg_trgm`` cannot be
-    had (a warning says what to do: substring searches then read every message, as before)."""
+    invalid (migration 6 in a store without messages, where it takes no time); ``False`` when
+    ``pg_trgm`` cannot be had (a warning says what to do: substring searches then read every
+    message, as before)."""
     state = index_state(conn)
     if state == "valid":
         _set_marker(conn, False)
@@ -133,14 +143,26 @@ def index_left(conn: Any) -> bool:
     return marked is not None or index_state(conn) == "invalid"
 
 
-def build_trigram_index(conn: Any, *, where: str = "") -> bool:
+def mark_for_rebuild(conn: Any) -> None:
+    """Mark the trigram index as to build again (``sessions repair``, in its transaction):
+    :func:`build_trigram_index` with ``again`` then drops and builds it concurrently, and a
+    repair cut short before that leaves it to the next writable opening."""
+    _set_marker(conn, True)
+
+
+def build_trigram_index(
+    conn: Any, progress: UpgradeProgress | None = None, *, where: str = "", again: bool = False
+) -> bool:
     """Build the trigram index migration 6 left (or a killed build's invalid one again) with
     ``CREATE INDEX CONCURRENTLY`` on *conn* (outside a transaction; writers go on); returns
-    whether this call built it. Does nothing when nothing is left, or when another process
-    holds the store's lock (that one builds it), and only warns when the build fails (the
-    store works on without the index; the next writable opening tries again). *where* names
-    the store in logs."""
-    wanted = index_left(conn)
+    whether this call built it. With *again* (``sessions repair``), the index is dropped and
+    built again whatever its state (an opening meanwhile may have taken the marker of
+    :func:`mark_for_rebuild`, finding the old index valid). Otherwise it does nothing when
+    nothing is left, or when another process holds the store's lock (that one builds it), and
+    only warns when the build fails (the store works on without the index; the next writable
+    opening tries again). *progress* gets (blocks done, blocks in all) while it builds
+    (:func:`~hermes_core.sessions.pgprogress.run_watched`); *where* names the store in logs."""
+    wanted = again or index_left(conn)
     conn.commit()
     if not wanted:
         return False
@@ -150,15 +172,15 @@ def build_trigram_index(conn: Any, *, where: str = "") -> bool:
                 "Another process is finishing the migration of %s; leaving it to that one", where
             )
             return False
-        if not index_left(conn):  # built meanwhile by the lock's last holder
+        if not again and not index_left(conn):  # built meanwhile by the lock's last holder
             conn.commit()
             return False
         state = index_state(conn)
-        schema = None if state == "valid" else _trigram_schema(conn)
+        schema = None if state == "valid" and not again else _trigram_schema(conn)
         conn.commit()
         if schema is not None:
             log.info("Building the trigram index of %s (writers go on meanwhile)", where)
-            if not _build(conn, schema, drop=state == "invalid", where=where):
+            if not _build(conn, schema, drop=state is not None, where=where, progress=progress):
                 return False
         with conn.transaction():
             _set_marker(conn, False)
@@ -168,10 +190,13 @@ def build_trigram_index(conn: Any, *, where: str = "") -> bool:
         return schema is not None
 
 
-def _build(conn: Any, schema: str, *, drop: bool, where: str) -> bool:
-    """``CREATE INDEX CONCURRENTLY`` (after dropping a killed build's index when *drop*), with
-    no statement or lock timeout of the role cutting it short; ``False`` (and a warning)
-    when it fails, leaving the marker for the next opening."""
+def _build(
+    conn: Any, schema: str, *, drop: bool, where: str, progress: UpgradeProgress | None
+) -> bool:
+    """``CREATE INDEX CONCURRENTLY`` (after dropping the index there is, a killed build's or
+    the one a repair builds again, when *drop*), with no statement or lock timeout of the role
+    cutting it short; ``False`` (and a warning) when it fails, leaving the marker for the next
+    opening."""
     import psycopg
 
     autocommit = conn.autocommit
@@ -181,7 +206,10 @@ def _build(conn: Any, schema: str, *, drop: bool, where: str) -> bool:
         conn.execute("SET lock_timeout = 0")
         if drop:
             conn.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {TRIGRAM_INDEX}")
-        conn.execute(_create(schema, concurrently=True))
+        if progress is None:
+            conn.execute(_create(schema, concurrently=True))
+        else:
+            run_watched(conn, _create(schema, concurrently=True), progress)
         return True
     except psycopg.Error as exc:
         log.warning(

@@ -187,7 +187,8 @@ class PostgresSessionStore(StoreFacade):
     first finishes what a migration left to do in batches (migration 4's stems,
     :mod:`~hermes_core.sessions.pgbackfill`), reporting (rows done, rows in all) to
     *upgrade_progress*, then builds migration 6's trigram index concurrently
-    (:mod:`~hermes_core.sessions.pgtrigram`), unless another process is doing it.
+    (:mod:`~hermes_core.sessions.pgtrigram`), unless another process is doing it, reporting
+    (blocks done, blocks in all) to *index_progress*.
     """
 
     def __init__(
@@ -200,6 +201,7 @@ class PostgresSessionStore(StoreFacade):
         pool_size: int = 4,
         connect_timeout: float = 10.0,
         upgrade_progress: UpgradeProgress | None = None,
+        index_progress: UpgradeProgress | None = None,
     ) -> None:
         psycopg, psycopg_pool = _load_psycopg()
         self._psycopg = psycopg
@@ -231,7 +233,7 @@ class PostgresSessionStore(StoreFacade):
             first.commit()
             if not read_only:
                 backfill_stems(first, upgrade_progress, where=self.path)
-                build_trigram_index(first, where=self.path)
+                build_trigram_index(first, index_progress, where=self.path)
         except RuntimeError as exc:
             raise SessionStoreError(f"{self.path}: {exc}.") from exc
         except psycopg.Error as exc:
@@ -1127,7 +1129,7 @@ class PostgresSessionStore(StoreFacade):
         def read(conn: Any) -> list[dict[str, Any]]:
             nearest = None if index is None else self._nearest(index, conn)
             plan, rows = pgsearch.search_rows(
-                conn, parsed, need, filters, self._statistics, nearest
+                conn, parsed, need, filters, self._statistics, nearest, self._reads_passages()
             )
             page = rows[offset:need]
             if not page:

@@ -58,6 +58,7 @@ __all__ = [
     "meaning_depth",
     "meaning_weight",
     "plan_boosts",
+    "reads_passages",
     "search_messages",
     "searched_by_meaning",
     "typed_words",
@@ -113,6 +114,7 @@ def _worth_trigram_retry(query: ParsedQuery) -> bool:
 TIME_HINT = re.compile(
     r"\d|ago|day|night|week|month|year|today|tonight|morning|afternoon|evening|since"
     r"|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|weekend|[\u4e00-\u9fff]"
+    r"|(?i:christmas|xmas|year|valentine|hallowe|thanksgiving)"
 )
 """Cheap pre-test: text without any of these names no time span."""
 
@@ -344,10 +346,11 @@ FUSION_K = 60
 """Reciprocal rank fusion's constant: a hit at rank r scores 1 / (FUSION_K + r)."""
 
 
-def searched_by_meaning(parsed: ParsedQuery, plan: Plan) -> bool:
+def searched_by_meaning(parsed: ParsedQuery, plan: Plan, passages: bool = False) -> bool:
     """Whether semantic neighbours join the hits of *parsed*: a question of one sentence, or two
     or more keywords (a topic described, as a model's tool call often does); one word, quotes,
-    operators and prefixes stay literal, and so does a passage.
+    operators and prefixes stay literal, and so does a passage unless the encoder reads
+    passages (*passages*, :func:`reads_passages`).
 
     A passage (several sentences, :func:`~hermes_core.sessions.question.is_passage`: a pasted
     turn, a request explained at length, long or short) names many things, and BM25 over all
@@ -355,11 +358,36 @@ def searched_by_meaning(parsed: ParsedQuery, plan: Plan) -> bool:
     blur. On RealMem's dev half (``bench/calibrate_semantic.py``) meaning's vote on its 395 long
     passages won 12 questions at turn R@5 and lost 7 (sign test p 0.18) and lost on the test
     half; on its 27 short ones (a greeting and a request) it won 3 questions and lost 1. A
-    mostly-CJK question stays literal too (the store's ``_meaning_applies``).
+    mostly-CJK question stays literal too (the store's ``_meaning_applies``). All of this was
+    measured with the static encoder, whose nearest messages find a RealMem query's evidence
+    half as often as its words do; MiniLM's find it more often than the words
+    (:data:`PASSAGE_MODELS`).
     """
     if plan.mode == "question":
-        return not is_passage(parsed.text)
+        return passages or not is_passage(parsed.text)
     return plan.mode == "keywords" and len(plan.keywords) >= 2
+
+
+PASSAGE_MODELS = frozenset({"all-MiniLM-L6-v2"})
+"""The encoders (the name their vectors carry) that search a passage by meaning: its own
+nearest messages join its hits below the first (:func:`with_meaning`), as a question's do
+where its words find little. RealMem's queries are passages (a user's next turn; the
+evidence, a turn of an earlier session, shares its topic more than its words). On the first
+persona of its dev half (87 questions; embedding three more with MiniLM did not fit the
+session) the MiniLM transformer's nearest messages hold the evidence among their first 5
+for 42.5 % of the questions against the words' 33.3 % (the static encoder's: 23.0 %), and
+so searched, turn R@5 went 0.333 -> 0.437 (10 won, 1 lost), session R@5 0.701 -> 0.759
+(9, 4); on the second persona (87) session R@10 0.655 -> 0.759 (11, 2), turn R@5 0.287 ->
+0.299 (5, 4), no cell below the default on either. The static encoder's find it for
+15.7 % over the whole dev half (the words: 32.9 %): it reads a persona's many sessions
+about the same topics as alike, and no way of taking its neighbours in helped there
+(docs/benchmarks.md, *Meaning by conversation*)."""
+
+
+def reads_passages(model: str) -> bool:
+    """Whether vectors of *model* (an index's ``model``) search passages by meaning
+    (:data:`PASSAGE_MODELS`)."""
+    return model in PASSAGE_MODELS
 
 
 ASKS_YES_OR_NO = re.compile(
@@ -432,11 +460,13 @@ AGREEMENT_NEIGHBOURS = 400
 """Nearest messages read for the vote: a full-text hit not among them gets none."""
 
 
-def meaning_depth(nearest: Nearest | None, parsed: ParsedQuery, plan: Plan, need: int) -> int:
+def meaning_depth(
+    nearest: Nearest | None, parsed: ParsedQuery, plan: Plan, need: int, passages: bool = False
+) -> int:
     """How deep the full-text ranking of *parsed* is read: with meaning, as deep as its
     neighbours (:data:`NEAREST_CANDIDATES`) whatever the limit, so that a page of 5 is the
     first 5 of a page of 50."""
-    by_meaning = nearest is not None and searched_by_meaning(parsed, plan)
+    by_meaning = nearest is not None and searched_by_meaning(parsed, plan, passages)
     return max(need, NEAREST_CANDIDATES) if by_meaning else need
 
 
@@ -452,6 +482,7 @@ def with_meaning(
     nearest: Nearest | None,
     neighbour_rows: Callable[[Nearest, str, int], Rows],
     depth: int,
+    passages: bool = False,
 ) -> tuple[Rows, bool, bool]:
     """The full-text *rows* of *parsed* with meaning taken in, as both backends rank:
     ``(rows, by_meaning, fused)``.
@@ -464,12 +495,16 @@ def with_meaning(
     messages (*neighbour_rows*: the neighbours that pass the search's filters, as hit rows)
     join them (:func:`_fused`). A long question of one sentence, ranked message first, has no
     coverage measured, and a yes-or-no question (:func:`asks_yes_or_no`) states a claim:
-    meaning only votes there. The sessions the full-text ranking put *first* stay first.
+    meaning only votes there. A passage is searched by meaning only where the encoder reads
+    passages (*passages*, :data:`PASSAGE_MODELS`): its nearest messages then join its hits
+    below the first, as where the words find little (a long text has no coverage measured).
+    The sessions the full-text ranking put *first* stay first.
     A named message of little text is no neighbour
     (:func:`~hermes_core.sessions.neighbours.near_by_content`).
     """
-    by_meaning = nearest is not None and searched_by_meaning(parsed, plan)
-    votes_only = message_first(plan) or asks_yes_or_no(parsed.text)
+    by_meaning = nearest is not None and searched_by_meaning(parsed, plan, passages)
+    passage = passages and is_passage(parsed.text)
+    votes_only = (message_first(plan) and not passage) or asks_yes_or_no(parsed.text)
     fused = by_meaning and not votes_only and share < MEANING_BELOW_SHARE
     held_first = KEPT_BEFORE_MEANING if plan.mode == "question" else 0
     kept, below = rows[:held_first], rows[held_first:]
@@ -598,6 +633,7 @@ def search_messages(
     session_info: SessionInfo | None = None,
     nearest: Nearest | None = None,
     explain: dict[str, Any] | None = None,
+    passages: bool = False,
 ) -> list[dict[str, Any]]:
     """Messages matching *query*, best first; ``[]`` for an empty or unusable query.
 
@@ -611,7 +647,8 @@ def search_messages(
     :meth:`~hermes_core.sessions.sessioninfo.SessionInfo.sync` before each search.
     *nearest* (text, k → message ids, best first) adds semantic recall to
     questions: its messages are fused with the full-text hits (see
-    :mod:`~hermes_core.sessions.semantic`). *explain*, when given, is filled with how the
+    :mod:`~hermes_core.sessions.semantic`); *passages* says the encoder reads passages
+    (:func:`reads_passages`). *explain*, when given, is filled with how the
     ranking was made: ``lexical`` (the full-text ranking, ``(id, session id)`` pairs),
     ``share`` (how much of a question its best conversation covers), ``first`` (the
     session tiers that rank first), ``by_meaning`` (whether meaning takes part: it reorders
@@ -628,11 +665,19 @@ def search_messages(
         span = None
         if plan.mode == "question":
             plan, span = _dated_plan(conn, layout, parsed, plan)
-        depth = meaning_depth(nearest, parsed, plan, need)
+        depth = meaning_depth(nearest, parsed, plan, need, passages)
         rows = search.plan_rows(plan, depth, span)
         lexical = [(row[0], row[3]) for row in rows]
         rows, by_meaning, fused = with_meaning(
-            rows, parsed, plan, search.share, search.first, nearest, search.nearest_rows, depth
+            rows,
+            parsed,
+            plan,
+            search.share,
+            search.first,
+            nearest,
+            search.nearest_rows,
+            depth,
+            passages,
         )
         if explain is not None:
             explain.update(

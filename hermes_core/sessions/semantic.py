@@ -375,6 +375,11 @@ class SemanticIndex:
         """The vector file (``None`` where the vectors last for this process only)."""
 
     @property
+    def model(self) -> str:
+        """The name the vectors carry (their encoder's)."""
+        return self._model
+
+    @property
     def encoder(self) -> Encoder:
         """The encoder, loaded on first use."""
         if self._encoder is None:

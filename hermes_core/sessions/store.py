@@ -950,6 +950,7 @@ class SessionStore(StoreFacade):
                 pending_grams=self._pending_grams,
                 session_info=self._session_info,
                 nearest=nearest,
+                passages=nearest is not None and self._reads_passages(),
             )
 
         return self._read(read)

@@ -4,9 +4,11 @@
 work on yesterday?". :func:`find_time_span` finds the first such phrase,
 turns it into an interval of epoch seconds in local time, and returns the
 question without it. Relative phrases and calendar dates ("on 8 May 2023",
-"2023-05-08", "in March", "2023年5月") are both read; a date without a year
-is its latest occurrence up to today, or up to the end of the stored history
-when that is earlier. Spans are deliberately generous ("last
+"2023-05-08", "in March", "early May", "the last week of March 2024", "the
+weekend of 12 May", "2023年5月") are both read, and so are holidays with one
+fixed or rule-based date ("Christmas Eve", "on Halloween", "Thanksgiving 2023");
+a date without a year is its latest occurrence up to today, or up to the end of
+the stored history when that is earlier. Spans are deliberately generous ("last
 week" runs from the start of last week until now), because a caller falls
 back to searching all of history when a span holds nothing.
 """
@@ -123,16 +125,53 @@ _MONTHS = {
 _MONTH = "(?:" + "|".join(n.capitalize() for n in sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?:[1-9]|[12]\d|3[01])(?i:st|nd|rd|th)?"
 _YEAR = r"(?:19[7-9]\d|2\d{3})"
+_ORDINAL_WEEKS = {"first": 0, "second": 1, "third": 2, "fourth": 3, "last": -1}
+_PART_DAYS = {"early": (1, 11), "mid": (11, 21), "late": (21, 32)}
+"""The days (first, one past the last) of a month's early, mid and late thirds."""
+_IN = r"(?i:(?:in|during|over)\s+)?"
+_WEEK_OF = (
+    rf"(?P<week>{_IN}(?i:the\s+)?(?P<week_n>(?i:first|second|third|fourth|last))\s+(?i:week)"
+    rf"\s+(?i:of)\s+(?:(?P<week_m>{_MONTH})(?:,?\s+(?P<week_my>{_YEAR}))?|(?P<week_y>{_YEAR})))"
+)
+_WEEKEND_OF = (
+    rf"(?P<weekend>{_IN}(?i:the\s+)?(?i:weekend)\s+(?i:of)\s+(?i:the\s+)?"
+    rf"(?:(?P<wk_d>{_DAY})(?i:\s+of)?\s+(?P<wk_m>{_MONTH})|(?P<wk_m2>{_MONTH})\s+(?P<wk_d2>{_DAY})(?!\d))"
+    rf"(?:,?\s+(?P<wk_y>{_YEAR}))?)"
+)
+_APOSTROPHE = "['\u2019]"
+_NAMED_DAY = (
+    rf"(?i:christmas|xmas)\s+(?i:eve|day)|(?i:new\s+year(?:{_APOSTROPHE}?s)?\s+(?:eve|day))"
+    rf"|(?i:(?:st\.?\s+)?valentine{_APOSTROPHE}?s\s+day)|(?i:thanksgiving\s+day)"
+)
+"""A holiday named as a day ("Christmas Eve"): a date wherever it stands."""
+_BARE_HOLIDAY = (
+    rf"(?i:christmas|xmas)|New\s+Year(?:{_APOSTROPHE}s)?|(?i:(?:st\.?\s+)?valentine{_APOSTROPHE}?s)"
+    rf"|(?i:hallowe{_APOSTROPHE}?en|thanksgiving)"
+)
+"""A holiday's bare name: a date only after a word of time ("on", "over", "celebrate") or
+beside a year; "a Christmas tree" names no day."""
+_HOLIDAY_CONTEXT = (
+    r"(?i:on|at|over|for|during|around|before|after|since|until|till|from|through|last"
+    r"|this\s+past|celebrat(?:e|ed|es|ing))"
+)
+_HOLIDAY = (
+    rf"(?P<holiday>(?:(?P<hol_ctx>{_HOLIDAY_CONTEXT})\s+(?:(?i:the|our|their|my|your|his|her)\s+)?)?"
+    rf"(?:(?P<hol_y1>{_YEAR})\s+)?(?P<hol_name>{_NAMED_DAY}|{_BARE_HOLIDAY})"
+    rf"(?:,?\s+(?i:of\s+)?(?P<hol_y2>{_YEAR}))?)"
+)
 _DATES = re.compile(
     r"(?<![\w'/-])(?:"
     + "|".join(
         (
+            _WEEK_OF,
+            _WEEKEND_OF,
+            _HOLIDAY,
             rf"(?P<iso>(?P<iso_y>{_YEAR})[-/](?P<iso_m>0?[1-9]|1[0-2])(?:[-/](?P<iso_d>[0-3]?\d))?)",
             rf"(?P<dotted>(?<!\.)(?P<dot_d>0[1-9]|[12]\d|3[01])\.(?P<dot_m>0[1-9]|1[0-2])\.(?P<dot_y>{_YEAR})(?!\.\d))",
             rf"(?P<dmy>(?i:on\s+)?(?i:the\s+)?(?P<dmy_d>{_DAY})(?i:\s+of)?\s+(?P<dmy_m>{_MONTH})"
             rf"(?:,?\s+(?P<dmy_y>{_YEAR}))?)",
             rf"(?P<mdy>(?i:on\s+)?(?P<mdy_m>{_MONTH})\s+(?P<mdy_d>{_DAY})(?!\d)(?:,?\s+(?P<mdy_y>{_YEAR}))?)",
-            rf"(?P<my>(?i:(?:in|during)\s+)?(?i:(?:early|late|mid)[\s-]+)?(?P<my_m>{_MONTH}),?\s+(?P<my_y>{_YEAR}))",
+            rf"(?P<my>(?i:(?:in|during)\s+)?(?:(?P<my_part>(?i:early|late|mid))[\s-]+)?(?P<my_m>{_MONTH}),?\s+(?P<my_y>{_YEAR}))",
             rf"(?P<month>(?P<month_ctx>(?i:in|during|last|early|late|mid|since|from))[\s-]+"
             rf"(?P<month_m>{_MONTH})(?!,?\s+{_YEAR}))",
             rf"(?P<year>(?P<year_ctx>(?i:in|during|since|from|throughout))\s+(?P<year_y>{_YEAR}))",
@@ -288,12 +327,112 @@ def _calendar_span(match: re.Match[str], now: datetime) -> tuple[datetime, datet
     if groups["mdy"]:
         return _date_span(now, groups["mdy_y"], month("mdy_m"), groups["mdy_d"])
     if groups["my"]:
+        if groups["my_part"]:
+            return _part_span(now, int(groups["my_y"]), month("my_m"), groups["my_part"])
         return _month_span(now, int(groups["my_y"]), month("my_m"))
     if groups["month"]:
         number = month("month_m")
-        last = groups["month_ctx"].lower() == "last"
+        context = groups["month_ctx"].lower()
+        if context in _PART_DAYS:  # "early May": its latest third that has begun
+            year = _latest_year(now, number, _PART_DAYS[context][0])
+            return _part_span(now, year, number, context)
+        last = context == "last"
         return _month_span(now, _latest_year(now, number, before_this_month=last), number)
+    if groups["week"]:
+        return _week_span(match, now)
+    if groups["weekend"]:
+        first = bool(groups["wk_d"])  # "12 May" rather than "May 12"
+        named, _ = _date_span(
+            now,
+            groups["wk_y"],
+            month("wk_m" if first else "wk_m2"),
+            groups["wk_d" if first else "wk_d2"],
+        )
+        return _weekend_around(named)
+    if groups["holiday"]:
+        return _holiday_span(match, now)
     return _year_span(now, int(groups["year_y"]))
+
+
+def _part_span(now: datetime, year: int, month: int, part: str) -> tuple[datetime, datetime]:
+    """The early (1st-10th), mid (11th-20th) or late (21st-end) third of a month."""
+    first, after = _PART_DAYS[part.lower()]
+    start, end = _month_span(now, year, month)
+    return start.replace(day=first), min(end, start + timedelta(days=after - 1))
+
+
+def _week_span(match: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    """The seven days of *the first (… fourth, last) week of March 2024* (or *of 2024*): the
+    1st to the 7th and so on, or the month's (year's) last seven; a month without a year is
+    its latest such week that has begun."""
+    ordinal = _ORDINAL_WEEKS[match.group("week_n").lower()]
+    if match.group("week_y"):
+        year = int(match.group("week_y"))
+        start, end = _month_start(now, year, 1), _month_start(now, year + 1, 1)
+    else:
+        number = _MONTHS[match.group("week_m").rstrip(".").lower()]
+        if match.group("week_my"):
+            year = int(match.group("week_my"))
+        else:
+            first_day = 1 + 7 * ordinal if ordinal >= 0 else 22  # the last week starts by the 25th
+            year = _latest_year(now, number, first_day)
+        start, end = _month_span(now, year, number)
+    if ordinal < 0:
+        return end - timedelta(days=7), end
+    return start + timedelta(days=7 * ordinal), start + timedelta(days=7 * ordinal + 7)
+
+
+def _weekend_around(start: datetime) -> tuple[datetime, datetime]:
+    """The span of *the weekend of 12 May* (*start* is that day): the Saturday and Sunday
+    nearest it, with the days between (a Monday or Tuesday looks back, a Wednesday to
+    Friday forward)."""
+    weekday = start.weekday()
+    if weekday >= 5:  # Saturday or Sunday: that weekend
+        saturday = start - timedelta(days=weekday - 5)
+        return saturday, saturday + timedelta(days=2)
+    if weekday <= 1:
+        return start - timedelta(days=weekday + 2), start + timedelta(days=1)
+    return start, start + timedelta(days=7 - weekday)
+
+
+def _thanksgiving(year: int) -> tuple[int, int]:
+    """The (month, day) of US Thanksgiving in *year*: November's fourth Thursday."""
+    first = datetime(year, 11, 1).weekday()
+    return 11, 1 + (3 - first) % 7 + 21
+
+
+def _holiday_date(name: str, year: int) -> tuple[int, int]:
+    """The (month, day) of the holiday *name* (normalised: lower case, no apostrophes)."""
+    if name.startswith(("christmas", "xmas")):
+        return 12, 24 if name.endswith("eve") else 25
+    if name.startswith("new"):
+        return (12, 31) if name.endswith("eve") else (1, 1)
+    if "valentine" in name:
+        return 2, 14
+    if name.startswith("hallowe"):
+        return 10, 31
+    return _thanksgiving(year)
+
+
+def _holiday_span(match: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    """The day of a holiday; ValueError for a bare name with no word of time nor year
+    beside it ("the Christmas tree")."""
+    raw = match.group("hol_name")
+    name = " ".join(re.sub(r"['\u2019]", "", raw.lower()).split())
+    year_text = match.group("hol_y1") or match.group("hol_y2")
+    if not (match.group("hol_ctx") or year_text or re.fullmatch(_NAMED_DAY, raw)):
+        raise ValueError(f"{raw!r} names no day here")
+    if year_text:
+        year = int(year_text)
+    else:  # the latest one that has begun by *now*
+        year = now.year
+        if _holiday_date(name, year) > (now.month, now.day):
+            year -= 1
+    month, day = _holiday_date(name, year)
+    start = _day(now, 0).replace(year=year, month=month, day=day)
+    if name.endswith("eve"):  # an evening and its night, as "last night" runs until 6:00
+        return start, start + timedelta(days=1, hours=6)
+    return start, start + timedelta(days=1)
 
 
 def _chinese_calendar_span(match: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
@@ -328,18 +467,29 @@ def find_time_span(
     chinese = _CHINESE.search(text)
     if chinese is not None:
         found.append((chinese, _chinese_span(chinese, now)))
+    ahead: list[re.Match[str]] = []
     for pattern, span in ((_DATES, _calendar_span), (_CHINESE_DATES, _chinese_calendar_span)):
         for date in pattern.finditer(text):
             try:
                 since, until = span(date, dated)
             except ValueError:  # 31 February: not a date, look further
                 continue
-            if since <= now:  # "plans in 2030" names a topic, not when we talked
+            if since <= now:
                 found.append((date, (since, until)))
                 break
+            ahead.append(date)  # "plans in 2030" names a topic, not when we talked
+    # Nor is "the last week of 2030" last week.
+    found = [
+        item
+        for item in found
+        if not any(item[0].start() < date.end() and date.start() < item[0].end() for date in ahead)
+    ]
     if not found:
         return None, text
-    match, (since, until) = min(found, key=lambda item: item[0].start())
+    first = min(found, key=lambda item: item[0].start())
+    # Of phrases overlapping the first, the longest: "the last week of March" over "last week".
+    overlapping = [item for item in found if item[0].start() < first[0].end()]
+    match, (since, until) = max(overlapping, key=lambda item: item[0].end() - item[0].start())
     start = match.start()
     since_word = _SINCE.search(text, 0, start)
     if since_word is not None:  # "since yesterday": from then until now
