@@ -8,7 +8,8 @@ warning, as the next writable opening builds it again), or a reindex's copy
 ``<index>_ccnew`` (cut before the swap) or the old index ``<index>_ccold`` (cut after it),
 which take disk space and, once ready, slow every write (a warning). ``sessions repair``
 drops what is left and builds again. An invalid index whose build runs now (its
-``pg_stat_progress_create_index`` row) is reported as one under way, a warning.
+``pg_stat_progress_create_index`` row, which PostgreSQL shows for builds of the same role or
+to ``pg_read_all_stats``) is reported as one under way, a warning.
 """
 
 from __future__ import annotations
