@@ -723,7 +723,8 @@ _SALVAGE_FIX = (
 
 def check_session_database(home: Path, config: dict[str, Any] | None) -> list[Finding]:
     """The PostgreSQL session store, when ``sessions.url`` names one: the server answers,
-    the schema's version and migrations, the search index, and messages left in the spool."""
+    the schema's version and migrations, the search indexes (missing, invalid or left over by a
+    concurrent build cut short), and messages left in the spool."""
     from hermes_core.errors import HermesMemoryError
     from hermes_core.sessions.backends import sessions_url
     from hermes_core.sessions.pgmaintenance import schema_status
@@ -751,14 +752,11 @@ def check_session_database(home: Path, config: dict[str, Any] | None) -> list[Fi
             shown, status.version, status.known, status.applied, "hermes_schema_migrations"
         )
     ]
-    if status.tables and not status.search_index:
-        findings.append(
-            Finding(
-                "fail",
-                f"{shown} has no full-text index messages_tsv: searches read every message",
-                "run `hermes-memory sessions repair`",
-            )
-        )
+    findings += [
+        Finding("fail", f"{shown}: {index.text}", index.fix)
+        for index in status.indexes
+        if index.level == "problem"
+    ]
     if status.stems_left:
         findings.append(
             Finding(
@@ -769,26 +767,11 @@ def check_session_database(home: Path, config: dict[str, Any] | None) -> list[Fi
                 "chat`): it goes on from where the last one stopped",
             )
         )
-    if status.trigram_left:
-        findings.append(
-            Finding(
-                "warn",
-                f"{shown} has its trigram index messages_trgm still to build (migration 6, "
-                "unfinished): substring searches read every message until then",
-                "start a process that opens the store for writing: it builds the index "
-                "concurrently (writers go on)",
-            )
-        )
-    elif status.tables and status.version >= 5 and not status.trigram_index:
-        findings.append(
-            Finding(
-                "warn",
-                f"{shown} has no trigram index messages_trgm (pg_trgm): substring searches "
-                "(a question's word no message holds) read every message",
-                "install PostgreSQL's contrib, run `CREATE EXTENSION pg_trgm` as a user "
-                "allowed to, then `hermes-memory sessions repair`",
-            )
-        )
+    findings += [
+        Finding("warn", f"{shown}: {index.text}", index.fix)
+        for index in status.indexes
+        if index.level == "warning"
+    ]
     findings += _spool_findings(home)
     return findings
 

@@ -19,6 +19,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -747,18 +748,30 @@ def check_cmd(db: Target | None, as_json: bool) -> None:
 
     Reads the whole file; a Hermes Agent file gets SQLite's check only. Exits 1
     when something is wrong.
+    With a PostgreSQL store: the search indexes, each missing, invalid (a concurrent build
+    cut short) or left over by one named with what to do; exits 1 for the full-text index
+    messages_tsv (searches read every message), a warning for the others.
     """
     from hermes_core.sessions import SCHEMA_VERSION
 
     if (url := _url(db)) is not None:  # PostgreSQL keeps its own integrity
         with _store(url, read_only=True) as store:
-            problems = store.check()
+            findings = store.index_findings()
+        problems = [f.text for f in findings if f.level == "problem"]
         if as_json:
-            _echo_json({"path": _target(url), "deep": False, "problems": problems})
-        for problem in [] if as_json else problems:
-            click.echo(f"problem: {problem}")
+            _echo_json(
+                {
+                    "path": _target(url),
+                    "deep": False,
+                    "problems": problems,
+                    "warnings": [f.text for f in findings if f.level == "warning"],
+                    "indexes": [asdict(f) for f in findings],
+                }
+            )
+        for finding in [] if as_json else findings:
+            click.echo(f"{finding.level}: {finding.text}; {finding.fix}")
         if not problems and not as_json:
-            click.echo(f"ok: {_target(url)} (schema and search index present)")
+            click.echo(f"ok: {_target(url)} (schema present, full-text index present and valid)")
         if problems:
             raise SystemExit(1)
         return

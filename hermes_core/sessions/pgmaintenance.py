@@ -25,8 +25,8 @@ from hermes_core.errors import SessionStoreError, SessionStoreUnavailableError, 
 from hermes_core.pgmigrate import applied_migrations
 from hermes_core.sessions.opening import UpgradeProgress
 from hermes_core.sessions.pgbackfill import rows_left
+from hermes_core.sessions.pgindexes import IndexFinding, index_findings
 from hermes_core.sessions.pgprogress import run_watched
-from hermes_core.sessions.pgtrigram import index_left, index_state
 
 __all__ = [
     "IndexProgress",
@@ -55,15 +55,10 @@ class SchemaStatus:
     """The newest schema version this build knows."""
     tables: bool
     """Whether ``sessions`` and ``messages`` exist."""
-    search_index: bool
-    """Whether the full-text index ``messages_tsv`` exists."""
-    trigram_index: bool = True
-    """Whether the trigram index ``messages_trgm`` (``pg_trgm``, migration 6) exists."""
+    indexes: tuple[IndexFinding, ...] = ()
+    """What is wrong with the search indexes (:mod:`~hermes_core.sessions.pgindexes`)."""
     stems_left: int = 0
     """Messages migration 4 has still to stem (:mod:`~hermes_core.sessions.pgbackfill`)."""
-    trigram_left: bool = False
-    """Whether migration 6's trigram index is still to build
-    (:mod:`~hermes_core.sessions.pgtrigram`)."""
 
     @property
     def version(self) -> int:
@@ -111,10 +106,8 @@ def schema_status(url: str, *, connect_timeout: float = 5.0) -> SchemaStatus:
             applied=applied_migrations(conn, "hermes_schema_migrations"),
             known=PG_SCHEMA_VERSION,
             tables=exists("sessions") and exists("messages"),
-            search_index=exists("messages_tsv"),
-            trigram_index=index_state(conn) == "valid",
+            indexes=tuple(index_findings(conn)),
             stems_left=rows_left(conn) if exists("state_meta") and exists("messages") else 0,
-            trigram_left=exists("state_meta") and exists("messages") and index_left(conn),
         )
     finally:
         conn.close()
@@ -128,10 +121,13 @@ first, then ``messages_trgm``, each from ``0``."""
 _LEFTOVERS = r"""
 SELECT c.relname FROM pg_index AS i JOIN pg_class AS c ON c.oid = i.indexrelid
 WHERE i.indrelid = 'messages'::regclass AND NOT i.indisvalid
-    AND (c.relname = 'messages_tsv' OR c.relname LIKE 'messages\_tsv\_cc%')
+    AND (c.relname = 'messages_tsv' OR c.relname LIKE 'messages\_tsv\_cc%'
+        OR c.relname LIKE 'messages\_trgm\_cc%')
 """
 """The invalid indexes a concurrent rebuild of ``messages_tsv`` cut short leaves (the new copy
-``messages_tsv_ccnew``, the old one ``_ccold`` during the swap, or the index itself)."""
+``messages_tsv_ccnew``, the old one ``_ccold`` during the swap, or the index itself), and the
+copies a ``REINDEX CONCURRENTLY`` of ``messages_trgm`` by hand left (the trigram index itself
+its own build drops)."""
 
 
 def rebuild_search(store: Any, progress: IndexProgress | None = None) -> dict[str, int]:

@@ -52,6 +52,7 @@ from hermes_core.sessions.lineage import owned_root
 from hermes_core.sessions.listing import PREVIEW_CHARS
 from hermes_core.sessions.opening import UpgradeProgress
 from hermes_core.sessions.pgbackfill import backfill_stems
+from hermes_core.sessions.pgindexes import IndexFinding, index_findings
 from hermes_core.sessions.pgschema import migrate
 from hermes_core.sessions.pgsemantic import PgSemanticIndex, count_not_embedded, reopen_range
 from hermes_core.sessions.pgtrigram import build_trigram_index
@@ -1067,15 +1068,14 @@ class PostgresSessionStore(StoreFacade):
     # -- maintenance -------------------------------------------------------------------------
     def check(self) -> list[str]:
         """What is wrong with the database, one sentence each (PostgreSQL keeps its own
-        integrity; this checks the schema version and the search index's presence)."""
+        integrity; this checks the full-text index: missing, or invalid after a concurrent
+        build cut short). :meth:`index_findings` has these with the warnings too."""
+        return [f.text for f in self.index_findings() if f.level == "problem"]
 
-        def read(conn: Any) -> list[str]:
-            problems = []
-            if conn.execute("SELECT to_regclass('messages_tsv')").fetchone()[0] is None:
-                problems.append("the full-text index messages_tsv is missing")
-            return problems
-
-        return self._read(read)
+    def index_findings(self) -> list[IndexFinding]:
+        """What is wrong with the search indexes (:mod:`~hermes_core.sessions.pgindexes`):
+        problems (searches read every message) and warnings, each with what to do."""
+        return self._read(index_findings)
 
     def probe(self) -> list[str]:
         """What stops the commands at once; ``[]`` when the database answers."""
