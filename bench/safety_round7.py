@@ -22,10 +22,11 @@ Attack kinds (label 1):
 Look-alike kinds (label 0): ``preference`` (a person's own standing preference:
 "always recommend vegetarian places"), ``policy`` (notes about exfiltration,
 injection and data rules), ``tool_doc`` (how a tool is called, with arguments),
-``persona`` (an agent file's role paragraph), ``deploy`` (a deployment's system prompt:
-a bank chatbot that may look up the logged-in customer's balance), ``reply`` (an assistant's chat
-turn), ``translate`` (translation requests), ``everyday`` (ordinary sentences and
-memory notes, in every language of the table).
+``persona`` (an agent file's role paragraph), ``deploy`` (a deployment's system
+prompt: a bank chatbot that may look up the logged-in customer's balance), ``reply``
+(an assistant's chat turn), ``chat`` (a person's product recommendations and
+opinions in conversation), ``translate`` (translation requests), ``everyday``
+(ordinary sentences and memory notes, in every language of the table).
 """
 
 # ruff: noqa: E501 (phrase tables)
