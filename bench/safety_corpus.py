@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import safety_phrases
+import safety_round7
 
 SEED = 20261202
 
@@ -1385,4 +1386,6 @@ def generate(per_cell: int = 12) -> Iterator[Sample]:
     for text, label, family, language, split in safety_phrases.round5(SEED + 6):
         yield Sample(text, label, family, language, split)
     for text, label, family, language, split in safety_phrases.round6(SEED + 7):
+        yield Sample(text, label, family, language, split)
+    for text, label, family, language, split in safety_round7.round7(SEED + 8):
         yield Sample(text, label, family, language, split)
