@@ -92,8 +92,18 @@ def migrator(url: str) -> subprocess.Popen[str]:
 
 
 def read_line(process: subprocess.Popen[str]) -> str:
-    assert process.stdout is not None
-    return process.stdout.readline().strip()
+    """The child's next line; a child silent for 120 s is killed and the test fails (a hang
+    guard like :func:`wait_until`, not a measure of speed)."""
+    stdout = process.stdout
+    assert stdout is not None
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.append(stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(120)
+    if reader.is_alive():
+        process.kill()
+        pytest.fail("the migrator was silent for 120 s: it waits on what the test does not hold")
+    return lines[0].strip()
 
 
 def wait_until(condition: Any, what: str) -> None:
