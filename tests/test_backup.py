@@ -7,14 +7,12 @@ import hashlib
 import io
 import json
 import os
-import subprocess
-import sys
 import tarfile
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
+from child_kit import Child
 from click.testing import CliRunner
 from hermes_memory_builtin.store import MemoryStore
 from history_kit import dump, history
@@ -207,12 +205,8 @@ def test_backup_while_another_process_writes_is_consistent(tmp_path: Path) -> No
     home = tmp_path / "home"
     home.mkdir()
     stop = tmp_path / "stop"
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(home), str(stop)])
-    try:
-        deadline = time.monotonic() + 60
-        while not (home / "ready").exists():
-            assert writer.poll() is None and time.monotonic() < deadline, "writer did not start"
-            time.sleep(0.05)
+    with Child(WRITER, home, stop, stderr=tmp_path / "writer.err") as writer:
+        writer.wait_for(home / "ready")
         for attempt in range(3):
             archive = tmp_path / f"b{attempt}.tar.gz"
             code, out = run("backup", str(archive), "--home", str(home))
@@ -228,9 +222,8 @@ def test_backup_while_another_process_writes_is_consistent(tmp_path: Path) -> No
             assert entries and all(
                 e.startswith("fact ") and e.endswith("x" * 2000) for e in entries
             )
-    finally:
         stop.touch()
-        assert writer.wait(timeout=60) == 0
+        writer.finish()
 
 
 def test_gzip_damage_is_reported_not_raised(tmp_path: Path) -> None:

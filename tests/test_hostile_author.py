@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -265,3 +267,41 @@ def test_a_misspelt_capability_says_which_class_and_what_to_declare(tmp_path: Pa
     assert message.startswith("TestNotes.capabilities: unknown capability 'recal'")
     assert "Fix: declare only those names" in message
     assert "a provider must not raise" not in message
+
+
+def _finished_then_busy(tmp_path: Path, seconds: float) -> tuple[subprocess.Popen[str], Path]:
+    """A process that writes a finished run's report, then keeps the CPU busy *seconds*."""
+    report = tmp_path / "report.json"
+    code = (
+        "import json, os, sys, time\n"
+        "path = sys.argv[1]\n"
+        "with open(path + '.partial', 'w') as f:\n"
+        "    json.dump({'exitstatus': 0, 'running': None, 'results': []}, f)\n"
+        "os.replace(path + '.partial', path)\n"
+        "end = time.monotonic() + float(sys.argv[2])\n"
+        "while time.monotonic() < end:\n"
+        "    pass\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", code, str(report), str(seconds)], text=True)
+    return process, report
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="CPU time read from /proc")
+def test_a_process_still_working_after_its_last_test_is_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # On a loaded machine pytest's own exit can take longer than the grace: it is not idle.
+    monkeypatch.setattr(runner, "EXIT_GRACE", 1.0)
+    process, report = _finished_then_busy(tmp_path, 5.0)
+    assert runner._wait(process, report, timeout=600) == "finished"
+    assert process.returncode == 0
+
+
+def test_a_process_busy_long_after_its_last_test_lingered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A spinning non-daemon thread never sits idle: at the time limit it still counts as lingering.
+    monkeypatch.setattr(runner, "EXIT_GRACE", 1.0)
+    process, report = _finished_then_busy(tmp_path, 3600.0)
+    assert runner._wait(process, report, timeout=10) == "lingered"
+    assert process.returncode is not None

@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
+from child_kit import Child
 from click.testing import CliRunner
 from history_kit import dump, history
 from hypothesis import HealthCheck, given, settings
@@ -228,16 +225,10 @@ def test_export_while_another_process_appends_is_a_snapshot(
 ) -> None:
     source = session_backend
     stop, ready = tmp_path / "stop", tmp_path / "ready"
-    writer = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(source), str(stop), str(ready)],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-    )
+    writer = Child(WRITER, source, stop, ready, stderr=tmp_path / "writer.err")
     args = db_args(source, monkeypatch)
-    try:
-        deadline = time.monotonic() + 60
-        while not ready.exists():
-            assert writer.poll() is None and time.monotonic() < deadline, "writer did not start"
-            time.sleep(0.05)
+    with writer:
+        writer.wait_for(ready)
         for attempt in range(3):
             out = tmp_path / f"export{attempt}.jsonl"
             code, text = run("export", str(out), *args)
@@ -255,9 +246,8 @@ def test_export_while_another_process_appends_is_a_snapshot(
             assert code == 0, text
             with SessionStore(target, read_only=True) as store:
                 assert store.message_count() == len(numbers)
-    finally:
         stop.touch()
-        assert writer.wait(timeout=60) == 0
+        writer.finish()
     code, text = run("export", str(tmp_path / "final.jsonl"), *args)
     assert code == 0, text
     assert run("import", str(tmp_path / "final.jsonl"), "--db", str(tmp_path / "f.db"))[0] == 0

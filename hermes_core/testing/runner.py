@@ -31,7 +31,12 @@ PLUGINS_FROM_ENV = "HERMES_CONFORMANCE_PLUGINS_FROM"
 REQUIREMENTS = ("pytest", "hypothesis")
 
 EXIT_GRACE = 10.0
-"""Seconds pytest may take to exit after its last test before it is stopped."""
+"""Seconds pytest may sit idle (no CPU used) after its last test before it is stopped.
+
+Where the process's CPU time can be read (Linux), a process still working its way
+out (a loaded machine gives it little CPU) is waited for; one blocked in a join or
+an atexit handler is stopped. Elsewhere the seconds are counted on the clock.
+"""
 _POLL = 0.25
 
 _CONFTEST = '''\
@@ -172,9 +177,11 @@ def run_pytest(
 
 
 def _wait(process: subprocess.Popen[str], report_path: Path, timeout: float | None) -> str:
-    """Wait for pytest; stop it at *timeout*, or when it outlives its last test by EXIT_GRACE."""
+    """Wait for pytest; stop it at *timeout*, or once idle EXIT_GRACE after its last test."""
     deadline = None if timeout is None else time.monotonic() + timeout
     finished_at: float | None = None
+    idle_since = 0.0
+    cpu: float | None = None
     while True:
         try:
             process.wait(_POLL)
@@ -183,16 +190,33 @@ def _wait(process: subprocess.Popen[str], report_path: Path, timeout: float | No
             pass
         now = time.monotonic()
         if finished_at is None and _finished(report_path):
-            finished_at = now
-        if finished_at is not None and now - finished_at > EXIT_GRACE:
+            finished_at = idle_since = now
+            cpu = _cpu_seconds(process.pid)
+        elif finished_at is not None:
+            used = _cpu_seconds(process.pid)
+            if used is not None and used != cpu:  # still working, not kept alive idle
+                idle_since, cpu = now, used
+        if finished_at is not None and now - idle_since > EXIT_GRACE:
             ended = "lingered"
         elif deadline is not None and now > deadline:
-            ended = "timeout"
+            # Busy long after its last test (a spinning non-daemon thread): it lingered too.
+            late = finished_at is not None and now - finished_at > EXIT_GRACE
+            ended = "lingered" if late else "timeout"
         else:
             continue
         process.kill()
         process.wait()
         return ended
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU seconds process *pid* has used so far, or ``None`` where that cannot be read."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+        utime, stime = stat.rpartition(")")[2].split()[11:13]
+        return (int(utime) + int(stime)) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _finished(report_path: Path) -> bool:
@@ -210,8 +234,8 @@ def _lingered_result() -> TestResult:
         outcome="error",
         when="teardown",
         message=(
-            f"Every test finished, but the pytest process was still running {EXIT_GRACE:g}s "
-            "later and was stopped: something the provider started (a non-daemon thread, an "
+            "Every test finished, but the pytest process did not exit and was stopped: "
+            "something the provider started (a non-daemon thread, an "
             "atexit handler that waits) keeps the process alive, and would keep the host from "
             "exiting too.\nFix: stop and join background threads in shutdown() (or make them "
             "daemon threads), and never block in an atexit handler."
