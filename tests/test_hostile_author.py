@@ -291,8 +291,9 @@ def test_a_process_still_working_after_its_last_test_is_waited_for(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # On a loaded machine pytest's own exit can take longer than the grace: it is not idle.
-    monkeypatch.setattr(runner, "EXIT_GRACE", 1.0)
-    process, report = _finished_then_busy(tmp_path, 5.0)
+    # (3 s of grace: a starved process may get no CPU for a second; the clock rule fails it.)
+    monkeypatch.setattr(runner, "EXIT_GRACE", 3.0)
+    process, report = _finished_then_busy(tmp_path, 6.0)
     assert runner._wait(process, report, timeout=600) == "finished"
     assert process.returncode == 0
 
@@ -304,4 +305,15 @@ def test_a_process_busy_long_after_its_last_test_lingered(
     monkeypatch.setattr(runner, "EXIT_GRACE", 1.0)
     process, report = _finished_then_busy(tmp_path, 3600.0)
     assert runner._wait(process, report, timeout=10) == "lingered"
+    assert process.returncode is not None
+
+
+def test_a_process_busy_after_its_last_test_is_stopped_even_without_a_time_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With no timeout, a spinning thread is stopped at BUSY_EXIT_LIMIT, not waited for forever.
+    monkeypatch.setattr(runner, "EXIT_GRACE", 1.0)
+    monkeypatch.setattr(runner, "BUSY_EXIT_LIMIT", 4.0)
+    process, report = _finished_then_busy(tmp_path, 3600.0)
+    assert runner._wait(process, report, timeout=None) == "lingered"
     assert process.returncode is not None

@@ -37,6 +37,9 @@ Where the process's CPU time can be read (Linux), a process still working its wa
 out (a loaded machine gives it little CPU) is waited for; one blocked in a join or
 an atexit handler is stopped. Elsewhere the seconds are counted on the clock.
 """
+BUSY_EXIT_LIMIT = 300.0
+"""Seconds a process still using CPU may take to exit after its last test when no timeout
+bounds the run (a spinning non-daemon thread is stopped then, not waited for forever)."""
 _POLL = 0.25
 
 _CONFTEST = '''\
@@ -196,7 +199,11 @@ def _wait(process: subprocess.Popen[str], report_path: Path, timeout: float | No
             used = _cpu_seconds(process.pid)
             if used is not None and used != cpu:  # still working, not kept alive idle
                 idle_since, cpu = now, used
-        if finished_at is not None and now - idle_since > EXIT_GRACE:
+        idle_too_long = finished_at is not None and now - idle_since > EXIT_GRACE
+        busy_unbounded = (
+            deadline is None and finished_at is not None and now - finished_at > BUSY_EXIT_LIMIT
+        )
+        if idle_too_long or busy_unbounded:
             ended = "lingered"
         elif deadline is not None and now > deadline:
             # Busy long after its last test (a spinning non-daemon thread): it lingered too.
